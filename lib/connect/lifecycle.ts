@@ -1,0 +1,33 @@
+import { type ConnectEndpoint, requestConnect } from "./client";
+
+const path = (name: string, suffix: string) => `/connectors/${encodeURIComponent(name)}${suffix}`;
+
+/** Creates or updates a connector: `PUT /connectors/{name}/config`. */
+export async function putConnectorConfig(endpoint: ConnectEndpoint, name: string, config: Record<string, string>): Promise<void> {
+  await requestConnect(endpoint, "PUT", path(name, "/config"), config);
+}
+
+/** `PUT /connectors/{name}/pause` — tasks stop polling; offsets stay. */
+export async function pauseConnector(endpoint: ConnectEndpoint, name: string): Promise<void> {
+  await requestConnect(endpoint, "PUT", path(name, "/pause"));
+}
+
+/** `PUT /connectors/{name}/resume` */
+export async function resumeConnector(endpoint: ConnectEndpoint, name: string): Promise<void> {
+  await requestConnect(endpoint, "PUT", path(name, "/resume"));
+}
+
+/** Restarts a connector and its tasks: `POST /connectors/{name}/restart?includeTasks=true&onlyFailed=…` (Connect 3.0+). */
+export async function restartConnector(endpoint: ConnectEndpoint, name: string, onlyFailed = true): Promise<void> {
+  await requestConnect(endpoint, "POST", path(name, `/restart?includeTasks=true&onlyFailed=${onlyFailed}`));
+}
+
+/** Restarts one task: `POST /connectors/{name}/tasks/{id}/restart`. */
+export async function restartTask(endpoint: ConnectEndpoint, name: string, taskId: number): Promise<void> {
+  await requestConnect(endpoint, "POST", path(name, `/tasks/${taskId}/restart`));
+}
+
+/** Deletes a connector: `DELETE /connectors/{name}`. */
+export async function deleteConnector(endpoint: ConnectEndpoint, name: string): Promise<void> {
+  await requestConnect(endpoint, "DELETE", path(name, ""));
+}

@@ -1,0 +1,78 @@
+/**
+ * Typed errors with stable codes (after platformatic/kafka src/errors.ts). Route handlers map a
+ * code to an HTTP status with `httpStatusOf`; messages say what failed and what to fix.
+ */
+export const errorCodes = {
+  config: "GW_CONFIG",
+  badRequest: "GW_BAD_REQUEST",
+  notFound: "GW_NOT_FOUND",
+  kafkaUnreachable: "GW_KAFKA_UNREACHABLE",
+  connectApi: "GW_CONNECT_API",
+  unauthorized: "GW_UNAUTHORIZED",
+  forbidden: "GW_FORBIDDEN",
+} as const;
+export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
+
+export class GapwatchError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** The config file is missing, unparsable or invalid; the message names the file and field. */
+export class ConfigError extends GapwatchError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(errorCodes.config, message, options);
+  }
+}
+
+/** A request parameter is invalid; the message names the parameter and what is allowed. */
+export class BadRequestError extends GapwatchError {
+  constructor(message: string) {
+    super(errorCodes.badRequest, message);
+  }
+}
+
+export class NotFoundError extends GapwatchError {
+  constructor(message: string) {
+    super(errorCodes.notFound, message);
+  }
+}
+
+/** No broker of a cluster answered. */
+export class KafkaUnreachableError extends GapwatchError {
+  readonly cluster: string;
+  constructor(cluster: string, message: string, options?: { cause?: unknown }) {
+    super(errorCodes.kafkaUnreachable, message, options);
+    this.cluster = cluster;
+  }
+}
+
+/** A Kafka Connect REST call failed: the message says which URL and how (status, body, timeout). */
+export class ConnectApiError extends GapwatchError {
+  readonly url: string;
+  readonly status: number | null;
+  constructor(url: string, status: number | null, message: string, options?: { cause?: unknown }) {
+    super(errorCodes.connectApi, message, options);
+    this.url = url;
+    this.status = status;
+  }
+}
+
+const statusByCode: Record<ErrorCode, number> = {
+  GW_CONFIG: 500,
+  GW_BAD_REQUEST: 400,
+  GW_NOT_FOUND: 404,
+  GW_KAFKA_UNREACHABLE: 503,
+  GW_CONNECT_API: 502,
+  GW_UNAUTHORIZED: 401,
+  GW_FORBIDDEN: 403,
+};
+
+/** HTTP status for an error raised anywhere in lib/; unknown errors are 500. */
+export function httpStatusOf(err: unknown): number {
+  return err instanceof GapwatchError ? statusByCode[err.code] : 500;
+}

@@ -1,0 +1,92 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { getLogger } from "@/lib/logger";
+import { findFreePort } from "./free-port";
+import { baseJvmOptions } from "./log-config";
+import { type ManagedProcess, sleep, spawnJava, tailFile } from "./processes";
+
+const log = getLogger("sandbox.connect");
+
+export interface SandboxConnectWorker {
+  url: string;
+  port: number;
+  process: ManagedProcess;
+}
+
+/**
+ * Starts one Kafka Connect distributed worker whose own topics live on `bootstrap` (the MM2
+ * target), with MM2's connectors on its classpath, and waits for its REST API.
+ */
+export async function startConnectWorker(opts: {
+  baseDir: string;
+  bootstrap: string;
+  classpath: string;
+  logOption: string;
+  port?: number;
+  timeoutMs?: number;
+}): Promise<SandboxConnectWorker> {
+  const dir = path.join(opts.baseDir, "connect");
+  mkdirSync(dir, { recursive: true });
+  const port = opts.port ?? (await findFreePort());
+  const configFile = path.join(dir, "worker.properties");
+  writeFileSync(
+    configFile,
+    [
+      `bootstrap.servers=${opts.bootstrap}`,
+      "group.id=gapwatch-sandbox-connect",
+      "key.converter=org.apache.kafka.connect.json.JsonConverter",
+      "value.converter=org.apache.kafka.connect.json.JsonConverter",
+      "key.converter.schemas.enable=false",
+      "value.converter.schemas.enable=false",
+      "offset.storage.topic=connect-offsets",
+      "offset.storage.replication.factor=1",
+      "offset.storage.partitions=5",
+      "config.storage.topic=connect-configs",
+      "config.storage.replication.factor=1",
+      "status.storage.topic=connect-status",
+      "status.storage.replication.factor=1",
+      "status.storage.partitions=1",
+      // Lively: MM2's position in the offsets topic is at most 5 s old.
+      "offset.flush.interval.ms=5000",
+      `listeners=http://127.0.0.1:${port}`,
+      "rest.advertised.host.name=127.0.0.1",
+      `rest.advertised.port=${port}`,
+      // Lets one heartbeat connector write to the source cluster (see mm2-connectors.ts).
+      "connector.client.config.override.policy=All",
+      "scheduled.rebalance.max.delay.ms=0",
+      "",
+    ].join("\n"),
+  );
+  const process = spawnJava({
+    name: "connect",
+    classpath: opts.classpath,
+    mainClass: "org.apache.kafka.connect.cli.ConnectDistributed",
+    args: [configFile],
+    jvmOptions: [...baseJvmOptions(768), opts.logOption],
+    logFile: path.join(dir, "connect.log"),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForRest(url, process, opts.timeoutMs ?? 120_000);
+  log.info({ url }, "Kafka Connect ready");
+  return { url, port, process };
+}
+
+async function waitForRest(url: string, proc: ManagedProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = "";
+  while (Date.now() < deadline) {
+    if (proc.hasExited()) {
+      throw new Error(`Kafka Connect exited during start-up. Last log lines of ${proc.logFile}:\n${tailFile(proc.logFile)}`);
+    }
+    try {
+      // /connectors answers only once the worker joined its group and read its config topic.
+      const res = await fetch(`${url}/connectors`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+      lastError = `HTTP ${res.status}`;
+    } catch (err) {
+      lastError = err instanceof Error ? err.message : String(err);
+    }
+    await sleep(500);
+  }
+  throw new Error(`Kafka Connect REST at ${url} did not come up within ${timeoutMs / 1000}s (last error: ${lastError}). Last log lines of ${proc.logFile}:\n${tailFile(proc.logFile)}`);
+}

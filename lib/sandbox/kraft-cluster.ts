@@ -1,0 +1,131 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Kafka, logLevel } from "kafkajs";
+import { getLogger } from "@/lib/logger";
+import { findFreePort } from "./free-port";
+import { baseJvmOptions } from "./log-config";
+import { type ManagedProcess, sleep, spawnJava, tailFile } from "./processes";
+
+const log = getLogger("sandbox.kraft");
+
+/** One single-node KRaft cluster (broker and controller in one JVM) of the sandbox. */
+export interface SandboxCluster {
+  alias: string;
+  bootstrap: string;
+  port: number;
+  controllerPort: number;
+  dataDir: string;
+  configFile: string;
+  process: ManagedProcess;
+}
+
+export interface StartClusterOptions {
+  alias: string;
+  baseDir: string;
+  classpath: string;
+  logOption: string;
+  /** Reuse these ports (a restart of a stopped broker keeps its address). */
+  port?: number;
+  controllerPort?: number;
+  timeoutMs?: number;
+}
+
+/**
+ * Formats (first start only) and starts a single-node KRaft cluster on loopback, then waits until
+ * it answers metadata requests. Fails with the last log lines when the JVM exits or times out.
+ */
+export async function startCluster(opts: StartClusterOptions): Promise<SandboxCluster> {
+  const dataDir = path.join(opts.baseDir, opts.alias);
+  const logDir = path.join(dataDir, "log");
+  const configFile = path.join(dataDir, "server.properties");
+  const port = opts.port ?? (await findFreePort());
+  const controllerPort = opts.controllerPort ?? (await findFreePort());
+  mkdirSync(logDir, { recursive: true });
+  writeFileSync(configFile, serverProperties({ port, controllerPort, logDir }));
+  if (!existsSync(path.join(logDir, "meta.properties"))) formatStorage(opts.classpath, configFile, opts.logOption, dataDir);
+
+  const process = spawnJava({
+    name: `kafka-${opts.alias}`,
+    classpath: opts.classpath,
+    mainClass: "kafka.Kafka",
+    args: [configFile],
+    jvmOptions: [...baseJvmOptions(512), opts.logOption],
+    logFile: path.join(dataDir, "server.log"),
+  });
+  const bootstrap = `127.0.0.1:${port}`;
+  await waitForBroker(opts.alias, bootstrap, process, opts.timeoutMs ?? 90_000);
+  log.info({ alias: opts.alias, bootstrap }, "cluster ready");
+  return { alias: opts.alias, bootstrap, port, controllerPort, dataDir, configFile, process };
+}
+
+function serverProperties(p: { port: number; controllerPort: number; logDir: string }): string {
+  return [
+    "process.roles=broker,controller",
+    "node.id=1",
+    `controller.quorum.voters=1@127.0.0.1:${p.controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${p.port},CONTROLLER://127.0.0.1:${p.controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${p.port}`,
+    "controller.listener.names=CONTROLLER",
+    "inter.broker.listener.name=PLAINTEXT",
+    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+    `log.dirs=${p.logDir}`,
+    "num.partitions=1",
+    "num.network.threads=2",
+    "num.io.threads=2",
+    "offsets.topic.replication.factor=1",
+    "offsets.topic.num.partitions=5",
+    "transaction.state.log.replication.factor=1",
+    "transaction.state.log.min.isr=1",
+    "transaction.state.log.num.partitions=5",
+    "share.coordinator.state.topic.replication.factor=1",
+    "share.coordinator.state.topic.min.isr=1",
+    "group.initial.rebalance.delay.ms=0",
+    "log.retention.check.interval.ms=5000",
+    // Small segments, so that retention and compaction act within a test's lifetime.
+    "log.segment.bytes=1048576",
+    "log.cleaner.backoff.ms=2000",
+    "delete.topic.enable=true",
+    "",
+  ].join("\n");
+}
+
+function formatStorage(classpath: string, configFile: string, logOption: string, dataDir: string): void {
+  const clusterId = randomBytes(16).toString("base64url");
+  const result = spawnSync(
+    "java",
+    [...baseJvmOptions(256), logOption, "-cp", classpath, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", configFile],
+    { encoding: "utf8" },
+  );
+  if (result.status !== 0) {
+    throw new Error(`formatting KRaft storage in ${dataDir} failed (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
+async function waitForBroker(alias: string, bootstrap: string, proc: ManagedProcess, timeoutMs: number): Promise<void> {
+  const kafka = new Kafka({ clientId: "gapwatch-sandbox-probe", brokers: [bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 } });
+  const deadline = Date.now() + timeoutMs;
+  let lastError = "";
+  while (Date.now() < deadline) {
+    if (proc.hasExited()) {
+      throw new Error(`Kafka broker "${alias}" exited during start-up. Last log lines of ${proc.logFile}:\n${tailFile(proc.logFile)}`);
+    }
+    const admin = kafka.admin();
+    try {
+      await admin.connect();
+      await admin.describeCluster();
+      await admin.listTopics();
+      return;
+    } catch (err) {
+      lastError = err instanceof Error ? err.message : String(err);
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+    await sleep(500);
+  }
+  throw new Error(
+    `Kafka broker "${alias}" at ${bootstrap} did not answer metadata within ${timeoutMs / 1000}s (last error: ${lastError}). ` +
+      `Last log lines of ${proc.logFile}:\n${tailFile(proc.logFile)}`,
+  );
+}

@@ -1,0 +1,29 @@
+import { defineConfig } from "vitest/config";
+import path from "node:path";
+
+const alias = { "@": path.resolve(import.meta.dirname) };
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "integration",
+          include: ["tests/integration/**/*.test.ts"],
+          environment: "node",
+          // One shared sandbox: integration files run one after another.
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+          globalSetup: ["tests/integration/global-setup.ts"],
+        },
+      },
+    ],
+  },
+});
