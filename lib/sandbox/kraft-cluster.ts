@@ -87,6 +87,8 @@ function serverProperties(p: { port: number; controllerPort: number; logDir: str
     "log.segment.bytes=1048576",
     "log.cleaner.backoff.ms=2000",
     "delete.topic.enable=true",
+    // Consumers of a deleted topic must not recreate it behind the topic-reset scenario's back.
+    "auto.create.topics.enable=false",
     "",
   ].join("\n");
 }

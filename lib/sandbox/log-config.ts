@@ -60,6 +60,30 @@ function quietLoggers(): string[] {
   ];
 }
 
+/**
+ * Logging for Kafka's command-line tools run by tests and scenarios: WARN and above, on stderr,
+ * so their stdout holds only what the tool prints.
+ */
+export function writeToolLogConfig(dir: string, version: string): string {
+  if (usesLog4j2(version)) {
+    const file = path.join(dir, "log4j2-tools.properties");
+    writeFileSync(
+      file,
+      ["status = warn", "appender.err.type = Console", "appender.err.name = err", "appender.err.target = SYSTEM_ERR",
+        "appender.err.layout.type = PatternLayout", "appender.err.layout.pattern = %p %m (%c)%n",
+        "rootLogger.level = warn", "rootLogger.appenderRef.err.ref = err", ""].join("\n"),
+    );
+    return `-Dlog4j2.configurationFile=file:${file}`;
+  }
+  const file = path.join(dir, "log4j-tools.properties");
+  writeFileSync(
+    file,
+    ["log4j.rootLogger=WARN, err", "log4j.appender.err=org.apache.log4j.ConsoleAppender", "log4j.appender.err.Target=System.err",
+      "log4j.appender.err.layout=org.apache.log4j.PatternLayout", "log4j.appender.err.layout.ConversionPattern=%p %m (%c)%n", ""].join("\n"),
+  );
+  return `-Dlog4j.configuration=file:${file}`;
+}
+
 /** JVM options shared by all sandbox JVMs: small heaps and fast start-up on a 2-core machine. */
 export function baseJvmOptions(heapMb: number): string[] {
   return [

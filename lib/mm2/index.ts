@@ -1,0 +1,48 @@
+/**
+ * lib/mm2 — MirrorMaker 2 record formats and offset models. Pure: no I/O, never reads the clock.
+ */
+export { ForeignRecordError, MalformedRecordError } from "./errors";
+export { decodeAll, decodeCheckpoint, decodeHeartbeat, decodeOffsetSync, type RecordDecoder } from "./record-decoders";
+export {
+  encodeCheckpointKey,
+  encodeCheckpointValue,
+  encodeHeartbeatKey,
+  encodeHeartbeatValue,
+  encodeOffsetSyncKey,
+  encodeOffsetSyncValue,
+} from "./record-encoders";
+export { decodeConnectStatus, decodeMirrorSourcePosition } from "./connect-records";
+export {
+  createOffsetSyncStore,
+  OffsetSyncStore,
+  resolveInitializationMustReadToEnd,
+  SYNCS_PER_PARTITION,
+  toOptionalLong,
+  type OffsetSyncStoreOptions,
+  type Translation,
+} from "./offset-sync-store";
+export {
+  classifySyncSteps,
+  listDownstreamTruncations,
+  listRewinds,
+  listUpstreamGaps,
+  mapUpstreamToDownstream,
+  selectLatestEpoch,
+  type DownstreamMapping,
+  type MappingOptions,
+  type SyncStep,
+  type SyncStepKind,
+  type UpstreamGap,
+} from "./exact-mapping";
+export {
+  createDefaultReplicationPolicy,
+  createIdentityReplicationPolicy,
+  locateOffsetSyncsTopic,
+  nameDedicatedModeTopics,
+  nameTargetTopics,
+  type InternalTopicRule,
+  type OffsetSyncsTopicLocation,
+  type ReplicationPolicy,
+  type ReplicationPolicyOptions,
+} from "./replication-policy";
+export * from "./types";

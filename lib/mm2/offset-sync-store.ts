@@ -1,0 +1,222 @@
+/**
+ * A faithful model of MirrorCheckpointTask's in-memory OffsetSyncStore, so Gapwatch can predict the
+ * checkpoints MM2 will emit from the offset syncs it reads. Mirrors apache/kafka
+ * connect/mirror/src/main/java/org/apache/kafka/connect/mirror/OffsetSyncStore.java — the
+ * invariant-based store of KAFKA-15202 (3.5.2 / 3.6.0+) plus the start-up flag of KAFKA-15905
+ * (PR #15910, 3.7.1 / 3.8.0+). Kafka ≤3.4.0 (one sync per partition) and 3.4.1–3.5.1 (power-of-two
+ * buckets) behave differently and are not modelled.
+ *
+ * Public API
+ *   const store = createOffsetSyncStore({ initializationMustReadToEnd });   // default true
+ *   store.addSync(sync) / store.handleRecord(key, value)  // feed syncs in topic order
+ *   store.markReadToEnd()                                // Java start() returning: initial read done
+ *   store.translateDownstream(group, tp, upstream)       // Translation (empty | too-old | translated)
+ *   store.listRetainedSyncs(tp)                          // distinct slots, newest first
+ *   store.getSlots(tp)                                   // the 64 raw slots (identity kept), for tests
+ *   toOptionalLong(translation)                          // Java's OptionalLong: null | -1n | offset
+ *   resolveInitializationMustReadToEnd(kafkaVersion, checkpointsReadOk)
+ *
+ * Invariants per partition (Java class comment), 64 slots `syncs[0..63]`:
+ *   A: syncs[0] is the latest sync.
+ *   B: for i < j, syncs[i] != syncs[j]: syncs[i].upstream <= syncs[j].upstream + 2^j - 2^i
+ *   C: for i < j, syncs[i] != syncs[j]: syncs[i].upstream >= syncs[j].upstream + 2^(i-2)
+ *   D: syncs[63] is the earliest sync usable for translation (kept until an upstream rewind).
+ * "!=" is Java reference inequality: each record read is a distinct object even when its offsets
+ * repeat, so slots here are distinct frozen objects compared with ===.
+ *
+ * Start-up (the exact condition implemented, from updateSyncArray after PR #15910):
+ *   clear all 64 slots to the new sync  iff  (!readToEnd && initializationMustReadToEnd)
+ *                                            || newSync.upstream < syncs[0].upstream
+ * MirrorCheckpointTask (trunk @a55a4299) calls `offsetSyncStore.start(!checkpointsReadOk)`, i.e. the
+ * flag is false only when the task read its previous checkpoints. Before 3.7.1 the condition was
+ * `!readToEnd || syncs[0].upstream > upstream`, which equals the above with the flag always true.
+ * The first sync of a partition always fills all slots (Java createInitialSyncs).
+ */
+import { decodeOffsetSync } from "./record-decoders";
+import { isInt64 } from "./protocol-types";
+import type { OffsetSync, SyncPoint, TopicPartition } from "./types";
+
+/** Slots per partition: one per bit of a long (Java SYNCS_PER_PARTITION = Long.SIZE). */
+export const SYNCS_PER_PARTITION = 64;
+
+/** Options of the modelled store. */
+export interface OffsetSyncStoreOptions {
+  /**
+   * Java `initializationMustReadToEnd`: true (default) = syncs read before markReadToEnd wipe the
+   * partition's slots so only the last survives; false = they go through the normal update.
+   */
+  initializationMustReadToEnd?: boolean;
+}
+
+/** Result of translateDownstream; `toOptionalLong` maps it back to Java's OptionalLong. */
+export type Translation =
+  | { kind: "empty"; reason: "not-read-to-end" | "no-sync" }
+  | { kind: "too-old"; oldest: SyncPoint }
+  | { kind: "translated"; downstream: bigint; sync: SyncPoint };
+
+/** Creates an empty store, not yet read to end. */
+export function createOffsetSyncStore(options: OffsetSyncStoreOptions = {}): OffsetSyncStore {
+  return new OffsetSyncStore(options.initializationMustReadToEnd ?? true);
+}
+
+/** Java's view of a translation: null = OptionalLong.empty(), -1n = too old, else the offset. */
+export function toOptionalLong(translation: Translation): bigint | null {
+  if (translation.kind === "empty") return null;
+  return translation.kind === "too-old" ? -1n : translation.downstream;
+}
+
+/**
+ * The flag MirrorCheckpointTask passes for a Kafka version: before 3.7.1 start-up always wipes
+ * (the flag did not exist, behaviour = true); from 3.7.1/3.8.0 it is `!checkpointsReadOk`.
+ */
+export function resolveInitializationMustReadToEnd(kafkaVersion: string, checkpointsReadOk: boolean): boolean {
+  const match = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(kafkaVersion);
+  if (!match) throw new RangeError(`Unrecognised Kafka version "${kafkaVersion}"`);
+  const [major, minor, patch] = [Number(match[1]), Number(match[2]), Number(match[3] ?? 0)];
+  const hasFlag = major > 3 || (major === 3 && (minor > 7 || (minor === 7 && patch >= 1)));
+  return hasFlag ? !checkpointsReadOk : true;
+}
+
+/** Java long arithmetic: results wrap modulo 2^64 like `jUpstream + (1L << j) - (1L << i)`. */
+function wrapLong(value: bigint): bigint {
+  return BigInt.asIntN(64, value);
+}
+
+/** Java `1L << k` for 0 <= k < 64 (1L << 63 is Long.MIN_VALUE). */
+function shiftLeftLong(k: number): bigint {
+  return wrapLong(1n << BigInt(k));
+}
+
+/** Java invariantB(iSync, jSync, i, j): is iSync recent enough to sit before jSync? */
+function holdsInvariantB(iSync: SyncPoint, jSync: SyncPoint, i: number, j: number): boolean {
+  const bound = wrapLong(jSync.upstream + shiftLeftLong(j) - shiftLeftLong(i));
+  return iSync === jSync || bound < 0n || iSync.upstream <= bound;
+}
+
+/** Java invariantC(iSync, jSync, i): is iSync far enough ahead of jSync? */
+function holdsInvariantC(iSync: SyncPoint, jSync: SyncPoint, i: number): boolean {
+  const bound = wrapLong(jSync.upstream + shiftLeftLong(Math.max(i - 2, 0)));
+  return iSync === jSync || (bound >= 0n && iSync.upstream >= bound);
+}
+
+function slotAt(slots: readonly SyncPoint[], index: number): SyncPoint {
+  const slot = slots[index];
+  if (slot === undefined) throw new Error(`Slot ${index} missing: store arrays always hold ${SYNCS_PER_PARTITION}`);
+  return slot;
+}
+
+/**
+ * Java updateSyncArray after its clear check: repair invariant A at slot 0, then walk the slots,
+ * promoting older values from `original` where they still satisfy B and C, until B holds again.
+ */
+function repairSlots(slots: SyncPoint[], original: readonly SyncPoint[], sync: SyncPoint): void {
+  let replacement = sync;
+  let replacementIndex = 0;
+  slots[0] = replacement;
+  for (let current = 1; current < SYNCS_PER_PARTITION; current++) {
+    const previous = current - 1;
+    let skipOldValue: boolean;
+    do {
+      const oldValue = slotAt(original, replacementIndex);
+      const isRecent = holdsInvariantB(slotAt(slots, previous), oldValue, previous, current);
+      const separatedFromPrevious = holdsInvariantC(slotAt(slots, previous), oldValue, previous);
+      const next = current + 1;
+      const separatedFromNext = next >= SYNCS_PER_PARTITION || holdsInvariantC(oldValue, slotAt(slots, next), current);
+      const nextReplacement = replacementIndex + 1;
+      const duplicate = nextReplacement < SYNCS_PER_PARTITION && oldValue === original[nextReplacement];
+      const promote = isRecent && separatedFromPrevious && separatedFromNext;
+      if (promote) replacement = oldValue;
+      skipOldValue = duplicate || !separatedFromPrevious;
+      if (promote || skipOldValue) replacementIndex++;
+    } while (replacementIndex < current && skipOldValue);
+    if (holdsInvariantB(slotAt(slots, previous), slotAt(slots, current), previous, current)) break;
+    slots[current] = replacement;
+  }
+}
+
+function keyOf(tp: TopicPartition): string {
+  return `${tp.partition}\u0000${tp.topic}`;
+}
+
+/** The modelled store; create it with createOffsetSyncStore. */
+export class OffsetSyncStore {
+  private readonly partitions = new Map<string, { tp: TopicPartition; slots: readonly SyncPoint[] }>();
+  private readToEnd = false;
+
+  constructor(private readonly initializationMustReadToEnd: boolean) {}
+
+  /** Decodes an offset-syncs record and adds it; throws MalformedRecordError like decodeOffsetSync. */
+  handleRecord(key: Buffer | null, value: Buffer | null): OffsetSync {
+    const sync = decodeOffsetSync(key, value);
+    this.addSync(sync);
+    return sync;
+  }
+
+  /** Adds the next sync read from the offset-syncs topic (Java handleRecord after deserializing). */
+  addSync(sync: OffsetSync): void {
+    if (!isInt64(sync.upstream) || !isInt64(sync.downstream)) {
+      throw new RangeError(`Offset sync ${sync.upstream}:${sync.downstream} is outside the int64 range`);
+    }
+    const point: SyncPoint = Object.freeze({ upstream: sync.upstream, downstream: sync.downstream });
+    const key = keyOf(sync);
+    const existing = this.partitions.get(key);
+    if (existing === undefined) {
+      this.partitions.set(key, { tp: { topic: sync.topic, partition: sync.partition }, slots: this.fillSlots(point) });
+      return;
+    }
+    const clearAll =
+      (!this.readToEnd && this.initializationMustReadToEnd) || point.upstream < slotAt(existing.slots, 0).upstream;
+    if (clearAll) {
+      existing.slots = this.fillSlots(point);
+      return;
+    }
+    // Copy before mutating, as Java does, so earlier getSlots() results stay unchanged.
+    const slots = [...existing.slots];
+    repairSlots(slots, existing.slots, point);
+    existing.slots = Object.freeze(slots);
+  }
+
+  /** Marks the initial read-to-end as done (Java: `readToEnd = true` at the end of start()). */
+  markReadToEnd(): void {
+    this.readToEnd = true;
+  }
+
+  /** Whether markReadToEnd was called. */
+  isReadToEnd(): boolean {
+    return this.readToEnd;
+  }
+
+  /** Java translateDownstream; `group` is only logged by Kafka and unused here. */
+  translateDownstream(_group: string | null, tp: TopicPartition, upstream: bigint): Translation {
+    if (!this.readToEnd) return { kind: "empty", reason: "not-read-to-end" };
+    const slots = this.partitions.get(keyOf(tp))?.slots;
+    if (slots === undefined) return { kind: "empty", reason: "no-sync" };
+    // Java lookupLatestSync: first slot at or before the offset, else the oldest slot.
+    const sync = slots.find((slot) => slot.upstream <= upstream) ?? slotAt(slots, SYNCS_PER_PARTITION - 1);
+    if (sync.upstream > upstream) return { kind: "too-old", oldest: sync };
+    // The "+1 rule": never translate more than one past a known sync (records in between may be dropped).
+    const step = upstream === sync.upstream ? 0n : 1n;
+    return { kind: "translated", downstream: wrapLong(sync.downstream + step), sync };
+  }
+
+  /** The distinct retained syncs of a partition, newest first (Java's offsetArrayToString view). */
+  listRetainedSyncs(tp: TopicPartition): SyncPoint[] {
+    const slots = this.partitions.get(keyOf(tp))?.slots ?? [];
+    return slots.filter((slot, i) => i === 0 || slot !== slots[i - 1]);
+  }
+
+  /** The 64 raw slots of a partition (Java syncFor for every index), or null when it has no sync. */
+  getSlots(tp: TopicPartition): readonly SyncPoint[] | null {
+    return this.partitions.get(keyOf(tp))?.slots ?? null;
+  }
+
+  /** Topic-partitions that have at least one sync. */
+  listPartitions(): TopicPartition[] {
+    return [...this.partitions.values()].map((entry) => entry.tp);
+  }
+
+  private fillSlots(point: SyncPoint): readonly SyncPoint[] {
+    // Every slot equal satisfies invariants B and C trivially (Java clearSyncArray).
+    return Object.freeze(new Array<SyncPoint>(SYNCS_PER_PARTITION).fill(point));
+  }
+}

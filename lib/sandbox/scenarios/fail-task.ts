@@ -1,0 +1,45 @@
+import { getConnectors, putConnectorConfig } from "@/lib/connect";
+import { connectorNames, sourceConnectorConfig } from "../mm2-connectors";
+import { bootstrapOf, type SandboxState } from "../state";
+import { waitForConnector } from "./connector-control";
+
+export interface FailTaskReport {
+  scenario: "fail-task" | "recover";
+  connector: string;
+  taskId: number;
+  state: string;
+  rootCause: string | null;
+}
+
+/**
+ * Drives MM2's source task into FAILED, deterministically: a Cast transform that turns each
+ * record's value into an int32 is added to the connector. MM2 values are raw bytes, so the
+ * transform throws a DataException on the first record and, with errors.tolerance=none, Connect
+ * fails the task. Heartbeats flow every second, so there is always a record.
+ */
+export async function runFailTask(state: SandboxState, opts: { source?: string; target?: string } = {}): Promise<FailTaskReport> {
+  return reconfigure(state, opts, true);
+}
+
+/** Undoes `fail-task`: restores the normal connector config; Connect restarts the task with it. */
+export async function runRecover(state: SandboxState, opts: { source?: string; target?: string } = {}): Promise<FailTaskReport> {
+  return reconfigure(state, opts, false);
+}
+
+async function reconfigure(state: SandboxState, opts: { source?: string; target?: string }, fail: boolean): Promise<FailTaskReport> {
+  const source = opts.source ?? "east";
+  const target = opts.target ?? "west";
+  const endpoint = { url: state.connect.url, timeoutMs: 15_000 };
+  const name = connectorNames(source, target).source;
+  const flow = { source: { alias: source, bootstrap: bootstrapOf(state, source) }, target: { alias: target, bootstrap: bootstrapOf(state, target) } };
+  const extra: Record<string, string> = fail
+    ? { transforms: "gapwatchFail", "transforms.gapwatchFail.type": "org.apache.kafka.connect.transforms.Cast$Value", "transforms.gapwatchFail.spec": "int32" }
+    : {};
+  const current = (await getConnectors(endpoint)).find((c) => c.name === name);
+  if (!current) throw new Error(`connector ${name} not found on ${state.connect.url}`);
+  await putConnectorConfig(endpoint, name, sourceConnectorConfig(flow, extra));
+  const wanted = fail ? "FAILED" : "RUNNING";
+  const status = await waitForConnector(endpoint, name, (c) => c.tasks.length > 0 && c.tasks.some((t) => (fail ? t.state === "FAILED" : true)) && (fail || c.tasks.every((t) => t.state === "RUNNING")), wanted, 90_000);
+  const task = status.tasks.find((t) => t.state === wanted) ?? status.tasks[0]!;
+  return { scenario: fail ? "fail-task" : "recover", connector: name, taskId: task.id, state: task.state, rootCause: task.rootCause };
+}

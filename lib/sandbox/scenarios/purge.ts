@@ -1,0 +1,123 @@
+import { pauseConnector, resumeConnector } from "@/lib/connect";
+import { connectorNames } from "../mm2-connectors";
+import { readPartition } from "../kafka-cli";
+import { sleep } from "../processes";
+import { formatRemoteTopicName } from "../remote-topic";
+import { bootstrapOf, type SandboxState } from "../state";
+import { fetchLogEnds, sandboxKafka } from "../topics";
+import { allTasks, readSettledPosition, waitForConnector } from "./connector-control";
+
+export interface PurgeOptions {
+  source?: string;
+  target?: string;
+  topic?: string;
+  partition?: number;
+  /** Records produced while MM2 is paused, then deleted (default 500). */
+  records?: number;
+  /** Resume MM2 afterwards (default true). */
+  resume?: boolean;
+}
+
+/** Exactly what the purge destroyed, read from Kafka and Connect. Offsets as decimal strings. */
+export interface PurgeReport {
+  scenario: "purge";
+  topic: string;
+  partition: number;
+  /** Where MM2 really stood: the offset after the last record that reached the target. */
+  mm2Position: string;
+  /** MM2's position as committed to Connect's offsets topic (can trail the real one by a flush). */
+  committedPosition: string;
+  logEndBefore: string;
+  newLogStart: string;
+  firstLostOffset: string;
+  lastLostOffset: string;
+  lostCount: string;
+  resumed: boolean;
+}
+
+/**
+ * Data loss, for real: pause MM2's source connector, wait for its committed position to settle,
+ * produce records, delete everything up to the log end with DeleteRecords, resume. Every record
+ * from MM2's position to the old log end is gone before MM2 copied it.
+ */
+export async function runPurge(state: SandboxState, opts: PurgeOptions = {}): Promise<PurgeReport> {
+  const source = opts.source ?? "east";
+  const topic = opts.topic ?? "orders";
+  const partition = opts.partition ?? 2;
+  const records = opts.records ?? 500;
+  const endpoint = { url: state.connect.url, timeoutMs: 15_000 };
+  const connector = connectorNames(source, opts.target ?? "west").source;
+  const bootstrap = bootstrapOf(state, source);
+
+  await pauseConnector(endpoint, connector);
+  await waitForConnector(endpoint, connector, allTasks("PAUSED"), "PAUSED");
+  const committedPosition = await readSettledPosition(endpoint, connector, topic, partition);
+  const mm2Position = await findReplicatedPosition(state, source, opts.target ?? "west", topic, partition, committedPosition);
+
+  const kafka = sandboxKafka(bootstrap, "gapwatch-scenario-purge");
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({
+    topic,
+    acks: -1,
+    messages: Array.from({ length: records }, (_, i) => ({ partition, value: JSON.stringify({ topic, partition, seq: i, run: "purge", at: Date.now() }) })),
+  });
+  await producer.disconnect();
+
+  const logEndBefore = (await fetchLogEnds(bootstrap, topic)).get(partition)!.high;
+  const admin = kafka.admin();
+  await admin.connect();
+  // kafkajs' deleteTopicRecords looks up leaders without loading the topic's metadata first.
+  await admin.fetchTopicMetadata({ topics: [topic] });
+  await admin.deleteTopicRecords({ topic, partitions: [{ partition, offset: logEndBefore.toString() }] });
+  await admin.disconnect();
+  const newLogStart = (await fetchLogEnds(bootstrap, topic)).get(partition)!.low;
+
+  const resume = opts.resume ?? true;
+  if (resume) {
+    await resumeConnector(endpoint, connector);
+    await waitForConnector(endpoint, connector, allTasks("RUNNING"), "RUNNING");
+  }
+  return {
+    scenario: "purge",
+    topic,
+    partition,
+    mm2Position: mm2Position.toString(),
+    committedPosition: committedPosition.toString(),
+    logEndBefore: logEndBefore.toString(),
+    newLogStart: newLogStart.toString(),
+    firstLostOffset: mm2Position.toString(),
+    lastLostOffset: (newLogStart - 1n).toString(),
+    lostCount: (newLogStart - mm2Position).toString(),
+    resumed: resume,
+  };
+}
+
+/**
+ * The exact position MM2 reached on a paused partition, from the records themselves: the value of
+ * the last record on the target partition is found among the source records around the committed
+ * position (workload values are unique). Connect's committed offset alone can trail by a flush.
+ */
+async function findReplicatedPosition(state: SandboxState, source: string, target: string, topic: string, partition: number, committed: bigint): Promise<bigint> {
+  const sourceBootstrap = bootstrapOf(state, source);
+  const targetBootstrap = bootstrapOf(state, target);
+  const targetTopic = formatRemoteTopicName(source, topic);
+  let targetEnd = -1n;
+  for (;;) {
+    const end = (await fetchLogEnds(targetBootstrap, targetTopic)).get(partition)?.high ?? 0n;
+    if (end === targetEnd) break;
+    targetEnd = end;
+    await sleep(2000);
+  }
+  if (targetEnd === 0n) return committed;
+  const [last] = await readPartition(state, targetBootstrap, targetTopic, partition, targetEnd - 1n, 1);
+  const sourceEnds = (await fetchLogEnds(sourceBootstrap, topic)).get(partition)!;
+  const from = committed - 50n > sourceEnds.low ? committed - 50n : sourceEnds.low;
+  const count = Number(sourceEnds.high - from < 150n ? sourceEnds.high - from : 150n);
+  const candidates = count > 0 ? await readPartition(state, sourceBootstrap, topic, partition, from, count) : [];
+  const match = candidates.find((r) => r.value === last?.value);
+  if (!match) {
+    throw new Error(`could not find the last replicated record of ${targetTopic}/${partition} among source offsets ${from}..${from + BigInt(count) - 1n}`);
+  }
+  return match.offset + 1n;
+}

@@ -1,0 +1,69 @@
+// `npm run sandbox -- up|down|status|workload|<scenario> [--key value]`
+import { rmSync } from "node:fs";
+import { stateFile } from "@/lib/sandbox/paths";
+import { listRecordedProcesses, stopStaleProcesses } from "@/lib/sandbox/processes";
+import { startSandbox } from "@/lib/sandbox/sandbox";
+import { scenarios } from "@/lib/sandbox/scenarios";
+import { readSandboxState } from "@/lib/sandbox/state";
+import { startWorkload } from "@/lib/sandbox/workload";
+import { parseFlags } from "./args";
+
+const { positional, flags } = parseFlags(process.argv.slice(2));
+const command = positional[0] ?? "help";
+const out = (s: string) => process.stdout.write(`${s}\n`);
+
+async function main(): Promise<void> {
+  if (command === "up") {
+    const sandbox = await startSandbox();
+    out(JSON.stringify(sandbox.state, null, 2));
+    out("Sandbox running in the background. Traffic: `npm run sandbox -- workload`; stop: `npm run sandbox -- down`.");
+    process.exit(0);
+  }
+  if (command === "down") {
+    const stopped = await stopStaleProcesses();
+    rmSync(stateFile, { force: true });
+    out(stopped.length ? `stopped: ${stopped.join(", ")}` : "no sandbox processes were running");
+    return;
+  }
+  if (command === "status") {
+    const processes = listRecordedProcesses();
+    if (processes.length === 0) out("no sandbox processes recorded");
+    for (const p of processes) out(`${p.name.padEnd(14)} pid ${p.pid}  ${p.alive ? "running" : "not running"}`);
+    try {
+      out(JSON.stringify(readSandboxState(), null, 2));
+    } catch (err) {
+      out((err as Error).message);
+    }
+    return;
+  }
+  if (command === "workload") {
+    const state = readSandboxState();
+    const workload = await startWorkload({ bootstrap: state.clusters.east!.bootstrap, ratePerSecond: Number(flags.rate ?? 20) });
+    out("Workload running; Ctrl-C stops it.");
+    const stop = async () => {
+      await workload.stop();
+      process.exit(0);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+    return;
+  }
+  const scenario = scenarios[command];
+  if (scenario) {
+    const report = await scenario.run(readSandboxState(), flags);
+    out(JSON.stringify(report, null, 2));
+    return;
+  }
+  out("usage: npm run sandbox -- <command> [--key value]\n");
+  out("  up         start the clusters, Kafka Connect and MM2 in the background");
+  out("  down       stop them (by the PIDs in .gapwatch/sandbox/pids)");
+  out("  status     show what runs and .gapwatch/sandbox/state.json");
+  out("  workload   produce and consume on the source cluster (--rate per topic per second, default 20)");
+  for (const [name, s] of Object.entries(scenarios)) out(`  ${name.padEnd(10)} ${s.describe}`);
+  if (command !== "help") process.exit(2);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`sandbox ${command} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
