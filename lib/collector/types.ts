@@ -1,0 +1,177 @@
+/**
+ * The Snapshot: one immutable, typed picture of every cluster, Connect cluster and MM2 flow per
+ * poll cycle. Detectors, the store, the API and the pages read only this (plus the bounded
+ * histories in `CollectorHistory`). Offsets are `bigint`; times are epoch milliseconds.
+ */
+import type { Connector } from "@/lib/connect/types";
+
+export interface BrokerInfo {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+}
+
+export interface PartitionState {
+  topic: string;
+  partition: number;
+  /** Leader broker id; null when the partition has no leader (offline). */
+  leader: number | null;
+  leaderEpoch: number;
+  replicas: number[];
+  isr: number[];
+  offlineReplicas: number[];
+  /** Earliest offset (log start); null when ListOffsets failed for this partition. */
+  logStart: bigint | null;
+  /** Latest offset (log end / high watermark); null when ListOffsets failed. */
+  logEnd: bigint | null;
+  /** Why this partition's data is missing, if it is. */
+  error: string | null;
+}
+
+export interface TopicConfigs {
+  /** null = infinite (-1). */
+  retentionMs: bigint | null;
+  /** null = infinite (-1). */
+  retentionBytes: bigint | null;
+  cleanupPolicy: string;
+  uncleanLeaderElection: boolean;
+}
+
+export interface TopicState {
+  name: string;
+  /** Hyphenated hex as the Metadata response gives it; null when the broker did not send one. */
+  topicId: string | null;
+  internal: boolean;
+  partitions: PartitionState[];
+  /** Refreshed less often than offsets; null until first read. */
+  configs: TopicConfigs | null;
+}
+
+export interface GroupOffset {
+  topic: string;
+  partition: number;
+  offset: bigint;
+  /** −1 when the commit carried no leader epoch (kafkajs never sends one). */
+  committedLeaderEpoch: number;
+}
+
+export interface ConsumerGroupState {
+  groupId: string;
+  state: string;
+  protocolType: string;
+  members: number;
+  offsets: GroupOffset[];
+}
+
+export interface ClusterSnapshot {
+  alias: string;
+  bootstrap: string[];
+  reachable: boolean;
+  /** What failed this cycle (cluster-wide), or null. */
+  error: string | null;
+  /** When the data below was read; older than the cycle when the cluster is unreachable (stale). */
+  dataAt: number | null;
+  /** Data is from an earlier cycle because this one failed. */
+  stale: boolean;
+  brokers: BrokerInfo[];
+  controllerId: number | null;
+  topics: TopicState[];
+  groups: ConsumerGroupState[];
+  /** Broker-level unclean.leader.election.enable (default for topics without an override). */
+  uncleanLeaderElectionDefault: boolean | null;
+}
+
+export interface OffsetSyncPoint {
+  upstream: bigint;
+  downstream: bigint;
+}
+
+export interface CheckpointPoint {
+  group: string;
+  /** Upstream (source) topic and partition. */
+  topic: string;
+  partition: number;
+  upstream: bigint;
+  downstream: bigint;
+  /** When Gapwatch read it (the record timestamp when available). */
+  at: number;
+}
+
+export interface FlowPartition {
+  topic: string;
+  partition: number;
+  targetTopic: string;
+  sourceTopicId: string | null;
+  sourceLogStart: bigint | null;
+  sourceLogEnd: bigint | null;
+  sourceLeaderEpoch: number | null;
+  /** Offset of the next record MM2 will copy: last replicated upstream offset + 1 (Connect's offsets topic). */
+  mm2Position: bigint | null;
+  targetLogStart: bigint | null;
+  targetLogEnd: bigint | null;
+  /** Records at the source not yet replicated: sourceLogEnd − mm2Position (never negative). */
+  lag: bigint | null;
+  latestSync: OffsetSyncPoint | null;
+}
+
+export interface FlowConnectors {
+  connectCluster: string | null;
+  source: string | null;
+  checkpoint: string | null;
+  heartbeat: string | null;
+}
+
+export interface Flow {
+  /** `<source>-><target>` */
+  id: string;
+  source: string;
+  target: string;
+  /** How the flow was found. */
+  discoveredFrom: "connect" | "dedicated-topics";
+  connectors: FlowConnectors;
+  replicationPolicy: { kind: "default" | "identity"; separator: string };
+  topicsFilter: string;
+  groupsFilter: string;
+  offsetSyncs: { cluster: string; topic: string };
+  checkpointsTopic: string;
+  partitions: FlowPartition[];
+  /** Latest checkpoint per group and upstream partition. */
+  checkpoints: CheckpointPoint[];
+  /** Newest heartbeat timestamp seen in `<source>.heartbeats` on the target, and now − it. */
+  heartbeat: { latestTimestamp: number | null; latencyMs: number | null };
+  totals: { topics: number; partitions: number; lag: bigint; unknownPositions: number };
+  /** What could not be read for this flow this cycle. */
+  errors: string[];
+}
+
+export interface ConnectClusterSnapshot {
+  name: string;
+  url: string;
+  reachable: boolean;
+  error: string | null;
+  dataAt: number | null;
+  connectors: Connector[];
+}
+
+export interface Snapshot {
+  cycle: number;
+  takenAt: number;
+  durationMs: number;
+  clusters: ClusterSnapshot[];
+  connect: ConnectClusterSnapshot[];
+  flows: Flow[];
+  /** Malformed records skipped per internal topic since start (`<cluster>/<topic>` → count). */
+  malformedRecords: Record<string, number>;
+}
+
+/** Bounded histories the collector keeps between cycles (detectors and translation read them). */
+export interface CollectorHistory {
+  /** Every offset sync read, per `<flowId>|<topic>|<partition>`, oldest first, bounded. */
+  offsetSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
+}
+
+/** Key of one upstream partition of a flow in `CollectorHistory` maps. */
+export function flowPartitionKey(flowId: string, topic: string, partition: number): string {
+  return `${flowId}|${topic}|${partition}`;
+}
