@@ -59,10 +59,14 @@ export function decodeMirrorSourcePosition(key: Buffer | null, value: Buffer | n
 
 /** Decodes a record of a Connect status topic. */
 export function decodeConnectStatus(key: Buffer | null, value: Buffer | null): ConnectStatusRecord {
-  const name = decodeUtf8(key, "Connect status key");
-  const body = decodeStatusBody(value);
+  const subject = parseStatusKey(decodeUtf8(key, "Connect status key"));
+  return { ...subject, ...decodeStatusBody(value) };
+}
+
+/** Which connector or task a status key names; the key decides before the value is looked at. */
+function parseStatusKey(name: string): { kind: "connector"; connector: string } | { kind: "task"; connector: string; taskId: number } {
   if (name.startsWith(CONNECTOR_PREFIX) && name.length > CONNECTOR_PREFIX.length) {
-    return { kind: "connector", connector: name.slice(CONNECTOR_PREFIX.length), ...body };
+    return { kind: "connector", connector: name.slice(CONNECTOR_PREFIX.length) };
   }
   if (name.startsWith(TASK_PREFIX)) {
     // Mirrors KafkaStatusBackingStore.parseConnectorTaskId: the task id follows the last dash.
@@ -72,7 +76,7 @@ export function decodeConnectStatus(key: Buffer | null, value: Buffer | null): C
     if (dash <= 0 || !NON_NEGATIVE_INTEGER.test(id) || !Number.isSafeInteger(Number(id))) {
       throw new MalformedRecordError(`Connect status key "${name}" has no valid task id`);
     }
-    return { kind: "task", connector: rest.slice(0, dash), taskId: Number(id), ...body };
+    return { kind: "task", connector: rest.slice(0, dash), taskId: Number(id) };
   }
   if (name.startsWith(TOPIC_PREFIX)) {
     throw new ForeignRecordError(`Connect status key "${name}" is a topic-tracking record`);
@@ -158,7 +162,7 @@ function findTopLevelValueToken(text: string, key: string): string | null {
     const ch = text[i];
     if (ch === '"') {
       const end = skipString(text, i);
-      if (depth === 1 && nextNonSpace(text, end) === ":" && JSON.parse(text.slice(i, end)) === key) {
+      if (depth === 1 && findNextNonSpace(text, end) === ":" && JSON.parse(text.slice(i, end)) === key) {
         const start = text.indexOf(":", end) + 1;
         const match = /^\s*(-?[0-9][0-9eE.+-]*|[^\s,}]+)/.exec(text.slice(start));
         found = match?.[1] ?? null;
@@ -179,7 +183,7 @@ function skipString(text: string, start: number): number {
   return i + 1;
 }
 
-function nextNonSpace(text: string, from: number): string | undefined {
+function findNextNonSpace(text: string, from: number): string | undefined {
   let i = from;
   while (i < text.length && /\s/.test(text[i] ?? "")) i += 1;
   return text[i];

@@ -135,8 +135,8 @@ export function mapUpstreamToDownstream(
     return { kind: "bracket", low: sync.downstream + 1n, high: next.downstream, reason: "downstream-gap" };
   }
   const between = downstreamAdvance - 1n;
-  const low = sync.downstream + 1n + maxOf(0n, between - (next.upstream - upstream));
-  const high = minOf(next.downstream, sync.downstream + (upstream - sync.upstream));
+  const low = sync.downstream + 1n + pickMax(0n, between - (next.upstream - upstream));
+  const high = pickMin(next.downstream, sync.downstream + (upstream - sync.upstream));
   if (low === high) {
     const basis = upstreamAdvance === downstreamAdvance ? "one-to-one-run" : "pinned-by-bounds";
     return { kind: "exact", downstream: low, basis };
@@ -170,10 +170,10 @@ function findLastAtOrBefore(epoch: readonly SyncPoint[], offset: bigint): number
   return found;
 }
 
-function maxOf(a: bigint, b: bigint): bigint {
+function pickMax(a: bigint, b: bigint): bigint {
   return a > b ? a : b;
 }
 
-function minOf(a: bigint, b: bigint): bigint {
+function pickMin(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
 }

@@ -31,6 +31,12 @@
  * flag is false only when the task read its previous checkpoints. Before 3.7.1 the condition was
  * `!readToEnd || syncs[0].upstream > upstream`, which equals the above with the flag always true.
  * The first sync of a partition always fills all slots (Java createInitialSyncs).
+ *
+ * Sources read: the KAFKA-15202 OffsetSyncStore.java in full (updateSyncArray(syncs, original, sync),
+ * invariantB/C, lookupLatestSync) and its OffsetSyncStoreTest; for the 3.8 flag, PR #15910's review
+ * (`pessimisticLoading` renamed `initializationMustReadToEnd`, set by `start(boolean)`) and
+ * MirrorCheckpointTask @a55a4299. The 3.8 test's quoted vectors (3840←0, 7680←3840, 8640←7680,
+ * 9120←8640) are reproduced exactly by this model.
  */
 import { decodeOffsetSync } from "./record-decoders";
 import { isInt64 } from "./protocol-types";
@@ -99,7 +105,7 @@ function holdsInvariantC(iSync: SyncPoint, jSync: SyncPoint, i: number): boolean
   return iSync === jSync || (bound >= 0n && iSync.upstream >= bound);
 }
 
-function slotAt(slots: readonly SyncPoint[], index: number): SyncPoint {
+function getSlot(slots: readonly SyncPoint[], index: number): SyncPoint {
   const slot = slots[index];
   if (slot === undefined) throw new Error(`Slot ${index} missing: store arrays always hold ${SYNCS_PER_PARTITION}`);
   return slot;
@@ -117,11 +123,11 @@ function repairSlots(slots: SyncPoint[], original: readonly SyncPoint[], sync: S
     const previous = current - 1;
     let skipOldValue: boolean;
     do {
-      const oldValue = slotAt(original, replacementIndex);
-      const isRecent = holdsInvariantB(slotAt(slots, previous), oldValue, previous, current);
-      const separatedFromPrevious = holdsInvariantC(slotAt(slots, previous), oldValue, previous);
+      const oldValue = getSlot(original, replacementIndex);
+      const isRecent = holdsInvariantB(getSlot(slots, previous), oldValue, previous, current);
+      const separatedFromPrevious = holdsInvariantC(getSlot(slots, previous), oldValue, previous);
       const next = current + 1;
-      const separatedFromNext = next >= SYNCS_PER_PARTITION || holdsInvariantC(oldValue, slotAt(slots, next), current);
+      const separatedFromNext = next >= SYNCS_PER_PARTITION || holdsInvariantC(oldValue, getSlot(slots, next), current);
       const nextReplacement = replacementIndex + 1;
       const duplicate = nextReplacement < SYNCS_PER_PARTITION && oldValue === original[nextReplacement];
       const promote = isRecent && separatedFromPrevious && separatedFromNext;
@@ -129,12 +135,12 @@ function repairSlots(slots: SyncPoint[], original: readonly SyncPoint[], sync: S
       skipOldValue = duplicate || !separatedFromPrevious;
       if (promote || skipOldValue) replacementIndex++;
     } while (replacementIndex < current && skipOldValue);
-    if (holdsInvariantB(slotAt(slots, previous), slotAt(slots, current), previous, current)) break;
+    if (holdsInvariantB(getSlot(slots, previous), getSlot(slots, current), previous, current)) break;
     slots[current] = replacement;
   }
 }
 
-function keyOf(tp: TopicPartition): string {
+function toPartitionKey(tp: TopicPartition): string {
   return `${tp.partition}\u0000${tp.topic}`;
 }
 
@@ -158,14 +164,14 @@ export class OffsetSyncStore {
       throw new RangeError(`Offset sync ${sync.upstream}:${sync.downstream} is outside the int64 range`);
     }
     const point: SyncPoint = Object.freeze({ upstream: sync.upstream, downstream: sync.downstream });
-    const key = keyOf(sync);
+    const key = toPartitionKey(sync);
     const existing = this.partitions.get(key);
     if (existing === undefined) {
       this.partitions.set(key, { tp: { topic: sync.topic, partition: sync.partition }, slots: this.fillSlots(point) });
       return;
     }
     const clearAll =
-      (!this.readToEnd && this.initializationMustReadToEnd) || point.upstream < slotAt(existing.slots, 0).upstream;
+      (!this.readToEnd && this.initializationMustReadToEnd) || point.upstream < getSlot(existing.slots, 0).upstream;
     if (clearAll) {
       existing.slots = this.fillSlots(point);
       return;
@@ -189,10 +195,10 @@ export class OffsetSyncStore {
   /** Java translateDownstream; `group` is only logged by Kafka and unused here. */
   translateDownstream(_group: string | null, tp: TopicPartition, upstream: bigint): Translation {
     if (!this.readToEnd) return { kind: "empty", reason: "not-read-to-end" };
-    const slots = this.partitions.get(keyOf(tp))?.slots;
+    const slots = this.partitions.get(toPartitionKey(tp))?.slots;
     if (slots === undefined) return { kind: "empty", reason: "no-sync" };
     // Java lookupLatestSync: first slot at or before the offset, else the oldest slot.
-    const sync = slots.find((slot) => slot.upstream <= upstream) ?? slotAt(slots, SYNCS_PER_PARTITION - 1);
+    const sync = slots.find((slot) => slot.upstream <= upstream) ?? getSlot(slots, SYNCS_PER_PARTITION - 1);
     if (sync.upstream > upstream) return { kind: "too-old", oldest: sync };
     // The "+1 rule": never translate more than one past a known sync (records in between may be dropped).
     const step = upstream === sync.upstream ? 0n : 1n;
@@ -201,13 +207,13 @@ export class OffsetSyncStore {
 
   /** The distinct retained syncs of a partition, newest first (Java's offsetArrayToString view). */
   listRetainedSyncs(tp: TopicPartition): SyncPoint[] {
-    const slots = this.partitions.get(keyOf(tp))?.slots ?? [];
+    const slots = this.partitions.get(toPartitionKey(tp))?.slots ?? [];
     return slots.filter((slot, i) => i === 0 || slot !== slots[i - 1]);
   }
 
   /** The 64 raw slots of a partition (Java syncFor for every index), or null when it has no sync. */
   getSlots(tp: TopicPartition): readonly SyncPoint[] | null {
-    return this.partitions.get(keyOf(tp))?.slots ?? null;
+    return this.partitions.get(toPartitionKey(tp))?.slots ?? null;
   }
 
   /** Topic-partitions that have at least one sync. */

@@ -1,12 +1,14 @@
 /**
  * Byte-exact decoders for MM2's binary internal records. Layouts (Kafka protocol types, see
- * protocol-types.ts), mirrored from apache/kafka:
+ * protocol-types.ts), mirrored from apache/kafka (OffsetSync.java @06a2dac2, Checkpoint.java and
+ * Heartbeat.java @0967a42a):
  *
- * | record     | source file                                   | key                                   | value                                                    |
- * |------------|-----------------------------------------------|---------------------------------------|----------------------------------------------------------|
- * | OffsetSync | connect/mirror/.../OffsetSync.java            | topic STRING, partition INT32         | upstreamOffset INT64, offset INT64 (16 bytes, no version) |
- * | Checkpoint | connect/mirror-client/.../Checkpoint.java     | group STRING, topic STRING, partition INT32 | version INT16 = 0, upstreamOffset INT64, offset INT64, metadata STRING |
- * | Heartbeat  | connect/mirror-client/.../Heartbeat.java      | sourceClusterAlias STRING, targetClusterAlias STRING | version INT16 = 0, timestamp INT64     |
+ * - OffsetSync (connect/mirror/.../OffsetSync.java): key = topic STRING, partition INT32;
+ *   value = upstreamOffset INT64, offset INT64 — exactly 16 bytes, no version header.
+ * - Checkpoint (connect/mirror-client/.../Checkpoint.java): key = group STRING, topic STRING,
+ *   partition INT32; value = version INT16 (0), upstreamOffset INT64, offset INT64, metadata STRING.
+ * - Heartbeat (connect/mirror-client/.../Heartbeat.java): key = sourceClusterAlias STRING,
+ *   targetClusterAlias STRING; value = version INT16 (0), timestamp INT64 (ms).
  *
  * Stricter than Java on purpose: Kafka's Struct reader ignores trailing bytes and only `assert`s the
  * version; here trailing bytes, an unknown version, a null key/value and a negative partition are
