@@ -106,8 +106,16 @@ export interface FlowPartition {
   sourceLogStart: bigint | null;
   sourceLogEnd: bigint | null;
   sourceLeaderEpoch: number | null;
-  /** Offset of the next record MM2 will copy: last replicated upstream offset + 1 (Connect's offsets topic). */
+  /**
+   * Offset of the next record MM2 will copy (last replicated upstream offset + 1), best known:
+   * the larger of Connect's committed position and the one the newest offset sync proves (see
+   * flow-builder.ts `derivePosition`); never above the source log end.
+   */
   mm2Position: bigint | null;
+  /** MM2's position as committed to Connect's offsets (can trail the real one by one flush). */
+  committedPosition: bigint | null;
+  /** Which reading gave `mm2Position`. */
+  positionSource: "committed" | "offset-sync" | null;
   targetLogStart: bigint | null;
   targetLogEnd: bigint | null;
   /** Records at the source not yet replicated: sourceLogEnd − mm2Position (never negative). */

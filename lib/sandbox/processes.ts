@@ -25,22 +25,44 @@ export interface JavaProcessSpec {
   logFile: string;
 }
 
-/**
- * Starts a JVM in its own process group (so a terminal's Ctrl-C reaches only us, and we stop the
- * JVMs in order), output appended to `logFile`, PID written to `<pidDir>/<name>.pid`.
- */
+/** Starts a JVM as a tracked process (see spawnTracked). */
 export function spawnJava(spec: JavaProcessSpec): ManagedProcess {
+  return spawnTracked({
+    name: spec.name,
+    command: "java",
+    args: [...spec.jvmOptions, "-cp", spec.classpath, spec.mainClass, ...spec.args],
+    logFile: spec.logFile,
+  });
+}
+
+export interface TrackedProcessSpec {
+  name: string;
+  command: string;
+  args: string[];
+  logFile: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/**
+ * Starts a child in its own process group (so a terminal's Ctrl-C reaches only us, and we stop
+ * children in order), output appended to `logFile`, PID written to `<pidDir>/<name>.pid`, and
+ * GAPWATCH_OWNER set to this sandbox's directory so a later run can tell its leftovers apart.
+ */
+export function spawnTracked(spec: TrackedProcessSpec): ManagedProcess {
   mkdirSync(pidDir, { recursive: true });
   mkdirSync(path.dirname(spec.logFile), { recursive: true });
   const fd = openSync(spec.logFile, "a");
-  const child = spawn("java", [...spec.jvmOptions, "-cp", spec.classpath, spec.mainClass, ...spec.args], {
+  const child = spawn(spec.command, spec.args, {
     detached: true,
     stdio: ["ignore", fd, fd],
+    cwd: spec.cwd,
+    env: { ...(spec.env ?? process.env), GAPWATCH_OWNER: sandboxDir },
   });
   closeSync(fd);
   // Not tied to our event loop: `sandbox up` exits and leaves the JVMs running (pidfiles track them).
   child.unref();
-  if (child.pid === undefined) throw new Error(`could not start java for ${spec.name} (is Java 17 on PATH?)`);
+  if (child.pid === undefined) throw new Error(`could not start ${spec.command} for ${spec.name}`);
   const pid = child.pid;
   let done = false;
   const exited = new Promise<number | null>((resolve) => {
@@ -49,7 +71,7 @@ export function spawnJava(spec: JavaProcessSpec): ManagedProcess {
       resolve(code);
     });
     child.on("error", (err) => {
-      log.error({ name: spec.name, err: err.message }, "java process error");
+      log.error({ name: spec.name, err: err.message }, "process error");
       done = true;
       resolve(null);
     });
@@ -77,8 +99,8 @@ export async function stopProcess(proc: { name: string; pid: number }, graceMs =
 
 /**
  * Stops processes left behind by an earlier run that crashed, from their pidfiles. A PID is only
- * signalled when /proc/<pid>/cmdline still names this sandbox's directory, so a reused PID of an
- * unrelated process is never touched.
+ * signalled when its command line or environment still names this sandbox's directory, so a
+ * reused PID of an unrelated process is never touched.
  */
 export async function stopStaleProcesses(): Promise<string[]> {
   if (!existsSync(pidDir)) return [];
@@ -86,7 +108,7 @@ export async function stopStaleProcesses(): Promise<string[]> {
   for (const file of readdirSync(pidDir).filter((f) => f.endsWith(".pid"))) {
     const full = path.join(pidDir, file);
     const record = readPidFile(full);
-    if (record && isAlive(record.pid) && commandLineOf(record.pid).includes(sandboxDir)) {
+    if (record && isAlive(record.pid) && isOurs(record.pid)) {
       await stopProcess(record);
       stopped.push(`${record.name} (pid ${record.pid})`);
     }
@@ -102,7 +124,7 @@ export function listRecordedProcesses(): { name: string; pid: number; alive: boo
     .filter((f) => f.endsWith(".pid"))
     .map((f) => readPidFile(path.join(pidDir, f)))
     .filter((r): r is { name: string; pid: number } => r !== null)
-    .map((r) => ({ ...r, alive: isAlive(r.pid) && commandLineOf(r.pid).includes(sandboxDir) }));
+    .map((r) => ({ ...r, alive: isAlive(r.pid) && isOurs(r.pid) }));
 }
 
 /** Last `lines` lines of a log file, for error messages when a JVM does not start. */
@@ -126,6 +148,18 @@ function readPidFile(file: string): { name: string; pid: number } | null {
     // An unreadable pidfile is treated as absent; it is removed by the caller.
   }
   return null;
+}
+
+function isOurs(pid: number): boolean {
+  return commandLineOf(pid).includes(sandboxDir) || readProcFile(pid, "environ").split("\0").includes(`GAPWATCH_OWNER=${sandboxDir}`);
+}
+
+function readProcFile(pid: number, file: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 function commandLineOf(pid: number): string {

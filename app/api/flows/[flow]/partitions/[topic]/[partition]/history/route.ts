@@ -1,0 +1,25 @@
+import { handleRoute, jsonResponse, parseTimeParam } from "@/lib/api/json";
+import { getRuntime } from "@/lib/collector/singleton";
+import { BadRequestError } from "@/lib/errors";
+import { decodeFlowParam, parsePartitionParam } from "@/lib/views/params";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * GET /api/flows/{flow}/partitions/{topic}/{partition}/history?from=&to= — offsets over time
+ * (raw samples for the last hour, per-minute before). from/to: epoch ms or ISO; default last hour.
+ */
+export async function GET(request: Request, ctx: { params: Promise<{ flow: string; topic: string; partition: string }> }) {
+  return handleRoute(async () => {
+    const params = await ctx.params;
+    const search = new URL(request.url).searchParams;
+    const to = parseTimeParam(search, "to", Date.now());
+    const from = parseTimeParam(search, "from", to - 60 * 60 * 1000);
+    if (from > to) throw new BadRequestError(`"from" (${from}) must not be after "to" (${to})`);
+    const flow = decodeFlowParam(params.flow);
+    const topic = decodeURIComponent(params.topic);
+    const partition = parsePartitionParam(params.partition);
+    const samples = getRuntime().store.readPartitionHistory(flow, topic, partition, from, to);
+    return jsonResponse({ flow, topic, partition, from, to, samples });
+  });
+}

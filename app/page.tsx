@@ -1,0 +1,48 @@
+import { PageHeader } from "@/components/layout/page-header";
+import { ClusterCard } from "@/components/overview/cluster-card";
+import { FlowCard } from "@/components/overview/flow-card";
+import { listClusterViews } from "@/lib/views/clusters";
+import { listFlowSummaries } from "@/lib/views/flows";
+import { readRequestTime } from "@/lib/views/clock";
+import { readLatestSnapshot } from "@/lib/views/runtime-data";
+
+export const dynamic = "force-dynamic";
+
+export default function OverviewPage() {
+  const snapshot = readLatestSnapshot();
+  const now = readRequestTime();
+  if (!snapshot) {
+    return (
+      <>
+        <PageHeader title="Overview" updatedAt={null} now={now} />
+        <p className="text-sm">Gapwatch is reading the clusters for the first time; this page fills in within one poll interval.</p>
+      </>
+    );
+  }
+  const flows = listFlowSummaries(snapshot);
+  const clusters = listClusterViews(snapshot, now);
+  return (
+    <>
+      <PageHeader title="Overview" subtitle={`${flows.length} MirrorMaker 2 flow${flows.length === 1 ? "" : "s"} · ${clusters.length} clusters`} updatedAt={snapshot.takenAt} now={now} />
+      <section aria-labelledby="flows-heading" className="mb-6">
+        <h2 id="flows-heading" className="mb-2 text-lg font-semibold">
+          Replication flows
+        </h2>
+        {flows.length === 0 ? (
+          <p className="rounded border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950">
+            No MirrorMaker 2 connectors found on {snapshot.connect.map((c) => `Connect at ${c.url}`).join(", ") || "any configured Connect cluster"}. For dedicated-mode MM2, Gapwatch reads
+            mm2-offsets.&lt;source&gt;.internal on the target cluster.
+          </p>
+        ) : (
+          <div className="grid gap-4">{flows.map((f) => <FlowCard key={f.id} flow={f} />)}</div>
+        )}
+      </section>
+      <section aria-labelledby="clusters-heading">
+        <h2 id="clusters-heading" className="mb-2 text-lg font-semibold">
+          Clusters
+        </h2>
+        <div className="grid gap-4 lg:grid-cols-2">{clusters.map((c) => <ClusterCard key={c.alias} cluster={c} />)}</div>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,31 @@
+import Link from "next/link";
+import { ThemeToggle } from "./theme-toggle";
+
+const links = [
+  { href: "/", label: "Overview" },
+  { href: "/connect", label: "Connect" },
+  { href: "/alerts", label: "Alerts" },
+];
+
+/** Top bar: product name, main sections, theme toggle. */
+export function SiteHeader() {
+  return (
+    <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
+      <div className="mx-auto flex max-w-7xl items-center gap-6 px-4 py-2">
+        <Link href="/" className="text-lg font-bold tracking-tight">
+          Gapwatch
+        </Link>
+        <nav aria-label="Main" className="flex gap-4 text-sm">
+          {links.map((l) => (
+            <Link key={l.href} href={l.href} className="rounded px-1 text-zinc-700 hover:text-zinc-950 focus-visible:outline-2 focus-visible:outline-blue-500 dark:text-zinc-300 dark:hover:text-white">
+              {l.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="ml-auto">
+          <ThemeToggle />
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,55 @@
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { Pill } from "@/components/ui/pill";
+import { NumTd, Table, Td, Th } from "@/components/ui/table";
+import { formatAge, formatCount } from "@/lib/format";
+import type { ClusterView } from "@/lib/views/clusters";
+
+/** One cluster: reachability with data age, brokers, and its topics' partition counts and offsets. */
+export function ClusterCard({ cluster }: { cluster: ClusterView }) {
+  const topics = cluster.topics.filter((t) => !t.name.startsWith("__"));
+  return (
+    <Card data-testid={`cluster-${cluster.alias}`}>
+      <CardHeader>
+        <CardTitle>
+          Cluster <span className="font-mono">{cluster.alias}</span>
+        </CardTitle>
+        <div className="flex items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+          <span className="font-mono">{cluster.bootstrap.join(", ")}</span>
+          {cluster.reachable ? <Pill tone="ok">Reachable</Pill> : <Pill tone="crit">Unreachable</Pill>}
+        </div>
+      </CardHeader>
+      <CardContent>
+        {!cluster.reachable ? (
+          <p role="alert" className="mb-2 text-sm text-red-800 dark:text-red-300">
+            {cluster.error} {cluster.dataAgeMs !== null ? `Showing data from ${formatAge(cluster.dataAgeMs)} ago.` : "No data was ever read from this cluster."}
+          </p>
+        ) : null}
+        <p className="mb-2 text-xs text-zinc-600 dark:text-zinc-400">
+          {cluster.brokers} broker{cluster.brokers === 1 ? "" : "s"} · {topics.length} topics · {cluster.groups} consumer groups
+          {cluster.underReplicated ? ` · ${cluster.underReplicated} under-replicated` : ""}
+          {cluster.offline ? ` · ${cluster.offline} offline partitions` : ""}
+        </p>
+        <Table>
+          <thead>
+            <tr>
+              <Th>Topic</Th>
+              <Th className="text-right">Partitions</Th>
+              <Th className="text-right">Log start (sum)</Th>
+              <Th className="text-right">Log end (sum)</Th>
+            </tr>
+          </thead>
+          <tbody>
+            {topics.map((t) => (
+              <tr key={t.name} data-testid={`topic-${cluster.alias}-${t.name}`}>
+                <Td className="font-mono">{t.name}</Td>
+                <NumTd>{t.partitions}</NumTd>
+                <NumTd>{formatCount(t.logStartTotal)}</NumTd>
+                <NumTd>{formatCount(t.logEndTotal)}</NumTd>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,135 @@
+import type { ClusterConfig } from "@/lib/config";
+import { type ClusterReader, isItemError, type TopicConfigValues } from "@/lib/kafka";
+import type { ClusterSnapshot, ConsumerGroupState, TopicConfigs, TopicState } from "./types";
+
+export interface ClusterPollOptions {
+  /** Re-read topic configs and the broker default this cycle (they change rarely). */
+  refreshConfigs: boolean;
+  now: number;
+}
+
+/**
+ * One cycle's reads of one cluster: one Metadata request, ListOffsets earliest+latest batched per
+ * leader broker, group offsets, and (every N cycles) topic configs. A cluster that does not
+ * answer keeps its previous data, marked stale with the time it was read and the error.
+ */
+export async function pollCluster(reader: ClusterReader, config: ClusterConfig, previous: ClusterSnapshot | null, opts: ClusterPollOptions): Promise<ClusterSnapshot> {
+  let metadata;
+  try {
+    metadata = await reader.readMetadata();
+  } catch (err) {
+    return markUnreachable(config, previous, describeError(err));
+  }
+  const errors: string[] = [];
+  const leaders = metadata.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partition, leader: p.leader })));
+  const offsets = await reader.readLogOffsets(leaders).catch((err: unknown) => {
+    errors.push(`ListOffsets: ${describeError(err)}`);
+    return new Map();
+  });
+
+  const previousConfigs = new Map((previous?.topics ?? []).map((t) => [t.name, t.configs]));
+  const needConfigs = metadata.topics.filter((t) => opts.refreshConfigs || !previousConfigs.get(t.name)).map((t) => t.name);
+  const configs = needConfigs.length
+    ? await reader.readTopicConfigs(needConfigs).catch((err: unknown) => {
+        errors.push(`DescribeConfigs: ${describeError(err)}`);
+        return new Map<string, TopicConfigValues | { error: string }>();
+      })
+    : new Map<string, TopicConfigValues | { error: string }>();
+  const uncleanDefault = opts.refreshConfigs || previous?.uncleanLeaderElectionDefault == null
+    ? await reader.readBrokerUncleanElection().catch(() => previous?.uncleanLeaderElectionDefault ?? null)
+    : previous.uncleanLeaderElectionDefault;
+
+  const topics: TopicState[] = metadata.topics.map((t) => {
+    const raw = configs.get(t.name);
+    return {
+      name: t.name,
+      topicId: t.topicId,
+      internal: t.isInternal,
+      configs: raw && !isItemError(raw) ? reshapeTopicConfigs(raw) : (previousConfigs.get(t.name) ?? null),
+      partitions: t.partitions.map((p) => {
+        const o = offsets.get(`${t.name}/${p.partition}`);
+        const failed = o === undefined ? "no offsets returned" : isItemError(o) ? o.error : null;
+        return {
+          topic: t.name,
+          partition: p.partition,
+          leader: p.leader,
+          leaderEpoch: o && !isItemError(o) ? Math.max(o.leaderEpoch, p.leaderEpoch) : p.leaderEpoch,
+          replicas: p.replicas,
+          isr: p.isr,
+          offlineReplicas: p.offlineReplicas,
+          logStart: o && !isItemError(o) ? o.logStart : null,
+          logEnd: o && !isItemError(o) ? o.logEnd : null,
+          error: p.error ?? failed,
+        };
+      }),
+    };
+  });
+
+  return {
+    alias: config.alias,
+    bootstrap: config.bootstrap,
+    reachable: true,
+    error: errors.length ? errors.join("; ") : null,
+    dataAt: opts.now,
+    stale: false,
+    brokers: metadata.brokers,
+    controllerId: metadata.controllerId >= 0 ? metadata.controllerId : null,
+    topics,
+    groups: await readGroups(reader, errors),
+    uncleanLeaderElectionDefault: uncleanDefault,
+  };
+}
+
+async function readGroups(reader: ClusterReader, errors: string[]): Promise<ConsumerGroupState[]> {
+  try {
+    const groups = (await reader.listGroups()).filter((g) => g.protocolType === "consumer" || g.protocolType === "");
+    if (groups.length === 0) return [];
+    const offsets = await reader.readGroupOffsets(groups.map((g) => g.groupId));
+    return groups
+      .map((g) => {
+        const rows = offsets.get(g.groupId);
+        return {
+          groupId: g.groupId,
+          state: g.state,
+          protocolType: g.protocolType,
+          members: g.members,
+          offsets: rows && !isItemError(rows) ? rows : [],
+        };
+      })
+      .sort((a, b) => a.groupId.localeCompare(b.groupId));
+  } catch (err) {
+    errors.push(`consumer groups: ${describeError(err)}`);
+    return [];
+  }
+}
+
+/** Parses the configs Gapwatch uses; -1 retention means infinite (null). */
+export function reshapeTopicConfigs(raw: TopicConfigValues): TopicConfigs {
+  const retention = (v: string | undefined) => (v === undefined || v === "-1" || !/^-?\d+$/.test(v) ? null : BigInt(v));
+  return {
+    retentionMs: retention(raw["retention.ms"]),
+    retentionBytes: retention(raw["retention.bytes"]),
+    cleanupPolicy: raw["cleanup.policy"] ?? "delete",
+    uncleanLeaderElection: raw["unclean.leader.election.enable"] === "true",
+  };
+}
+
+function markUnreachable(config: ClusterConfig, previous: ClusterSnapshot | null, error: string): ClusterSnapshot {
+  return {
+    alias: config.alias,
+    bootstrap: config.bootstrap,
+    reachable: false,
+    error,
+    dataAt: previous?.dataAt ?? null,
+    stale: previous !== null && previous.dataAt !== null,
+    brokers: previous?.brokers ?? [],
+    controllerId: previous?.controllerId ?? null,
+    topics: previous?.topics ?? [],
+    groups: previous?.groups ?? [],
+    uncleanLeaderElectionDefault: previous?.uncleanLeaderElectionDefault ?? null,
+  };
+}
+
+export function describeError(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,152 @@
+import type { GapwatchConfig } from "@/lib/config";
+import { type ClusterReader, createClusterReader } from "@/lib/kafka";
+import { getLogger } from "@/lib/logger";
+import type { SyncPoint } from "@/lib/mm2";
+import type { Store } from "@/lib/store";
+import { describeError, pollCluster } from "./cluster-poll";
+import { pollConnect } from "./connect-poll";
+import { buildFlow } from "./flow-builder";
+import { discoverFlows } from "./flow-discovery";
+import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readings";
+import type { ClusterSnapshot, CollectorHistory, ConnectClusterSnapshot, Snapshot } from "./types";
+
+const log = getLogger("collector");
+
+/** Called after every cycle with the new and the previous snapshot (detectors, alerts, metrics). */
+export type CycleListener = (current: Snapshot, previous: Snapshot | null, history: CollectorHistory) => void | Promise<void>;
+
+/**
+ * The poll loop: one cycle reads every cluster and Connect cluster in parallel, finds the MM2
+ * flows, reads MM2's own topics, and publishes one immutable Snapshot. Cycles never overlap:
+ * the next starts `pollIntervalSeconds` after the previous one ended.
+ */
+export class Collector {
+  private readonly readers = new Map<string, ClusterReader>();
+  private readonly tailState: FlowTailState;
+  private latestSnapshot: Snapshot | null = null;
+  private cycle = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<Snapshot> | null = null;
+  private stopped = true;
+  private readonly listeners: CycleListener[] = [];
+
+  constructor(
+    private readonly config: GapwatchConfig,
+    private readonly store: Store | null,
+  ) {
+    for (const c of config.clusters) {
+      this.readers.set(c.alias, createClusterReader({ alias: c.alias, bootstrap: c.bootstrap, tls: c.tls, sasl: c.sasl, clientId: "gapwatch" }));
+    }
+    this.tailState = createFlowTailState(store?.loadOffsetSyncHistory() ?? new Map());
+  }
+
+  /** Starts the loop (first cycle at once). */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    log.info({ clusters: this.config.clusters.map((c) => c.alias), intervalSeconds: this.config.pollIntervalSeconds }, "collector started");
+    void this.loop();
+  }
+
+  /** Stops the loop, waits for a running cycle, closes the Kafka clients. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+    await Promise.allSettled([...this.readers.values()].map((r) => r.close()));
+    log.info("collector stopped");
+  }
+
+  onCycle(listener: CycleListener): void {
+    this.listeners.push(listener);
+  }
+
+  latest(): Snapshot | null {
+    return this.latestSnapshot;
+  }
+
+  history(): CollectorHistory {
+    return { offsetSyncs: this.tailState.syncHistory };
+  }
+
+  /** Runs one cycle now (or joins the one running): used by the loop and by tests. */
+  runCycle(): Promise<Snapshot> {
+    if (!this.running) {
+      this.running = this.collect().finally(() => {
+        this.running = null;
+      });
+    }
+    return this.running;
+  }
+
+  private async loop(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.runCycle();
+    } catch (err) {
+      log.error({ err: describeError(err) }, "collector cycle failed");
+    }
+    if (!this.stopped) this.timer = setTimeout(() => void this.loop(), this.config.pollIntervalSeconds * 1000);
+  }
+
+  private async collect(): Promise<Snapshot> {
+    const started = Date.now();
+    const cycle = ++this.cycle;
+    const previous = this.latestSnapshot;
+    const refreshConfigs = cycle % this.config.configRefreshCycles === 1 || this.config.configRefreshCycles === 1;
+    const [clusters, connect] = await Promise.all([
+      Promise.all(this.config.clusters.map((c) => pollCluster(this.readers.get(c.alias)!, c, previous?.clusters.find((p) => p.alias === c.alias) ?? null, { refreshConfigs, now: started }))),
+      Promise.all(this.config.connect.map((c) => pollConnect(c, previous?.connect.find((p) => p.name === c.name) ?? null, started))),
+    ]);
+    const flows = await this.readFlows(clusters, connect, started);
+    const snapshot: Snapshot = Object.freeze({
+      cycle,
+      takenAt: started,
+      durationMs: Date.now() - started,
+      clusters,
+      connect,
+      flows,
+      malformedRecords: { ...this.tailState.malformed },
+    });
+    this.latestSnapshot = snapshot;
+    this.persist(snapshot);
+    for (const listener of this.listeners) {
+      try {
+        await listener(snapshot, previous, this.history());
+      } catch (err) {
+        log.error({ err: describeError(err) }, "cycle listener failed");
+      }
+    }
+    log.debug({ cycle, durationMs: snapshot.durationMs, flows: flows.length }, "cycle done");
+    return snapshot;
+  }
+
+  private async readFlows(clusters: ClusterSnapshot[], connect: ConnectClusterSnapshot[], now: number) {
+    const byAlias = new Map(clusters.map((c) => [c.alias, c]));
+    const definitions = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })));
+    return Promise.all(
+      definitions.map(async (def) => {
+        const readings = await readFlow(def, {
+          readers: this.readers,
+          clusters: byAlias,
+          connect: this.config.connect,
+          state: this.tailState,
+          now,
+          onSyncs: (flow, topic, partition, syncs: SyncPoint[]) => this.store?.appendOffsetSyncs(flow, topic, partition, syncs, now),
+          onCheckpoints: (flow, checkpoints) => this.store?.appendCheckpoints(flow, checkpoints),
+        });
+        return buildFlow(def, byAlias.get(def.source), byAlias.get(def.target), readings, now);
+      }),
+    );
+  }
+
+  private persist(snapshot: Snapshot): void {
+    if (!this.store) return;
+    try {
+      this.store.recordFlowSamples(snapshot.flows, snapshot.takenAt);
+      if (snapshot.cycle % 60 === 1) this.store.prune(snapshot.takenAt);
+    } catch (err) {
+      log.error({ err: describeError(err) }, "writing the cycle to the store failed");
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import type { SyncPoint } from "@/lib/mm2";
+import type { FlowDefinition } from "./flow-discovery";
+import { type CheckpointPoint, type ClusterSnapshot, type Flow, type FlowPartition, flowPartitionKey, type PartitionState } from "./types";
+
+/** What the collector read this cycle for one flow, besides the two clusters' snapshots. */
+export interface FlowReadings {
+  /** Upstream offset of the last replicated record per `topic/partition` (Connect's stored offset). */
+  positions: ReadonlyMap<string, bigint> | null;
+  syncHistory: ReadonlyMap<string, readonly SyncPoint[]>;
+  checkpoints: readonly CheckpointPoint[];
+  latestHeartbeat: number | null;
+  errors: string[];
+}
+
+/**
+ * Assembles one flow's partitions from the source and target snapshots and MM2's readings.
+ * A source topic belongs to the flow when MM2 holds a position for it or its remote topic exists
+ * on the target (so MM2's own internal topics and `__consumer_offsets` never do).
+ */
+export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefined, target: ClusterSnapshot | undefined, readings: FlowReadings, now: number): Flow {
+  const targetPartitions = indexPartitions(target);
+  const positionTopics = new Set([...(readings.positions?.keys() ?? [])].map((k) => k.slice(0, k.lastIndexOf("/"))));
+  const partitions: FlowPartition[] = [];
+  for (const topic of source?.topics ?? []) {
+    const targetTopic = def.policy.formatRemoteTopic(def.source, topic.name);
+    const replicated = positionTopics.has(topic.name) || target?.topics.some((t) => t.name === targetTopic);
+    if (!replicated) continue;
+    for (const p of topic.partitions) {
+      const lastReplicated = readings.positions?.get(`${topic.name}/${p.partition}`);
+      const t = targetPartitions.get(`${targetTopic}/${p.partition}`);
+      const history = readings.syncHistory.get(flowPartitionKey(def.id, topic.name, p.partition));
+      const committedPosition = lastReplicated === undefined ? null : lastReplicated + 1n;
+      const latestSync = history?.at(-1) ?? null;
+      const derived = derivePosition(latestSync, t?.logEnd ?? null, p.logEnd);
+      const useDerived = derived !== null && (committedPosition === null || derived > committedPosition);
+      const mm2Position = useDerived ? derived : committedPosition;
+      partitions.push({
+        topic: topic.name,
+        partition: p.partition,
+        targetTopic,
+        sourceTopicId: topic.topicId,
+        sourceLogStart: p.logStart,
+        sourceLogEnd: p.logEnd,
+        sourceLeaderEpoch: p.leaderEpoch,
+        mm2Position,
+        committedPosition,
+        positionSource: mm2Position === null ? null : useDerived ? "offset-sync" : "committed",
+        targetLogStart: t?.logStart ?? null,
+        targetLogEnd: t?.logEnd ?? null,
+        lag: computeLag(p, mm2Position),
+        latestSync,
+      });
+    }
+  }
+  partitions.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+  return {
+    id: def.id,
+    source: def.source,
+    target: def.target,
+    discoveredFrom: def.discoveredFrom,
+    connectors: { connectCluster: def.connectCluster, ...def.connectors },
+    replicationPolicy: { kind: def.policy.kind, separator: def.policy.separator },
+    topicsFilter: def.topicsFilter,
+    groupsFilter: def.groupsFilter,
+    offsetSyncs: def.offsetSyncs,
+    checkpointsTopic: def.checkpointsTopic,
+    partitions,
+    checkpoints: [...readings.checkpoints],
+    heartbeat: {
+      latestTimestamp: readings.latestHeartbeat,
+      latencyMs: readings.latestHeartbeat === null ? null : Math.max(0, now - readings.latestHeartbeat),
+    },
+    totals: {
+      topics: new Set(partitions.map((p) => p.topic)).size,
+      partitions: partitions.length,
+      lag: partitions.reduce((sum, p) => sum + (p.lag ?? 0n), 0n),
+      unknownPositions: partitions.filter((p) => p.lag === null).length,
+    },
+    errors: readings.errors,
+  };
+}
+
+/**
+ * The position the newest offset sync proves. MM2 writes a sync at once whenever upstream offsets
+ * are not consecutive (OffsetSyncWriter, 3.5+), so after the newest sync (u, d) every replicated
+ * record is the next upstream offset: the target's log end T holds T − d − 1 more of them, and
+ * the position is u + (T − d). Connect's committed offset can trail this by one flush (seen in the
+ * sandbox: the last record of a paused task stays uncommitted). Not used when it would pass the
+ * source log end (stale syncs of a recreated topic, or other writers on the target).
+ */
+export function derivePosition(sync: SyncPoint | null, targetLogEnd: bigint | null, sourceLogEnd: bigint | null): bigint | null {
+  if (!sync || targetLogEnd === null || sourceLogEnd === null || targetLogEnd <= sync.downstream) return null;
+  const position = sync.upstream + (targetLogEnd - sync.downstream);
+  return position <= sourceLogEnd ? position : null;
+}
+
+/**
+ * Records not yet replicated: source log end − MM2's position, never negative (a log end below
+ * the position is a topic reset, which the detectors report). An empty partition MM2 never
+ * touched has nothing to replicate; otherwise an unknown position gives an unknown lag.
+ */
+function computeLag(p: PartitionState, mm2Position: bigint | null): bigint | null {
+  if (p.logEnd === null) return null;
+  if (mm2Position === null) return p.logStart !== null && p.logStart === p.logEnd ? 0n : null;
+  const lag = p.logEnd - mm2Position;
+  return lag > 0n ? lag : 0n;
+}
+
+function indexPartitions(cluster: ClusterSnapshot | undefined): Map<string, PartitionState> {
+  const map = new Map<string, PartitionState>();
+  for (const t of cluster?.topics ?? []) for (const p of t.partitions) map.set(`${t.name}/${p.partition}`, p);
+  return map;
+}

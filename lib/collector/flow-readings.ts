@@ -1,0 +1,164 @@
+import type { ConnectConfig } from "@/lib/config";
+import { getMirrorSourceOffsets } from "@/lib/connect";
+import type { ClusterReader, FetchedRecord } from "@/lib/kafka";
+import { decodeAll, decodeCheckpoint, decodeHeartbeat, decodeMirrorSourcePosition, decodeOffsetSync, type SyncPoint } from "@/lib/mm2";
+import { describeError } from "./cluster-poll";
+import type { FlowDefinition } from "./flow-discovery";
+import type { FlowReadings } from "./flow-builder";
+import { tailPartition, type TailPosition } from "./topic-tail";
+import { type CheckpointPoint, type ClusterSnapshot, flowPartitionKey } from "./types";
+
+/** Offset syncs kept in memory per partition (the store keeps the same bound). */
+export const maxSyncsInMemory = 20_000;
+
+/** State the collector carries between cycles for the flows' internal topics. */
+export interface FlowTailState {
+  tails: Map<string, TailPosition>;
+  syncHistory: Map<string, SyncPoint[]>;
+  checkpoints: Map<string, CheckpointPoint>;
+  heartbeats: Map<string, number>;
+  dedicatedPositions: Map<string, Map<string, bigint>>;
+  malformed: Record<string, number>;
+}
+
+export function createFlowTailState(syncHistory: Map<string, SyncPoint[]> = new Map()): FlowTailState {
+  return { tails: new Map(), syncHistory, checkpoints: new Map(), heartbeats: new Map(), dedicatedPositions: new Map(), malformed: {} };
+}
+
+export interface FlowReadContext {
+  readers: ReadonlyMap<string, ClusterReader>;
+  clusters: ReadonlyMap<string, ClusterSnapshot>;
+  connect: readonly ConnectConfig[];
+  state: FlowTailState;
+  now: number;
+  /** Called with new syncs per partition, so the store can persist them. */
+  onSyncs?: (flow: string, topic: string, partition: number, syncs: SyncPoint[]) => void;
+  onCheckpoints?: (flow: string, checkpoints: CheckpointPoint[]) => void;
+}
+
+/**
+ * Reads what MM2 itself says about a flow this cycle: its positions (Connect REST
+ * `GET /connectors/{name}/offsets`, or the dedicated-mode offsets topic), new offset syncs,
+ * checkpoints and heartbeats (tailed incrementally). Failures are collected, never thrown.
+ */
+export async function readFlow(def: FlowDefinition, ctx: FlowReadContext): Promise<FlowReadings> {
+  const errors: string[] = [];
+  const [positions] = await Promise.all([
+    readPositions(def, ctx, errors),
+    readSyncs(def, ctx, errors),
+    readCheckpoints(def, ctx, errors),
+    readHeartbeats(def, ctx, errors),
+  ]);
+  const prefix = `${def.id}|`;
+  return {
+    positions,
+    syncHistory: new Map([...ctx.state.syncHistory].filter(([k]) => k.startsWith(prefix))),
+    checkpoints: [...ctx.state.checkpoints].filter(([k]) => k.startsWith(prefix)).map(([, v]) => v),
+    latestHeartbeat: ctx.state.heartbeats.get(def.id) ?? null,
+    errors,
+  };
+}
+
+async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<Map<string, bigint> | null> {
+  if (def.connectors.source && def.connectCluster) {
+    const connect = ctx.connect.find((c) => c.name === def.connectCluster);
+    if (!connect) return null;
+    try {
+      const offsets = await getMirrorSourceOffsets({ url: connect.url, auth: connect.auth, timeoutMs: connect.timeoutMs }, def.connectors.source);
+      return new Map(offsets.filter((o) => o.cluster === def.source).map((o) => [`${o.topic}/${o.partition}`, o.offset]));
+    } catch (err) {
+      errors.push(`MM2 positions from Connect: ${describeError(err)}`);
+      return null;
+    }
+  }
+  if (!def.positionsTopic) return null;
+  const positions = ctx.state.dedicatedPositions.get(def.id) ?? new Map<string, bigint>();
+  ctx.state.dedicatedPositions.set(def.id, positions);
+  const target = ctx.clusters.get(def.target);
+  const topic = target?.topics.find((t) => t.name === def.positionsTopic);
+  for (const p of topic?.partitions ?? []) {
+    const records = await tail(ctx, def.target, def.positionsTopic, p.partition, errors);
+    const decoded = decodeAll(records, decodeMirrorSourcePosition);
+    countMalformed(ctx, def.target, def.positionsTopic, decoded.malformed);
+    for (const d of decoded.decoded) {
+      if (d.cluster !== def.source) continue;
+      if (d.offset === null) positions.delete(`${d.topic}/${d.partition}`);
+      else positions.set(`${d.topic}/${d.partition}`, d.offset);
+    }
+  }
+  return positions;
+}
+
+async function readSyncs(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<void> {
+  const records = await tail(ctx, def.offsetSyncs.cluster, def.offsetSyncs.topic, 0, errors);
+  const decoded = decodeAll(records, decodeOffsetSync);
+  countMalformed(ctx, def.offsetSyncs.cluster, def.offsetSyncs.topic, decoded.malformed);
+  const fresh = new Map<string, SyncPoint[]>();
+  for (const s of decoded.decoded) {
+    const key = flowPartitionKey(def.id, s.topic, s.partition);
+    const list = fresh.get(key) ?? [];
+    list.push({ upstream: s.upstream, downstream: s.downstream });
+    fresh.set(key, list);
+  }
+  for (const [key, syncs] of fresh) {
+    const history = ctx.state.syncHistory.get(key) ?? [];
+    history.push(...syncs);
+    if (history.length > maxSyncsInMemory) history.splice(0, history.length - maxSyncsInMemory);
+    ctx.state.syncHistory.set(key, history);
+    const [, topic, partition] = key.split("|") as [string, string, string];
+    ctx.onSyncs?.(def.id, topic, Number(partition), syncs);
+  }
+}
+
+async function readCheckpoints(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<void> {
+  const records = await tail(ctx, def.target, def.checkpointsTopic, 0, errors);
+  const decoded = decodeAll(records, decodeCheckpoint);
+  countMalformed(ctx, def.target, def.checkpointsTopic, decoded.malformed);
+  const added: CheckpointPoint[] = [];
+  decoded.decoded.forEach((c, i) => {
+    const topic = def.policy.kind === "identity" ? c.topic : (def.policy.upstreamTopic(c.topic) ?? c.topic);
+    const point: CheckpointPoint = { group: c.group, topic, partition: c.partition, upstream: c.upstream, downstream: c.downstream, at: records[i]?.timestamp ?? ctx.now };
+    ctx.state.checkpoints.set(`${def.id}|${c.group}|${topic}|${c.partition}`, point);
+    added.push(point);
+  });
+  if (added.length) ctx.onCheckpoints?.(def.id, added);
+}
+
+async function readHeartbeats(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<void> {
+  // Only the newest heartbeat matters: start near the end on first read.
+  const records = await tail(ctx, def.target, def.heartbeatsTopic, 0, errors, (start, end) => (end - 50n > start ? end - 50n : start));
+  const decoded = decodeAll(records, decodeHeartbeat);
+  countMalformed(ctx, def.target, def.heartbeatsTopic, decoded.malformed);
+  for (const h of decoded.decoded) {
+    if (h.timestampMs > (ctx.state.heartbeats.get(def.id) ?? 0)) ctx.state.heartbeats.set(def.id, h.timestampMs);
+  }
+}
+
+async function tail(
+  ctx: FlowReadContext,
+  cluster: string,
+  topic: string,
+  partition: number,
+  errors: string[],
+  startAt?: (logStart: bigint, logEnd: bigint) => bigint,
+): Promise<FetchedRecord[]> {
+  const reader = ctx.readers.get(cluster);
+  const snapshot = ctx.clusters.get(cluster);
+  const p = snapshot?.topics.find((t) => t.name === topic)?.partitions.find((x) => x.partition === partition);
+  if (!reader || !snapshot?.reachable || !p) return [];
+  const key = `${cluster}/${topic}/${partition}`;
+  const position = ctx.state.tails.get(key) ?? { next: null };
+  ctx.state.tails.set(key, position);
+  try {
+    const result = await tailPartition(reader, topic, partition, position, { logStart: p.logStart, logEnd: p.logEnd }, { startAt });
+    if (result.error) errors.push(`reading ${cluster}/${result.error}`);
+    return result.records;
+  } catch (err) {
+    errors.push(`reading ${cluster}/${topic}/${partition}: ${describeError(err)}`);
+    return [];
+  }
+}
+
+function countMalformed(ctx: FlowReadContext, cluster: string, topic: string, count: number): void {
+  if (count > 0) ctx.state.malformed[`${cluster}/${topic}`] = (ctx.state.malformed[`${cluster}/${topic}`] ?? 0) + count;
+}

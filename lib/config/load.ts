@@ -1,0 +1,64 @@
+import { readFileSync } from "node:fs";
+import { parseDocument } from "yaml";
+import type { z } from "zod";
+import { ConfigError } from "@/lib/errors";
+import { configSchema, type GapwatchConfig } from "./schema";
+
+/**
+ * Reads, resolves and validates a config file. Every failure is a ConfigError whose message names
+ * the file, the field (as a path like `clusters[1].bootstrap`) and what is wrong.
+ */
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): GapwatchConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(`${file}: cannot read the config file (${(err as NodeJS.ErrnoException).code ?? String(err)}); set GAPWATCH_CONFIG to its path`, { cause: err });
+  }
+  return parseConfigText(text, file, env);
+}
+
+/** Parses YAML text into a validated config (exported for tests). */
+export function parseConfigText(text: string, file: string, env: NodeJS.ProcessEnv = process.env): GapwatchConfig {
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(`${file}: not valid YAML: ${doc.errors[0]!.message}`);
+  }
+  const raw: unknown = doc.toJS();
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw new ConfigError(`${file}: the top level must be a mapping with at least a \`clusters:\` list`);
+  }
+  const resolved = resolveEnvReferences(raw, [], file, env);
+  const parsed = configSchema.safeParse(resolved);
+  if (!parsed.success) throw new ConfigError(`${file}: ${describeIssues(parsed.error.issues)}`);
+  return parsed.data;
+}
+
+/** Replaces `${NAME}` in string values with the environment variable; unset variables are errors. */
+function resolveEnvReferences(value: unknown, path: (string | number)[], file: string, env: NodeJS.ProcessEnv): unknown {
+  if (typeof value === "string") {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+      const v = env[name];
+      if (v === undefined) {
+        throw new ConfigError(`${file}: ${formatPath(path)}: environment variable ${name} is not set (the value refers to \${${name}})`);
+      }
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => resolveEnvReferences(v, [...path, i], file, env));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvReferences(v, [...path, k], file, env)]));
+  }
+  return value;
+}
+
+function describeIssues(issues: z.core.$ZodIssue[]): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => `${formatPath(issue.path as (string | number)[]) || "(top level)"}: ${issue.message}`)
+    .join("; ");
+}
+
+function formatPath(path: (string | number)[]): string {
+  return path.reduce<string>((acc, part) => (typeof part === "number" ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), "");
+}

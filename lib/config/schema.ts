@@ -1,0 +1,67 @@
+import { z } from "zod";
+
+/**
+ * The shape of gapwatch.config.yaml. Secrets are given as `${ENV_VAR}` references and resolved
+ * from the environment before validation (see load.ts), so the file itself can be committed.
+ */
+const bootstrapSchema = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : v.split(",")).map((s) => s.trim()).filter((s) => s.length > 0))
+  .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "each bootstrap server must be host:port")).min(1, "give at least one bootstrap server"));
+
+const tlsSchema = z.union([
+  z.boolean(),
+  z.object({
+    ca: z.string().optional(),
+    cert: z.string().optional(),
+    key: z.string().optional(),
+    rejectUnauthorized: z.boolean().default(true),
+  }).strict(),
+]);
+
+const saslSchema = z.object({
+  mechanism: z.enum(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]),
+  username: z.string().min(1),
+  password: z.string().min(1),
+}).strict();
+
+export const clusterSchema = z.object({
+  /** The alias MM2 uses for this cluster (source.cluster.alias / target.cluster.alias). */
+  alias: z.string().regex(/^[A-Za-z0-9_.-]+$/, "alias may hold letters, digits, '.', '_' and '-' only"),
+  bootstrap: bootstrapSchema,
+  tls: tlsSchema.optional(),
+  sasl: saslSchema.optional(),
+}).strict();
+
+export const connectSchema = z.object({
+  name: z.string().min(1),
+  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://connect:8083" }),
+  auth: z.object({ username: z.string().min(1), password: z.string().min(1) }).strict().optional(),
+  timeoutMs: z.number().int().positive().default(5000),
+}).strict();
+
+export const configSchema = z.object({
+  clusters: z.array(clusterSchema).min(1, "list at least one Kafka cluster"),
+  connect: z.array(connectSchema).default([]),
+  /** Seconds between poll cycles. */
+  pollIntervalSeconds: z.number().min(1).max(3600).default(10),
+  /** Topic configs are refreshed every N cycles (they change rarely). */
+  configRefreshCycles: z.number().int().min(1).default(30),
+  /** Detector thresholds; unknown keys are rejected by lib/detect's own schema. */
+  thresholds: z.record(z.string(), z.number()).default({}),
+  store: z.object({ path: z.string().min(1).optional() }).strict().default({}),
+  admin: z.object({ secret: z.string().min(12, "the admin secret must be at least 12 characters").optional() }).strict().default({}),
+  notifications: z.object({
+    webhooks: z.array(z.object({ url: z.url(), format: z.enum(["json", "slack", "alertmanager"]).default("json") }).strict()).default([]),
+  }).strict().default({ webhooks: [] }),
+}).strict().superRefine((config, ctx) => {
+  const seen = new Set<string>();
+  config.clusters.forEach((c, i) => {
+    if (seen.has(c.alias)) ctx.addIssue({ code: "custom", path: ["clusters", i, "alias"], message: `alias "${c.alias}" is listed twice` });
+    seen.add(c.alias);
+  });
+});
+
+export type GapwatchConfig = z.infer<typeof configSchema>;
+export type ClusterConfig = z.infer<typeof clusterSchema>;
+export type ConnectConfig = z.infer<typeof connectSchema>;

@@ -1,0 +1,61 @@
+import type { CheckpointPoint, Flow, OffsetSyncPoint } from "@/lib/collector/types";
+
+/** One sample of a flow partition's offsets (raw: per cycle; rolled up: last of each minute). */
+export interface PartitionSample {
+  at: number;
+  sourceLogStart: bigint | null;
+  sourceLogEnd: bigint | null;
+  mm2Position: bigint | null;
+  targetLogEnd: bigint | null;
+  lag: bigint | null;
+}
+
+/** Sum of lag per topic at one time bucket (for sparklines). */
+export interface TopicLagPoint {
+  topic: string;
+  at: number;
+  lag: number;
+}
+
+export interface StoredEvent {
+  id: number;
+  at: number;
+  kind: string;
+  flow: string | null;
+  cluster: string | null;
+  message: string;
+  data: unknown;
+}
+
+/** A stored alert: the store keeps the whole record as JSON and indexes a few columns. */
+export interface StoredAlert {
+  id: string;
+  key: string;
+  type: string;
+  severity: string;
+  state: string;
+  firstSeen: number;
+  lastSeen: number;
+}
+
+/**
+ * Everything Gapwatch persists. SQLite implements it today; the interface is what a shared
+ * PostgreSQL store would implement when several collectors write (ARCHITECTURE.md, scale-out).
+ */
+export interface Store {
+  recordFlowSamples(flows: readonly Flow[], at: number): void;
+  readPartitionHistory(flow: string, topic: string, partition: number, from: number, to: number): PartitionSample[];
+  readTopicLagSeries(flow: string, from: number, to: number): TopicLagPoint[];
+  appendOffsetSyncs(flow: string, topic: string, partition: number, syncs: readonly OffsetSyncPoint[], at: number): void;
+  loadOffsetSyncHistory(): Map<string, OffsetSyncPoint[]>;
+  appendCheckpoints(flow: string, checkpoints: readonly CheckpointPoint[]): void;
+  readCheckpointHistory(flow: string, group: string, topic: string, partition: number, limit: number): CheckpointPoint[];
+  saveAlerts<T extends StoredAlert>(alerts: readonly T[]): void;
+  loadAlerts<T extends StoredAlert>(filter?: { state?: string; type?: string; flow?: string }): T[];
+  appendEvent(event: Omit<StoredEvent, "id">): void;
+  listEvents(from: number, to: number, limit: number): StoredEvent[];
+  getValue(name: string): string | null;
+  setValue(name: string, value: string): void;
+  prune(now: number): void;
+  close(): void;
+}

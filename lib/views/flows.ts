@@ -1,0 +1,90 @@
+import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
+
+export interface FlowSummary {
+  id: string;
+  source: string;
+  target: string;
+  discoveredFrom: Flow["discoveredFrom"];
+  connectors: Flow["connectors"];
+  topics: number;
+  partitions: number;
+  lag: bigint;
+  unknownPositions: number;
+  heartbeatLatencyMs: number | null;
+  tasks: Record<string, number>;
+  errors: string[];
+}
+
+export interface TopicRow {
+  topic: string;
+  targetTopic: string;
+  partitions: number;
+  sourceLogEnd: bigint;
+  targetLogEnd: bigint;
+  lag: bigint;
+  unknownPositions: number;
+  internal: boolean;
+}
+
+/** Flows with totals and the states of their Connect tasks. */
+export function listFlowSummaries(snapshot: Snapshot): FlowSummary[] {
+  return snapshot.flows.map((f) => summarizeFlow(snapshot, f));
+}
+
+export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
+  const names = [f.connectors.source, f.connectors.checkpoint, f.connectors.heartbeat].filter((n): n is string => n !== null);
+  const connect = snapshot.connect.find((c) => c.name === f.connectors.connectCluster);
+  const tasks: Record<string, number> = {};
+  for (const connector of connect?.connectors.filter((c) => names.includes(c.name)) ?? []) {
+    for (const t of connector.tasks) tasks[t.state] = (tasks[t.state] ?? 0) + 1;
+  }
+  return {
+    id: f.id,
+    source: f.source,
+    target: f.target,
+    discoveredFrom: f.discoveredFrom,
+    connectors: f.connectors,
+    topics: f.totals.topics,
+    partitions: f.totals.partitions,
+    lag: f.totals.lag,
+    unknownPositions: f.totals.unknownPositions,
+    heartbeatLatencyMs: f.heartbeat.latencyMs,
+    tasks,
+    errors: f.errors,
+  };
+}
+
+/** Per-topic rows of a flow (sums over partitions). */
+export function listTopicRows(f: Flow): TopicRow[] {
+  const byTopic = new Map<string, FlowPartition[]>();
+  for (const p of f.partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
+  return [...byTopic].map(([topic, parts]) => ({
+    topic,
+    targetTopic: parts[0]!.targetTopic,
+    partitions: parts.length,
+    sourceLogEnd: parts.reduce((s, p) => s + (p.sourceLogEnd ?? 0n), 0n),
+    targetLogEnd: parts.reduce((s, p) => s + (p.targetLogEnd ?? 0n), 0n),
+    lag: parts.reduce((s, p) => s + (p.lag ?? 0n), 0n),
+    unknownPositions: parts.filter((p) => p.lag === null).length,
+    internal: topic === "heartbeats" || topic.endsWith(".heartbeats") || topic.endsWith(".internal") || topic.startsWith("__"),
+  }));
+}
+
+/** The per-partition rows of the API: the fields operators compare side by side. */
+export function listPartitionRows(f: Flow) {
+  return f.partitions.map((p) => ({
+    topic: p.topic,
+    partition: p.partition,
+    targetTopic: p.targetTopic,
+    sourceLogStart: p.sourceLogStart,
+    sourceLogEnd: p.sourceLogEnd,
+    mm2Position: p.mm2Position,
+    committedPosition: p.committedPosition,
+    positionSource: p.positionSource,
+    targetLogEnd: p.targetLogEnd,
+    lag: p.lag,
+    sourceLeaderEpoch: p.sourceLeaderEpoch,
+    sourceTopicId: p.sourceTopicId,
+    latestSync: p.latestSync,
+  }));
+}

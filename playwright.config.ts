@@ -1,0 +1,22 @@
+import { defineConfig } from "@playwright/test";
+
+/**
+ * E2E against the running dashboard + sandbox started by `npm test` (scripts/test.ts), in Debian's
+ * Chromium — Playwright never downloads a browser here.
+ */
+export default defineConfig({
+  testDir: "tests/e2e",
+  timeout: 180_000,
+  expect: { timeout: 30_000 },
+  workers: 1,
+  reporter: [["list"]],
+  outputDir: "test-results/e2e",
+  use: {
+    baseURL: process.env.GAPWATCH_E2E_URL ?? "http://localhost:3000",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    },
+  },
+});
