@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import path from "node:path";
+import { AlphabeticalSequencer } from "./tests/integration/alphabetical-sequencer";
 
 const alias = { "@": path.resolve(import.meta.dirname) };
 
@@ -22,6 +23,7 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 300_000,
           globalSetup: ["tests/integration/global-setup.ts"],
+          sequence: { sequencer: AlphabeticalSequencer },
         },
       },
     ],

@@ -1,5 +1,5 @@
 import type { GapwatchConfig } from "@/lib/config";
-import { type ClusterReader, createClusterReader } from "@/lib/kafka";
+import { type ClusterReader, createClusterReader, type RequestCount } from "@/lib/kafka";
 import { getLogger } from "@/lib/logger";
 import type { SyncPoint } from "@/lib/mm2";
 import type { Store } from "@/lib/store";
@@ -67,6 +67,15 @@ export class Collector {
 
   history(): CollectorHistory {
     return { offsetSyncs: this.tailState.syncHistory };
+  }
+
+  /** Kafka requests sent per cluster since the last reset, by API and broker (tests, benchmarks). */
+  readRequestCounts(): Record<string, RequestCount[]> {
+    return Object.fromEntries([...this.readers].map(([alias, r]) => [alias, r.requestCounts()]));
+  }
+
+  resetRequestCounts(): void {
+    for (const r of this.readers.values()) r.resetRequestCounts();
   }
 
   /** Runs one cycle now (or joins the one running): used by the loop and by tests. */

@@ -58,6 +58,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const stop = async () => {
     if (connect) await stopProcess(connect.process);
     await Promise.all([...clusters.values()].map((c) => stopProcess(c.process)));
+    // Brokers restarted by a test (broker-control.ts) have new PIDs, known only by their pidfiles.
+    await stopStaleProcesses();
     rmSync(stateFile, { force: true });
   };
 

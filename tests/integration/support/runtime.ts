@@ -1,0 +1,29 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { getRuntime } from "@/lib/collector/singleton";
+import type { SandboxState } from "@/lib/sandbox/state";
+
+/**
+ * Points Gapwatch's runtime (config, collector, SQLite store) at the running sandbox, exactly as
+ * the server does, but without starting the loop: tests drive cycles with `runCycle()`.
+ */
+export function createSandboxRuntime(state: SandboxState, pollIntervalSeconds = 5) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-it-"));
+  const configFile = path.join(dir, "gapwatch.config.yaml");
+  const clusters = Object.entries(state.clusters).map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}`).join("\n");
+  writeFileSync(configFile, `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${state.connect.url}\npollIntervalSeconds: ${pollIntervalSeconds}\nconfigRefreshCycles: 1\n`);
+  process.env.GAPWATCH_CONFIG = configFile;
+  process.env.GAPWATCH_DB = path.join(dir, "gapwatch.db");
+  return getRuntime();
+}
+
+/** Calls a route handler the way Next.js does and returns its status and parsed JSON body. */
+export async function callRoute<P extends Record<string, string>>(
+  handler: (request: Request, ctx: { params: Promise<P> }) => Promise<Response> | Response,
+  url: string,
+  params: P,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await handler(new Request(`http://localhost${url}`), { params: Promise.resolve(params) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
