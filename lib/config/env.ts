@@ -2,6 +2,9 @@ import path from "node:path";
 import { z } from "zod";
 import { ConfigError } from "@/lib/errors";
 
+/** Environment variables by name (process.env or a test's own). */
+export type EnvVars = Record<string, string | undefined>;
+
 /**
  * The one validated view of Gapwatch's environment variables (server side only). Every variable
  * is listed in .env.example.
@@ -16,7 +19,7 @@ const envSchema = z.object({
 
 export type GapwatchEnv = z.infer<typeof envSchema>;
 
-export function readEnv(env: NodeJS.ProcessEnv = process.env): GapwatchEnv {
+export function readEnv(env: EnvVars = process.env): GapwatchEnv {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

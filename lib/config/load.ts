@@ -2,13 +2,14 @@ import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "@/lib/errors";
+import type { EnvVars } from "./env";
 import { configSchema, type GapwatchConfig } from "./schema";
 
 /**
  * Reads, resolves and validates a config file. Every failure is a ConfigError whose message names
  * the file, the field (as a path like `clusters[1].bootstrap`) and what is wrong.
  */
-export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): GapwatchConfig {
+export function loadConfigFile(file: string, env: EnvVars = process.env): GapwatchConfig {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -19,7 +20,7 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
 }
 
 /** Parses YAML text into a validated config (exported for tests). */
-export function parseConfigText(text: string, file: string, env: NodeJS.ProcessEnv = process.env): GapwatchConfig {
+export function parseConfigText(text: string, file: string, env: EnvVars = process.env): GapwatchConfig {
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(`${file}: not valid YAML: ${doc.errors[0]!.message}`);
@@ -35,7 +36,7 @@ export function parseConfigText(text: string, file: string, env: NodeJS.ProcessE
 }
 
 /** Replaces `${NAME}` in string values with the environment variable; unset variables are errors. */
-function resolveEnvReferences(value: unknown, path: (string | number)[], file: string, env: NodeJS.ProcessEnv): unknown {
+function resolveEnvReferences(value: unknown, path: (string | number)[], file: string, env: EnvVars): unknown {
   if (typeof value === "string") {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
       const v = env[name];
