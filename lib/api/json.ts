@@ -29,7 +29,8 @@ export async function handleRoute(body: () => Promise<Response> | Response): Pro
 export function parseTimeParam(params: URLSearchParams, name: string, fallback: number): number {
   const raw = params.get(name);
   if (raw === null || raw === "") return fallback;
-  const n = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
+  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+  const n = /^\d+$/.test(raw) ? Number(raw) : iso.test(raw) ? Date.parse(raw) : Number.NaN;
   if (!Number.isFinite(n)) throw new BadRequestError(`query parameter "${name}" must be epoch milliseconds or an ISO date, got "${raw}"`);
   return n;
 }

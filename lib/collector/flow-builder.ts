@@ -14,8 +14,9 @@ export interface FlowReadings {
 
 /**
  * Assembles one flow's partitions from the source and target snapshots and MM2's readings.
- * A source topic belongs to the flow when MM2 holds a position for it or its remote topic exists
- * on the target (so MM2's own internal topics and `__consumer_offsets` never do).
+ * A source topic belongs to the flow when MM2 holds a position for it, or when it is not internal
+ * and its remote topic exists on the target (with IdentityReplicationPolicy `__consumer_offsets`
+ * exists on both sides, yet MM2 never copies it).
  */
 export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefined, target: ClusterSnapshot | undefined, readings: FlowReadings, now: number): Flow {
   const targetPartitions = indexPartitions(target);
@@ -23,7 +24,8 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
   const partitions: FlowPartition[] = [];
   for (const topic of source?.topics ?? []) {
     const targetTopic = def.policy.formatRemoteTopic(def.source, topic.name);
-    const replicated = positionTopics.has(topic.name) || target?.topics.some((t) => t.name === targetTopic);
+    const internal = topic.internal || def.policy.isInternalTopic(topic.name);
+    const replicated = positionTopics.has(topic.name) || (!internal && target?.topics.some((t) => t.name === targetTopic));
     if (!replicated) continue;
     for (const p of topic.partitions) {
       const lastReplicated = readings.positions?.get(`${topic.name}/${p.partition}`);

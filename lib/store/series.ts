@@ -47,10 +47,13 @@ interface SampleRow {
 export function readPartitionHistory(db: SqliteDb, flow: string, topic: string, partition: number, from: number, to: number): PartitionSample[] {
   const oldestRaw = (db.prepare("SELECT MIN(at) AS at FROM partition_samples WHERE flow = ? AND topic = ? AND partition = ?").get(flow, topic, partition) as { at: number | null }).at;
   const rawFrom = oldestRaw === null ? to + 1 : Math.max(from, oldestRaw);
+  // A minute row holds the last value of its minute: only minutes that ended before the oldest
+  // raw sample, or it would repeat raw samples with a later value at an earlier time.
+  const minutesBefore = oldestRaw === null ? to + 1 : Math.floor(oldestRaw / minuteMs) * minuteMs;
   const minutes = db
     .prepare(`SELECT minute AS at, source_log_start, source_log_end, mm2_position, target_log_end, lag FROM partition_minutes
               WHERE flow = ? AND topic = ? AND partition = ? AND minute >= ? AND minute < ? ORDER BY minute`)
-    .all(flow, topic, partition, from, Math.min(to, rawFrom)) as SampleRow[];
+    .all(flow, topic, partition, from, Math.min(to + 1, minutesBefore)) as SampleRow[];
   const raw = db
     .prepare(`SELECT at, source_log_start, source_log_end, mm2_position, target_log_end, lag FROM partition_samples
               WHERE flow = ? AND topic = ? AND partition = ? AND at >= ? AND at <= ? ORDER BY at`)
@@ -68,7 +71,7 @@ export function readPartitionHistory(db: SqliteDb, flow: string, topic: string, 
 /** Total lag per topic per minute over a range (sparklines on the flow page). */
 export function readTopicLagSeries(db: SqliteDb, flow: string, from: number, to: number): TopicLagPoint[] {
   return db
-    .prepare(`SELECT topic, minute AS at, SUM(CAST(lag AS INTEGER)) AS lag FROM partition_minutes
+    .prepare(`SELECT topic, minute AS at, COALESCE(SUM(CAST(lag AS INTEGER)), 0) AS lag FROM partition_minutes
               WHERE flow = ? AND minute >= ? AND minute <= ? GROUP BY topic, minute ORDER BY topic, minute`)
     .all(flow, from, to) as TopicLagPoint[];
 }

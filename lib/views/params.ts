@@ -2,7 +2,12 @@ import { BadRequestError } from "@/lib/errors";
 
 /** Flow ids are `<source>-><target>`, URL-encoded in paths (`east-%3Ewest`). */
 export function decodeFlowParam(raw: string): string {
-  const id = raw.includes("%") ? decodeURIComponent(raw) : raw;
+  let id = raw;
+  try {
+    id = raw.includes("%") ? decodeURIComponent(raw) : raw;
+  } catch {
+    throw new BadRequestError(`flow must look like <source>-><target> (URL-encoded: east-%3Ewest), got a malformed escape in "${raw}"`);
+  }
   if (!/^[A-Za-z0-9_.-]+->[A-Za-z0-9_.-]+$/.test(id)) {
     throw new BadRequestError(`flow must look like <source>-><target> (URL-encoded: east-%3Ewest), got "${id}"`);
   }

@@ -1,0 +1,217 @@
+import { describe, expect, it } from "vitest";
+import type { ConnectClusterSnapshot, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
+import type { Connector, TaskStatus } from "@/lib/connect/types";
+import { listFlowSummaries, listPartitionRows, listTopicRows, summarizeFlow } from "@/lib/views/flows";
+
+const T0 = Date.UTC(2025, 0, 15, 3, 0, 0);
+
+function makePartition(overrides: Partial<FlowPartition> = {}): FlowPartition {
+  return {
+    topic: "orders",
+    partition: 0,
+    targetTopic: "east.orders",
+    sourceTopicId: "Xy3-topic-id",
+    sourceLogStart: 0n,
+    sourceLogEnd: 100n,
+    sourceLeaderEpoch: 3,
+    mm2Position: 90n,
+    committedPosition: 89n,
+    positionSource: "offset-sync",
+    targetLogStart: 0n,
+    targetLogEnd: 90n,
+    lag: 10n,
+    latestSync: { upstream: 80n, downstream: 80n },
+    ...overrides,
+  };
+}
+
+function makeFlow(overrides: Partial<Flow> = {}): Flow {
+  return {
+    id: "east->west",
+    source: "east",
+    target: "west",
+    discoveredFrom: "connect",
+    connectors: { connectCluster: "connect-1", source: "mm2-source", checkpoint: "mm2-checkpoint", heartbeat: null },
+    replicationPolicy: { kind: "default", separator: "." },
+    topicsFilter: ".*",
+    groupsFilter: ".*",
+    offsetSyncs: { cluster: "east", topic: "mm2-offset-syncs.west.internal" },
+    checkpointsTopic: "east.checkpoints.internal",
+    partitions: [makePartition()],
+    checkpoints: [],
+    heartbeat: { latestTimestamp: T0 - 1500, latencyMs: 1500 },
+    totals: { topics: 1, partitions: 1, lag: 10n, unknownPositions: 0 },
+    errors: [],
+    ...overrides,
+  };
+}
+
+function makeTask(id: number, state: string): TaskStatus {
+  return { id, state, workerId: "connect-1:8083", trace: null, rootCause: null };
+}
+
+function makeConnector(name: string, tasks: TaskStatus[]): Connector {
+  return {
+    name,
+    type: "source",
+    connectorClass: "org.apache.kafka.connect.mirror.MirrorSourceConnector",
+    state: "RUNNING",
+    workerId: "connect-1:8083",
+    trace: null,
+    rootCause: null,
+    tasks,
+    config: {},
+  };
+}
+
+function makeConnect(name: string, connectors: Connector[]): ConnectClusterSnapshot {
+  return { name, url: `http://${name}:8083`, reachable: true, error: null, dataAt: T0, connectors };
+}
+
+function makeSnapshot(overrides: Partial<Snapshot> = {}): Snapshot {
+  return { cycle: 7, takenAt: T0, durationMs: 120, clusters: [], connect: [], flows: [], malformedRecords: {}, ...overrides };
+}
+
+describe("listTopicRows", () => {
+  it("sums offsets and lag per topic in the order topics first appear", () => {
+    const flow = makeFlow({
+      partitions: [
+        makePartition({ topic: "orders", partition: 0, sourceLogEnd: 100n, targetLogEnd: 90n, lag: 10n }),
+        makePartition({ topic: "orders", partition: 1, sourceLogEnd: 9007199254740993n, targetLogEnd: 9007199254740990n, lag: 3n }),
+        makePartition({ topic: "payments", targetTopic: "east.payments", sourceLogEnd: 5n, targetLogEnd: 5n, lag: 0n }),
+      ],
+    });
+    expect(listTopicRows(flow)).toEqual([
+      { topic: "orders", targetTopic: "east.orders", partitions: 2, sourceLogEnd: 9007199254741093n, targetLogEnd: 9007199254741080n, lag: 13n, unknownPositions: 0, internal: false },
+      { topic: "payments", targetTopic: "east.payments", partitions: 1, sourceLogEnd: 5n, targetLogEnd: 5n, lag: 0n, unknownPositions: 0, internal: false },
+    ]);
+  });
+
+  it("counts unknown lags and adds nothing for unknown log ends", () => {
+    const flow = makeFlow({
+      partitions: [
+        makePartition({ partition: 0, sourceLogEnd: null, targetLogEnd: null, lag: null }),
+        makePartition({ partition: 1, sourceLogEnd: 40n, targetLogEnd: null, lag: null }),
+        makePartition({ partition: 2, sourceLogEnd: 60n, targetLogEnd: 50n, lag: 10n }),
+      ],
+    });
+    expect(listTopicRows(flow)).toEqual([
+      { topic: "orders", targetTopic: "east.orders", partitions: 3, sourceLogEnd: 100n, targetLogEnd: 50n, lag: 10n, unknownPositions: 2, internal: false },
+    ]);
+  });
+
+  it("marks heartbeats, *.internal and __ topics as internal", () => {
+    const flow = makeFlow({
+      partitions: ["heartbeats", "north.heartbeats", "orders.internal", "__consumer_offsets", "orders", "heartbeats-archive"].map((topic) =>
+        makePartition({ topic, targetTopic: `east.${topic}` }),
+      ),
+    });
+    expect(listTopicRows(flow).map((r) => [r.topic, r.internal])).toEqual([
+      ["heartbeats", true],
+      ["north.heartbeats", true],
+      ["orders.internal", true],
+      ["__consumer_offsets", true],
+      ["orders", false],
+      ["heartbeats-archive", false],
+    ]);
+  });
+
+  it("returns no rows for a flow without partitions", () => {
+    expect(listTopicRows(makeFlow({ partitions: [] }))).toEqual([]);
+  });
+});
+
+describe("listPartitionRows", () => {
+  it("lists the fields operators compare, in partition order", () => {
+    const flow = makeFlow({ partitions: [makePartition(), makePartition({ partition: 1, mm2Position: null, committedPosition: null, positionSource: null, lag: null, latestSync: null })] });
+    expect(listPartitionRows(flow)).toEqual([
+      {
+        topic: "orders",
+        partition: 0,
+        targetTopic: "east.orders",
+        sourceLogStart: 0n,
+        sourceLogEnd: 100n,
+        mm2Position: 90n,
+        committedPosition: 89n,
+        positionSource: "offset-sync",
+        targetLogEnd: 90n,
+        lag: 10n,
+        sourceLeaderEpoch: 3,
+        sourceTopicId: "Xy3-topic-id",
+        latestSync: { upstream: 80n, downstream: 80n },
+      },
+      {
+        topic: "orders",
+        partition: 1,
+        targetTopic: "east.orders",
+        sourceLogStart: 0n,
+        sourceLogEnd: 100n,
+        mm2Position: null,
+        committedPosition: null,
+        positionSource: null,
+        targetLogEnd: 90n,
+        lag: null,
+        sourceLeaderEpoch: 3,
+        sourceTopicId: "Xy3-topic-id",
+        latestSync: null,
+      },
+    ]);
+  });
+});
+
+describe("summarizeFlow", () => {
+  it("copies the totals and counts the task states of the flow's connectors on its Connect cluster", () => {
+    const flow = makeFlow({ totals: { topics: 2, partitions: 6, lag: 1234n, unknownPositions: 1 }, errors: ["offsets topic unreadable"] });
+    const snapshot = makeSnapshot({
+      connect: [
+        makeConnect("connect-1", [
+          makeConnector("mm2-source", [makeTask(0, "RUNNING"), makeTask(1, "FAILED"), makeTask(2, "RUNNING")]),
+          makeConnector("mm2-checkpoint", [makeTask(0, "PAUSED")]),
+          makeConnector("unrelated", [makeTask(0, "FAILED")]),
+        ]),
+        makeConnect("connect-2", [makeConnector("mm2-source", [makeTask(0, "UNASSIGNED")])]),
+      ],
+      flows: [flow],
+    });
+    expect(summarizeFlow(snapshot, flow)).toEqual({
+      id: "east->west",
+      source: "east",
+      target: "west",
+      discoveredFrom: "connect",
+      connectors: { connectCluster: "connect-1", source: "mm2-source", checkpoint: "mm2-checkpoint", heartbeat: null },
+      topics: 2,
+      partitions: 6,
+      lag: 1234n,
+      unknownPositions: 1,
+      heartbeatLatencyMs: 1500,
+      tasks: { RUNNING: 2, FAILED: 1, PAUSED: 1 },
+      errors: ["offsets topic unreadable"],
+    });
+  });
+
+  it("has no task counts for a dedicated-mode flow without a Connect cluster", () => {
+    const flow = makeFlow({
+      discoveredFrom: "dedicated-topics",
+      connectors: { connectCluster: null, source: null, checkpoint: null, heartbeat: null },
+      heartbeat: { latestTimestamp: null, latencyMs: null },
+    });
+    const snapshot = makeSnapshot({ connect: [makeConnect("connect-1", [makeConnector("mm2-source", [makeTask(0, "RUNNING")])])], flows: [flow] });
+    const summary = summarizeFlow(snapshot, flow);
+    expect([summary.tasks, summary.heartbeatLatencyMs, summary.discoveredFrom]).toEqual([{}, null, "dedicated-topics"]);
+  });
+
+  it("has no task counts when the flow's Connect cluster is missing from the snapshot", () => {
+    const flow = makeFlow();
+    expect(summarizeFlow(makeSnapshot({ flows: [flow] }), flow).tasks).toEqual({});
+  });
+});
+
+describe("listFlowSummaries", () => {
+  it("summarizes every flow of the snapshot in order", () => {
+    const flows = [makeFlow(), makeFlow({ id: "west->east", source: "west", target: "east" })];
+    expect(listFlowSummaries(makeSnapshot({ flows })).map((s) => [s.id, s.source, s.target])).toEqual([
+      ["east->west", "east", "west"],
+      ["west->east", "west", "east"],
+    ]);
+  });
+});
