@@ -3,7 +3,7 @@ import { ConfigResourceTypes, type Admin as KafkajsAdmin, type Kafka } from "kaf
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KafkaUnreachableError } from "@/lib/errors";
 import { type ClusterReader, createClusterReader, isItemError, type PartitionLeader } from "@/lib/kafka";
-import { describeTopicIds, readPartition, topicIdToHex } from "@/lib/sandbox/kafka-cli";
+import { describeTopicIds, readPartition, runKafkaTool, topicIdToHex } from "@/lib/sandbox/kafka-cli";
 import { sandboxDir } from "@/lib/sandbox/paths";
 import { readSandboxState, type SandboxState } from "@/lib/sandbox/state";
 import { sandboxKafka, workloadTopics } from "@/lib/sandbox/topics";
@@ -228,6 +228,32 @@ describe("fetchRecords / fetchPartitions", () => {
 
     expect((await admin.listGroups()).groups.map((g) => g.groupId).sort()).toEqual(groupsBefore);
     expect((await reader.listGroups()).some((g) => g.groupId.includes("groupless"))).toBe(false);
+  });
+
+  it("follows a topic that was deleted and recreated (new topic ID) without a new reader", async () => {
+    const topic = uniqueName("kh-reset");
+    await createTopic(topic, 1);
+    await produce(kafka, topic, 0, 2, "old");
+    const oldId = (await reader.readMetadata()).topics.find((t) => t.name === topic)?.topicId;
+    expect(await reader.fetchRecords(topic, 0, 0n)).toMatchObject({ nextOffset: 2n });
+
+    await runKafkaTool(state, "org.apache.kafka.tools.TopicCommand", ["--bootstrap-server", east, "--delete", "--topic", topic]);
+    await waitFor("the topic to be gone", async () => ((await admin.listTopics()).includes(topic) ? undefined : true));
+    await createTopic(topic, 1);
+    await produce(kafka, topic, 0, 1, "new");
+
+    // The reader still routes by the old topic ID: Fetch v13+ answers UNKNOWN_TOPIC_ID, the reader
+    // refreshes that topic's metadata and retries once.
+    reader.resetRequestCounts();
+    const again = await reader.fetchRecords(topic, 0, 0n);
+    expect(!isItemError(again) && again.records.map((r) => r.value?.toString())).toEqual(["new-0"]);
+    expect(reader.requestCounts()).toEqual([
+      { api: "Fetch", broker: "1", count: 2 },
+      { api: "Metadata", broker: "1", count: 1 },
+    ]);
+    const newId = (await reader.readMetadata()).topics.find((t) => t.name === topic)?.topicId;
+    expect(newId).not.toBe(oldId);
+    expect(newId).toBe(topicIdToHex((await describeTopicIds(state, east, [topic])).get(topic)!));
   });
 
   it("fetches several partitions in one Fetch per broker", async () => {

@@ -90,7 +90,7 @@ describe("buildFlow: which topics belong to the flow", () => {
     expect(buildFlow(def, source, target, makeReadings(), T0).partitions.map((p) => [p.topic, p.targetTopic])).toEqual([["orders", "orders"]]);
   });
 
-  // BUG (lib/collector/flow-builder.ts, buildFlow, the `replicated` check): under IdentityReplicationPolicy
+  // Regression (was a bug in lib/collector/flow-builder.ts, buildFlow, the `replicated` check): under IdentityReplicationPolicy
   // formatRemoteTopic("east", "__consumer_offsets") is "__consumer_offsets", which exists on every target,
   // so Kafka's internal topic joins the flow with an unknown position. Internal topics must be excluded.
   it("excludes __consumer_offsets under IdentityReplicationPolicy even though the same name exists on the target", () => {

@@ -194,7 +194,7 @@ describe("partition samples", () => {
     ]);
   });
 
-  // BUG (lib/store/series.ts, readPartitionHistory): minute rows are read up to `minute < oldestRaw`, so the
+  // Regression (was a bug in lib/store/series.ts, readPartitionHistory): minute rows are read up to `minute < oldestRaw`, so the
   // minute bucket that contains the oldest raw sample is returned too, stamped at the minute's start but
   // holding the minute's LAST value, ahead of the raw samples it duplicates.
   it("does not repeat raw samples as a minute row when the oldest raw sample falls inside a minute", () => {

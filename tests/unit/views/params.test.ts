@@ -24,7 +24,7 @@ describe("decodeFlowParam", () => {
     expect(() => decodeFlowParam("bogus")).toThrow('flow must look like <source>-><target> (URL-encoded: east-%3Ewest), got "bogus"');
   });
 
-  // BUG (lib/views/params.ts, decodeFlowParam): decodeURIComponent throws URIError on a malformed escape,
+  // Regression (was a bug in lib/views/params.ts, decodeFlowParam): decodeURIComponent throws URIError on a malformed escape,
   // which is not a GapwatchError, so handleRoute answers 500 instead of 400.
   it("rejects a malformed percent escape with a BadRequestError, not a URIError", () => {
     expect(() => decodeFlowParam("east-%E0%A4%A")).toThrow(BadRequestError);
