@@ -1,0 +1,9 @@
+/**
+ * lib/alerts — alert lifecycle (pure reconcileAlerts), notifiers with a background delivery
+ * queue, and Prometheus metrics.
+ */
+export { acknowledgeAlert, defaultReconcileOptions, reconcileAlerts } from "./reconcile-alerts";
+export { createAlertId } from "./alert-id";
+export { createMetrics, renderMetrics, updateMetrics, type GapwatchMetrics } from "./metrics";
+export * from "./notifiers";
+export * from "./types";

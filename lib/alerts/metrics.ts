@@ -1,0 +1,123 @@
+/**
+ * Prometheus metrics, so an existing Prometheus/Alertmanager stack can carry history and paging
+ * at scale (ARCHITECTURE.md). A dedicated Registry: nothing else registering on prom-client's
+ * global one can clash with or leak into Gapwatch's /metrics.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Snapshot } from "@/lib/collector/types";
+import { ConnectorState } from "@/lib/connect/types";
+import { FindingType } from "@/lib/detect/types";
+import type { AlertRecord } from "./types";
+
+/** One set of metrics on its own registry. */
+export interface GapwatchMetrics {
+  registry: Registry;
+  /** Refreshes every gauge from the snapshot and alerts; counts each cycle's errors once. */
+  updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[]): void;
+  /** The Prometheus text exposition of the registry. */
+  renderMetrics(): Promise<string>;
+}
+
+const taskStates = Object.values(ConnectorState);
+
+/**
+ * Creates the metric families. `startedAt` (epoch ms) separates losses first seen before this
+ * process started — not counted again after a restart — from new ones.
+ */
+export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const partitionLag = new Gauge({ name: "gapwatch_flow_partition_lag_records", help: "Source records not yet replicated, per flow partition", labelNames: ["flow", "topic", "partition"], registers });
+  const flowLag = new Gauge({ name: "gapwatch_flow_lag_records", help: "Source records not yet replicated, per flow", labelNames: ["flow"], registers });
+  const heartbeat = new Gauge({ name: "gapwatch_flow_heartbeat_latency_seconds", help: "Now minus the newest MM2 heartbeat on the target", labelNames: ["flow"], registers });
+  const clusterUp = new Gauge({ name: "gapwatch_cluster_up", help: "1 when the cluster answered this cycle", labelNames: ["cluster"], registers });
+  const lost = new Counter({ name: "gapwatch_lost_records_total", help: "Source records deleted before MM2 copied them (DATA_LOSS), since start", labelNames: ["flow", "topic", "partition"], registers });
+  const taskState = new Gauge({ name: "gapwatch_connector_task_state", help: "1 for the current state of an MM2 connector or task, 0 for the others", labelNames: ["connect_cluster", "connector", "task", "state"], registers });
+  const alertCount = new Gauge({ name: "gapwatch_alerts", help: "Alerts by type, severity and state", labelNames: ["type", "severity", "state"], registers });
+  const cycleSeconds = new Histogram({ name: "gapwatch_collector_cycle_seconds", help: "Duration of a collector cycle", buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers });
+  const errors = new Counter({ name: "gapwatch_collector_errors_total", help: "Errors reported by collector cycles", labelNames: ["kind", "source"], registers });
+
+  const countedLoss = new Map<string, bigint>();
+  let lastCycle: number | null = null;
+
+  function updateFlows(snapshot: Snapshot): void {
+    partitionLag.reset();
+    flowLag.reset();
+    heartbeat.reset();
+    for (const flow of snapshot.flows) {
+      flowLag.set({ flow: flow.id }, Number(flow.totals.lag));
+      if (flow.heartbeat.latencyMs !== null) heartbeat.set({ flow: flow.id }, flow.heartbeat.latencyMs / 1000);
+      for (const p of flow.partitions) {
+        if (p.lag !== null) partitionLag.set({ flow: flow.id, topic: p.topic, partition: String(p.partition) }, Number(p.lag));
+      }
+    }
+  }
+
+  function updateConnect(snapshot: Snapshot): void {
+    taskState.reset();
+    for (const connect of snapshot.connect) {
+      for (const connector of connect.connectors) {
+        const units = [{ task: "connector", state: connector.state }, ...connector.tasks.map((t) => ({ task: String(t.id), state: t.state }))];
+        for (const unit of units) {
+          for (const state of taskStates) taskState.set({ connect_cluster: connect.name, connector: connector.name, task: unit.task, state }, unit.state === state ? 1 : 0);
+        }
+      }
+    }
+  }
+
+  function updateAlerts(alerts: readonly AlertRecord[]): void {
+    alertCount.reset();
+    for (const alert of alerts) alertCount.inc({ type: alert.type, severity: alert.severity, state: alert.state });
+    for (const alert of alerts) {
+      const count = alert.type === FindingType.DATA_LOSS ? parseCount(alert.evidence.lostCount) : null;
+      if (count === null) continue;
+      const counted = countedLoss.get(alert.id) ?? (alert.firstSeen < startedAt ? count : 0n);
+      if (count > counted) lost.inc({ flow: alert.flow ?? "", topic: alert.topic ?? "", partition: String(alert.partition ?? "") }, Number(count - counted));
+      countedLoss.set(alert.id, count > counted ? count : counted);
+    }
+  }
+
+  function countCycle(snapshot: Snapshot): void {
+    if (snapshot.cycle === lastCycle) return;
+    lastCycle = snapshot.cycle;
+    cycleSeconds.observe(snapshot.durationMs / 1000);
+    for (const c of snapshot.clusters) if (c.error !== null) errors.inc({ kind: "cluster", source: c.alias });
+    for (const c of snapshot.connect) if (c.error !== null) errors.inc({ kind: "connect", source: c.name });
+    for (const f of snapshot.flows) if (f.errors.length > 0) errors.inc({ kind: "flow", source: f.id }, f.errors.length);
+  }
+
+  return {
+    registry,
+    updateMetrics(snapshot, alerts) {
+      updateFlows(snapshot);
+      updateConnect(snapshot);
+      clusterUp.reset();
+      for (const c of snapshot.clusters) clusterUp.set({ cluster: c.alias }, c.reachable && !c.stale ? 1 : 0);
+      updateAlerts(alerts);
+      countCycle(snapshot);
+    },
+    renderMetrics: () => registry.metrics(),
+  };
+}
+
+function parseCount(value: string | number | boolean | null | undefined): bigint | null {
+  return typeof value === "string" && /^\d+$/.test(value) ? BigInt(value) : null;
+}
+
+/** The process-wide metrics, kept on globalThis so dev hot reload does not reset the counters. */
+const holder = globalThis as typeof globalThis & { gapwatchMetrics?: GapwatchMetrics };
+
+function getDefaultMetrics(): GapwatchMetrics {
+  holder.gapwatchMetrics ??= createMetrics();
+  return holder.gapwatchMetrics;
+}
+
+/** Updates the process-wide metrics after a collector cycle. */
+export function updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[]): void {
+  getDefaultMetrics().updateMetrics(snapshot, alerts);
+}
+
+/** The process-wide metrics in Prometheus text format (for GET /api/metrics). */
+export function renderMetrics(): Promise<string> {
+  return getDefaultMetrics().renderMetrics();
+}

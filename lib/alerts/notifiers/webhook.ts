@@ -1,0 +1,13 @@
+import type { AlertTransition } from "../types";
+import type { PayloadContext } from "./types";
+
+/** Gapwatch's generic JSON webhook body: every transition with its full alert record. */
+export function buildWebhookPayload(transitions: readonly AlertTransition[], context: PayloadContext) {
+  return {
+    version: "1",
+    source: "gapwatch",
+    sentAt: new Date(context.sentAt).toISOString(),
+    externalUrl: context.externalUrl,
+    transitions: transitions.map((t) => ({ type: t.type, alert: t.alert })),
+  };
+}

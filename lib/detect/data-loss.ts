@@ -1,0 +1,152 @@
+import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
+import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
+import type { EventCandidate, OffsetRange } from "./events";
+import {
+  findTopic,
+  formatCount,
+  formatRange,
+  indexFreshFlowPartitions,
+  isCompacted,
+  listFreshFlowPartitions,
+  minOffset,
+  namePartition,
+  type DetectorContext,
+  type FlowPartitionView,
+} from "./snapshot-views";
+import { FindingType, Severity, type Finding } from "./types";
+
+/** How a loss was seen; the evidence names it. */
+export const LossSignal = {
+  /** An offset-sync step skipped upstream offsets that are now below the log start. Exact. */
+  SYNC_GAP: "offset-sync-gap",
+  /** MM2's position jumped past the new log start between two cycles. Estimate. */
+  POSITION_JUMP: "position-jump",
+  /** MM2's position is still below the log start. Estimate. */
+  BEHIND_LOG_START: "position-behind-log-start",
+} as const;
+export type LossSignalName = (typeof LossSignal)[keyof typeof LossSignal];
+
+/**
+ * DATA_LOSS — unreplicated source records were deleted (retention, DeleteRecords) before MM2
+ * copied them; with auto.offset.reset=earliest MM2 then silently skips them.
+ *
+ * LOGIC — a flow partition is judged only when all hold, else it is skipped:
+ * - both the flow's clusters are fresh in this cycle and the previous one (never judge stale data;
+ *   never judge the first cycle after start-up: nothing to compare with);
+ * - sourceLogStart and mm2Position are known (null position: MM2 never copied from it);
+ * - the source topic ID is unchanged and the log end did not go backwards (that is TOPIC_RESET).
+ * Frontier F = mm2Position, the first upstream offset MM2 has not provably copied: the collector's
+ *   best-known position, the larger of Connect's committed position (published only every
+ *   offset.flush.interval.ms) and the one the newest offset sync plus the live target log end
+ *   proves. Counting from the committed position alone would report records MM2 did copy, e.g.
+ *   when a caught-up topic is purged.
+ * Signals, in the order they are trusted (S = current sourceLogStart):
+ * - offset-sync gap: a sync step new this cycle advanced upstream k offsets more than downstream,
+ *   the topic is not compacted (known configs; compaction leaves gaps by design) and S > u2 − k
+ *   (the skipped offsets are gone; transaction markers are skipped offsets that still exist).
+ *   Lost [u2 − k, min(u2, S) − 1]. Exact: MM2 writes the sync at the first record after a jump.
+ * - position jump: no new sync step to tell exactly, previous frontier F0 < S ≤ F (the log start
+ *   passed where MM2 was and MM2 is past it now) and MM2 advanced upstream more than it wrote:
+ *   k = (F − F0) − (targetLogEnd − previous targetLogEnd) > 0. Lost = min(k, S − F0), placed at
+ *   [S − lost, S − 1] (a jump lands on the log start). Estimate.
+ * - behind log start: F < S. Lost [F, S − 1]. Estimate; grows while MM2 stays behind (typically
+ *   auto.offset.reset=none, where the task stays RUNNING without progress).
+ * Sightings of one loss merge into one finding (events.ts); its key holds the first lost offset of
+ * the first sighting: `DATA_LOSS|<flow>|<topic>|<partition>|<firstLostOffset>`.
+ */
+export function detectDataLoss(ctx: DetectorContext): EventCandidate[] {
+  const previous = indexFreshFlowPartitions(ctx.previous);
+  const candidates: EventCandidate[] = [];
+  for (const view of listFreshFlowPartitions(ctx.current)) {
+    const before = previous.get(view.key)?.partition;
+    if (before === undefined || !isSameTopicEpoch(before, view.partition)) continue;
+    const syncs = ctx.newSyncs.get(view.key) ?? [];
+    const gaps = findSyncGapLosses(ctx, view, syncs);
+    const found = gaps.length > 0 || syncs.length > 1 ? gaps : findPositionJumpLoss(before, view.partition);
+    const behind = findBehindLogStartLoss(view.partition);
+    for (const [signal, range] of [...found, ...behind]) candidates.push(createLossCandidate(view, signal, range));
+  }
+  return candidates;
+}
+
+type Sighting = [LossSignalName, OffsetRange];
+
+function isSameTopicEpoch(before: FlowPartition, now: FlowPartition): boolean {
+  if (before.sourceTopicId !== null && now.sourceTopicId !== null && before.sourceTopicId !== now.sourceTopicId) return false;
+  return before.sourceLogEnd === null || now.sourceLogEnd === null || now.sourceLogEnd >= before.sourceLogEnd;
+}
+
+function findSyncGapLosses(ctx: DetectorContext, view: FlowPartitionView, syncs: readonly OffsetSyncPoint[]): Sighting[] {
+  const logStart = view.partition.sourceLogStart;
+  const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
+  if (logStart === null || compacted !== false) return [];
+  const sightings: Sighting[] = [];
+  for (const gap of listUpstreamGaps(syncs)) {
+    const first = gap.toUpstream - gap.skippedUpstream;
+    if (logStart <= first) continue;
+    sightings.push([LossSignal.SYNC_GAP, { first, last: minOffset(gap.toUpstream, logStart) - 1n, exact: true }]);
+  }
+  return sightings;
+}
+
+function findPositionJumpLoss(before: FlowPartition, now: FlowPartition): Sighting[] {
+  const frontierBefore = before.mm2Position;
+  const frontier = now.mm2Position;
+  const logStart = now.sourceLogStart;
+  const { targetLogEnd } = now;
+  if (frontierBefore === null || frontier === null || logStart === null) return [];
+  if (targetLogEnd === null || before.targetLogEnd === null || targetLogEnd < before.targetLogEnd) return [];
+  if (!(frontierBefore < logStart && logStart <= frontier)) return [];
+  const skipped = frontier - frontierBefore - (targetLogEnd - before.targetLogEnd);
+  const lost = minOffset(skipped, logStart - frontierBefore);
+  if (lost <= 0n) return [];
+  return [[LossSignal.POSITION_JUMP, { first: logStart - lost, last: logStart - 1n, exact: false }]];
+}
+
+function findBehindLogStartLoss(now: FlowPartition): Sighting[] {
+  const frontier = now.mm2Position;
+  const logStart = now.sourceLogStart;
+  if (frontier === null || logStart === null || frontier >= logStart) return [];
+  return [[LossSignal.BEHIND_LOG_START, { first: frontier, last: logStart - 1n, exact: false }]];
+}
+
+function createLossCandidate(view: FlowPartitionView, signal: LossSignalName, range: OffsetRange): EventCandidate {
+  const { flow, partition } = view;
+  const scope = `${FindingType.DATA_LOSS}|${flow.id}|${partition.topic}|${partition.partition}`;
+  return {
+    scope,
+    tag: "",
+    keySuffix: range.first.toString(),
+    range,
+    render: (key, merged, firstSeen): Finding => {
+      const r = merged ?? range;
+      const count = r.last - r.first + 1n;
+      const noun = count === 1n ? "record" : "records";
+      const verb = count === 1n ? "was" : "were";
+      return {
+        key,
+        type: FindingType.DATA_LOSS,
+        severity: Severity.CRITICAL,
+        flow: flow.id,
+        cluster: flow.source,
+        topic: partition.topic,
+        partition: partition.partition,
+        summary:
+          `${formatCount(count)} ${noun} of ${namePartition(partition.topic, partition.partition)} ${verb} deleted at ` +
+          `${flow.source} before MM2 copied them (offsets ${formatRange(r.first, r.last)})`,
+        evidence: {
+          firstLostOffset: r.first.toString(),
+          lastLostOffset: r.last.toString(),
+          lostCount: count.toString(),
+          exact: r.exact,
+          detectedBy: signal,
+          seenAt: firstSeen,
+          sourceLogStart: partition.sourceLogStart?.toString() ?? null,
+          mm2Position: partition.mm2Position?.toString() ?? null,
+          targetTopic: partition.targetTopic,
+        },
+        observedAt: firstSeen,
+      };
+    },
+  };
+}

@@ -1,0 +1,13 @@
+/**
+ * lib/detect — pure rules over snapshots: (previous, current, history, memory, now) → findings.
+ * No I/O, never reads the clock. Each detector's rule table is the doc comment of its function.
+ */
+export { runDetectors } from "./run-detectors";
+export { createDetectorMemory, parseDetectorMemory } from "./memory";
+export { defaultThresholds, thresholdsSchema, type Thresholds } from "./thresholds";
+export { LossSignal, type LossSignalName } from "./data-loss";
+export { ResetSignal, type ResetSignalName } from "./topic-reset";
+export { TruncationSignal, type TruncationSignalName } from "./target-truncated";
+export { ConnectorRole, type ConnectorRoleName } from "./task-failed";
+export { OutOfRangeSide, type OutOfRangeSideName } from "./offset-out-of-range";
+export * from "./types";

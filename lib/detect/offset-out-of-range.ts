@@ -1,0 +1,108 @@
+import type { ClusterSnapshot, ConsumerGroupState, GroupOffset, PartitionState } from "@/lib/collector/types";
+import { countOf, findCluster, formatCount, isClusterFresh, namePartition, type DetectorContext } from "./snapshot-views";
+import { FindingType, Severity, type Finding } from "./types";
+
+/** Which side of the log a committed offset fell off. */
+export const OutOfRangeSide = {
+  /** Below the log start: records the group never read were deleted. */
+  BELOW_LOG_START: "below-log-start",
+  /** Above the log end: the log was truncated or recreated under the group. */
+  ABOVE_LOG_END: "above-log-end",
+} as const;
+export type OutOfRangeSideName = (typeof OutOfRangeSide)[keyof typeof OutOfRangeSide];
+
+interface OutOfRange {
+  offset: GroupOffset;
+  partition: PartitionState & { logStart: bigint; logEnd: bigint };
+  /** Records between the committed offset and the log boundary it fell off. */
+  distance: bigint;
+}
+
+/**
+ * OFFSET_OUT_OF_RANGE — a group's committed offset lies outside its partition's log, so its next
+ * fetch gets OFFSET_OUT_OF_RANGE and the consumer resets per auto.offset.reset.
+ *
+ * LOGIC — per fresh cluster, per group, per committed offset on a partition with known offsets;
+ * one finding per group and side, `OFFSET_OUT_OF_RANGE|<cluster>|<group>|<side>`:
+ * - below-log-start: offset < logStart. missingRecords = logStart − offset were deleted before the
+ *   group read them (lost for the group whatever it does); if it resets to latest it also skips
+ *   logEnd − logStart more (skippedIfLatest).
+ * - above-log-end: offset > logEnd in this cycle AND the previous one (one cycle alone can be a
+ *   commit read after a log end that has since grown). beyondBy = offset − logEnd; resetting to
+ *   earliest re-reads logEnd − logStart records (rereadIfEarliest).
+ * Severity warning for a group with members (it is about to reset), info for an empty group (old
+ * commits of idle groups are common and harmless until the group starts again).
+ */
+export function detectOffsetsOutOfRange(ctx: DetectorContext): Finding[] {
+  const findings: Finding[] = [];
+  for (const cluster of ctx.current.clusters) {
+    if (!isClusterFresh(cluster)) continue;
+    const before = ctx.previous === null ? undefined : findCluster(ctx.previous, cluster.alias);
+    for (const group of cluster.groups) {
+      const below = listOutOfRange(cluster, group, OutOfRangeSide.BELOW_LOG_START);
+      const above = listOutOfRange(cluster, group, OutOfRangeSide.ABOVE_LOG_END).filter((o) => wasAboveLogEnd(before, group.groupId, o));
+      if (below.length > 0) findings.push(createFinding(ctx, cluster, group, OutOfRangeSide.BELOW_LOG_START, below));
+      if (above.length > 0) findings.push(createFinding(ctx, cluster, group, OutOfRangeSide.ABOVE_LOG_END, above));
+    }
+  }
+  return findings;
+}
+
+function listOutOfRange(cluster: ClusterSnapshot, group: ConsumerGroupState, side: OutOfRangeSideName): OutOfRange[] {
+  const found: OutOfRange[] = [];
+  for (const offset of group.offsets) {
+    const partition = findPartition(cluster, offset);
+    if (partition === null) continue;
+    const distance = side === OutOfRangeSide.BELOW_LOG_START ? partition.logStart - offset.offset : offset.offset - partition.logEnd;
+    if (distance > 0n) found.push({ offset, partition, distance });
+  }
+  return found;
+}
+
+function findPartition(cluster: ClusterSnapshot, offset: GroupOffset): OutOfRange["partition"] | null {
+  const partition = cluster.topics.find((t) => t.name === offset.topic)?.partitions.find((p) => p.partition === offset.partition);
+  if (partition === undefined || partition.logStart === null || partition.logEnd === null) return null;
+  return { ...partition, logStart: partition.logStart, logEnd: partition.logEnd };
+}
+
+function wasAboveLogEnd(before: ClusterSnapshot | undefined, groupId: string, now: OutOfRange): boolean {
+  if (!isClusterFresh(before)) return false;
+  const offset = before.groups.find((g) => g.groupId === groupId)?.offsets.find((o) => o.topic === now.offset.topic && o.partition === now.offset.partition);
+  if (offset === undefined) return false;
+  const partition = findPartition(before, offset);
+  return partition !== null && offset.offset > partition.logEnd;
+}
+
+function createFinding(ctx: DetectorContext, cluster: ClusterSnapshot, group: ConsumerGroupState, side: OutOfRangeSideName, found: OutOfRange[]): Finding {
+  const worst = found.reduce((w, o) => (o.distance > w.distance ? o : w));
+  const total = found.reduce((sum, o) => sum + o.distance, 0n);
+  const logSizes = found.reduce((sum, o) => sum + (o.partition.logEnd - o.partition.logStart), 0n);
+  const worstName = namePartition(worst.offset.topic, worst.offset.partition);
+  const below = side === OutOfRangeSide.BELOW_LOG_START;
+  const detail = below
+    ? `${countOf(total, "record")} deleted before it read them (worst ${worstName}: ${formatCount(worst.distance)})`
+    : `its offsets are ${formatCount(total)} past the log end (worst ${worstName}: ${formatCount(worst.distance)}); resetting to earliest re-reads ${countOf(logSizes, "record")}`;
+  return {
+    key: `${FindingType.OFFSET_OUT_OF_RANGE}|${cluster.alias}|${group.groupId}|${side}`,
+    type: FindingType.OFFSET_OUT_OF_RANGE,
+    severity: group.members > 0 ? Severity.WARNING : Severity.INFO,
+    cluster: cluster.alias,
+    group: group.groupId,
+    ...(found.length === 1 ? { topic: worst.offset.topic, partition: worst.offset.partition } : {}),
+    summary: `Group ${group.groupId} at ${cluster.alias} committed offsets ${below ? "below the log start" : "above the log end"} on ${countOf(found.length, "partition")}: ${detail}`,
+    evidence: {
+      side,
+      partitions: found.length,
+      worstPartition: worstName,
+      worstCommittedOffset: worst.offset.offset.toString(),
+      worstLogStart: worst.partition.logStart.toString(),
+      worstLogEnd: worst.partition.logEnd.toString(),
+      ...(below
+        ? { missingRecords: total.toString(), skippedIfLatest: logSizes.toString() }
+        : { beyondBy: total.toString(), rereadIfEarliest: logSizes.toString() }),
+      groupState: group.state,
+      members: group.members,
+    },
+    observedAt: ctx.now,
+  };
+}

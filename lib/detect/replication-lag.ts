@@ -1,0 +1,103 @@
+import type { Flow } from "@/lib/collector/types";
+import { countOf, formatCount, formatDuration, isFlowFresh, namePartition, type DetectorContext } from "./snapshot-views";
+import { FindingType, Severity, type ExtendedFlowPartition, type Finding } from "./types";
+
+/**
+ * REPLICATION_LAG — replication is behind, in records or in time.
+ *
+ * LOGIC — per flow whose clusters are fresh (stale data is not judged), up to three findings:
+ * - `REPLICATION_LAG|<flow>|records`: some partition's lag ≥ lagRecords, or the flow's total lag
+ *   ≥ flowLagRecords. Lag = sourceLogEnd − mm2Position; mm2Position is published every
+ *   offset.flush.interval.ms, so lag reads up to that much high. Names the worst partition.
+ * - `REPLICATION_LAG|<flow>|heartbeat`: heartbeat latency (now − newest `<source>.heartbeats`
+ *   timestamp on the target) ≥ lagSeconds: end-to-end delay, including a stopped pipeline.
+ * - `REPLICATION_LAG|<flow>|oldest-record`: now − timestamp of the oldest unreplicated record ≥
+ *   lagSeconds, over partitions with lag > 0 — only when the collector provides
+ *   `oldestUnreplicatedTimestamp` (FlowPartitionExtension).
+ * Severity warning: lag alone loses nothing (RETENTION_RISK says when it would).
+ */
+export function detectReplicationLag(ctx: DetectorContext): Finding[] {
+  const findings: Finding[] = [];
+  for (const flow of ctx.current.flows) {
+    if (!isFlowFresh(ctx.current, flow)) continue;
+    const records = checkRecordLag(ctx, flow);
+    const heartbeat = checkHeartbeatLatency(ctx, flow);
+    const oldest = checkOldestRecordAge(ctx, flow);
+    for (const finding of [records, heartbeat, oldest]) if (finding !== null) findings.push(finding);
+  }
+  return findings;
+}
+
+function createLagFinding(ctx: DetectorContext, flow: Flow, aspect: string, summary: string, evidence: Finding["evidence"]): Finding {
+  return {
+    key: `${FindingType.REPLICATION_LAG}|${flow.id}|${aspect}`,
+    type: FindingType.REPLICATION_LAG,
+    severity: Severity.WARNING,
+    flow: flow.id,
+    cluster: flow.source,
+    summary,
+    evidence,
+    observedAt: ctx.now,
+  };
+}
+
+function checkRecordLag(ctx: DetectorContext, flow: Flow): Finding | null {
+  const perPartition = BigInt(ctx.thresholds.lagRecords);
+  const perFlow = BigInt(ctx.thresholds.flowLagRecords);
+  const lagging = flow.partitions.filter((p): p is ExtendedFlowPartition & { lag: bigint } => p.lag !== null);
+  const total = lagging.reduce((sum, p) => sum + p.lag, 0n);
+  const over = lagging.filter((p) => p.lag >= perPartition);
+  if (over.length === 0 && total < perFlow) return null;
+  const worst = lagging.reduce<(typeof lagging)[number] | null>((w, p) => (w === null || p.lag > w.lag ? p : w), null);
+  const worstName = worst === null ? null : namePartition(worst.topic, worst.partition);
+  const worstText = worst === null ? "" : ` (worst: ${worstName} with ${formatCount(worst.lag)}; ${countOf(over.length, "partition")} over ${formatCount(perPartition)})`;
+  return createLagFinding(ctx, flow, "records", `${flow.id} is ${countOf(total, "record")} behind${worstText}`, {
+    totalLag: total.toString(),
+    worstPartition: worstName,
+    worstPartitionLag: worst?.lag.toString() ?? null,
+    partitionsOverThreshold: over.length,
+    lagRecordsThreshold: ctx.thresholds.lagRecords,
+    flowLagRecordsThreshold: ctx.thresholds.flowLagRecords,
+    unknownPositions: flow.totals.unknownPositions,
+  });
+}
+
+function checkHeartbeatLatency(ctx: DetectorContext, flow: Flow): Finding | null {
+  const { latencyMs, latestTimestamp } = flow.heartbeat;
+  const limitMs = ctx.thresholds.lagSeconds * 1000;
+  if (latencyMs === null || latencyMs < limitMs) return null;
+  return createLagFinding(
+    ctx,
+    flow,
+    "heartbeat",
+    `${flow.id}: MM2 heartbeats reach ${flow.target} ${formatDuration(latencyMs)} late (threshold ${formatDuration(limitMs)})`,
+    { latencyMs, latestHeartbeat: latestTimestamp, thresholdMs: limitMs },
+  );
+}
+
+function checkOldestRecordAge(ctx: DetectorContext, flow: Flow): Finding | null {
+  const limitMs = ctx.thresholds.lagSeconds * 1000;
+  let oldest: { partition: ExtendedFlowPartition; timestamp: number } | null = null;
+  const partitions: readonly ExtendedFlowPartition[] = flow.partitions;
+  for (const partition of partitions) {
+    const timestamp = partition.oldestUnreplicatedTimestamp;
+    if (timestamp === undefined || timestamp === null || partition.lag === null || partition.lag <= 0n) continue;
+    if (oldest === null || timestamp < oldest.timestamp) oldest = { partition, timestamp };
+  }
+  if (oldest === null || ctx.now - oldest.timestamp < limitMs) return null;
+  const { partition, timestamp } = oldest;
+  const name = namePartition(partition.topic, partition.partition);
+  return createLagFinding(
+    ctx,
+    flow,
+    "oldest-record",
+    `${flow.id}: the oldest record not yet copied (${name}, offset ${partition.mm2Position}) is ${formatDuration(ctx.now - timestamp)} old`,
+    {
+      partition: name,
+      offset: partition.mm2Position?.toString() ?? null,
+      recordTimestamp: timestamp,
+      ageMs: ctx.now - timestamp,
+      thresholdMs: limitMs,
+    },
+  );
+}

@@ -1,0 +1,105 @@
+import { flowPartitionKey, type Flow, type Snapshot } from "@/lib/collector/types";
+import { ConnectorState } from "@/lib/connect/types";
+import {
+  countOf,
+  formatDuration,
+  listFreshFlowPartitions,
+  namePartition,
+  summarizeNames,
+  type DetectorContext,
+  type FlowPartitionView,
+} from "./snapshot-views";
+import { FindingType, Severity, type Finding, type PositionMark } from "./types";
+
+/** The source connector's state as far as a stall verdict is concerned. */
+type SourceState = { verdict: "running" | "unknown"; connector: string | null } | { verdict: "not-running" };
+
+interface Stall {
+  view: FlowPartitionView;
+  stalledForMs: number;
+  pending: bigint;
+}
+
+/**
+ * TASK_STALLED — MM2's tasks are RUNNING but a partition's position does not move while its
+ * source keeps growing. This is what auto.offset.reset=none produces after retention deleted the
+ * records MM2 needed: the task logs a WARN and stays RUNNING forever.
+ *
+ * LOGIC — per fresh flow partition with known mm2Position and sourceLogEnd:
+ * - remember when the position last changed ("moved at", and the source log end then); a
+ *   partition seen for the first time, or whose data is stale, starts or keeps its mark;
+ * - stalled when now − movedAt ≥ stallAfterMs, sourceLogEnd > the log end at that move (the source
+ *   grew meanwhile) and sourceLogEnd > mm2Position (records are waiting);
+ * - not stalled when the flow's source connector is known and is not RUNNING or has a task that is
+ *   not RUNNING (paused/stopped on purpose; failures are TASK_FAILED); an unknown connector (no
+ *   Connect data, dedicated MM2) does not prevent the verdict.
+ * stallAfterMs must exceed offset.flush.interval.ms: the position is only published that often.
+ * One finding per flow, `TASK_STALLED|<flow>`, naming the stalled partitions.
+ */
+export function detectTaskStalls(
+  ctx: DetectorContext,
+  marks: Readonly<Record<string, PositionMark>>,
+): { findings: Finding[]; marks: Record<string, PositionMark> } {
+  const next = keepMarksOfKnownPartitions(ctx.current, marks);
+  const stallsByFlow = new Map<Flow, Stall[]>();
+  for (const view of listFreshFlowPartitions(ctx.current)) {
+    const { mm2Position: position, sourceLogEnd: logEnd } = view.partition;
+    if (position === null || logEnd === null) continue;
+    const old = marks[view.key];
+    const mark = old !== undefined && old.position === position.toString() ? old : { position: position.toString(), movedAt: ctx.now, logEndAtMove: logEnd.toString() };
+    next[view.key] = mark;
+    const stalledForMs = ctx.now - mark.movedAt;
+    if (stalledForMs < ctx.thresholds.stallAfterMs || logEnd <= BigInt(mark.logEndAtMove) || logEnd <= position) continue;
+    stallsByFlow.set(view.flow, [...(stallsByFlow.get(view.flow) ?? []), { view, stalledForMs, pending: logEnd - position }]);
+  }
+  const findings: Finding[] = [];
+  for (const [flow, stalls] of stallsByFlow) {
+    const source = resolveSourceState(ctx.current, flow);
+    if (source.verdict !== "not-running") findings.push(createStallFinding(ctx, flow, stalls, source.connector));
+  }
+  return { findings, marks: next };
+}
+
+/** Marks of partitions still in the snapshot (stale flows keep theirs); vanished partitions are dropped. */
+function keepMarksOfKnownPartitions(snapshot: Snapshot, marks: Readonly<Record<string, PositionMark>>): Record<string, PositionMark> {
+  const known = new Set(snapshot.flows.flatMap((f) => f.partitions.map((p) => flowPartitionKey(f.id, p.topic, p.partition))));
+  return Object.fromEntries(Object.entries(marks).filter(([key]) => known.has(key)));
+}
+
+function resolveSourceState(snapshot: Snapshot, flow: Flow): SourceState {
+  const name = flow.connectors.source;
+  if (name === null) return { verdict: "unknown", connector: null };
+  const connect = snapshot.connect.filter((c) => c.reachable && (flow.connectors.connectCluster === null || c.name === flow.connectors.connectCluster));
+  const connector = connect.flatMap((c) => c.connectors).find((c) => c.name === name);
+  if (connector === undefined) return { verdict: "unknown", connector: name };
+  const running = connector.state === ConnectorState.RUNNING && connector.tasks.every((t) => t.state === ConnectorState.RUNNING);
+  return running ? { verdict: "running", connector: name } : { verdict: "not-running" };
+}
+
+function createStallFinding(ctx: DetectorContext, flow: Flow, stalls: Stall[], connector: string | null): Finding {
+  const names = stalls.map((s) => namePartition(s.view.partition.topic, s.view.partition.partition));
+  const shown = summarizeNames(names);
+  const longest = Math.max(...stalls.map((s) => s.stalledForMs));
+  const pending = stalls.reduce((sum, s) => sum + s.pending, 0n);
+  const single = stalls.length === 1 ? stalls[0]?.view.partition : undefined;
+  return {
+    key: `${FindingType.TASK_STALLED}|${flow.id}`,
+    type: FindingType.TASK_STALLED,
+    severity: Severity.CRITICAL,
+    flow: flow.id,
+    cluster: flow.source,
+    ...(single === undefined ? {} : { topic: single.topic, partition: single.partition }),
+    summary:
+      `MM2 (${flow.id}) is RUNNING but has not copied anything from ${shown} for ${formatDuration(longest)} ` +
+      `while ${countOf(pending, "record")} wait (auto.offset.reset=none after deleted records?)`,
+    evidence: {
+      connector,
+      stalledPartitions: stalls.length,
+      partitions: names.join(","),
+      stalledForMs: longest,
+      pendingRecords: pending.toString(),
+      stallAfterMs: ctx.thresholds.stallAfterMs,
+    },
+    observedAt: ctx.now,
+  };
+}

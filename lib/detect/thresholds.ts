@@ -1,0 +1,30 @@
+/**
+ * Detector thresholds: a zod schema (the config module embeds it under `thresholds:`) and the
+ * defaults every omitted field takes.
+ */
+import { z } from "zod";
+
+/** Validation schema of the detector thresholds; every field has a default. */
+export const thresholdsSchema = z.object({
+  /** REPLICATION_LAG when one partition has at least this many unreplicated records. */
+  lagRecords: z.number().int().positive().default(10_000),
+  /** REPLICATION_LAG when a flow has at least this many unreplicated records in total. */
+  flowLagRecords: z.number().int().positive().default(100_000),
+  /** REPLICATION_LAG when the heartbeat latency or the oldest unreplicated record is older. */
+  lagSeconds: z.number().positive().default(300),
+  /**
+   * TASK_STALLED when MM2's position has not moved for this long while the source grew. Must exceed
+   * Connect's offset.flush.interval.ms (default 60 s): the position is only published that often.
+   */
+  stallAfterMs: z.number().int().positive().default(120_000),
+  /** RETENTION_RISK when the oldest unreplicated record may be deleted within this horizon. */
+  retentionHorizonMs: z.number().int().positive().default(3_600_000),
+  /** Event findings (loss, reset, truncation) stay active this long after they were last seen. */
+  eventHoldMs: z.number().int().positive().default(3_600_000),
+});
+
+/** Validated thresholds. */
+export type Thresholds = z.infer<typeof thresholdsSchema>;
+
+/** Thresholds with every default applied. */
+export const defaultThresholds: Thresholds = thresholdsSchema.parse({});

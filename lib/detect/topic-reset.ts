@@ -1,0 +1,146 @@
+import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
+import { listRewinds } from "@/lib/mm2/exact-mapping";
+import type { EventCandidate } from "./events";
+import {
+  formatCount,
+  indexFreshFlowPartitions,
+  listFreshFlowPartitions,
+  maxOffset,
+  minOffset,
+  namePartition,
+  type DetectorContext,
+  type FlowPartitionView,
+} from "./snapshot-views";
+import { FindingType, Severity, type Finding } from "./types";
+
+/** Why a reset was recognised; the evidence names it. */
+export const ResetSignal = {
+  TOPIC_ID_CHANGED: "topic-id-changed",
+  LOG_END_REWOUND: "log-end-rewound",
+  POSITION_BEYOND_LOG_END: "position-beyond-log-end",
+  SYNC_REWOUND: "offset-sync-rewound",
+} as const;
+export type ResetSignalName = (typeof ResetSignal)[keyof typeof ResetSignal];
+
+const reasons: Record<ResetSignalName, string> = {
+  "topic-id-changed": "topic ID changed",
+  "log-end-rewound": "log end went backwards",
+  "position-beyond-log-end": "MM2's position is past the log end",
+  "offset-sync-rewound": "MM2's offset syncs rewound",
+};
+
+/**
+ * TOPIC_RESET — a source topic was deleted and recreated (or MM2's upstream offsets rewound):
+ * MM2 jumps to the earliest offset and copies offsets it had already passed a second time, and the
+ * unreplicated tail of the old topic is gone.
+ *
+ * LOGIC — judged only for partitions fresh in this cycle and the previous one (first cycle and
+ * stale data: nothing). Any signal below is a reset:
+ * - topic-id-changed: both cycles know the source topic ID and it differs.
+ * - log-end-rewound: sourceLogEnd went below the previous cycle's, the topic ID is not known to be
+ *   the same and the leader epoch did not rise (a rise is UNCLEAN_TRUNCATION, a cluster finding).
+ * - position-beyond-log-end: mm2Position > sourceLogEnd in this cycle AND the previous one. One
+ *   cycle alone can be a read-order race (position read after a log end that has since grown).
+ * - offset-sync-rewound: a sync step new this cycle went back upstream below the previous cycle's
+ *   mm2Position. Smaller rewinds are a task restart re-delivering uncommitted records (normal
+ *   at-least-once delivery), not a reset.
+ * recordsToRecopy = offsets MM2 had already passed and will copy again: previous mm2Position − the
+ * rewound sync's upstream, or, when MM2 resets to the earliest offset of the new topic,
+ * min(logEnd, previous mm2Position) − logStart. These land on the target after the old copies:
+ * duplicates when the new topic holds the same data. Null when MM2's previous position is unknown.
+ * previousLag = unreplicated records of the old topic at the previous cycle (at most that many lost).
+ * One finding per reset: scope `TOPIC_RESET|<flow>|<topic>|<partition>`, tagged with the new topic ID,
+ * keyed by the new topic ID (or the detection time when IDs are unknown).
+ */
+export function detectTopicReset(ctx: DetectorContext): EventCandidate[] {
+  const previous = indexFreshFlowPartitions(ctx.previous);
+  const candidates: EventCandidate[] = [];
+  for (const view of listFreshFlowPartitions(ctx.current)) {
+    const before = previous.get(view.key)?.partition;
+    if (before === undefined) continue;
+    const now = view.partition;
+    const rewind = findRewoundSync(ctx.newSyncs.get(view.key) ?? [], before);
+    const signals = [
+      hasTopicIdChanged(before, now) && ResetSignal.TOPIC_ID_CHANGED,
+      hasLogEndRewound(before, now) && ResetSignal.LOG_END_REWOUND,
+      isBeyondLogEnd(before) && isBeyondLogEnd(now) && ResetSignal.POSITION_BEYOND_LOG_END,
+      rewind !== null && ResetSignal.SYNC_REWOUND,
+    ].filter((s): s is ResetSignalName => s !== false);
+    if (signals.length > 0) candidates.push(createResetCandidate(ctx, view, before, signals, rewind));
+  }
+  return candidates;
+}
+
+function hasTopicIdChanged(before: FlowPartition, now: FlowPartition): boolean {
+  return before.sourceTopicId !== null && now.sourceTopicId !== null && before.sourceTopicId !== now.sourceTopicId;
+}
+
+function hasLogEndRewound(before: FlowPartition, now: FlowPartition): boolean {
+  if (before.sourceLogEnd === null || now.sourceLogEnd === null || now.sourceLogEnd >= before.sourceLogEnd) return false;
+  const sameTopic = before.sourceTopicId !== null && before.sourceTopicId === now.sourceTopicId;
+  const epochRose = before.sourceLeaderEpoch !== null && now.sourceLeaderEpoch !== null && now.sourceLeaderEpoch > before.sourceLeaderEpoch;
+  return !sameTopic && !epochRose;
+}
+
+function isBeyondLogEnd(partition: FlowPartition): boolean {
+  return partition.mm2Position !== null && partition.sourceLogEnd !== null && partition.mm2Position > partition.sourceLogEnd;
+}
+
+/** The deepest new upstream rewind below the previous cycle's committed position, or null. */
+function findRewoundSync(syncs: readonly OffsetSyncPoint[], before: FlowPartition): bigint | null {
+  const position = before.mm2Position;
+  if (position === null) return null;
+  const targets = listRewinds(syncs).map((step) => step.toUpstream).filter((u) => u < position);
+  return targets.length === 0 ? null : targets.reduce(minOffset);
+}
+
+function countRecopies(before: FlowPartition, now: FlowPartition, rewoundTo: bigint | null): bigint | null {
+  const oldPosition = before.mm2Position;
+  if (oldPosition === null) return null;
+  if (rewoundTo !== null) return oldPosition - rewoundTo;
+  if (now.sourceLogStart === null || now.sourceLogEnd === null) return null;
+  return maxOffset(0n, minOffset(now.sourceLogEnd, oldPosition) - now.sourceLogStart);
+}
+
+function createResetCandidate(
+  ctx: DetectorContext,
+  view: FlowPartitionView,
+  before: FlowPartition,
+  signals: ResetSignalName[],
+  rewoundTo: bigint | null,
+): EventCandidate {
+  const { flow, partition: now } = view;
+  const recopy = countRecopies(before, now, rewoundTo);
+  const previousLag = before.sourceLogEnd !== null && before.mm2Position !== null ? maxOffset(0n, before.sourceLogEnd - before.mm2Position) : null;
+  const tag = now.sourceTopicId ?? "";
+  const recopyText = recopy === null ? "how many offsets MM2 copies again is unknown" : `MM2 copies ${formatCount(recopy)} already-passed offsets again`;
+  const finding: Omit<Finding, "key" | "observedAt"> = {
+    type: FindingType.TOPIC_RESET,
+    severity: Severity.CRITICAL,
+    flow: flow.id,
+    cluster: flow.source,
+    topic: now.topic,
+    partition: now.partition,
+    summary: `${namePartition(now.topic, now.partition)} at ${flow.source} was reset (${signals.map((s) => reasons[s]).join(", ")}): ${recopyText}`,
+    evidence: {
+      detectedBy: signals.join(","),
+      oldTopicId: before.sourceTopicId,
+      newTopicId: now.sourceTopicId,
+      previousLogEnd: before.sourceLogEnd?.toString() ?? null,
+      currentLogStart: now.sourceLogStart?.toString() ?? null,
+      currentLogEnd: now.sourceLogEnd?.toString() ?? null,
+      previousMm2Position: before.mm2Position?.toString() ?? null,
+      mm2Position: now.mm2Position?.toString() ?? null,
+      rewoundToUpstream: rewoundTo?.toString() ?? null,
+      recordsToRecopy: recopy?.toString() ?? null,
+      previousLag: previousLag?.toString() ?? null,
+    },
+  };
+  return {
+    scope: `${FindingType.TOPIC_RESET}|${flow.id}|${now.topic}|${now.partition}`,
+    tag,
+    keySuffix: tag === "" ? `t${ctx.now}` : tag,
+    range: null,
+    render: (key, _range, firstSeen) => ({ ...finding, key, evidence: { ...finding.evidence, seenAt: firstSeen }, observedAt: ctx.now }),
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * Detector domain types: what a finding is, what the detectors remember between cycles, and the
+ * optional snapshot fields some detectors use when the collector provides them.
+ * Everything in `DetectorMemory` and `Finding` is JSON-safe (offsets as decimal strings) so the
+ * collector can persist it and a restart neither forgets reported losses nor reports them twice.
+ */
+import type { CollectorHistory, FlowPartition, Snapshot } from "@/lib/collector/types";
+import type { Thresholds } from "./thresholds";
+
+/** What a finding is about. One detector file per type (or per small family of types). */
+export const FindingType = {
+  /** Unreplicated source records were deleted before MM2 copied them. */
+  DATA_LOSS: "DATA_LOSS",
+  /** A source topic was deleted and recreated, or MM2's upstream offsets rewound. */
+  TOPIC_RESET: "TOPIC_RESET",
+  /** Offsets on the target went backwards (records removed on the target). */
+  TARGET_TRUNCATED: "TARGET_TRUNCATED",
+  /** A Connect connector or task is FAILED. */
+  TASK_FAILED: "TASK_FAILED",
+  /** Tasks are RUNNING but MM2's position does not move while the source grows. */
+  TASK_STALLED: "TASK_STALLED",
+  /** Replication is behind: records not yet copied, or heartbeat / oldest-record age. */
+  REPLICATION_LAG: "REPLICATION_LAG",
+  /** The oldest unreplicated record will be deleted by retention soon. */
+  RETENTION_RISK: "RETENTION_RISK",
+  /** Leader epoch rose and the log end went backwards: acknowledged records were lost. */
+  UNCLEAN_TRUNCATION: "UNCLEAN_TRUNCATION",
+  /** unclean.leader.election.enable is true for some topics (risk flag). */
+  UNCLEAN_ELECTION_ENABLED: "UNCLEAN_ELECTION_ENABLED",
+  /** Some partitions have fewer in-sync replicas than replicas. */
+  UNDER_REPLICATED: "UNDER_REPLICATED",
+  /** Some partitions have no leader. */
+  OFFLINE: "OFFLINE",
+  /** A group commits without a leader epoch, so it cannot detect log truncation (risk flag). */
+  COMMIT_WITHOUT_LEADER_EPOCH: "COMMIT_WITHOUT_LEADER_EPOCH",
+  /** A group's committed offset is outside the partition's log: the group will reset. */
+  OFFSET_OUT_OF_RANGE: "OFFSET_OUT_OF_RANGE",
+} as const;
+export type FindingTypeName = (typeof FindingType)[keyof typeof FindingType];
+
+/** How urgent a finding is. */
+export const Severity = {
+  /** Data is lost or about to be; page someone. */
+  CRITICAL: "critical",
+  /** Something is wrong or risky; look at it today. */
+  WARNING: "warning",
+  /** Worth knowing; no action needed now. */
+  INFO: "info",
+} as const;
+export type SeverityName = (typeof Severity)[keyof typeof Severity];
+
+/** Evidence values are JSON scalars; offsets and record counts are decimal strings. */
+export type Evidence = Record<string, string | number | boolean | null>;
+
+/** One thing a detector found in one cycle. `key` is stable across cycles for the same problem. */
+export interface Finding {
+  key: string;
+  type: FindingTypeName;
+  severity: SeverityName;
+  flow?: string;
+  cluster?: string;
+  topic?: string;
+  partition?: number;
+  group?: string;
+  /** One line an operator understands at 3 a.m., with the numbers. */
+  summary: string;
+  evidence: Evidence;
+  /** When this finding was last observed (epoch ms). */
+  observedAt: number;
+}
+
+/**
+ * Snapshot fields the detectors use when present but `FlowPartition` does not have yet. The
+ * collector adds them to `FlowPartition`; until then detectors read them as optional.
+ */
+export interface FlowPartitionExtension {
+  /**
+   * Timestamp (epoch ms) of the oldest unreplicated source record, the one at `mm2Position`;
+   * null when there is none (lag 0) or it could not be read. Needed for RETENTION_RISK and for
+   * REPLICATION_LAG in time.
+   */
+  oldestUnreplicatedTimestamp?: number | null;
+}
+
+/** A flow partition with the optional extension fields. */
+export type ExtendedFlowPartition = FlowPartition & FlowPartitionExtension;
+
+/** A loss range kept for deduplication (offsets as decimal strings). */
+export interface HeldRange {
+  first: string;
+  last: string;
+  /** True when the range comes from offset-sync evidence (exact), false for position estimates. */
+  exact: boolean;
+}
+
+/**
+ * An event-type finding (loss, reset, truncation) held after detection: re-emitted every cycle
+ * until `eventHoldMs` after it was last seen, so its alert stays visible, and used to merge later
+ * sightings of the same event into one finding with one key.
+ */
+export interface HeldEvent {
+  /** What the event is about, e.g. `DATA_LOSS|east->west|orders|2`; the key starts with it. */
+  scope: string;
+  /** Events in one scope with different tags never merge (e.g. different topic IDs). */
+  tag: string;
+  range: HeldRange | null;
+  firstSeen: number;
+  lastSeen: number;
+  finding: Finding;
+}
+
+/** Where MM2's position was when it last moved (for TASK_STALLED). */
+export interface PositionMark {
+  position: string;
+  movedAt: number;
+  /** Source log end when the position last moved (the stall only counts if the source grew). */
+  logEndAtMove: string;
+}
+
+/** What the detectors remember between cycles. JSON-safe; persist it as is. */
+export interface DetectorMemory {
+  version: 1;
+  events: HeldEvent[];
+  /** Last offset sync already examined, per `flowPartitionKey`. */
+  syncMarkers: Record<string, { upstream: string; downstream: string }>;
+  /** Per `flowPartitionKey`. */
+  positions: Record<string, PositionMark>;
+  /** Last cycle's level findings, re-emitted while their data is stale (unknown is not healthy). */
+  lastFindings: Finding[];
+}
+
+/** Input of `runDetectors`. */
+export interface DetectorInput {
+  previous: Snapshot | null;
+  current: Snapshot;
+  history: CollectorHistory;
+  memory: DetectorMemory;
+  now: number;
+  thresholds: Thresholds;
+}
+
+/** Output of `runDetectors`. */
+export interface DetectorOutput {
+  findings: Finding[];
+  memory: DetectorMemory;
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { createMetrics } from "@/lib/alerts/metrics";
+import { makeConnect, makeConnector, makeFlow, makeFlowPartition, makeSnapshot, makeStaleCluster, makeCluster, makeTask } from "../detect/fixtures";
+import { makeAlert, T } from "./helpers";
+
+const snapshot = makeSnapshot({
+  cycle: 7,
+  durationMs: 1_200,
+  clusters: [makeCluster("east"), makeStaleCluster("west")],
+  connect: [makeConnect([makeConnector({ tasks: [makeTask(0), makeTask(1, { state: "FAILED" })] })])],
+  flows: [
+    makeFlow({
+      partitions: [makeFlowPartition({ partition: 0, sourceLogEnd: 1500n, mm2Position: 1000n }), makeFlowPartition({ partition: 2, sourceLogEnd: 900n, mm2Position: null })],
+      heartbeat: { latestTimestamp: T - 2_500, latencyMs: 2_500 },
+      errors: ["offset syncs unreadable"],
+    }),
+  ],
+});
+
+describe("metrics", () => {
+  it("exposes lag, heartbeat, cluster, task state, alert, cycle and error series on its own registry", async () => {
+    const metrics = createMetrics(T);
+    metrics.updateMetrics(snapshot, [makeAlert({ firstSeen: T + 1 }), makeAlert({ id: "b", key: "TASK_STALLED|east->west", type: "TASK_STALLED", state: "resolved", evidence: {} })]);
+    const text = await metrics.renderMetrics();
+    const expected = [
+      'gapwatch_flow_partition_lag_records{flow="east->west",topic="orders",partition="0"} 500',
+      'gapwatch_flow_lag_records{flow="east->west"} 500',
+      'gapwatch_flow_heartbeat_latency_seconds{flow="east->west"} 2.5',
+      'gapwatch_cluster_up{cluster="east"} 1',
+      'gapwatch_cluster_up{cluster="west"} 0',
+      'gapwatch_connector_task_state{connect_cluster="connect-1",connector="mm2-source",task="1",state="FAILED"} 1',
+      'gapwatch_connector_task_state{connect_cluster="connect-1",connector="mm2-source",task="1",state="RUNNING"} 0',
+      'gapwatch_connector_task_state{connect_cluster="connect-1",connector="mm2-source",task="connector",state="RUNNING"} 1',
+      'gapwatch_alerts{type="DATA_LOSS",severity="critical",state="firing"} 1',
+      'gapwatch_alerts{type="TASK_STALLED",severity="critical",state="resolved"} 1',
+      'gapwatch_lost_records_total{flow="east->west",topic="orders",partition="2"} 500',
+      "gapwatch_collector_cycle_seconds_count 1",
+      "gapwatch_collector_cycle_seconds_sum 1.2",
+      'gapwatch_collector_errors_total{kind="cluster",source="west"} 1',
+      'gapwatch_collector_errors_total{kind="flow",source="east->west"} 1',
+    ];
+    for (const line of expected) expect(text).toContain(line);
+    expect(text).not.toContain('gapwatch_flow_partition_lag_records{flow="east->west",topic="orders",partition="2"}');
+    expect(text).not.toMatch(/^process_|^nodejs_/m);
+  });
+
+  it("counts a growing loss by its growth, each cycle once, and not again for losses from before start", async () => {
+    const metrics = createMetrics(T);
+    const old = makeAlert({ id: "old", topic: "audit", firstSeen: T - 60_000, evidence: { lostCount: "70" } });
+    metrics.updateMetrics(snapshot, [old, makeAlert({ firstSeen: T + 1 })]);
+    metrics.updateMetrics(snapshot, [old, makeAlert({ firstSeen: T + 1, evidence: { lostCount: "700" } })]);
+    metrics.updateMetrics({ ...snapshot, cycle: 8 }, [{ ...old, evidence: { lostCount: "75" } }, makeAlert({ firstSeen: T + 1, evidence: { lostCount: "700" } })]);
+    const text = await metrics.renderMetrics();
+    expect(text).toContain('gapwatch_lost_records_total{flow="east->west",topic="orders",partition="2"} 700');
+    expect(text).toContain('gapwatch_lost_records_total{flow="east->west",topic="audit",partition="2"} 5');
+    expect(text).toContain("gapwatch_collector_cycle_seconds_count 2");
+    expect(text).toContain('gapwatch_collector_errors_total{kind="cluster",source="west"} 2');
+  });
+
+  it("drops series of partitions that are gone", async () => {
+    const metrics = createMetrics(T);
+    metrics.updateMetrics(snapshot, []);
+    metrics.updateMetrics({ ...snapshot, cycle: 8, flows: [] }, []);
+    expect(await metrics.renderMetrics()).not.toContain("gapwatch_flow_partition_lag_records{");
+  });
+});

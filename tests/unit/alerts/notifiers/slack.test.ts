@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { buildSlackPayload } from "@/lib/alerts/notifiers/slack";
+import { makeTransition, T } from "../helpers";
+
+const context = { receiver: "slack", externalUrl: "https://gapwatch.example.com", sentAt: T };
+
+describe("buildSlackPayload", () => {
+  it("puts the one-line summary in text and a mrkdwn section per transition with a link", () => {
+    expect(buildSlackPayload([makeTransition("fired")], context)).toEqual({
+      text: ":rotating_light: *FIRED* critical DATA_LOSS (east->west · east): 500 records of orders/2 were deleted at east before MM2 copied them (offsets 1200–1699)",
+      blocks: [
+        {
+          type: "section",
+          text: {
+            type: "mrkdwn",
+            text: ":rotating_light: *FIRED* critical DATA_LOSS (east->west · east): 500 records of orders/2 were deleted at east before MM2 copied them (offsets 1200–1699) <https://gapwatch.example.com/alerts/0123456789abcdef|open>",
+          },
+        },
+      ],
+    });
+  });
+
+  it("summarises a batch and stays under Slack's block limit", () => {
+    const transitions = Array.from({ length: 45 }, (_, i) => makeTransition(i % 2 === 0 ? "fired" : "resolved", { id: `a${i}` }));
+    const payload = buildSlackPayload(transitions, { ...context, externalUrl: null });
+    expect(payload.text).toBe("Gapwatch: 45 alert changes");
+    expect(payload.blocks).toHaveLength(41);
+    expect(payload.blocks.at(-1)).toEqual({ type: "context", elements: [{ type: "mrkdwn", text: "…and 5 more" }] });
+  });
+});

@@ -1,0 +1,15 @@
+import { describe, expect, it } from "vitest";
+import { buildWebhookPayload } from "@/lib/alerts/notifiers/webhook";
+import { makeAlert, makeTransition, T } from "../helpers";
+
+describe("buildWebhookPayload", () => {
+  it("carries every transition with its full alert record", () => {
+    expect(buildWebhookPayload([makeTransition("refired")], { receiver: "hook", externalUrl: null, sentAt: T })).toEqual({
+      version: "1",
+      source: "gapwatch",
+      sentAt: "2025-01-15T03:00:00.000Z",
+      externalUrl: null,
+      transitions: [{ type: "refired", alert: makeAlert() }],
+    });
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { FindingType } from "@/lib/detect/types";
+import { findingsOf, makeConnect, makeConnector, makeFlowPartition, makeSnapshot, makeTask, runCycles, T0, type Cycle } from "./fixtures";
+
+/** MM2 sits at 100 while the source grows, one cycle per minute. */
+function stuckCycles(overrides: Parameters<typeof makeSnapshot>[0] = {}): Cycle[] {
+  return [200n, 300n, 400n].map((logEnd, i) => ({
+    snapshot: makeSnapshot({ cycle: i + 1, partitions: [makeFlowPartition({ sourceLogEnd: logEnd, mm2Position: 100n })], ...overrides }),
+    now: T0 + i * 65_000,
+  }));
+}
+
+describe("TASK_STALLED", () => {
+  it("reports a RUNNING flow whose position has not moved for stallAfterMs while the source grew", () => {
+    const outputs = runCycles(stuckCycles());
+    expect(findingsOf(outputs[1], FindingType.TASK_STALLED)).toEqual([]);
+    const findings = findingsOf(outputs[2], FindingType.TASK_STALLED);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({
+      key: "TASK_STALLED|east->west",
+      severity: "critical",
+      topic: "orders",
+      partition: 2,
+      summary: "MM2 (east->west) is RUNNING but has not copied anything from orders/2 for ~2 min while 300 records wait (auto.offset.reset=none after deleted records?)",
+      evidence: { connector: "mm2-source", stalledPartitions: 1, partitions: "orders/2", stalledForMs: 130_000, pendingRecords: "300", stallAfterMs: 120_000 },
+    });
+    expect(outputs[2]?.memory.positions["east->west|orders|2"]).toEqual({ position: "100", movedAt: T0, logEndAtMove: "200" });
+  });
+
+  it("restarts the clock when the position moves", () => {
+    const cycles = stuckCycles();
+    const moved = { snapshot: makeSnapshot({ cycle: 4, partitions: [makeFlowPartition({ sourceLogEnd: 500n, mm2Position: 150n })] }), now: T0 + 200_000 };
+    const outputs = runCycles([...cycles, moved]);
+    expect(findingsOf(outputs[3], FindingType.TASK_STALLED)).toEqual([]);
+    expect(outputs[3]?.memory.positions["east->west|orders|2"]).toEqual({ position: "150", movedAt: T0 + 200_000, logEndAtMove: "500" });
+  });
+
+  it("does not call an idle partition stalled when its source did not grow", () => {
+    const idle = [0, 1, 2].map((i) => ({ snapshot: makeSnapshot({ cycle: i + 1, partitions: [makeFlowPartition({ sourceLogEnd: 100n, mm2Position: 100n })] }), now: T0 + i * 65_000 }));
+    expect(runCycles(idle).flatMap((o) => findingsOf(o, FindingType.TASK_STALLED))).toEqual([]);
+  });
+
+  it("does not report a paused connector or one with a failed task (TASK_FAILED covers that)", () => {
+    const paused = stuckCycles({ connect: [makeConnect([makeConnector({ state: "PAUSED" })])] });
+    const failed = stuckCycles({ connect: [makeConnect([makeConnector({ tasks: [makeTask(0, { state: "FAILED" })] })])] });
+    expect(findingsOf(runCycles(paused)[2], FindingType.TASK_STALLED)).toEqual([]);
+    expect(findingsOf(runCycles(failed)[2], FindingType.TASK_STALLED)).toEqual([]);
+  });
+
+  it("still reports when the connector state is unknown (no Connect data)", () => {
+    const outputs = runCycles(stuckCycles({ connect: [] }));
+    expect(findingsOf(outputs[2], FindingType.TASK_STALLED).map((f) => f.evidence.connector)).toEqual(["mm2-source"]);
+  });
+});
