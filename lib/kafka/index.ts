@@ -1,0 +1,32 @@
+/**
+ * lib/kafka: the only module that talks to Kafka brokers for monitoring (on @platformatic/kafka).
+ * Batched reads per cluster: one Metadata request, ListOffsets once per leader broker and
+ * timestamp, DescribeConfigs/FindCoordinator in one request, group-less incremental fetches.
+ */
+export { createClusterReader } from "./cluster-reader";
+export { KafkaRequestError } from "./errors";
+export { connectionDefaults } from "./options";
+export { partitionKey } from "./partition-key";
+export { topicConfigKeys } from "./configs";
+export { fetchDefaults } from "./fetch-records";
+export { isItemError } from "./types";
+export type {
+  BrokerMetadata,
+  ClusterMetadata,
+  ClusterReader,
+  FetchedPartition,
+  FetchedRecord,
+  FetchOptions,
+  FetchRequestItem,
+  FetchResult,
+  GroupOffsetRow,
+  GroupSummary,
+  ItemError,
+  KafkaClusterConnection,
+  PartitionLeader,
+  PartitionMetadata,
+  PartitionOffsets,
+  RequestCount,
+  TopicConfigValues,
+  TopicMetadata,
+} from "./types";

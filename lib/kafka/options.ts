@@ -1,0 +1,118 @@
+import type { ConnectionOptions as TlsConnectionOptions } from "node:tls";
+import type { BaseOptions, Broker } from "@platformatic/kafka";
+import { z } from "zod";
+import { ConfigError } from "@/lib/errors";
+import type { KafkaClusterConnection } from "./types";
+
+/** Defaults of a cluster connection. */
+export const connectionDefaults = {
+  clientId: "gapwatch",
+  requestTimeoutMs: 10_000,
+} as const;
+
+/** A validated connection with defaults applied and bootstrap addresses parsed. */
+export interface ResolvedConnection {
+  alias: string;
+  bootstrap: string[];
+  brokers: Broker[];
+  clientId: string;
+  requestTimeoutMs: number;
+  tls: TlsConnectionOptions | undefined;
+  sasl: KafkaClusterConnection["sasl"];
+}
+
+// host:port, IPv6 hosts in brackets ("[::1]:9092"), as Kafka's own bootstrap.servers accepts.
+const hostPort = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/;
+
+const connectionSchema = z.object({
+  alias: z.string().min(1, "alias must not be empty"),
+  bootstrap: z
+    .array(z.string().regex(hostPort, "each bootstrap server must be host:port"))
+    .min(1, "give at least one bootstrap server"),
+  clientId: z.string().regex(/^\S+$/, "clientId must not be empty or contain spaces").optional(),
+  tls: z
+    .union([
+      z.boolean(),
+      z.object({
+        ca: z.string().optional(),
+        cert: z.string().optional(),
+        key: z.string().optional(),
+        rejectUnauthorized: z.boolean().optional(),
+      }).strict(),
+    ])
+    .optional(),
+  sasl: z
+    .object({
+      mechanism: z.enum(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]),
+      username: z.string().min(1, "SASL username must not be empty"),
+      password: z.string().min(1, "SASL password must not be empty"),
+    })
+    .strict()
+    .optional(),
+  requestTimeoutMs: z.number().int().min(100, "requestTimeoutMs must be at least 100").max(600_000).optional(),
+}).strict();
+
+/** Parses "host:port" (IPv6 in brackets) into a platformatic broker address. */
+export function parseHostPort(address: string): Broker {
+  const match = hostPort.exec(address);
+  const port = Number(match?.[3]);
+  if (!match || !Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new ConfigError(`"${address}" is not a valid host:port`);
+  }
+  return { host: match[1] ?? match[2] ?? "", port };
+}
+
+/**
+ * Validates a connection and applies defaults; throws ConfigError naming the cluster and field.
+ * Never echoes the password.
+ */
+export function resolveConnection(conn: KafkaClusterConnection): ResolvedConnection {
+  const parsed = connectionSchema.safeParse(conn);
+  if (!parsed.success) {
+    const where = typeof conn?.alias === "string" && conn.alias ? `Kafka cluster "${conn.alias}"` : "Kafka cluster";
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(connection)"}: ${i.message}`).join("; ");
+    throw new ConfigError(`${where}: invalid connection: ${issues}`);
+  }
+  const c = parsed.data;
+  return {
+    alias: c.alias,
+    bootstrap: c.bootstrap,
+    brokers: c.bootstrap.map(parseHostPort),
+    clientId: c.clientId ?? connectionDefaults.clientId,
+    requestTimeoutMs: c.requestTimeoutMs ?? connectionDefaults.requestTimeoutMs,
+    tls: toTlsOptions(c.tls),
+    sasl: c.sasl,
+  };
+}
+
+function toTlsOptions(tls: KafkaClusterConnection["tls"]): TlsConnectionOptions | undefined {
+  if (tls === undefined || tls === false) return undefined;
+  if (tls === true) return {};
+  const options: TlsConnectionOptions = {};
+  if (tls.ca !== undefined) options.ca = tls.ca;
+  if (tls.cert !== undefined) options.cert = tls.cert;
+  if (tls.key !== undefined) options.key = tls.key;
+  if (tls.rejectUnauthorized !== undefined) options.rejectUnauthorized = tls.rejectUnauthorized;
+  return options;
+}
+
+/**
+ * Options for platformatic's clients. Retries are off: a poll cycle is retried by the next cycle,
+ * and a client-side retry would resend requests (breaking "one request per broker") and hold the
+ * cycle for retryDelay. connectTimeout and requestTimeout bound every step, so nothing hangs.
+ */
+export function toClientOptions(conn: ResolvedConnection, context: object): BaseOptions {
+  return {
+    clientId: conn.clientId,
+    bootstrapBrokers: conn.brokers,
+    connectTimeout: conn.requestTimeoutMs,
+    requestTimeout: conn.requestTimeoutMs,
+    timeout: conn.requestTimeoutMs,
+    retries: 0,
+    // Topics are never created by reading their metadata.
+    autocreateTopics: false,
+    context,
+    ...(conn.tls ? { tls: conn.tls } : {}),
+    ...(conn.sasl ? { sasl: { mechanism: conn.sasl.mechanism, username: conn.sasl.username, password: conn.sasl.password } } : {}),
+  };
+}

@@ -1,0 +1,232 @@
+import type {
+  describeConfigsV4,
+  describeGroupsV5,
+  fetchV17,
+  listGroupsV4,
+  listOffsetsV9,
+  metadataV12,
+  offsetFetchV9,
+  RecordsBatch,
+} from "@platformatic/kafka";
+
+/**
+ * Domain types of lib/kafka: what the rest of Gapwatch receives from a cluster. Offsets are
+ * `bigint` (Kafka INT64); topic IDs are hyphenated lower-case hex; Kafka error codes are given by
+ * name (e.g. "NOT_LEADER_OR_FOLLOWER", from the protocol's error table).
+ *
+ * Wire types (`Raw*`, platformatic's parsed responses) sit beside them and never leave lib/kafka.
+ * Where several protocol versions are in use, the newest version's type describes them all.
+ */
+
+/** Metadata v10–v12 response. */
+export type RawMetadataResponse = metadataV12.MetadataResponse;
+/** One topic of a ListOffsets v5–v9 request. */
+export type RawListOffsetsRequestTopic = listOffsetsV9.ListOffsetsRequestTopic;
+/** ListOffsets v5–v9 response. */
+export type RawListOffsetsResponse = listOffsetsV9.ListOffsetsResponse;
+/** One resource of a DescribeConfigs v2–v4 request. */
+export type RawDescribeConfigsRequestResource = describeConfigsV4.DescribeConfigsRequestResource;
+/** DescribeConfigs v2–v4 response. */
+export type RawDescribeConfigsResponse = describeConfigsV4.DescribeConfigsResponse;
+/** ListGroups v4–v5 response (v5's groupType unused). */
+export type RawListGroupsResponse = listGroupsV4.ListGroupsResponse;
+/** DescribeGroups v5 response. */
+export type RawDescribeGroupsResponse = describeGroupsV5.DescribeGroupsResponse;
+/** OffsetFetch v8–v9 response. */
+export type RawOffsetFetchResponse = offsetFetchV9.OffsetFetchResponse;
+/** One topic of a Fetch v12–v17 request (`topicId` holds the name in v12). */
+export type RawFetchRequestTopic = fetchV17.FetchRequestTopic;
+/** Fetch v12–v17 response. */
+export type RawFetchResponse = fetchV17.FetchResponse;
+/** One partition of a Fetch response, record batches already parsed. */
+export type RawFetchResponsePartition = fetchV17.FetchResponsePartition;
+/** A parsed v2 record batch. */
+export type RawRecordsBatch = RecordsBatch;
+
+/** How to reach one Kafka cluster (one MM2 alias). */
+export interface KafkaClusterConnection {
+  /** MM2 alias, used in error messages and logs. */
+  alias: string;
+  /** Bootstrap brokers as host:port. */
+  bootstrap: string[];
+  /** Kafka client.id (default "gapwatch"). */
+  clientId?: string;
+  /** TLS: `true` for system CAs, or PEM material and verification switch. */
+  tls?: { ca?: string; cert?: string; key?: string; rejectUnauthorized?: boolean } | boolean;
+  sasl?: { mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512"; username: string; password: string };
+  /** Connect and per-request timeout (default 10000 ms). */
+  requestTimeoutMs?: number;
+}
+
+/** A per-item failure: the Kafka error name (e.g. "OFFSET_OUT_OF_RANGE") or a network message. */
+export interface ItemError {
+  error: string;
+}
+
+/** True when a per-item result is a failure. */
+export function isItemError(value: unknown): value is ItemError {
+  return typeof value === "object" && value !== null && typeof (value as { error?: unknown }).error === "string";
+}
+
+/** A broker as Metadata lists it. */
+export interface BrokerMetadata {
+  nodeId: number;
+  host: string;
+  port: number;
+  rack: string | null;
+}
+
+/** One partition as Metadata describes it. */
+export interface PartitionMetadata {
+  partition: number;
+  /** Leader broker id; null when Kafka reports -1 (no leader). */
+  leader: number | null;
+  leaderEpoch: number;
+  replicas: number[];
+  isr: number[];
+  offlineReplicas: number[];
+  /** Kafka error name for this partition (e.g. "LEADER_NOT_AVAILABLE"), or null. */
+  error: string | null;
+}
+
+/** One topic as Metadata describes it. */
+export interface TopicMetadata {
+  name: string;
+  /** Hyphenated lower-case hex; null when the broker sent the all-zero UUID. */
+  topicId: string | null;
+  isInternal: boolean;
+  /** Kafka error name for the whole topic, or null. */
+  error: string | null;
+  /** Sorted by partition number. */
+  partitions: PartitionMetadata[];
+}
+
+/** The result of one Metadata request for all topics. */
+export interface ClusterMetadata {
+  clusterId: string | null;
+  /** -1 when the cluster did not name one. */
+  controllerId: number;
+  brokers: BrokerMetadata[];
+  /** Sorted by name. */
+  topics: TopicMetadata[];
+}
+
+/** Earliest and latest offsets of one partition (ListOffsets with timestamps -2 and -1). */
+export interface PartitionOffsets {
+  logStart: bigint;
+  /** High watermark (read_uncommitted). */
+  logEnd: bigint;
+  /** Leader epoch the leader returned with the latest offset. */
+  leaderEpoch: number;
+}
+
+/** A partition whose offsets are wanted, with the leader from the last Metadata. */
+export interface PartitionLeader {
+  topic: string;
+  partition: number;
+  leader: number | null;
+}
+
+/** Config values of one topic, by config name (all values as strings). */
+export type TopicConfigValues = Record<string, string>;
+
+/** A classic consumer group as ListGroups + DescribeGroups show it. */
+export interface GroupSummary {
+  groupId: string;
+  /** Upper-case state as Kafka names it, e.g. "STABLE", "EMPTY". */
+  state: string;
+  /** "consumer", "connect", … ("" for a group without members that never had a protocol). */
+  protocolType: string;
+  /** Number of members; -1 when DescribeGroups failed for this group (see `error`). */
+  members: number;
+  /** Why the members could not be counted, if they could not. */
+  error?: string;
+}
+
+/** One committed offset of a group (OffsetFetch). */
+export interface GroupOffsetRow {
+  topic: string;
+  partition: number;
+  offset: bigint;
+  /** -1 when the commit carried no leader epoch (kafkajs never sends one). */
+  committedLeaderEpoch: number;
+}
+
+/** One record read by a group-less fetch. */
+export interface FetchedRecord {
+  offset: bigint;
+  /** Epoch milliseconds (create time, or log-append time when the topic uses it). */
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: { key: string; value: Buffer | null }[];
+}
+
+/** What one partition of a group-less fetch returned. */
+export interface FetchedPartition {
+  /** Records at or after the requested offset, in offset order (control records skipped). */
+  records: FetchedRecord[];
+  highWatermark: bigint;
+  logStartOffset: bigint;
+  /** Where to continue: one past the last batch returned, or the requested offset when none was. */
+  nextOffset: bigint;
+}
+
+/**
+ * A fetch of one partition: records, or `{ error }` with the Kafka error name. "OFFSET_OUT_OF_RANGE"
+ * means the requested offset is below log start or above log end: restart from log start.
+ */
+export type FetchResult = FetchedPartition | ItemError;
+
+/** One partition to fetch from `offset`. */
+export interface FetchRequestItem {
+  topic: string;
+  partition: number;
+  offset: bigint;
+}
+
+/** Limits of a group-less fetch. */
+export interface FetchOptions {
+  /** Bytes per partition (default 1 MiB); Kafka still returns a first batch that is larger. */
+  maxBytes?: number;
+  /** How long the broker may wait for data when there is none (default 100 ms). */
+  maxWaitMs?: number;
+}
+
+/** Requests sent since creation or the last reset, per Kafka API name and broker. */
+export interface RequestCount {
+  /** Kafka API name, e.g. "Metadata", "ListOffsets". */
+  api: string;
+  /** Broker node id as a string, or host:port for a bootstrap address not (yet) matched to one. */
+  broker: string;
+  count: number;
+}
+
+/** Reads one cluster for monitoring; one long-lived instance per cluster. */
+export interface ClusterReader {
+  readonly alias: string;
+  /** ONE Metadata request (all topics): brokers, controller, topics with IDs, partitions with leaders and epochs. */
+  readMetadata(): Promise<ClusterMetadata>;
+  /**
+   * Earliest and latest offsets: one ListOffsets per leader broker and timestamp (≤ 2 per broker);
+   * a failing broker or partition only fails its own entries. Keys are `${topic}/${partition}`.
+   */
+  readLogOffsets(partitions: PartitionLeader[]): Promise<Map<string, PartitionOffsets | ItemError>>;
+  /** One DescribeConfigs for all topics: retention.ms, retention.bytes, cleanup.policy, unclean.leader.election.enable. */
+  readTopicConfigs(topics: string[]): Promise<Map<string, TopicConfigValues | ItemError>>;
+  /** Broker-level unclean.leader.election.enable of one broker; null when the broker does not report it. */
+  readBrokerUncleanElection(): Promise<boolean | null>;
+  /** Classic groups: ListGroups on every broker, then DescribeGroups on their coordinators. */
+  listGroups(): Promise<GroupSummary[]>;
+  /** Committed offsets (OffsetFetch v8+, with committed leader epochs); a failing group yields `{ error }`. */
+  readGroupOffsets(groupIds: string[]): Promise<Map<string, GroupOffsetRow[] | ItemError>>;
+  /** Group-less fetch of one partition from `fromOffset` (no group, no commits). */
+  fetchRecords(topic: string, partition: number, fromOffset: bigint, opts?: FetchOptions): Promise<FetchResult>;
+  /** Group-less fetch of several partitions: one Fetch per leader broker. Keys are `${topic}/${partition}`. */
+  fetchPartitions(items: FetchRequestItem[], opts?: FetchOptions): Promise<Map<string, FetchResult>>;
+  /** Requests sent by this reader since creation or the last reset. */
+  requestCounts(): RequestCount[];
+  resetRequestCounts(): void;
+  /** Closes all connections; the reader cannot be used afterwards. */
+  close(): Promise<void>;
+}
