@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 import path from "node:path";
-import { AlphabeticalSequencer } from "./tests/integration/alphabetical-sequencer";
+import { AlphabeticalSequencer } from "./tests/integration/alphabetical-sequencer.ts";
 
 const alias = { "@": path.resolve(import.meta.dirname) };
 

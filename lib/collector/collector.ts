@@ -8,6 +8,7 @@ import { pollConnect } from "./connect-poll";
 import { buildFlow } from "./flow-builder";
 import { discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readings";
+import { readOldestUnreplicated } from "./oldest-unreplicated";
 import type { ClusterSnapshot, CollectorHistory, ConnectClusterSnapshot, Snapshot } from "./types";
 
 const log = getLogger("collector");
@@ -133,7 +134,7 @@ export class Collector {
   private async readFlows(clusters: ClusterSnapshot[], connect: ConnectClusterSnapshot[], now: number) {
     const byAlias = new Map(clusters.map((c) => [c.alias, c]));
     const definitions = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })));
-    return Promise.all(
+    const flows = await Promise.all(
       definitions.map(async (def) => {
         const readings = await readFlow(def, {
           readers: this.readers,
@@ -147,6 +148,9 @@ export class Collector {
         return buildFlow(def, byAlias.get(def.source), byAlias.get(def.target), readings, now);
       }),
     );
+    const withTimestamps = await readOldestUnreplicated(flows, this.readers);
+    for (const e of withTimestamps.errors) log.warn({ err: e }, "oldest unreplicated record not read");
+    return withTimestamps.flows;
   }
 
   private persist(snapshot: Snapshot): void {

@@ -51,6 +51,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
         targetLogEnd: t?.logEnd ?? null,
         lag: computeLag(p, mm2Position),
         latestSync,
+        oldestUnreplicatedTimestamp: null,
       });
     }
   }

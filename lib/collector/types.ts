@@ -121,6 +121,11 @@ export interface FlowPartition {
   /** Records at the source not yet replicated: sourceLogEnd − mm2Position (never negative). */
   lag: bigint | null;
   latestSync: OffsetSyncPoint | null;
+  /**
+   * Timestamp (epoch ms) of the source record at `mm2Position` — the oldest one not replicated —
+   * read with one group-less Fetch per leader broker per cycle; null when lag is 0 or unknown.
+   */
+  oldestUnreplicatedTimestamp: number | null;
 }
 
 export interface FlowConnectors {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { thresholdsSchema } from "@/lib/detect/thresholds";
 
 /**
  * The shape of gapwatch.config.yaml. Secrets are given as `${ENV_VAR}` references and resolved
@@ -47,8 +48,8 @@ export const configSchema = z.object({
   pollIntervalSeconds: z.number().min(1).max(3600).default(10),
   /** Topic configs are refreshed every N cycles (they change rarely). */
   configRefreshCycles: z.number().int().min(1).default(30),
-  /** Detector thresholds; unknown keys are rejected by lib/detect's own schema. */
-  thresholds: z.record(z.string(), z.number()).default({}),
+  /** Detector thresholds (lib/detect/thresholds.ts); omitted keys take their defaults. */
+  thresholds: thresholdsSchema.strict().default(thresholdsSchema.parse({})),
   store: z.object({ path: z.string().min(1).optional() }).strict().default({}),
   admin: z.object({ secret: z.string().min(12, "the admin secret must be at least 12 characters").optional() }).strict().default({}),
   notifications: z.object({

@@ -1,6 +1,7 @@
 import type { Flow } from "@/lib/collector/types";
 import { countOf, formatCount, formatDuration, isFlowFresh, namePartition, type DetectorContext } from "./snapshot-views";
-import { FindingType, Severity, type ExtendedFlowPartition, type Finding } from "./types";
+import type { FlowPartition } from "@/lib/collector/types";
+import { FindingType, Severity, type Finding } from "./types";
 
 /**
  * REPLICATION_LAG — replication is behind, in records or in time.
@@ -13,7 +14,7 @@ import { FindingType, Severity, type ExtendedFlowPartition, type Finding } from 
  *   timestamp on the target) ≥ lagSeconds: end-to-end delay, including a stopped pipeline.
  * - `REPLICATION_LAG|<flow>|oldest-record`: now − timestamp of the oldest unreplicated record ≥
  *   lagSeconds, over partitions with lag > 0 — only when the collector provides
- *   `oldestUnreplicatedTimestamp` (FlowPartitionExtension).
+ *   `oldestUnreplicatedTimestamp`.
  * Severity warning: lag alone loses nothing (RETENTION_RISK says when it would).
  */
 export function detectReplicationLag(ctx: DetectorContext): Finding[] {
@@ -44,7 +45,7 @@ function createLagFinding(ctx: DetectorContext, flow: Flow, aspect: string, summ
 function checkRecordLag(ctx: DetectorContext, flow: Flow): Finding | null {
   const perPartition = BigInt(ctx.thresholds.lagRecords);
   const perFlow = BigInt(ctx.thresholds.flowLagRecords);
-  const lagging = flow.partitions.filter((p): p is ExtendedFlowPartition & { lag: bigint } => p.lag !== null);
+  const lagging = flow.partitions.filter((p): p is FlowPartition & { lag: bigint } => p.lag !== null);
   const total = lagging.reduce((sum, p) => sum + p.lag, 0n);
   const over = lagging.filter((p) => p.lag >= perPartition);
   if (over.length === 0 && total < perFlow) return null;
@@ -77,8 +78,8 @@ function checkHeartbeatLatency(ctx: DetectorContext, flow: Flow): Finding | null
 
 function checkOldestRecordAge(ctx: DetectorContext, flow: Flow): Finding | null {
   const limitMs = ctx.thresholds.lagSeconds * 1000;
-  let oldest: { partition: ExtendedFlowPartition; timestamp: number } | null = null;
-  const partitions: readonly ExtendedFlowPartition[] = flow.partitions;
+  let oldest: { partition: FlowPartition; timestamp: number } | null = null;
+  const partitions: readonly FlowPartition[] = flow.partitions;
   for (const partition of partitions) {
     const timestamp = partition.oldestUnreplicatedTimestamp;
     if (timestamp === undefined || timestamp === null || partition.lag === null || partition.lag <= 0n) continue;

@@ -15,7 +15,7 @@ import { FindingType, Severity, type Finding } from "./types";
  * before MM2 copies it (which would become DATA_LOSS).
  *
  * LOGIC — per fresh flow partition with lag > 0, a known `oldestUnreplicatedTimestamp` (the
- * record at mm2Position; FlowPartitionExtension) and source topic configs with a finite
+ * record at mm2Position) and source topic configs with a finite
  * retention.ms and a cleanup.policy containing `delete`:
  * - deletable at ≈ timestamp + retention.ms. This is a LOWER bound: Kafka deletes whole segments,
  *   once the segment's newest timestamp is older than retention.ms, checked every

@@ -12,7 +12,7 @@ import {
   type TopicState,
 } from "@/lib/collector/types";
 import type { Thresholds } from "./thresholds";
-import type { ExtendedFlowPartition } from "./types";
+import type { FlowPartition } from "@/lib/collector/types";
 
 /** What every detector receives. */
 export interface DetectorContext {
@@ -31,7 +31,7 @@ export interface DetectorContext {
 export interface FlowPartitionView {
   key: string;
   flow: Flow;
-  partition: ExtendedFlowPartition;
+  partition: FlowPartition;
 }
 
 /** A cluster's data is usable when it was read this cycle (reachable and not carried over). */

@@ -4,7 +4,7 @@
  * Everything in `DetectorMemory` and `Finding` is JSON-safe (offsets as decimal strings) so the
  * collector can persist it and a restart neither forgets reported losses nor reports them twice.
  */
-import type { CollectorHistory, FlowPartition, Snapshot } from "@/lib/collector/types";
+import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import type { Thresholds } from "./thresholds";
 
 /** What a finding is about. One detector file per type (or per small family of types). */
@@ -68,22 +68,6 @@ export interface Finding {
   /** When this finding was last observed (epoch ms). */
   observedAt: number;
 }
-
-/**
- * Snapshot fields the detectors use when present but `FlowPartition` does not have yet. The
- * collector adds them to `FlowPartition`; until then detectors read them as optional.
- */
-export interface FlowPartitionExtension {
-  /**
-   * Timestamp (epoch ms) of the oldest unreplicated source record, the one at `mm2Position`;
-   * null when there is none (lag 0) or it could not be read. Needed for RETENTION_RISK and for
-   * REPLICATION_LAG in time.
-   */
-  oldestUnreplicatedTimestamp?: number | null;
-}
-
-/** A flow partition with the optional extension fields. */
-export type ExtendedFlowPartition = FlowPartition & FlowPartitionExtension;
 
 /** A loss range kept for deduplication (offsets as decimal strings). */
 export interface HeldRange {

@@ -26,10 +26,6 @@ export interface Sandbox {
   state: SandboxState;
   clusters: Map<string, SandboxCluster>;
   connect: SandboxConnectWorker;
-  /** Stops one broker by PID (its data stays), e.g. to test an unreachable cluster. */
-  stopBroker(alias: string): Promise<void>;
-  /** Starts a stopped broker again on the same ports and data. */
-  startBroker(alias: string): Promise<void>;
   /** Stops Connect, then the brokers, each by its PID. */
   stop(): Promise<void>;
 }
@@ -96,18 +92,6 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     clusters,
     connect,
     stop,
-    async stopBroker(alias) {
-      const c = clusters.get(alias);
-      if (!c) throw new Error(`no sandbox cluster "${alias}"`);
-      await stopProcess(c.process);
-    },
-    async startBroker(alias) {
-      const c = clusters.get(alias);
-      if (!c) throw new Error(`no sandbox cluster "${alias}"`);
-      if (!c.process.hasExited()) return;
-      const restarted = await startCluster({ alias, baseDir: sandboxDir, classpath, logOption, port: c.port, controllerPort: c.controllerPort });
-      clusters.set(alias, restarted);
-    },
   };
 }
 

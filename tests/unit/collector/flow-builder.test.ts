@@ -61,6 +61,7 @@ describe("buildFlow: which topics belong to the flow", () => {
         targetLogEnd: null,
         lag: 40n,
         latestSync: null,
+        oldestUnreplicatedTimestamp: null,
       },
     ]);
   });

@@ -63,10 +63,15 @@ describe("connectSchema", () => {
 describe("configSchema", () => {
   const clusters = [{ alias: "east", bootstrap: "k:9092" }];
 
-  it("accepts numeric thresholds and rejects non-numeric ones", () => {
-    expect(configSchema.parse({ clusters, thresholds: { lagWarnRecords: 5000 } }).thresholds).toEqual({ lagWarnRecords: 5000 });
-    expect(issuesOf(configSchema.safeParse({ clusters, thresholds: { lagWarnRecords: "high" } }))).toEqual([
-      "thresholds.lagWarnRecords: Invalid input: expected number, received string",
+  it("fills omitted thresholds with the detector defaults and rejects wrong types and unknown keys", () => {
+    const thresholds = configSchema.parse({ clusters, thresholds: { lagRecords: 5000 } }).thresholds;
+    expect(thresholds.lagRecords).toBe(5000);
+    expect(thresholds.stallAfterMs).toBe(120_000);
+    expect(issuesOf(configSchema.safeParse({ clusters, thresholds: { lagRecords: "high" } }))).toEqual([
+      "thresholds.lagRecords: Invalid input: expected number, received string",
+    ]);
+    expect(issuesOf(configSchema.safeParse({ clusters, thresholds: { lagWarnRecords: 5 } }))).toEqual([
+      'thresholds: Unrecognized key: "lagWarnRecords"',
     ]);
   });
 

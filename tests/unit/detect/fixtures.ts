@@ -13,20 +13,21 @@ import {
   type Snapshot,
   type TopicConfigs,
   type TopicState,
+  type FlowPartition,
 } from "@/lib/collector/types";
 import type { Connector, TaskStatus } from "@/lib/connect/types";
 import { createDetectorMemory } from "@/lib/detect/memory";
 import { runDetectors } from "@/lib/detect/run-detectors";
 import { defaultThresholds, type Thresholds } from "@/lib/detect/thresholds";
-import type { DetectorMemory, DetectorOutput, ExtendedFlowPartition, Finding } from "@/lib/detect/types";
+import type { DetectorMemory, DetectorOutput, Finding } from "@/lib/detect/types";
 
 /** 2025-01-15 03:00:00 UTC: cycles are T0 + n × 10 s. */
 export const T0 = Date.UTC(2025, 0, 15, 3, 0, 0);
 export const FLOW = "east->west";
 
 /** A flow partition of `orders`/2; lag and the committed position follow log end and position unless given. */
-export function makeFlowPartition(overrides: Partial<ExtendedFlowPartition> = {}): ExtendedFlowPartition {
-  const base: ExtendedFlowPartition = {
+export function makeFlowPartition(overrides: Partial<FlowPartition> = {}): FlowPartition {
+  const base: FlowPartition = {
     topic: "orders",
     partition: 2,
     targetTopic: "east.orders",
@@ -41,6 +42,7 @@ export function makeFlowPartition(overrides: Partial<ExtendedFlowPartition> = {}
     targetLogEnd: 1000n,
     lag: null,
     latestSync: { upstream: 999n, downstream: 999n },
+    oldestUnreplicatedTimestamp: null,
     ...overrides,
   };
   const lag = base.sourceLogEnd !== null && base.mm2Position !== null ? base.sourceLogEnd - base.mm2Position : null;
@@ -167,7 +169,7 @@ export function makeConnect(connectors: Connector[] = [makeConnector()], overrid
 /** Snapshot overrides, plus shortcuts for the default east->west flow. */
 export interface SnapshotOverrides extends Partial<Snapshot> {
   /** Partitions of the default flow (ignored when `flows` is given). */
-  partitions?: ExtendedFlowPartition[];
+  partitions?: FlowPartition[];
   /** Configs of the source topic `orders` at east; null = not read yet. */
   sourceConfigs?: TopicConfigs | null;
   /** Overrides of the east (source) and west (target) clusters. */

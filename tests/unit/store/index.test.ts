@@ -31,6 +31,7 @@ function makePartition(overrides: Partial<FlowPartition> = {}): FlowPartition {
     targetLogEnd: 90n,
     lag: 10n,
     latestSync: null,
+    oldestUnreplicatedTimestamp: null,
     ...overrides,
   };
 }

@@ -21,6 +21,7 @@ function makePartition(overrides: Partial<FlowPartition> = {}): FlowPartition {
     targetLogEnd: 90n,
     lag: 10n,
     latestSync: { upstream: 80n, downstream: 80n },
+    oldestUnreplicatedTimestamp: null,
     ...overrides,
   };
 }
