@@ -7,3 +7,4 @@ export { createAlertId } from "./alert-id";
 export { createMetrics, renderMetrics, updateMetrics, type GapwatchMetrics } from "./metrics";
 export * from "./notifiers";
 export * from "./types";
+export { attachAlerting, type AlertService } from "./alert-service";

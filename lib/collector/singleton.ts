@@ -1,3 +1,4 @@
+import { type AlertService, attachAlerting } from "@/lib/alerts/alert-service";
 import { getConfig } from "@/lib/config";
 import { getLogger } from "@/lib/logger";
 import { createSqliteStore, resolveStorePath, type Store } from "@/lib/store";
@@ -6,6 +7,7 @@ import { Collector } from "./collector";
 interface Runtime {
   collector: Collector;
   store: Store;
+  alerts: AlertService;
 }
 
 const holder = globalThis as typeof globalThis & { __gapwatchRuntime?: Runtime };
@@ -19,7 +21,8 @@ export function getRuntime(): Runtime {
     const config = getConfig();
     const store = createSqliteStore(resolveStorePath(config.store.path));
     const collector = new Collector(config, store);
-    holder.__gapwatchRuntime = { collector, store };
+    const alerts = attachAlerting(collector, store, config);
+    holder.__gapwatchRuntime = { collector, store, alerts };
   }
   return holder.__gapwatchRuntime;
 }
@@ -31,6 +34,7 @@ export function startRuntime(): void {
   const stop = async (signal: string) => {
     getLogger("runtime").info({ signal }, "stopping");
     await runtime.collector.stop();
+    runtime.alerts.stop();
     runtime.store.close();
     process.exit(0);
   };

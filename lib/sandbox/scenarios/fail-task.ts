@@ -4,7 +4,7 @@ import { bootstrapOf, type SandboxState } from "../state";
 import { waitForConnector } from "./connector-control";
 
 export interface FailTaskReport {
-  scenario: "fail-task" | "recover";
+  scenario: "fail-task" | "recover" | "reset-none";
   connector: string;
   taskId: number;
   state: string;
@@ -18,15 +18,24 @@ export interface FailTaskReport {
  * fails the task. Heartbeats flow every second, so there is always a record.
  */
 export async function runFailTask(state: SandboxState, opts: { source?: string; target?: string } = {}): Promise<FailTaskReport> {
-  return reconfigure(state, opts, true);
+  return reconfigure(state, opts, true, {});
 }
 
-/** Undoes `fail-task`: restores the normal connector config; Connect restarts the task with it. */
+/**
+ * Makes MM2's replication consumer use `auto.offset.reset=none` (MirrorSourceConfig passes
+ * `consumer.*` keys to it): after a purge the task then stays RUNNING without progress instead
+ * of silently skipping — what TASK_STALLED detects. `recover` undoes it.
+ */
+export async function runResetNone(state: SandboxState, opts: { source?: string; target?: string } = {}): Promise<FailTaskReport> {
+  return reconfigure(state, opts, false, { "consumer.auto.offset.reset": "none" });
+}
+
+/** Undoes `fail-task` and `reset-none`: restores the normal connector config; Connect restarts the task with it. */
 export async function runRecover(state: SandboxState, opts: { source?: string; target?: string } = {}): Promise<FailTaskReport> {
-  return reconfigure(state, opts, false);
+  return reconfigure(state, opts, false, {});
 }
 
-async function reconfigure(state: SandboxState, opts: { source?: string; target?: string }, fail: boolean): Promise<FailTaskReport> {
+async function reconfigure(state: SandboxState, opts: { source?: string; target?: string }, fail: boolean, overrides: Record<string, string>): Promise<FailTaskReport> {
   const source = opts.source ?? "east";
   const target = opts.target ?? "west";
   const endpoint = { url: state.connect.url, timeoutMs: 15_000 };
@@ -34,12 +43,12 @@ async function reconfigure(state: SandboxState, opts: { source?: string; target?
   const flow = { source: { alias: source, bootstrap: bootstrapOf(state, source) }, target: { alias: target, bootstrap: bootstrapOf(state, target) } };
   const extra: Record<string, string> = fail
     ? { transforms: "gapwatchFail", "transforms.gapwatchFail.type": "org.apache.kafka.connect.transforms.Cast$Value", "transforms.gapwatchFail.spec": "int32" }
-    : {};
+    : overrides;
   const current = (await getConnectors(endpoint)).find((c) => c.name === name);
   if (!current) throw new Error(`connector ${name} not found on ${state.connect.url}`);
   await putConnectorConfig(endpoint, name, sourceConnectorConfig(flow, extra));
   const wanted = fail ? "FAILED" : "RUNNING";
   const status = await waitForConnector(endpoint, name, (c) => c.tasks.length > 0 && c.tasks.some((t) => (fail ? t.state === "FAILED" : true)) && (fail || c.tasks.every((t) => t.state === "RUNNING")), wanted, 90_000);
   const task = status.tasks.find((t) => t.state === wanted) ?? status.tasks[0]!;
-  return { scenario: fail ? "fail-task" : "recover", connector: name, taskId: task.id, state: task.state, rootCause: task.rootCause };
+  return { scenario: fail ? "fail-task" : Object.keys(overrides).length ? "reset-none" : "recover", connector: name, taskId: task.id, state: task.state, rootCause: task.rootCause };
 }

@@ -1,0 +1,83 @@
+import type { Collector } from "@/lib/collector/collector";
+import type { GapwatchConfig } from "@/lib/config";
+import { createDetectorMemory, type DetectorMemory, parseDetectorMemory, runDetectors } from "@/lib/detect";
+import { getLogger } from "@/lib/logger";
+import type { Store } from "@/lib/store";
+import { updateMetrics } from "./metrics";
+import { createNotifier, type Notifier } from "./notifiers";
+import { acknowledgeAlert, defaultReconcileOptions, reconcileAlerts } from "./reconcile-alerts";
+import type { AlertRecord, AlertTransition } from "./types";
+
+const log = getLogger("alerts");
+const memoryKey = "detector-memory";
+
+/** The server's alerting: detectors after every cycle, alert lifecycle, persistence, delivery, metrics. */
+export interface AlertService {
+  list(filter?: { state?: string; type?: string; flow?: string }): AlertRecord[];
+  acknowledge(id: string, by: string, now: number): AlertRecord | null;
+  stop(): void;
+}
+
+/**
+ * Runs the detectors on every cycle of `collector`, reconciles their findings with the stored
+ * alerts (hysteresis, acknowledgement), persists alerts and detector memory (a restart neither
+ * loses nor re-fires alerts), records transitions as events, hands them to the notifiers (a
+ * background queue: a failing endpoint never slows polling) and updates the Prometheus metrics.
+ */
+export function attachAlerting(collector: Collector, store: Store, config: GapwatchConfig): AlertService {
+  let alerts: AlertRecord[] = store.loadAlerts<AlertRecord>();
+  let memory = loadMemory(store);
+  const notifier: Notifier = createNotifier({
+    targets: config.notifications.webhooks.map((w, i) => ({ name: `webhook-${i + 1}`, kind: w.format === "json" ? "webhook" : w.format, url: w.url })),
+  });
+
+  collector.onCycle((current, previous, history) => {
+    const now = current.takenAt;
+    const result = runDetectors({ previous, current, history, memory, now, thresholds: config.thresholds });
+    memory = result.memory;
+    const reconciled = reconcileAlerts(alerts, result.findings, now, defaultReconcileOptions);
+    alerts = reconciled.alerts;
+    store.saveAlerts(alerts);
+    store.setValue(memoryKey, JSON.stringify(memory));
+    recordTransitions(store, reconciled.transitions, now);
+    notifier.enqueue(reconciled.transitions);
+    updateMetrics(current, alerts);
+  });
+
+  return {
+    list(filter = {}) {
+      return alerts
+        .filter((a) => (!filter.state || a.state === filter.state) && (!filter.type || a.type === filter.type) && (!filter.flow || a.flow === filter.flow))
+        .sort((a, b) => b.lastSeen - a.lastSeen);
+    },
+    acknowledge(id, by, now) {
+      if (!alerts.some((a) => a.id === id)) return null;
+      alerts = acknowledgeAlert(alerts, id, by, now);
+      store.saveAlerts(alerts);
+      const acked = alerts.find((a) => a.id === id)!;
+      store.appendEvent({ at: now, kind: "alert-acknowledged", flow: acked.flow, cluster: acked.cluster, message: `${acked.type} acknowledged by ${by}: ${acked.summary}`, data: { id } });
+      return acked;
+    },
+    stop: () => notifier.stop(),
+  };
+}
+
+function loadMemory(store: Store): DetectorMemory {
+  const raw = store.getValue(memoryKey);
+  if (raw === null) return createDetectorMemory();
+  try {
+    const parsed = parseDetectorMemory(JSON.parse(raw));
+    if (parsed.error) log.warn({ err: parsed.error }, "stored detector memory unreadable; starting afresh");
+    return parsed.memory;
+  } catch (err) {
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, "stored detector memory is not JSON; starting afresh");
+    return createDetectorMemory();
+  }
+}
+
+function recordTransitions(store: Store, transitions: readonly AlertTransition[], now: number): void {
+  for (const t of transitions) {
+    store.appendEvent({ at: now, kind: `alert-${t.type}`, flow: t.alert.flow, cluster: t.alert.cluster, message: `${t.alert.type} ${t.type}: ${t.alert.summary}`, data: { id: t.alert.id } });
+    log.info({ alert: t.alert.id, type: t.alert.type, transition: t.type }, t.alert.summary);
+  }
+}
