@@ -1,10 +1,1 @@
-/** Skeleton while the overview's data loads. */
-export default function Loading() {
-  return (
-    <div aria-busy="true" aria-label="Loading" className="space-y-4">
-      <div className="h-8 w-64 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" />
-      <div className="h-40 animate-pulse rounded-lg bg-zinc-200 dark:bg-zinc-800" />
-      <div className="h-40 animate-pulse rounded-lg bg-zinc-200 dark:bg-zinc-800" />
-    </div>
-  );
-}
+export { PageSkeleton as default } from "@/components/layout/page-skeleton";

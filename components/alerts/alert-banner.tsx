@@ -1,0 +1,50 @@
+import Link from "next/link";
+import { cookies } from "next/headers";
+import { readSession } from "@/lib/auth/session";
+import { getRuntime } from "@/lib/collector/singleton";
+import { getLogger } from "@/lib/logger";
+import { linkAlertEvidence } from "@/lib/views/alert-links";
+import { AcknowledgeButton } from "./acknowledge-button";
+
+const shown = 5;
+
+/**
+ * Firing critical alerts that nobody acknowledged, on every page: type, one-line summary, a link
+ * to the evidence, and (signed in) Acknowledge. A new alert, or the same one firing anew, brings
+ * the banner back.
+ */
+export async function AlertBanner() {
+  let alerts;
+  let signedIn = false;
+  try {
+    alerts = getRuntime().alerts.list({ state: "firing" }).filter((a) => a.severity === "critical" && a.acknowledged === null);
+    signedIn = readSession(await cookies()) !== null;
+  } catch (err) {
+    getLogger("ui").warn({ err: err instanceof Error ? err.message : String(err) }, "alert banner unavailable");
+    return null;
+  }
+  if (alerts.length === 0) return null;
+  return (
+    <section role="alert" aria-label="Critical alerts" data-testid="alert-banner" className="border-b border-red-800 bg-red-700 text-white">
+      <ul className="mx-auto max-w-7xl divide-y divide-red-500/60 px-4">
+        {alerts.slice(0, shown).map((a) => (
+          <li key={a.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2 text-sm" data-testid={`banner-${a.type}`}>
+            <span className="rounded bg-white px-1.5 py-0.5 font-mono text-xs font-bold text-red-800">{a.type}</span>
+            <span className="min-w-0 flex-1">{a.summary}</span>
+            <Link href={linkAlertEvidence(a)} className="text-xs font-semibold underline underline-offset-2 hover:no-underline focus-visible:outline-2 focus-visible:outline-white">
+              Evidence
+            </Link>
+            {signedIn ? <AcknowledgeButton id={a.id} /> : null}
+          </li>
+        ))}
+        {alerts.length > shown ? (
+          <li className="py-2 text-sm">
+            <Link href="/alerts?state=firing" className="underline">
+              and {alerts.length - shown} more critical alerts
+            </Link>
+          </li>
+        ) : null}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+import Link from "next/link";
+import { Pill, type PillTone } from "@/components/ui/pill";
+import type { AlertRecord } from "@/lib/alerts/types";
+import { linkAlertEvidence } from "@/lib/views/alert-links";
+import { AcknowledgeButton } from "./acknowledge-button";
+
+const tones: Record<string, PillTone> = { critical: "crit", warning: "warn", info: "info" };
+
+const time = (ms: number | null) => (ms === null ? "—" : `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)} UTC`);
+
+/** One alert with its evidence, times and acknowledgement. */
+export function AlertCard({ alert, focused, canAct }: { alert: AlertRecord; focused: boolean; canAct: boolean }) {
+  const scope = [alert.flow, alert.cluster && `cluster ${alert.cluster}`, alert.topic && `${alert.topic}${alert.partition !== null ? `/${alert.partition}` : ""}`, alert.group && `group ${alert.group}`].filter(Boolean).join(" · ");
+  return (
+    <article
+      id={`alert-${alert.id}`}
+      data-testid={`alert-${alert.type}`}
+      className={`rounded-lg border bg-white p-3 shadow-sm dark:bg-zinc-900 ${focused ? "border-blue-500 ring-2 ring-blue-500" : "border-zinc-200 dark:border-zinc-800"}`}
+    >
+      <header className="flex flex-wrap items-center gap-2">
+        <Pill tone={tones[alert.severity] ?? "unknown"}>{alert.severity}</Pill>
+        <span className="font-mono text-sm font-semibold">{alert.type}</span>
+        <Pill tone={alert.state === "firing" ? "crit" : "ok"}>{alert.state}</Pill>
+        {alert.acknowledged ? <Pill tone="info">acknowledged by {alert.acknowledged.by}</Pill> : null}
+        <span className="text-xs text-zinc-600 dark:text-zinc-400">{scope}</span>
+        <span className="ml-auto flex items-center gap-2">
+          {canAct && alert.state === "firing" && !alert.acknowledged ? <AcknowledgeButton id={alert.id} /> : null}
+          {alert.topic && alert.partition !== null ? (
+            <Link href={linkAlertEvidence(alert)} className="text-xs underline">
+              Partition chart
+            </Link>
+          ) : null}
+        </span>
+      </header>
+      <p className="mt-2 text-sm">{alert.summary}</p>
+      <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-0.5 text-xs">
+        {Object.entries(alert.evidence).map(([k, v]) => (
+          <div key={k} className="contents">
+            <dt className="text-zinc-600 dark:text-zinc-400">{k}</dt>
+            <dd className="break-all font-mono">{v === null ? "—" : String(v)}</dd>
+          </div>
+        ))}
+        <dt className="text-zinc-600 dark:text-zinc-400">first seen</dt>
+        <dd className="font-mono">{time(alert.firstSeen)}</dd>
+        <dt className="text-zinc-600 dark:text-zinc-400">last seen</dt>
+        <dd className="font-mono">{time(alert.lastSeen)}</dd>
+        {alert.resolvedAt ? (
+          <>
+            <dt className="text-zinc-600 dark:text-zinc-400">resolved</dt>
+            <dd className="font-mono">{time(alert.resolvedAt)}</dd>
+          </>
+        ) : null}
+      </dl>
+    </article>
+  );
+}
