@@ -41,6 +41,8 @@ export function sourceConnectorConfig(flow: FlowClusters, extra: Record<string, 
     "connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector",
     "tasks.max": "1",
     topics: ".*",
+    // MM2's default excludes, plus the benchmark's scale topics (npm run bench creates thousands).
+    "topics.exclude": ".*[\\-\\.]internal, .*\\.replica, __.*, bench-.*",
     "refresh.topics.interval.seconds": "5",
     ...extra,
   };
