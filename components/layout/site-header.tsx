@@ -1,4 +1,7 @@
+import { cookies } from "next/headers";
 import Link from "next/link";
+import { SignOutButton } from "@/components/connect/sign-out-button";
+import { readSession } from "@/lib/auth/session";
 import { ThemeToggle } from "./theme-toggle";
 
 const links = [
@@ -7,8 +10,9 @@ const links = [
   { href: "/alerts", label: "Alerts" },
 ];
 
-/** Top bar: product name, main sections, theme toggle. */
-export function SiteHeader() {
+/** Top bar: product name, main sections, sign-in status, theme toggle. */
+export async function SiteHeader() {
+  const session = readSession(await cookies());
   return (
     <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
       <div className="mx-auto flex max-w-7xl items-center gap-6 px-4 py-2">
@@ -22,7 +26,18 @@ export function SiteHeader() {
             </Link>
           ))}
         </nav>
-        <div className="ml-auto">
+        <div className="ml-auto flex items-center gap-4">
+          <span className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="session-status">
+            {session ? (
+              <>
+                Signed in as admin · <SignOutButton />
+              </>
+            ) : (
+              <Link href="/signin" className="rounded px-1 text-blue-700 hover:underline focus-visible:outline-2 focus-visible:outline-blue-500 dark:text-blue-400">
+                Sign in to act
+              </Link>
+            )}
+          </span>
           <ThemeToggle />
         </div>
       </div>

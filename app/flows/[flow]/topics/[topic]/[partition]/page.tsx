@@ -1,0 +1,104 @@
+import type { Metadata } from "next";
+import { Suspense } from "react";
+import { FlowNotFound } from "@/components/flow/flow-not-found";
+import { NoDataYet } from "@/components/flow/no-data-yet";
+import { PageHeader } from "@/components/layout/page-header";
+import { TimeRangePicker } from "@/components/layout/time-range-picker";
+import { PartitionDetail } from "@/components/partition/partition-detail";
+import { PartitionNotFound } from "@/components/partition/partition-not-found";
+import { TextLink } from "@/components/ui/text-link";
+import { getRuntime } from "@/lib/collector/singleton";
+import { flowPartitionKey } from "@/lib/collector/types";
+import { readRequestTime } from "@/lib/views/clock";
+import { decodePathSegment, flowPath, lookupFlow } from "@/lib/views/flow-page";
+import { findLossAndResets, shapeCurrentValues, shapeOffsetPoints, shapeOffsetSyncs } from "@/lib/views/partition";
+import { readLatestSnapshot } from "@/lib/views/runtime-data";
+import { parseTimeRange } from "@/lib/views/time-range";
+import { findSourcePartitionState, listFlowTopicPartitions } from "@/lib/views/topic";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ flow: string; topic: string; partition: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const p = await params;
+  return { title: `${decodePathSegment(p.topic)}-${p.partition}` };
+}
+
+/** One upstream partition: offsets and lag over time with data loss and resets marked, current values, offset syncs. */
+export default async function PartitionPage({ params, searchParams }: Props) {
+  const [p, search] = await Promise.all([params, searchParams]);
+  const topic = decodePathSegment(p.topic);
+  const now = readRequestTime();
+  const range = parseTimeRange(search.range, now);
+  const title = `Partition ${topic}-${p.partition}`;
+  const picker = (
+    <Suspense fallback={null}>
+      <TimeRangePicker />
+    </Suspense>
+  );
+  const snapshot = readLatestSnapshot();
+  if (!snapshot) {
+    return (
+      <>
+        <PageHeader title={title} updatedAt={null} now={now}>{picker}</PageHeader>
+        <NoDataYet />
+      </>
+    );
+  }
+  const lookup = lookupFlow(snapshot, p.flow);
+  if (!lookup.found) {
+    return (
+      <>
+        <PageHeader title="Flow not found" updatedAt={snapshot.takenAt} now={now} />
+        <FlowNotFound id={lookup.id} known={lookup.known} />
+      </>
+    );
+  }
+  const flow = lookup.flow;
+  const topicHref = flowPath(flow.id, "topics", topic);
+  const partitions = listFlowTopicPartitions(flow, topic);
+  const current = /^\d{1,9}$/.test(p.partition) ? partitions.find((x) => x.partition === Number(p.partition)) : undefined;
+  if (!current) {
+    return (
+      <>
+        <PageHeader title={title} updatedAt={snapshot.takenAt} now={now} />
+        <PartitionNotFound topic={topic} partition={p.partition} partitions={partitions.map((x) => x.partition)} topicHref={topicHref} />
+      </>
+    );
+  }
+  const runtime = getRuntime();
+  const samples = runtime.store.readPartitionHistory(flow.id, topic, current.partition, range.from, range.to);
+  const state = findSourcePartitionState(snapshot, flow, topic, current.partition);
+  const broker = state
+    ? [
+        { label: "Leader (source)", value: state.leader === null ? "none (offline)" : String(state.leader) },
+        { label: "ISR / replicas", value: `${state.isr.join(",")} / ${state.replicas.join(",")}` },
+      ]
+    : [];
+  const subtitle = (
+    <>
+      <TextLink href={`${flowPath(flow.id)}?range=${range.key}`}>Flow {flow.id}</TextLink> · <TextLink href={`${topicHref}?range=${range.key}`}>topic {topic}</TextLink> · replicated to{" "}
+      <span className="font-mono">
+        {current.targetTopic}-{current.partition}
+      </span>{" "}
+      on {flow.target}
+    </>
+  );
+  return (
+    <>
+      <PageHeader title={title} subtitle={subtitle} updatedAt={snapshot.takenAt} now={now}>
+        {picker}
+      </PageHeader>
+      <PartitionDetail
+        points={shapeOffsetPoints(samples)}
+        marks={findLossAndResets(samples)}
+        rangeLabel={range.label}
+        spanMs={range.to - range.from}
+        current={shapeCurrentValues(current)}
+        broker={broker}
+        syncs={shapeOffsetSyncs(runtime.collector.history().offsetSyncs.get(flowPartitionKey(flow.id, topic, current.partition)))}
+      />
+    </>
+  );
+}

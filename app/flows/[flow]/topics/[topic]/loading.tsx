@@ -1,0 +1,10 @@
+/** Skeleton of the topic page: header and the partition table. */
+export default function Loading() {
+  return (
+    <div aria-busy="true" aria-label="Loading topic" className="space-y-4">
+      <div className="h-8 w-72 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" />
+      <div className="h-36 animate-pulse rounded-lg bg-zinc-200 dark:bg-zinc-800" />
+      <div className="h-72 animate-pulse rounded-lg bg-zinc-200 dark:bg-zinc-800" />
+    </div>
+  );
+}

@@ -1,0 +1,52 @@
+import { Pill } from "@/components/ui/pill";
+import { Table, Td, Th } from "@/components/ui/table";
+import type { ConnectorView } from "@/lib/views/connect";
+import { RestartTaskButton } from "./restart-task-button";
+import { TraceDetails } from "./trace-details";
+
+/** One connector: its state and worker, then a row per task with state, worker, root cause and (admin) restart. */
+export function ConnectorBlock({ cluster, connector, canAct }: { cluster: string; connector: ConnectorView; canAct: boolean }) {
+  return (
+    <div className="border-b border-zinc-200 py-3 last:border-b-0 dark:border-zinc-800" data-testid={`connector-${connector.name}`}>
+      <div className="flex flex-wrap items-center gap-2">
+        <h3 className="font-mono text-sm font-semibold">{connector.name}</h3>
+        <Pill tone={connector.tone}>{connector.state}</Pill>
+        <span className="text-xs text-zinc-600 dark:text-zinc-400">
+          {connector.connectorClass.split(".").at(-1)} · {connector.type} · worker <span className="font-mono">{connector.workerId}</span>
+        </span>
+      </div>
+      <TraceDetails rootCause={connector.rootCause} trace={connector.trace} />
+      {connector.tasks.length === 0 ? (
+        <p className="mt-1 text-xs text-amber-800 dark:text-amber-300">No tasks: the connector has not started any (check its config and the worker log).</p>
+      ) : (
+        <Table className="mt-2">
+          <thead>
+            <tr>
+              <Th className="w-16">Task</Th>
+              <Th className="w-32">State</Th>
+              <Th className="w-48">Worker</Th>
+              <Th>Details</Th>
+            </tr>
+          </thead>
+          <tbody>
+            {connector.tasks.map((t) => (
+              <tr key={t.id} data-testid={`task-${connector.name}-${t.id}`} className="align-top">
+                <Td className="font-mono">{t.id}</Td>
+                <Td>
+                  <Pill tone={t.tone}>{t.state}</Pill>
+                </Td>
+                <Td className="font-mono text-xs">{t.workerId}</Td>
+                <Td>
+                  {t.state === "FAILED" && canAct ? <RestartTaskButton cluster={cluster} connector={connector.name} taskId={t.id} /> : null}
+                  {t.state === "FAILED" && !canAct ? <span className="text-xs text-zinc-600 dark:text-zinc-400">Sign in to restart this task.</span> : null}
+                  <TraceDetails rootCause={t.rootCause} trace={t.trace} />
+                  {t.state !== "FAILED" && !t.trace ? <span className="text-xs text-zinc-500 dark:text-zinc-400">—</span> : null}
+                </Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </div>
+  );
+}

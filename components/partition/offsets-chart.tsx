@@ -1,0 +1,63 @@
+"use client";
+
+import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, XAxis, YAxis } from "recharts";
+import { ChartContainer, ChartLegend, ChartLegendContent, ChartTooltip, ChartTooltipContent, type ChartConfig } from "@/components/ui/chart";
+import type { LossGap, OffsetPoint, ResetMark } from "@/lib/views/partition";
+import { formatTimeTick, formatTimestamp } from "@/lib/views/time-range";
+import { formatCompact, formatExact } from "./chart-format";
+
+const offsetsConfig = {
+  sourceLogStart: { label: "Source log start", theme: { light: "oklch(0.55 0.02 260)", dark: "oklch(0.75 0.02 260)" } },
+  sourceLogEnd: { label: "Source log end", theme: { light: "oklch(0.5 0.17 250)", dark: "oklch(0.72 0.14 250)" } },
+  mm2Position: { label: "MM2 position", theme: { light: "oklch(0.55 0.16 150)", dark: "oklch(0.75 0.16 150)" } },
+  targetLogEnd: { label: "Target log end", theme: { light: "oklch(0.6 0.16 60)", dark: "oklch(0.8 0.14 75)" } },
+} satisfies ChartConfig;
+
+/** Series often coincide (caught-up replication): width and dash tell them apart where they overlap. */
+const strokes: Record<keyof typeof offsetsConfig, { width: number; dash?: string }> = {
+  sourceLogStart: { width: 2 },
+  sourceLogEnd: { width: 4 },
+  mm2Position: { width: 2, dash: "6 4" },
+  targetLogEnd: { width: 1.5, dash: "2 3" },
+};
+const series = Object.keys(offsetsConfig) as (keyof typeof offsetsConfig)[];
+
+/**
+ * Offsets over time. Red areas: records deleted at the source before MM2 copied them (between
+ * the previous MM2 position and the new log start). Dashed lines: topic resets.
+ */
+export function OffsetsChart({ points, gaps, resets, spanMs }: { points: OffsetPoint[]; gaps: LossGap[]; resets: ResetMark[]; spanMs: number }) {
+  // A gap is often a few seconds wide on an hour-long axis: its label goes beside it, towards the middle.
+  const middle = ((points[0]?.at ?? 0) + (points.at(-1)?.at ?? 0)) / 2;
+  return (
+    <ChartContainer config={offsetsConfig} className="h-80 w-full" data-testid="offsets-chart">
+      <LineChart data={points} margin={{ top: 16, right: 16, bottom: 0, left: 8 }} accessibilityLayer>
+        <CartesianGrid vertical={false} />
+        <XAxis dataKey="at" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={(v: number) => formatTimeTick(v, spanMs)} minTickGap={40} stroke="currentColor" />
+        <YAxis tickFormatter={formatCompact} width={56} domain={["auto", "auto"]} stroke="currentColor" />
+        <ChartTooltip content={<ChartTooltipContent labelFormatter={(l) => (typeof l === "number" ? formatTimestamp(l) : null)} valueFormatter={formatExact} />} />
+        <ChartLegend content={<ChartLegendContent />} />
+        {gaps.map((g) => (
+          <ReferenceArea
+            key={`loss-${g.from}`}
+            x1={g.from}
+            x2={g.to}
+            y1={g.lowOffset}
+            y2={g.highOffset}
+            fill="oklch(0.6 0.22 27)"
+            fillOpacity={0.3}
+            stroke="oklch(0.55 0.22 27)"
+            label={{ value: `data loss: ${g.records} records`, position: g.from > middle ? "left" : "right", fill: "oklch(0.55 0.22 27)", fontSize: 12, fontWeight: 600 }}
+            ifOverflow="extendDomain"
+          />
+        ))}
+        {resets.map((r) => (
+          <ReferenceLine key={`reset-${r.at}`} x={r.at} stroke="oklch(0.6 0.2 300)" strokeDasharray="4 3" label={{ value: r.label, position: r.at > middle ? "insideTopRight" : "insideTopLeft", fill: "oklch(0.6 0.2 300)", fontSize: 12, fontWeight: 600 }} />
+        ))}
+        {series.map((key) => (
+          <Line key={key} dataKey={key} type="linear" stroke={`var(--color-${key})`} strokeWidth={strokes[key].width} strokeDasharray={strokes[key].dash} dot={false} isAnimationActive={false} connectNulls={false} />
+        ))}
+      </LineChart>
+    </ChartContainer>
+  );
+}

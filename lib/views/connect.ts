@@ -1,0 +1,87 @@
+import type { Snapshot } from "@/lib/collector/types";
+import { getConfig } from "@/lib/config";
+import type { ConnectEndpoint, Connector } from "@/lib/connect";
+import { BadRequestError, NotFoundError } from "@/lib/errors";
+
+/** Pill tone per Connect state: RUNNING ok, FAILED crit, PAUSED warn, UNASSIGNED/RESTARTING info. */
+export type StateTone = "ok" | "crit" | "warn" | "info" | "unknown";
+
+const toneByState: Record<string, StateTone> = { RUNNING: "ok", FAILED: "crit", PAUSED: "warn", STOPPED: "warn", UNASSIGNED: "info", RESTARTING: "info" };
+
+export function toneOfState(state: string): StateTone {
+  return toneByState[state] ?? "unknown";
+}
+
+export interface TaskView {
+  id: number;
+  state: string;
+  tone: StateTone;
+  workerId: string;
+  rootCause: string | null;
+  trace: string | null;
+}
+
+export interface ConnectorView {
+  name: string;
+  type: string;
+  connectorClass: string;
+  state: string;
+  tone: StateTone;
+  workerId: string;
+  rootCause: string | null;
+  trace: string | null;
+  tasks: TaskView[];
+}
+
+export interface ConnectClusterView {
+  name: string;
+  url: string;
+  reachable: boolean;
+  error: string | null;
+  dataAgeMs: number | null;
+  connectors: ConnectorView[];
+  failedTasks: number;
+}
+
+/** Connect clusters with connectors and tasks, state tones and root causes (configs left out: they can hold credentials). */
+export function listConnectClusterViews(snapshot: Snapshot, now: number): ConnectClusterView[] {
+  return snapshot.connect.map((c) => {
+    const connectors = c.connectors.map(reshapeConnector).sort((a, b) => a.name.localeCompare(b.name));
+    return {
+      name: c.name,
+      url: c.url,
+      reachable: c.reachable,
+      error: c.error,
+      dataAgeMs: c.dataAt === null ? null : now - c.dataAt,
+      connectors,
+      failedTasks: connectors.reduce((n, k) => n + k.tasks.filter((t) => t.state === "FAILED").length, 0),
+    };
+  });
+}
+
+function reshapeConnector(c: Connector): ConnectorView {
+  return {
+    name: c.name,
+    type: c.type,
+    connectorClass: c.connectorClass,
+    state: c.state,
+    tone: toneOfState(c.state),
+    workerId: c.workerId,
+    rootCause: c.rootCause,
+    trace: c.trace,
+    tasks: c.tasks.map((t) => ({ id: t.id, state: t.state, tone: toneOfState(t.state), workerId: t.workerId, rootCause: t.rootCause, trace: t.trace })).sort((a, b) => a.id - b.id),
+  };
+}
+
+/** The REST endpoint of a configured Connect cluster by name (404 naming the known ones). */
+export function resolveConnectEndpoint(name: string): ConnectEndpoint {
+  const configured = getConfig().connect;
+  const found = configured.find((c) => c.name === name);
+  if (!found) throw new NotFoundError(`no Connect cluster "${name}" in the config; known: ${configured.map((c) => c.name).join(", ") || "none"}`);
+  return { url: found.url, auth: found.auth, timeoutMs: found.timeoutMs };
+}
+
+export function parseTaskIdParam(raw: string): number {
+  if (!/^\d{1,6}$/.test(raw)) throw new BadRequestError(`task id must be a non-negative integer, got "${raw}"`);
+  return Number(raw);
+}

@@ -1,0 +1,71 @@
+import type { Flow, Snapshot } from "@/lib/collector/types";
+import type { TopicLagPoint } from "@/lib/store";
+import { formatCount } from "@/lib/format";
+import { listTopicRows } from "./flows";
+import { decodeFlowParam } from "./params";
+
+/** A flow looked up from its URL segment: found, or missing with the flows that do exist. */
+export type FlowLookup = { found: true; flow: Flow } | { found: false; id: string; known: string[] };
+
+/** Finds the flow a `[flow]` path segment names; a malformed or unknown id is "missing", not an error. */
+export function lookupFlow(snapshot: Snapshot, rawParam: string): FlowLookup {
+  let id: string;
+  try {
+    id = decodeFlowParam(rawParam);
+  } catch {
+    return { found: false, id: decodePathSegment(rawParam), known: snapshot.flows.map((f) => f.id) };
+  }
+  const flow = snapshot.flows.find((f) => f.id === id);
+  return flow ? { found: true, flow } : { found: false, id, known: snapshot.flows.map((f) => f.id) };
+}
+
+/** decodeURIComponent that returns the input unchanged when it is not valid percent-encoding. */
+export function decodePathSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** One topic row of the flow page, already shaped for the client (numbers and strings only). */
+export interface FlowTopicRowView {
+  topic: string;
+  targetTopic: string;
+  partitions: number;
+  sourceLogEnd: string;
+  targetLogEnd: string;
+  /** For sorting; exact value in `lagText`. */
+  lag: number;
+  lagText: string;
+  unknownPositions: number;
+  internal: boolean;
+  spark: { at: number; lag: number }[];
+}
+
+/** Topic rows with each topic's lag series (per minute over the selected range) for the sparkline. */
+export function shapeFlowTopicRows(flow: Flow, lagSeries: readonly TopicLagPoint[]): FlowTopicRowView[] {
+  const byTopic = new Map<string, { at: number; lag: number }[]>();
+  for (const p of lagSeries) {
+    const list = byTopic.get(p.topic) ?? [];
+    list.push({ at: p.at, lag: Number(p.lag) });
+    byTopic.set(p.topic, list);
+  }
+  return listTopicRows(flow).map((t) => ({
+    topic: t.topic,
+    targetTopic: t.targetTopic,
+    partitions: t.partitions,
+    sourceLogEnd: formatCount(t.sourceLogEnd),
+    targetLogEnd: formatCount(t.targetLogEnd),
+    lag: Number(t.lag),
+    lagText: formatCount(t.lag),
+    unknownPositions: t.unknownPositions,
+    internal: t.internal,
+    spark: byTopic.get(t.topic) ?? [],
+  }));
+}
+
+/** Path of a flow's pages: `/flows/<flow>[/<segment>…]`, each segment URL-encoded. */
+export function flowPath(flowId: string, ...rest: (string | number)[]): string {
+  return ["/flows", encodeURIComponent(flowId), ...rest.map((s) => encodeURIComponent(String(s)))].join("/");
+}

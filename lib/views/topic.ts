@@ -1,0 +1,74 @@
+import type { Flow, FlowPartition, PartitionState, Snapshot } from "@/lib/collector/types";
+import { formatCount } from "@/lib/format";
+
+/** One partition row of the topic page, shaped for the client: offsets as formatted strings. */
+export interface PartitionRowView {
+  partition: number;
+  sourceLogStart: string;
+  sourceLogEnd: string;
+  mm2Position: string;
+  committedPosition: string;
+  positionSource: string;
+  targetLogEnd: string;
+  lag: string;
+  /** Lag is above zero (highlighted) or unknown. */
+  lagState: "zero" | "behind" | "unknown";
+  latestSync: string;
+  leader: string;
+  leaderEpoch: string;
+  isr: string;
+  replicas: string;
+  underReplicated: boolean;
+}
+
+/** The flow partitions of one upstream topic, by partition number. */
+export function listFlowTopicPartitions(flow: Flow, topic: string): FlowPartition[] {
+  return flow.partitions.filter((p) => p.topic === topic).sort((a, b) => a.partition - b.partition);
+}
+
+/** Upstream topics of a flow, sorted. */
+export function listFlowTopicNames(flow: Flow): string[] {
+  return [...new Set(flow.partitions.map((p) => p.topic))].sort();
+}
+
+/** The source cluster's broker-side state of a partition (leader, epoch, replicas, ISR), if read. */
+export function findSourcePartitionState(snapshot: Snapshot, flow: Flow, topic: string, partition: number): PartitionState | null {
+  const cluster = snapshot.clusters.find((c) => c.alias === flow.source);
+  return cluster?.topics.find((t) => t.name === topic)?.partitions.find((p) => p.partition === partition) ?? null;
+}
+
+/** Rows of the topic page's partition table. */
+export function shapePartitionRows(snapshot: Snapshot, flow: Flow, topic: string): PartitionRowView[] {
+  const cluster = snapshot.clusters.find((c) => c.alias === flow.source);
+  const states = new Map((cluster?.topics.find((t) => t.name === topic)?.partitions ?? []).map((p) => [p.partition, p]));
+  return listFlowTopicPartitions(flow, topic).map((p) => {
+    const state = states.get(p.partition) ?? null;
+    return {
+      partition: p.partition,
+      sourceLogStart: formatCount(p.sourceLogStart),
+      sourceLogEnd: formatCount(p.sourceLogEnd),
+      mm2Position: formatCount(p.mm2Position),
+      committedPosition: formatCount(p.committedPosition),
+      positionSource: p.positionSource ?? "unknown",
+      targetLogEnd: formatCount(p.targetLogEnd),
+      lag: formatCount(p.lag),
+      lagState: p.lag === null ? "unknown" : p.lag > 0n ? "behind" : "zero",
+      latestSync: p.latestSync ? `${formatCount(p.latestSync.upstream)} → ${formatCount(p.latestSync.downstream)}` : "—",
+      leader: state ? (state.leader === null ? "none (offline)" : String(state.leader)) : "—",
+      leaderEpoch: state ? String(state.leaderEpoch) : p.sourceLeaderEpoch === null ? "—" : String(p.sourceLeaderEpoch),
+      isr: state ? state.isr.join(",") : "—",
+      replicas: state ? state.replicas.join(",") : "—",
+      underReplicated: state !== null && state.isr.length < state.replicas.length,
+    };
+  });
+}
+
+/** Largest `?synthetic=` the topic page accepts (keeps a typo from freezing the tab). */
+export const maxSyntheticRows = 100_000;
+
+/** `?synthetic=N` → N (capped), or 0 when absent or not a positive integer. */
+export function parseSyntheticParam(raw: string | string[] | undefined): number {
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (value === undefined || !/^\d{1,7}$/.test(value)) return 0;
+  return Math.min(Number(value), maxSyntheticRows);
+}
