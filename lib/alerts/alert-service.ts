@@ -75,8 +75,9 @@ function loadMemory(store: Store): DetectorMemory {
   }
 }
 
+/** Fired, refired and resolved go to the event timeline; "updated" (a count or summary changed) would drown it. */
 function recordTransitions(store: Store, transitions: readonly AlertTransition[], now: number): void {
-  for (const t of transitions) {
+  for (const t of transitions.filter((x) => x.type !== "updated")) {
     store.appendEvent({ at: now, kind: `alert-${t.type}`, flow: t.alert.flow, cluster: t.alert.cluster, message: `${t.alert.type} ${t.type}: ${t.alert.summary}`, data: { id: t.alert.id } });
     log.info({ alert: t.alert.id, type: t.alert.type, transition: t.type }, t.alert.summary);
   }

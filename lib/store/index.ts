@@ -4,9 +4,11 @@ import { appendEvent, getValue, listEvents, loadAlerts, saveAlerts, setValue } f
 import { openDatabase } from "./db";
 import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "./history";
 import { pruneSeries, readPartitionHistory, readTopicLagSeries, recordFlowSamples } from "./series";
+import { pruneTranslationSeries, readTranslationSeries, recordTranslationSamples } from "./translation-series";
 import type { Store } from "./types";
 
 export type { PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
+export type { TranslationSample, TranslationSeriesPoint } from "./types";
 
 /** The SQLite implementation of Store (better-sqlite3, WAL). The only place that runs SQL. */
 export function createSqliteStore(file: string): Store {
@@ -28,8 +30,11 @@ export function createSqliteStore(file: string): Store {
     prune: (now) => {
       pruneSeries(db, now);
       pruneHistory(db, now);
+      pruneTranslationSeries(db, now);
     },
     close: () => db.close(),
+    recordTranslationSamples: (flow, samples, at) => recordTranslationSamples(db, flow, samples, at),
+    readTranslationSeries: (flow, group, from, to) => readTranslationSeries(db, flow, group, from, to),
   };
 }
 

@@ -45,4 +45,25 @@ export const migrations: { version: number; sql: string }[] = [
       CREATE TABLE kv (name TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
+  {
+    // Offset-translation series (lib/translation): per group × partition per cycle for the last
+    // hour, and the last sample of each minute for 7 days (translation-series.ts).
+    version: 2,
+    sql: `
+      CREATE TABLE translation_samples (
+        flow TEXT NOT NULL, group_id TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL, at INTEGER NOT NULL,
+        committed TEXT NOT NULL, translated TEXT, checkpoint_downstream TEXT, ideal_low TEXT, ideal_high TEXT,
+        reread TEXT, failover_reread TEXT, group_lag TEXT,
+        PRIMARY KEY (flow, group_id, topic, partition, at)
+      ) WITHOUT ROWID;
+      CREATE INDEX translation_samples_at ON translation_samples (at);
+      CREATE TABLE translation_minutes (
+        flow TEXT NOT NULL, group_id TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL, minute INTEGER NOT NULL,
+        committed TEXT NOT NULL, translated TEXT, checkpoint_downstream TEXT, ideal_low TEXT, ideal_high TEXT,
+        reread TEXT, failover_reread TEXT, group_lag TEXT,
+        PRIMARY KEY (flow, group_id, topic, partition, minute)
+      ) WITHOUT ROWID;
+      CREATE INDEX translation_minutes_minute ON translation_minutes (minute);
+    `,
+  },
 ];

@@ -39,6 +39,33 @@ export interface StoredAlert {
 }
 
 /**
+ * One group × partition of a flow's offset translation at one cycle (lib/translation): the group's
+ * committed source offset, MM2's translation, the ideal target position (low = high when exact),
+ * re-read counts (conservative) and the group's lag at the source. null = unknown.
+ */
+export interface TranslationSample {
+  group: string;
+  topic: string;
+  partition: number;
+  committed: bigint;
+  translated: bigint | null;
+  checkpointDownstream: bigint | null;
+  idealLow: bigint | null;
+  idealHigh: bigint | null;
+  /** ideal − MM2's translation (negative = records skipped). */
+  reread: bigint | null;
+  /** ideal − what a failover with MM2's offsets gives now (latest checkpoint, else translation). */
+  failoverReread: bigint | null;
+  /** Source log end − committed. */
+  groupLag: bigint | null;
+}
+
+/** A stored TranslationSample with its time (raw: per cycle; rolled up: last of each minute). */
+export interface TranslationSeriesPoint extends TranslationSample {
+  at: number;
+}
+
+/**
  * Everything Gapwatch persists. SQLite implements it today; the interface is what a shared
  * PostgreSQL store would implement when several collectors write (ARCHITECTURE.md, scale-out).
  */
@@ -58,4 +85,8 @@ export interface Store {
   setValue(name: string, value: string): void;
   prune(now: number): void;
   close(): void;
+  /** Writes one cycle's translation samples of a flow (raw, and rolled into that minute). */
+  recordTranslationSamples(flow: string, samples: readonly TranslationSample[], at: number): void;
+  /** A group's translation samples between `from` and `to`, per partition, oldest first. */
+  readTranslationSeries(flow: string, group: string, from: number, to: number): TranslationSeriesPoint[];
 }
