@@ -1,6 +1,6 @@
 import type { Collector } from "@/lib/collector/collector";
 import type { GapwatchConfig } from "@/lib/config";
-import { createDetectorMemory, type DetectorMemory, parseDetectorMemory, runDetectors } from "@/lib/detect";
+import { createDetectorMemory, type DetectorMemory, type Finding, parseDetectorMemory, runDetectors, type Thresholds } from "@/lib/detect";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "@/lib/store";
 import { updateMetrics } from "./metrics";
@@ -24,7 +24,13 @@ export interface AlertService {
  * loses nor re-fires alerts), records transitions as events, hands them to the notifiers (a
  * background queue: a failing endpoint never slows polling) and updates the Prometheus metrics.
  */
-export function attachAlerting(collector: Collector, store: Store, config: GapwatchConfig): AlertService {
+export function attachAlerting(
+  collector: Collector,
+  store: Store,
+  config: GapwatchConfig,
+  /** More findings per cycle from other pure detectors (e.g. lib/translation). */
+  extraSources: ((now: number, thresholds: Thresholds) => Finding[])[] = [],
+): AlertService {
   let alerts: AlertRecord[] = store.loadAlerts<AlertRecord>();
   let memory = loadMemory(store);
   const notifier: Notifier = createNotifier({
@@ -35,7 +41,8 @@ export function attachAlerting(collector: Collector, store: Store, config: Gapwa
     const now = current.takenAt;
     const result = runDetectors({ previous, current, history, memory, now, thresholds: config.thresholds });
     memory = result.memory;
-    const reconciled = reconcileAlerts(alerts, result.findings, now, defaultReconcileOptions);
+    const findings = [...result.findings, ...extraSources.flatMap((source) => source(now, config.thresholds))];
+    const reconciled = reconcileAlerts(alerts, findings, now, defaultReconcileOptions);
     alerts = reconciled.alerts;
     store.saveAlerts(alerts);
     store.setValue(memoryKey, JSON.stringify(memory));

@@ -21,6 +21,10 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
     return markUnreachable(config, previous, describeError(err));
   }
   const errors: string[] = [];
+  // Group offsets before log offsets: a group that keeps up commits offsets up to the log end it
+  // saw, so reading the log end afterwards keeps "committed ≤ log end" true (no false
+  // OFFSET_OUT_OF_RANGE from the order of reads).
+  const groups = await readGroups(reader, errors);
   const leaders = metadata.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partition, leader: p.leader })));
   const offsets = await reader.readLogOffsets(leaders).catch((err: unknown) => {
     errors.push(`ListOffsets: ${describeError(err)}`);
@@ -75,7 +79,7 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
     brokers: metadata.brokers,
     controllerId: metadata.controllerId >= 0 ? metadata.controllerId : null,
     topics,
-    groups: await readGroups(reader, errors),
+    groups,
     uncleanLeaderElectionDefault: uncleanDefault,
   };
 }

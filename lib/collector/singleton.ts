@@ -1,6 +1,8 @@
 import { type AlertService, attachAlerting } from "@/lib/alerts/alert-service";
 import { getConfig } from "@/lib/config";
 import { getLogger } from "@/lib/logger";
+import { createTranslationFindingSource } from "@/lib/translation/finding-source";
+import { attachTranslationRecorder } from "@/lib/translation/record-cycle";
 import { createSqliteStore, resolveStorePath, type Store } from "@/lib/store";
 import { Collector } from "./collector";
 
@@ -21,7 +23,9 @@ export function getRuntime(): Runtime {
     const config = getConfig();
     const store = createSqliteStore(resolveStorePath(config.store.path));
     const collector = new Collector(config, store);
-    const alerts = attachAlerting(collector, store, config);
+    // Order matters: the recorder translates each cycle before alerting reads its translations.
+    const translations = attachTranslationRecorder(collector, store);
+    const alerts = attachAlerting(collector, store, config, [createTranslationFindingSource(translations)]);
     holder.__gapwatchRuntime = { collector, store, alerts };
   }
   return holder.__gapwatchRuntime;

@@ -35,6 +35,10 @@ export const FindingType = {
   COMMIT_WITHOUT_LEADER_EPOCH: "COMMIT_WITHOUT_LEADER_EPOCH",
   /** A group's committed offset is outside the partition's log: the group will reset. */
   OFFSET_OUT_OF_RANGE: "OFFSET_OUT_OF_RANGE",
+  /** A group would re-read too many records, or skip records, if it failed over now (lib/translation). */
+  TRANSLATION_ERROR: "TRANSLATION_ERROR",
+  /** MM2 owes a newer checkpoint for a group/partition and has not emitted it for too long (lib/translation). */
+  CHECKPOINT_STALE: "CHECKPOINT_STALE",
 } as const;
 export type FindingTypeName = (typeof FindingType)[keyof typeof FindingType];
 

@@ -121,7 +121,7 @@ describe("migrations", () => {
     const db = new Database(file, { readonly: true });
     try {
       const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[];
-      expect(versions).toEqual([{ version: 1 }]);
+      expect(versions).toEqual([{ version: 1 }, { version: 2 }]);
     } finally {
       db.close();
     }

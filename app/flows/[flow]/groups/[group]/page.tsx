@@ -1,0 +1,103 @@
+import type { Metadata } from "next";
+import { Suspense } from "react";
+import { FlowNotFound } from "@/components/flow/flow-not-found";
+import { NoDataYet } from "@/components/flow/no-data-yet";
+import { GroupSummary } from "@/components/groups/group-summary";
+import { PartitionTable } from "@/components/groups/partition-table";
+import { RereadChart } from "@/components/groups/reread-chart";
+import { PageHeader } from "@/components/layout/page-header";
+import { TimeRangePicker } from "@/components/layout/time-range-picker";
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { TextLink } from "@/components/ui/text-link";
+import { readRequestTime } from "@/lib/views/clock";
+import { decodePathSegment, flowPath } from "@/lib/views/flow-page";
+import { loadGroupPage } from "@/lib/views/groups";
+import { parseTimeRange } from "@/lib/views/time-range";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ flow: string; group: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** The browser tab title. */
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return { title: `Group ${decodePathSegment((await params).group)}` };
+}
+
+/** One consumer group: per-partition translation, failover plans, and re-reads against lag over time. */
+export default async function GroupPage({ params, searchParams }: Props) {
+  const [{ flow: rawFlow, group: rawGroup }, search] = await Promise.all([params, searchParams]);
+  const now = readRequestTime();
+  const range = parseTimeRange(search.range, now);
+  const page = loadGroupPage(rawFlow, rawGroup, range, now);
+  const picker = (
+    <Suspense fallback={null}>
+      <TimeRangePicker />
+    </Suspense>
+  );
+  if (page.kind === "no-data") {
+    return (
+      <>
+        <PageHeader title={`Group ${decodePathSegment(rawGroup)}`} updatedAt={null} now={now} />
+        <NoDataYet />
+      </>
+    );
+  }
+  if (page.kind === "flow-not-found") {
+    return (
+      <>
+        <PageHeader title="Flow not found" updatedAt={null} now={now} />
+        <FlowNotFound id={page.id} known={page.known} />
+      </>
+    );
+  }
+  if (page.kind === "group-not-found") {
+    return (
+      <>
+        <PageHeader title="Consumer group not found" updatedAt={null} now={now} />
+        <EmptyState tone="warn" title={`MM2 does not checkpoint a group "${page.group}" on ${page.flow}`} data-testid="group-not-found">
+          <p>{page.excluded ? "The group exists but the checkpoint connector's groups filter leaves it out." : "No group with that id has committed offsets on a topic this flow replicates."}</p>
+          <p>
+            <TextLink href={flowPath(page.flow, "groups")}>See the {page.known.length} checkpointed group(s)</TextLink>
+          </p>
+        </EmptyState>
+      </>
+    );
+  }
+  const { translation: t, group } = page;
+  return (
+    <>
+      <PageHeader
+        title={`Group ${group.group}`}
+        subtitle={
+          <>
+            {t.source} → {t.target} · {group.state}, {group.members} member{group.members === 1 ? "" : "s"} · <TextLink href={flowPath(t.flow, "groups")}>all groups</TextLink>
+          </>
+        }
+        updatedAt={page.takenAt}
+        now={now}
+      >
+        {picker}
+      </PageHeader>
+      <GroupSummary flow={t.flow} target={t.target} group={group} plans={page.plans} />
+      <Card className="mb-4">
+        <CardHeader>
+          <CardTitle>Re-reads against the group&apos;s lag</CardTitle>
+          <span className="text-xs text-zinc-600 dark:text-zinc-400">Last {range.label}; one sample per poll cycle (per minute beyond an hour)</span>
+        </CardHeader>
+        <CardContent>
+          <RereadChart series={page.series} spanMs={range.to - range.from} />
+        </CardContent>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle>Partitions</CardTitle>
+          <span className="text-xs text-zinc-600 dark:text-zinc-400">Re-read = ideal − offset; brackets count their high bound; negative counts are records SKIPPED</span>
+        </CardHeader>
+        <CardContent>
+          <PartitionTable rows={group.partitions} />
+        </CardContent>
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,55 @@
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { Pill } from "@/components/ui/pill";
+import { formatAge, formatCount } from "@/lib/format";
+import type { FailoverModeName, FailoverPlan, GroupTranslation } from "@/lib/translation";
+import { FailoverDownloads } from "./failover-downloads";
+
+const modeText: Record<FailoverModeName, string> = {
+  mm2: "MM2's latest checkpoints (the model's translation where MM2 has not checkpointed yet)",
+  precise: "exact target positions from the full sync history; a bracket's low bound (never skips); MM2's value where nothing is provable",
+};
+
+/** A group's totals and both failover plans with what they would re-read. */
+export function GroupSummary({ flow, target, group, plans }: { flow: string; target: string; group: GroupTranslation; plans: Record<FailoverModeName, FailoverPlan> }) {
+  const t = group.totals;
+  return (
+    <Card className="mb-4" data-testid="group-summary">
+      <CardHeader>
+        <CardTitle>If {group.group} failed over to {target} now</CardTitle>
+        {t.skippingPartitions > 0 ? <Pill tone="crit">{`${t.skippingPartitions} partition(s) would SKIP records`}</Pill> : <Pill tone="ok">No skipped records</Pill>}
+      </CardHeader>
+      <CardContent>
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-4">
+          <Stat label="Replayed (MM2 plan)" value={formatCount(t.failoverReplayRecords)} />
+          <Stat label="Re-read by MM2's translation" value={formatCount(t.rereadRecords)} />
+          <Stat label="Group lag at the source" value={formatCount(t.groupLag)} />
+          <Stat label="Oldest latest checkpoint" value={t.oldestCheckpointAgeMs === null ? "none yet" : `${formatAge(t.oldestCheckpointAgeMs)} ago`} />
+        </dl>
+        <ul className="mt-4 space-y-2 text-sm">
+          {(["mm2", "precise"] as const).map((mode) => (
+            <li key={mode} data-testid={`plan-${mode}`}>
+              <span className="font-semibold">{mode === "mm2" ? "MM2 plan" : "Precise plan"}</span>: {plans[mode].rows.length} partition(s), re-reads at most{" "}
+              <span className="font-mono">{formatCount(plans[mode].rereadRecords)}</span> records
+              {plans[mode].omitted.length ? `, ${plans[mode].omitted.length} partition(s) left out (no offset)` : ""}. <span className="text-zinc-600 dark:text-zinc-400">{modeText[mode]}.</span>
+            </li>
+          ))}
+        </ul>
+        <div className="mt-3 flex flex-wrap items-center gap-3 text-xs text-zinc-600 dark:text-zinc-400">
+          <FailoverDownloads flow={flow} group={group.group} rows={{ mm2: plans.mm2.rows.length, precise: plans.precise.rows.length }} />
+          <span>
+            Apply on the target: <code className="font-mono">kafka-consumer-groups.sh --bootstrap-server &lt;{target}&gt; --reset-offsets --from-file plan.csv --group {group.group} --execute</code> (group stopped).
+          </span>
+        </div>
+      </CardContent>
+    </Card>
+  );
+}
+
+function Stat({ label, value }: { label: string; value: string }) {
+  return (
+    <div>
+      <dt className="text-xs text-zinc-600 dark:text-zinc-400">{label}</dt>
+      <dd className="font-mono text-base font-semibold">{value}</dd>
+    </div>
+  );
+}

@@ -1,0 +1,29 @@
+/**
+ * lib/translation — offset-translation accuracy and the failover planner. Pure (no I/O, never
+ * reads the clock: callers pass `now`), except record-cycle.ts, which only wires a collector
+ * listener to the store.
+ */
+export * from "./types";
+export { compileGroupFilter, defaultGroupsExclude, defaultGroupsInclude, type GroupFilter } from "./group-filter";
+export { mapIdealOffset, replaySyncHistory, SyncModelCache, type ReplayOptions } from "./sync-model";
+export { estimateReread, isSkipping, selectMirrorMakerOffset, sumTotals } from "./reread";
+export { translateFlow, translateSnapshotFlow, type TranslateFlowInput } from "./translate-flow";
+export {
+  buildFailoverPlan,
+  FailoverMode,
+  failoverModes,
+  formatResetCsv,
+  parseResetCsv,
+  type FailoverModeName,
+  type FailoverPlan,
+  type FailoverPlanRow,
+  type PlanOffsetSource,
+} from "./failover-plan";
+export {
+  defaultTranslationThresholds,
+  detectStaleCheckpoints,
+  detectTranslationErrors,
+  type CheckpointWatch,
+  type TranslationThresholds,
+} from "./detectors";
+export { attachTranslationRecorder, listTranslationSamples, type CycleSource } from "./record-cycle";

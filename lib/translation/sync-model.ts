@@ -1,0 +1,135 @@
+/**
+ * Replays a flow partition's offset-sync history into lib/mm2's OffsetSyncStore model the way
+ * MirrorCheckpointTask fills its own store, and maps offsets exactly from the full history.
+ *
+ * START-UP ASSUMPTION (what the replay models). MirrorCheckpointTask.start runs
+ * `offsetSyncStore.start(!checkpointsReadOk)`: it reads the whole offset-syncs topic, then sets
+ * readToEnd. Syncs read during that initial load either wipe the partition's 64 slots
+ * (`initializationMustReadToEnd` = true: Kafka < 3.7.1, or the task could not read its previous
+ * checkpoints) or go through the normal update (3.7.1 / 3.8.0+ after reading its checkpoints).
+ * By default we assume the task's store went through the normal update for EVERY sync of our
+ * history: true when the task started before the first sync we hold, or when it (re)started later
+ * on 3.7.1+/3.8+ having read its checkpoints while the syncs topic still held everything our
+ * history holds (no compaction in between). Our history is the syncs topic read from its log start,
+ * so both give the same 64 slots. If the task restarted with the wiping flag while the topic held
+ * the first N syncs of our history, pass `{ initializationMustReadToEnd: true, syncsReadAtStartup: N }`:
+ * only the N-th survives the load, as in Java.
+ */
+import {
+  createOffsetSyncStore,
+  mapUpstreamToDownstream,
+  OffsetSyncStore,
+  selectLatestEpoch,
+  type SyncPoint,
+  type TopicPartition,
+} from "@/lib/mm2";
+import type { IdealOffset } from "./types";
+
+/** How MirrorCheckpointTask's store was loaded (see the module comment). */
+export interface ReplayOptions {
+  /** Java `initializationMustReadToEnd`; default false (history kept through start-up). */
+  initializationMustReadToEnd?: boolean;
+  /** How many syncs of the history the task read during its initial load; default 0. */
+  syncsReadAtStartup?: number;
+}
+
+/** Feeds `history` (oldest first) into a fresh model exactly as MirrorCheckpointTask would. */
+export function replaySyncHistory(tp: TopicPartition, history: readonly SyncPoint[], options: ReplayOptions = {}): OffsetSyncStore {
+  const store = createOffsetSyncStore({ initializationMustReadToEnd: options.initializationMustReadToEnd ?? false });
+  const atStartup = Math.min(Math.max(options.syncsReadAtStartup ?? 0, 0), history.length);
+  history.forEach((sync, index) => {
+    if (index === atStartup) store.markReadToEnd();
+    store.addSync({ ...tp, upstream: sync.upstream, downstream: sync.downstream });
+  });
+  if (!store.isReadToEnd()) store.markReadToEnd();
+  return store;
+}
+
+interface CacheEntry {
+  store: OffsetSyncStore;
+  consumed: number;
+  last: SyncPoint | null;
+  epoch: SyncPoint[];
+}
+
+/**
+ * Keeps one replayed model per flow partition between cycles and feeds it only the syncs appended
+ * since (the collector's history arrays only grow, and are trimmed at the front past 20,000 syncs;
+ * the entry finds its place again by the identity of the last sync it consumed). Without it every
+ * cycle would replay up to 20,000 syncs per partition.
+ */
+export class SyncModelCache {
+  private readonly entries = new Map<string, CacheEntry>();
+
+  constructor(private readonly options: ReplayOptions = {}) {}
+
+  /** The model and the latest epoch (for exact mapping) of one partition's history. */
+  lookup(key: string, tp: TopicPartition, history: readonly SyncPoint[]): { store: OffsetSyncStore; epoch: readonly SyncPoint[] } {
+    const entry = this.entries.get(key);
+    const resumeAt = entry ? findResumeIndex(entry, history) : -1;
+    if (!entry || resumeAt < 0) {
+      const fresh: CacheEntry = { store: replaySyncHistory(tp, history, this.options), consumed: history.length, last: history.at(-1) ?? null, epoch: selectLatestEpoch(history) };
+      this.entries.set(key, fresh);
+      return fresh;
+    }
+    if (resumeAt < history.length) {
+      for (let i = resumeAt; i < history.length; i++) {
+        const sync = history[i]!;
+        entry.store.addSync({ ...tp, upstream: sync.upstream, downstream: sync.downstream });
+      }
+      entry.epoch = selectLatestEpoch(history);
+    }
+    entry.consumed = history.length;
+    entry.last = history.at(-1) ?? null;
+    return entry;
+  }
+
+  /** Drops entries whose key is not in `keep` (partitions that disappeared). */
+  retain(keep: ReadonlySet<string>): void {
+    for (const key of this.entries.keys()) if (!keep.has(key)) this.entries.delete(key);
+  }
+}
+
+/** Index of the first sync not yet consumed, or −1 when the history no longer continues the entry's. */
+function findResumeIndex(entry: CacheEntry, history: readonly SyncPoint[]): number {
+  if (entry.last === null) return history.length === 0 ? 0 : -1;
+  if (history[entry.consumed - 1] === entry.last) return entry.consumed;
+  const index = history.lastIndexOf(entry.last);
+  return index < 0 ? -1 : index + 1;
+}
+
+/**
+ * The ideal downstream position of `upstream` from the latest epoch (strictly increasing syncs).
+ * Only the two syncs around the offset matter to mapUpstreamToDownstream, so they are found by
+ * binary search and passed alone (O(log n) per lookup instead of re-selecting the epoch).
+ * Beyond the newest sync the position is bounded above by newest.downstream + (upstream −
+ * newest.upstream): each source offset yields at most one target record.
+ */
+export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint): IdealOffset {
+  if (epoch.length === 0) return { kind: "unknown", reason: "no-sync" };
+  const index = findLastAtOrBefore(epoch, upstream);
+  if (index < 0) return { kind: "unknown", reason: "before-first-sync" };
+  const around = epoch.slice(index, index + 2);
+  const mapped = mapUpstreamToDownstream(around, upstream);
+  if (mapped.kind === "exact") return { kind: "exact", downstream: mapped.downstream, basis: mapped.basis };
+  if (mapped.kind === "none") return { kind: "unknown", reason: mapped.reason };
+  const sync = around[0]!;
+  const high = mapped.high ?? sync.downstream + (upstream - sync.upstream);
+  return mapped.low === high ? { kind: "exact", downstream: high, basis: "pinned-by-bounds" } : { kind: "bracket", low: mapped.low, high, reason: mapped.reason };
+}
+
+function findLastAtOrBefore(epoch: readonly SyncPoint[], offset: bigint): number {
+  let lo = 0;
+  let hi = epoch.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (epoch[mid]!.upstream <= offset) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return found;
+}

@@ -1,0 +1,164 @@
+/**
+ * Offset translation of every consumer group MM2 checkpoints on one flow. Pure: the caller passes
+ * the snapshot's flow and groups, the collector's sync history and `now`.
+ *
+ * RULES, per group × partition of the flow's SOURCE cluster:
+ * 1. Groups: those with committed offsets on topics the flow replicates, kept by MM2's groups
+ *    filter (`groups` from the checkpoint connector, `groups.exclude` default
+ *    `console-consumer-.*, connect-.*, __.*`). Filtered-out groups are listed, not translated.
+ * 2. MM2's translation: the partition's full sync history replayed into the OffsetSyncStore model
+ *    (sync-model.ts, start-up assumption documented there), then translateDownstream(committed):
+ *    empty → `no-sync` (or `store-not-loaded` when the syncs topic could not be read), −1 →
+ *    `older-than-oldest-sync`; a partition outside the flow → `not-replicated`.
+ * 3. Ideal: the exact (or bracketed) target position from the full history (mapIdealOffset).
+ * 4. Re-reads: ideal − translation (`reread`), ideal − latest checkpoint (`checkpointReread`),
+ *    ideal − what a failover with MM2's offsets gives now (`failoverReread`: checkpoint, else model).
+ *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
+ */
+import { type CheckpointPoint, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
+import type { SyncPoint } from "@/lib/mm2";
+import { compileGroupFilter, defaultGroupsExclude } from "./group-filter";
+import { estimateReread, selectMirrorMakerOffset, sumTotals } from "./reread";
+import { mapIdealOffset, type ReplayOptions, SyncModelCache } from "./sync-model";
+import { type FlowTranslation, type GroupTranslation, type IdealOffset, type ModelTranslation, type PartitionTranslation, UntranslatableReason } from "./types";
+
+/** Everything translateFlow needs; all of it comes from one snapshot and the collector's history. */
+export interface TranslateFlowInput {
+  flow: Flow;
+  /** Consumer groups of the flow's source cluster (ClusterSnapshot.groups). */
+  sourceGroups: readonly ConsumerGroupState[];
+  /** CollectorHistory.offsetSyncs: every sync read, per `flowPartitionKey`, oldest first. */
+  syncHistory: ReadonlyMap<string, readonly SyncPoint[]>;
+  now: number;
+  /** False when the offset-syncs topic could not be read and nothing was read before (default true). */
+  syncsLoaded?: boolean;
+  /** The checkpoint connector's `groups.exclude` when known (default MM2's). */
+  groupsExclude?: string;
+  /** Reuse replayed models across cycles (strongly advised for the collector and the views). */
+  cache?: SyncModelCache;
+  /** How MirrorCheckpointTask loaded its store, when no cache is given (sync-model.ts). */
+  replay?: ReplayOptions;
+}
+
+/** Translates every checkpointed group of one flow (see the rules above). */
+export function translateFlow(input: TranslateFlowInput): FlowTranslation {
+  const { flow, now } = input;
+  const cache = input.cache ?? new SyncModelCache(input.replay);
+  const syncsLoaded = input.syncsLoaded ?? true;
+  const filter = compileGroupFilter(flow.groupsFilter, input.groupsExclude ?? defaultGroupsExclude);
+  const partitions = new Map(flow.partitions.map((p) => [`${p.topic}/${p.partition}`, p]));
+  const topics = new Set(flow.partitions.map((p) => p.topic));
+  const checkpoints = new Map(flow.checkpoints.map((c) => [`${c.group}|${c.topic}|${c.partition}`, c]));
+  const groups: GroupTranslation[] = [];
+  const excludedGroups: string[] = [];
+  for (const g of [...input.sourceGroups].sort((a, b) => a.groupId.localeCompare(b.groupId))) {
+    const offsets = g.offsets.filter((o) => o.offset >= 0n);
+    if (!offsets.some((o) => topics.has(o.topic))) continue;
+    if (!filter.matches(g.groupId)) {
+      excludedGroups.push(g.groupId);
+      continue;
+    }
+    const rows = offsets
+      .map((o) => {
+        const ctx: RowContext = { flow, group: g.groupId, syncsLoaded, cache, syncHistory: input.syncHistory, now };
+        return translatePartition(ctx, o.topic, o.partition, o.offset, partitions.get(`${o.topic}/${o.partition}`), checkpoints.get(`${g.groupId}|${o.topic}|${o.partition}`));
+      })
+      .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+    groups.push({ group: g.groupId, state: g.state, members: g.members, partitions: rows, totals: sumTotals(rows) });
+  }
+  return {
+    flow: flow.id,
+    source: flow.source,
+    target: flow.target,
+    at: now,
+    syncsLoaded,
+    groups,
+    excludedGroups,
+    totals: { ...sumTotals(groups.flatMap((g) => g.partitions)), groups: groups.length },
+  };
+}
+
+/**
+ * translateFlow for a flow of a snapshot: source groups from the snapshot, and `syncsLoaded` false
+ * only when reading the offset-syncs topic failed (cluster unreachable, or an error naming the
+ * topic) and no sync of the flow was ever read.
+ */
+export function translateSnapshotFlow(
+  snapshot: Snapshot,
+  flow: Flow,
+  syncHistory: ReadonlyMap<string, readonly SyncPoint[]>,
+  now: number,
+  options: { cache?: SyncModelCache; groupsExclude?: string; replay?: ReplayOptions } = {},
+): FlowTranslation {
+  const source = snapshot.clusters.find((c) => c.alias === flow.source);
+  const syncsCluster = snapshot.clusters.find((c) => c.alias === flow.offsetSyncs.cluster);
+  const readFailed = !syncsCluster?.reachable || flow.errors.some((e) => e.includes(flow.offsetSyncs.topic));
+  const prefix = `${flow.id}|`;
+  const anyHistory = [...syncHistory.entries()].some(([key, list]) => key.startsWith(prefix) && list.length > 0);
+  return translateFlow({ flow, sourceGroups: source?.groups ?? [], syncHistory, now, syncsLoaded: anyHistory || !readFailed, ...options });
+}
+
+interface RowContext {
+  flow: Flow;
+  group: string;
+  syncsLoaded: boolean;
+  cache: SyncModelCache;
+  syncHistory: ReadonlyMap<string, readonly SyncPoint[]>;
+  now: number;
+}
+
+function translatePartition(ctx: RowContext, topic: string, partition: number, committed: bigint, fp: FlowPartition | undefined, cp: CheckpointPoint | undefined): PartitionTranslation {
+  const checkpoint = cp ? { upstream: cp.upstream, downstream: cp.downstream, at: cp.at, ageMs: Math.max(0, ctx.now - cp.at) } : null;
+  if (!fp) {
+    const translation: ModelTranslation = { kind: "untranslatable", reason: UntranslatableReason.NOT_REPLICATED, detail: `${topic}/${partition} is not replicated by ${ctx.flow.id}` };
+    const ideal: IdealOffset = { kind: "unknown", reason: "not-replicated" };
+    return { topic, partition, targetTopic: null, committed, sourceLogEnd: null, groupLag: null, translation, checkpoint, ideal, reread: null, checkpointReread: null, failoverReread: null };
+  }
+  const history = ctx.syncHistory.get(flowPartitionKey(ctx.flow.id, topic, partition)) ?? [];
+  const { translation, ideal } = translateOffset(ctx, { topic, partition }, history, committed);
+  const lag = fp.sourceLogEnd === null ? null : fp.sourceLogEnd - committed;
+  const row = { translation, checkpoint };
+  const mm2 = selectMirrorMakerOffset(row);
+  return {
+    topic,
+    partition,
+    targetTopic: fp.targetTopic,
+    committed,
+    sourceLogEnd: fp.sourceLogEnd,
+    groupLag: lag === null ? null : lag > 0n ? lag : 0n,
+    translation,
+    checkpoint,
+    ideal,
+    reread: estimateReread(ideal, translation.kind === "translated" ? translation.downstream : null),
+    checkpointReread: estimateReread(ideal, checkpoint?.downstream ?? null),
+    failoverReread: estimateReread(ideal, mm2?.offset ?? null),
+  };
+}
+
+function translateOffset(
+  ctx: RowContext,
+  tp: { topic: string; partition: number },
+  history: readonly SyncPoint[],
+  committed: bigint,
+): { translation: ModelTranslation; ideal: IdealOffset } {
+  if (history.length === 0) {
+    const translation: ModelTranslation = ctx.syncsLoaded
+      ? { kind: "untranslatable", reason: UntranslatableReason.NO_SYNC, detail: `MM2 has written no offset sync for ${tp.topic}/${tp.partition} yet` }
+      : notLoaded(ctx.flow);
+    return { translation, ideal: { kind: "unknown", reason: "no-sync" } };
+  }
+  const { store, epoch } = ctx.cache.lookup(flowPartitionKey(ctx.flow.id, tp.topic, tp.partition), tp, history);
+  const ideal = mapIdealOffset(epoch, committed);
+  if (!ctx.syncsLoaded) return { translation: notLoaded(ctx.flow), ideal };
+  const t = store.translateDownstream(ctx.group, tp, committed);
+  if (t.kind === "translated") return { translation: { kind: "translated", downstream: t.downstream, syncUpstream: t.sync.upstream, syncDownstream: t.sync.downstream }, ideal };
+  if (t.kind === "too-old") {
+    const detail = `offset ${committed} is older than the oldest sync MM2 keeps (upstream ${t.oldest.upstream}): MM2 translates it to −1 and emits no checkpoint`;
+    return { translation: { kind: "untranslatable", reason: UntranslatableReason.OLDER_THAN_OLDEST_SYNC, detail }, ideal };
+  }
+  return { translation: t.reason === "no-sync" ? { kind: "untranslatable", reason: UntranslatableReason.NO_SYNC, detail: `no offset sync for ${tp.topic}/${tp.partition}` } : notLoaded(ctx.flow), ideal };
+}
+
+function notLoaded(flow: Flow): ModelTranslation {
+  return { kind: "untranslatable", reason: UntranslatableReason.STORE_NOT_LOADED, detail: `${flow.offsetSyncs.topic} on ${flow.offsetSyncs.cluster} has not been read to its end` };
+}

@@ -1,0 +1,241 @@
+import { getRuntime } from "@/lib/collector/singleton";
+import { type Flow, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
+import { BadRequestError, NotFoundError } from "@/lib/errors";
+import { getLogger } from "@/lib/logger";
+import type { TranslationSeriesPoint } from "@/lib/store";
+import {
+  buildFailoverPlan,
+  type FailoverModeName,
+  failoverModes,
+  type FailoverPlan,
+  type FlowTranslation,
+  formatResetCsv,
+  type GroupTranslation,
+  SyncModelCache,
+  translateSnapshotFlow,
+  type UntranslatableReasonName,
+} from "@/lib/translation";
+import { lookupFlow } from "./flow-page";
+import { requireFlow, requireSnapshot } from "./runtime-data";
+
+const holder = globalThis as typeof globalThis & { __gapwatchTranslationCache?: SyncModelCache };
+
+/** Replayed sync models shared by every request (and kept across dev hot reloads, like the runtime). */
+function readModelCache(): SyncModelCache {
+  holder.__gapwatchTranslationCache ??= new SyncModelCache();
+  return holder.__gapwatchTranslationCache;
+}
+
+/** Translates one flow of a snapshot with the collector's sync history. */
+export function translateFlowOfSnapshot(snapshot: Snapshot, flow: Flow, now: number): FlowTranslation {
+  const cache = readModelCache();
+  cache.retain(new Set(snapshot.flows.flatMap((f) => f.partitions.map((p) => flowPartitionKey(f.id, p.topic, p.partition)))));
+  return translateSnapshotFlow(snapshot, flow, getRuntime().collector.history().offsetSyncs, now, { cache });
+}
+
+/** The latest snapshot's translation of a flow (503 before the first cycle, 404 for an unknown flow). */
+export function readFlowTranslation(flowId: string, now: number): FlowTranslation {
+  const snapshot = requireSnapshot();
+  return translateFlowOfSnapshot(snapshot, requireFlow(snapshot, flowId), now);
+}
+
+/** A group of a translation, or a 404 naming the groups MM2 checkpoints on the flow. */
+export function requireGroup(ft: FlowTranslation, groupId: string): GroupTranslation {
+  const group = ft.groups.find((g) => g.group === groupId);
+  if (group) return group;
+  const known = ft.groups.map((g) => g.group);
+  const excluded = ft.excludedGroups.includes(groupId) ? ` ("${groupId}" exists but MM2's groups filter excludes it)` : "";
+  throw new NotFoundError(`no checkpointed consumer group "${groupId}" on flow ${ft.flow}${excluded}; known: ${known.join(", ") || "none"}`);
+}
+
+/** The `mode` query parameter of the failover CSV (400 listing the allowed values otherwise). */
+export function parseFailoverMode(raw: string | null): FailoverModeName {
+  const found = failoverModes.find((m) => m === raw);
+  if (found) return found;
+  throw new BadRequestError(`query parameter "mode" must be one of ${failoverModes.map((m) => `"${m}"`).join(", ")}, got ${raw === null ? "nothing" : `"${raw}"`}`);
+}
+
+/** Page of one group: `/flows/<flow>/groups/<group>`. */
+export function groupPagePath(flowId: string, group: string): string {
+  return `/flows/${encodeURIComponent(flowId)}/groups/${encodeURIComponent(group)}`;
+}
+
+/** The failover CSV of a group in one mode. */
+export function failoverCsvPath(flowId: string, group: string, mode: FailoverModeName): string {
+  return `/api/flows/${encodeURIComponent(flowId)}/groups/${encodeURIComponent(group)}/failover.csv?mode=${mode}`;
+}
+
+/** decodeURIComponent for a path segment, leaving malformed escapes as they are. */
+export function decodeGroupParam(raw: string): string {
+  try {
+    return raw.includes("%") ? decodeURIComponent(raw) : raw;
+  } catch {
+    return raw;
+  }
+}
+
+/** GET /api/flows/{flow}/groups body: every checkpointed group with totals and untranslatable partitions. */
+export function listGroupSummaries(ft: FlowTranslation) {
+  return {
+    flow: ft.flow,
+    source: ft.source,
+    target: ft.target,
+    at: ft.at,
+    syncsLoaded: ft.syncsLoaded,
+    totals: ft.totals,
+    excludedGroups: ft.excludedGroups,
+    groups: ft.groups.map((g) => ({
+      group: g.group,
+      state: g.state,
+      members: g.members,
+      totals: g.totals,
+      untranslatable: listUntranslatable(g),
+    })),
+  };
+}
+
+/** GET /api/flows/{flow}/groups/{group} body: per-partition rows and both failover plans. */
+export function describeGroup(ft: FlowTranslation, group: GroupTranslation) {
+  const plans = buildBothPlans(ft.flow, group);
+  return {
+    flow: ft.flow,
+    target: ft.target,
+    at: ft.at,
+    group: group.group,
+    state: group.state,
+    members: group.members,
+    totals: group.totals,
+    partitions: group.partitions,
+    untranslatable: listUntranslatable(group),
+    plans: { mm2: plans.mm2, precise: plans.precise },
+  };
+}
+
+/** Both failover plans of a group. */
+export function buildBothPlans(flowId: string, group: GroupTranslation): Record<FailoverModeName, FailoverPlan> {
+  return { mm2: buildFailoverPlan(flowId, group, "mm2"), precise: buildFailoverPlan(flowId, group, "precise") };
+}
+
+/** Partitions MM2 cannot translate, with the reason. */
+export function listUntranslatable(g: GroupTranslation): { topic: string; partition: number; reason: UntranslatableReasonName; detail: string }[] {
+  return g.partitions.flatMap((p) => (p.translation.kind === "untranslatable" ? [{ topic: p.topic, partition: p.partition, reason: p.translation.reason, detail: p.translation.detail }] : []));
+}
+
+/** What the failover CSV route answers: the file, or (nothing to plan) a reason. */
+export type FailoverCsv =
+  | { kind: "csv"; body: string; filename: string; headers: Record<string, string> }
+  | { kind: "empty"; message: string };
+
+/**
+ * The failover CSV of a group. The body holds only what kafka-consumer-groups' CSV parser accepts
+ * (failover-plan.ts); explanations go into X-Gapwatch-* headers (ASCII, percent-encoded where needed).
+ */
+export function renderFailoverCsv(ft: FlowTranslation, group: GroupTranslation, mode: FailoverModeName): FailoverCsv {
+  const plan = buildFailoverPlan(ft.flow, group, mode);
+  const omitted = plan.omitted.map((o) => `${o.topic}/${o.partition}: ${o.reason}`);
+  if (plan.rows.length === 0) {
+    return { kind: "empty", message: `group "${group.group}" has no partition with a target offset in mode "${mode}"${omitted.length ? `; ${omitted.join("; ")}` : ""}` };
+  }
+  const sources = new Map<string, number>();
+  for (const r of plan.rows) sources.set(r.source, (sources.get(r.source) ?? 0) + 1);
+  const safeName = group.group.replace(/[^A-Za-z0-9._-]/g, "_");
+  return {
+    kind: "csv",
+    body: formatResetCsv(plan.rows),
+    filename: `${safeName}-${mode}-failover.csv`,
+    headers: {
+      "x-gapwatch-flow": encodeHeader(ft.flow),
+      "x-gapwatch-group": encodeHeader(group.group),
+      "x-gapwatch-target-cluster": encodeHeader(ft.target),
+      "x-gapwatch-plan-mode": mode,
+      "x-gapwatch-plan-rows": String(plan.rows.length),
+      "x-gapwatch-plan-sources": [...sources].map(([s, n]) => `${s}=${n}`).join(", "),
+      "x-gapwatch-reread-records": plan.rereadRecords.toString(),
+      "x-gapwatch-plan-omitted": encodeHeader(omitted.join("; ") || "none"),
+      "x-gapwatch-usage": encodeHeader(`kafka-consumer-groups.sh --bootstrap-server <${ft.target} brokers> --reset-offsets --from-file ${safeName}-${mode}-failover.csv --group ${group.group} --execute`),
+    },
+  };
+}
+
+/** Header values must be ASCII without control characters: percent-encode anything else. */
+function encodeHeader(value: string): string {
+  return value.replace(/[^\x20-\x7e]|%/g, (c) => encodeURIComponent(c));
+}
+
+/** A point of the re-read vs lag chart (numbers: chart-only precision). */
+export interface RereadChartPoint {
+  at: number;
+  reread: number | null;
+  failoverReread: number | null;
+  lag: number | null;
+}
+
+/** The chart's series: the group's total, then one per partition (`topic/partition`). */
+export interface RereadChartSeries {
+  key: string;
+  label: string;
+  points: RereadChartPoint[];
+}
+
+/** Stored samples of a group shaped for the chart: totals per time, and per partition. */
+export function shapeRereadSeries(samples: readonly TranslationSeriesPoint[]): RereadChartSeries[] {
+  const byPartition = new Map<string, RereadChartPoint[]>();
+  const totals = new Map<number, { reread: bigint; failover: bigint; lag: bigint }>();
+  const num = (v: bigint | null) => (v === null ? null : Number(v));
+  for (const s of samples) {
+    const key = `${s.topic}/${s.partition}`;
+    const list = byPartition.get(key) ?? [];
+    list.push({ at: s.at, reread: num(s.reread), failoverReread: num(s.failoverReread), lag: num(s.groupLag) });
+    byPartition.set(key, list);
+    const t = totals.get(s.at) ?? { reread: 0n, failover: 0n, lag: 0n };
+    t.reread += s.reread !== null && s.reread > 0n ? s.reread : 0n;
+    t.failover += s.failoverReread !== null && s.failoverReread > 0n ? s.failoverReread : 0n;
+    t.lag += s.groupLag ?? 0n;
+    totals.set(s.at, t);
+  }
+  const total: RereadChartSeries = {
+    key: "total",
+    label: "All partitions",
+    points: [...totals].sort(([a], [b]) => a - b).map(([at, t]) => ({ at, reread: Number(t.reread), failoverReread: Number(t.failover), lag: Number(t.lag) })),
+  };
+  return [total, ...[...byPartition].map(([key, points]) => ({ key, label: key, points }))];
+}
+
+/** What the groups page of a flow shows. */
+export type GroupsPageData = { kind: "no-data" } | { kind: "flow-not-found"; id: string; known: string[] } | { kind: "ok"; takenAt: number; translation: FlowTranslation };
+
+/** Loads the groups page of a flow from its raw `[flow]` path segment. */
+export function loadGroupsPage(rawFlow: string, now: number): GroupsPageData {
+  const snapshot = getRuntime().collector.latest();
+  if (!snapshot) return { kind: "no-data" };
+  const lookup = lookupFlow(snapshot, rawFlow);
+  if (!lookup.found) return { kind: "flow-not-found", id: lookup.id, known: lookup.known };
+  return { kind: "ok", takenAt: snapshot.takenAt, translation: translateFlowOfSnapshot(snapshot, lookup.flow, now) };
+}
+
+/** What the page of one group shows. */
+export type GroupPageData =
+  | Exclude<GroupsPageData, { kind: "ok" }>
+  | { kind: "group-not-found"; flow: string; group: string; known: string[]; excluded: boolean }
+  | { kind: "ok"; takenAt: number; translation: FlowTranslation; group: GroupTranslation; plans: Record<FailoverModeName, FailoverPlan>; series: RereadChartSeries[] };
+
+/** Loads one group's page: rows, both plans, and the re-read vs lag series over [from, to]. */
+export function loadGroupPage(rawFlow: string, rawGroup: string, range: { from: number; to: number }, now: number): GroupPageData {
+  const page = loadGroupsPage(rawFlow, now);
+  if (page.kind !== "ok") return page;
+  const ft = page.translation;
+  const groupId = decodeGroupParam(rawGroup);
+  const group = ft.groups.find((g) => g.group === groupId);
+  if (!group) return { kind: "group-not-found", flow: ft.flow, group: groupId, known: ft.groups.map((g) => g.group), excluded: ft.excludedGroups.includes(groupId) };
+  return { kind: "ok", takenAt: page.takenAt, translation: ft, group, plans: buildBothPlans(ft.flow, group), series: shapeRereadSeries(readSeriesOrNothing(ft.flow, group.group, range)) };
+}
+
+/** The chart is secondary: a failing series read is logged and shown as "no history" instead of failing the page. */
+function readSeriesOrNothing(flow: string, group: string, range: { from: number; to: number }): TranslationSeriesPoint[] {
+  try {
+    return getRuntime().store.readTranslationSeries(flow, group, range.from, range.to);
+  } catch (err) {
+    getLogger("views.groups").warn({ err: err instanceof Error ? err.message : String(err), flow, group }, "reading the translation series failed");
+    return [];
+  }
+}

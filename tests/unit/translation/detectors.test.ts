@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { type CheckpointPoint } from "@/lib/collector/types";
+import { detectStaleCheckpoints, detectTranslationErrors, translateFlow, type CheckpointWatch, type FlowTranslation } from "@/lib/translation";
+import { FLOW, makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, syncs, T0 } from "./fixtures";
+
+const MINUTE = 60_000;
+
+/** Group "app" on orders/0 with a sync every 10 offsets up to 10,000, at `now`. */
+function translateApp(committed: bigint, checkpoints: CheckpointPoint[], now = T0): FlowTranslation {
+  return translateFlow({
+    flow: makeFlow({ checkpoints }),
+    sourceGroups: [makeGroup("app", { "orders/0": committed })],
+    syncHistory: makeHistory({ 0: steadySyncs(10, 10_000) }),
+    now,
+  });
+}
+
+describe("detectTranslationErrors", () => {
+  it("warns when a group's failover replay exceeds the threshold, and stays quiet at or below it", () => {
+    // MM2's store has thinned syncs around 5000 (a sync kept at 3840): it translates 5000 to 3841.
+    const far = translateApp(5000n, []);
+    const [finding] = detectTranslationErrors(far, T0);
+    expect(finding).toMatchObject({
+      key: `TRANSLATION_ERROR|${FLOW}|app`,
+      type: "TRANSLATION_ERROR",
+      severity: "warning",
+      flow: FLOW,
+      group: "app",
+      observedAt: T0,
+      evidence: { failoverReplayRecords: "1159", rereadRecords: "1159", skippingPartitions: 0, thresholdRecords: "1000" },
+    });
+    expect(finding!.summary).toMatch(/re-read 1159 records/);
+    expect(detectTranslationErrors(far, T0, { replayRecords: 1159, checkpointStaleMs: 5 * MINUTE })).toEqual([]);
+    expect(detectTranslationErrors(translateApp(9995n, []), T0)).toEqual([]);
+  });
+
+  it("is critical when any partition would skip records (the checkpoint is ahead of the group)", () => {
+    const ft = translateApp(9000n, [makeCheckpoint("app", "orders", 0, 9800n, 9800n)]);
+    const [finding] = detectTranslationErrors(ft, T0);
+    expect(finding?.severity).toBe("critical");
+    expect(finding?.summary).toMatch(/would SKIP records.*orders\/0: 800 records/);
+    expect(finding?.evidence.skippedRecords).toBe("800");
+  });
+});
+
+describe("detectStaleCheckpoints", () => {
+  const threshold = { replayRecords: 1000, checkpointStaleMs: 5 * MINUTE };
+
+  it("fires once MM2 has owed a newer checkpoint for longer than the threshold while the group moved", () => {
+    const checkpoint = makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0);
+    let watch: CheckpointWatch = {};
+    // At T0 the group is at 9995: MM2 translates it to 9991 > 9000, so a checkpoint is owed.
+    const first = detectStaleCheckpoints(translateApp(9995n, [checkpoint], T0), watch, T0, threshold);
+    expect(first.findings).toEqual([]);
+    watch = first.watch;
+    const later = T0 + 6 * MINUTE;
+    const second = detectStaleCheckpoints(translateApp(9995n, [checkpoint], later), watch, later, threshold);
+    expect(second.findings).toHaveLength(1);
+    expect(second.findings[0]).toMatchObject({
+      key: `CHECKPOINT_STALE|${FLOW}|app|orders|0`,
+      type: "CHECKPOINT_STALE",
+      severity: "warning",
+      cluster: "west",
+      topic: "orders",
+      partition: 0,
+      group: "app",
+      evidence: { committed: "9995", checkpointUpstream: "9000", checkpointDownstream: "9000", expectedDownstream: "9991", owedForMs: 6 * MINUTE },
+    });
+  });
+
+  it("restarts the clock when a new checkpoint arrives", () => {
+    const watch = detectStaleCheckpoints(translateApp(9995n, [makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0)]), {}, T0, threshold).watch;
+    const later = T0 + 6 * MINUTE;
+    const fresh = makeCheckpoint("app", "orders", 0, 9500n, 9500n, -6 * MINUTE + 1000);
+    expect(detectStaleCheckpoints(translateApp(9995n, [fresh], later), watch, later, threshold).findings).toEqual([]);
+  });
+
+  it("stays quiet when the group did not move, or moved without changing MM2's translation", () => {
+    const old = T0 + 60 * MINUTE;
+    const still = makeCheckpoint("app", "orders", 0, 9995n, 9991n, 0);
+    const w1 = detectStaleCheckpoints(translateApp(9995n, [still]), {}, T0, threshold).watch;
+    expect(detectStaleCheckpoints(translateApp(9995n, [still], old), w1, old, threshold).findings).toEqual([]);
+    // 9992 → 9998 all translate to 9991 (sync 9990 + 1): MM2 legitimately emits nothing new.
+    const same = makeCheckpoint("app", "orders", 0, 9992n, 9991n, 0);
+    const w2 = detectStaleCheckpoints(translateApp(9998n, [same]), {}, T0, threshold).watch;
+    expect(detectStaleCheckpoints(translateApp(9998n, [same], old), w2, old, threshold).findings).toEqual([]);
+  });
+
+  it("reports a group MM2 never checkpointed, and forgets partitions that are no longer owed", () => {
+    const ft = translateFlow({ flow: makeFlow(), sourceGroups: [makeGroup("app", { "orders/0": 150n })], syncHistory: makeHistory({ 0: syncs([0, 0], [100, 100]) }), now: T0 });
+    const first = detectStaleCheckpoints(ft, { "other->flow|x|t|0": { checkpoint: null, dueSince: 1 } }, T0, threshold);
+    expect(Object.keys(first.watch).sort()).toEqual([`${FLOW}|app|orders|0`, "other->flow|x|t|0"]);
+    const later = T0 + 10 * MINUTE;
+    const second = detectStaleCheckpoints({ ...ft, at: later }, first.watch, later, threshold);
+    expect(second.findings[0]?.summary).toMatch(/never checkpointed app on orders\/0/);
+    const caughtUp = translateFlow({ flow: makeFlow(), sourceGroups: [], syncHistory: new Map(), now: later });
+    expect(detectStaleCheckpoints(caughtUp, second.watch, later, threshold).watch).toEqual({ "other->flow|x|t|0": { checkpoint: null, dueSince: 1 } });
+  });
+});
