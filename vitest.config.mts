@@ -7,6 +7,8 @@ const alias = { "@": path.resolve(import.meta.dirname) };
 export default defineConfig({
   resolve: { alias },
   test: {
+    // Vitest reads the sequencer from the root config only (not per project).
+    sequence: { sequencer: AlphabeticalSequencer },
     projects: [
       {
         resolve: { alias },
@@ -23,7 +25,6 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 300_000,
           globalSetup: ["tests/integration/global-setup.ts"],
-          sequence: { sequencer: AlphabeticalSequencer },
         },
       },
     ],

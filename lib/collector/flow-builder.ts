@@ -98,14 +98,16 @@ export function derivePosition(sync: SyncPoint | null, targetLogEnd: bigint | nu
 }
 
 /**
- * Records not yet replicated: source log end − MM2's position, never negative (a log end below
- * the position is a topic reset, which the detectors report). An empty partition MM2 never
+ * Records not yet replicated that still exist: source log end − max(MM2's position, log start),
+ * never negative (a log end below the position is a topic reset, which the detectors report). An empty partition MM2 never
  * touched has nothing to replicate; otherwise an unknown position gives an unknown lag.
  */
 function computeLag(p: PartitionState, mm2Position: bigint | null): bigint | null {
   if (p.logEnd === null) return null;
   if (mm2Position === null) return p.logStart !== null && p.logStart === p.logEnd ? 0n : null;
-  const lag = p.logEnd - mm2Position;
+  // Records below the log start no longer exist: they are lost (DATA_LOSS), not waiting.
+  const from = p.logStart !== null && p.logStart > mm2Position ? p.logStart : mm2Position;
+  const lag = p.logEnd - from;
   return lag > 0n ? lag : 0n;
 }
 

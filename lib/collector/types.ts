@@ -118,7 +118,7 @@ export interface FlowPartition {
   positionSource: "committed" | "offset-sync" | null;
   targetLogStart: bigint | null;
   targetLogEnd: bigint | null;
-  /** Records at the source not yet replicated: sourceLogEnd − mm2Position (never negative). */
+  /** Records at the source not yet replicated: sourceLogEnd − max(mm2Position, sourceLogStart), never negative. */
   lag: bigint | null;
   latestSync: OffsetSyncPoint | null;
   /**

@@ -133,6 +133,12 @@ describe("buildFlow: positions and lag", () => {
     expect(flow.partitions[0]?.lag).toBe(0n);
   });
 
+  it("leaves records deleted below the log start out of the lag: they are lost, not waiting", () => {
+    // MM2 stopped at 900; retention then removed everything below 1,200; the log ends at 1,500.
+    const flow = buildFlow(makeDefinition(), source({ logStart: 1200n, logEnd: 1500n }), target(900n), makeReadings({ positions: new Map([["orders/0", 899n]]) }), T0);
+    expect([flow.partitions[0]?.mm2Position, flow.partitions[0]?.lag]).toEqual([900n, 300n]);
+  });
+
   it("reports lag 0 for an empty partition MM2 never touched", () => {
     const flow = buildFlow(makeDefinition(), source({ logStart: 42n, logEnd: 42n }), target(0n), makeReadings(), T0);
     expect([flow.partitions[0]?.mm2Position, flow.partitions[0]?.positionSource, flow.partitions[0]?.lag]).toEqual([null, null, 0n]);
