@@ -20,7 +20,7 @@ export const thresholdsSchema = z.object({
   /** RETENTION_RISK when the oldest unreplicated record may be deleted within this horizon. */
   retentionHorizonMs: z.number().int().positive().default(3_600_000),
   /** TRANSLATION_ERROR (warning) when a group's failover replay exceeds this many records. */
-  translationReplayRecords: z.number().int().positive().default(1_000),
+  translationReplayRecords: z.number().int().positive().default(10_000),
   /** CHECKPOINT_STALE when a checkpoint MM2 owes has not come for this long (5 × MM2's default 60 s interval). */
   checkpointStaleMs: z.number().int().positive().default(300_000),
   /** Event findings (loss, reset, truncation) stay active this long after they were last seen. */

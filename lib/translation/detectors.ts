@@ -1,6 +1,7 @@
 /**
  * Pure detectors over a FlowTranslation: TRANSLATION_ERROR and CHECKPOINT_STALE. No I/O, no clock.
  */
+import { defaultThresholds } from "@/lib/detect/thresholds";
 import { type Evidence, type Finding, FindingType, type SeverityName } from "@/lib/detect/types";
 import { isSkipping } from "./reread";
 import type { FlowTranslation, GroupTranslation, PartitionTranslation } from "./types";
@@ -13,8 +14,15 @@ export interface TranslationThresholds {
   checkpointStaleMs: number;
 }
 
-/** Defaults: 1,000 records; 5 × MM2's default emit.checkpoints.interval.seconds (60 s). */
-export const defaultTranslationThresholds: TranslationThresholds = { replayRecords: 1_000, checkpointStaleMs: 5 * 60_000 };
+/**
+ * Defaults from lib/detect's thresholds: 10,000 records (a caught-up group already re-reads up to
+ * offset.lag.max = 100 records per partition, MM2's normal sync spacing); 5 × MM2's default
+ * emit.checkpoints.interval.seconds (60 s).
+ */
+export const defaultTranslationThresholds: TranslationThresholds = {
+  replayRecords: defaultThresholds.translationReplayRecords,
+  checkpointStaleMs: defaultThresholds.checkpointStaleMs,
+};
 
 /**
  * TRANSLATION_ERROR, one finding per group at most:

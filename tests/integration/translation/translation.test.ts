@@ -24,8 +24,8 @@ const FLOW_ID = "east->west";
 const flowParam = encodeURIComponent(FLOW_ID);
 const topic = `xlate-${randomUUID().slice(0, 8)}`;
 const targetTopic = `east.${topic}`;
-const PARTITIONS = 8;
-const RUN_MS = 100_000;
+const PARTITIONS = 12;
+const RUN_MS = 65_000;
 const slow = workloadGroups.slow;
 
 let workload: Workload | null = null;

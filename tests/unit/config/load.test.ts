@@ -35,7 +35,7 @@ describe("parseConfigText", () => {
       connect: [],
       pollIntervalSeconds: 10,
       configRefreshCycles: 30,
-      thresholds: { lagRecords: 10_000, flowLagRecords: 100_000, lagSeconds: 300, stallAfterMs: 120_000, retentionHorizonMs: 3_600_000, translationReplayRecords: 1_000, checkpointStaleMs: 300_000, eventHoldMs: 3_600_000 },
+      thresholds: { lagRecords: 10_000, flowLagRecords: 100_000, lagSeconds: 300, stallAfterMs: 120_000, retentionHorizonMs: 3_600_000, translationReplayRecords: 10_000, checkpointStaleMs: 300_000, eventHoldMs: 3_600_000 },
       store: {},
       admin: {},
       notifications: { webhooks: [] },

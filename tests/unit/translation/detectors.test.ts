@@ -19,7 +19,8 @@ describe("detectTranslationErrors", () => {
   it("warns when a group's failover replay exceeds the threshold, and stays quiet at or below it", () => {
     // MM2's store has thinned syncs around 5000 (a sync kept at 3840): it translates 5000 to 3841.
     const far = translateApp(5000n, []);
-    const [finding] = detectTranslationErrors(far, T0);
+    const limits = { replayRecords: 1000, checkpointStaleMs: 5 * MINUTE };
+    const [finding] = detectTranslationErrors(far, T0, limits);
     expect(finding).toMatchObject({
       key: `TRANSLATION_ERROR|${FLOW}|app`,
       type: "TRANSLATION_ERROR",
@@ -31,7 +32,9 @@ describe("detectTranslationErrors", () => {
     });
     expect(finding!.summary).toMatch(/re-read 1159 records/);
     expect(detectTranslationErrors(far, T0, { replayRecords: 1159, checkpointStaleMs: 5 * MINUTE })).toEqual([]);
-    expect(detectTranslationErrors(translateApp(9995n, []), T0)).toEqual([]);
+    expect(detectTranslationErrors(translateApp(9995n, []), T0, limits)).toEqual([]);
+    // The default threshold (10,000) leaves MM2's ordinary sync spacing alone.
+    expect(detectTranslationErrors(far, T0)).toEqual([]);
   });
 
   it("is critical when any partition would skip records (the checkpoint is ahead of the group)", () => {
