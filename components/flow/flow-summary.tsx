@@ -5,6 +5,7 @@ import { TextLink } from "@/components/ui/text-link";
 import { formatCount, formatLatency } from "@/lib/format";
 import type { FlowSummary } from "@/lib/views/flows";
 import { flowPath } from "@/lib/views/flow-page";
+import { Stat } from "@/components/ui/stat";
 
 /** The flow's health at a glance: health pill, lag, heartbeat latency, tasks, connectors, and where to go next. */
 export function FlowSummaryCard({ flow }: { flow: FlowSummary }) {
@@ -47,14 +48,5 @@ export function FlowSummaryCard({ flow }: { flow: FlowSummary }) {
         </nav>
       </CardContent>
     </Card>
-  );
-}
-
-function Stat({ label, value }: { label: string; value: string }) {
-  return (
-    <div>
-      <dt className="text-xs text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="font-mono text-base font-semibold">{value}</dd>
-    </div>
   );
 }

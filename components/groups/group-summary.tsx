@@ -3,6 +3,7 @@ import { Pill } from "@/components/ui/pill";
 import { formatAge, formatCount } from "@/lib/format";
 import type { FailoverModeName, FailoverPlan, GroupTranslation } from "@/lib/translation";
 import { FailoverDownloads } from "./failover-downloads";
+import { Stat } from "@/components/ui/stat";
 
 const modeText: Record<FailoverModeName, string> = {
   mm2: "MM2's latest checkpoints (the model's translation where MM2 has not checkpointed yet)",
@@ -42,14 +43,5 @@ export function GroupSummary({ flow, target, group, plans }: { flow: string; tar
         </div>
       </CardContent>
     </Card>
-  );
-}
-
-function Stat({ label, value }: { label: string; value: string }) {
-  return (
-    <div>
-      <dt className="text-xs text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="font-mono text-base font-semibold">{value}</dd>
-    </div>
   );
 }

@@ -4,6 +4,7 @@ import { Pill, type PillTone } from "@/components/ui/pill";
 import { formatCount, formatLatency } from "@/lib/format";
 import type { FlowSummary } from "@/lib/views/flows";
 import { encodeFlowId } from "@/lib/views/params";
+import { Stat } from "@/components/ui/stat";
 
 /**
  * Flow health, in order: any FAILED task → failed; no source task RUNNING, errors reading MM2,
@@ -45,14 +46,5 @@ export function FlowCard({ flow }: { flow: FlowSummary }) {
         ))}
       </CardContent>
     </Card>
-  );
-}
-
-function Stat({ label, value }: { label: string; value: string }) {
-  return (
-    <div>
-      <dt className="text-xs text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="font-mono text-base font-semibold">{value}</dd>
-    </div>
   );
 }
