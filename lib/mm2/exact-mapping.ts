@@ -152,8 +152,8 @@ function classifyStep(from: SyncPoint, to: SyncPoint): SyncStepKind {
   return "advance";
 }
 
-/** Index of the last sync with upstream <= offset in an increasing epoch, or -1. */
-function findLastAtOrBefore(epoch: readonly SyncPoint[], offset: bigint): number {
+/** Index of the last sync with upstream <= offset in an increasing epoch, or -1 (binary search). */
+export function findLastAtOrBefore(epoch: readonly SyncPoint[], offset: bigint): number {
   let lo = 0;
   let hi = epoch.length - 1;
   let found = -1;

@@ -23,6 +23,7 @@ export {
 } from "./offset-sync-store";
 export {
   classifySyncSteps,
+  findLastAtOrBefore,
   listDownstreamTruncations,
   listRewinds,
   listUpstreamGaps,

@@ -17,6 +17,7 @@
  */
 import {
   createOffsetSyncStore,
+  findLastAtOrBefore,
   mapUpstreamToDownstream,
   OffsetSyncStore,
   selectLatestEpoch,
@@ -118,18 +119,3 @@ export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint): I
   return mapped.low === high ? { kind: "exact", downstream: high, basis: "pinned-by-bounds" } : { kind: "bracket", low: mapped.low, high, reason: mapped.reason };
 }
 
-function findLastAtOrBefore(epoch: readonly SyncPoint[], offset: bigint): number {
-  let lo = 0;
-  let hi = epoch.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (epoch[mid]!.upstream <= offset) {
-      found = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return found;
-}
