@@ -90,13 +90,14 @@ export async function readWorkloadTopic(state: SandboxState, bootstrap: string, 
   });
 }
 
-/** What `kafka-consumer-groups --reset-offsets --from-file <csv> --dry-run` would set, per partition. */
-export async function dryRunReset(state: SandboxState, bootstrap: string, group: string, csvFile: string): Promise<Map<number, bigint>> {
+/** What `kafka-consumer-groups --reset-offsets --from-file <csv> --dry-run` would set, per `topic/partition`. */
+export async function dryRunReset(state: SandboxState, bootstrap: string, group: string, csvFile: string): Promise<Map<string, bigint>> {
   const out = await runKafkaTool(state, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", [
     "--bootstrap-server", bootstrap, "--reset-offsets", "--from-file", csvFile, "--group", group, "--dry-run",
   ]);
   const rows = out.split("\n").map((l) => l.trim().split(/\s+/)).filter((c) => c[0] === group && c.length >= 4);
-  return new Map(rows.map((c) => [Number(c[2]), BigInt(c[3]!)]));
+  // Keyed by topic and partition: the group may hold offsets of other topics (the workload groups do).
+  return new Map(rows.map((c) => [`${c[1]}/${c[2]}`, BigInt(c[3]!)]));
 }
 
 /**

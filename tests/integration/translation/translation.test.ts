@@ -164,7 +164,7 @@ describe("offset translation against real MirrorMaker 2", () => {
       const file = path.join(dir, `${mode}.csv`);
       writeFileSync(file, plan.body);
       const dryRun = await dryRunReset(state, west, `it-dry-${mode}-${randomUUID().slice(0, 6)}`, file);
-      for (const r of rows) expect(dryRun.get(r.partition), `${mode} dry run of ${targetTopic}/${r.partition}`).toBe(r.offset);
+      for (const r of rows) expect(dryRun.get(`${targetTopic}/${r.partition}`), `${mode} dry run of ${targetTopic}/${r.partition}`).toBe(r.offset);
 
       const read = await consumeFromPlan(west, `it-failover-${mode}-${randomUUID().slice(0, 8)}`, targetTopic, new Map(rows.map((r) => [r.partition, r.offset])), ends);
       let reread = 0;
