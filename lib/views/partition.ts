@@ -62,6 +62,31 @@ export function findLossAndResets(samples: readonly PartitionSample[]): { gaps: 
   return { gaps, resets };
 }
 
+/** The exact evidence of a DATA_LOSS alert (offsets as decimal strings). */
+export interface LossEvidence {
+  firstLostOffset: string;
+  lastLostOffset: string;
+  lostCount: string;
+}
+
+/** The loss range of a DATA_LOSS alert's evidence, or null when it does not carry one. */
+export function readLossEvidence(evidence: Record<string, string | number | boolean | null>): LossEvidence | null {
+  const { firstLostOffset, lastLostOffset, lostCount } = evidence;
+  return typeof firstLostOffset === "string" && typeof lastLostOffset === "string" && typeof lostCount === "string" ? { firstLostOffset, lastLostOffset, lostCount } : null;
+}
+
+/**
+ * Replaces a chart gap's estimate (from two samples, which can be a flush behind) with the exact
+ * range of the DATA_LOSS alert that covers it, so the chart and the banner say the same thing.
+ */
+export function refineGapsWithAlerts(gaps: readonly LossGap[], evidence: readonly LossEvidence[]): LossGap[] {
+  return gaps.map((gap) => {
+    const match = evidence.find((e) => Number(e.firstLostOffset) < gap.highOffset && Number(e.lastLostOffset) >= gap.lowOffset);
+    if (!match) return gap;
+    return { ...gap, lowOffset: Number(match.firstLostOffset), highOffset: Number(match.lastLostOffset) + 1, records: formatCount(BigInt(match.lostCount)) };
+  });
+}
+
 /** One retained offset sync, newest first in the table. */
 export interface SyncRowView {
   /** Position in the full history (0 = oldest), so rows keep a stable key. */
