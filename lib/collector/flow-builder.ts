@@ -20,12 +20,13 @@ export interface FlowReadings {
  */
 export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefined, target: ClusterSnapshot | undefined, readings: FlowReadings, now: number): Flow {
   const targetPartitions = indexPartitions(target);
+  const targetTopics = new Set(target?.topics.map((t) => t.name));
   const positionTopics = new Set([...(readings.positions?.keys() ?? [])].map((k) => k.slice(0, k.lastIndexOf("/"))));
   const partitions: FlowPartition[] = [];
   for (const topic of source?.topics ?? []) {
     const targetTopic = def.policy.formatRemoteTopic(def.source, topic.name);
     const internal = topic.internal || def.policy.isInternalTopic(topic.name);
-    const replicated = positionTopics.has(topic.name) || (!internal && target?.topics.some((t) => t.name === targetTopic));
+    const replicated = positionTopics.has(topic.name) || (!internal && targetTopics.has(targetTopic));
     if (!replicated) continue;
     for (const p of topic.partitions) {
       const lastReplicated = readings.positions?.get(`${topic.name}/${p.partition}`);
