@@ -1,0 +1,150 @@
+// `npm run bench`: poll cost against partition count (vs a naive kafkajs poller), detection latency,
+// API and page speed, and processing at 100,000 partitions (synthetic). Prints a table and writes
+// JSON to .gapwatch/bench/. Not part of `npm test`. See README.md, "Benchmarks".
+import path from "node:path";
+import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
+import { findFreePort } from "@/lib/sandbox/free-port";
+import { gapwatchDir } from "@/lib/sandbox/paths";
+import { parseFlags } from "./args";
+import { createBenchCollector } from "./bench/bench-collector";
+import { connectBenchAdmins, deleteTopicsMatching } from "./bench/bench-topics";
+import { launchChromium } from "./bench/browser";
+import { connectDashboard } from "./bench/dashboard-client";
+import { measureDetectionLatency, summarizeLatency } from "./bench/detection-latency";
+import { runHttpPhase } from "./bench/http-phase";
+import { connectNaivePoller } from "./bench/naive-poller";
+import { runPollPhase } from "./bench/poll-phase";
+import { type BenchReport, createReport, renderReport, writeReportFile } from "./bench/report";
+import { type BenchResources, createResources, stopResources } from "./bench/resources";
+import { measureSyntheticScale } from "./bench/synthetic-scale";
+import { type Stack, startStack } from "./stack";
+
+const flowId = "east->west";
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+interface BenchOptions {
+  sizes: number[];
+  cycles: number;
+  rounds: number;
+  loadSeconds: number;
+  syntheticPartitions: number;
+  syntheticCycles: number;
+}
+
+/** Defaults are the full run; `--quick` is a smoke run of every phase at small sizes. */
+function readOptions(argv: string[]): BenchOptions {
+  const { flags } = parseFlags(argv);
+  const quick = flags.quick === "true";
+  const num = (name: string, full: number, small: number) => (flags[name] !== undefined ? Number(flags[name]) : quick ? small : full);
+  const sizes = (flags.sizes ?? (quick ? "500,1000" : "1000,5000,10000")).split(",").map(Number);
+  if (sizes.some((s) => !Number.isInteger(s) || s <= 0)) throw new Error(`--sizes must be positive integers, got "${flags.sizes}"`);
+  return { sizes, cycles: num("cycles", 20, 5), rounds: num("rounds", 5, 1), loadSeconds: num("load-seconds", 10, 3), syntheticPartitions: num("synthetic", 100_000, 20_000), syntheticCycles: num("synthetic-cycles", 5, 2) };
+}
+
+/** Runs one phase; a failure is recorded and the run goes on with the next phase. */
+async function runPhase<T>(report: BenchReport, name: string, phase: () => Promise<T>): Promise<T | null> {
+  const started = Date.now();
+  say(`\n== ${name}`);
+  try {
+    const result = await phase();
+    say(`== ${name} done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    return result;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    report.errors.push(`${name}: ${message}`);
+    say(`== ${name} FAILED after ${((Date.now() - started) / 1000).toFixed(0)} s: ${message}`);
+    return null;
+  }
+}
+
+/**
+ * The phases that need the running stack: poll cost (1+2), API and pages at the largest size (4),
+ * then, with the benchmark topics removed, detection latency (3). Returns the collector's last
+ * snapshot at the largest size for the synthetic phase.
+ */
+async function measureWithStack(stack: Stack, res: BenchResources, opts: BenchOptions, report: BenchReport): Promise<{ snapshot: Snapshot; history: CollectorHistory } | null> {
+  const state = stack.sandbox.state;
+  const dashboard = await connectDashboard(`http://127.0.0.1:${new URL(stack.url).port}`, stack.adminSecret);
+  const browser = (res.browser = await launchChromium());
+  const admins = (res.admins = await connectBenchAdmins("east", state.clusters.east!.bootstrap, state.clusters.west!.bootstrap));
+  const collector = (res.collector = createBenchCollector(state));
+  const naive = (res.naive = await connectNaivePoller(state.clusters));
+
+  report.pollCost =
+    (await runPhase(report, "1+2. poll cost vs partition count, and the naive poller", () =>
+      runPollPhase(admins, collector, naive, { sizes: opts.sizes, cycles: opts.cycles, naiveBudgetMs: 240_000, flowId, log: say }),
+    )) ?? [];
+  const largest = [...report.pollCost].reverse().find((s) => s.ours !== null);
+  let captured: { snapshot: Snapshot; history: CollectorHistory } | null = null;
+  if (largest) {
+    report.http = await runPhase(report, `4. API and page speed at ${largest.benchPartitions} partitions`, () =>
+      runHttpPhase(dashboard, browser, stack.app.pid, flowId, largest.benchPartitions, opts.loadSeconds, say),
+    );
+    const snapshot = collector.latest();
+    if (snapshot) captured = { snapshot, history: collector.history() };
+  }
+  await naive.close();
+  res.naive = null;
+  await collector.stop();
+  res.collector = null;
+  const deleted = await runPhase(report, "removing the benchmark topics", () => deleteTopicsMatching(admins, (name) => name.startsWith("bench-") || name.startsWith(`${admins.sourceAlias}.bench-`)));
+  if (deleted !== null) report.deleteSeconds = deleted / 1000;
+
+  report.detection = await runPhase(report, "3. detection latency", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${dashboard.base}/?refresh=5`);
+    const injections = await measureDetectionLatency({ state, flowId, dashboard, page, log: say }, opts.rounds);
+    await page.close();
+    return { rounds: opts.rounds, summary: summarizeLatency(injections), injections };
+  });
+  return captured;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const opts = readOptions(process.argv.slice(2));
+  const report = createReport();
+  const port = Number(process.env.PORT ?? (await findFreePort()));
+  const res = createResources();
+  let stopping: Promise<void> | null = null;
+  const stopAll = () => (stopping ??= stopResources(res, report));
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      say(`\n${signal}: stopping everything the benchmark started…`);
+      void stopAll().finally(() => process.exit(130));
+    });
+  }
+
+  say(`Gapwatch benchmark: sizes ${opts.sizes.join(", ")} partitions, ${opts.cycles} cycles each, ${opts.rounds} injections per fault, dashboard on port ${port}.`);
+  let captured: { snapshot: Snapshot; history: CollectorHistory } | null = null;
+  try {
+    const t = Date.now();
+    const stack = (res.stack = await startStack({ port, workload: true, pollIntervalSeconds: 5, log: say }));
+    report.stackStartSeconds = (Date.now() - t) / 1000;
+    report.kafkaVersion = stack.sandbox.state.kafkaVersion;
+    say(`Stack up in ${report.stackStartSeconds.toFixed(0)} s (Kafka ${report.kafkaVersion}).`);
+    captured = await measureWithStack(stack, res, opts, report);
+  } catch (err) {
+    report.errors.push(err instanceof Error ? err.message : String(err));
+    say(`benchmark failed: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    say("\nStopping the stack and removing the benchmark's topics…");
+    await stopAll();
+  }
+
+  if (captured) {
+    const { snapshot, history } = captured;
+    report.synthetic = await runPhase(report, `5. synthetic processing at ${opts.syntheticPartitions} partitions`, async () =>
+      measureSyntheticScale(snapshot, history, flowId, opts.syntheticPartitions, opts.syntheticCycles),
+    );
+  }
+  report.durationSeconds = (Date.now() - started) / 1000;
+  const file = writeReportFile(report, path.join(gapwatchDir, "bench"));
+  say(`\n${renderReport(report)}\n\nJSON: ${file}`);
+  process.exit(report.errors.length ? 1 : 0);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,50 @@
+import { injectFailTask, injectPurge, injectTopicReset, prepareResetTopics } from "./fault-injections";
+import type { InjectionResult, LatencyContext, ScenarioName } from "./measure-injection";
+import { medianOrNull } from "./stats";
+
+export type { InjectionResult, LatencyContext } from "./measure-injection";
+
+export interface LatencySummary {
+  scenario: ScenarioName;
+  injections: number;
+  detected: number;
+  medianApiMs: number | null;
+  medianBannerMs: number | null;
+  medianCycleStartMs: number | null;
+  medianScenarioSeconds: number | null;
+}
+
+/**
+ * Injects each fault `rounds` times, interleaved (fail-task+recover, purge, topic-reset per round)
+ * so TASK_FAILED's one-minute resolve hysteresis passes while the others run. Every injection uses
+ * its own partition or topic, so no alert is a duplicate of an earlier one; firing alerts are
+ * acknowledged before each injection, so the banner shows only the new one.
+ */
+export async function measureDetectionLatency(ctx: LatencyContext, rounds: number): Promise<InjectionResult[]> {
+  await prepareResetTopics(ctx.state, rounds);
+  const results: InjectionResult[] = [];
+  for (let i = 0; i < rounds; i++) {
+    results.push(await injectFailTask(ctx, i));
+    results.push(await injectPurge(ctx, i));
+    results.push(await injectTopicReset(ctx, i));
+    for (const r of results.slice(-3)) ctx.log(`  ${r.scenario} ${r.target}: api ${formatMs(r.apiMs)}, banner ${formatMs(r.bannerMs)}${r.error ? ` (${r.error})` : ""}`);
+  }
+  return results;
+}
+
+export function summarizeLatency(results: readonly InjectionResult[]): LatencySummary[] {
+  return (["purge", "topic-reset", "fail-task"] as const).map((scenario) => {
+    const runs = results.filter((r) => r.scenario === scenario);
+    return {
+      scenario,
+      injections: runs.length,
+      detected: runs.filter((r) => r.apiMs !== null).length,
+      medianApiMs: medianOrNull(runs.map((r) => r.apiMs)),
+      medianBannerMs: medianOrNull(runs.map((r) => r.bannerMs)),
+      medianCycleStartMs: medianOrNull(runs.map((r) => r.cycleStartMs)),
+      medianScenarioSeconds: medianOrNull(runs.map((r) => r.scenarioSeconds)),
+    };
+  });
+}
+
+const formatMs = (ms: number | null) => (ms === null ? "—" : `${(ms / 1000).toFixed(1)} s`);

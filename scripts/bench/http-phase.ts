@@ -1,0 +1,60 @@
+import { readFileSync } from "node:fs";
+import type { Browser } from "@playwright/test";
+import { nameBenchTopic } from "./bench-topics";
+import { measureFirstLoad, type PageLoad } from "./browser";
+import { type DashboardClient, pollUntil } from "./dashboard-client";
+import { type LoadResult, measureLoad } from "./http-load";
+
+export interface HttpPhaseResult {
+  benchPartitions: number;
+  load: LoadResult[];
+  pages: PageLoad[];
+  dashboardRssMiB: { beforeLoad: number | null; afterLoad: number | null };
+}
+
+/**
+ * Waits until the dashboard's own collector has the benchmark partitions in the flow, then loads
+ * the flow API and the topic (partition table) page with autocannon, and measures first loads.
+ */
+export async function runHttpPhase(
+  dashboard: DashboardClient,
+  browser: Browser,
+  dashboardPid: number,
+  flowId: string,
+  benchPartitions: number,
+  loadSeconds: number,
+  log: (line: string) => void,
+): Promise<HttpPhaseResult> {
+  await pollUntil(
+    async () => ((await dashboard.readFlowPartitions(flowId)).filter((p) => p.topic.startsWith("bench-")).length >= benchPartitions ? true : null),
+    `the dashboard's flow to hold ${benchPartitions} benchmark partitions`,
+    180_000,
+    2000,
+  );
+  const flow = encodeURIComponent(flowId);
+  const topic = nameBenchTopic(0);
+  const targets = [
+    { name: "flow API", path: `/api/flows/${flow}` },
+    { name: "topic page", path: `/flows/${flow}/topics/${topic}` },
+    { name: "flow page", path: `/flows/${flow}` },
+  ];
+  const beforeLoad = readRssMiB(dashboardPid);
+  const load: LoadResult[] = [];
+  for (const t of targets) {
+    log(`  autocannon ${t.path} (50 connections, ${loadSeconds} s)…`);
+    load.push(await measureLoad(dashboard.base, t.name, t.path, 50, loadSeconds));
+  }
+  const pages: PageLoad[] = [];
+  for (const p of [{ name: "overview", path: "/" }, ...targets.slice(1)]) pages.push(await measureFirstLoad(browser, dashboard.base, p.name, p.path));
+  return { benchPartitions, load, pages, dashboardRssMiB: { beforeLoad, afterLoad: readRssMiB(dashboardPid) } };
+}
+
+/** Resident set size of a process from /proc (Linux), or null. */
+function readRssMiB(pid: number): number | null {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,173 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { InjectionResult, LatencySummary } from "./detection-latency";
+import type { PageLoad } from "./browser";
+import type { LoadResult } from "./http-load";
+import { describeMachine, type MachineInfo } from "./machine-info";
+import type { NaivePollResult } from "./naive-poller";
+import type { OurPollResult } from "./poll-cost";
+import type { RequestRow } from "./request-tally";
+import { round } from "./stats";
+import type { SyntheticResult } from "./synthetic-scale";
+
+export interface PollSizeResult {
+  /** Benchmark partitions on the source (the same number of remote ones on the target). */
+  benchPartitions: number;
+  benchTopics: number;
+  /** CreateTopics requests for this step's new topics on both clusters (in parallel), seconds. */
+  createRequestSeconds: number;
+  /** From the first CreateTopics until both brokers serve offsets for every new partition, seconds. */
+  createSeconds: number;
+  ours: OurPollResult | null;
+  naive: NaivePollResult | null;
+  error: string | null;
+}
+
+export interface BenchReport {
+  date: string;
+  durationSeconds: number;
+  machine: MachineInfo;
+  kafkaVersion: string;
+  note: string;
+  stackStartSeconds: number | null;
+  pollCost: PollSizeResult[];
+  deleteSeconds: number | null;
+  http: { benchPartitions: number; load: LoadResult[]; pages: PageLoad[]; dashboardRssMiB: { beforeLoad: number | null; afterLoad: number | null } } | null;
+  detection: { rounds: number; summary: LatencySummary[]; injections: InjectionResult[] } | null;
+  synthetic: SyntheticResult | null;
+  errors: string[];
+}
+
+/** A report with nothing measured yet, dated now. */
+export function createReport(): BenchReport {
+  return {
+    date: new Date().toISOString(),
+    durationSeconds: 0,
+    machine: describeMachine(),
+    kafkaVersion: "?",
+    note: "Timings are wall-clock on a shared machine; other work running at the same time makes them noisier.",
+    stackStartSeconds: null,
+    pollCost: [],
+    deleteSeconds: null,
+    http: null,
+    detection: null,
+    synthetic: null,
+    errors: [],
+  };
+}
+
+/** Writes `<dir>/<ISO date>.json` (colons replaced, for file systems that refuse them); returns the path. */
+export function writeReportFile(report: BenchReport, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${report.date.slice(0, 19).replace(/:/g, "-")}Z.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  return file;
+}
+
+/** The human-readable report `npm run bench` prints. */
+export function renderReport(r: BenchReport): string {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(`Gapwatch benchmark ${r.date} — ${m.cpuCount} × ${m.cpuModel}, ${Math.round(m.totalMemoryMiB / 1024)} GiB, ${m.os}, Node ${m.node}, Kafka ${r.kafkaVersion}`);
+  out.push(`Run took ${(r.durationSeconds / 60).toFixed(1)} min (stack start ${fmt(r.stackStartSeconds)} s); load average at start ${m.loadAverageAtStart.join(" / ")}. ${r.note}`);
+  out.push("", "1+2. Poll cost per cycle: Gapwatch's collector (both clusters, full cycle) vs a naive kafkajs poller (fetchTopicMetadata + fetchTopicOffsets per topic)");
+  out.push(
+    formatTable(
+      ["bench partitions", "topics east/west", "create req/served s", "ours req/cycle", "ours Metadata+ListOffsets", "ours wall p50/p95 ms", "ours CPU p50 ms", "RSS/heap MiB", "naive req/cycle", "naive wall p50/p95 ms", "naive/ours req"],
+      r.pollCost.map((s) => [
+        s.benchPartitions,
+        s.ours ? `${s.ours.topics.east ?? "?"}/${s.ours.topics.west ?? "?"}` : "—",
+        `${fmt(s.createRequestSeconds)}/${fmt(s.createSeconds)}`,
+        s.ours ? s.ours.requestsPerCycle.median : "—",
+        s.ours ? sumMedians(s.ours.requests, ["Metadata", "ListOffsets"]) : "—",
+        s.ours ? `${fmt(s.ours.wallMs.median)}/${fmt(s.ours.wallMs.p95)}` : "—",
+        s.ours ? fmt(s.ours.cpuMs.median) : "—",
+        s.ours ? `${fmt(s.ours.rssMiB)}/${fmt(s.ours.heapUsedMiB)}` : "—",
+        s.naive ? s.naive.requestsPerCycle.median : "—",
+        s.naive ? `${fmt(s.naive.wallMs.median)}/${fmt(s.naive.wallMs.p95)}` : "—",
+        s.ours && s.naive ? `${fmt(s.naive.requestsPerCycle.median / s.ours.requestsPerCycle.median)}×` : "—",
+      ]),
+    ),
+  );
+  const cycles = r.pollCost.map((s) => `${s.benchPartitions}: ours ${s.ours?.cycles ?? 0}, naive ${s.naive?.cycles ?? 0} (${s.naive?.failedTopicReads ?? 0} failed topic reads)`).join("; ");
+  out.push(`Measured cycles per size (${cycles}). Failures: ${r.pollCost.filter((s) => s.error).map((s) => `${s.benchPartitions}: ${s.error}`).join("; ") || "none"}.`);
+  out.push("", "Requests per cycle by cluster, API and broker — median (max) over the measured cycles");
+  out.push(renderRequestMatrix("ours", r.pollCost.map((s) => [s.benchPartitions, s.ours?.requests ?? []])));
+  out.push(renderRequestMatrix("naive", r.pollCost.map((s) => [s.benchPartitions, s.naive?.requests ?? []])));
+  out.push(`Deleting the benchmark topics on both clusters took ${fmt(r.deleteSeconds)} s.`);
+
+  out.push("", `3. Detection latency (stack with workload, poll interval 5 s; from the scenario returning; banner: open overview page, auto-refresh 5 s)`);
+  if (r.detection) {
+    out.push(
+      formatTable(
+        ["scenario", "detected", "median API ms", "median banner ms", "median detecting cycle start ms", "median scenario s"],
+        r.detection.summary.map((s) => [s.scenario, `${s.detected}/${s.injections}`, fmt(s.medianApiMs), fmt(s.medianBannerMs), fmt(s.medianCycleStartMs), fmt(s.medianScenarioSeconds)]),
+      ),
+    );
+    const failed = r.detection.injections.filter((i) => i.error);
+    if (failed.length) out.push(`Not measured: ${failed.map((i) => `${i.scenario} ${i.target}: ${i.error}`).join("; ")}`);
+  } else out.push("(not run)");
+
+  out.push("", `4. API and pages on the ${r.http?.benchPartitions ?? "?"}-partition flow (autocannon; first loads in Chromium, fresh context)`);
+  if (r.http) {
+    out.push(
+      formatTable(
+        ["target", "conns", "s", "p50 ms", "p99 ms", "req/s", "completed", "non-2xx/errors/timeouts", "KiB/resp"],
+        r.http.load.map((l) => [l.name, l.connections, l.seconds, fmt(l.p50Ms), fmt(l.p99Ms), fmt(l.requestsPerSecond), l.completed, `${l.non2xx}/${l.errors}/${l.timeouts}`, fmt(l.responseKiB)]),
+      ),
+    );
+    out.push(
+      formatTable(
+        ["page (first load)", "plain GET before ms", "TTFB ms", "DOMContentLoaded ms", "load ms", "HTML KiB"],
+        r.http.pages.map((p) => [`${p.name} ${p.path}`, fmt(p.serverFirstGetMs), fmt(p.ttfbMs), fmt(p.domContentLoadedMs), fmt(p.loadMs), fmt(p.documentKiB)]),
+      ),
+    );
+    out.push(`Dashboard (next start) RSS: ${fmt(r.http.dashboardRssMiB.beforeLoad)} MiB before the load, ${fmt(r.http.dashboardRssMiB.afterLoad)} MiB after.`);
+  } else out.push("(not run)");
+
+  out.push("", "5. Processing at scale, synthetic (a real snapshot's topics duplicated in memory; buildFlow + runDetectors per cycle)");
+  const s = r.synthetic;
+  if (s) {
+    out.push(
+      formatTable(
+        ["flow partitions", "topics", "cycles", "buildFlow p50/p95 ms", "runDetectors p50/p95 ms", "memory JSON ms / KiB", "findings", "heap before/peak/after MiB", "RSS MiB"],
+        [[s.partitions, s.topics, s.cycles, `${fmt(s.buildFlowMs.median)}/${fmt(s.buildFlowMs.p95)}`, `${fmt(s.detectorsMs.median)}/${fmt(s.detectorsMs.p95)}`, `${fmt(s.memoryJsonMs.median)} / ${fmt(s.memoryJsonKiB)}`, s.findings, `${fmt(s.heapBeforeMiB)}/${fmt(s.peakHeapMiB)}/${fmt(s.heapAfterMiB)}`, fmt(s.rssMiB)]],
+      ),
+    );
+    out.push(`(scaled from a ${s.basePartitions}-partition snapshot)`);
+  } else out.push("(not run)");
+  if (r.errors.length) out.push("", `Errors: ${r.errors.join("; ")}`);
+  return out.join("\n");
+}
+
+/** Sum over clusters and brokers of the median requests per cycle of the given APIs. */
+function sumMedians(rows: readonly RequestRow[], apis: readonly string[]): number {
+  return rows.filter((r) => apis.includes(r.api)).reduce((sum, r) => sum + r.medianPerCycle, 0);
+}
+
+/** Rows: cluster/API/broker; columns: sizes. */
+function renderRequestMatrix(label: string, sizes: [number, RequestRow[]][]): string {
+  const keys = new Map<string, string[]>();
+  for (const [, rows] of sizes) for (const row of rows) keys.set(`${row.cluster} ${row.api} @${row.broker}`, [row.cluster, row.api, row.broker]);
+  const rows = [...keys.keys()].sort().map((key) => [
+    key,
+    ...sizes.map(([, list]) => {
+      const row = list.find((x) => `${x.cluster} ${x.api} @${x.broker}` === key);
+      return row ? `${row.medianPerCycle} (${row.maxPerCycle})` : "0";
+    }),
+  ]);
+  return formatTable([`${label}: cluster API @broker`, ...sizes.map(([n]) => `${n} p.`)], rows);
+}
+
+/** Left-aligned first column, right-aligned others, two spaces between. */
+export function formatTable(headers: string[], rows: (string | number)[][]): string {
+  const cells = [headers, ...rows.map((r) => r.map(String))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  return [line(cells[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n");
+}
+
+function fmt(value: number | null): string {
+  const v = round(value);
+  return v === null ? "—" : String(v);
+}

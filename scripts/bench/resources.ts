@@ -1,0 +1,39 @@
+import type { Browser } from "@playwright/test";
+import type { Collector } from "@/lib/collector/collector";
+import type { Stack } from "../stack";
+import { type BenchTopicAdmins, deleteTopicsMatching, isBenchTopic } from "./bench-topics";
+import type { NaivePoller } from "./naive-poller";
+import type { BenchReport } from "./report";
+
+/** Everything a run starts, so that one place stops it (by PID for processes), also on Ctrl-C. */
+export interface BenchResources {
+  stack: Stack | null;
+  admins: BenchTopicAdmins | null;
+  collector: Collector | null;
+  naive: NaivePoller | null;
+  browser: Browser | null;
+}
+
+export function createResources(): BenchResources {
+  return { stack: null, admins: null, collector: null, naive: null, browser: null };
+}
+
+/**
+ * Closes the clients, removes the benchmark's topics from both clusters (also after a failure),
+ * closes the browser and stops the stack: dashboard, workload, Connect and brokers by PID.
+ */
+export async function stopResources(res: BenchResources, report: BenchReport): Promise<void> {
+  await res.naive?.close();
+  await res.collector?.stop();
+  if (res.admins) {
+    const { sourceAlias } = res.admins;
+    const ms = await deleteTopicsMatching(res.admins, (t) => isBenchTopic(sourceAlias, t)).catch((err: unknown) => {
+      report.errors.push(`deleting benchmark topics: ${err instanceof Error ? err.message : String(err)}`);
+      return null;
+    });
+    if (report.deleteSeconds === null && ms !== null) report.deleteSeconds = ms / 1000;
+    await res.admins.close();
+  }
+  await res.browser?.close().catch(() => undefined);
+  await res.stack?.stop();
+}
