@@ -1,6 +1,6 @@
 import { pauseConnector, resumeConnector } from "@/lib/connect";
 import { connectorNames } from "../mm2-connectors";
-import { readPartition } from "../kafka-cli";
+import { type ConsoleRecord, readPartition } from "../kafka-cli";
 import { sleep } from "../processes";
 import { formatRemoteTopicName } from "../remote-topic";
 import { bootstrapOf, type SandboxState } from "../state";
@@ -52,7 +52,9 @@ export async function runPurge(state: SandboxState, opts: PurgeOptions = {}): Pr
   await pauseConnector(endpoint, connector);
   await waitForConnector(endpoint, connector, allTasks("PAUSED"), "PAUSED");
   const committedPosition = await readSettledPosition(endpoint, connector, topic, partition);
-  const mm2Position = await findReplicatedPosition(state, source, opts.target ?? "west", topic, partition, committedPosition);
+  // Source records around MM2's committed position, read before they are deleted: the last one on
+  // the target is looked up among them once the target has settled (after the deletion).
+  const candidates = await readCandidates(state, bootstrap, topic, partition, committedPosition);
 
   const kafka = sandboxKafka(bootstrap, "gapwatch-scenario-purge");
   const producer = kafka.producer();
@@ -72,6 +74,7 @@ export async function runPurge(state: SandboxState, opts: PurgeOptions = {}): Pr
   await admin.deleteTopicRecords({ topic, partitions: [{ partition, offset: logEndBefore.toString() }] });
   await admin.disconnect();
   const newLogStart = (await fetchLogEnds(bootstrap, topic)).get(partition)!.low;
+  const mm2Position = await findReplicatedPosition(state, source, opts.target ?? "west", topic, partition, committedPosition, candidates);
 
   const resume = opts.resume ?? true;
   if (resume) {
@@ -93,13 +96,29 @@ export async function runPurge(state: SandboxState, opts: PurgeOptions = {}): Pr
   };
 }
 
+/** Up to 150 source records from 50 before MM2's committed position (fewer when the log holds fewer). */
+async function readCandidates(state: SandboxState, bootstrap: string, topic: string, partition: number, committed: bigint): Promise<ConsoleRecord[]> {
+  const ends = (await fetchLogEnds(bootstrap, topic)).get(partition)!;
+  const from = committed - 50n > ends.low ? committed - 50n : ends.low;
+  const count = Number(ends.high - from < 150n ? ends.high - from : 150n);
+  return count > 0 ? readPartition(state, bootstrap, topic, partition, from, count) : [];
+}
+
 /**
- * The exact position MM2 reached on a paused partition, from the records themselves: the value of
- * the last record on the target partition is found among the source records around the committed
- * position (workload values are unique). Connect's committed offset alone can trail by a flush.
+ * The exact position MM2 reached on a paused partition, from the records themselves: once the
+ * target's log end has stopped moving (records MM2 had in flight when paused land a little later),
+ * the value of its last record is found among the source records read before the purge (workload
+ * values are unique). Connect's committed offset alone can trail by a flush.
  */
-async function findReplicatedPosition(state: SandboxState, source: string, target: string, topic: string, partition: number, committed: bigint): Promise<bigint> {
-  const sourceBootstrap = bootstrapOf(state, source);
+async function findReplicatedPosition(
+  state: SandboxState,
+  source: string,
+  target: string,
+  topic: string,
+  partition: number,
+  committed: bigint,
+  candidates: readonly ConsoleRecord[],
+): Promise<bigint> {
   const targetBootstrap = bootstrapOf(state, target);
   const targetTopic = formatRemoteTopicName(source, topic);
   let targetEnd = -1n;
@@ -111,13 +130,10 @@ async function findReplicatedPosition(state: SandboxState, source: string, targe
   }
   if (targetEnd === 0n) return committed;
   const [last] = await readPartition(state, targetBootstrap, targetTopic, partition, targetEnd - 1n, 1);
-  const sourceEnds = (await fetchLogEnds(sourceBootstrap, topic)).get(partition)!;
-  const from = committed - 50n > sourceEnds.low ? committed - 50n : sourceEnds.low;
-  const count = Number(sourceEnds.high - from < 150n ? sourceEnds.high - from : 150n);
-  const candidates = count > 0 ? await readPartition(state, sourceBootstrap, topic, partition, from, count) : [];
   const match = candidates.find((r) => r.value === last?.value);
   if (!match) {
-    throw new Error(`could not find the last replicated record of ${targetTopic}/${partition} among source offsets ${from}..${from + BigInt(count) - 1n}`);
+    const range = candidates.length ? `${candidates[0]!.offset}..${candidates.at(-1)!.offset}` : "none";
+    throw new Error(`could not find the last replicated record of ${targetTopic}/${partition} among source offsets ${range}`);
   }
   return match.offset + 1n;
 }

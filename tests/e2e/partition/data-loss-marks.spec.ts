@@ -19,7 +19,8 @@ test("a purge at the source shows on the partition chart as a red data-loss area
   await expect(page.getByTestId("mark-list")).toContainText(`offsets ${from}–${to}`);
   // On a reused sandbox an earlier purge may still be in the 15-minute window: at least this one is marked.
   await expect(page.getByTestId("mark-summary")).toContainText(/\d+ data-loss gaps?/);
-  expect(await page.locator('[data-testid="offsets-chart"] .recharts-reference-area').count()).toBeGreaterThanOrEqual(1);
+  // The chart re-renders on every auto-refresh: poll until Recharts has drawn the area.
+  await expect.poll(() => page.locator('[data-testid="offsets-chart"] .recharts-reference-area').count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
   await expect(page.getByTestId("offsets-chart")).toContainText(`data loss: ${lost} records`);
   await waitForHydration(page);
   await saveScreenshot(page, "partition-data-loss");
