@@ -19,8 +19,8 @@ export default defineConfig({
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
     },
   },
-  // Specs that restart MM2's task run last: a restart re-copies records already on the target,
-  // which the exact data-loss figures of the other specs must not see.
+  // Specs that fail and restart MM2's task run last, so the other specs watch a flow that runs
+  // undisturbed (a restart re-copies the last record of each partition to the target).
   projects: [
     { name: "dashboard", testIgnore: /connect\// },
     { name: "mm2-restarts", testMatch: /connect\/.*\.spec\.ts/, dependencies: ["dashboard"] },
