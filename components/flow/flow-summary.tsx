@@ -1,4 +1,5 @@
 import { rateFlowHealth } from "@/components/overview/flow-card";
+import { PartialNotice } from "@/components/overview/partial-notice";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Pill } from "@/components/ui/pill";
 import { TextLink } from "@/components/ui/text-link";
@@ -34,6 +35,7 @@ export function FlowSummaryCard({ flow }: { flow: FlowSummary }) {
           {" · connectors: "}
           <span className="font-mono">{[flow.connectors.source, flow.connectors.checkpoint, flow.connectors.heartbeat].filter(Boolean).join(", ") || "none"}</span>
         </p>
+        <PartialNotice partial={flow.partial} partitions={flow.partitions} />
         {flow.unknownPositions > 0 ? <p className="mt-2 text-xs text-amber-800 dark:text-amber-300">{flow.unknownPositions} partitions have no MM2 position yet (nothing replicated, or Connect did not answer).</p> : null}
         {flow.errors.map((e) => (
           <p key={e} role="alert" className="mt-2 text-xs text-red-800 dark:text-red-300">

@@ -89,7 +89,10 @@ export function TopicTable({ rows, topicHref }: { rows: FlowTopicRowView[]; topi
                   {r.internal ? <Pill tone="unknown" className="ml-2">internal</Pill> : null}
                 </Td>
                 <Td className="font-mono text-zinc-600 dark:text-zinc-400">{r.targetTopic}</Td>
-                <NumTd>{r.partitions}</NumTd>
+                <NumTd>
+                  {r.partitions}
+                  {r.unknownPartitions > 0 ? <span className="block text-xs font-normal text-amber-700 dark:text-amber-300">{r.unknownPartitions} partial</span> : null}
+                </NumTd>
                 <NumTd>{r.sourceLogEnd}</NumTd>
                 <NumTd>{r.targetLogEnd}</NumTd>
                 <NumTd className={r.lag > 0 ? "font-semibold text-red-700 dark:text-red-400" : undefined}>

@@ -23,6 +23,11 @@ export function ClusterCard({ cluster }: { cluster: ClusterView }) {
           <p role="alert" className="mb-2 text-sm text-red-800 dark:text-red-300">
             {cluster.error} {cluster.dataAgeMs !== null ? `Showing data from ${formatAge(cluster.dataAgeMs)} ago.` : "No data was ever read from this cluster."}
           </p>
+        ) : cluster.error !== null ? (
+          <p className="mb-2 text-sm text-amber-800 dark:text-amber-300" data-testid="cluster-partial">
+            <strong>Partial:</strong> {cluster.unknownPartitions} partitions and {cluster.unknownGroups} consumer groups could not be read this cycle ({cluster.error}); nothing is judged on them until
+            they are read again.
+          </p>
         ) : null}
         <p className="mb-2 text-xs text-zinc-600 dark:text-zinc-400">
           {cluster.brokers} broker{cluster.brokers === 1 ? "" : "s"} · {topics.length} topics · {cluster.groups} consumer groups

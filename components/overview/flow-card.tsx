@@ -5,15 +5,18 @@ import { formatCount, formatLatency } from "@/lib/format";
 import type { FlowSummary } from "@/lib/views/flows";
 import { encodeFlowId } from "@/lib/views/params";
 import { Stat } from "@/components/ui/stat";
+import { PartialNotice } from "./partial-notice";
 
 /**
- * Flow health, in order: any FAILED task → failed; no source task RUNNING, errors reading MM2,
- * or partitions whose position is unknown → degraded; lag above 10,000 records or heartbeats
- * older than 60 s → lagging; otherwise healthy.
+ * Flow health, in order: any FAILED task → failed; no source task RUNNING → not running; some
+ * partitions' data could not be read this cycle → partial (never healthy: nothing is judged on
+ * them); errors reading MM2, or partitions whose position is unknown → degraded; lag above 10,000
+ * records or heartbeats older than 60 s → lagging; otherwise healthy.
  */
 export function rateFlowHealth(f: FlowSummary): { tone: PillTone; label: string } {
   if ((f.tasks.FAILED ?? 0) > 0) return { tone: "crit", label: "Task failed" };
   if ((f.tasks.RUNNING ?? 0) === 0 && f.discoveredFrom === "connect") return { tone: "crit", label: "Not running" };
+  if (f.partial !== null) return { tone: "warn", label: "Partial" };
   if (f.errors.length > 0 || f.unknownPositions > 0) return { tone: "warn", label: "Degraded" };
   if (f.lag > 10_000n || (f.heartbeatLatencyMs ?? 0) > 60_000) return { tone: "warn", label: "Lagging" };
   return { tone: "ok", label: "Healthy" };
@@ -38,6 +41,7 @@ export function FlowCard({ flow }: { flow: FlowSummary }) {
           <Stat label="Topics / partitions" value={`${flow.topics} / ${flow.partitions}`} />
           <Stat label="Tasks" value={Object.entries(flow.tasks).map(([s, n]) => `${n} ${s}`).join(", ") || "none"} />
         </dl>
+        <PartialNotice partial={flow.partial} partitions={flow.partitions} />
         {flow.unknownPositions > 0 ? <p className="mt-2 text-xs text-amber-800 dark:text-amber-300">{flow.unknownPositions} partitions have no MM2 position yet (nothing replicated or Connect did not answer).</p> : null}
         {flow.errors.map((e) => (
           <p key={e} className="mt-2 text-xs text-red-800 dark:text-red-300">

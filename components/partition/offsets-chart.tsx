@@ -23,8 +23,8 @@ const strokes: Record<keyof typeof offsetsConfig, { width: number; dash?: string
 const series = Object.keys(offsetsConfig) as (keyof typeof offsetsConfig)[];
 
 /**
- * Offsets over time. Red areas: records deleted at the source before MM2 copied them (between
- * the previous MM2 position and the new log start). Dashed lines: topic resets.
+ * Offsets over time. Red areas: records deleted at the source before MM2 copied them (the exact
+ * range of a DATA_LOSS alert). Dashed lines: TOPIC_RESET alerts.
  */
 export function OffsetsChart({ points, gaps, resets, spanMs }: { points: OffsetPoint[]; gaps: LossGap[]; resets: ResetMark[]; spanMs: number }) {
   // A gap is often a few seconds wide on an hour-long axis: its label goes beside it, towards the middle.

@@ -87,7 +87,7 @@ function MarkList({ gaps, resets }: { gaps: LossGap[]; resets: ResetMark[] }) {
       ))}
       {resets.map((r) => (
         <li key={`reset-${r.at}`} className="text-purple-800 dark:text-purple-300">
-          <strong>Topic reset</strong> at {formatTimestamp(r.at)}: the source log end fell below MM2&apos;s position (topic deleted and recreated, or truncated)
+          <strong>Topic reset</strong> at {formatTimestamp(r.at)}: {r.summary}
         </li>
       ))}
     </ul>

@@ -105,6 +105,11 @@ function PartitionRow({ row, index, href }: { row: PartitionRowView; index: numb
       <div role="cell" className="text-right">{row.targetLogEnd}</div>
       <div role="cell" className={cn("text-right", row.lagState === "behind" && "font-semibold text-red-700 dark:text-red-400", row.lagState === "unknown" && "text-amber-700 dark:text-amber-300")}>
         {row.lag}
+        {row.partial === null ? null : (
+          <span className="block text-xs font-normal text-amber-700 dark:text-amber-300" title={row.partial} data-testid="partition-partial">
+            partial
+          </span>
+        )}
       </div>
       <div role="cell" className="truncate text-xs">{row.latestSync}</div>
       <div role="cell">{row.leader}</div>

@@ -4,6 +4,7 @@
  * global one can clash with or leak into Gapwatch's /metrics.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { countUnknownPartitions } from "@/lib/collector/partition-unknown";
 import type { Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import { FindingType } from "@/lib/detect/types";
@@ -30,6 +31,8 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
   const partitionLag = new Gauge({ name: "gapwatch_flow_partition_lag_records", help: "Source records not yet replicated, per flow partition", labelNames: ["flow", "topic", "partition"], registers });
   const flowLag = new Gauge({ name: "gapwatch_flow_lag_records", help: "Source records not yet replicated, per flow", labelNames: ["flow"], registers });
   const heartbeat = new Gauge({ name: "gapwatch_flow_heartbeat_latency_seconds", help: "Now minus the newest MM2 heartbeat on the target", labelNames: ["flow"], registers });
+  const unknownPartitions = new Gauge({ name: "gapwatch_unknown_partitions", help: "Flow partitions whose data could not be read this cycle (not judged)", labelNames: ["flow"], registers });
+  const unknownGroups = new Gauge({ name: "gapwatch_unknown_groups", help: "Consumer groups whose offsets could not be read this cycle (not judged)", labelNames: ["cluster"], registers });
   const clusterUp = new Gauge({ name: "gapwatch_cluster_up", help: "1 when the cluster answered this cycle", labelNames: ["cluster"], registers });
   const lost = new Counter({ name: "gapwatch_lost_records_total", help: "Source records deleted before MM2 copied them (DATA_LOSS), since start", labelNames: ["flow", "topic", "partition"], registers });
   const taskState = new Gauge({ name: "gapwatch_connector_task_state", help: "1 for the current state of an MM2 connector or task, 0 for the others", labelNames: ["connect_cluster", "connector", "task", "state"], registers });
@@ -44,12 +47,26 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
     partitionLag.reset();
     flowLag.reset();
     heartbeat.reset();
+    unknownPartitions.reset();
     for (const flow of snapshot.flows) {
       flowLag.set({ flow: flow.id }, Number(flow.totals.lag));
+      unknownPartitions.set({ flow: flow.id }, countUnknownPartitions(flow.partitions));
       if (flow.heartbeat.latencyMs !== null) heartbeat.set({ flow: flow.id }, flow.heartbeat.latencyMs / 1000);
+      // An unknown partition's lag may rest on data that could not be read: no series, like a null lag.
       for (const p of flow.partitions) {
-        if (p.lag !== null) partitionLag.set({ flow: flow.id, topic: p.topic, partition: String(p.partition) }, Number(p.lag));
+        if (p.lag !== null && p.unknown === null) partitionLag.set({ flow: flow.id, topic: p.topic, partition: String(p.partition) }, Number(p.lag));
       }
+    }
+  }
+
+  function updateClusters(snapshot: Snapshot): void {
+    clusterUp.reset();
+    unknownGroups.reset();
+    for (const c of snapshot.clusters) {
+      const fresh = c.reachable && !c.stale;
+      clusterUp.set({ cluster: c.alias }, fresh ? 1 : 0);
+      // A cluster that did not answer carries all its groups over: none of them was read.
+      unknownGroups.set({ cluster: c.alias }, fresh ? c.groups.filter((g) => g.error !== null).length : c.groups.length);
     }
   }
 
@@ -91,8 +108,7 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
     updateMetrics(snapshot, alerts) {
       updateFlows(snapshot);
       updateConnect(snapshot);
-      clusterUp.reset();
-      for (const c of snapshot.clusters) clusterUp.set({ cluster: c.alias }, c.reachable && !c.stale ? 1 : 0);
+      updateClusters(snapshot);
       updateAlerts(alerts);
       countCycle(snapshot);
     },

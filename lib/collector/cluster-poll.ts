@@ -1,5 +1,5 @@
 import type { ClusterConfig } from "@/lib/config";
-import { type ClusterReader, isItemError, type TopicConfigValues } from "@/lib/kafka";
+import { type ClusterReader, type GroupOffsetRow, isItemError, type ItemError, type PartitionOffsets, type TopicConfigValues } from "@/lib/kafka";
 import type { ClusterSnapshot, ConsumerGroupState, TopicConfigs, TopicState } from "./types";
 
 export interface ClusterPollOptions {
@@ -24,11 +24,15 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
   // Group offsets before log offsets: a group that keeps up commits offsets up to the log end it
   // saw, so reading the log end afterwards keeps "committed ≤ log end" true (no false
   // OFFSET_OUT_OF_RANGE from the order of reads).
-  const groups = await readGroups(reader, errors);
+  const groups = await readGroups(reader, errors, previous?.groups ?? [], opts.now);
   const leaders = metadata.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partition, leader: p.leader })));
+  // A broker that fails ListOffsets fails only its own partitions (lib/kafka list-offsets.ts);
+  // when the whole call fails, every partition carries that error.
+  let offsetsError = "no offsets returned";
   const offsets = await reader.readLogOffsets(leaders).catch((err: unknown) => {
-    errors.push(`ListOffsets: ${describeError(err)}`);
-    return new Map();
+    offsetsError = `ListOffsets: ${describeError(err)}`;
+    errors.push(offsetsError);
+    return new Map<string, PartitionOffsets | ItemError>();
   });
 
   const previousConfigs = new Map((previous?.topics ?? []).map((t) => [t.name, t.configs]));
@@ -52,7 +56,7 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
       configs: raw && !isItemError(raw) ? reshapeTopicConfigs(raw) : (previousConfigs.get(t.name) ?? null),
       partitions: t.partitions.map((p) => {
         const o = offsets.get(`${t.name}/${p.partition}`);
-        const failed = o === undefined ? "no offsets returned" : isItemError(o) ? o.error : null;
+        const failed = o === undefined ? offsetsError : isItemError(o) ? `ListOffsets: ${o.error}` : null;
         return {
           topic: t.name,
           partition: p.partition,
@@ -84,27 +88,35 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
   };
 }
 
-async function readGroups(reader: ClusterReader, errors: string[]): Promise<ConsumerGroupState[]> {
+/**
+ * Groups and their committed offsets. A group whose offsets cannot be read keeps its last good
+ * offsets with the error and when they were read; when the groups cannot even be listed, every
+ * group of the previous cycle is kept that way (unknown is not "no groups").
+ */
+async function readGroups(reader: ClusterReader, errors: string[], previous: readonly ConsumerGroupState[], now: number): Promise<ConsumerGroupState[]> {
+  const before = new Map(previous.map((g) => [g.groupId, g]));
+  const keepPrevious = (group: ConsumerGroupState | undefined, error: string) => ({ offsets: group?.offsets ?? [], error, dataAt: group?.dataAt ?? null });
+  let listed;
   try {
-    const groups = (await reader.listGroups()).filter((g) => g.protocolType === "consumer" || g.protocolType === "");
-    if (groups.length === 0) return [];
-    const offsets = await reader.readGroupOffsets(groups.map((g) => g.groupId));
-    return groups
-      .map((g) => {
-        const rows = offsets.get(g.groupId);
-        return {
-          groupId: g.groupId,
-          state: g.state,
-          protocolType: g.protocolType,
-          members: g.members,
-          offsets: rows && !isItemError(rows) ? rows : [],
-        };
-      })
-      .sort((a, b) => a.groupId.localeCompare(b.groupId));
+    listed = (await reader.listGroups()).filter((g) => g.protocolType === "consumer" || g.protocolType === "");
   } catch (err) {
-    errors.push(`consumer groups: ${describeError(err)}`);
-    return [];
+    const error = `consumer groups: ${describeError(err)}`;
+    errors.push(error);
+    return previous.map((g) => ({ ...g, ...keepPrevious(g, error) }));
   }
+  if (listed.length === 0) return [];
+  const offsets = await reader.readGroupOffsets(listed.map((g) => g.groupId)).catch((err: unknown) => {
+    const error = `OffsetFetch: ${describeError(err)}`;
+    errors.push(error);
+    return new Map<string, GroupOffsetRow[] | ItemError>(listed.map((g) => [g.groupId, { error }]));
+  });
+  return listed
+    .map((g): ConsumerGroupState => {
+      const rows = offsets.get(g.groupId) ?? { error: "no offsets returned" };
+      const read = isItemError(rows) ? keepPrevious(before.get(g.groupId), rows.error) : { offsets: rows, error: null, dataAt: now };
+      return { groupId: g.groupId, state: g.state, protocolType: g.protocolType, members: g.members, ...read };
+    })
+    .sort((a, b) => a.groupId.localeCompare(b.groupId));
 }
 
 /** Parses the configs Gapwatch uses; -1 retention means infinite (null). */

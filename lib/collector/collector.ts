@@ -8,8 +8,8 @@ import { pollConnect } from "./connect-poll";
 import { buildFlow } from "./flow-builder";
 import { discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readings";
-import { readOldestUnreplicated } from "./oldest-unreplicated";
 import type { ClusterSnapshot, CollectorHistory, ConnectClusterSnapshot, Snapshot } from "./types";
+import { readUnreplicatedTails } from "./unreplicated-tail";
 
 const log = getLogger("collector");
 
@@ -24,6 +24,8 @@ export type CycleListener = (current: Snapshot, previous: Snapshot | null, histo
 export class Collector {
   private readonly readers = new Map<string, ClusterReader>();
   private readonly tailState: FlowTailState;
+  /** Flow partitions whose source log showed a transaction marker since start (`flowPartitionKey`). */
+  private readonly markerPartitions = new Set<string>();
   private latestSnapshot: Snapshot | null = null;
   private cycle = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -108,7 +110,7 @@ export class Collector {
       Promise.all(this.config.clusters.map((c) => pollCluster(this.readers.get(c.alias)!, c, previous?.clusters.find((p) => p.alias === c.alias) ?? null, { refreshConfigs, now: started }))),
       Promise.all(this.config.connect.map((c) => pollConnect(c, previous?.connect.find((p) => p.name === c.name) ?? null, started))),
     ]);
-    const flows = await this.readFlows(clusters, connect, started);
+    const flows = await this.readFlows(clusters, connect, started, previous);
     const snapshot: Snapshot = Object.freeze({
       cycle,
       takenAt: started,
@@ -131,9 +133,9 @@ export class Collector {
     return snapshot;
   }
 
-  private async readFlows(clusters: ClusterSnapshot[], connect: ConnectClusterSnapshot[], now: number) {
+  private async readFlows(clusters: ClusterSnapshot[], connect: ConnectClusterSnapshot[], now: number, previous: Snapshot | null) {
     const byAlias = new Map(clusters.map((c) => [c.alias, c]));
-    const definitions = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })));
+    const definitions = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows);
     const flows = await Promise.all(
       definitions.map(async (def) => {
         const readings = await readFlow(def, {
@@ -145,12 +147,13 @@ export class Collector {
           onSyncs: (flow, topic, partition, syncs: SyncPoint[]) => this.store?.appendOffsetSyncs(flow, topic, partition, syncs, now),
           onCheckpoints: (flow, checkpoints) => this.store?.appendCheckpoints(flow, checkpoints),
         });
-        return buildFlow(def, byAlias.get(def.source), byAlias.get(def.target), readings, now);
+        const before = previous?.flows.find((f) => f.id === def.id);
+        return buildFlow(def, byAlias.get(def.source), byAlias.get(def.target), readings, now, before && previous ? { flow: before, takenAt: previous.takenAt } : null);
       }),
     );
-    const withTimestamps = await readOldestUnreplicated(flows, this.readers);
-    for (const e of withTimestamps.errors) log.warn({ err: e }, "oldest unreplicated record not read");
-    return withTimestamps.flows;
+    const refined = await readUnreplicatedTails(flows, this.readers, this.markerPartitions);
+    for (const e of refined.errors) log.warn({ err: e }, "unreplicated tail not read");
+    return refined.flows;
   }
 
   private persist(snapshot: Snapshot): void {

@@ -1,6 +1,8 @@
 import type { SyncPoint } from "@/lib/mm2";
 import type { FlowDefinition } from "./flow-discovery";
-import { type CheckpointPoint, type ClusterSnapshot, type Flow, type FlowPartition, flowPartitionKey, type PartitionState } from "./types";
+import { decideMembership, listExcludedTopics } from "./flow-membership";
+import { createUnknownJudge, type FlowReadFailures, type PreviousFlow } from "./partition-unknown";
+import { type CheckpointPoint, type ClusterSnapshot, type Flow, type FlowPartition, flowPartitionKey, type PartitionState, type TopicState } from "./types";
 
 /** What the collector read this cycle for one flow, besides the two clusters' snapshots. */
 export interface FlowReadings {
@@ -9,25 +11,30 @@ export interface FlowReadings {
   syncHistory: ReadonlyMap<string, readonly SyncPoint[]>;
   checkpoints: readonly CheckpointPoint[];
   latestHeartbeat: number | null;
+  /** Why MM2's positions or the offset syncs could not be read this cycle (partition-unknown.ts). */
+  failures: FlowReadFailures;
   errors: string[];
 }
 
 /**
  * Assembles one flow's partitions from the source and target snapshots and MM2's readings.
- * A source topic belongs to the flow when MM2 holds a position for it, or when it is not internal
- * and its remote topic exists on the target (with IdentityReplicationPolicy `__consumer_offsets`
- * exists on both sides, yet MM2 never copies it).
+ * A source topic belongs to the flow when MM2's topic filter takes it now (flow-membership.ts).
  */
-export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefined, target: ClusterSnapshot | undefined, readings: FlowReadings, now: number): Flow {
+export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefined, target: ClusterSnapshot | undefined, readings: FlowReadings, now: number, previous: PreviousFlow | null = null): Flow {
+  const judgeUnknown = createUnknownJudge(source, target, readings.failures, previous);
   const targetPartitions = indexPartitions(target);
   const targetTopics = new Set(target?.topics.map((t) => t.name));
   const positionTopics = new Set([...(readings.positions?.keys() ?? [])].map((k) => k.slice(0, k.lastIndexOf("/"))));
   const partitions: FlowPartition[] = [];
+  const membership = { targetTopics, positionTopics };
+  const excluded: { topic: TopicState; reason: string | null }[] = [];
   for (const topic of source?.topics ?? []) {
     const targetTopic = def.policy.formatRemoteTopic(def.source, topic.name);
-    const internal = topic.internal || def.policy.isInternalTopic(topic.name);
-    const replicated = positionTopics.has(topic.name) || (!internal && targetTopics.has(targetTopic));
-    if (!replicated) continue;
+    const verdict = decideMembership(def, topic, membership);
+    if (!verdict.member) {
+      excluded.push({ topic, reason: verdict.reason });
+      continue;
+    }
     for (const p of topic.partitions) {
       const lastReplicated = readings.positions?.get(`${topic.name}/${p.partition}`);
       const t = targetPartitions.get(`${targetTopic}/${p.partition}`);
@@ -37,10 +44,12 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
       const derived = derivePosition(latestSync, t?.logEnd ?? null, p.logEnd);
       const useDerived = derived !== null && (committedPosition === null || derived > committedPosition);
       const mm2Position = useDerived ? derived : committedPosition;
+      const offsetLag = computeLag(p, mm2Position);
       partitions.push({
         topic: topic.name,
         partition: p.partition,
         targetTopic,
+        sourceConnector: verdict.connector,
         sourceTopicId: topic.topicId,
         sourceLogStart: p.logStart,
         sourceLogEnd: p.logEnd,
@@ -50,9 +59,13 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
         positionSource: mm2Position === null ? null : useDerived ? "offset-sync" : "committed",
         targetLogStart: t?.logStart ?? null,
         targetLogEnd: t?.logEnd ?? null,
-        lag: computeLag(p, mm2Position),
+        lag: offsetLag,
+        offsetLag,
+        lagBasis: "offsets",
+        transactionMarkersSeen: false,
         latestSync,
         oldestUnreplicatedTimestamp: null,
+        unknown: judgeUnknown(p, t, useDerived ? "offset-sync" : "committed"),
       });
     }
   }
@@ -66,6 +79,10 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     replicationPolicy: { kind: def.policy.kind, separator: def.policy.separator },
     topicsFilter: def.topicsFilter,
     groupsFilter: def.groupsFilter,
+    groupsExclude: def.groupsExclude,
+    checkpointTiming: def.checkpointTiming,
+    warnings: def.warnings,
+    excludedTopics: listExcludedTopics(def, excluded, membership, readings.positions),
     offsetSyncs: def.offsetSyncs,
     checkpointsTopic: def.checkpointsTopic,
     partitions,
@@ -74,13 +91,18 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
       latestTimestamp: readings.latestHeartbeat,
       latencyMs: readings.latestHeartbeat === null ? null : Math.max(0, now - readings.latestHeartbeat),
     },
-    totals: {
-      topics: new Set(partitions.map((p) => p.topic)).size,
-      partitions: partitions.length,
-      lag: partitions.reduce((sum, p) => sum + (p.lag ?? 0n), 0n),
-      unknownPositions: partitions.filter((p) => p.lag === null).length,
-    },
+    totals: summarizeFlowTotals(partitions),
     errors: readings.errors,
+  };
+}
+
+/** A flow's totals over its partitions (recomputed when the tail read refines the lag). */
+export function summarizeFlowTotals(partitions: readonly FlowPartition[]): Flow["totals"] {
+  return {
+    topics: new Set(partitions.map((p) => p.topic)).size,
+    partitions: partitions.length,
+    lag: partitions.reduce((sum, p) => sum + (p.lag ?? 0n), 0n),
+    unknownPositions: partitions.filter((p) => p.lag === null).length,
   };
 }
 

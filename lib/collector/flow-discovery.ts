@@ -1,5 +1,21 @@
+import type { FlowOverrides } from "@/lib/config";
 import type { Connector } from "@/lib/connect/types";
-import { createDefaultReplicationPolicy, createIdentityReplicationPolicy, locateOffsetSyncsTopic, nameDedicatedModeTopics, nameTargetTopics, type ReplicationPolicy } from "@/lib/mm2";
+import {
+  type CheckpointTiming,
+  createDefaultReplicationPolicy,
+  createIdentityReplicationPolicy,
+  defaultCheckpointTiming,
+  defaultGroupsExclude,
+  locateOffsetSyncsTopic,
+  nameDedicatedModeTopics,
+  nameTargetTopics,
+  readCheckpointTiming,
+  readGroupFilterSettings,
+  readTopicFilter,
+  type ReplicationPolicy,
+  type TopicFilterSpec,
+} from "@/lib/mm2";
+import type { FlowConfigWarning } from "./types";
 
 /** What Gapwatch knows about one MM2 flow before reading any offsets. */
 export interface FlowDefinition {
@@ -8,10 +24,15 @@ export interface FlowDefinition {
   target: string;
   discoveredFrom: "connect" | "dedicated-topics";
   connectCluster: string | null;
-  connectors: { source: string | null; checkpoint: string | null; heartbeat: string | null };
+  connectors: { source: string | null; sources: string[]; checkpoint: string | null; heartbeat: string | null };
   policy: ReplicationPolicy;
   topicsFilter: string;
+  /** Each source connector's topic filter, in `connectors.sources` order (none in dedicated mode). */
+  topicFilters: { connector: string; spec: TopicFilterSpec }[];
   groupsFilter: string;
+  groupsExclude: string;
+  checkpointTiming: CheckpointTiming;
+  warnings: FlowConfigWarning[];
   offsetSyncs: { cluster: string; topic: string };
   checkpointsTopic: string;
   heartbeatsTopic: string;
@@ -31,30 +52,47 @@ export function formatFlowId(source: string, target: string): string {
 }
 
 /**
- * Finds MM2 flows from the connector configs on Connect: every MirrorSourceConnector defines a
- * flow `source.cluster.alias -> target.cluster.alias`, with its replication policy, separator,
- * topic filter and `offset-syncs.topic.location`; checkpoint and heartbeat connectors with the
- * same aliases join it. Then dedicated-mode MM2 (no public REST API): a topic
+ * Finds MM2 flows from the connector configs on Connect: the MirrorSourceConnectors of one alias
+ * pair `source.cluster.alias -> target.cluster.alias` on one Connect cluster form one flow (the
+ * first by name gives the replication policy, separator and `offset-syncs.topic.location`; each
+ * brings its topic filter); checkpoint and heartbeat connectors with the same aliases join it, the
+ * checkpoint connector with its group filter and timing (from any Connect cluster). Source
+ * connectors of one flow on two Connect clusters: the first cluster's are read. Then dedicated-mode MM2 (no public REST API): a topic
  * `mm2-offsets.<source>.internal` on a cluster means a flow from `<source>` to that cluster.
+ * `overrides` (config `flows.<id>`) set the replication policy where MM2's class is unknown.
  */
 export function discoverFlows(
   connect: readonly { name: string; connectors: readonly Connector[] }[],
   clusters: readonly { alias: string; topicNames: readonly string[] }[],
+  overrides: FlowOverrides = {},
 ): FlowDefinition[] {
   const flows = new Map<string, FlowDefinition>();
   for (const cluster of connect) {
-    const mirror = cluster.connectors.filter((c) => classKind(c.connectorClass) !== null);
+    const mirror = [...cluster.connectors].filter((c) => classKind(c.connectorClass) !== null).sort((a, b) => a.name.localeCompare(b.name));
+    const claimed = new Set<string>();
     for (const c of mirror.filter((m) => classKind(m.connectorClass) === "source")) {
-      const def = defineFromSourceConnector(cluster.name, c);
-      if (def && !flows.has(def.id)) flows.set(def.id, def);
+      const id = formatFlowId(c.config["source.cluster.alias"] ?? "", c.config["target.cluster.alias"] ?? "");
+      const existing = flows.get(id);
+      if (existing) {
+        if (claimed.has(id)) joinSourceConnector(existing, c);
+        continue;
+      }
+      const def = defineFromSourceConnector(cluster.name, c, overrides);
+      if (!def) continue;
+      flows.set(def.id, def);
+      claimed.add(def.id);
     }
     for (const c of mirror) {
       const kind = classKind(c.connectorClass);
       const id = formatFlowId(c.config["source.cluster.alias"] ?? "source", c.config["target.cluster.alias"] ?? "target");
       const flow = flows.get(id);
-      if (!flow || kind === "source" || kind === null) continue;
-      if (!flow.connectors[kind]) flow.connectors[kind] = c.name;
-      if (kind === "checkpoint") flow.groupsFilter = c.config.groups ?? flow.groupsFilter;
+      if (!flow || kind === "source" || kind === null || flow.connectors[kind]) continue;
+      flow.connectors[kind] = c.name;
+      if (kind !== "checkpoint") continue;
+      const groups = readGroupFilterSettings(c.config);
+      flow.groupsFilter = groups.groups;
+      flow.groupsExclude = groups.groupsExclude;
+      flow.checkpointTiming = readCheckpointTiming(c.config);
     }
   }
   const aliases = new Set(clusters.map((c) => c.alias));
@@ -64,17 +102,22 @@ export function discoverFlows(
       const id = formatFlowId(source, cluster.alias);
       const dedicated = nameDedicatedModeTopics(source);
       if (flows.has(id) || !cluster.topicNames.includes(dedicated.offsets)) continue;
-      const policy = createDefaultReplicationPolicy();
+      const override = overrides[id]?.replicationPolicy;
+      const policy = override ? createPolicy(override.kind, override.separator ?? ".", source) : createDefaultReplicationPolicy();
       flows.set(id, {
         id,
         source,
         target: cluster.alias,
         discoveredFrom: "dedicated-topics",
         connectCluster: null,
-        connectors: { source: null, checkpoint: null, heartbeat: null },
+        connectors: { source: null, sources: [], checkpoint: null, heartbeat: null },
         policy,
         topicsFilter: ".*",
+        topicFilters: [],
         groupsFilter: ".*",
+        groupsExclude: defaultGroupsExclude,
+        checkpointTiming: defaultCheckpointTiming,
+        warnings: [],
         offsetSyncs: { cluster: source, topic: locateOffsetSyncsTopic(policy, { source, target: cluster.alias }).topic },
         ...targetTopicsOf(policy, source),
         positionsTopic: dedicated.offsets,
@@ -84,31 +127,102 @@ export function discoverFlows(
   return [...flows.values()].sort((a, b) => a.id.localeCompare(b.id));
 }
 
-function defineFromSourceConnector(connectCluster: string, c: Connector): FlowDefinition | null {
+function defineFromSourceConnector(connectCluster: string, c: Connector, overrides: FlowOverrides): FlowDefinition | null {
   const source = c.config["source.cluster.alias"];
   const target = c.config["target.cluster.alias"];
   if (!source || !target) return null;
-  const separator = c.config["replication.policy.separator"] ?? ".";
-  const policyClass = c.config["replication.policy.class"] ?? "DefaultReplicationPolicy";
-  const policy = policyClass.endsWith("IdentityReplicationPolicy")
-    ? createIdentityReplicationPolicy({ separator, sourceClusterAlias: source })
-    : createDefaultReplicationPolicy({ separator });
+  const id = formatFlowId(source, target);
+  const { policy, warning } = resolvePolicy(c, overrides[id]?.replicationPolicy);
   const location = c.config["offset-syncs.topic.location"] === "target" ? "target" : "source";
   const syncs = locateOffsetSyncsTopic(policy, { source, target, location });
-  return {
-    id: formatFlowId(source, target),
+  const def: FlowDefinition = {
+    id,
     source,
     target,
     discoveredFrom: "connect",
     connectCluster,
-    connectors: { source: c.name, checkpoint: null, heartbeat: null },
+    connectors: { source: c.name, sources: [c.name], checkpoint: null, heartbeat: null },
     policy,
     topicsFilter: c.config.topics ?? ".*",
+    topicFilters: [],
     groupsFilter: ".*",
+    groupsExclude: defaultGroupsExclude,
+    checkpointTiming: defaultCheckpointTiming,
+    warnings: warning ? [warning] : [],
     offsetSyncs: { cluster: location === "source" ? source : target, topic: syncs.topic },
     ...targetTopicsOf(policy, source),
     positionsTopic: null,
   };
+  addTopicFilter(def, c);
+  return def;
+}
+
+/** Adds a further source connector of the same alias pair: its filter, and a warning when its policy differs. */
+function joinSourceConnector(def: FlowDefinition, c: Connector): void {
+  def.connectors.sources.push(c.name);
+  addTopicFilter(def, c);
+  const primary = def.policy.kind === "identity" ? "IdentityReplicationPolicy" : "DefaultReplicationPolicy";
+  const own = c.config["replication.policy.class"]?.trim() || "DefaultReplicationPolicy";
+  const separator = c.config["replication.policy.separator"] ?? ".";
+  if (simpleClass(own) === primary && separator === def.policy.separator) return;
+  def.warnings.push({
+    kind: "replication-policy",
+    connector: c.name,
+    subject: own,
+    message:
+      `source connector ${c.name} uses ${own} (separator "${separator}"), unlike ${def.connectors.source} ` +
+      `(${primary}, separator "${def.policy.separator}"): Gapwatch names all the flow's topics as ${def.connectors.source} does`,
+  });
+}
+
+/** Records a source connector's topic filter, and a warning when Gapwatch cannot evaluate it. */
+function addTopicFilter(def: FlowDefinition, c: Connector): void {
+  const spec = readTopicFilter(c.config);
+  def.topicFilters.push({ connector: c.name, spec });
+  if (spec.kind === "unknown") {
+    def.warnings.push({
+      kind: "topic-filter",
+      connector: c.name,
+      subject: c.config["topic.filter.class"] ?? "topics.blacklist",
+      message: `${c.name}: ${spec.reason} cannot be evaluated by Gapwatch; a topic counts as replicated when Connect holds MM2's offsets for it or its remote topic exists on the target`,
+    });
+  }
+}
+
+/**
+ * The flow's replication policy from `replication.policy.class` and `replication.policy.separator`:
+ * MM2's Default and Identity policies are mirrored; an override from the config wins; any other
+ * class is read as the default policy with a warning naming it.
+ */
+function resolvePolicy(c: Connector, override: { kind: "default" | "identity"; separator?: string } | undefined): { policy: ReplicationPolicy; warning: FlowConfigWarning | null } {
+  const source = c.config["source.cluster.alias"] ?? "";
+  const separator = c.config["replication.policy.separator"] ?? ".";
+  if (override) return { policy: createPolicy(override.kind, override.separator ?? separator, source), warning: null };
+  const policyClass = c.config["replication.policy.class"]?.trim() || "DefaultReplicationPolicy";
+  const simple = simpleClass(policyClass);
+  const known = (simple === "DefaultReplicationPolicy" || simple === "IdentityReplicationPolicy") && [simple, `org.apache.kafka.connect.mirror.${simple}`].includes(policyClass);
+  const policy = createPolicy(known && simple === "IdentityReplicationPolicy" ? "identity" : "default", separator, source);
+  if (known) return { policy, warning: null };
+  const id = formatFlowId(source, c.config["target.cluster.alias"] ?? "");
+  return {
+    policy,
+    warning: {
+      kind: "replication-policy",
+      connector: c.name,
+      subject: policyClass,
+      message:
+        `replication.policy.class ${policyClass} of ${c.name} is not one Gapwatch knows: topic names are read as DefaultReplicationPolicy ` +
+        `(separator "${separator}") would name them; set flows."${id}".replicationPolicy in the config to say which it behaves like`,
+    },
+  };
+}
+
+function createPolicy(kind: "default" | "identity", separator: string, source: string): ReplicationPolicy {
+  return kind === "identity" ? createIdentityReplicationPolicy({ separator, sourceClusterAlias: source }) : createDefaultReplicationPolicy({ separator });
+}
+
+function simpleClass(name: string): string {
+  return name.split(".").at(-1) ?? "";
 }
 
 function targetTopicsOf(policy: ReplicationPolicy, source: string): { checkpointsTopic: string; heartbeatsTopic: string } {

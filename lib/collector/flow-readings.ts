@@ -5,6 +5,7 @@ import { decodeAll, decodeCheckpoint, decodeHeartbeat, decodeMirrorSourcePositio
 import { describeError } from "./cluster-poll";
 import type { FlowDefinition } from "./flow-discovery";
 import type { FlowReadings } from "./flow-builder";
+import { findCopyingConnector } from "./flow-membership";
 import { tailPartition, type TailPosition } from "./topic-tail";
 import { type CheckpointPoint, type ClusterSnapshot, flowPartitionKey } from "./types";
 
@@ -43,9 +44,12 @@ export interface FlowReadContext {
  */
 export async function readFlow(def: FlowDefinition, ctx: FlowReadContext): Promise<FlowReadings> {
   const errors: string[] = [];
+  // Positions and syncs failures are kept apart: they make partitions unknown (partition-unknown.ts).
+  const positionErrors: string[] = [];
+  const syncErrors: string[] = [];
   const [positions] = await Promise.all([
-    readPositions(def, ctx, errors),
-    readSyncs(def, ctx, errors),
+    readPositions(def, ctx, positionErrors),
+    readSyncs(def, ctx, syncErrors),
     readCheckpoints(def, ctx, errors),
     readHeartbeats(def, ctx, errors),
   ]);
@@ -55,21 +59,38 @@ export async function readFlow(def: FlowDefinition, ctx: FlowReadContext): Promi
     syncHistory: new Map([...ctx.state.syncHistory].filter(([k]) => k.startsWith(prefix))),
     checkpoints: [...ctx.state.checkpoints].filter(([k]) => k.startsWith(prefix)).map(([, v]) => v),
     latestHeartbeat: ctx.state.heartbeats.get(def.id) ?? null,
-    errors,
+    failures: { positionsError: joinErrors(positionErrors), syncsError: joinErrors(syncErrors) },
+    errors: [...positionErrors, ...syncErrors, ...errors],
   };
 }
 
 async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<Map<string, bigint> | null> {
-  if (def.connectors.source && def.connectCluster) {
+  if (def.connectors.sources.length > 0 && def.connectCluster) {
     const connect = ctx.connect.find((c) => c.name === def.connectCluster);
     if (!connect) return null;
-    try {
-      const offsets = await getMirrorSourceOffsets({ url: connect.url, auth: connect.auth, timeoutMs: connect.timeoutMs }, def.connectors.source);
-      return new Map(offsets.filter((o) => o.cluster === def.source).map((o) => [`${o.topic}/${o.partition}`, o.offset]));
-    } catch (err) {
-      errors.push(`MM2 positions from Connect: ${describeError(err)}`);
-      return null;
+    const endpoint = { url: connect.url, auth: connect.auth, timeoutMs: connect.timeoutMs };
+    const read = await Promise.all(
+      def.connectors.sources.map(async (name) => {
+        try {
+          return { name, offsets: await getMirrorSourceOffsets(endpoint, name) };
+        } catch (err) {
+          errors.push(`MM2 positions from Connect (${name}): ${describeError(err)}`);
+          return null;
+        }
+      }),
+    );
+    if (read.every((r) => r === null)) return null;
+    // The union over the flow's source connectors; a partition held by several (its topic moved
+    // from one connector's regex to another's) takes the position of the connector that copies it now.
+    const positions = new Map<string, bigint>();
+    for (const r of read) {
+      for (const o of r?.offsets ?? []) {
+        const key = `${o.topic}/${o.partition}`;
+        if (o.cluster !== def.source || (positions.has(key) && findCopyingConnector(def, o.topic) !== r?.name)) continue;
+        positions.set(key, o.offset);
+      }
     }
+    return positions;
   }
   if (!def.positionsTopic) return null;
   const positions = ctx.state.dedicatedPositions.get(def.id) ?? new Map<string, bigint>();
@@ -112,15 +133,21 @@ async function readSyncs(def: FlowDefinition, ctx: FlowReadContext, errors: stri
 
 async function readCheckpoints(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<void> {
   const records = await tail(ctx, def.target, def.checkpointsTopic, 0, errors);
-  const decoded = decodeAll(records, decodeCheckpoint);
-  countMalformed(ctx, def.target, def.checkpointsTopic, decoded.malformed);
   const added: CheckpointPoint[] = [];
-  decoded.decoded.forEach((c, i) => {
-    const topic = def.policy.kind === "identity" ? c.topic : (def.policy.upstreamTopic(c.topic) ?? c.topic);
-    const point: CheckpointPoint = { group: c.group, topic, partition: c.partition, upstream: c.upstream, downstream: c.downstream, at: records[i]?.timestamp ?? ctx.now };
-    ctx.state.checkpoints.set(`${def.id}|${c.group}|${topic}|${c.partition}`, point);
-    added.push(point);
-  });
+  let malformed = 0;
+  // One record at a time: each checkpoint keeps its own record's timestamp even when a malformed
+  // or foreign record before it is dropped.
+  for (const record of records) {
+    const decoded = decodeAll([record], decodeCheckpoint);
+    malformed += decoded.malformed;
+    for (const c of decoded.decoded) {
+      const topic = def.policy.kind === "identity" ? c.topic : (def.policy.upstreamTopic(c.topic) ?? c.topic);
+      const point: CheckpointPoint = { group: c.group, topic, partition: c.partition, upstream: c.upstream, downstream: c.downstream, at: record.timestamp };
+      ctx.state.checkpoints.set(`${def.id}|${c.group}|${topic}|${c.partition}`, point);
+      added.push(point);
+    }
+  }
+  countMalformed(ctx, def.target, def.checkpointsTopic, malformed);
   if (added.length) ctx.onCheckpoints?.(def.id, added);
 }
 
@@ -157,6 +184,10 @@ async function tail(
     errors.push(`reading ${cluster}/${topic}/${partition}: ${describeError(err)}`);
     return [];
   }
+}
+
+function joinErrors(errors: readonly string[]): string | null {
+  return errors.length > 0 ? errors.join("; ") : null;
 }
 
 function countMalformed(ctx: FlowReadContext, cluster: string, topic: string, count: number): void {

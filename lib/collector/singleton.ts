@@ -25,7 +25,7 @@ export function getRuntime(): Runtime {
     const collector = new Collector(config, store);
     // Order matters: the recorder translates each cycle before alerting reads its translations.
     const translations = attachTranslationRecorder(collector, store);
-    const alerts = attachAlerting(collector, store, config, [createTranslationFindingSource(translations)]);
+    const alerts = attachAlerting(collector, store, config, [createTranslationFindingSource(translations, store)]);
     holder.__gapwatchRuntime = { collector, store, alerts };
   }
   return holder.__gapwatchRuntime;

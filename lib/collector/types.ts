@@ -4,6 +4,7 @@
  * histories in `CollectorHistory`). Offsets are `bigint`; times are epoch milliseconds.
  */
 import type { Connector } from "@/lib/connect/types";
+import type { CheckpointTiming } from "@/lib/mm2";
 
 export interface BrokerInfo {
   nodeId: number;
@@ -61,7 +62,12 @@ export interface ConsumerGroupState {
   state: string;
   protocolType: string;
   members: number;
+  /** The last offsets read well: this cycle's, or an earlier cycle's when `error` is set. */
   offsets: GroupOffset[];
+  /** Why this cycle's offsets could not be read (the group is unknown: nothing is judged on it). */
+  error: string | null;
+  /** When `offsets` were read; null when they never were. */
+  dataAt: number | null;
 }
 
 export interface ClusterSnapshot {
@@ -98,10 +104,20 @@ export interface CheckpointPoint {
   at: number;
 }
 
+/** Why a flow partition's data is unknown this cycle, and when it was last known. */
+export interface UnknownData {
+  /** The reads that failed, e.g. `west ListOffsets: NOT_LEADER_OR_FOLLOWER`. */
+  reason: string;
+  /** When this partition's data was last read completely (epoch ms); null when it never was. */
+  dataAt: number | null;
+}
+
 export interface FlowPartition {
   topic: string;
   partition: number;
   targetTopic: string;
+  /** The MirrorSourceConnector whose topic filter takes this topic (null: dedicated-mode MM2). */
+  sourceConnector: string | null;
   sourceTopicId: string | null;
   sourceLogStart: bigint | null;
   sourceLogEnd: bigint | null;
@@ -118,19 +134,38 @@ export interface FlowPartition {
   positionSource: "committed" | "offset-sync" | null;
   targetLogStart: bigint | null;
   targetLogEnd: bigint | null;
-  /** Records at the source not yet replicated: sourceLogEnd − max(mm2Position, sourceLogStart), never negative. */
+  /**
+   * Data records at the source not yet replicated. Transaction markers take offsets but are never
+   * copied, so when the per-cycle tail read reached the log end this counts the data records it
+   * saw (`lagBasis` "records"); otherwise it is `offsetLag` (`lagBasis` "offsets", an upper bound).
+   */
   lag: bigint | null;
+  /** Offsets not yet replicated that still exist: sourceLogEnd − max(mm2Position, sourceLogStart), never negative. */
+  offsetLag: bigint | null;
+  /** What `lag` counts: data records read from the log, or offsets (markers included). */
+  lagBasis: "records" | "offsets";
+  /** A transaction marker (control batch) was seen in this partition since Gapwatch started. */
+  transactionMarkersSeen: boolean;
   latestSync: OffsetSyncPoint | null;
   /**
    * Timestamp (epoch ms) of the source record at `mm2Position` — the oldest one not replicated —
    * read with one group-less Fetch per leader broker per cycle; null when lag is 0 or unknown.
    */
   oldestUnreplicatedTimestamp: number | null;
+  /**
+   * Set when a read this partition depends on failed this cycle (source or target ListOffsets,
+   * MM2's positions, the offset syncs, or a whole cluster): detectors neither fire nor resolve on
+   * it (partition-unknown.ts).
+   */
+  unknown: UnknownData | null;
 }
 
 export interface FlowConnectors {
   connectCluster: string | null;
+  /** The first of `sources` (by name), or null. */
   source: string | null;
+  /** Every MirrorSourceConnector of this alias pair (operators split big flows by topic regex). */
+  sources: string[];
   checkpoint: string | null;
   heartbeat: string | null;
 }
@@ -146,6 +181,17 @@ export interface Flow {
   replicationPolicy: { kind: "default" | "identity"; separator: string };
   topicsFilter: string;
   groupsFilter: string;
+  /** The checkpoint connector's `groups.exclude` (or MM2's default). */
+  groupsExclude: string;
+  /** The checkpoint connector's emit and group-refresh intervals (MM2's defaults without one). */
+  checkpointTiming: CheckpointTiming;
+  /** What in MM2's connector configs Gapwatch cannot evaluate exactly (FLOW_CONFIG_WARNING). */
+  warnings: FlowConfigWarning[];
+  /**
+   * Source topics outside the flow that MM2 once copied (Connect holds its positions, or the remote
+   * topic exists on the target), with why MM2's filter leaves them out.
+   */
+  excludedTopics: ExcludedTopic[];
   offsetSyncs: { cluster: string; topic: string };
   checkpointsTopic: string;
   partitions: FlowPartition[];
@@ -156,6 +202,24 @@ export interface Flow {
   totals: { topics: number; partitions: number; lag: bigint; unknownPositions: number };
   /** What could not be read for this flow this cycle. */
   errors: string[];
+}
+
+/** A connector setting Gapwatch cannot evaluate exactly, and what it does instead. */
+export interface FlowConfigWarning {
+  kind: "topic-filter" | "replication-policy";
+  connector: string | null;
+  /** The class or setting in question, e.g. `com.acme.RegexTopicFilter`. */
+  subject: string;
+  message: string;
+}
+
+/** A source topic MM2's filter leaves out of the flow. */
+export interface ExcludedTopic {
+  topic: string;
+  /** E.g. "excluded by topics.exclude". */
+  reason: string;
+  /** Partitions of the topic for which Connect still holds MM2's offsets. */
+  heldPositions: number;
 }
 
 export interface ConnectClusterSnapshot {

@@ -41,6 +41,24 @@ export const connectSchema = z.object({
   timeoutMs: z.number().int().positive().default(5000),
 }).strict();
 
+/**
+ * Per-flow settings, keyed by flow id `<source>-><target>`. `replicationPolicy` tells Gapwatch how
+ * a flow names its remote topics when MM2 runs a `replication.policy.class` it does not know
+ * (it then behaves like MM2's Default or Identity policy); it wins over what Connect says.
+ */
+const flowOverrideSchema = z.object({
+  replicationPolicy: z.object({
+    kind: z.enum(["default", "identity"]),
+    /** `replication.policy.separator`; default: the connector's, else ".". */
+    separator: z.string().min(1).optional(),
+  }).strict().optional(),
+}).strict();
+
+const flowOverridesSchema = z.record(
+  z.string().regex(/^[A-Za-z0-9_.-]+->[A-Za-z0-9_.-]+$/, "a flow id is <source alias>-><target alias>"),
+  flowOverrideSchema,
+);
+
 export const configSchema = z.object({
   clusters: z.array(clusterSchema).min(1, "list at least one Kafka cluster"),
   connect: z.array(connectSchema).default([]),
@@ -50,6 +68,8 @@ export const configSchema = z.object({
   configRefreshCycles: z.number().int().min(1).default(30),
   /** Detector thresholds (lib/detect/thresholds.ts); omitted keys take their defaults. */
   thresholds: thresholdsSchema.strict().default(thresholdsSchema.parse({})),
+  /** Per-flow overrides (see flowOverrideSchema). */
+  flows: flowOverridesSchema.default({}),
   store: z.object({ path: z.string().min(1).optional() }).strict().default({}),
   admin: z.object({ secret: z.string().min(12, "the admin secret must be at least 12 characters").optional() }).strict().default({}),
   notifications: z.object({
@@ -66,3 +86,4 @@ export const configSchema = z.object({
 export type GapwatchConfig = z.infer<typeof configSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type ConnectConfig = z.infer<typeof connectSchema>;
+export type FlowOverrides = z.infer<typeof flowOverridesSchema>;

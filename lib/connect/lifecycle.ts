@@ -31,3 +31,25 @@ export async function restartTask(endpoint: ConnectEndpoint, name: string, taskI
 export async function deleteConnector(endpoint: ConnectEndpoint, name: string): Promise<void> {
   await requestConnect(endpoint, "DELETE", path(name, ""));
 }
+
+/** `PUT /connectors/{name}/stop` (Connect 3.5+): tasks shut down, offsets can then be altered (KIP-875). */
+export async function stopConnector(endpoint: ConnectEndpoint, name: string): Promise<void> {
+  await requestConnect(endpoint, "PUT", path(name, "/stop"));
+}
+
+/** One MirrorSourceConnector position to write: `offset` is the upstream offset of the last replicated record. */
+export interface MirrorOffsetChange {
+  cluster: string;
+  topic: string;
+  partition: number;
+  offset: bigint;
+}
+
+/**
+ * `PATCH /connectors/{name}/offsets` (KIP-875, connector STOPPED): rewrites MirrorSourceConnector
+ * positions in Connect's offsets topic, in the partition/offset shape MirrorSourceTask stores.
+ */
+export async function alterMirrorSourceOffsets(endpoint: ConnectEndpoint, name: string, changes: readonly MirrorOffsetChange[]): Promise<void> {
+  const offsets = changes.map((c) => ({ partition: { cluster: c.cluster, topic: c.topic, partition: c.partition }, offset: { offset: Number(c.offset) } }));
+  await requestConnect(endpoint, "PATCH", path(name, "/offsets"), { offsets });
+}

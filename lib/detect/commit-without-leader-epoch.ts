@@ -1,6 +1,6 @@
 import type { ClusterSnapshot, ConsumerGroupState } from "@/lib/collector/types";
 import { isUncleanElectionEnabled } from "./partition-health";
-import { countOf, isClusterFresh, summarizeNames, type DetectorContext } from "./snapshot-views";
+import { countOf, isClusterFresh, listKnownGroups, summarizeNames, type DetectorContext } from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
 
 /**
@@ -9,7 +9,7 @@ import { FindingType, Severity, type Finding } from "./types";
  * skips the records written again at those offsets (KIP-320; Kafka PR #14454, KIP-1094). kafkajs
  * never sends one. A risk flag, not an incident.
  *
- * LOGIC — per fresh cluster, per group with at least one committed offset whose
+ * LOGIC — per fresh cluster, per group whose offsets were read this cycle, with at least one committed offset whose
  * committedLeaderEpoch is −1: one finding `COMMIT_WITHOUT_LEADER_EPOCH|<cluster>|<group>` with the
  * partition and topic counts. Severity warning when any of those topics has unclean leader
  * election enabled (the risk can materialise), else info.
@@ -18,7 +18,7 @@ export function detectCommitsWithoutLeaderEpoch(ctx: DetectorContext): Finding[]
   const findings: Finding[] = [];
   for (const cluster of ctx.current.clusters) {
     if (!isClusterFresh(cluster)) continue;
-    for (const group of cluster.groups) {
+    for (const group of listKnownGroups(cluster)) {
       const finding = checkGroup(ctx, cluster, group);
       if (finding !== null) findings.push(finding);
     }

@@ -35,12 +35,14 @@ const memorySchema = z.object({
   ),
   syncMarkers: z.record(z.string(), z.object({ upstream: offsetString, downstream: offsetString })),
   positions: z.record(z.string(), z.object({ position: offsetString, movedAt: z.number(), logEndAtMove: offsetString })),
+  // Memories written before MM2_POSITION_MOVED existed have no marks: start with none.
+  committed: z.record(z.string(), z.object({ committed: offsetString, highest: offsetString, topicId: z.string().nullable() })).default({}),
   lastFindings: z.array(findingSchema),
 });
 
 /** An empty memory: what the detectors start with when nothing was persisted. */
 export function createDetectorMemory(): DetectorMemory {
-  return { version: 1, events: [], syncMarkers: {}, positions: {}, lastFindings: [] };
+  return { version: 1, events: [], syncMarkers: {}, positions: {}, committed: {}, lastFindings: [] };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ClusterSnapshot, ConsumerGroupState, GroupOffset, PartitionState } from "@/lib/collector/types";
-import { countOf, findCluster, formatCount, isClusterFresh, namePartition, type DetectorContext } from "./snapshot-views";
+import { countOf, findCluster, formatCount, isClusterFresh, listKnownGroups, namePartition, type DetectorContext } from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
 
 /** Which side of the log a committed offset fell off. */
@@ -22,7 +22,7 @@ interface OutOfRange {
  * OFFSET_OUT_OF_RANGE — a group's committed offset lies outside its partition's log, so its next
  * fetch gets OFFSET_OUT_OF_RANGE and the consumer resets per auto.offset.reset.
  *
- * LOGIC — per fresh cluster, per group, per committed offset on a partition with known offsets;
+ * LOGIC — per fresh cluster, per group read this cycle, per committed offset on a partition with known offsets;
  * one finding per group and side, `OFFSET_OUT_OF_RANGE|<cluster>|<group>|<side>`:
  * - below-log-start: offset < logStart. missingRecords = logStart − offset were deleted before the
  *   group read them (lost for the group whatever it does); if it resets to latest it also skips
@@ -38,7 +38,7 @@ export function detectOffsetsOutOfRange(ctx: DetectorContext): Finding[] {
   for (const cluster of ctx.current.clusters) {
     if (!isClusterFresh(cluster)) continue;
     const before = ctx.previous === null ? undefined : findCluster(ctx.previous, cluster.alias);
-    for (const group of cluster.groups) {
+    for (const group of listKnownGroups(cluster)) {
       const below = listOutOfRange(cluster, group, OutOfRangeSide.BELOW_LOG_START);
       const above = listOutOfRange(cluster, group, OutOfRangeSide.ABOVE_LOG_END).filter((o) => wasAboveLogEnd(before, group.groupId, o));
       if (below.length > 0) findings.push(createFinding(ctx, cluster, group, OutOfRangeSide.BELOW_LOG_START, below));
@@ -67,7 +67,7 @@ function findPartition(cluster: ClusterSnapshot, offset: GroupOffset): OutOfRang
 
 function wasAboveLogEnd(before: ClusterSnapshot | undefined, groupId: string, now: OutOfRange): boolean {
   if (!isClusterFresh(before)) return false;
-  const offset = before.groups.find((g) => g.groupId === groupId)?.offsets.find((o) => o.topic === now.offset.topic && o.partition === now.offset.partition);
+  const offset = listKnownGroups(before).find((g) => g.groupId === groupId)?.offsets.find((o) => o.topic === now.offset.topic && o.partition === now.offset.partition);
   if (offset === undefined) return false;
   const partition = findPartition(before, offset);
   return partition !== null && offset.offset > partition.logEnd;

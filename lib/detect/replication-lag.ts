@@ -6,7 +6,8 @@ import { FindingType, Severity, type Finding } from "./types";
 /**
  * REPLICATION_LAG — replication is behind, in records or in time.
  *
- * LOGIC — per flow whose clusters are fresh (stale data is not judged), up to three findings:
+ * LOGIC — per flow whose clusters are fresh (stale data is not judged), over its partitions that are
+ * not unknown (a failed read: last cycle's finding is carried, run-detectors.ts), up to three findings:
  * - `REPLICATION_LAG|<flow>|records`: some partition's lag ≥ lagRecords, or the flow's total lag
  *   ≥ flowLagRecords. Lag = sourceLogEnd − mm2Position; mm2Position is published every
  *   offset.flush.interval.ms, so lag reads up to that much high. Names the worst partition.
@@ -45,7 +46,7 @@ function createLagFinding(ctx: DetectorContext, flow: Flow, aspect: string, summ
 function checkRecordLag(ctx: DetectorContext, flow: Flow): Finding | null {
   const perPartition = BigInt(ctx.thresholds.lagRecords);
   const perFlow = BigInt(ctx.thresholds.flowLagRecords);
-  const lagging = flow.partitions.filter((p): p is FlowPartition & { lag: bigint } => p.lag !== null);
+  const lagging = flow.partitions.filter((p): p is FlowPartition & { lag: bigint } => p.lag !== null && p.unknown === null);
   const total = lagging.reduce((sum, p) => sum + p.lag, 0n);
   const over = lagging.filter((p) => p.lag >= perPartition);
   if (over.length === 0 && total < perFlow) return null;
@@ -82,7 +83,7 @@ function checkOldestRecordAge(ctx: DetectorContext, flow: Flow): Finding | null 
   const partitions: readonly FlowPartition[] = flow.partitions;
   for (const partition of partitions) {
     const timestamp = partition.oldestUnreplicatedTimestamp;
-    if (timestamp === undefined || timestamp === null || partition.lag === null || partition.lag <= 0n) continue;
+    if (timestamp === undefined || timestamp === null || partition.unknown !== null || partition.lag === null || partition.lag <= 0n) continue;
     if (oldest === null || timestamp < oldest.timestamp) oldest = { partition, timestamp };
   }
   if (oldest === null || ctx.now - oldest.timestamp < limitMs) return null;

@@ -1,12 +1,15 @@
-import type { Snapshot } from "@/lib/collector/types";
+import type { ClusterSnapshot, FlowPartition, Snapshot } from "@/lib/collector/types";
 import { detectCommitsWithoutLeaderEpoch } from "./commit-without-leader-epoch";
 import { detectDataLoss } from "./data-loss";
 import { listEventFindings, mergeEvents, pruneEvents } from "./events";
+import { detectFlowConfigWarnings, detectTopicsLeftFlow } from "./flow-membership";
 import { detectOffsetsOutOfRange } from "./offset-out-of-range";
 import { detectPartitionHealth } from "./partition-health";
+import { detectPositionMoves } from "./position-moved";
+import { detectRedelivery } from "./redelivery";
 import { detectReplicationLag } from "./replication-lag";
 import { detectRetentionRisk } from "./retention-risk";
-import { indexFreshFlowPartitions, isClusterFresh, listFreshFlowPartitions, type DetectorContext } from "./snapshot-views";
+import { findCluster, indexFreshFlowPartitions, isClusterFresh, listFreshFlowPartitions, type DetectorContext } from "./snapshot-views";
 import { advanceSyncMarkers, selectNewSyncs } from "./sync-steps";
 import { detectTargetTruncation } from "./target-truncated";
 import { detectTaskFailures } from "./task-failed";
@@ -19,12 +22,15 @@ import type { DetectorInput, DetectorOutput, Finding } from "./types";
  * Runs every detector over one cycle. Pure: the caller passes the clock (`now`) and the memory
  * returned by the previous call, and persists the memory it gets back.
  *
- * - Event findings (DATA_LOSS, TOPIC_RESET, TARGET_TRUNCATED, UNCLEAN_TRUNCATION) are merged into
+ * - Event findings (DATA_LOSS, TOPIC_RESET, MM2_REDELIVERY, MM2_POSITION_MOVED, TARGET_TRUNCATED,
+ *   UNCLEAN_TRUNCATION, TOPIC_LEFT_FLOW) are merged into
  *   held events and re-emitted until `eventHoldMs` after they were last seen (events.ts).
  * - Level findings (all others) are emitted while their condition holds. When the data a finding
- *   was based on is stale this cycle (cluster unreachable or carried over, Connect unreachable),
- *   last cycle's finding is emitted again: unknown is not healthy, and an alert must not resolve
- *   because its cluster stopped answering.
+ *   was based on is stale or unknown this cycle (cluster unreachable or carried over, Connect
+ *   unreachable, a read of its partition or group failed), last cycle's finding is emitted again:
+ *   unknown is not healthy, and an alert must not resolve because its data could not be read.
+ * - Held events about a partition that is unknown this cycle are kept past `eventHoldMs` until the
+ *   partition is known again (a loss must not resolve while its partition cannot be read).
  * - Offset-sync steps are judged once, in the first cycle where they are new and the flow's data
  *   is fresh in this and the previous cycle (sync-steps.ts).
  */
@@ -36,11 +42,24 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
   const newSyncs = new Map([...judgedKeys].map((key) => [key, selectNewSyncs(history.offsetSyncs.get(key) ?? [], memory.syncMarkers[key])]));
   const ctx: DetectorContext = { previous, current, now, thresholds, newSyncs };
 
-  const candidates = [...detectDataLoss(ctx), ...detectTopicReset(ctx), ...detectTargetTruncation(ctx), ...detectUncleanTruncation(ctx)];
-  const events = mergeEvents(pruneEvents(memory.events, now, thresholds.eventHoldMs), candidates, now);
+  const moves = detectPositionMoves(ctx, memory.committed);
+  const candidates = [
+    ...detectDataLoss(ctx),
+    ...detectTopicReset(ctx),
+    ...detectRedelivery(ctx),
+    ...moves.candidates,
+    ...detectTargetTruncation(ctx),
+    ...detectUncleanTruncation(ctx),
+    ...detectTopicsLeftFlow(ctx),
+  ];
+  const isUnknown = createUnknownFindingTest(current);
+  const unknownEvents = memory.events.filter((e) => isUnknown(e.finding));
+  const knownEvents = memory.events.filter((e) => !isUnknown(e.finding));
+  const events = mergeEvents([...pruneEvents(knownEvents, now, thresholds.eventHoldMs), ...unknownEvents], candidates, now);
   const stalls = detectTaskStalls(ctx, memory.positions);
   const level = [
     ...detectTaskFailures(ctx),
+    ...detectFlowConfigWarnings(ctx),
     ...stalls.findings,
     ...detectReplicationLag(ctx),
     ...detectRetentionRisk(ctx),
@@ -48,7 +67,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     ...detectCommitsWithoutLeaderEpoch(ctx),
     ...detectOffsetsOutOfRange(ctx),
   ];
-  const levelFindings = [...level, ...carryStaleFindings(memory.lastFindings, level, current)];
+  const levelFindings = [...level, ...carryUnknownFindings(memory.lastFindings, level, isUnknown)];
   return {
     findings: [...listEventFindings(events), ...levelFindings],
     memory: {
@@ -56,23 +75,54 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
       events,
       syncMarkers: advanceSyncMarkers(memory.syncMarkers, history, judgedKeys, freshKeys),
       positions: stalls.marks,
+      committed: moves.marks,
       lastFindings: levelFindings,
     },
   };
 }
 
-/** Last cycle's findings that were not produced now because their data is stale. */
-function carryStaleFindings(last: readonly Finding[], produced: readonly Finding[], snapshot: Snapshot): Finding[] {
+/** Last cycle's findings that were not produced now because their data is stale or unknown. */
+function carryUnknownFindings(last: readonly Finding[], produced: readonly Finding[], isUnknown: (finding: Finding) => boolean): Finding[] {
   const keys = new Set(produced.map((f) => f.key));
+  return last.filter((finding) => !keys.has(finding.key) && isUnknown(finding));
+}
+
+/**
+ * Whether the data a finding is about is stale or unknown in `snapshot`:
+ * - a Connect finding (evidence `connectCluster`): that Connect cluster did not answer;
+ * - a flow finding: a cluster of the flow is stale, or a partition it is about is unknown (its
+ *   topic and partition when set; a flow-wide finding is about every partition of the flow);
+ * - a cluster finding: the cluster is stale; about a group: the group's offsets were not read, or
+ *   the log offsets of a partition it commits on were not.
+ */
+function createUnknownFindingTest(snapshot: Snapshot): (finding: Finding) => boolean {
   const staleClusters = new Set(snapshot.clusters.filter((c): boolean => !isClusterFresh(c)).map((c) => c.alias));
   const staleConnect = new Set(snapshot.connect.filter((c) => !c.reachable).map((c) => c.name));
-  const isStale = (finding: Finding): boolean => {
+  return (finding) => {
     const connect = finding.evidence.connectCluster;
     if (typeof connect === "string") return staleConnect.has(connect);
-    if (finding.flow !== undefined) return resolveFlowClusters(snapshot, finding.flow).some((alias) => staleClusters.has(alias));
-    return finding.cluster !== undefined && staleClusters.has(finding.cluster);
+    if (finding.flow !== undefined) {
+      if (resolveFlowClusters(snapshot, finding.flow).some((alias) => staleClusters.has(alias))) return true;
+      const partitions = snapshot.flows.find((f) => f.id === finding.flow)?.partitions ?? [];
+      const isAbout = (p: FlowPartition) =>
+        (finding.topic === undefined || p.topic === finding.topic) && (finding.partition === undefined || p.partition === finding.partition);
+      return partitions.some((p) => p.unknown !== null && isAbout(p));
+    }
+    if (finding.cluster === undefined) return false;
+    if (staleClusters.has(finding.cluster)) return true;
+    const cluster = findCluster(snapshot, finding.cluster);
+    return finding.group !== undefined && cluster !== undefined && isGroupUnknown(cluster, finding.group);
   };
-  return last.filter((finding) => !keys.has(finding.key) && isStale(finding));
+}
+
+function isGroupUnknown(cluster: ClusterSnapshot, groupId: string): boolean {
+  const group = cluster.groups.find((g) => g.groupId === groupId);
+  if (group === undefined) return false;
+  if (group.error !== null) return true;
+  const committedOn = new Set(group.offsets.map((o) => `${o.topic}/${o.partition}`));
+  const unread = (topic: string, p: { partition: number; logStart: bigint | null; logEnd: bigint | null }) =>
+    committedOn.has(`${topic}/${p.partition}`) && (p.logStart === null || p.logEnd === null);
+  return cluster.topics.some((t) => t.partitions.some((p) => unread(t.name, p)));
 }
 
 /** Source and target aliases of a flow; from its id (`<source>-><target>`) when it is not in the snapshot. */

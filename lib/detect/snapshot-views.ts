@@ -1,10 +1,11 @@
 /**
  * Read-only views over a Snapshot that several detectors share: freshness (never judge on stale
- * data), lookups by flow partition, and the number/time formats used in summaries.
+ * or unknown data), lookups by flow partition, and the number/time formats used in summaries.
  */
 import {
   flowPartitionKey,
   type ClusterSnapshot,
+  type ConsumerGroupState,
   type Flow,
   type OffsetSyncPoint,
   type Snapshot,
@@ -52,16 +53,29 @@ export function isFlowFresh(snapshot: Snapshot, flow: Flow): boolean {
   return isClusterFresh(findCluster(snapshot, flow.source)) && isClusterFresh(findCluster(snapshot, flow.target));
 }
 
-/** Every partition of every flow whose data is fresh in `snapshot`. */
+/**
+ * Every partition of every flow whose data is fresh in `snapshot`: both clusters fresh and no read
+ * of the partition failed (`unknown`, e.g. ListOffsets failed on its leader, MM2's positions or
+ * the offset syncs not read). Unknown partitions are neither judged nor resolved.
+ */
 export function listFreshFlowPartitions(snapshot: Snapshot): FlowPartitionView[] {
   const views: FlowPartitionView[] = [];
   for (const flow of snapshot.flows) {
     if (!isFlowFresh(snapshot, flow)) continue;
     for (const partition of flow.partitions) {
+      if (partition.unknown !== null) continue;
       views.push({ key: flowPartitionKey(flow.id, partition.topic, partition.partition), flow, partition });
     }
   }
   return views;
+}
+
+/**
+ * The groups of a fresh cluster whose committed offsets were read this cycle; a group whose
+ * OffsetFetch failed carries older offsets (`error`) and is not judged.
+ */
+export function listKnownGroups(cluster: ClusterSnapshot): ConsumerGroupState[] {
+  return cluster.groups.filter((g) => g.error === null);
 }
 
 /** Fresh flow partitions by `flowPartitionKey`; empty for a missing snapshot (first cycle). */

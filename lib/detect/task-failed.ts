@@ -50,7 +50,7 @@ export function findConnectorFlow(snapshot: Snapshot, connectCluster: string, co
   for (const flow of snapshot.flows) {
     const c = flow.connectors;
     if (c.connectCluster !== null && c.connectCluster !== connectCluster) continue;
-    if (c.source === connector) return { flowId: flow.id, role: ConnectorRole.SOURCE };
+    if (c.sources.includes(connector)) return { flowId: flow.id, role: ConnectorRole.SOURCE };
     if (c.checkpoint === connector) return { flowId: flow.id, role: ConnectorRole.CHECKPOINT };
     if (c.heartbeat === connector) return { flowId: flow.id, role: ConnectorRole.HEARTBEAT };
   }

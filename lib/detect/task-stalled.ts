@@ -12,7 +12,7 @@ import {
 import { FindingType, Severity, type Finding, type PositionMark } from "./types";
 
 /** The source connector's state as far as a stall verdict is concerned. */
-type SourceState = { verdict: "running" | "unknown"; connector: string | null } | { verdict: "not-running" };
+type SourceState = "running" | "unknown" | "not-running";
 
 interface Stall {
   view: FlowPartitionView;
@@ -29,9 +29,10 @@ interface Stall {
  * - remember when the position last changed ("moved at", and the source log end then); a
  *   partition seen for the first time, or whose data is stale, starts or keeps its mark;
  * - stalled when now − movedAt ≥ stallAfterMs, sourceLogEnd > the log end at that move (the source
- *   grew meanwhile) and sourceLogEnd > mm2Position (records are waiting);
- * - not stalled when the flow's source connector is known and is not RUNNING or has a task that is
- *   not RUNNING (paused/stopped on purpose; failures are TASK_FAILED); an unknown connector (no
+ *   grew meanwhile) and data records are waiting (lag > 0: transaction markers do not count);
+ * - not stalled when the source connector copying the partition (`sourceConnector`) is known and
+ *   is not RUNNING or has a task that is not RUNNING (paused/stopped on purpose; failures are
+ *   TASK_FAILED); an unknown connector (no
  *   Connect data, dedicated MM2) does not prevent the verdict.
  * stallAfterMs must exceed offset.flush.interval.ms: the position is only published that often.
  * One finding per flow, `TASK_STALLED|<flow>`, naming the stalled partitions.
@@ -49,13 +50,18 @@ export function detectTaskStalls(
     const mark = old !== undefined && old.position === position.toString() ? old : { position: position.toString(), movedAt: ctx.now, logEndAtMove: logEnd.toString() };
     next[view.key] = mark;
     const stalledForMs = ctx.now - mark.movedAt;
-    if (stalledForMs < ctx.thresholds.stallAfterMs || logEnd <= BigInt(mark.logEndAtMove) || logEnd <= position) continue;
-    stallsByFlow.set(view.flow, [...(stallsByFlow.get(view.flow) ?? []), { view, stalledForMs, pending: logEnd - position }]);
+    // Records waiting = data records (lag), not offsets: an idle transactional partition ends
+    // with a commit marker MM2 never copies, so its position stays one short of the log end forever.
+    const waiting = view.partition.lag ?? 0n;
+    if (stalledForMs < ctx.thresholds.stallAfterMs || logEnd <= BigInt(mark.logEndAtMove) || waiting <= 0n) continue;
+    stallsByFlow.set(view.flow, [...(stallsByFlow.get(view.flow) ?? []), { view, stalledForMs, pending: waiting }]);
   }
   const findings: Finding[] = [];
   for (const [flow, stalls] of stallsByFlow) {
-    const source = resolveSourceState(ctx.current, flow);
-    if (source.verdict !== "not-running") findings.push(createStallFinding(ctx, flow, stalls, source.connector));
+    // Each partition is judged by the source connector that copies it (a flow can have several).
+    const connectorOf = (s: Stall): string | null => s.view.partition.sourceConnector ?? flow.connectors.source;
+    const running = stalls.filter((s) => resolveSourceState(ctx.current, flow, connectorOf(s)) !== "not-running");
+    if (running[0] !== undefined) findings.push(createStallFinding(ctx, flow, running, connectorOf(running[0])));
   }
   return { findings, marks: next };
 }
@@ -66,14 +72,13 @@ function keepMarksOfKnownPartitions(snapshot: Snapshot, marks: Readonly<Record<s
   return Object.fromEntries(Object.entries(marks).filter(([key]) => known.has(key)));
 }
 
-function resolveSourceState(snapshot: Snapshot, flow: Flow): SourceState {
-  const name = flow.connectors.source;
-  if (name === null) return { verdict: "unknown", connector: null };
+function resolveSourceState(snapshot: Snapshot, flow: Flow, name: string | null): SourceState {
+  if (name === null) return "unknown";
   const connect = snapshot.connect.filter((c) => c.reachable && (flow.connectors.connectCluster === null || c.name === flow.connectors.connectCluster));
   const connector = connect.flatMap((c) => c.connectors).find((c) => c.name === name);
-  if (connector === undefined) return { verdict: "unknown", connector: name };
+  if (connector === undefined) return "unknown";
   const running = connector.state === ConnectorState.RUNNING && connector.tasks.every((t) => t.state === ConnectorState.RUNNING);
-  return running ? { verdict: "running", connector: name } : { verdict: "not-running" };
+  return running ? "running" : "not-running";
 }
 
 function createStallFinding(ctx: DetectorContext, flow: Flow, stalls: Stall[], connector: string | null): Finding {

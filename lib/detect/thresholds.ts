@@ -21,8 +21,11 @@ export const thresholdsSchema = z.object({
   retentionHorizonMs: z.number().int().positive().default(3_600_000),
   /** TRANSLATION_ERROR (warning) when a group's failover replay exceeds this many records. */
   translationReplayRecords: z.number().int().positive().default(10_000),
-  /** CHECKPOINT_STALE when a checkpoint MM2 owes has not come for this long (5 × MM2's default 60 s interval). */
-  checkpointStaleMs: z.number().int().positive().default(300_000),
+  /**
+   * CHECKPOINT_STALE: by default the threshold comes from each flow's checkpoint connector
+   * (lib/translation/detectors.ts resolveCheckpointStaleMs); set this only to override it for every flow.
+   */
+  checkpointStaleMs: z.number().int().positive().optional(),
   /** Event findings (loss, reset, truncation) stay active this long after they were last seen. */
   eventHoldMs: z.number().int().positive().default(3_600_000),
 });

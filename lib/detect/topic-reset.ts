@@ -1,5 +1,4 @@
-import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
-import { listRewinds } from "@/lib/mm2/exact-mapping";
+import type { FlowPartition } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
 import {
   formatCount,
@@ -18,7 +17,6 @@ export const ResetSignal = {
   TOPIC_ID_CHANGED: "topic-id-changed",
   LOG_END_REWOUND: "log-end-rewound",
   POSITION_BEYOND_LOG_END: "position-beyond-log-end",
-  SYNC_REWOUND: "offset-sync-rewound",
 } as const;
 export type ResetSignalName = (typeof ResetSignal)[keyof typeof ResetSignal];
 
@@ -26,13 +24,17 @@ const reasons: Record<ResetSignalName, string> = {
   "topic-id-changed": "topic ID changed",
   "log-end-rewound": "log end went backwards",
   "position-beyond-log-end": "MM2's position is past the log end",
-  "offset-sync-rewound": "MM2's offset syncs rewound",
 };
 
 /**
- * TOPIC_RESET — a source topic was deleted and recreated (or MM2's upstream offsets rewound):
- * MM2 jumps to the earliest offset and copies offsets it had already passed a second time, and the
- * unreplicated tail of the old topic is gone.
+ * TOPIC_RESET — a source topic was deleted and recreated: MM2 jumps to the earliest offset of the
+ * new topic and copies its records after the old topic's copies, and the unreplicated tail of the
+ * old topic is gone.
+ *
+ * NOT a reset: MM2's offset syncs rewinding with the same topic ID. That is MM2 resuming from
+ * Connect's last flushed position after a worker crash, task restart or rebalance and copying
+ * again what it had not committed (at-least-once delivery, up to offset.flush.interval.ms of
+ * records): MM2_REDELIVERY (redelivery.ts) reports it as info, with the duplicated range.
  *
  * LOGIC — judged only for partitions fresh in this cycle and the previous one (first cycle and
  * stale data: nothing). Any signal below is a reset:
@@ -41,12 +43,8 @@ const reasons: Record<ResetSignalName, string> = {
  *   the same and the leader epoch did not rise (a rise is UNCLEAN_TRUNCATION, a cluster finding).
  * - position-beyond-log-end: mm2Position > sourceLogEnd in this cycle AND the previous one. One
  *   cycle alone can be a read-order race (position read after a log end that has since grown).
- * - offset-sync-rewound: a sync step new this cycle went back upstream below the previous cycle's
- *   mm2Position. Smaller rewinds are a task restart re-delivering uncommitted records (normal
- *   at-least-once delivery), not a reset.
- * recordsToRecopy = offsets MM2 had already passed and will copy again: previous mm2Position − the
- * rewound sync's upstream, or, when MM2 resets to the earliest offset of the new topic,
- * min(logEnd, previous mm2Position) − logStart. These land on the target after the old copies:
+ * * recordsToRecopy = offsets MM2 had already passed and will copy again when it resets to the
+ * earliest offset of the new topic: min(logEnd, previous mm2Position) − logStart. These land on the target after the old copies:
  * duplicates when the new topic holds the same data. Null when MM2's previous position is unknown.
  * previousLag = unreplicated records of the old topic at the previous cycle (at most that many lost).
  * One finding per reset: scope `TOPIC_RESET|<flow>|<topic>|<partition>`, tagged with the new topic ID,
@@ -59,14 +57,12 @@ export function detectTopicReset(ctx: DetectorContext): EventCandidate[] {
     const before = previous.get(view.key)?.partition;
     if (before === undefined) continue;
     const now = view.partition;
-    const rewind = findRewoundSync(ctx.newSyncs.get(view.key) ?? [], before);
     const signals = [
       hasTopicIdChanged(before, now) && ResetSignal.TOPIC_ID_CHANGED,
       hasLogEndRewound(before, now) && ResetSignal.LOG_END_REWOUND,
       isBeyondLogEnd(before) && isBeyondLogEnd(now) && ResetSignal.POSITION_BEYOND_LOG_END,
-      rewind !== null && ResetSignal.SYNC_REWOUND,
     ].filter((s): s is ResetSignalName => s !== false);
-    if (signals.length > 0) candidates.push(createResetCandidate(ctx, view, before, signals, rewind));
+    if (signals.length > 0) candidates.push(createResetCandidate(ctx, view, before, signals));
   }
   return candidates;
 }
@@ -86,18 +82,9 @@ function isBeyondLogEnd(partition: FlowPartition): boolean {
   return partition.mm2Position !== null && partition.sourceLogEnd !== null && partition.mm2Position > partition.sourceLogEnd;
 }
 
-/** The deepest new upstream rewind below the previous cycle's committed position, or null. */
-function findRewoundSync(syncs: readonly OffsetSyncPoint[], before: FlowPartition): bigint | null {
-  const position = before.mm2Position;
-  if (position === null) return null;
-  const targets = listRewinds(syncs).map((step) => step.toUpstream).filter((u) => u < position);
-  return targets.length === 0 ? null : targets.reduce(minOffset);
-}
-
-function countRecopies(before: FlowPartition, now: FlowPartition, rewoundTo: bigint | null): bigint | null {
+function countRecopies(before: FlowPartition, now: FlowPartition): bigint | null {
   const oldPosition = before.mm2Position;
   if (oldPosition === null) return null;
-  if (rewoundTo !== null) return oldPosition - rewoundTo;
   if (now.sourceLogStart === null || now.sourceLogEnd === null) return null;
   return maxOffset(0n, minOffset(now.sourceLogEnd, oldPosition) - now.sourceLogStart);
 }
@@ -107,10 +94,9 @@ function createResetCandidate(
   view: FlowPartitionView,
   before: FlowPartition,
   signals: ResetSignalName[],
-  rewoundTo: bigint | null,
 ): EventCandidate {
   const { flow, partition: now } = view;
-  const recopy = countRecopies(before, now, rewoundTo);
+  const recopy = countRecopies(before, now);
   const previousLag = before.sourceLogEnd !== null && before.mm2Position !== null ? maxOffset(0n, before.sourceLogEnd - before.mm2Position) : null;
   const tag = now.sourceTopicId ?? "";
   const recopyText = recopy === null ? "how many offsets MM2 copies again is unknown" : `MM2 copies ${formatCount(recopy)} already-passed offsets again`;
@@ -131,7 +117,6 @@ function createResetCandidate(
       currentLogEnd: now.sourceLogEnd?.toString() ?? null,
       previousMm2Position: before.mm2Position?.toString() ?? null,
       mm2Position: now.mm2Position?.toString() ?? null,
-      rewoundToUpstream: rewoundTo?.toString() ?? null,
       recordsToRecopy: recopy?.toString() ?? null,
       previousLag: previousLag?.toString() ?? null,
     },

@@ -11,8 +11,12 @@ import type { Thresholds } from "./thresholds";
 export const FindingType = {
   /** Unreplicated source records were deleted before MM2 copied them. */
   DATA_LOSS: "DATA_LOSS",
-  /** A source topic was deleted and recreated, or MM2's upstream offsets rewound. */
+  /** A source topic was deleted and recreated (new topic ID, or its log end fell below MM2's position). */
   TOPIC_RESET: "TOPIC_RESET",
+  /** MM2 resumed below what it had copied (crash, restart, rebalance) and copied records again. */
+  MM2_REDELIVERY: "MM2_REDELIVERY",
+  /** MM2's committed position was changed by hand (Connect's offsets API, or offsets deleted). */
+  MM2_POSITION_MOVED: "MM2_POSITION_MOVED",
   /** Offsets on the target went backwards (records removed on the target). */
   TARGET_TRUNCATED: "TARGET_TRUNCATED",
   /** A Connect connector or task is FAILED. */
@@ -39,6 +43,10 @@ export const FindingType = {
   TRANSLATION_ERROR: "TRANSLATION_ERROR",
   /** MM2 owes a newer checkpoint for a group/partition and has not emitted it for too long (lib/translation). */
   CHECKPOINT_STALE: "CHECKPOINT_STALE",
+  /** A source topic left an MM2 flow: MM2's topic filter no longer takes it (event, info). */
+  TOPIC_LEFT_FLOW: "TOPIC_LEFT_FLOW",
+  /** An MM2 connector setting Gapwatch cannot evaluate exactly (custom filter or policy class). */
+  FLOW_CONFIG_WARNING: "FLOW_CONFIG_WARNING",
 } as const;
 export type FindingTypeName = (typeof FindingType)[keyof typeof FindingType];
 
@@ -105,6 +113,14 @@ export interface PositionMark {
   logEndAtMove: string;
 }
 
+/** Connect's committed position of a partition as last seen, and the highest position MM2 reached. */
+export interface CommittedMark {
+  committed: string;
+  highest: string;
+  /** Source topic ID the positions belong to (a new topic starts a new mark). */
+  topicId: string | null;
+}
+
 /** What the detectors remember between cycles. JSON-safe; persist it as is. */
 export interface DetectorMemory {
   version: 1;
@@ -113,6 +129,8 @@ export interface DetectorMemory {
   syncMarkers: Record<string, { upstream: string; downstream: string }>;
   /** Per `flowPartitionKey`. */
   positions: Record<string, PositionMark>;
+  /** Per `flowPartitionKey`: Connect's committed position, kept while Connect's offsets are unreadable. */
+  committed: Record<string, CommittedMark>;
   /** Last cycle's level findings, re-emitted while their data is stale (unknown is not healthy). */
   lastFindings: Finding[];
 }

@@ -14,13 +14,20 @@ const controlBatchBit = 0x20;
  * - Timestamps: LogAppendTime batches carry the broker time in maxTimestamp for every record;
  *   otherwise baseTimestamp + delta (also when the cleaner set a delete horizon, KIP-534).
  */
-export function decodeRecordBatches(batches: readonly RawRecordsBatch[], fromOffset: bigint): { records: FetchedRecord[]; nextOffset: bigint } {
+export function decodeRecordBatches(
+  batches: readonly RawRecordsBatch[],
+  fromOffset: bigint,
+): { records: FetchedRecord[]; nextOffset: bigint; controlBatches: number } {
   const records: FetchedRecord[] = [];
   let nextOffset = fromOffset;
+  let controlBatches = 0;
   for (const batch of batches) {
     const end = batch.firstOffset + BigInt(batch.lastOffsetDelta) + 1n;
     if (end > nextOffset) nextOffset = end;
-    if ((batch.attributes & controlBatchBit) !== 0) continue;
+    if ((batch.attributes & controlBatchBit) !== 0) {
+      if (end > fromOffset) controlBatches++;
+      continue;
+    }
     const logAppendTime = (batch.attributes & logAppendTimeBit) !== 0;
     for (const r of batch.records) {
       const offset = batch.firstOffset + BigInt(r.offsetDelta);
@@ -34,12 +41,12 @@ export function decodeRecordBatches(batches: readonly RawRecordsBatch[], fromOff
       });
     }
   }
-  return { records, nextOffset };
+  return { records, nextOffset, controlBatches };
 }
 
 /** One partition of a Fetch response as a FetchResult: records, or `{ error }` with the Kafka error name. */
 export function reshapeFetchedPartition(raw: RawFetchResponsePartition, fromOffset: bigint): FetchResult {
   if (raw.errorCode !== 0) return { error: kafkaErrorName(raw.errorCode) };
-  const { records, nextOffset } = decodeRecordBatches(raw.records ?? [], fromOffset);
-  return { records, highWatermark: raw.highWatermark, logStartOffset: raw.logStartOffset, nextOffset };
+  const { records, nextOffset, controlBatches } = decodeRecordBatches(raw.records ?? [], fromOffset);
+  return { records, highWatermark: raw.highWatermark, logStartOffset: raw.logStartOffset, nextOffset, controlBatches };
 }

@@ -170,6 +170,8 @@ export interface FetchedPartition {
   logStartOffset: bigint;
   /** Where to continue: one past the last batch returned, or the requested offset when none was. */
   nextOffset: bigint;
+  /** Control batches (transaction commit/abort markers) among the batches read at or after the offset. */
+  controlBatches: number;
 }
 
 /**

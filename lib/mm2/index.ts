@@ -47,3 +47,7 @@ export {
   type ReplicationPolicyOptions,
 } from "./replication-policy";
 export * from "./types";
+export { compileNameFilter, type NameFilter } from "./name-filter";
+export { compileGroupFilter, defaultGroupsExclude, defaultGroupsInclude, readGroupFilterSettings } from "./group-filter";
+export { defaultTopicsExclude, defaultTopicsInclude, judgeTopic, readTopicFilter, type TopicFilterSpec, type TopicVerdict } from "./topic-filter";
+export { defaultCheckpointTiming, readCheckpointTiming, type CheckpointTiming } from "./checkpoint-settings";

@@ -7,6 +7,9 @@ import { type ManagedProcess, sleep, spawnJava, tailFile } from "./processes";
 
 const log = getLogger("sandbox.connect");
 
+/** The sandbox worker's offset.flush.interval.ms unless a test asks for another. */
+export const sandboxOffsetFlushMs = 5000;
+
 export interface SandboxConnectWorker {
   url: string;
   port: number;
@@ -24,6 +27,8 @@ export async function startConnectWorker(opts: {
   logOption: string;
   port?: number;
   timeoutMs?: number;
+  /** Connect's offset.flush.interval.ms (sandbox default 5 s; production's default is 60 s). */
+  offsetFlushIntervalMs?: number;
 }): Promise<SandboxConnectWorker> {
   const dir = path.join(opts.baseDir, "connect");
   mkdirSync(dir, { recursive: true });
@@ -46,8 +51,8 @@ export async function startConnectWorker(opts: {
       "status.storage.topic=connect-status",
       "status.storage.replication.factor=1",
       "status.storage.partitions=1",
-      // Lively: MM2's position in the offsets topic is at most 5 s old.
-      "offset.flush.interval.ms=5000",
+      // Lively by default: MM2's position in the offsets topic is at most 5 s old.
+      `offset.flush.interval.ms=${opts.offsetFlushIntervalMs ?? sandboxOffsetFlushMs}`,
       `listeners=http://127.0.0.1:${port}`,
       "rest.advertised.host.name=127.0.0.1",
       `rest.advertised.port=${port}`,

@@ -94,7 +94,31 @@ export async function stopProcess(proc: { name: string; pid: number }, graceMs =
     }
     log.info({ name: proc.name, pid: proc.pid }, "stopped");
   }
-  rmSync(pidFileOf(proc.name), { force: true });
+  // A restarted process under the same name (e.g. a Connect worker a test killed and started
+  // again) owns the pidfile now: removing it would leave that process untracked.
+  const file = pidFileOf(proc.name);
+  if (readPidFile(file)?.pid === proc.pid) rmSync(file, { force: true });
+}
+
+/** Stops, gracefully (SIGTERM, then SIGKILL after `graceMs`), the sandbox process a pidfile names. */
+export async function stopRecordedProcess(name: string): Promise<void> {
+  const record = readPidFile(pidFileOf(name));
+  if (!record || !isAlive(record.pid) || !isOurs(record.pid)) throw new Error(`no running sandbox process named ${name}`);
+  await stopProcess(record);
+}
+
+/**
+ * Sends SIGKILL to the process a pidfile names (as an OOM kill or a node loss does) and waits
+ * until it is gone. Only a process that still names this sandbox is signalled; the pidfile stays
+ * until `stopProcess` or the next start under that name replaces it.
+ */
+export async function killRecordedProcess(name: string): Promise<number> {
+  const record = readPidFile(pidFileOf(name));
+  if (!record || !isAlive(record.pid) || !isOurs(record.pid)) throw new Error(`no running sandbox process named ${name}`);
+  signal(record.pid, "SIGKILL");
+  while (isAlive(record.pid)) await sleep(50);
+  log.warn({ name, pid: record.pid }, "killed with SIGKILL");
+  return record.pid;
 }
 
 /**

@@ -3,6 +3,7 @@
  */
 import { defaultThresholds } from "@/lib/detect/thresholds";
 import { type Evidence, type Finding, FindingType, type SeverityName } from "@/lib/detect/types";
+import type { CheckpointTiming } from "@/lib/mm2";
 import { isSkipping } from "./reread";
 import type { FlowTranslation, GroupTranslation, PartitionTranslation } from "./types";
 
@@ -10,19 +11,38 @@ import type { FlowTranslation, GroupTranslation, PartitionTranslation } from "./
 export interface TranslationThresholds {
   /** TRANSLATION_ERROR (warning) when a group's failover replay exceeds this many records. */
   replayRecords: number;
-  /** CHECKPOINT_STALE when a due checkpoint has not come for longer than this (ms). */
-  checkpointStaleMs: number;
+  /** CHECKPOINT_STALE after this long (ms) for every group, when the operator set it; else resolveCheckpointStaleMs. */
+  checkpointStaleMs?: number;
 }
 
 /**
  * Defaults from lib/detect's thresholds: 10,000 records (a caught-up group already re-reads up to
- * offset.lag.max = 100 records per partition, MM2's normal sync spacing); 5 × MM2's default
- * emit.checkpoints.interval.seconds (60 s).
+ * offset.lag.max = 100 records per partition, MM2's normal sync spacing); CHECKPOINT_STALE's
+ * threshold from MM2's own settings.
  */
 export const defaultTranslationThresholds: TranslationThresholds = {
   replayRecords: defaultThresholds.translationReplayRecords,
-  checkpointStaleMs: defaultThresholds.checkpointStaleMs,
 };
+
+/** Never below this: a checkpoint is written, then read by Gapwatch's next poll. */
+const minCheckpointStaleMs = 60_000;
+
+/**
+ * How long a checkpoint may be owed before CHECKPOINT_STALE, from the checkpoint connector's timing
+ * (MirrorCheckpointConnector / MirrorCheckpointTask):
+ * | group                                  | threshold                                   |
+ * | MM2 already checkpoints it             | max(3 × emit interval, 60 s)                |
+ * | never checkpointed (MM2 may not know it) | refresh.groups interval + 3 × emit interval |
+ * | emit (or, for a new group, refresh) disabled | null: MM2 owes nothing, never flagged   |
+ * An operator's `thresholds.checkpointStaleMs` replaces both (emit disabled still wins).
+ * A new group reaches a task only at MM2's next group refresh; the task then emits every interval.
+ */
+export function resolveCheckpointStaleMs(timing: CheckpointTiming, checkpointedBefore: boolean, overrideMs?: number): number | null {
+  if (timing.emitIntervalMs === null) return null;
+  if (overrideMs !== undefined) return overrideMs;
+  if (checkpointedBefore) return Math.max(3 * timing.emitIntervalMs, minCheckpointStaleMs);
+  return timing.refreshGroupsIntervalMs === null ? null : timing.refreshGroupsIntervalMs + 3 * timing.emitIntervalMs;
+}
 
 /**
  * TRANSLATION_ERROR, one finding per group at most:
@@ -62,8 +82,11 @@ export type CheckpointWatch = Record<string, { checkpoint: string | null; dueSin
  * from the checkpoint's upstream offset AND MirrorCheckpointTask would emit it
  * (checkpointIsMoreRecent: committed < checkpoint upstream [rewind], or translation > checkpoint
  * downstream). A moving group whose translation stays put legitimately gets no new checkpoint.
- * The finding fires once the checkpoint has been owed for longer than the threshold (tracked in
- * `watch`, which the caller keeps between cycles) and the latest checkpoint is older than it too.
+ * The finding fires once the checkpoint has been owed for longer than the group's threshold
+ * (resolveCheckpointStaleMs; tracked in `watch`, which the caller persists between cycles and
+ * restarts) and the latest checkpoint is older than it too. Groups outside MM2's group filter are
+ * not in `ft.groups` and are never flagged. While the offset syncs are unreadable
+ * (`ft.syncsLoaded` false) nothing is judged and the flow's watch is kept as it was.
  */
 export function detectStaleCheckpoints(
   ft: FlowTranslation,
@@ -71,9 +94,12 @@ export function detectStaleCheckpoints(
   now: number,
   thresholds: TranslationThresholds = defaultTranslationThresholds,
 ): { findings: Finding[]; watch: CheckpointWatch } {
+  if (!ft.syncsLoaded) return { findings: [], watch: { ...watch } };
   const next: CheckpointWatch = Object.fromEntries(Object.entries(watch).filter(([key]) => !key.startsWith(`${ft.flow}|`)));
   const findings: Finding[] = [];
   for (const g of ft.groups) {
+    const thresholdMs = resolveCheckpointStaleMs(ft.checkpointTiming, g.partitions.some((p) => p.checkpoint !== null), thresholds.checkpointStaleMs);
+    if (thresholdMs === null) continue;
     for (const p of g.partitions) {
       const expected = isCheckpointOwed(p);
       if (expected === null) continue;
@@ -82,8 +108,8 @@ export function detectStaleCheckpoints(
       const previous = watch[key];
       const dueSince = previous && previous.checkpoint === identity ? previous.dueSince : now;
       next[key] = { checkpoint: identity, dueSince };
-      const checkpointOld = p.checkpoint === null || now - p.checkpoint.at > thresholds.checkpointStaleMs;
-      if (now - dueSince > thresholds.checkpointStaleMs && checkpointOld) findings.push(staleFinding(ft, g, p, expected, now - dueSince, now));
+      const checkpointOld = p.checkpoint === null || now - p.checkpoint.at > thresholdMs;
+      if (now - dueSince > thresholdMs && checkpointOld) findings.push(staleFinding(ft, g, p, { expected, owedMs: now - dueSince, thresholdMs }, now));
     }
   }
   return { findings, watch: next };
@@ -98,7 +124,13 @@ function isCheckpointOwed(p: PartitionTranslation): bigint | null {
   return p.committed < c.upstream || p.translation.downstream > c.downstream ? p.translation.downstream : null;
 }
 
-function staleFinding(ft: FlowTranslation, g: GroupTranslation, p: PartitionTranslation, expected: bigint, owedMs: number, now: number): Finding {
+function staleFinding(
+  ft: FlowTranslation,
+  g: GroupTranslation,
+  p: PartitionTranslation,
+  { expected, owedMs, thresholdMs }: { expected: bigint; owedMs: number; thresholdMs: number },
+  now: number,
+): Finding {
   const c = p.checkpoint;
   const minutes = Math.round(owedMs / 60_000);
   const summary = c
@@ -121,6 +153,9 @@ function staleFinding(ft: FlowTranslation, g: GroupTranslation, p: PartitionTran
       checkpointAgeMs: c ? c.ageMs : null,
       expectedDownstream: expected.toString(),
       owedForMs: owedMs,
+      thresholdMs,
+      emitIntervalMs: ft.checkpointTiming.emitIntervalMs,
+      refreshGroupsIntervalMs: ft.checkpointTiming.refreshGroupsIntervalMs,
     },
     observedAt: now,
   };

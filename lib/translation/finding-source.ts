@@ -1,15 +1,32 @@
+import { z } from "zod";
 import type { Finding } from "@/lib/detect/types";
 import type { Thresholds } from "@/lib/detect/thresholds";
+import { getLogger } from "@/lib/logger";
+import type { Store } from "@/lib/store";
 import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors } from "./detectors";
 import type { TranslationRecorder } from "./record-cycle";
 
+const log = getLogger("translation");
+
+/** Store key of the checkpoint watch (the alert service keeps its detector memory under its own). */
+const checkpointWatchKey = "checkpoint-watch";
+
+const storedWatchSchema = z.object({
+  version: z.literal(1),
+  watch: z.record(z.string(), z.object({ checkpoint: z.string().nullable(), dueSince: z.number().int().nonnegative() })),
+});
+
 /**
  * TRANSLATION_ERROR and CHECKPOINT_STALE findings for the alerting pipeline, from the latest
- * cycle's translations; keeps the checkpoint watch (which checkpoints MM2 owes since when)
- * between cycles.
+ * cycle's translations. The checkpoint watch (which checkpoints MM2 owes since when) is kept in the
+ * store between cycles and restarts, so a restart of Gapwatch neither resolves a CHECKPOINT_STALE
+ * alert nor starts its clock again.
  */
-export function createTranslationFindingSource(recorder: TranslationRecorder): (now: number, thresholds: Thresholds) => Finding[] {
-  let watch: CheckpointWatch = {};
+export function createTranslationFindingSource(
+  recorder: TranslationRecorder,
+  store: Pick<Store, "getValue" | "setValue">,
+): (now: number, thresholds: Thresholds) => Finding[] {
+  let watch = loadWatch(store);
   return (now, thresholds) => {
     const limits = { replayRecords: thresholds.translationReplayRecords, checkpointStaleMs: thresholds.checkpointStaleMs };
     const findings: Finding[] = [];
@@ -19,6 +36,21 @@ export function createTranslationFindingSource(recorder: TranslationRecorder): (
       watch = stale.watch;
       findings.push(...stale.findings);
     }
+    store.setValue(checkpointWatchKey, JSON.stringify({ version: 1, watch }));
     return findings;
   };
+}
+
+/** The stored watch; a missing one is empty, an unreadable one is logged and started afresh. */
+function loadWatch(store: Pick<Store, "getValue">): CheckpointWatch {
+  const raw = store.getValue(checkpointWatchKey);
+  if (raw === null) return {};
+  try {
+    const parsed = storedWatchSchema.safeParse(JSON.parse(raw));
+    if (parsed.success) return parsed.data.watch;
+    log.warn({ err: parsed.error.message }, "stored checkpoint watch unreadable; starting afresh");
+  } catch (err) {
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, "stored checkpoint watch is not JSON; starting afresh");
+  }
+  return {};
 }

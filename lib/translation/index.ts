@@ -4,7 +4,6 @@
  * listener to the store.
  */
 export * from "./types";
-export { compileGroupFilter, defaultGroupsExclude, defaultGroupsInclude, type GroupFilter } from "./group-filter";
 export { mapIdealOffset, replaySyncHistory, SyncModelCache, type ReplayOptions } from "./sync-model";
 export { estimateReread, isSkipping, selectMirrorMakerOffset, sumTotals } from "./reread";
 export { translateFlow, translateSnapshotFlow, type TranslateFlowInput } from "./translate-flow";

@@ -4,8 +4,8 @@
  *
  * RULES, per group × partition of the flow's SOURCE cluster:
  * 1. Groups: those with committed offsets on topics the flow replicates, kept by MM2's groups
- *    filter (`groups` from the checkpoint connector, `groups.exclude` default
- *    `console-consumer-.*, connect-.*, __.*`). Filtered-out groups are listed, not translated.
+ *    filter (`groups` and `groups.exclude` from the checkpoint connector, MM2's defaults without
+ *    one; lib/mm2/group-filter.ts). Filtered-out groups are listed, not translated.
  * 2. MM2's translation: the partition's full sync history replayed into the OffsetSyncStore model
  *    (sync-model.ts, start-up assumption documented there), then translateDownstream(committed):
  *    empty → `no-sync` (or `store-not-loaded` when the syncs topic could not be read), −1 →
@@ -16,8 +16,7 @@
  *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
  */
 import { type CheckpointPoint, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
-import type { SyncPoint } from "@/lib/mm2";
-import { compileGroupFilter, defaultGroupsExclude } from "./group-filter";
+import { compileGroupFilter, type SyncPoint } from "@/lib/mm2";
 import { estimateReread, selectMirrorMakerOffset, sumTotals } from "./reread";
 import { mapIdealOffset, type ReplayOptions, SyncModelCache } from "./sync-model";
 import { type FlowTranslation, type GroupTranslation, type IdealOffset, type ModelTranslation, type PartitionTranslation, UntranslatableReason } from "./types";
@@ -32,8 +31,6 @@ export interface TranslateFlowInput {
   now: number;
   /** False when the offset-syncs topic could not be read and nothing was read before (default true). */
   syncsLoaded?: boolean;
-  /** The checkpoint connector's `groups.exclude` when known (default MM2's). */
-  groupsExclude?: string;
   /** Reuse replayed models across cycles (strongly advised for the collector and the views). */
   cache?: SyncModelCache;
   /** How MirrorCheckpointTask loaded its store, when no cache is given (sync-model.ts). */
@@ -45,7 +42,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const { flow, now } = input;
   const cache = input.cache ?? new SyncModelCache(input.replay);
   const syncsLoaded = input.syncsLoaded ?? true;
-  const filter = compileGroupFilter(flow.groupsFilter, input.groupsExclude ?? defaultGroupsExclude);
+  const filter = compileGroupFilter(flow.groupsFilter, flow.groupsExclude);
   const partitions = new Map(flow.partitions.map((p) => [`${p.topic}/${p.partition}`, p]));
   const topics = new Set(flow.partitions.map((p) => p.topic));
   const checkpoints = new Map(flow.checkpoints.map((c) => [`${c.group}|${c.topic}|${c.partition}`, c]));
@@ -72,6 +69,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     target: flow.target,
     at: now,
     syncsLoaded,
+    checkpointTiming: flow.checkpointTiming,
     groups,
     excludedGroups,
     totals: { ...sumTotals(groups.flatMap((g) => g.partitions)), groups: groups.length },
@@ -88,7 +86,7 @@ export function translateSnapshotFlow(
   flow: Flow,
   syncHistory: ReadonlyMap<string, readonly SyncPoint[]>,
   now: number,
-  options: { cache?: SyncModelCache; groupsExclude?: string; replay?: ReplayOptions } = {},
+  options: { cache?: SyncModelCache; replay?: ReplayOptions } = {},
 ): FlowTranslation {
   const source = snapshot.clusters.find((c) => c.alias === flow.source);
   const syncsCluster = snapshot.clusters.find((c) => c.alias === flow.offsetSyncs.cluster);

@@ -4,6 +4,7 @@
  * position would be, and how many records the difference makes the group re-read (or skip) after a
  * failover. Offsets are `bigint`; JSON turns them into decimal strings at the edge (lib/api/json).
  */
+import type { CheckpointTiming } from "@/lib/mm2";
 
 /** Why a committed offset has no MM2 translation (MirrorCheckpointTask emits no checkpoint for it). */
 export const UntranslatableReason = {
@@ -117,6 +118,8 @@ export interface FlowTranslation {
   at: number;
   /** False when the offset-syncs topic could not be read: every translation is `store-not-loaded`. */
   syncsLoaded: boolean;
+  /** The checkpoint connector's emit and group-refresh intervals (CHECKPOINT_STALE's thresholds). */
+  checkpointTiming: CheckpointTiming;
   groups: GroupTranslation[];
   /** Groups on the source with committed offsets that MM2's groups filter leaves out. */
   excludedGroups: string[];

@@ -11,6 +11,10 @@ export interface ClusterView {
   brokers: number;
   topics: { name: string; topicId: string | null; internal: boolean; partitions: number; logEndTotal: bigint; logStartTotal: bigint }[];
   groups: number;
+  /** Groups whose committed offsets could not be read this cycle (their last good ones are kept). */
+  unknownGroups: number;
+  /** Partitions whose log offsets could not be read this cycle. */
+  unknownPartitions: number;
   underReplicated: number;
   offline: number;
 }
@@ -40,6 +44,8 @@ function reshapeCluster(c: ClusterSnapshot, now: number): ClusterView {
       logStartTotal: t.partitions.reduce((s, p) => s + (p.logStart ?? 0n), 0n),
     })),
     groups: c.groups.length,
+    unknownGroups: c.groups.filter((g) => g.error !== null).length,
+    unknownPartitions: partitions.filter((p) => p.logStart === null || p.logEnd === null).length,
     underReplicated: partitions.filter((p) => p.isr.length < p.replicas.length).length,
     offline: partitions.filter((p) => p.leader === null).length,
   };

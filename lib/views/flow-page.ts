@@ -39,6 +39,8 @@ export interface FlowTopicRowView {
   lag: number;
   lagText: string;
   unknownPositions: number;
+  /** Partitions whose data could not be read this cycle. */
+  unknownPartitions: number;
   internal: boolean;
   spark: { at: number; lag: number }[];
 }
@@ -60,6 +62,7 @@ export function shapeFlowTopicRows(flow: Flow, lagSeries: readonly TopicLagPoint
     lag: Number(t.lag),
     lagText: formatCount(t.lag),
     unknownPositions: t.unknownPositions,
+    unknownPartitions: t.unknownPartitions,
     internal: t.internal,
     spark: byTopic.get(t.topic) ?? [],
   }));

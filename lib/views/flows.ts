@@ -1,5 +1,16 @@
 import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 
+/** Why part of a flow's data is unknown this cycle: the flow shows "partial" with the reason. */
+export interface PartialData {
+  unknownPartitions: number;
+  /** The first distinct reasons (what could not be read). */
+  reasons: string[];
+  /** Distinct reasons beyond those listed. */
+  moreReasons: number;
+  /** Age at this cycle of the oldest last-good data among them (ms); null when one was never read. */
+  dataAgeMs: number | null;
+}
+
 export interface FlowSummary {
   id: string;
   source: string;
@@ -10,6 +21,8 @@ export interface FlowSummary {
   partitions: number;
   lag: bigint;
   unknownPositions: number;
+  /** Null when every partition was read this cycle. */
+  partial: PartialData | null;
   heartbeatLatencyMs: number | null;
   tasks: Record<string, number>;
   errors: string[];
@@ -23,6 +36,8 @@ export interface TopicRow {
   targetLogEnd: bigint;
   lag: bigint;
   unknownPositions: number;
+  /** Partitions whose data could not be read this cycle. */
+  unknownPartitions: number;
   internal: boolean;
 }
 
@@ -32,7 +47,7 @@ export function listFlowSummaries(snapshot: Snapshot): FlowSummary[] {
 }
 
 export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
-  const names = [f.connectors.source, f.connectors.checkpoint, f.connectors.heartbeat].filter((n): n is string => n !== null);
+  const names = [...f.connectors.sources, f.connectors.checkpoint, f.connectors.heartbeat].filter((n): n is string => n !== null);
   const connect = snapshot.connect.find((c) => c.name === f.connectors.connectCluster);
   const tasks: Record<string, number> = {};
   for (const connector of connect?.connectors.filter((c) => names.includes(c.name)) ?? []) {
@@ -48,6 +63,7 @@ export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
     partitions: f.totals.partitions,
     lag: f.totals.lag,
     unknownPositions: f.totals.unknownPositions,
+    partial: describePartialData(f.partitions, snapshot.takenAt),
     heartbeatLatencyMs: f.heartbeat.latencyMs,
     tasks,
     errors: f.errors,
@@ -66,6 +82,7 @@ export function listTopicRows(f: Flow): TopicRow[] {
     targetLogEnd: parts.reduce((s, p) => s + (p.targetLogEnd ?? 0n), 0n),
     lag: parts.reduce((s, p) => s + (p.lag ?? 0n), 0n),
     unknownPositions: parts.filter((p) => p.lag === null).length,
+    unknownPartitions: parts.filter((p) => p.unknown !== null).length,
     internal: topic === "heartbeats" || topic.endsWith(".heartbeats") || topic.endsWith(".internal") || topic.startsWith("__"),
   }));
 }
@@ -76,6 +93,7 @@ export function listPartitionRows(f: Flow) {
     topic: p.topic,
     partition: p.partition,
     targetTopic: p.targetTopic,
+    sourceConnector: p.sourceConnector,
     sourceLogStart: p.sourceLogStart,
     sourceLogEnd: p.sourceLogEnd,
     mm2Position: p.mm2Position,
@@ -86,5 +104,21 @@ export function listPartitionRows(f: Flow) {
     sourceLeaderEpoch: p.sourceLeaderEpoch,
     sourceTopicId: p.sourceTopicId,
     latestSync: p.latestSync,
+    unknown: p.unknown,
   }));
+}
+
+/** How many partitions are unknown, why, and how old their last good data is; null when none is. */
+export function describePartialData(partitions: readonly FlowPartition[], takenAt: number, shown = 3): PartialData | null {
+  const unknown = partitions.flatMap((p) => (p.unknown === null ? [] : [p.unknown]));
+  if (unknown.length === 0) return null;
+  const reasons = [...new Set(unknown.map((u) => u.reason))];
+  const neverRead = unknown.some((u) => u.dataAt === null);
+  const oldest = Math.min(...unknown.map((u) => u.dataAt ?? takenAt));
+  return {
+    unknownPartitions: unknown.length,
+    reasons: reasons.slice(0, shown),
+    moreReasons: Math.max(0, reasons.length - shown),
+    dataAgeMs: neverRead ? null : takenAt - oldest,
+  };
 }

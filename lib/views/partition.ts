@@ -1,4 +1,6 @@
+import type { AlertRecord } from "@/lib/alerts/types";
 import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
+import { type Evidence, FindingType } from "@/lib/detect/types";
 import type { PartitionSample } from "@/lib/store";
 import { formatCount } from "@/lib/format";
 
@@ -18,73 +20,76 @@ export interface OffsetPoint {
   lag: number | null;
 }
 
-/** A stretch where records were deleted at the source before MM2 copied them. */
+/** A stretch where records were deleted at the source before MM2 copied them (from a DATA_LOSS alert). */
 export interface LossGap {
+  /** The sample before the cycle that detected the loss, and that cycle. */
   from: number;
   to: number;
-  /** The previous sample's MM2 position and the new log start: the records lost in between. */
+  /** The alert's first lost offset and one past its last: the records lost in between. */
   lowOffset: number;
   highOffset: number;
   records: string;
 }
 
-/** A moment where the source log end fell below MM2's position: the topic was deleted and recreated (or truncated). */
+/** When a TOPIC_RESET alert was first seen, with its summary. */
 export interface ResetMark {
   at: number;
   label: string;
+  summary: string;
 }
+
+/** What the chart reads from an alert of the partition. */
+export type MarkAlert = Pick<AlertRecord, "type" | "summary" | "evidence" | "firstSeen">;
 
 export function shapeOffsetPoints(samples: readonly PartitionSample[]): OffsetPoint[] {
   return samples.map((s) => ({ at: s.at, sourceLogStart: num(s.sourceLogStart), sourceLogEnd: num(s.sourceLogEnd), mm2Position: num(s.mm2Position), targetLogEnd: num(s.targetLogEnd), lag: num(s.lag) }));
 }
 
 /**
- * Rules, comparing each sample with the one before it (samples oldest first):
- * - data loss: sourceLogStart > previous mm2Position — the records [previous position, new log
- *   start) were deleted before MM2 read them; N = log start − previous position.
- * - topic reset: sourceLogEnd < previous mm2Position — offsets went backwards at the source.
- * Samples with an unknown (null) value on either side are skipped.
+ * The chart's loss and reset marks, from the partition's DATA_LOSS and TOPIC_RESET alerts only
+ * (one source of truth: the chart never says what no alert says). An alert is marked when it was
+ * first seen within [from, to]; a loss spans, in time, from the sample before its detection to the
+ * detection, and in offsets exactly the alert's range.
  */
-export function findLossAndResets(samples: readonly PartitionSample[]): { gaps: LossGap[]; resets: ResetMark[] } {
+export function placeAlertMarks(
+  samples: readonly PartitionSample[],
+  alerts: readonly MarkAlert[],
+  range: { from: number; to: number },
+): { gaps: LossGap[]; resets: ResetMark[] } {
   const gaps: LossGap[] = [];
   const resets: ResetMark[] = [];
-  for (let i = 1; i < samples.length; i++) {
-    const prev = samples[i - 1]!;
-    const cur = samples[i]!;
-    if (prev.mm2Position === null) continue;
-    if (cur.sourceLogStart !== null && cur.sourceLogStart > prev.mm2Position) {
-      gaps.push({ from: prev.at, to: cur.at, lowOffset: Number(prev.mm2Position), highOffset: Number(cur.sourceLogStart), records: formatCount(cur.sourceLogStart - prev.mm2Position) });
-    }
-    if (cur.sourceLogEnd !== null && cur.sourceLogEnd < prev.mm2Position) {
-      resets.push({ at: cur.at, label: "topic reset" });
-    }
+  for (const alert of alerts) {
+    const seenAt = typeof alert.evidence.seenAt === "number" ? alert.evidence.seenAt : alert.firstSeen;
+    if (seenAt < range.from || seenAt > range.to) continue;
+    if (alert.type === FindingType.TOPIC_RESET) resets.push({ at: seenAt, label: "topic reset", summary: alert.summary });
+    const loss = alert.type === FindingType.DATA_LOSS ? readLossEvidence(alert.evidence) : null;
+    if (loss === null) continue;
+    const before = samples.findLast((s) => s.at < seenAt);
+    gaps.push({
+      from: before?.at ?? seenAt,
+      to: seenAt,
+      lowOffset: Number(loss.firstLostOffset),
+      highOffset: Number(loss.lastLostOffset) + 1,
+      records: formatCount(BigInt(loss.lostCount)),
+    });
   }
+  gaps.sort((a, b) => a.to - b.to || a.lowOffset - b.lowOffset);
+  resets.sort((a, b) => a.at - b.at);
   return { gaps, resets };
 }
 
 /** The exact evidence of a DATA_LOSS alert (offsets as decimal strings). */
-export interface LossEvidence {
+interface LossEvidence {
   firstLostOffset: string;
   lastLostOffset: string;
   lostCount: string;
 }
 
 /** The loss range of a DATA_LOSS alert's evidence, or null when it does not carry one. */
-export function readLossEvidence(evidence: Record<string, string | number | boolean | null>): LossEvidence | null {
+function readLossEvidence(evidence: Evidence): LossEvidence | null {
   const { firstLostOffset, lastLostOffset, lostCount } = evidence;
-  return typeof firstLostOffset === "string" && typeof lastLostOffset === "string" && typeof lostCount === "string" ? { firstLostOffset, lastLostOffset, lostCount } : null;
-}
-
-/**
- * Replaces a chart gap's estimate (from two samples, which can be a flush behind) with the exact
- * range of the DATA_LOSS alert that covers it, so the chart and the banner say the same thing.
- */
-export function refineGapsWithAlerts(gaps: readonly LossGap[], evidence: readonly LossEvidence[]): LossGap[] {
-  return gaps.map((gap) => {
-    const match = evidence.find((e) => Number(e.firstLostOffset) < gap.highOffset && Number(e.lastLostOffset) >= gap.lowOffset);
-    if (!match) return gap;
-    return { ...gap, lowOffset: Number(match.firstLostOffset), highOffset: Number(match.lastLostOffset) + 1, records: formatCount(BigInt(match.lostCount)) };
-  });
+  const isOffset = (v: unknown): v is string => typeof v === "string" && /^\d+$/.test(v);
+  return isOffset(firstLostOffset) && isOffset(lastLostOffset) && isOffset(lostCount) ? { firstLostOffset, lastLostOffset, lostCount } : null;
 }
 
 /** One retained offset sync, newest first in the table. */

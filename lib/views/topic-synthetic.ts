@@ -24,6 +24,7 @@ export function generateSyntheticPartitionRows(count: number): PartitionRowView[
       targetLogEnd: formatCount(position - start),
       lag: formatCount(lag),
       lagState: lag > 0 ? "behind" : "zero",
+      partial: null,
       latestSync: `${formatCount(position - 1)} → ${formatCount(position - 1 - start)}`,
       leader: String(replicas[0]),
       leaderEpoch: String(i % 4),

@@ -1,5 +1,5 @@
-import type { Flow, FlowPartition, PartitionState, Snapshot } from "@/lib/collector/types";
-import { formatCount } from "@/lib/format";
+import type { Flow, FlowPartition, PartitionState, Snapshot, UnknownData } from "@/lib/collector/types";
+import { formatAge, formatCount } from "@/lib/format";
 
 /** One partition row of the topic page, shaped for the client: offsets as formatted strings. */
 export interface PartitionRowView {
@@ -13,6 +13,8 @@ export interface PartitionRowView {
   lag: string;
   /** Lag is above zero (highlighted) or unknown. */
   lagState: "zero" | "behind" | "unknown";
+  /** Why this partition's data could not be read this cycle (it is not judged), or null. */
+  partial: string | null;
   latestSync: string;
   leader: string;
   leaderEpoch: string;
@@ -53,6 +55,7 @@ export function shapePartitionRows(snapshot: Snapshot, flow: Flow, topic: string
       targetLogEnd: formatCount(p.targetLogEnd),
       lag: formatCount(p.lag),
       lagState: p.lag === null ? "unknown" : p.lag > 0n ? "behind" : "zero",
+      partial: p.unknown === null ? null : describeUnknown(p.unknown, snapshot.takenAt),
       latestSync: p.latestSync ? `${formatCount(p.latestSync.upstream)} → ${formatCount(p.latestSync.downstream)}` : "—",
       leader: state ? (state.leader === null ? "none (offline)" : String(state.leader)) : "—",
       leaderEpoch: state ? String(state.leaderEpoch) : p.sourceLeaderEpoch === null ? "—" : String(p.sourceLeaderEpoch),
@@ -61,6 +64,12 @@ export function shapePartitionRows(snapshot: Snapshot, flow: Flow, topic: string
       underReplicated: state !== null && state.isr.length < state.replicas.length,
     };
   });
+}
+
+/** Why a partition is unknown and how old its last good data is, for the row's tooltip. */
+function describeUnknown(unknown: UnknownData, takenAt: number): string {
+  const known = unknown.dataAt === null ? "never read" : `last read ${formatAge(takenAt - unknown.dataAt)} before this cycle`;
+  return `${unknown.reason} (${known})`;
 }
 
 /** Largest `?synthetic=` the topic page accepts (keeps a typo from freezing the tab). */

@@ -64,7 +64,7 @@ export function measureSyntheticScale(base: Snapshot, history: CollectorHistory,
     const now = base.takenAt + c * 5000;
     const source = advanceCluster(world.source, world.sourceFlowTopics, BigInt(c) * recordsPerCycle, now);
     const target = advanceCluster(world.target, world.targetFlowTopics, BigInt(c) * recordsPerCycle - behind, now);
-    const readings: FlowReadings = { positions: readPositions(source, world.sourceFlowTopics), syncHistory: world.syncs, checkpoints: world.checkpoints, latestHeartbeat: now - 1000, errors: [] };
+    const readings: FlowReadings = { positions: readPositions(source, world.sourceFlowTopics), syncHistory: world.syncs, checkpoints: world.checkpoints, latestHeartbeat: now - 1000, failures: { positionsError: null, syncsError: null }, errors: [] };
     let t = performance.now();
     const flow = buildFlow(world.def, source, target, readings, now);
     const buildMs = performance.now() - t;

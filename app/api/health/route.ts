@@ -3,7 +3,7 @@ import { readHealth } from "@/lib/views/health";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/health — status (ok | degraded | starting), clusters with reachability and data age. */
+/** GET /api/health — status (ok | degraded | starting), clusters with reachability, data age and unread groups; flows with unknown ("partial") partitions. */
 export function GET() {
   return handleRoute(() => jsonResponse(readHealth(Date.now())));
 }

@@ -57,6 +57,34 @@ describe("metrics", () => {
     expect(text).toContain('gapwatch_collector_errors_total{kind="cluster",source="west"} 2');
   });
 
+  it("counts unknown partitions per flow and unknown groups per cluster, and drops an unknown partition's lag", async () => {
+    const unread = { error: "OffsetFetch: coordinator 1: Request timed out after 30000 ms", dataAt: T - 10_000 };
+    const group = (groupId: string, read: { error: string | null; dataAt: number | null }) => ({ groupId, state: "STABLE", protocolType: "consumer", members: 1, offsets: [], ...read });
+    const partial = makeSnapshot({
+      cycle: 9,
+      clusters: [
+        makeCluster("east", { groups: [group("billing", unread), group("audit", { error: null, dataAt: T }), group("ledger", unread)] }),
+        makeStaleCluster("west", { groups: [group("mirror", { error: null, dataAt: T - 60_000 })] }),
+      ],
+      flows: [
+        makeFlow({
+          partitions: [
+            makeFlowPartition({ partition: 0, sourceLogEnd: 1500n, mm2Position: 1000n, unknown: { reason: "west east.orders/0: ListOffsets: NOT_LEADER_OR_FOLLOWER", dataAt: T - 10_000 } }),
+            makeFlowPartition({ partition: 1, sourceLogEnd: 1500n, mm2Position: 1400n }),
+          ],
+        }),
+      ],
+    });
+    const metrics = createMetrics(T);
+    metrics.updateMetrics(partial, []);
+    const text = await metrics.renderMetrics();
+    expect(text).toContain('gapwatch_unknown_partitions{flow="east->west"} 1');
+    expect(text).toContain('gapwatch_unknown_groups{cluster="east"} 2');
+    expect(text).toContain('gapwatch_unknown_groups{cluster="west"} 1');
+    expect(text).toContain('gapwatch_flow_partition_lag_records{flow="east->west",topic="orders",partition="1"} 100');
+    expect(text).not.toContain('gapwatch_flow_partition_lag_records{flow="east->west",topic="orders",partition="0"}');
+  });
+
   it("drops series of partitions that are gone", async () => {
     const metrics = createMetrics(T);
     metrics.updateMetrics(snapshot, []);

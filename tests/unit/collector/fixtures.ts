@@ -5,7 +5,7 @@
 import type { FlowReadings } from "@/lib/collector/flow-builder";
 import type { FlowDefinition } from "@/lib/collector/flow-discovery";
 import type { ClusterSnapshot, PartitionState, TopicState } from "@/lib/collector/types";
-import { createDefaultReplicationPolicy, type SyncPoint } from "@/lib/mm2";
+import { createDefaultReplicationPolicy, defaultCheckpointTiming, defaultGroupsExclude, readTopicFilter, type SyncPoint } from "@/lib/mm2";
 
 /** 2025-01-15 03:00:00 UTC. */
 export const T0 = Date.UTC(2025, 0, 15, 3, 0, 0);
@@ -64,10 +64,14 @@ export function makeDefinition(overrides: Partial<FlowDefinition> = {}): FlowDef
     target: "west",
     discoveredFrom: "connect",
     connectCluster: "connect-1",
-    connectors: { source: "mm2-source", checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" },
+    connectors: { source: "mm2-source", sources: ["mm2-source"], checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" },
     policy: createDefaultReplicationPolicy(),
     topicsFilter: ".*",
+    topicFilters: [{ connector: "mm2-source", spec: readTopicFilter({}) }],
     groupsFilter: ".*",
+    groupsExclude: defaultGroupsExclude,
+    checkpointTiming: defaultCheckpointTiming,
+    warnings: [],
     offsetSyncs: { cluster: "east", topic: "mm2-offset-syncs.west.internal" },
     checkpointsTopic: "east.checkpoints.internal",
     heartbeatsTopic: "east.heartbeats",
@@ -83,6 +87,7 @@ export function makeReadings(overrides: Partial<FlowReadings> = {}): FlowReading
     syncHistory: new Map<string, readonly SyncPoint[]>(),
     checkpoints: [],
     latestHeartbeat: null,
+    failures: { positionsError: null, syncsError: null },
     errors: [],
     ...overrides,
   };

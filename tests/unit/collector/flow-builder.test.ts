@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildFlow, derivePosition } from "@/lib/collector/flow-builder";
 import { type CheckpointPoint, flowPartitionKey } from "@/lib/collector/types";
-import { createIdentityReplicationPolicy, type SyncPoint } from "@/lib/mm2";
+import { createIdentityReplicationPolicy, readTopicFilter, type SyncPoint } from "@/lib/mm2";
 import { makeCluster, makeDefinition, makeReadings, makeTopic, T0 } from "./fixtures";
 
 const FLOW = "east->west";
@@ -42,7 +42,7 @@ describe("buildFlow: which topics belong to the flow", () => {
     expect(flow.partitions.map((p) => [p.topic, p.partition, p.targetTopic])).toEqual([["orders", 0, "east.orders"]]);
   });
 
-  it("includes a source topic MM2 holds a position for even before its remote topic exists", () => {
+  it("includes a source topic MM2's filter takes even before its remote topic exists, naming the connector copying it", () => {
     const source = makeCluster("east", [makeTopic("payments", [{ logEnd: 50n }])]);
     const flow = buildFlow(makeDefinition(), source, makeCluster("west"), makeReadings({ positions: new Map([["payments/0", 9n]]) }), T0);
     expect(flow.partitions).toEqual([
@@ -50,6 +50,7 @@ describe("buildFlow: which topics belong to the flow", () => {
         topic: "payments",
         partition: 0,
         targetTopic: "east.payments",
+        sourceConnector: "mm2-source",
         sourceTopicId: "id-payments",
         sourceLogStart: 0n,
         sourceLogEnd: 50n,
@@ -60,13 +61,17 @@ describe("buildFlow: which topics belong to the flow", () => {
         targetLogStart: null,
         targetLogEnd: null,
         lag: 40n,
+        offsetLag: 40n,
+        lagBasis: "offsets",
+        transactionMarkersSeen: false,
         latestSync: null,
         oldestUnreplicatedTimestamp: null,
+        unknown: null,
       },
     ]);
   });
 
-  it("leaves out source topics that are neither mirrored nor positioned, MM2's internal topics and __consumer_offsets", () => {
+  it("with a filter it cannot evaluate, leaves out topics neither mirrored nor positioned, internal ones and __consumer_offsets", () => {
     const source = makeCluster("east", [
       makeTopic("audit"),
       makeTopic("mm2-offset-syncs.west.internal"),
@@ -74,7 +79,8 @@ describe("buildFlow: which topics belong to the flow", () => {
       makeTopic("orders"),
     ]);
     const target = makeCluster("west", [makeTopic("east.orders"), makeTopic("__consumer_offsets"), makeTopic("mm2-offsets.east.internal")]);
-    const flow = buildFlow(makeDefinition(), source, target, makeReadings(), T0);
+    const def = makeDefinition({ topicFilters: [{ connector: "mm2-source", spec: readTopicFilter({ "topic.filter.class": "com.acme.Filter" }) }] });
+    const flow = buildFlow(def, source, target, makeReadings(), T0);
     expect([...new Set(flow.partitions.map((p) => p.topic))]).toEqual(["orders"]);
   });
 
@@ -85,10 +91,11 @@ describe("buildFlow: which topics belong to the flow", () => {
   });
 
   it("matches topics by their unchanged names under IdentityReplicationPolicy", () => {
-    const def = makeDefinition({ policy: createIdentityReplicationPolicy({ sourceClusterAlias: "east" }) });
-    const source = makeCluster("east", [makeTopic("orders"), makeTopic("audit")]);
-    const target = makeCluster("west", [makeTopic("orders")]);
-    expect(buildFlow(def, source, target, makeReadings(), T0).partitions.map((p) => [p.topic, p.targetTopic])).toEqual([["orders", "orders"]]);
+    const def = makeDefinition({ policy: createIdentityReplicationPolicy({ sourceClusterAlias: "east" }), topicsFilter: "orders" });
+    const source = makeCluster("east", [makeTopic("orders"), makeTopic("audit"), makeTopic("__consumer_offsets")]);
+    const target = makeCluster("west", [makeTopic("orders"), makeTopic("__consumer_offsets")]);
+    const filtered = makeDefinition({ ...def, topicFilters: [{ connector: "mm2-source", spec: readTopicFilter({ topics: "orders" }) }] });
+    expect(buildFlow(filtered, source, target, makeReadings(), T0).partitions.map((p) => [p.topic, p.targetTopic])).toEqual([["orders", "orders"]]);
   });
 
   // Regression (was a bug in lib/collector/flow-builder.ts, buildFlow, the `replicated` check): under IdentityReplicationPolicy
@@ -245,10 +252,14 @@ describe("buildFlow: flow fields", () => {
       source: "east",
       target: "west",
       discoveredFrom: "connect",
-      connectors: { connectCluster: "connect-1", source: "mm2-source", checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" },
+      connectors: { connectCluster: "connect-1", source: "mm2-source", sources: ["mm2-source"], checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" },
       replicationPolicy: { kind: "default", separator: "." },
       topicsFilter: ".*",
       groupsFilter: ".*",
+      groupsExclude: "console-consumer-.*, connect-.*, __.*",
+      checkpointTiming: { emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 },
+      warnings: [],
+      excludedTopics: [],
       offsetSyncs: { cluster: "east", topic: "mm2-offset-syncs.west.internal" },
       checkpointsTopic: "east.checkpoints.internal",
       partitions: undefined,

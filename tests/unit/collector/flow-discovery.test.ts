@@ -24,10 +24,14 @@ function makeConnector(name: string, connectorClass: string, config: Record<stri
   };
 }
 
-/** The serializable fields of a definition (the policy object is compared by kind and separator). */
+/** The serializable fields of a definition (policy by kind and separator, filters by their settings). */
 function describeDef(def: FlowDefinition) {
-  const { policy, ...rest } = def;
-  return { ...rest, policy: { kind: policy.kind, separator: policy.separator } };
+  const { policy, topicFilters, ...rest } = def;
+  return { ...rest, policy: { kind: policy.kind, separator: policy.separator }, topicFilters: topicFilters.map(describeFilter) };
+}
+
+function describeFilter({ connector, spec }: FlowDefinition["topicFilters"][number]) {
+  return spec.kind === "default" ? { connector, topics: spec.topics, topicsExclude: spec.topicsExclude } : { connector, unknown: spec.reason };
 }
 
 const noClusters: { alias: string; topicNames: string[] }[] = [];
@@ -48,10 +52,14 @@ describe("discoverFlows from Connect", () => {
         target: "west",
         discoveredFrom: "connect",
         connectCluster: "connect-1",
-        connectors: { source: "mm2-source", checkpoint: null, heartbeat: null },
+        connectors: { source: "mm2-source", sources: ["mm2-source"], checkpoint: null, heartbeat: null },
         policy: { kind: "default", separator: "." },
         topicsFilter: ".*",
+        topicFilters: [{ connector: "mm2-source", topics: ".*", topicsExclude: ".*[\\-\\.]internal, .*\\.replica, __.*" }],
         groupsFilter: ".*",
+        groupsExclude: "console-consumer-.*, connect-.*, __.*",
+        checkpointTiming: { emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 },
+        warnings: [],
         offsetSyncs: { cluster: "east", topic: "mm2-offset-syncs.west.internal" },
         checkpointsTopic: "east.checkpoints.internal",
         heartbeatsTopic: "east.heartbeats",
@@ -74,7 +82,7 @@ describe("discoverFlows from Connect", () => {
       ],
       noClusters,
     );
-    expect(flows.map((f) => f.connectors)).toEqual([{ source: "src", checkpoint: "cp", heartbeat: "hb" }]);
+    expect(flows.map((f) => f.connectors)).toEqual([{ source: "src", sources: ["src"], checkpoint: "cp", heartbeat: "hb" }]);
   });
 
   it("joins checkpoint and heartbeat connectors to the flow with the same aliases and takes the checkpoint's groups filter", () => {
@@ -93,7 +101,7 @@ describe("discoverFlows from Connect", () => {
       noClusters,
     );
     expect(flows).toHaveLength(1);
-    expect(flows[0]?.connectors).toEqual({ source: "mm2-source", checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" });
+    expect(flows[0]?.connectors).toEqual({ source: "mm2-source", sources: ["mm2-source"], checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" });
     expect(flows[0]?.topicsFilter).toBe("orders|payments");
     expect(flows[0]?.groupsFilter).toBe("payments-.*");
   });
@@ -265,10 +273,14 @@ describe("discoverFlows in dedicated mode", () => {
         target: "west",
         discoveredFrom: "dedicated-topics",
         connectCluster: null,
-        connectors: { source: null, checkpoint: null, heartbeat: null },
+        connectors: { source: null, sources: [], checkpoint: null, heartbeat: null },
         policy: { kind: "default", separator: "." },
         topicsFilter: ".*",
+        topicFilters: [],
         groupsFilter: ".*",
+        groupsExclude: "console-consumer-.*, connect-.*, __.*",
+        checkpointTiming: { emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 },
+        warnings: [],
         offsetSyncs: { cluster: "east", topic: "mm2-offset-syncs.west.internal" },
         checkpointsTopic: "east.checkpoints.internal",
         heartbeatsTopic: "east.heartbeats",

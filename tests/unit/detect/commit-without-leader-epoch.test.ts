@@ -9,6 +9,8 @@ const group = (groupId: string, epochs: [string, number, number][]): ConsumerGro
   protocolType: "consumer",
   members: 2,
   offsets: epochs.map(([topic, partition, committedLeaderEpoch]) => ({ topic, partition, offset: 10n, committedLeaderEpoch })),
+  error: null,
+  dataAt: null,
 });
 
 describe("COMMIT_WITHOUT_LEADER_EPOCH", () => {

@@ -147,6 +147,23 @@ describe("DATA_LOSS", () => {
       expect(findingsOf(second, FindingType.DATA_LOSS)).toEqual([]);
     });
 
+    it("ignores marker gaps the log start has already passed on a partition known to hold transaction markers", () => {
+      const markers = makeHistory([[999, 999], [1001, 1000], [1004, 1001], [1006, 1002]]);
+      const purgedPast = { sourceLogStart: 1006n, sourceLogEnd: 1007n, mm2Position: 1007n, targetLogEnd: 1003n, latestSync: { upstream: 1006n, downstream: 1002n } };
+      const run = (transactionMarkersSeen: boolean) =>
+        runCycles([
+          { snapshot: makeSnapshot({ cycle: 1 }), history: makeHistory([[999, 999]]) },
+          { snapshot: makeSnapshot({ cycle: 2, partitions: [makeFlowPartition({ ...purgedPast, transactionMarkersSeen })] }), history: markers },
+        ])[1]!;
+      expect(findingsOf(run(true), FindingType.DATA_LOSS)).toEqual([]);
+      // Without marker evidence the same steps are deleted, never-copied offsets (control).
+      expect(findingsOf(run(false), FindingType.DATA_LOSS).map((f) => [f.evidence.firstLostOffset, f.evidence.lastLostOffset])).toEqual([
+        ["1000", "1000"],
+        ["1002", "1003"],
+        ["1005", "1005"],
+      ]);
+    });
+
     it("ignores empty partitions and partitions MM2 never copied from", () => {
       const empty = makeFlowPartition({ sourceLogStart: 1000n, sourceLogEnd: 1000n, mm2Position: 1000n });
       const neverCopied = makeFlowPartition({ partition: 3, sourceLogStart: 1000n, sourceLogEnd: 1000n, mm2Position: null, latestSync: null });

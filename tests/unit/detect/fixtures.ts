@@ -31,6 +31,7 @@ export function makeFlowPartition(overrides: Partial<FlowPartition> = {}): FlowP
     topic: "orders",
     partition: 2,
     targetTopic: "east.orders",
+    sourceConnector: "mm2-source",
     sourceTopicId: "id-1",
     sourceLogStart: 0n,
     sourceLogEnd: 1000n,
@@ -41,8 +42,12 @@ export function makeFlowPartition(overrides: Partial<FlowPartition> = {}): FlowP
     targetLogStart: 0n,
     targetLogEnd: 1000n,
     lag: null,
+    offsetLag: null,
+    lagBasis: "offsets",
+    transactionMarkersSeen: false,
     latestSync: { upstream: 999n, downstream: 999n },
     oldestUnreplicatedTimestamp: null,
+    unknown: null,
     ...overrides,
   };
   const lag = base.sourceLogEnd !== null && base.mm2Position !== null ? base.sourceLogEnd - base.mm2Position : null;
@@ -52,6 +57,7 @@ export function makeFlowPartition(overrides: Partial<FlowPartition> = {}): FlowP
     committedPosition: "committedPosition" in overrides ? (overrides.committedPosition ?? null) : base.mm2Position,
     positionSource: overrides.positionSource ?? (base.mm2Position === null ? null : "committed"),
     lag: "lag" in overrides ? (overrides.lag ?? null) : lag !== null && lag < 0n ? 0n : lag,
+    offsetLag: "offsetLag" in overrides ? (overrides.offsetLag ?? null) : lag !== null && lag < 0n ? 0n : lag,
   };
 }
 
@@ -63,10 +69,14 @@ export function makeFlow(overrides: Partial<Flow> = {}): Flow {
     source: "east",
     target: "west",
     discoveredFrom: "connect",
-    connectors: { connectCluster: "connect-1", source: "mm2-source", checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" },
+    connectors: { connectCluster: "connect-1", source: "mm2-source", sources: ["mm2-source"], checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" },
     replicationPolicy: { kind: "default", separator: "." },
     topicsFilter: ".*",
     groupsFilter: ".*",
+    groupsExclude: "console-consumer-.*, connect-.*, __.*",
+    checkpointTiming: { emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 },
+    warnings: [],
+    excludedTopics: [],
     offsetSyncs: { cluster: "east", topic: "mm2-offset-syncs.west.internal" },
     checkpointsTopic: "east.checkpoints.internal",
     checkpoints: [],

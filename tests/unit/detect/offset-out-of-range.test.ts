@@ -9,6 +9,8 @@ const group = (members: number, offsets: [number, bigint][]): ConsumerGroupState
   protocolType: "consumer",
   members,
   offsets: offsets.map(([partition, offset]) => ({ topic: "orders", partition, offset, committedLeaderEpoch: 3 })),
+  error: null,
+  dataAt: null,
 });
 const east = (g: ConsumerGroupState, logEnd = 5000n) =>
   makeCluster("east", { topics: [makeTopic("orders", [{ partition: 0, logStart: 1000n, logEnd }, { partition: 1, logStart: 1000n, logEnd }])], groups: [g] });

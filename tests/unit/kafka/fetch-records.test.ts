@@ -35,7 +35,7 @@ describe("reshapeFetchResponse", () => {
     };
     const result = reshapeFetchResponse(items, response, new Map([["id-1", "connect-offsets"], ["id-2", "heartbeats"]]));
     expect(Object.fromEntries(result)).toEqual({
-      "connect-offsets/0": { records: [], highWatermark: 10n, logStartOffset: 0n, nextOffset: 5n },
+      "connect-offsets/0": { records: [], highWatermark: 10n, logStartOffset: 0n, nextOffset: 5n, controlBatches: 0 },
       "connect-offsets/3": { error: "OFFSET_OUT_OF_RANGE" },
       "heartbeats/0": { error: "MISSING_FROM_RESPONSE" },
     });

@@ -33,10 +33,12 @@ describe("decodeRecordBatches", () => {
     expect(nextOffset).toBe(14n);
   });
 
-  it("skips control batches but moves past their offsets", () => {
-    const { records, nextOffset } = decodeRecordBatches([makeBatch(0n, ["a"]), makeBatch(1n, ["marker"], { attributes: 0x20 })], 0n);
+  it("skips control batches but moves past their offsets, and counts those at or after the offset", () => {
+    const batches = [makeBatch(0n, ["marker"], { attributes: 0x20 }), makeBatch(1n, ["a"]), makeBatch(2n, ["marker"], { attributes: 0x20 })];
+    const { records, nextOffset, controlBatches } = decodeRecordBatches(batches, 1n);
     expect(records.map((r) => r.value?.toString())).toEqual(["a"]);
-    expect(nextOffset).toBe(2n);
+    expect(nextOffset).toBe(3n);
+    expect(controlBatches).toBe(1);
   });
 
   it("uses the batch's max timestamp for every record when the topic uses LogAppendTime", () => {
@@ -45,7 +47,7 @@ describe("decodeRecordBatches", () => {
   });
 
   it("keeps the requested offset when nothing came back", () => {
-    expect(decodeRecordBatches([], 42n)).toEqual({ records: [], nextOffset: 42n });
+    expect(decodeRecordBatches([], 42n)).toEqual({ records: [], nextOffset: 42n, controlBatches: 0 });
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type CheckpointPoint } from "@/lib/collector/types";
 import { detectStaleCheckpoints, detectTranslationErrors, translateFlow, type CheckpointWatch, type FlowTranslation } from "@/lib/translation";
+import { resolveCheckpointStaleMs } from "@/lib/translation/detectors";
 import { FLOW, makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, syncs, T0 } from "./fixtures";
 
 const MINUTE = 60_000;
@@ -98,5 +99,57 @@ describe("detectStaleCheckpoints", () => {
     expect(second.findings[0]?.summary).toMatch(/never checkpointed app on orders\/0/);
     const caughtUp = translateFlow({ flow: makeFlow(), sourceGroups: [], syncHistory: new Map(), now: later });
     expect(detectStaleCheckpoints(caughtUp, second.watch, later, threshold).watch).toEqual({ "other->flow|x|t|0": { checkpoint: null, dueSince: 1 } });
+  });
+});
+
+describe("resolveCheckpointStaleMs: CHECKPOINT_STALE's threshold from MM2's own settings", () => {
+  it("owed to a group MM2 already checkpoints: max(3 × emit interval, 60 s)", () => {
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 5_000, refreshGroupsIntervalMs: 600_000 }, true)).toBe(60_000);
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 }, true)).toBe(180_000);
+  });
+
+  it("owed to a group never checkpointed: refresh interval + 3 × emit interval", () => {
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 }, false)).toBe(780_000);
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 5_000, refreshGroupsIntervalMs: 30_000 }, false)).toBe(45_000);
+  });
+
+  it("takes the operator's thresholds.checkpointStaleMs for both, and never flags when MM2 emits no checkpoints", () => {
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 }, false, 90_000)).toBe(90_000);
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: null, refreshGroupsIntervalMs: 600_000 }, true, 90_000)).toBeNull();
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: null }, false)).toBeNull();
+  });
+});
+
+describe("detectStaleCheckpoints with MM2's default timing (emit 60 s, refresh 600 s)", () => {
+  const limits = { replayRecords: 1000 };
+
+  it("flags a checkpoint owed to a checkpointed group after 180 s, not before", () => {
+    const checkpoint = makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0);
+    const watch = detectStaleCheckpoints(translateApp(9995n, [checkpoint], T0), {}, T0, limits).watch;
+    const at = (ms: number) => detectStaleCheckpoints(translateApp(9995n, [checkpoint], T0 + ms), watch, T0 + ms, limits).findings;
+    expect(at(180_000)).toEqual([]);
+    expect(at(180_001).map((f) => [f.key, f.evidence.thresholdMs, f.evidence.owedForMs])).toEqual([[`CHECKPOINT_STALE|${FLOW}|app|orders|0`, 180_000, 180_001]]);
+  });
+
+  it("gives a group MM2 never checkpointed until its next group refresh: 780 s", () => {
+    const ft = (now: number) => translateFlow({ flow: makeFlow(), sourceGroups: [makeGroup("new-app", { "orders/0": 150n })], syncHistory: makeHistory({ 0: syncs([0, 0], [100, 100]) }), now });
+    const watch = detectStaleCheckpoints(ft(T0), {}, T0, limits).watch;
+    expect(detectStaleCheckpoints(ft(T0 + 780_000), watch, T0 + 780_000, limits).findings).toEqual([]);
+    const late = detectStaleCheckpoints(ft(T0 + 780_001), watch, T0 + 780_001, limits).findings;
+    expect(late.map((f) => [f.group, f.evidence.thresholdMs, f.evidence.emitIntervalMs, f.evidence.refreshGroupsIntervalMs])).toEqual([["new-app", 780_000, 60_000, 600_000]]);
+  });
+
+  it("never flags a group the checkpoint connector's groups.exclude leaves out", () => {
+    const flow = makeFlow({ groupsExclude: "batch-.*" });
+    const ft = (now: number) => translateFlow({ flow, sourceGroups: [makeGroup("batch-nightly", { "orders/0": 150n })], syncHistory: makeHistory({ 0: syncs([0, 0], [100, 100]) }), now });
+    expect(ft(T0).excludedGroups).toEqual(["batch-nightly"]);
+    const watch = detectStaleCheckpoints(ft(T0), {}, T0, limits).watch;
+    expect(detectStaleCheckpoints(ft(T0 + 3_600_000), watch, T0 + 3_600_000, limits).findings).toEqual([]);
+  });
+
+  it("keeps the flow's watch untouched and judges nothing while the offset syncs cannot be read", () => {
+    const watch: CheckpointWatch = { [`${FLOW}|app|orders|0`]: { checkpoint: "9000:9000", dueSince: T0 } };
+    const ft = { ...translateApp(9995n, [makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0)], T0 + 3_600_000), syncsLoaded: false };
+    expect(detectStaleCheckpoints(ft, watch, T0 + 3_600_000, limits)).toEqual({ findings: [], watch });
   });
 });

@@ -15,6 +15,7 @@ export function makeFlowPartition(overrides: Partial<FlowPartition> = {}): FlowP
     topic: "orders",
     partition: 0,
     targetTopic: `east.${overrides.topic ?? "orders"}`,
+    sourceConnector: "mm2-source",
     sourceTopicId: "id-orders",
     sourceLogStart: 0n,
     sourceLogEnd: 10_000n,
@@ -25,8 +26,12 @@ export function makeFlowPartition(overrides: Partial<FlowPartition> = {}): FlowP
     targetLogStart: 0n,
     targetLogEnd: 10_000n,
     lag: 0n,
+    offsetLag: 0n,
+    lagBasis: "offsets",
+    transactionMarkersSeen: false,
     latestSync: null,
     oldestUnreplicatedTimestamp: null,
+    unknown: null,
     ...overrides,
   };
 }
@@ -39,10 +44,14 @@ export function makeFlow(overrides: Partial<Flow> = {}): Flow {
     source: "east",
     target: "west",
     discoveredFrom: "connect",
-    connectors: { connectCluster: "sandbox", source: "mm2-source", checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" },
+    connectors: { connectCluster: "sandbox", source: "mm2-source", sources: ["mm2-source"], checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" },
     replicationPolicy: { kind: "default", separator: "." },
     topicsFilter: ".*",
     groupsFilter: ".*",
+    groupsExclude: "console-consumer-.*, connect-.*, __.*",
+    checkpointTiming: { emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 },
+    warnings: [],
+    excludedTopics: [],
     offsetSyncs: { cluster: "east", topic: "mm2-offset-syncs.west.internal" },
     checkpointsTopic: "east.checkpoints.internal",
     checkpoints: [],
@@ -65,6 +74,8 @@ export function makeGroup(groupId: string, offsets: Record<string, bigint>, over
       const [topic, partition] = key.split("/") as [string, string];
       return { topic, partition: Number(partition), offset, committedLeaderEpoch: -1 };
     }),
+    error: null,
+    dataAt: null,
     ...overrides,
   };
 }

@@ -10,6 +10,7 @@ function makePartition(overrides: Partial<FlowPartition> = {}): FlowPartition {
     topic: "orders",
     partition: 0,
     targetTopic: "east.orders",
+    sourceConnector: "mm2-source",
     sourceTopicId: "Xy3-topic-id",
     sourceLogStart: 0n,
     sourceLogEnd: 100n,
@@ -20,8 +21,12 @@ function makePartition(overrides: Partial<FlowPartition> = {}): FlowPartition {
     targetLogStart: 0n,
     targetLogEnd: 90n,
     lag: 10n,
+    offsetLag: 10n,
+    lagBasis: "offsets",
+    transactionMarkersSeen: false,
     latestSync: { upstream: 80n, downstream: 80n },
     oldestUnreplicatedTimestamp: null,
+    unknown: null,
     ...overrides,
   };
 }
@@ -32,10 +37,14 @@ function makeFlow(overrides: Partial<Flow> = {}): Flow {
     source: "east",
     target: "west",
     discoveredFrom: "connect",
-    connectors: { connectCluster: "connect-1", source: "mm2-source", checkpoint: "mm2-checkpoint", heartbeat: null },
+    connectors: { connectCluster: "connect-1", source: "mm2-source", sources: ["mm2-source"], checkpoint: "mm2-checkpoint", heartbeat: null },
     replicationPolicy: { kind: "default", separator: "." },
     topicsFilter: ".*",
     groupsFilter: ".*",
+    groupsExclude: "console-consumer-.*, connect-.*, __.*",
+    checkpointTiming: { emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 },
+    warnings: [],
+    excludedTopics: [],
     offsetSyncs: { cluster: "east", topic: "mm2-offset-syncs.west.internal" },
     checkpointsTopic: "east.checkpoints.internal",
     partitions: [makePartition()],
@@ -83,8 +92,8 @@ describe("listTopicRows", () => {
       ],
     });
     expect(listTopicRows(flow)).toEqual([
-      { topic: "orders", targetTopic: "east.orders", partitions: 2, sourceLogEnd: 9007199254741093n, targetLogEnd: 9007199254741080n, lag: 13n, unknownPositions: 0, internal: false },
-      { topic: "payments", targetTopic: "east.payments", partitions: 1, sourceLogEnd: 5n, targetLogEnd: 5n, lag: 0n, unknownPositions: 0, internal: false },
+      { topic: "orders", targetTopic: "east.orders", partitions: 2, sourceLogEnd: 9007199254741093n, targetLogEnd: 9007199254741080n, lag: 13n, unknownPositions: 0, unknownPartitions: 0, internal: false },
+      { topic: "payments", targetTopic: "east.payments", partitions: 1, sourceLogEnd: 5n, targetLogEnd: 5n, lag: 0n, unknownPositions: 0, unknownPartitions: 0, internal: false },
     ]);
   });
 
@@ -97,7 +106,7 @@ describe("listTopicRows", () => {
       ],
     });
     expect(listTopicRows(flow)).toEqual([
-      { topic: "orders", targetTopic: "east.orders", partitions: 3, sourceLogEnd: 100n, targetLogEnd: 50n, lag: 10n, unknownPositions: 2, internal: false },
+      { topic: "orders", targetTopic: "east.orders", partitions: 3, sourceLogEnd: 100n, targetLogEnd: 50n, lag: 10n, unknownPositions: 2, unknownPartitions: 0, internal: false },
     ]);
   });
 
@@ -130,6 +139,7 @@ describe("listPartitionRows", () => {
         topic: "orders",
         partition: 0,
         targetTopic: "east.orders",
+        sourceConnector: "mm2-source",
         sourceLogStart: 0n,
         sourceLogEnd: 100n,
         mm2Position: 90n,
@@ -140,11 +150,13 @@ describe("listPartitionRows", () => {
         sourceLeaderEpoch: 3,
         sourceTopicId: "Xy3-topic-id",
         latestSync: { upstream: 80n, downstream: 80n },
+        unknown: null,
       },
       {
         topic: "orders",
         partition: 1,
         targetTopic: "east.orders",
+        sourceConnector: "mm2-source",
         sourceLogStart: 0n,
         sourceLogEnd: 100n,
         mm2Position: null,
@@ -155,6 +167,7 @@ describe("listPartitionRows", () => {
         sourceLeaderEpoch: 3,
         sourceTopicId: "Xy3-topic-id",
         latestSync: null,
+        unknown: null,
       },
     ]);
   });
@@ -179,11 +192,12 @@ describe("summarizeFlow", () => {
       source: "east",
       target: "west",
       discoveredFrom: "connect",
-      connectors: { connectCluster: "connect-1", source: "mm2-source", checkpoint: "mm2-checkpoint", heartbeat: null },
+      connectors: { connectCluster: "connect-1", source: "mm2-source", sources: ["mm2-source"], checkpoint: "mm2-checkpoint", heartbeat: null },
       topics: 2,
       partitions: 6,
       lag: 1234n,
       unknownPositions: 1,
+      partial: null,
       heartbeatLatencyMs: 1500,
       tasks: { RUNNING: 2, FAILED: 1, PAUSED: 1 },
       errors: ["offsets topic unreadable"],
@@ -193,7 +207,7 @@ describe("summarizeFlow", () => {
   it("has no task counts for a dedicated-mode flow without a Connect cluster", () => {
     const flow = makeFlow({
       discoveredFrom: "dedicated-topics",
-      connectors: { connectCluster: null, source: null, checkpoint: null, heartbeat: null },
+      connectors: { connectCluster: null, source: null, sources: [], checkpoint: null, heartbeat: null },
       heartbeat: { latestTimestamp: null, latencyMs: null },
     });
     const snapshot = makeSnapshot({ connect: [makeConnect("connect-1", [makeConnector("mm2-source", [makeTask(0, "RUNNING")])])], flows: [flow] });
@@ -204,6 +218,43 @@ describe("summarizeFlow", () => {
   it("has no task counts when the flow's Connect cluster is missing from the snapshot", () => {
     const flow = makeFlow();
     expect(summarizeFlow(makeSnapshot({ flows: [flow] }), flow).tasks).toEqual({});
+  });
+});
+
+describe("partial flows", () => {
+  const brokerDown = "west east.orders/1: ListOffsets: broker 2: connect ECONNREFUSED";
+  const flow = makeFlow({
+    partitions: [
+      makePartition({ partition: 0 }),
+      makePartition({ partition: 1, targetLogEnd: null, unknown: { reason: brokerDown, dataAt: T0 - 30_000 } }),
+      makePartition({ topic: "payments", partition: 0, unknown: { reason: "MM2's positions: GET /connectors/mm2-source/offsets: HTTP 500", dataAt: T0 - 10_000 } }),
+    ],
+  });
+
+  it("says how many partitions are unknown, why, and how old their last good data is", () => {
+    expect(summarizeFlow(makeSnapshot({ flows: [flow] }), flow).partial).toEqual({
+      unknownPartitions: 2,
+      reasons: [brokerDown, "MM2's positions: GET /connectors/mm2-source/offsets: HTTP 500"],
+      moreReasons: 0,
+      dataAgeMs: 30_000,
+    });
+    expect(listTopicRows(flow).map((r) => [r.topic, r.unknownPartitions])).toEqual([
+      ["orders", 1],
+      ["payments", 1],
+    ]);
+    expect(listPartitionRows(flow)[1]?.unknown).toEqual({ reason: brokerDown, dataAt: T0 - 30_000 });
+  });
+
+  it("lists the first reasons and counts the rest; a partition never read has no data age", () => {
+    const many = makeFlow({
+      partitions: [0, 1, 2, 3, 4].map((partition) => makePartition({ partition, unknown: { reason: `west east.orders/${partition}: ListOffsets: NOT_LEADER_OR_FOLLOWER`, dataAt: partition === 4 ? null : T0 } })),
+    });
+    expect(summarizeFlow(makeSnapshot({ flows: [many] }), many).partial).toEqual({
+      unknownPartitions: 5,
+      reasons: [0, 1, 2].map((p) => `west east.orders/${p}: ListOffsets: NOT_LEADER_OR_FOLLOWER`),
+      moreReasons: 2,
+      dataAgeMs: null,
+    });
   });
 });
 

@@ -11,7 +11,7 @@ import { getRuntime } from "@/lib/collector/singleton";
 import { flowPartitionKey } from "@/lib/collector/types";
 import { readRequestTime } from "@/lib/views/clock";
 import { decodePathSegment, flowPath, lookupFlow } from "@/lib/views/flow-page";
-import { findLossAndResets, readLossEvidence, refineGapsWithAlerts, shapeCurrentValues, shapeOffsetPoints, shapeOffsetSyncs } from "@/lib/views/partition";
+import { placeAlertMarks, shapeCurrentValues, shapeOffsetPoints, shapeOffsetSyncs } from "@/lib/views/partition";
 import { readLatestSnapshot } from "@/lib/views/runtime-data";
 import { parseTimeRange } from "@/lib/views/time-range";
 import { findSourcePartitionState, listFlowTopicPartitions } from "@/lib/views/topic";
@@ -85,11 +85,7 @@ export default async function PartitionPage({ params, searchParams }: Props) {
       on {flow.target}
     </>
   );
-  const marks = findLossAndResets(samples);
-  const losses = runtime.alerts
-    .list({ type: "DATA_LOSS", flow: flow.id })
-    .filter((a) => a.topic === topic && a.partition === current.partition)
-    .flatMap((a) => readLossEvidence(a.evidence) ?? []);
+  const alerts = runtime.alerts.list({ flow: flow.id }).filter((a) => a.topic === topic && a.partition === current.partition);
   return (
     <>
       <PageHeader title={title} subtitle={subtitle} updatedAt={snapshot.takenAt} now={now}>
@@ -97,7 +93,7 @@ export default async function PartitionPage({ params, searchParams }: Props) {
       </PageHeader>
       <PartitionDetail
         points={shapeOffsetPoints(samples)}
-        marks={{ ...marks, gaps: refineGapsWithAlerts(marks.gaps, losses) }}
+        marks={placeAlertMarks(samples, alerts, range)}
         rangeLabel={range.label}
         spanMs={range.to - range.from}
         current={shapeCurrentValues(current)}

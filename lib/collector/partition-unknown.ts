@@ -1,0 +1,77 @@
+/**
+ * Which flow partitions are unknown this cycle: every read a partition's figures depend on that
+ * failed marks exactly the partitions it covers, with the reason and when the partition was last
+ * known. Detectors skip unknown partitions and carry their findings (unknown is not healthy).
+ */
+import type { ClusterSnapshot, Flow, FlowPartition, PartitionState, UnknownData } from "./types";
+
+/** The previous cycle's flow and when that cycle read it: how long a partition has been unknown. */
+export interface PreviousFlow {
+  flow: Flow;
+  takenAt: number;
+}
+
+/** What failed this cycle for one flow, besides its clusters' own partition errors. */
+export interface FlowReadFailures {
+  /** MM2's positions (Connect offsets, or the dedicated offsets topic) could not be read. */
+  positionsError: string | null;
+  /** The offset-syncs topic could not be read. */
+  syncsError: string | null;
+}
+
+/** Decides one partition; `positionSource` is where its MM2 position came from (or would have). */
+export type UnknownJudge = (
+  source: PartitionState,
+  target: PartitionState | undefined,
+  positionSource: "committed" | "offset-sync",
+) => UnknownData | null;
+
+/**
+ * A partition is unknown when:
+ * - its source or target cluster did not answer this cycle (the snapshot carries older data);
+ * - ListOffsets failed for its source partition, or for its target partition when that exists
+ *   (a target topic MM2 has not created yet is known to be empty, not unknown);
+ * - MM2's positions could not be read and its position comes from them (Connect's committed
+ *   offsets), not from the offset syncs;
+ * - the offset syncs could not be read and its position comes from the newest sync (a sync written
+ *   after a purge would be missing, and the derived position would be too low).
+ * `dataAt`: the previous cycle's time when the partition was known then, else what the previous
+ * cycle said (null: never known).
+ */
+export function createUnknownJudge(
+  source: ClusterSnapshot | undefined,
+  target: ClusterSnapshot | undefined,
+  failures: FlowReadFailures,
+  previous: PreviousFlow | null,
+): UnknownJudge {
+  const before = new Map((previous?.flow.partitions ?? []).map((p) => [`${p.topic}/${p.partition}`, p]));
+  const clusterReasons = [describeClusterFailure(source), describeClusterFailure(target)].filter((r): r is string => r !== null);
+  return (sourcePartition, targetPartition, positionSource) => {
+    const reasons = [...clusterReasons];
+    if (clusterReasons.length === 0) {
+      reasons.push(...describeOffsetsFailure(source, sourcePartition), ...describeOffsetsFailure(target, targetPartition));
+    }
+    if (failures.positionsError !== null && positionSource === "committed") reasons.push(`MM2's positions: ${failures.positionsError}`);
+    if (failures.syncsError !== null && positionSource === "offset-sync") reasons.push(`offset syncs: ${failures.syncsError}`);
+    if (reasons.length === 0) return null;
+    const last = before.get(`${sourcePartition.topic}/${sourcePartition.partition}`);
+    const dataAt = last === undefined ? null : last.unknown === null ? (previous?.takenAt ?? null) : last.unknown.dataAt;
+    return { reason: reasons.join("; "), dataAt };
+  };
+}
+
+function describeClusterFailure(cluster: ClusterSnapshot | undefined): string | null {
+  if (cluster === undefined) return "a cluster of the flow is not configured";
+  if (cluster.reachable && !cluster.stale) return null;
+  return `${cluster.alias} unreachable: ${cluster.error ?? "no data read yet"}`;
+}
+
+function describeOffsetsFailure(cluster: ClusterSnapshot | undefined, partition: PartitionState | undefined): string[] {
+  if (cluster === undefined || partition === undefined || (partition.logStart !== null && partition.logEnd !== null)) return [];
+  return [`${cluster.alias} ${partition.topic}/${partition.partition}: ${partition.error ?? "offsets not read"}`];
+}
+
+/** Counts unknown partitions (metrics, health, flow cards). */
+export function countUnknownPartitions(partitions: readonly FlowPartition[]): number {
+  return partitions.filter((p) => p.unknown !== null).length;
+}

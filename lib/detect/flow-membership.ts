@@ -1,0 +1,91 @@
+import type { Flow } from "@/lib/collector/types";
+import type { EventCandidate } from "./events";
+import { countOf, findCluster, findTopic, isClusterFresh, type DetectorContext } from "./snapshot-views";
+import { FindingType, Severity, type Finding } from "./types";
+
+/**
+ * TOPIC_LEFT_FLOW (info, an event) — a source topic MM2 no longer replicates: an operator narrowed
+ * the source connector's `topics` / `topics.exclude`. Connect keeps MM2's offsets for it, so it is
+ * not a stall, and records deleted at the source afterwards are not a loss of this flow.
+ *
+ * LOGIC — per flow present in this cycle and the previous one, with its source cluster fresh in both:
+ * - a topic that had partitions in the flow before and has none now, that still exists on the source
+ *   and that MM2's filter now leaves out for a known reason (`flow.excludedTopics`), left the flow;
+ * - a topic that vanished from the source, or whose filter Gapwatch cannot evaluate, is not reported
+ *   (deletion is TOPIC_RESET's business; unknown is not judged).
+ * A topic that joins the flow (new topic, or filter widened) just appears: no finding.
+ * One event per departure: scope `TOPIC_LEFT_FLOW|<flow>|<topic>`, tagged and keyed by the cycle
+ * time, so leaving again later is a new event; held like every event for `eventHoldMs`, then gone.
+ */
+export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
+  if (ctx.previous === null) return [];
+  const candidates: EventCandidate[] = [];
+  for (const flow of ctx.current.flows) {
+    const before = ctx.previous.flows.find((f) => f.id === flow.id);
+    if (before === undefined || !isClusterFresh(findCluster(ctx.previous, flow.source)) || !isClusterFresh(findCluster(ctx.current, flow.source))) continue;
+    const topicsNow = new Set(flow.partitions.map((p) => p.topic));
+    const left = new Map<string, number>();
+    for (const p of before.partitions) if (!topicsNow.has(p.topic)) left.set(p.topic, (left.get(p.topic) ?? 0) + 1);
+    for (const [topic, partitions] of left) {
+      const excluded = flow.excludedTopics.find((e) => e.topic === topic);
+      if (excluded === undefined || findTopic(ctx.current, flow.source, topic) === undefined) continue;
+      candidates.push(createLeftCandidate(ctx, flow, { ...excluded, partitions }));
+    }
+  }
+  return candidates;
+}
+
+function createLeftCandidate(ctx: DetectorContext, flow: Flow, left: { topic: string; reason: string; heldPositions: number; partitions: number }): EventCandidate {
+  const scope = `${FindingType.TOPIC_LEFT_FLOW}|${flow.id}|${left.topic}`;
+  const held =
+    left.heldPositions > 0 ? `Connect still holds MM2's offsets for ${countOf(left.heldPositions, "partition")}` : "Connect holds no MM2 offsets for it";
+  return {
+    scope,
+    tag: String(ctx.now),
+    keySuffix: String(ctx.now),
+    range: null,
+    render: (key, _range, firstSeen): Finding => ({
+      key,
+      type: FindingType.TOPIC_LEFT_FLOW,
+      severity: Severity.INFO,
+      flow: flow.id,
+      cluster: flow.source,
+      topic: left.topic,
+      summary: `${left.topic} left the flow ${flow.id}: ${left.reason}; ${held}`,
+      evidence: {
+        reason: left.reason,
+        partitionsBefore: left.partitions,
+        heldPositions: left.heldPositions,
+        topicsFilter: flow.topicsFilter,
+        leftAt: firstSeen,
+      },
+      observedAt: ctx.now,
+    }),
+  };
+}
+
+/**
+ * FLOW_CONFIG_WARNING (warning, a level finding) — a setting of the flow's MM2 connectors that
+ * Gapwatch cannot evaluate exactly, from `flow.warnings` (collector/flow-discovery.ts):
+ * - a custom `topic.filter.class`, or `topics.blacklist` alone (its effect depends on MM2's
+ *   version), or a pattern JavaScript cannot compile: membership falls back to "Connect holds
+ *   MM2's offsets, or the remote topic exists";
+ * - a `replication.policy.class` other than MM2's Default/Identity policies (silenced by the
+ *   config override `flows.<id>.replicationPolicy`), or source connectors of one flow whose
+ *   policies differ.
+ * One finding per flow, kind and subject: `FLOW_CONFIG_WARNING|<flow>|<kind>|<connector>|<subject>`.
+ */
+export function detectFlowConfigWarnings(ctx: DetectorContext): Finding[] {
+  return ctx.current.flows.flatMap((flow) =>
+    flow.warnings.map((w) => ({
+      key: [FindingType.FLOW_CONFIG_WARNING, flow.id, w.kind, w.connector ?? "", w.subject].join("|"),
+      type: FindingType.FLOW_CONFIG_WARNING,
+      severity: Severity.WARNING,
+      flow: flow.id,
+      cluster: flow.source,
+      summary: `Flow ${flow.id}: ${w.message}`,
+      evidence: { kind: w.kind, connector: w.connector, subject: w.subject, connectCluster: flow.connectors.connectCluster },
+      observedAt: ctx.now,
+    })),
+  );
+}

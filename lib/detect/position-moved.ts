@@ -1,0 +1,116 @@
+import { derivePosition } from "@/lib/collector/flow-builder";
+import { flowPartitionKey, type FlowPartition, type Snapshot } from "@/lib/collector/types";
+import type { EventCandidate, OffsetRange } from "./events";
+import { findTopic, formatCount, formatRange, isCompacted, listFreshFlowPartitions, maxOffset, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
+import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
+
+type Direction = "back" | "forward";
+
+interface Move {
+  direction: Direction;
+  from: bigint;
+  to: bigint;
+  range: OffsetRange;
+}
+
+/**
+ * MM2_POSITION_MOVED (warning) — MM2's position was changed by hand: Connect's
+ * `PATCH /connectors/{name}/offsets` or `DELETE …/offsets` (KIP-875, connector STOPPED), or the
+ * connector re-created under a new name. Not a crash: a crash never lowers Connect's committed
+ * position (MM2 resumes from it; what it re-copies is MM2_REDELIVERY).
+ *
+ * LOGIC — per fresh flow partition whose committed position C is known, against the mark kept in
+ * the detector memory (Connect's last committed position, the highest position MM2 reached, the
+ * source topic ID; kept while C is unreadable or absent, e.g. offsets deleted, so the move is seen
+ * when MM2 commits again; a new topic ID starts a new mark, that is TOPIC_RESET):
+ * - back: C < the mark's committed position → MM2 copies [C, highest − 1] again (duplicates).
+ * - forward: C > the highest position MM2 reached AND C > the position the target proves
+ *   (newest sync + target log end, flow-builder `derivePosition`): MM2 will never copy
+ *   [highest, C − 1] (records that still exist at the source). Normal progress cannot do this: the
+ *   target holds what MM2 copied before Connect commits it. Not judged on compacted partitions or
+ *   where transaction markers were seen (markers make the proven position trail by their count).
+ * One event per move: key `MM2_POSITION_MOVED|<flow>|<topic>|<partition>|<direction>-<first>`.
+ */
+export function detectPositionMoves(
+  ctx: DetectorContext,
+  marks: Readonly<Record<string, CommittedMark>>,
+): { candidates: EventCandidate[]; marks: Record<string, CommittedMark> } {
+  const next = keepMarksOfKnownPartitions(ctx.current, marks);
+  const candidates: EventCandidate[] = [];
+  for (const view of listFreshFlowPartitions(ctx.current)) {
+    const { committedPosition: committed, mm2Position, sourceTopicId } = view.partition;
+    if (committed === null) continue;
+    const old = marks[view.key];
+    const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
+    const move = sameTopic ? findMove(ctx, view, old) : null;
+    if (move !== null) candidates.push(createMoveCandidate(view, move));
+    const highest = move === null && sameTopic ? maxOffset(BigInt(old.highest), mm2Position ?? committed) : (mm2Position ?? committed);
+    next[view.key] = { committed: committed.toString(), highest: maxOffset(highest, committed).toString(), topicId: sourceTopicId };
+  }
+  return { candidates, marks: next };
+}
+
+function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: CommittedMark): Move | null {
+  const p = view.partition;
+  const committed = p.committedPosition!;
+  const before = BigInt(mark.committed);
+  const highest = BigInt(mark.highest);
+  if (committed < before) {
+    return highest > committed ? { direction: "back", from: highest, to: committed, range: { first: committed, last: highest - 1n, exact: true } } : null;
+  }
+  if (committed <= highest || !canJudgeForward(ctx, view)) return null;
+  const proven = derivePosition(p.latestSync, p.targetLogEnd, p.sourceLogEnd);
+  if (proven !== null && committed <= proven) return null;
+  return { direction: "forward", from: highest, to: committed, range: { first: highest, last: committed - 1n, exact: true } };
+}
+
+function canJudgeForward(ctx: DetectorContext, view: FlowPartitionView): boolean {
+  const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
+  return compacted === false && !view.partition.transactionMarkersSeen;
+}
+
+/** Marks of partitions still in some flow; a partition that left every flow forgets its mark. */
+function keepMarksOfKnownPartitions(snapshot: Snapshot, marks: Readonly<Record<string, CommittedMark>>): Record<string, CommittedMark> {
+  const known = new Set(snapshot.flows.flatMap((f) => f.partitions.map((p: FlowPartition) => flowPartitionKey(f.id, p.topic, p.partition))));
+  return Object.fromEntries(Object.entries(marks).filter(([key]) => known.has(key)));
+}
+
+function createMoveCandidate(view: FlowPartitionView, move: Move): EventCandidate {
+  const { flow, partition } = view;
+  const count = move.range.last - move.range.first + 1n;
+  const records = `${formatCount(count)} ${count === 1n ? "record" : "records"}`;
+  const name = namePartition(partition.topic, partition.partition);
+  const summary =
+    move.direction === "back"
+      ? `MM2's position of ${name} was moved back by hand from ${move.from} to ${move.to} (Connect's offsets altered or deleted): ` +
+        `MM2 copies offsets ${formatRange(move.range.first, move.range.last)} again (${records} duplicated on ${flow.target})`
+      : `MM2's position of ${name} was moved forward by hand from ${move.from} to ${move.to} (Connect's offsets altered): ` +
+        `MM2 skips offsets ${formatRange(move.range.first, move.range.last)} (${records} never copied to ${flow.target})`;
+  const finding: Omit<Finding, "key"> = {
+    type: FindingType.MM2_POSITION_MOVED,
+    severity: Severity.WARNING,
+    flow: flow.id,
+    cluster: flow.source,
+    topic: partition.topic,
+    partition: partition.partition,
+    summary,
+    evidence: {
+      direction: move.direction,
+      previousPosition: move.from.toString(),
+      newPosition: move.to.toString(),
+      firstAffectedOffset: move.range.first.toString(),
+      lastAffectedOffset: move.range.last.toString(),
+      affectedCount: count.toString(),
+      connector: flow.connectors.source,
+    },
+    observedAt: 0,
+  };
+  return {
+    scope: `${FindingType.MM2_POSITION_MOVED}|${flow.id}|${partition.topic}|${partition.partition}`,
+    // Each move is seen once (the mark moves with it); distinct moves never merge.
+    tag: `${move.direction}-${move.range.first}`,
+    keySuffix: `${move.direction}-${move.range.first}`,
+    range: null,
+    render: (key, _range, firstSeen) => ({ ...finding, key, evidence: { ...finding.evidence, seenAt: firstSeen }, observedAt: firstSeen }),
+  };
+}

@@ -1,0 +1,39 @@
+import { classpathOf } from "./jars";
+import { startConnectWorker, type SandboxConnectWorker } from "./connect-worker";
+import { writeLogConfig } from "./log-config";
+import { sandboxDir } from "./paths";
+import { killRecordedProcess, stopRecordedProcess } from "./processes";
+import { bootstrapOf, type SandboxState } from "./state";
+
+/** The pidfile name of the sandbox's Connect worker (connect-worker.ts starts it under it). */
+const connectProcessName = "connect";
+
+/**
+ * Kills the sandbox's Kafka Connect worker with SIGKILL, as an OOM kill or a node loss does: no
+ * graceful shutdown, so MM2's positions not yet flushed to Connect's offsets topic are lost and
+ * MM2 copies those records again after a restart. Returns the PID it killed.
+ */
+export function killConnectWorker(): Promise<number> {
+  return killRecordedProcess(connectProcessName);
+}
+
+/** Stops the sandbox's Connect worker gracefully: MM2's tasks commit their positions first. */
+export function stopConnectWorker(): Promise<void> {
+  return stopRecordedProcess(connectProcessName);
+}
+
+/**
+ * Starts the sandbox's Connect worker again on the same REST port (state.json stays valid), with
+ * its connectors and offsets read back from its internal topics on the target cluster.
+ * `offsetFlushIntervalMs` sets how often MM2's positions are committed (production default 60 s).
+ */
+export function restartConnectWorker(state: SandboxState, opts: { target?: string; offsetFlushIntervalMs?: number } = {}): Promise<SandboxConnectWorker> {
+  return startConnectWorker({
+    baseDir: sandboxDir,
+    bootstrap: bootstrapOf(state, opts.target ?? "west"),
+    classpath: classpathOf(state.jars),
+    logOption: writeLogConfig(sandboxDir, state.kafkaVersion),
+    port: Number(new URL(state.connect.url).port),
+    offsetFlushIntervalMs: opts.offsetFlushIntervalMs,
+  });
+}

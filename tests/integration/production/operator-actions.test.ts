@@ -1,0 +1,127 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AlertRecord } from "@/lib/alerts/types";
+import type { Snapshot } from "@/lib/collector/types";
+import { deleteConnector, getConnectors, putConnectorConfig } from "@/lib/connect";
+import { readPartition } from "@/lib/sandbox/kafka-cli";
+import { connectorNames, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
+import { sleep } from "@/lib/sandbox/processes";
+import { runLag, runResume } from "@/lib/sandbox/scenarios";
+import { readSandboxState } from "@/lib/sandbox/state";
+import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
+import { createSandboxRuntime } from "../support/runtime";
+
+/**
+ * Operator actions that must never page anyone, done for real: MM2's source connector paused for
+ * longer than the stall threshold while the source grows (PAUSED is a state to show, not a stall),
+ * the connector deleted and re-created under its name (Connect keeps its offsets, KIP-875), and a
+ * source topic's partition count increased (MM2 adds the new partition on its next topic refresh).
+ * Each runs while records flow, and asserts the exact state Kafka shows.
+ */
+const state = readSandboxState();
+const east = state.clusters.east!.bootstrap;
+const west = state.clusters.west!.bootstrap;
+const endpoint = { url: state.connect.url, timeoutMs: 15_000 };
+const names = connectorNames("east", "west");
+const stallAfterMs = 15_000;
+const runtime = createSandboxRuntime(state, 5, { stallAfterMs });
+const topic = `opstest-${randomUUID().slice(0, 8)}`;
+const produced = new Map<number, number>();
+
+const rowOf = (s: Snapshot, partition: number) => s.flows[0]?.partitions.find((p) => p.topic === topic && p.partition === partition);
+const raisedAbout = (): AlertRecord[] => runtime.alerts.list({}).filter((a) => a.topic === topic || a.type === "TASK_STALLED" || a.type === "TASK_FAILED");
+
+async function produce(partition: number, count: number): Promise<void> {
+  const producer = sandboxKafka(east).producer();
+  await producer.connect();
+  const first = produced.get(partition) ?? 0;
+  const messages = Array.from({ length: count }, (_, i) => ({ partition, value: JSON.stringify({ topic, partition, offset: first + i }) }));
+  await producer.send({ topic, acks: -1, messages });
+  await producer.disconnect();
+  produced.set(partition, first + count);
+}
+
+async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000): Promise<Snapshot> {
+  const deadline = Date.now() + timeoutMs;
+  let snapshot = await runtime.collector.runCycle();
+  while (!check(snapshot)) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+    await sleep(1000);
+    snapshot = await runtime.collector.runCycle();
+  }
+  return snapshot;
+}
+
+const copiedAll = (s: Snapshot, partitions: number[]) => partitions.every((p) => rowOf(s, p)?.targetLogEnd === BigInt(produced.get(p) ?? 0) && rowOf(s, p)?.lag === 0n);
+
+beforeAll(async () => {
+  await ensureTopics(east, [{ topic, partitions: 2 }]);
+  for (const p of [0, 1]) await produce(p, 50);
+  await cycleUntil((s) => copiedAll(s, [0, 1]), `${topic} replicated`);
+});
+
+afterAll(async () => {
+  await runtime.collector.stop();
+  runtime.alerts.stop();
+  runtime.store.close();
+});
+
+describe("operator actions raise nothing", () => {
+  it("source connector paused for longer than the stall threshold: PAUSED shown, lag exact, no TASK_STALLED", { timeout: 120_000 }, async () => {
+    await runLag(state, { seconds: 0 });
+    try {
+      const pausedAt = Date.now();
+      let snapshot = await runtime.collector.runCycle();
+      while (Date.now() - pausedAt < stallAfterMs + 8000) {
+        await produce(0, 20);
+        await sleep(2000);
+        snapshot = await runtime.collector.runCycle();
+      }
+      const connector = snapshot.connect[0]!.connectors.find((c) => c.name === names.source)!;
+      expect([connector.state, ...connector.tasks.map((t) => t.state)]).toEqual(["PAUSED", "PAUSED"]);
+      const sourceEnd = (await fetchLogEnds(east, topic)).get(0)!.high;
+      const row = rowOf(snapshot, 0)!;
+      expect(row.sourceLogEnd).toBe(sourceEnd);
+      expect(row.lag).toBe(sourceEnd - row.mm2Position!);
+      expect(row.lag! > 0n).toBe(true);
+    } finally {
+      await runResume(state);
+    }
+    await cycleUntil((s) => copiedAll(s, [0, 1]), "caught up after resume");
+    expect(raisedAbout().map((a) => `${a.type} ${a.summary}`)).toEqual([]);
+  });
+
+  it("source connector deleted and re-created under its name: MM2 resumes where it was, no alert", { timeout: 120_000 }, async () => {
+    const config = (await getConnectors(endpoint)).find((c) => c.name === names.source)!.config;
+    await deleteConnector(endpoint, names.source);
+    for (const p of [0, 1]) await produce(p, 30);
+    await runtime.collector.runCycle();
+    await putConnectorConfig(endpoint, names.source, config);
+    await waitForConnectorsRunning(endpoint, [names.source]);
+    await cycleUntil((s) => copiedAll(s, [0, 1]), "caught up after re-creation");
+    // Kafka's view: every source record is on the target exactly once.
+    for (const p of [0, 1]) {
+      const values = await readPartition(state, west, `east.${topic}`, p, 0n, produced.get(p)!);
+      expect(values.map((r) => (JSON.parse(r.value) as { offset: number }).offset)).toEqual(Array.from({ length: produced.get(p)! }, (_, i) => i));
+    }
+    await runtime.collector.runCycle();
+    expect(raisedAbout().map((a) => `${a.type} ${a.summary}`)).toEqual([]);
+  });
+
+  it("partition count of a source topic increased: the new partition joins the flow and is copied, no alert", { timeout: 120_000 }, async () => {
+    const admin = sandboxKafka(east).admin();
+    await admin.connect();
+    try {
+      await admin.createPartitions({ topicPartitions: [{ topic, count: 3 }] });
+    } finally {
+      await admin.disconnect();
+    }
+    await produce(2, 40);
+    for (const p of [0, 1]) await produce(p, 10);
+    // MM2 adds the partition on its next topic refresh (refresh.topics.interval.seconds: 5 in the sandbox).
+    const snapshot = await cycleUntil((s) => copiedAll(s, [0, 1, 2]), "the new partition copied", 90_000);
+    expect(rowOf(snapshot, 2)!.mm2Position).toBe(40n);
+    expect((await fetchLogEnds(west, `east.${topic}`)).get(2)!.high).toBe(40n);
+    expect(raisedAbout().map((a) => `${a.type} ${a.summary}`)).toEqual([]);
+  });
+});

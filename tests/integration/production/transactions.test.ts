@@ -1,0 +1,103 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Snapshot } from "@/lib/collector/types";
+import { readPartition } from "@/lib/sandbox/kafka-cli";
+import { sleep } from "@/lib/sandbox/processes";
+import { readSandboxState } from "@/lib/sandbox/state";
+import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
+import { createSandboxRuntime } from "../support/runtime";
+
+/**
+ * A transactional producer, then idle: every transaction leaves a commit or abort marker that
+ * takes an offset, which MM2 never copies. Gapwatch must show lag 0 (data records), not 1 (the
+ * marker at the log end), and must never call the idle partitions stalled. MM2 outside
+ * exactly-once mode reads uncommitted, so the aborted records are copied too (KAFKA-14021).
+ * Ground truth: log ends read with kafkajs, target contents with Kafka's ConsoleConsumer.
+ */
+const state = readSandboxState();
+const east = state.clusters.east!.bootstrap;
+const west = state.clusters.west!.bootstrap;
+const stallAfterMs = 15_000;
+const runtime = createSandboxRuntime(state, 5, { stallAfterMs });
+const topic = `txtest-${randomUUID().slice(0, 8)}`;
+const partitions = [0, 1];
+const committedTransactions = 5;
+const recordsPerTransaction = 10;
+const abortedRecords = 5;
+
+const rowsOf = (s: Snapshot) => s.flows[0]!.partitions.filter((p) => p.topic === topic);
+
+async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000): Promise<Snapshot> {
+  const deadline = Date.now() + timeoutMs;
+  let snapshot = await runtime.collector.runCycle();
+  while (!check(snapshot)) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}: ${JSON.stringify(rowsOf(snapshot), (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`);
+    await sleep(1000);
+    snapshot = await runtime.collector.runCycle();
+  }
+  return snapshot;
+}
+
+async function produceTransactions(): Promise<void> {
+  const producer = sandboxKafka(east).producer({ transactionalId: `gapwatch-${topic}`, idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  try {
+    const batch = (tx: number, count: number) => partitions.flatMap((partition) => Array.from({ length: count }, (_, seq) => ({ partition, value: JSON.stringify({ topic, partition, tx, seq }) })));
+    for (let tx = 0; tx < committedTransactions; tx++) {
+      const transaction = await producer.transaction();
+      await transaction.send({ topic, acks: -1, messages: batch(tx, recordsPerTransaction) });
+      await transaction.commit();
+    }
+    const aborted = await producer.transaction();
+    await aborted.send({ topic, acks: -1, messages: batch(committedTransactions, abortedRecords) });
+    await aborted.abort();
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+beforeAll(async () => {
+  await ensureTopics(east, [{ topic, partitions: partitions.length }]);
+  await produceTransactions();
+});
+
+afterAll(async () => {
+  await runtime.collector.stop();
+  runtime.alerts.stop();
+  runtime.store.close();
+});
+
+describe("a transactional topic, then idle", () => {
+  it("shows lag 0 in data records while its log ends with a marker, and raises nothing past the stall threshold", { timeout: 150_000 }, async () => {
+    const copied = committedTransactions * recordsPerTransaction + abortedRecords;
+    const markers = committedTransactions + 1;
+    const source = await fetchLogEnds(east, topic);
+    for (const p of partitions) expect(source.get(p)!.high).toBe(BigInt(copied + markers));
+    await cycleUntil((s) => rowsOf(s).length === partitions.length && rowsOf(s).every((p) => p.targetLogEnd === BigInt(copied)), `${topic} copied`);
+
+    // MM2 copied the aborted records as ordinary records: the target holds all 55 values once.
+    const target = await fetchLogEnds(west, `east.${topic}`);
+    const values = await readPartition(state, west, `east.${topic}`, 0, 0n, copied);
+    expect(target.get(0)!.high).toBe(BigInt(copied));
+    expect(new Set(values.map((r) => r.value)).size).toBe(copied);
+
+    const started = Date.now();
+    let snapshot = await runtime.collector.runCycle();
+    while (Date.now() - started < stallAfterMs + 8000) {
+      for (const row of rowsOf(snapshot)) {
+        expect([row.partition, row.lag, row.lagBasis, row.offsetLag, row.mm2Position, row.transactionMarkersSeen]).toEqual([
+          row.partition,
+          0n,
+          "records",
+          1n,
+          BigInt(copied + markers - 1),
+          true,
+        ]);
+      }
+      await sleep(2000);
+      snapshot = await runtime.collector.runCycle();
+    }
+    const raised = runtime.alerts.list({}).filter((a) => a.topic === topic || a.type === "TASK_STALLED");
+    expect(raised.map((a) => `${a.type} ${a.summary}`)).toEqual([]);
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { FindingType } from "@/lib/detect/types";
+import { findingsOf, makeFlowPartition, makeSnapshot, makeTopicConfigs, runCycles } from "./fixtures";
+
+const copied = makeFlowPartition({ sourceLogEnd: 6000n, mm2Position: 5000n, committedPosition: 5000n, targetLogEnd: 5000n, latestSync: { upstream: 4900n, downstream: 4900n } });
+
+describe("MM2_POSITION_MOVED", () => {
+  it("reports a position moved back by hand with the exact offsets MM2 copies again", () => {
+    const patched = { ...copied, mm2Position: 5000n, committedPosition: 4700n };
+    const [, second] = runCycles([{ snapshot: makeSnapshot({ cycle: 1, partitions: [copied] }) }, { snapshot: makeSnapshot({ cycle: 2, partitions: [patched] }) }]);
+    const findings = findingsOf(second, FindingType.MM2_POSITION_MOVED);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({
+      key: "MM2_POSITION_MOVED|east->west|orders|2|back-4700",
+      severity: "warning",
+      summary:
+        "MM2's position of orders/2 was moved back by hand from 5000 to 4700 (Connect's offsets altered or deleted): " +
+        "MM2 copies offsets 4700–4999 again (300 records duplicated on west)",
+    });
+    expect(findings[0]?.evidence).toMatchObject({ direction: "back", firstAffectedOffset: "4700", lastAffectedOffset: "4999", affectedCount: "300" });
+    expect(findingsOf(second, FindingType.TOPIC_RESET)).toEqual([]);
+  });
+
+  it("sees a move back across cycles where Connect held no offset (offsets deleted, MM2 restarted from the log start)", () => {
+    const deleted = { ...copied, committedPosition: null };
+    const restarted = { ...copied, mm2Position: 120n, committedPosition: 120n, targetLogEnd: 5120n, latestSync: { upstream: 0n, downstream: 5000n } };
+    const [, second, third] = runCycles([
+      { snapshot: makeSnapshot({ cycle: 1, partitions: [copied] }) },
+      { snapshot: makeSnapshot({ cycle: 2, partitions: [deleted] }) },
+      { snapshot: makeSnapshot({ cycle: 3, partitions: [restarted] }) },
+    ]);
+    expect(findingsOf(second, FindingType.MM2_POSITION_MOVED)).toEqual([]);
+    expect(findingsOf(third, FindingType.MM2_POSITION_MOVED).map((f) => [f.evidence.direction, f.evidence.firstAffectedOffset, f.evidence.lastAffectedOffset])).toEqual([
+      ["back", "120", "4999"],
+    ]);
+  });
+
+  it("reports a position moved forward past what the target holds, with the offsets MM2 skips", () => {
+    const patched = { ...copied, mm2Position: 5400n, committedPosition: 5400n };
+    const [, second] = runCycles([{ snapshot: makeSnapshot({ cycle: 1, partitions: [copied] }) }, { snapshot: makeSnapshot({ cycle: 2, partitions: [patched] }) }]);
+    expect(findingsOf(second, FindingType.MM2_POSITION_MOVED).map((f) => [f.key, f.evidence.firstAffectedOffset, f.evidence.lastAffectedOffset, f.evidence.affectedCount])).toEqual([
+      ["MM2_POSITION_MOVED|east->west|orders|2|forward-5000", "5000", "5399", "400"],
+    ]);
+  });
+
+  describe("benign cases", () => {
+    it("stays quiet on progress, on a committed position catching up with what the target proves, and on flush lag", () => {
+      const progressed = { ...copied, mm2Position: 5300n, committedPosition: 5100n, targetLogEnd: 5300n };
+      const flushed = { ...copied, mm2Position: 5300n, committedPosition: 5300n, targetLogEnd: 5300n };
+      const outputs = runCycles([
+        { snapshot: makeSnapshot({ cycle: 1, partitions: [copied] }) },
+        { snapshot: makeSnapshot({ cycle: 2, partitions: [progressed] }) },
+        { snapshot: makeSnapshot({ cycle: 3, partitions: [flushed] }) },
+      ]);
+      expect(outputs.flatMap((o) => findingsOf(o, FindingType.MM2_POSITION_MOVED))).toEqual([]);
+    });
+
+    it("does not judge a forward move on compacted partitions or where transaction markers were seen", () => {
+      const patched = { ...copied, mm2Position: 5400n, committedPosition: 5400n };
+      const compacted = runCycles([
+        { snapshot: makeSnapshot({ cycle: 1, partitions: [copied], sourceConfigs: makeTopicConfigs({ cleanupPolicy: "compact" }) }) },
+        { snapshot: makeSnapshot({ cycle: 2, partitions: [patched], sourceConfigs: makeTopicConfigs({ cleanupPolicy: "compact" }) }) },
+      ]);
+      const markers = runCycles([
+        { snapshot: makeSnapshot({ cycle: 1, partitions: [{ ...copied, transactionMarkersSeen: true }] }) },
+        { snapshot: makeSnapshot({ cycle: 2, partitions: [{ ...patched, transactionMarkersSeen: true }] }) },
+      ]);
+      expect([...compacted, ...markers].flatMap((o) => findingsOf(o, FindingType.MM2_POSITION_MOVED))).toEqual([]);
+    });
+
+    it("leaves a recreated topic (new topic ID) to TOPIC_RESET", () => {
+      const recreated = { ...copied, sourceTopicId: "id-2", sourceLogEnd: 30n, mm2Position: 30n, committedPosition: 30n };
+      const [, second] = runCycles([{ snapshot: makeSnapshot({ cycle: 1, partitions: [copied] }) }, { snapshot: makeSnapshot({ cycle: 2, partitions: [recreated] }) }]);
+      expect(findingsOf(second, FindingType.MM2_POSITION_MOVED)).toEqual([]);
+    });
+  });
+});

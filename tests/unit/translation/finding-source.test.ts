@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { defaultThresholds } from "@/lib/detect/thresholds";
+import { createSqliteStore, type Store } from "@/lib/store";
+import { translateFlow, type FlowTranslation } from "@/lib/translation";
+import { createTranslationFindingSource } from "@/lib/translation/finding-source";
+import { makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "./fixtures";
+
+/** Group "app" at 9995 on orders/0, latest checkpoint 9000→9000 taken at T0: MM2 owes 9991 from T0 on. */
+function owedAt(now: number): ReadonlyMap<string, FlowTranslation> {
+  const checkpoint = { ...makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0), at: T0 };
+  const ft = translateFlow({
+    flow: makeFlow({ checkpoints: [checkpoint] }),
+    sourceGroups: [makeGroup("app", { "orders/0": 9995n })],
+    syncHistory: makeHistory({ 0: steadySyncs(10, 10_000) }),
+    now,
+  });
+  return new Map([[ft.flow, ft]]);
+}
+
+/** Runs a finding source over the given times; returns the CHECKPOINT_STALE evidence owedForMs per call. */
+function runSource(store: Store, times: number[]): (number | null)[][] {
+  let latest = owedAt(times[0] ?? T0);
+  const source = createTranslationFindingSource({ latest: () => latest }, store);
+  return times.map((now) => {
+    latest = owedAt(now);
+    return source(now, defaultThresholds)
+      .filter((f) => f.type === "CHECKPOINT_STALE")
+      .map((f) => (typeof f.evidence.owedForMs === "number" ? f.evidence.owedForMs : null));
+  });
+}
+
+let dir: string;
+let stores: Store[];
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-watch-"));
+  stores = [];
+});
+
+afterEach(() => {
+  for (const s of stores) s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function openStore(): Store {
+  const store = createSqliteStore(path.join(dir, "gapwatch.db"));
+  stores.push(store);
+  return store;
+}
+
+describe("the translation finding source keeps its checkpoint watch across restarts", () => {
+  it("after a restart the owed checkpoint is still owed since T0: the finding neither resolves nor starts over", () => {
+    const first = openStore();
+    expect(runSource(first, [T0, T0 + 100_000, T0 + 190_000])).toEqual([[], [], [190_000]]);
+    first.close();
+    stores = [];
+    // A new process: new store handle, new finding source, same database file.
+    expect(runSource(openStore(), [T0 + 200_000, T0 + 210_000])).toEqual([[200_000], [210_000]]);
+  });
+
+  it("starts afresh (and does not throw) on a stored watch that is corrupt or of another shape", () => {
+    const store = openStore();
+    store.setValue("checkpoint-watch", "{not json");
+    expect(runSource(store, [T0 + 200_000, T0 + 390_000])).toEqual([[], [190_000]]);
+    store.setValue("checkpoint-watch", JSON.stringify({ version: 2, watch: [] }));
+    expect(runSource(store, [T0 + 400_000])).toEqual([[]]);
+    expect(JSON.parse(store.getValue("checkpoint-watch") ?? "null")).toEqual({
+      version: 1,
+      watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 400_000 } },
+    });
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { assessHealth } from "@/lib/views/health";
+import { makeCluster, makeFlow, makeFlowPartition, makeSnapshot, T0 } from "../detect/fixtures";
+
+const now = T0 + 5_000;
+
+describe("assessHealth", () => {
+  it("is ok when every cluster, group and partition was read this cycle", () => {
+    const health = assessHealth(makeSnapshot(), now);
+    expect([health.status, health.flows, health.clusters.map((c) => c.unknownGroups)]).toEqual(["ok", [{ id: "east->west", partitions: 1, partial: null }], [0, 0]]);
+  });
+
+  it("is degraded and says which partitions are unknown, why, and since when", () => {
+    const reason = "west east.orders/2: ListOffsets: broker 2: connect ECONNREFUSED";
+    const snapshot = makeSnapshot({ flows: [makeFlow({ partitions: [makeFlowPartition({ targetLogEnd: null, unknown: { reason, dataAt: T0 - 20_000 } })] })] });
+    const health = assessHealth(snapshot, now);
+    expect(health.status).toBe("degraded");
+    expect(health.flows).toEqual([{ id: "east->west", partitions: 1, partial: { unknownPartitions: 1, reasons: [reason], moreReasons: 0, dataAgeMs: 20_000 } }]);
+  });
+
+  it("is degraded when a group's offsets could not be read", () => {
+    const billing = { groupId: "billing", state: "STABLE", protocolType: "consumer", members: 1, offsets: [], error: "OffsetFetch: NOT_COORDINATOR", dataAt: T0 - 10_000 };
+    const health = assessHealth(makeSnapshot({ clusters: [makeCluster("east", { groups: [billing] }), makeCluster("west")] }), now);
+    expect([health.status, health.clusters.map((c) => [c.alias, c.unknownGroups])]).toEqual([
+      "degraded",
+      [
+        ["east", 1],
+        ["west", 0],
+      ],
+    ]);
+  });
+});
