@@ -8,8 +8,9 @@ import { pollConnect } from "./connect-poll";
 import { buildFlow } from "./flow-builder";
 import { discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readings";
-import type { ClusterSnapshot, CollectorHistory, ConnectClusterSnapshot, Snapshot } from "./types";
-import { readUnreplicatedTails } from "./unreplicated-tail";
+import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, type Snapshot } from "./types";
+import { checkTargetDensity, selectFlowDensityIssues } from "./target-density";
+import { applySourceTails, fetchSourceTails } from "./unreplicated-tail";
 
 const log = getLogger("collector");
 
@@ -26,6 +27,8 @@ export class Collector {
   private readonly tailState: FlowTailState;
   /** Flow partitions whose source log showed a transaction marker since start (`flowPartitionKey`). */
   private readonly markerPartitions = new Set<string>();
+  /** Flow partitions whose target is written by others than MM2 alone, with why (`flowPartitionKey`). */
+  private readonly untrustedTargets = new Map<string, string>();
   private latestSnapshot: Snapshot | null = null;
   private cycle = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -136,7 +139,7 @@ export class Collector {
   private async readFlows(clusters: ClusterSnapshot[], connect: ConnectClusterSnapshot[], now: number, previous: Snapshot | null) {
     const byAlias = new Map(clusters.map((c) => [c.alias, c]));
     const definitions = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows);
-    const flows = await Promise.all(
+    const read = await Promise.all(
       definitions.map(async (def) => {
         const readings = await readFlow(def, {
           readers: this.readers,
@@ -148,12 +151,21 @@ export class Collector {
           onCheckpoints: (flow, checkpoints) => this.store?.appendCheckpoints(flow, checkpoints),
         });
         const before = previous?.flows.find((f) => f.id === def.id);
-        return buildFlow(def, byAlias.get(def.source), byAlias.get(def.target), readings, now, before && previous ? { flow: before, takenAt: previous.takenAt } : null);
+        const build = (issues: ReadonlyMap<string, string>) =>
+          buildFlow(def, byAlias.get(def.source), byAlias.get(def.target), { ...readings, targetDensityIssues: issues }, now, before && previous ? { flow: before, takenAt: previous.takenAt } : null);
+        return { flow: build(selectFlowDensityIssues(def.id, this.untrustedTargets)), build };
       }),
     );
-    const refined = await readUnreplicatedTails(flows, this.readers, this.markerPartitions);
-    for (const e of refined.errors) log.warn({ err: e }, "unreplicated tail not read");
-    return refined.flows;
+    const built = read.map((r) => r.flow);
+    const source = await fetchSourceTails(built, this.readers);
+    const density = await checkTargetDensity(built, this.readers, source.tails, this.untrustedTargets);
+    for (const e of [...source.errors, ...density.errors]) log.warn({ err: e }, "tail of a flow not read");
+    // A derived position the target contradicts is rebuilt from Connect's committed position.
+    const flows = read.map(({ flow, build }) => {
+      const changed = flow.partitions.some((p) => density.found.has(flowPartitionKey(flow.id, p.topic, p.partition)));
+      return changed ? build(selectFlowDensityIssues(flow.id, this.untrustedTargets)) : flow;
+    });
+    return applySourceTails(flows, source.tails, this.markerPartitions);
   }
 
   private persist(snapshot: Snapshot): void {

@@ -13,6 +13,11 @@ export interface FlowReadings {
   latestHeartbeat: number | null;
   /** Why MM2's positions or the offset syncs could not be read this cycle (partition-unknown.ts). */
   failures: FlowReadFailures;
+  /**
+   * Target partitions known not to be dense, by source `topic/partition`, with the reason
+   * (target-density.ts): their position is never derived from the target's log end.
+   */
+  targetDensityIssues?: ReadonlyMap<string, string>;
   errors: string[];
 }
 
@@ -42,7 +47,8 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
       const committedPosition = lastReplicated === undefined ? null : lastReplicated + 1n;
       const latestSync = history?.at(-1) ?? null;
       const derived = derivePosition(latestSync, t?.logEnd ?? null, p.logEnd);
-      const useDerived = derived !== null && (committedPosition === null || derived > committedPosition);
+      const densityIssue = readings.targetDensityIssues?.get(`${topic.name}/${p.partition}`) ?? null;
+      const useDerived = densityIssue === null && derived !== null && (committedPosition === null || derived > committedPosition);
       const mm2Position = useDerived ? derived : committedPosition;
       const offsetLag = computeLag(p, mm2Position);
       partitions.push({
@@ -63,6 +69,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
         offsetLag,
         lagBasis: "offsets",
         transactionMarkersSeen: false,
+        targetDensityIssue: densityIssue,
         latestSync,
         oldestUnreplicatedTimestamp: null,
         unknown: judgeUnknown(p, t, useDerived ? "offset-sync" : "committed"),

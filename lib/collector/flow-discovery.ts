@@ -40,6 +40,8 @@ export interface FlowDefinition {
   positionsTopic: string | null;
 }
 
+const mm2Package = "org.apache.kafka.connect.mirror";
+
 const mirrorClass = {
   source: "MirrorSourceConnector",
   checkpoint: "MirrorCheckpointConnector",
@@ -57,7 +59,8 @@ export function formatFlowId(source: string, target: string): string {
  * first by name gives the replication policy, separator and `offset-syncs.topic.location`; each
  * brings its topic filter); checkpoint and heartbeat connectors with the same aliases join it, the
  * checkpoint connector with its group filter and timing (from any Connect cluster). Source
- * connectors of one flow on two Connect clusters: the first cluster's are read. Then dedicated-mode MM2 (no public REST API): a topic
+ * connectors of one flow on two Connect clusters: the first cluster's are read. Then
+ * dedicated-mode MM2 (no public REST API): a topic
  * `mm2-offsets.<source>.internal` on a cluster means a flow from `<source>` to that cluster.
  * `overrides` (config `flows.<id>`) set the replication policy where MM2's class is unknown.
  */
@@ -68,19 +71,23 @@ export function discoverFlows(
 ): FlowDefinition[] {
   const flows = new Map<string, FlowDefinition>();
   for (const cluster of connect) {
-    const mirror = [...cluster.connectors].filter((c) => classKind(c.connectorClass) !== null).sort((a, b) => a.name.localeCompare(b.name));
-    const claimed = new Set<string>();
+    const mirror = cluster.connectors
+      .filter((c) => classKind(c.connectorClass) !== null)
+      .sort((a, b) => a.name.localeCompare(b.name));
+    // The first source connector (by name) of each flow defined on this Connect cluster.
+    const firstSource = new Map<string, Connector>();
     for (const c of mirror.filter((m) => classKind(m.connectorClass) === "source")) {
       const id = formatFlowId(c.config["source.cluster.alias"] ?? "", c.config["target.cluster.alias"] ?? "");
       const existing = flows.get(id);
+      const first = firstSource.get(id);
       if (existing) {
-        if (claimed.has(id)) joinSourceConnector(existing, c);
+        if (first) joinSourceConnector(existing, c, first);
         continue;
       }
       const def = defineFromSourceConnector(cluster.name, c, overrides);
       if (!def) continue;
       flows.set(def.id, def);
-      claimed.add(def.id);
+      firstSource.set(def.id, c);
     }
     for (const c of mirror) {
       const kind = classKind(c.connectorClass);
@@ -157,22 +164,32 @@ function defineFromSourceConnector(connectCluster: string, c: Connector, overrid
   return def;
 }
 
-/** Adds a further source connector of the same alias pair: its filter, and a warning when its policy differs. */
-function joinSourceConnector(def: FlowDefinition, c: Connector): void {
+/**
+ * Adds a further source connector of the same alias pair: its filter, and a warning when its
+ * replication policy differs from the first one's (strimzi#4498: MM2's connectors must agree).
+ */
+function joinSourceConnector(def: FlowDefinition, c: Connector, first: Connector): void {
   def.connectors.sources.push(c.name);
   addTopicFilter(def, c);
-  const primary = def.policy.kind === "identity" ? "IdentityReplicationPolicy" : "DefaultReplicationPolicy";
-  const own = c.config["replication.policy.class"]?.trim() || "DefaultReplicationPolicy";
-  const separator = c.config["replication.policy.separator"] ?? ".";
-  if (simpleClass(own) === primary && separator === def.policy.separator) return;
+  const own = describePolicy(c.config);
+  const theirs = describePolicy(first.config);
+  if (own === theirs) return;
   def.warnings.push({
     kind: "replication-policy",
     connector: c.name,
     subject: own,
     message:
-      `source connector ${c.name} uses ${own} (separator "${separator}"), unlike ${def.connectors.source} ` +
-      `(${primary}, separator "${def.policy.separator}"): Gapwatch names all the flow's topics as ${def.connectors.source} does`,
+      `source connector ${c.name} uses ${own}, unlike ${first.name} (${theirs}): ` +
+      `Gapwatch names all the flow's topics as ${first.name} does`,
   });
+}
+
+/** A connector's replication policy class (MM2's own by simple name) and separator, in words. */
+function describePolicy(config: Readonly<Record<string, string>>): string {
+  const policyClass = config["replication.policy.class"]?.trim() || "DefaultReplicationPolicy";
+  const simple = simpleClass(policyClass);
+  const name = policyClass === `${mm2Package}.${simple}` ? simple : policyClass;
+  return `${name} (separator "${config["replication.policy.separator"] ?? "."}")`;
 }
 
 /** Records a source connector's topic filter, and a warning when Gapwatch cannot evaluate it. */
@@ -183,8 +200,10 @@ function addTopicFilter(def: FlowDefinition, c: Connector): void {
     def.warnings.push({
       kind: "topic-filter",
       connector: c.name,
-      subject: c.config["topic.filter.class"] ?? "topics.blacklist",
-      message: `${c.name}: ${spec.reason} cannot be evaluated by Gapwatch; a topic counts as replicated when Connect holds MM2's offsets for it or its remote topic exists on the target`,
+      subject: spec.subject,
+      message:
+        `${c.name}: ${spec.reason} cannot be evaluated by Gapwatch; a topic counts as replicated ` +
+        "when Connect holds MM2's offsets for it or its remote topic exists on the target",
     });
   }
 }
@@ -194,13 +213,17 @@ function addTopicFilter(def: FlowDefinition, c: Connector): void {
  * MM2's Default and Identity policies are mirrored; an override from the config wins; any other
  * class is read as the default policy with a warning naming it.
  */
-function resolvePolicy(c: Connector, override: { kind: "default" | "identity"; separator?: string } | undefined): { policy: ReplicationPolicy; warning: FlowConfigWarning | null } {
+function resolvePolicy(
+  c: Connector,
+  override: { kind: "default" | "identity"; separator?: string } | undefined,
+): { policy: ReplicationPolicy; warning: FlowConfigWarning | null } {
   const source = c.config["source.cluster.alias"] ?? "";
   const separator = c.config["replication.policy.separator"] ?? ".";
   if (override) return { policy: createPolicy(override.kind, override.separator ?? separator, source), warning: null };
   const policyClass = c.config["replication.policy.class"]?.trim() || "DefaultReplicationPolicy";
   const simple = simpleClass(policyClass);
-  const known = (simple === "DefaultReplicationPolicy" || simple === "IdentityReplicationPolicy") && [simple, `org.apache.kafka.connect.mirror.${simple}`].includes(policyClass);
+  const mm2Policy = simple === "DefaultReplicationPolicy" || simple === "IdentityReplicationPolicy";
+  const known = mm2Policy && [simple, `${mm2Package}.${simple}`].includes(policyClass);
   const policy = createPolicy(known && simple === "IdentityReplicationPolicy" ? "identity" : "default", separator, source);
   if (known) return { policy, warning: null };
   const id = formatFlowId(source, c.config["target.cluster.alias"] ?? "");
@@ -211,14 +234,17 @@ function resolvePolicy(c: Connector, override: { kind: "default" | "identity"; s
       connector: c.name,
       subject: policyClass,
       message:
-        `replication.policy.class ${policyClass} of ${c.name} is not one Gapwatch knows: topic names are read as DefaultReplicationPolicy ` +
-        `(separator "${separator}") would name them; set flows."${id}".replicationPolicy in the config to say which it behaves like`,
+        `replication.policy.class ${policyClass} of ${c.name} is not one Gapwatch knows: ` +
+        `topic names are read as DefaultReplicationPolicy (separator "${separator}") would name them; ` +
+        `set flows."${id}".replicationPolicy in the config to say which it behaves like`,
     },
   };
 }
 
 function createPolicy(kind: "default" | "identity", separator: string, source: string): ReplicationPolicy {
-  return kind === "identity" ? createIdentityReplicationPolicy({ separator, sourceClusterAlias: source }) : createDefaultReplicationPolicy({ separator });
+  return kind === "identity"
+    ? createIdentityReplicationPolicy({ separator, sourceClusterAlias: source })
+    : createDefaultReplicationPolicy({ separator });
 }
 
 function simpleClass(name: string): string {

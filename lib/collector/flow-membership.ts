@@ -41,8 +41,8 @@ export function decideMembership(def: FlowDefinition, topic: TopicState, ctx: Me
   if (def.topicFilters.length === 0 || unknownFilter !== null) {
     const targetTopic = def.policy.formatRemoteTopic(def.source, topic.name);
     const internal = topic.internal || def.policy.isInternalTopic(topic.name);
-    if (ctx.positionTopics.has(topic.name) || (!internal && ctx.targetTopics.has(targetTopic))) return { member: true, connector: unknownFilter };
-    return { member: false, reason: null };
+    const copied = ctx.positionTopics.has(topic.name) || (!internal && ctx.targetTopics.has(targetTopic));
+    return copied ? { member: true, connector: unknownFilter } : { member: false, reason: null };
   }
   return { member: false, reason: reasons.join("; ") };
 }

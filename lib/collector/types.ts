@@ -146,6 +146,13 @@ export interface FlowPartition {
   lagBasis: "records" | "offsets";
   /** A transaction marker (control batch) was seen in this partition since Gapwatch started. */
   transactionMarkersSeen: boolean;
+  /**
+   * Why the target partition is known not to be dense — MM2 is not its only, non-transactional
+   * writer (transaction markers: MM2 in exactly-once mode or another transactional producer; a
+   * last record that is not MM2's copy: another producer) — or null when nothing says so. Where
+   * set, `mm2Position` is Connect's committed position, never one derived from the target's log end.
+   */
+  targetDensityIssue: string | null;
   latestSync: OffsetSyncPoint | null;
   /**
    * Timestamp (epoch ms) of the source record at `mm2Position` — the oldest one not replicated —

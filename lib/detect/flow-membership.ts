@@ -1,4 +1,4 @@
-import type { Flow } from "@/lib/collector/types";
+import type { ExcludedTopic, Flow } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
 import { countOf, findCluster, findTopic, isClusterFresh, type DetectorContext } from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
@@ -22,7 +22,8 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
   const candidates: EventCandidate[] = [];
   for (const flow of ctx.current.flows) {
     const before = ctx.previous.flows.find((f) => f.id === flow.id);
-    if (before === undefined || !isClusterFresh(findCluster(ctx.previous, flow.source)) || !isClusterFresh(findCluster(ctx.current, flow.source))) continue;
+    const sourceFresh = isClusterFresh(findCluster(ctx.previous, flow.source)) && isClusterFresh(findCluster(ctx.current, flow.source));
+    if (before === undefined || !sourceFresh) continue;
     const topicsNow = new Set(flow.partitions.map((p) => p.topic));
     const left = new Map<string, number>();
     for (const p of before.partitions) if (!topicsNow.has(p.topic)) left.set(p.topic, (left.get(p.topic) ?? 0) + 1);
@@ -35,10 +36,12 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
   return candidates;
 }
 
-function createLeftCandidate(ctx: DetectorContext, flow: Flow, left: { topic: string; reason: string; heldPositions: number; partitions: number }): EventCandidate {
+function createLeftCandidate(ctx: DetectorContext, flow: Flow, left: ExcludedTopic & { partitions: number }): EventCandidate {
   const scope = `${FindingType.TOPIC_LEFT_FLOW}|${flow.id}|${left.topic}`;
   const held =
-    left.heldPositions > 0 ? `Connect still holds MM2's offsets for ${countOf(left.heldPositions, "partition")}` : "Connect holds no MM2 offsets for it";
+    left.heldPositions > 0
+      ? `Connect still holds MM2's offsets for ${countOf(left.heldPositions, "partition")}`
+      : "Connect holds no MM2 offsets for it";
   return {
     scope,
     tag: String(ctx.now),

@@ -25,7 +25,8 @@ interface Move {
  * when MM2 commits again; a new topic ID starts a new mark, that is TOPIC_RESET):
  * - back: C < the mark's committed position → MM2 copies [C, highest − 1] again (duplicates).
  * - forward: C > the highest position MM2 reached AND C > the position the target proves
- *   (newest sync + target log end, flow-builder `derivePosition`): MM2 will never copy
+ *   (newest sync + target log end, flow-builder `derivePosition`; not judged while that is
+ *   unknown, e.g. the target's log end read after the source's passes it): MM2 will never copy
  *   [highest, C − 1] (records that still exist at the source). Normal progress cannot do this: the
  *   target holds what MM2 copied before Connect commits it. Not judged on compacted partitions or
  *   where transaction markers were seen (markers make the proven position trail by their count).
@@ -59,8 +60,10 @@ function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: Committed
     return highest > committed ? { direction: "back", from: highest, to: committed, range: { first: committed, last: highest - 1n, exact: true } } : null;
   }
   if (committed <= highest || !canJudgeForward(ctx, view)) return null;
+  // Without a position the target proves (no sync yet, or the target's log end read a moment after
+  // the source's puts it past the source log end) progress cannot be told from a move: not judged.
   const proven = derivePosition(p.latestSync, p.targetLogEnd, p.sourceLogEnd);
-  if (proven !== null && committed <= proven) return null;
+  if (proven === null || committed <= proven) return null;
   return { direction: "forward", from: highest, to: committed, range: { first: highest, last: committed - 1n, exact: true } };
 }
 

@@ -26,8 +26,8 @@ interface Redelivery {
  *   twice: count (d2 − d1) − (u2 − u1); the second copies start at target offset d2;
  * - the duplicated offsets must exist in this topic (last < source log end), which leaves out a
  *   recreated topic's first syncs.
- * Assumes MM2 is the target partition's only writer and is not in exactly-once mode (EOS writes
- * transaction markers on the target, which would look like extra copies).
+ * Not judged where the target is known not to be dense (targetDensityIssue: exactly-once MM2
+ * writes transaction markers, another producer writes records), which would look like extra copies.
  * One event per partition and restart: key `MM2_REDELIVERY|<flow>|<topic>|<partition>|<first>`.
  */
 export function detectRedelivery(ctx: DetectorContext): EventCandidate[] {
@@ -35,7 +35,8 @@ export function detectRedelivery(ctx: DetectorContext): EventCandidate[] {
   const candidates: EventCandidate[] = [];
   for (const view of listFreshFlowPartitions(ctx.current)) {
     const before = previous.get(view.key)?.partition;
-    if (before === undefined || !isSameTopic(before, view.partition)) continue;
+    // A target that is not dense (EOS markers, other writers) advances more than MM2 copies.
+    if (before === undefined || !isSameTopic(before, view.partition) || view.partition.targetDensityIssue !== null) continue;
     for (const found of findRedeliveries(ctx.newSyncs.get(view.key) ?? [], view.partition.sourceLogEnd)) {
       candidates.push(createRedeliveryCandidate(view, found));
     }

@@ -23,23 +23,28 @@ const defaultFilterClass = "org.apache.kafka.connect.mirror.DefaultTopicFilter";
 /** A source connector's topic filter: one Gapwatch can evaluate, or not (and why). */
 export type TopicFilterSpec =
   | { kind: "default"; topics: string; topicsExclude: string; filter: NameFilter }
-  | { kind: "unknown"; reason: string };
+  /** `subject`: the class, setting or patterns in question. */
+  | { kind: "unknown"; subject: string; reason: string };
 
 /** Reads a MirrorSourceConnector config's topic filter. */
 export function readTopicFilter(config: Readonly<Record<string, string>>): TopicFilterSpec {
   const filterClass = config["topic.filter.class"]?.trim();
   if (filterClass && filterClass !== defaultFilterClass && filterClass !== "DefaultTopicFilter") {
-    return { kind: "unknown", reason: `custom topic.filter.class ${filterClass}` };
+    return { kind: "unknown", subject: filterClass, reason: `custom topic.filter.class ${filterClass}` };
   }
   const exclude = config["topics.exclude"];
   const alias = config["topics.blacklist"];
   if (exclude === undefined && alias !== undefined) {
-    return { kind: "unknown", reason: `topics.blacklist "${alias}" is applied by Kafka 2.7–3.9 and ignored since 4.0 (KAFKA-17529)` };
+    const reason = `topics.blacklist "${alias}" is applied by Kafka 2.7–3.9 and ignored since 4.0 (KAFKA-17529)`;
+    return { kind: "unknown", subject: "topics.blacklist", reason };
   }
   const topics = config.topics ?? defaultTopicsInclude;
   const topicsExclude = exclude ?? defaultTopicsExclude;
   const filter = compileNameFilter(topics, topicsExclude);
-  if (filter.invalid.length > 0) return { kind: "unknown", reason: `topic patterns that do not compile here: ${filter.invalid.join(", ")}` };
+  if (filter.invalid.length > 0) {
+    const subject = filter.invalid.join(", ");
+    return { kind: "unknown", subject, reason: `topic patterns that do not compile here: ${subject}` };
+  }
   return { kind: "default", topics, topicsExclude, filter };
 }
 
@@ -49,7 +54,9 @@ export type TopicVerdict = { replicated: true } | { replicated: false; reason: s
 /** MirrorSourceConnector.shouldReplicateTopic for flow source→target with a known filter. */
 export function judgeTopic(filter: NameFilter, policy: ReplicationPolicy, flow: { target: string }, topic: string): TopicVerdict {
   if (policy.isInternalTopic(topic)) return { replicated: false, reason: "an internal topic for the replication policy" };
-  if (isCycle(policy, flow.target, topic)) return { replicated: false, reason: `it came from ${flow.target} (MM2 never copies a topic back)` };
+  if (isCycle(policy, flow.target, topic)) {
+    return { replicated: false, reason: `it came from ${flow.target} (MM2 never copies a topic back)` };
+  }
   if (filter.matches(topic) || policy.isHeartbeatsTopic(topic)) return { replicated: true };
   return { replicated: false, reason: filter.included(topic) ? "excluded by topics.exclude" : "not matched by topics" };
 }

@@ -25,9 +25,14 @@ export function stopConnectWorker(): Promise<void> {
 /**
  * Starts the sandbox's Connect worker again on the same REST port (state.json stays valid), with
  * its connectors and offsets read back from its internal topics on the target cluster.
- * `offsetFlushIntervalMs` sets how often MM2's positions are committed (production default 60 s).
+ * `offsetFlushIntervalMs` sets how often MM2's positions are committed (production default 60 s);
+ * `exactlyOnceSourceSupport` lets MM2's source connector run exactly-once (see
+ * `exactlyOnceSourceConfig` in mm2-connectors.ts).
  */
-export function restartConnectWorker(state: SandboxState, opts: { target?: string; offsetFlushIntervalMs?: number } = {}): Promise<SandboxConnectWorker> {
+export function restartConnectWorker(
+  state: SandboxState,
+  opts: { target?: string; offsetFlushIntervalMs?: number; exactlyOnceSourceSupport?: boolean } = {},
+): Promise<SandboxConnectWorker> {
   return startConnectWorker({
     baseDir: sandboxDir,
     bootstrap: bootstrapOf(state, opts.target ?? "west"),
@@ -35,5 +40,6 @@ export function restartConnectWorker(state: SandboxState, opts: { target?: strin
     logOption: writeLogConfig(sandboxDir, state.kafkaVersion),
     port: Number(new URL(state.connect.url).port),
     offsetFlushIntervalMs: opts.offsetFlushIntervalMs,
+    exactlyOnceSourceSupport: opts.exactlyOnceSourceSupport,
   });
 }

@@ -29,6 +29,8 @@ export async function startConnectWorker(opts: {
   timeoutMs?: number;
   /** Connect's offset.flush.interval.ms (sandbox default 5 s; production's default is 60 s). */
   offsetFlushIntervalMs?: number;
+  /** `exactly.once.source.support=enabled` (KIP-618): source connectors may run exactly-once. */
+  exactlyOnceSourceSupport?: boolean;
 }): Promise<SandboxConnectWorker> {
   const dir = path.join(opts.baseDir, "connect");
   mkdirSync(dir, { recursive: true });
@@ -59,6 +61,7 @@ export async function startConnectWorker(opts: {
       // Lets one heartbeat connector write to the source cluster (see mm2-connectors.ts).
       "connector.client.config.override.policy=All",
       "scheduled.rebalance.max.delay.ms=0",
+      ...(opts.exactlyOnceSourceSupport ? ["exactly.once.source.support=enabled"] : []),
       "",
     ].join("\n"),
   );

@@ -94,7 +94,9 @@ function serverProperties(p: { port: number; controllerPort: number; logDir: str
 }
 
 function formatStorage(classpath: string, configFile: string, logOption: string, dataDir: string): void {
-  const clusterId = randomBytes(16).toString("base64url");
+  // As Kafka's Uuid.randomUuid(): an id starting with "-" would be parsed as an option (1 in 64).
+  let clusterId = randomBytes(16).toString("base64url");
+  while (clusterId.startsWith("-")) clusterId = randomBytes(16).toString("base64url");
   const result = spawnSync(
     "java",
     [...baseJvmOptions(256), logOption, "-cp", classpath, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", configFile],

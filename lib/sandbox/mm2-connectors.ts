@@ -48,6 +48,18 @@ export function sourceConnectorConfig(flow: FlowClusters, extra: Record<string, 
   };
 }
 
+/**
+ * What MirrorSourceConnector needs to run exactly-once on a worker with
+ * `exactly.once.source.support=enabled`: Connect requires the connector's support
+ * (`exactly.once.support=required`), which MM2 grants only when its source consumer reads
+ * committed records (MirrorSourceConnector.exactlyOnceSupport). Records and MM2's positions are
+ * then written in one transaction: the target holds transaction markers.
+ */
+export const exactlyOnceSourceConfig: Readonly<Record<string, string>> = {
+  "exactly.once.support": "required",
+  "consumer.isolation.level": "read_committed",
+};
+
 export function checkpointConnectorConfig(flow: FlowClusters): Record<string, string> {
   return {
     ...commonConfig(flow),

@@ -104,14 +104,16 @@ function findResumeIndex(entry: CacheEntry, history: readonly SyncPoint[]): numb
  * Only the two syncs around the offset matter to mapUpstreamToDownstream, so they are found by
  * binary search and passed alone (O(log n) per lookup instead of re-selecting the epoch).
  * Beyond the newest sync the position is bounded above by newest.downstream + (upstream −
- * newest.upstream): each source offset yields at most one target record.
+ * newest.upstream): each source offset yields at most one target record. `denseDownstream`
+ * false (a target with transaction markers or other writers) keeps only what monotonicity
+ * proves, so a plan built on it re-reads rather than skips.
  */
-export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint): IdealOffset {
+export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint, denseDownstream = true): IdealOffset {
   if (epoch.length === 0) return { kind: "unknown", reason: "no-sync" };
   const index = findLastAtOrBefore(epoch, upstream);
   if (index < 0) return { kind: "unknown", reason: "before-first-sync" };
   const around = epoch.slice(index, index + 2);
-  const mapped = mapUpstreamToDownstream(around, upstream);
+  const mapped = mapUpstreamToDownstream(around, upstream, { denseDownstream });
   if (mapped.kind === "exact") return { kind: "exact", downstream: mapped.downstream, basis: mapped.basis };
   if (mapped.kind === "none") return { kind: "unknown", reason: mapped.reason };
   const sync = around[0]!;

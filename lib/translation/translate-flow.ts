@@ -113,7 +113,7 @@ function translatePartition(ctx: RowContext, topic: string, partition: number, c
     return { topic, partition, targetTopic: null, committed, sourceLogEnd: null, groupLag: null, translation, checkpoint, ideal, reread: null, checkpointReread: null, failoverReread: null };
   }
   const history = ctx.syncHistory.get(flowPartitionKey(ctx.flow.id, topic, partition)) ?? [];
-  const { translation, ideal } = translateOffset(ctx, { topic, partition }, history, committed);
+  const { translation, ideal } = translateOffset(ctx, { topic, partition }, history, committed, fp.targetDensityIssue === null);
   const lag = fp.sourceLogEnd === null ? null : fp.sourceLogEnd - committed;
   const row = { translation, checkpoint };
   const mm2 = selectMirrorMakerOffset(row);
@@ -138,6 +138,7 @@ function translateOffset(
   tp: { topic: string; partition: number },
   history: readonly SyncPoint[],
   committed: bigint,
+  denseDownstream: boolean,
 ): { translation: ModelTranslation; ideal: IdealOffset } {
   if (history.length === 0) {
     const translation: ModelTranslation = ctx.syncsLoaded
@@ -146,7 +147,7 @@ function translateOffset(
     return { translation, ideal: { kind: "unknown", reason: "no-sync" } };
   }
   const { store, epoch } = ctx.cache.lookup(flowPartitionKey(ctx.flow.id, tp.topic, tp.partition), tp, history);
-  const ideal = mapIdealOffset(epoch, committed);
+  const ideal = mapIdealOffset(epoch, committed, denseDownstream);
   if (!ctx.syncsLoaded) return { translation: notLoaded(ctx.flow), ideal };
   const t = store.translateDownstream(ctx.group, tp, committed);
   if (t.kind === "translated") return { translation: { kind: "translated", downstream: t.downstream, syncUpstream: t.sync.upstream, syncDownstream: t.sync.downstream }, ideal };

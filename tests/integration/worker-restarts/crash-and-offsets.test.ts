@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { Snapshot } from "@/lib/collector/types";
-import { alterMirrorSourceOffsets, resumeConnector, stopConnector } from "@/lib/connect";
+import { GET as getFailoverCsv } from "@/app/api/flows/[flow]/groups/[group]/failover.csv/route";
+import { alterMirrorSourceOffsets, getConnectors, putConnectorConfig, resumeConnector, stopConnector } from "@/lib/connect";
 import { killConnectWorker, restartConnectWorker, stopConnectWorker } from "@/lib/sandbox/connect-control";
 import { readPartition } from "@/lib/sandbox/kafka-cli";
-import { connectorNames, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
+import { connectorNames, exactlyOnceSourceConfig, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
 import { sleep } from "@/lib/sandbox/processes";
 import { waitForConnector } from "@/lib/sandbox/scenarios/connector-control";
 import { readSandboxState } from "@/lib/sandbox/state";
@@ -18,7 +19,8 @@ import { createSandboxRuntime } from "../support/runtime";
  * committed), and MM2's offsets changed by hand through Connect's offsets API (KIP-875). Expected:
  * MM2_REDELIVERY (info) with exactly the duplicated range the target holds, MM2_POSITION_MOVED
  * (warning) with exactly the offsets re-copied or skipped, and no TOPIC_RESET, DATA_LOSS or other
- * critical alert. Ground truth: the target's records read with Kafka's ConsoleConsumer (every value
+ * critical alert. Then MM2 in exactly-once mode: transaction markers on the target must not inflate
+ * MM2's position, fake re-copies, or make the precise failover plan skip a record. Ground truth: the target's records read with Kafka's ConsoleConsumer (every value
  * names its source offset). Runs last (restarting the worker re-copies records of every topic).
  */
 const state = readSandboxState();
@@ -52,11 +54,19 @@ async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeout
   const deadline = Date.now() + timeoutMs;
   let snapshot = await runtime.collector.runCycle();
   while (!check(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; ${describeRows(snapshot)}`);
     await sleep(1000);
     snapshot = await runtime.collector.runCycle();
   }
   return snapshot;
+}
+
+/** The test topic's rows and alerts, for a failure message. */
+function describeRows(s: Snapshot): string {
+  const rows = s.flows[0]?.partitions.filter((p) => p.topic === topic) ?? [];
+  const shown = rows.map((p) => `${p.partition}: committed ${p.committedPosition} mm2 ${p.mm2Position} (${p.positionSource}) target ${p.targetLogEnd}${p.unknown ? ` unknown ${p.unknown.reason}` : ""}`);
+  const alerts = runtime.alerts.list({}).filter((a) => a.topic === topic).map((a) => `${a.type} ${a.state} ${a.summary}`);
+  return `rows [${shown.join("; ")}] alerts [${alerts.join("; ")}] flow errors [${s.flows[0]?.errors.join("; ") ?? "no flow"}]`;
 }
 
 /** Source offsets the target partition holds more than once (from the values), as [first, last, count]. */
@@ -133,16 +143,19 @@ describe("MM2's worker and offsets under production events", () => {
       { cluster: "east", topic, partition: 0, offset: BigInt(total - 51) },
       { cluster: "east", topic, partition: 1, offset: BigInt(total + 49) },
     ];
-    await alterMirrorSourceOffsets(endpoint, names.source, changes);
-    await cycleUntil(() => alertsOf("MM2_POSITION_MOVED").length === 2, "MM2_POSITION_MOVED on partitions 0 and 1", 30_000);
-    const moved = alertsOf("MM2_POSITION_MOVED").map((a) => [a.partition, a.severity, a.evidence.direction, a.evidence.firstAffectedOffset, a.evidence.lastAffectedOffset, a.evidence.affectedCount]);
-    expect(moved).toEqual([
-      [0, "warning", "back", "180", "229", "50"],
-      [1, "warning", "forward", "230", "279", "50"],
-    ]);
-
-    await resumeConnector(endpoint, names.source);
-    await waitForConnectorsRunning(endpoint, [names.source]);
+    try {
+      await alterMirrorSourceOffsets(endpoint, names.source, changes);
+      await cycleUntil(() => alertsOf("MM2_POSITION_MOVED").length === 2, "MM2_POSITION_MOVED on partitions 0 and 1", 30_000);
+      const moved = alertsOf("MM2_POSITION_MOVED").map((a) => [a.partition, a.severity, a.evidence.direction, a.evidence.firstAffectedOffset, a.evidence.lastAffectedOffset, a.evidence.affectedCount]);
+      expect(moved).toEqual([
+        [0, "warning", "back", "180", "229", "50"],
+        [1, "warning", "forward", "230", "279", "50"],
+      ]);
+    } finally {
+      // The next test needs MM2 running whatever happened here.
+      await resumeConnector(endpoint, names.source);
+      await waitForConnectorsRunning(endpoint, [names.source]);
+    }
     const targetEnd = (p: number) => BigInt(total + uncommitted + (p === 0 ? 50 : p === 1 ? 50 : 0));
     await cycleUntil((s) => [0, 1].every((p) => rowOf(s, p)?.targetLogEnd === targetEnd(p)), "MM2 resumed from the new offsets");
     // Kafka's view: partition 1's target got source offsets 280..329 only; 230..279 were skipped.
@@ -155,5 +168,57 @@ describe("MM2's worker and offsets under production events", () => {
     expect(alertsOf("TOPIC_RESET")).toEqual([]);
     expect(alertsOf("DATA_LOSS")).toEqual([]);
     expect(criticalAlerts()).toEqual([]);
+  });
+
+  it("MM2 in exactly-once mode: positions and lag exact despite the target's markers, no phantom re-copies, the precise plan skips nothing", { timeout: 240_000 }, async () => {
+    const eosTopic = `eostest-${randomUUID().slice(0, 8)}`;
+    const group = `eosgroup-${randomUUID().slice(0, 8)}`;
+    const config = (await getConnectors(endpoint)).find((c) => c.name === names.source)!.config;
+    await stopConnectWorker();
+    await restartConnectWorker(state, { exactlyOnceSourceSupport: true });
+    await putConnectorConfig(endpoint, names.source, { ...config, ...exactlyOnceSourceConfig });
+    await waitForConnectorsRunning(endpoint, [names.source]);
+    await ensureTopics(east, [{ topic: eosTopic, partitions: 2 }]);
+    const producer = sandboxKafka(east).producer();
+    await producer.connect();
+    // Ten small batches per partition: MM2 commits several transactions, each leaving a marker.
+    for (let batch = 0; batch < 10; batch++) {
+      const messages = [0, 1].flatMap((partition) => Array.from({ length: 10 }, (_, i) => ({ partition, value: JSON.stringify({ topic: eosTopic, partition, offset: batch * 10 + i }) })));
+      await producer.send({ topic: eosTopic, acks: -1, messages });
+      await sleep(300);
+    }
+    await producer.disconnect();
+    const rows = (s: Snapshot) => s.flows[0]!.partitions.filter((p) => p.topic === eosTopic);
+    const snapshot = await cycleUntil((s) => rows(s).length === 2 && rows(s).every((p) => p.committedPosition === 100n && p.targetDensityIssue !== null), `${eosTopic} copied exactly-once`);
+
+    // Kafka's view: each source record is on the target once, and the target has more offsets than records.
+    const targetEnds = await fetchLogEnds(west, `east.${eosTopic}`);
+    for (const row of rows(snapshot)) {
+      const records = await readPartition(state, west, `east.${eosTopic}`, row.partition, 0n, 100);
+      expect(records.map((r) => (JSON.parse(r.value) as { offset: number }).offset)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      expect(targetEnds.get(row.partition)!.high > 100n).toBe(true);
+      expect([row.mm2Position, row.positionSource, row.lag, row.targetLogEnd]).toEqual([100n, "committed", 0n, targetEnds.get(row.partition)!.high]);
+    }
+
+    // A group at source offset 37 of partition 0: the precise plan must not start after its record on the target.
+    const admin = sandboxKafka(east).admin();
+    await admin.connect();
+    await admin.setOffsets({ groupId: group, topic: eosTopic, partitions: [{ partition: 0, offset: "37" }, { partition: 1, offset: "100" }] });
+    await admin.disconnect();
+    await cycleUntil((s) => s.clusters.find((c) => c.alias === "east")!.groups.some((g) => g.groupId === group), `${group} read`);
+    await runtime.collector.runCycle();
+    const response = await getFailoverCsv(new Request(`http://localhost/api/flows/east-%3Ewest/groups/${group}/failover.csv?mode=precise`), {
+      params: Promise.resolve({ flow: "east-%3Ewest", group }),
+    });
+    expect(response.status).toBe(200);
+    const planned = new Map((await response.text()).trim().split("\n").map((line) => line.split(",")).filter(([t]) => t === `east.${eosTopic}`).map(([, p, o]) => [Number(p), BigInt(o!)]));
+    const target0 = await readPartition(state, west, `east.${eosTopic}`, 0, 0n, 100);
+    const at37 = target0.find((r) => (JSON.parse(r.value) as { offset: number }).offset === 37)!.offset;
+    expect(planned.get(0)! <= at37).toBe(true);
+    expect(planned.get(1)! <= targetEnds.get(1)!.high).toBe(true);
+    process.stdout.write(`[eos] precise plan for source offset 37: target ${planned.get(0)} (record at ${at37}, ${at37 - planned.get(0)!} re-read)\n`);
+
+    expect(runtime.alerts.list({}).filter((a) => a.topic === eosTopic).map((a) => `${a.type} ${a.summary}`)).toEqual([]);
+    expect(runtime.alerts.list({ type: "TASK_FAILED" }).filter((a) => a.evidence.connector === names.source)).toEqual([]);
   });
 });

@@ -64,6 +64,7 @@ describe("buildFlow: which topics belong to the flow", () => {
         offsetLag: 40n,
         lagBasis: "offsets",
         transactionMarkersSeen: false,
+        targetDensityIssue: null,
         latestSync: null,
         oldestUnreplicatedTimestamp: null,
         unknown: null,

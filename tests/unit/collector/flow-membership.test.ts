@@ -123,7 +123,20 @@ describe("replication policy: unknown classes and the config override", () => {
       makeConnector("b", "Source", { "replication.policy.class": "DefaultReplicationPolicy" }),
     ]);
     expect(flows[0]?.policy.kind).toBe("identity");
-    expect(flows[0]?.warnings.map((w) => [w.kind, w.connector, w.subject])).toEqual([["replication-policy", "b", "DefaultReplicationPolicy"]]);
+    expect(flows[0]?.warnings.map((w) => [w.kind, w.connector, w.message])).toEqual([
+      [
+        "replication-policy",
+        "b",
+        'source connector b uses DefaultReplicationPolicy (separator "."), unlike a (IdentityReplicationPolicy (separator ".")): ' +
+          "Gapwatch names all the flow's topics as a does",
+      ],
+    ]);
+  });
+
+  it("does not warn when several source connectors run the same custom policy (one warning for the unknown class)", () => {
+    const custom = { "replication.policy.class": "com.acme.PrefixPolicy", "replication.policy.separator": "_" };
+    const [def] = discover([makeConnector("a", "Source", custom), makeConnector("b", "Source", custom)]);
+    expect(def?.warnings.map((w) => [w.kind, w.connector, w.subject])).toEqual([["replication-policy", "a", "com.acme.PrefixPolicy"]]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { flowPartitionKey, type Flow, type FlowPartition } from "@/lib/collector/types";
-import { readUnreplicatedTails } from "@/lib/collector/unreplicated-tail";
+import { applySourceTails, fetchSourceTails } from "@/lib/collector/unreplicated-tail";
 import type { ClusterReader, FetchedRecord, FetchRequestItem, FetchResult } from "@/lib/kafka";
 import { makeFlow, makeFlowPartition } from "../detect/fixtures";
 
@@ -8,7 +8,7 @@ const record = (offset: bigint, timestamp: number): FetchedRecord => ({ offset, 
 
 /** A source reader whose one Fetch answers per partition as a broker does (control batches already decoded away). */
 function readerServing(answers: Record<string, FetchResult>, seen: FetchRequestItem[][]): ClusterReader {
-  const unused = () => Promise.reject(new Error("not used by readUnreplicatedTails"));
+  const unused = () => Promise.reject(new Error("not used by the tail read"));
   return {
     alias: "east",
     readMetadata: unused,
@@ -31,7 +31,13 @@ function readerServing(answers: Record<string, FetchResult>, seen: FetchRequestI
 const lagging = (partition: number, position: bigint, logEnd: bigint): FlowPartition =>
   makeFlowPartition({ partition, mm2Position: position, sourceLogEnd: logEnd, lag: logEnd - position, offsetLag: logEnd - position });
 
-describe("readUnreplicatedTails", () => {
+/** One cycle's source tail read and refinement, as the collector runs them. */
+async function refine(flows: Flow[], reader: ClusterReader, markers: Set<string>): Promise<{ flows: Flow[]; errors: string[] }> {
+  const { tails, errors } = await fetchSourceTails(flows, new Map([["east", reader]]));
+  return { flows: applySourceTails(flows, tails, markers), errors };
+}
+
+describe("fetchSourceTails and applySourceTails", () => {
   it("counts data records when the read reached the log end: a trailing commit marker is no lag", async () => {
     const flow = makeFlow({ partitions: [lagging(0, 54n, 55n), lagging(1, 20n, 25n), lagging(2, 30n, 400n), makeFlowPartition({ partition: 3 })] });
     const seen: FetchRequestItem[][] = [];
@@ -47,7 +53,7 @@ describe("readUnreplicatedTails", () => {
       seen,
     );
     const markers = new Set<string>();
-    const { flows, errors } = await readUnreplicatedTails([flow], new Map([["east", reader]]), markers);
+    const { flows, errors } = await refine([flow], reader, markers);
     expect(errors).toEqual([]);
     expect(seen.map((items) => items.map((i) => `${i.topic}/${i.partition}@${i.offset}`))).toEqual([["orders/0@54", "orders/1@20", "orders/2@30"]]);
     const rows = flows[0]!.partitions.map((p) => [p.partition, p.lag, p.offsetLag, p.lagBasis, p.oldestUnreplicatedTimestamp, p.transactionMarkersSeen]);
@@ -65,7 +71,7 @@ describe("readUnreplicatedTails", () => {
     const flow: Flow = makeFlow({ partitions: [lagging(0, 54n, 55n)] });
     const markers = new Set([flowPartitionKey("east->west", "orders", 0)]);
     const reader = readerServing({ "orders/0": { error: "NOT_LEADER_OR_FOLLOWER" } }, []);
-    const { flows } = await readUnreplicatedTails([flow], new Map([["east", reader]]), markers);
+    const { flows } = await refine([flow], reader, markers);
     expect(flows[0]!.partitions.map((p) => [p.lag, p.lagBasis, p.transactionMarkersSeen])).toEqual([[1n, "offsets", true]]);
   });
 });

@@ -45,6 +45,7 @@ export function makeFlowPartition(overrides: Partial<FlowPartition> = {}): FlowP
     offsetLag: null,
     lagBasis: "offsets",
     transactionMarkersSeen: false,
+    targetDensityIssue: null,
     latestSync: { upstream: 999n, downstream: 999n },
     oldestUnreplicatedTimestamp: null,
     unknown: null,

@@ -55,6 +55,14 @@ describe("MM2_POSITION_MOVED", () => {
       expect(outputs.flatMap((o) => findingsOf(o, FindingType.MM2_POSITION_MOVED))).toEqual([]);
     });
 
+    it("stays quiet on progress when the target's log end, read after the source's, leaves no proven position", () => {
+      // Seen in the soak (payments/0): source log end 763 read, then the target's 764; Connect committed 758.
+      const before = makeFlowPartition({ sourceLogEnd: 730n, mm2Position: 730n, committedPosition: 730n, targetLogEnd: 730n, latestSync: { upstream: 700n, downstream: 700n } });
+      const skewed = { ...before, sourceLogEnd: 763n, mm2Position: 758n, committedPosition: 758n, targetLogEnd: 764n };
+      const outputs = runCycles([{ snapshot: makeSnapshot({ cycle: 1, partitions: [before] }) }, { snapshot: makeSnapshot({ cycle: 2, partitions: [skewed] }) }]);
+      expect(outputs.flatMap((o) => findingsOf(o, FindingType.MM2_POSITION_MOVED))).toEqual([]);
+    });
+
     it("does not judge a forward move on compacted partitions or where transaction markers were seen", () => {
       const patched = { ...copied, mm2Position: 5400n, committedPosition: 5400n };
       const compacted = runCycles([

@@ -30,6 +30,7 @@ describe("readTopicFilter: Kafka's MirrorSourceConfigTest vectors (3.9)", () => 
   it("testConfigBackwardsCompatibility: topics.blacklist alone is version-dependent (honoured to 3.9, removed in 4.0), so unknown", () => {
     expect(readTopicFilter({ "topics.blacklist": "topic-1" })).toEqual({
       kind: "unknown",
+      subject: "topics.blacklist",
       reason: 'topics.blacklist "topic-1" is applied by Kafka 2.7–3.9 and ignored since 4.0 (KAFKA-17529)',
     });
   });

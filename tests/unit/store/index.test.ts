@@ -34,6 +34,7 @@ function makePartition(overrides: Partial<FlowPartition> = {}): FlowPartition {
     offsetLag: 10n,
     lagBasis: "offsets",
     transactionMarkersSeen: false,
+    targetDensityIssue: null,
     latestSync: null,
     oldestUnreplicatedTimestamp: null,
     unknown: null,

@@ -29,6 +29,7 @@ export function makeFlowPartition(overrides: Partial<FlowPartition> = {}): FlowP
     offsetLag: 0n,
     lagBasis: "offsets",
     transactionMarkersSeen: false,
+    targetDensityIssue: null,
     latestSync: null,
     oldestUnreplicatedTimestamp: null,
     unknown: null,

@@ -76,6 +76,12 @@ describe("mapIdealOffset", () => {
     expect(mapIdealOffset(epoch, 401n)).toEqual({ kind: "exact", downstream: 1151n, basis: "pinned-by-bounds" });
   });
 
+  it("on a target that is not dense (markers, other writers) brackets from the sync before, so a plan never skips", () => {
+    // With transaction markers between 1000 and 1100 the record of upstream 150 sits anywhere in 1051..1100.
+    expect(mapIdealOffset(epoch, 150n, false)).toEqual({ kind: "bracket", low: 1001n, high: 1100n, reason: "downstream-gap" });
+    expect(mapIdealOffset(epoch, 200n, false)).toEqual({ kind: "exact", downstream: 1100n, basis: "sync" });
+  });
+
   it("is unknown before the first sync and without syncs", () => {
     expect(mapIdealOffset(epoch, 99n)).toEqual({ kind: "unknown", reason: "before-first-sync" });
     expect(mapIdealOffset([], 5n)).toEqual({ kind: "unknown", reason: "no-sync" });
