@@ -1,9 +1,7 @@
 import { type ClusterReader, type FetchedRecord, isItemError } from "@/lib/kafka";
 import { type Flow, type FlowPartition, flowPartitionKey } from "./types";
-import type { SourceTail } from "./unreplicated-tail";
+import { type SourceTail, tailBatchBytes } from "./unreplicated-tail";
 
-/** Bytes read per target partition: the batch holding the last offset. */
-const lastBatchBytes = 1024;
 
 /** Why a target partition is not dense, shown in its row. */
 export const densityReasons = {
@@ -47,7 +45,7 @@ export async function checkTargetDensity(
     try {
       const fetched = await reader.fetchPartitions(
         checked.map((p) => ({ topic: p.targetTopic, partition: p.partition, offset: p.targetLogEnd! - 1n })),
-        { maxBytes: lastBatchBytes, maxWaitMs: 0 },
+        { maxBytes: tailBatchBytes, maxWaitMs: 0 },
       );
       for (const p of checked) {
         const result = fetched.get(`${p.targetTopic}/${p.partition}`);

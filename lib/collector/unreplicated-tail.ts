@@ -2,8 +2,12 @@ import { type ClusterReader, type FetchedPartition, isItemError } from "@/lib/ka
 import { summarizeFlowTotals } from "./flow-builder";
 import { type Flow, type FlowPartition, flowPartitionKey } from "./types";
 
-/** Bytes read per partition: the first batch at MM2's position is enough for its timestamp. */
-const tailBytes = 1024;
+/**
+ * Bytes read per partition: the batch holding MM2's position must come back whole. Kafka returns an
+ * oversized batch only for the first partition of a response and truncates it elsewhere (KIP-74),
+ * so this is the Java producer's default batch.size (16 KiB), which also bounds MM2's own batches.
+ */
+export const tailBatchBytes = 16 * 1024;
 
 /** What one source Fetch returned for a flow partition, and the offset it was read from. */
 export interface SourceTail {
@@ -29,7 +33,7 @@ export async function fetchSourceTails(flows: readonly Flow[], readers: Readonly
     });
     if (!reader || items.length === 0) continue;
     try {
-      const fetched = await reader.fetchPartitions(items, { maxBytes: tailBytes, maxWaitMs: 0 });
+      const fetched = await reader.fetchPartitions(items, { maxBytes: tailBatchBytes, maxWaitMs: 0 });
       for (const item of items) {
         const result = fetched.get(`${item.topic}/${item.partition}`);
         if (result !== undefined && !isItemError(result)) tails.set(flowPartitionKey(flow.id, item.topic, item.partition), { from: item.offset, result });

@@ -37,7 +37,11 @@ async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeout
   const deadline = Date.now() + timeoutMs;
   let snapshot = await runtime.collector.runCycle();
   while (!check(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const row = rowOf(snapshot);
+      const shown = row && `committed ${row.committedPosition} mm2 ${row.mm2Position} (${row.positionSource}) lag ${row.lag} target ${row.targetLogEnd} sync ${row.latestSync?.upstream}/${row.latestSync?.downstream} density ${row.targetDensityIssue} unknown ${row.unknown?.reason}`;
+      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}: ${shown}`);
+    }
     await sleep(1000);
     snapshot = await runtime.collector.runCycle();
   }
