@@ -132,8 +132,11 @@ function createLossCandidate(view: FlowPartitionView, signal: LossSignalName, ra
     render: (key, merged, firstSeen): Finding => {
       const r = merged ?? range;
       const count = r.last - r.first + 1n;
-      const noun = count === 1n ? "record" : "records";
-      const verb = count === 1n ? "was" : "were";
+      // Deleted offsets cannot be read any more: on a partition with transaction markers some of
+      // them were markers, so the count is what was lost at most, and the summary says so.
+      const markers = partition.transactionMarkersSeen;
+      const noun = markers ? "offsets (records and transaction markers)" : count === 1n ? "record" : "records";
+      const verb = count === 1n && !markers ? "was" : "were";
       return {
         key,
         type: FindingType.DATA_LOSS,
@@ -149,6 +152,7 @@ function createLossCandidate(view: FlowPartitionView, signal: LossSignalName, ra
           firstLostOffset: r.first.toString(),
           lastLostOffset: r.last.toString(),
           lostCount: count.toString(),
+          lostCountIncludesMarkers: markers,
           exact: r.exact,
           detectedBy: signal,
           seenAt: firstSeen,

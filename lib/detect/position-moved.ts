@@ -1,5 +1,6 @@
 import { derivePosition } from "@/lib/collector/flow-builder";
 import { flowPartitionKey, type FlowPartition, type Snapshot } from "@/lib/collector/types";
+import { ConnectorState } from "@/lib/connect/types";
 import type { EventCandidate, OffsetRange } from "./events";
 import { findTopic, formatCount, formatRange, isCompacted, listFreshFlowPartitions, maxOffset, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
 import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
@@ -24,12 +25,13 @@ interface Move {
  * source topic ID; kept while C is unreadable or absent, e.g. offsets deleted, so the move is seen
  * when MM2 commits again; a new topic ID starts a new mark, that is TOPIC_RESET):
  * - back: C < the mark's committed position → MM2 copies [C, highest − 1] again (duplicates).
- * - forward: C > the highest position MM2 reached AND C > the position the target proves
- *   (newest sync + target log end, flow-builder `derivePosition`; not judged while that is
- *   unknown, e.g. the target's log end read after the source's passes it): MM2 will never copy
- *   [highest, C − 1] (records that still exist at the source). Normal progress cannot do this: the
- *   target holds what MM2 copied before Connect commits it. Not judged on compacted partitions or
- *   where transaction markers were seen (markers make the proven position trail by their count).
+ * - forward: the connector copying the partition is STOPPED (now or in the previous cycle: only
+ *   then can offsets be altered), C > the highest position MM2 reached AND C > the position the
+ *   target proves (newest sync + target log end, flow-builder `derivePosition`; not judged while
+ *   that is unknown): MM2 will never copy [highest, C − 1] (records that still exist at the
+ *   source). A stopped MM2 copies nothing, so the target holds all it copied. Not judged on
+ *   compacted partitions or where transaction markers were seen (markers make the proven position
+ *   trail by their count).
  * One event per move: key `MM2_POSITION_MOVED|<flow>|<topic>|<partition>|<direction>-<first>`.
  */
 export function detectPositionMoves(
@@ -69,7 +71,17 @@ function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: Committed
 
 function canJudgeForward(ctx: DetectorContext, view: FlowPartitionView): boolean {
   const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
-  return compacted === false && !view.partition.transactionMarkersSeen;
+  if (compacted !== false || view.partition.transactionMarkersSeen) return false;
+  // Offsets can only be altered while the connector is STOPPED (KIP-875). While it runs, Connect's
+  // offsets are read after the target's log end in a cycle, so they can be ahead of it by what MM2
+  // copied in between (seen in the sandbox under steady traffic).
+  const name = view.partition.sourceConnector ?? view.flow.connectors.source;
+  return [ctx.current, ctx.previous].some((s) => s !== null && findConnectorState(s, name) === ConnectorState.STOPPED);
+}
+
+function findConnectorState(snapshot: Snapshot, name: string | null): string | null {
+  const reachable = snapshot.connect.filter((c) => c.reachable);
+  return reachable.flatMap((c) => c.connectors).find((c) => c.name === name)?.state ?? null;
 }
 
 /** Marks of partitions still in some flow; a partition that left every flow forgets its mark. */

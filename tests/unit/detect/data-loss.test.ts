@@ -164,6 +164,16 @@ describe("DATA_LOSS", () => {
       ]);
     });
 
+    it("says the count is offsets, markers included, on a partition with transaction markers", () => {
+      const before = makeFlowPartition({ sourceLogStart: 0n, sourceLogEnd: 1200n, mm2Position: 1000n, transactionMarkersSeen: true });
+      const purged = { ...before, sourceLogStart: 1100n, sourceLogEnd: 1300n };
+      const [, second] = runCycles([{ snapshot: makeSnapshot({ cycle: 1, partitions: [before] }) }, { snapshot: makeSnapshot({ cycle: 2, partitions: [purged] }) }]);
+      const findings = findingsOf(second, FindingType.DATA_LOSS);
+      expect(findings.map((f) => [f.summary, f.evidence.lostCount, f.evidence.lostCountIncludesMarkers])).toEqual([
+        ["100 offsets (records and transaction markers) of orders/2 were deleted at east before MM2 copied them (offsets 1000–1099)", "100", true],
+      ]);
+    });
+
     it("ignores empty partitions and partitions MM2 never copied from", () => {
       const empty = makeFlowPartition({ sourceLogStart: 1000n, sourceLogEnd: 1000n, mm2Position: 1000n });
       const neverCopied = makeFlowPartition({ partition: 3, sourceLogStart: 1000n, sourceLogEnd: 1000n, mm2Position: null, latestSync: null });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FindingType } from "@/lib/detect/types";
-import { findingsOf, makeFlowPartition, makeSnapshot, makeTopicConfigs, runCycles } from "./fixtures";
+import { findingsOf, makeConnect, makeConnector, makeFlowPartition, makeSnapshot, makeTopicConfigs, runCycles } from "./fixtures";
 
 const copied = makeFlowPartition({ sourceLogEnd: 6000n, mm2Position: 5000n, committedPosition: 5000n, targetLogEnd: 5000n, latestSync: { upstream: 4900n, downstream: 4900n } });
 
@@ -35,15 +35,23 @@ describe("MM2_POSITION_MOVED", () => {
     ]);
   });
 
-  it("reports a position moved forward past what the target holds, with the offsets MM2 skips", () => {
+  it("reports a position moved forward past what the target holds while the connector is STOPPED, with the offsets MM2 skips", () => {
     const patched = { ...copied, mm2Position: 5400n, committedPosition: 5400n };
-    const [, second] = runCycles([{ snapshot: makeSnapshot({ cycle: 1, partitions: [copied] }) }, { snapshot: makeSnapshot({ cycle: 2, partitions: [patched] }) }]);
+    const connect = [makeConnect([makeConnector({ state: "STOPPED", tasks: [] })])];
+    const [, second] = runCycles([{ snapshot: makeSnapshot({ cycle: 1, partitions: [copied], connect }) }, { snapshot: makeSnapshot({ cycle: 2, partitions: [patched], connect }) }]);
     expect(findingsOf(second, FindingType.MM2_POSITION_MOVED).map((f) => [f.key, f.evidence.firstAffectedOffset, f.evidence.lastAffectedOffset, f.evidence.affectedCount])).toEqual([
       ["MM2_POSITION_MOVED|east->west|orders|2|forward-5000", "5000", "5399", "400"],
     ]);
   });
 
   describe("benign cases", () => {
+    it("stays quiet when a running MM2's committed offsets, read after the target's log end, are ahead of it", () => {
+      // Seen in the sandbox under steady traffic: MM2 copied and committed 6 more records between the two reads.
+      const raced = { ...copied, mm2Position: 5006n, committedPosition: 5006n };
+      const [, second] = runCycles([{ snapshot: makeSnapshot({ cycle: 1, partitions: [copied] }) }, { snapshot: makeSnapshot({ cycle: 2, partitions: [raced] }) }]);
+      expect(findingsOf(second, FindingType.MM2_POSITION_MOVED)).toEqual([]);
+    });
+
     it("stays quiet on progress, on a committed position catching up with what the target proves, and on flush lag", () => {
       const progressed = { ...copied, mm2Position: 5300n, committedPosition: 5100n, targetLogEnd: 5300n };
       const flushed = { ...copied, mm2Position: 5300n, committedPosition: 5300n, targetLogEnd: 5300n };
