@@ -124,6 +124,8 @@ describe("faults injected in the sandbox raise exactly the expected alert with e
     try {
       await cycleUntil((s) => s.flows[0]!.partitions.some((p) => p.topic === topic && p.partition === 2 && p.lag === 0n), "partition 2 caught up");
       const report = await runPurge(state, { topic, partition: 2, records: 100, resume: true });
+      // The purge deleted everything MM2 had not copied; a stall needs data records waiting.
+      await produce(topic, 2, 20);
       await cycleUntil(() => firing("TASK_STALLED").some((a) => String(a.evidence.partitions).split(",").includes(`${topic}/2`)), "TASK_STALLED", 90_000);
       // With the default (earliest) MM2 would have skipped to the new log start within seconds;
       // with none it stays where it was while the task reports RUNNING.

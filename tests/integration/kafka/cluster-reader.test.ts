@@ -217,7 +217,7 @@ describe("fetchRecords / fetchPartitions", () => {
     const tail = await reader.fetchRecords(topic, 0, 5n);
     expect(!isItemError(tail) && tail.records.map((r) => r.offset)).toEqual([5n, 6n]);
     const empty = await reader.fetchRecords(topic, 0, 7n, { maxWaitMs: 50 });
-    expect(empty).toEqual({ records: [], highWatermark: 7n, logStartOffset: 0n, nextOffset: 7n });
+    expect(empty).toEqual({ records: [], highWatermark: 7n, logStartOffset: 0n, nextOffset: 7n, controlBatches: 0 });
     expect(await reader.fetchRecords(topic, 0, 100n)).toEqual({ error: "OFFSET_OUT_OF_RANGE" });
 
     await deleteRecords(state, east, topic, 0, 3);
