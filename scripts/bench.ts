@@ -7,6 +7,7 @@ import { findFreePort } from "@/lib/sandbox/free-port";
 import { gapwatchDir } from "@/lib/sandbox/paths";
 import { parseFlags } from "./args";
 import { createBenchCollector } from "./bench/bench-collector";
+import { createStoppedBenchConnector } from "./bench/bench-connector";
 import { connectBenchAdmins, deleteTopicsMatching } from "./bench/bench-topics";
 import { launchChromium } from "./bench/browser";
 import { connectDashboard } from "./bench/dashboard-client";
@@ -15,7 +16,7 @@ import { runHttpPhase } from "./bench/http-phase";
 import { connectNaivePoller } from "./bench/naive-poller";
 import { runPollPhase } from "./bench/poll-phase";
 import { type BenchReport, createReport, renderReport, writeReportFile } from "./bench/report";
-import { type BenchResources, createResources, stopResources } from "./bench/resources";
+import { type BenchResources, createResources, removeBenchConnector, stopResources } from "./bench/resources";
 import { measureSyntheticScale } from "./bench/synthetic-scale";
 import { type Stack, startStack } from "./stack";
 
@@ -65,8 +66,10 @@ async function runPhase<T>(report: BenchReport, name: string, phase: () => Promi
 async function measureWithStack(stack: Stack, res: BenchResources, opts: BenchOptions, report: BenchReport): Promise<{ snapshot: Snapshot; history: CollectorHistory } | null> {
   const state = stack.sandbox.state;
   const dashboard = await connectDashboard(`http://127.0.0.1:${new URL(stack.url).port}`, stack.adminSecret);
-  const browser = (res.browser = await launchChromium());
+  const browser = (res.browser = await launchChromium(say));
   const admins = (res.admins = await connectBenchAdmins("east", state.clusters.east!.bootstrap, state.clusters.west!.bootstrap));
+  // Before any benchmark topic exists, so MM2 never copies one of them.
+  res.benchConnector = await createStoppedBenchConnector(state, "east", "west");
   const collector = (res.collector = createBenchCollector(state));
   const naive = (res.naive = await connectNaivePoller(state.clusters));
 
@@ -89,6 +92,9 @@ async function measureWithStack(stack: Stack, res: BenchResources, opts: BenchOp
   res.collector = null;
   const deleted = await runPhase(report, "removing the benchmark topics", () => deleteTopicsMatching(admins, (name) => name.startsWith("bench-") || name.startsWith(`${admins.sourceAlias}.bench-`)));
   if (deleted !== null) report.deleteSeconds = deleted / 1000;
+  // After the topics are gone (so none of them leaves the flow while it still exists) and before
+  // the detection phase, which judges the flow as the sandbox defines it.
+  await removeBenchConnector(res, report);
 
   report.detection = await runPhase(report, "3. detection latency", async () => {
     const page = await browser.newPage();

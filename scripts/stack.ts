@@ -35,7 +35,13 @@ const demoDir = path.join(gapwatchDir, "demo");
  */
 export async function startStack(opts: StackOptions): Promise<Stack> {
   await assertPortFree(opts.port);
-  const [sandbox] = await Promise.all([startSandbox(), buildAppIfChanged(opts.log)]);
+  const [started, built] = await Promise.allSettled([startSandbox(), buildAppIfChanged(opts.log)]);
+  if (started.status === "rejected" || built.status === "rejected") {
+    // Whichever half succeeded is stopped again before the failure is reported.
+    if (started.status === "fulfilled") await started.value.stop();
+    throw started.status === "rejected" ? started.reason : (built as PromiseRejectedResult).reason;
+  }
+  const sandbox = started.value;
   let workload: Workload | null = null;
   let app: ManagedProcess | null = null;
   const stop = async () => {

@@ -8,7 +8,7 @@ const tones: Record<string, PillTone> = { critical: "crit", warning: "warn", inf
 
 const time = (ms: number | null) => (ms === null ? "—" : `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)} UTC`);
 
-/** One alert with its evidence, times and acknowledgement. */
+/** One alert with its evidence (times such as `seenAt` in epoch ms shown as UTC), times and acknowledgement. */
 export function AlertCard({ alert, focused, canAct }: { alert: AlertRecord; focused: boolean; canAct: boolean }) {
   const scope = [alert.flow, alert.cluster && `cluster ${alert.cluster}`, alert.topic && `${alert.topic}${alert.partition !== null ? `/${alert.partition}` : ""}`, alert.group && `group ${alert.group}`].filter(Boolean).join(" · ");
   return (
@@ -37,7 +37,7 @@ export function AlertCard({ alert, focused, canAct }: { alert: AlertRecord; focu
         {Object.entries(alert.evidence).map(([k, v]) => (
           <div key={k} className="contents">
             <dt className="text-zinc-600 dark:text-zinc-400">{k}</dt>
-            <dd className="break-all font-mono">{v === null ? "—" : String(v)}</dd>
+            <dd className="break-all font-mono">{v === null ? "—" : typeof v === "number" && k.endsWith("At") ? time(v) : String(v)}</dd>
           </div>
         ))}
         <dt className="text-zinc-600 dark:text-zinc-400">first seen</dt>

@@ -1,5 +1,6 @@
 import { rateFlowHealth } from "@/components/overview/flow-card";
 import { PartialNotice } from "@/components/overview/partial-notice";
+import { FlowConfigNotes } from "./flow-config-notes";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Pill } from "@/components/ui/pill";
 import { TextLink } from "@/components/ui/text-link";
@@ -33,8 +34,9 @@ export function FlowSummaryCard({ flow }: { flow: FlowSummary }) {
         <p className="mt-3 text-xs text-zinc-600 dark:text-zinc-400">
           Discovered from {flow.discoveredFrom === "connect" ? `Connect cluster ${flow.connectors.connectCluster ?? "?"}` : "MM2's internal topics (dedicated mode)"}
           {" · connectors: "}
-          <span className="font-mono">{[flow.connectors.source, flow.connectors.checkpoint, flow.connectors.heartbeat].filter(Boolean).join(", ") || "none"}</span>
+          <span className="font-mono">{[...flow.connectors.sources, flow.connectors.checkpoint, flow.connectors.heartbeat].filter(Boolean).join(", ") || "none"}</span>
         </p>
+        <FlowConfigNotes warnings={flow.warnings} excludedTopics={flow.excludedTopics} />
         <PartialNotice partial={flow.partial} partitions={flow.partitions} />
         {flow.unknownPositions > 0 ? <p className="mt-2 text-xs text-amber-800 dark:text-amber-300">{flow.unknownPositions} partitions have no MM2 position yet (nothing replicated, or Connect did not answer).</p> : null}
         {flow.errors.map((e) => (

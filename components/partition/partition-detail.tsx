@@ -1,5 +1,5 @@
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import type { LossGap, OffsetPoint, ResetMark, SyncRowView } from "@/lib/views/partition";
+import type { ChartMarks, SyncRowView, OffsetPoint } from "@/lib/views/partition";
 import { formatTimestamp } from "@/lib/views/time-range";
 import { CurrentValues } from "./current-values";
 import { LagChart } from "./lag-chart";
@@ -9,7 +9,7 @@ import { SyncTable } from "./sync-table";
 
 interface Props {
   points: OffsetPoint[];
-  marks: { gaps: LossGap[]; resets: ResetMark[] };
+  marks: ChartMarks;
   rangeLabel: string;
   spanMs: number;
   current: { label: string; value: string; hint?: string }[];
@@ -27,7 +27,7 @@ export function PartitionDetail({ points, marks, rangeLabel, spanMs, current, br
         <Card>
           <CardHeader>
             <CardTitle>Offsets over the last {rangeLabel}</CardTitle>
-            <MarkSummary gaps={marks.gaps} resets={marks.resets} />
+            <MarkSummary marks={marks} />
           </CardHeader>
           <CardContent>
             {noHistory ? (
@@ -36,8 +36,8 @@ export function PartitionDetail({ points, marks, rangeLabel, spanMs, current, br
               </p>
             ) : (
               <>
-                <OffsetsChart points={points} gaps={marks.gaps} resets={marks.resets} spanMs={spanMs} />
-                <MarkList gaps={marks.gaps} resets={marks.resets} />
+                <OffsetsChart points={points} gaps={marks.gaps} resets={marks.resets} events={marks.events} spanMs={spanMs} />
+                <MarkList marks={marks} />
               </>
             )}
           </CardContent>
@@ -75,8 +75,8 @@ export function PartitionDetail({ points, marks, rangeLabel, spanMs, current, br
 }
 
 /** The marks in words (exact offsets and times), for reading and for screen readers. */
-function MarkList({ gaps, resets }: { gaps: LossGap[]; resets: ResetMark[] }) {
-  if (gaps.length === 0 && resets.length === 0) return null;
+function MarkList({ marks: { gaps, resets, events } }: { marks: ChartMarks }) {
+  if (gaps.length === 0 && resets.length === 0 && events.length === 0) return null;
   return (
     <ul className="mt-2 space-y-1 text-sm" data-testid="mark-list">
       {gaps.map((g) => (
@@ -90,17 +90,29 @@ function MarkList({ gaps, resets }: { gaps: LossGap[]; resets: ResetMark[] }) {
           <strong>Topic reset</strong> at {formatTimestamp(r.at)}: {r.summary}
         </li>
       ))}
+      {events.map((e, i) => (
+        <li key={`event-${e.kind}-${e.at}`} className={e.kind === "redelivery" ? "text-zinc-700 dark:text-zinc-300" : "text-amber-800 dark:text-amber-300"} data-testid={`mark-${e.kind}`}>
+          {events.length > 1 ? <span className="mr-1.5 inline-block min-w-5 rounded border border-current px-1 text-center text-xs font-bold">{i + 1}</span> : null}
+          <strong>{e.label}</strong> at {formatTimestamp(e.at)}: {e.summary}
+        </li>
+      ))}
     </ul>
   );
 }
 
-function MarkSummary({ gaps, resets }: { gaps: LossGap[]; resets: ResetMark[] }) {
-  if (gaps.length === 0 && resets.length === 0) return <span className="text-xs text-zinc-600 dark:text-zinc-400">no data loss or resets in this range</span>;
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+function MarkSummary({ marks: { gaps, resets, events } }: { marks: ChartMarks }) {
+  if (gaps.length === 0 && resets.length === 0 && events.length === 0) return <span className="text-xs text-zinc-600 dark:text-zinc-400">no data loss, resets or MM2 events in this range</span>;
+  const redeliveries = events.filter((e) => e.kind === "redelivery").length;
+  const moves = events.length - redeliveries;
+  const critical = [gaps.length > 0 ? plural(gaps.length, "data-loss gap", "data-loss gaps") : "", resets.length > 0 ? plural(resets.length, "topic reset", "topic resets") : ""].filter(Boolean);
+  const other = [redeliveries > 0 ? plural(redeliveries, "re-copy", "re-copies") : "", moves > 0 ? plural(moves, "position move", "position moves") : ""].filter(Boolean);
   return (
-    <span className="text-xs font-semibold text-red-700 dark:text-red-400" data-testid="mark-summary">
-      {gaps.length > 0 ? `${gaps.length} data-loss gap${gaps.length === 1 ? "" : "s"}` : ""}
-      {gaps.length > 0 && resets.length > 0 ? " · " : ""}
-      {resets.length > 0 ? `${resets.length} topic reset${resets.length === 1 ? "" : "s"}` : ""}
+    <span className="text-xs" data-testid="mark-summary">
+      {critical.length > 0 ? <span className="font-semibold text-red-700 dark:text-red-400">{critical.join(" · ")}</span> : null}
+      {critical.length > 0 && other.length > 0 ? " · " : null}
+      {other.length > 0 ? <span className="text-zinc-700 dark:text-zinc-300">{other.join(" · ")}</span> : null}
     </span>
   );
 }

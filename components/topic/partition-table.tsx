@@ -98,16 +98,31 @@ function PartitionRow({ row, index, href }: { row: PartitionRowView; index: numb
       </div>
       <div role="cell" className="text-right">{row.sourceLogStart}</div>
       <div role="cell" className="text-right">{row.sourceLogEnd}</div>
-      <div role="cell" className="relative z-[1] text-right leading-tight" title={`MM2 position ${row.mm2Position} (from ${row.positionSource}); committed to Connect: ${row.committedPosition}`}>
+      <div
+        role="cell"
+        className="relative z-[1] text-right leading-tight"
+        title={row.positionNote?.detail ?? `MM2 position ${row.mm2Position} (from ${row.positionSource}); committed to Connect: ${row.committedPosition}`}
+      >
         {row.mm2Position}
-        <span className="block text-xs text-zinc-500 dark:text-zinc-400">committed {row.committedPosition}</span>
+        {row.positionNote === null ? (
+          <span className="block text-xs text-zinc-500 dark:text-zinc-400">committed {row.committedPosition}</span>
+        ) : (
+          <span className="block truncate font-sans text-xs text-amber-700 dark:text-amber-300" data-testid="position-note">
+            {row.positionNote.label}
+          </span>
+        )}
       </div>
       <div role="cell" className="text-right">{row.targetLogEnd}</div>
-      <div role="cell" className={cn("text-right", row.lagState === "behind" && "font-semibold text-red-700 dark:text-red-400", row.lagState === "unknown" && "text-amber-700 dark:text-amber-300")}>
+      <div role="cell" className={cn("text-right leading-tight", row.lagState === "behind" && "font-semibold text-red-700 dark:text-red-400", row.lagState === "unknown" && "text-amber-700 dark:text-amber-300")}>
         {row.lag}
         {row.partial === null ? null : (
           <span className="block text-xs font-normal text-amber-700 dark:text-amber-300" title={row.partial} data-testid="partition-partial">
             partial
+          </span>
+        )}
+        {row.partial !== null || row.lagNote === null ? null : (
+          <span className="relative z-[1] block truncate font-sans text-xs font-normal text-zinc-500 dark:text-zinc-400" title={row.lagNote.detail} data-testid="lag-note">
+            {row.lagNote.label}
           </span>
         )}
       </div>

@@ -26,6 +26,10 @@ export interface FlowSummary {
   heartbeatLatencyMs: number | null;
   tasks: Record<string, number>;
   errors: string[];
+  /** What in MM2's connector configs Gapwatch cannot evaluate exactly (FLOW_CONFIG_WARNING). */
+  warnings: Flow["warnings"];
+  /** Source topics MM2 once copied and its topic filter now leaves out, with the reason. */
+  excludedTopics: Flow["excludedTopics"];
 }
 
 export interface TopicRow {
@@ -67,6 +71,8 @@ export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
     heartbeatLatencyMs: f.heartbeat.latencyMs,
     tasks,
     errors: f.errors,
+    warnings: f.warnings,
+    excludedTopics: f.excludedTopics,
   };
 }
 
@@ -101,6 +107,10 @@ export function listPartitionRows(f: Flow) {
     positionSource: p.positionSource,
     targetLogEnd: p.targetLogEnd,
     lag: p.lag,
+    offsetLag: p.offsetLag,
+    lagBasis: p.lagBasis,
+    transactionMarkersSeen: p.transactionMarkersSeen,
+    targetDensityIssue: p.targetDensityIssue,
     sourceLeaderEpoch: p.sourceLeaderEpoch,
     sourceTopicId: p.sourceTopicId,
     latestSync: p.latestSync,

@@ -38,6 +38,24 @@ export interface ResetMark {
   summary: string;
 }
 
+/**
+ * An MM2 event on the partition (from an MM2_REDELIVERY or MM2_POSITION_MOVED alert): records copied
+ * twice, or a position moved by hand. Neutral, not a loss: a dashed line with a short label.
+ */
+export interface EventMark {
+  at: number;
+  kind: "redelivery" | "moved-back" | "moved-forward";
+  label: string;
+  summary: string;
+}
+
+/** Every mark of the partition chart. */
+export interface ChartMarks {
+  gaps: LossGap[];
+  resets: ResetMark[];
+  events: EventMark[];
+}
+
 /** What the chart reads from an alert of the partition. */
 export type MarkAlert = Pick<AlertRecord, "type" | "summary" | "evidence" | "firstSeen">;
 
@@ -46,22 +64,22 @@ export function shapeOffsetPoints(samples: readonly PartitionSample[]): OffsetPo
 }
 
 /**
- * The chart's loss and reset marks, from the partition's DATA_LOSS and TOPIC_RESET alerts only
- * (one source of truth: the chart never says what no alert says). An alert is marked when it was
- * first seen within [from, to]; a loss spans, in time, from the sample before its detection to the
- * detection, and in offsets exactly the alert's range.
+ * The chart's marks, from the partition's alerts only (one source of truth: the chart never says
+ * what no alert says): DATA_LOSS areas, TOPIC_RESET lines, and MM2_REDELIVERY / MM2_POSITION_MOVED
+ * lines labelled with their exact range. An alert is marked when it was first seen within
+ * [from, to]; a loss spans, in time, from the sample before its detection to the detection, and in
+ * offsets exactly the alert's range.
  */
-export function placeAlertMarks(
-  samples: readonly PartitionSample[],
-  alerts: readonly MarkAlert[],
-  range: { from: number; to: number },
-): { gaps: LossGap[]; resets: ResetMark[] } {
+export function placeAlertMarks(samples: readonly PartitionSample[], alerts: readonly MarkAlert[], range: { from: number; to: number }): ChartMarks {
   const gaps: LossGap[] = [];
   const resets: ResetMark[] = [];
+  const events: EventMark[] = [];
   for (const alert of alerts) {
     const seenAt = typeof alert.evidence.seenAt === "number" ? alert.evidence.seenAt : alert.firstSeen;
     if (seenAt < range.from || seenAt > range.to) continue;
     if (alert.type === FindingType.TOPIC_RESET) resets.push({ at: seenAt, label: "topic reset", summary: alert.summary });
+    const event = labelEvent(alert);
+    if (event !== null) events.push({ at: seenAt, ...event, summary: alert.summary });
     const loss = alert.type === FindingType.DATA_LOSS ? readLossEvidence(alert.evidence) : null;
     if (loss === null) continue;
     const before = samples.findLast((s) => s.at < seenAt);
@@ -75,7 +93,32 @@ export function placeAlertMarks(
   }
   gaps.sort((a, b) => a.to - b.to || a.lowOffset - b.lowOffset);
   resets.sort((a, b) => a.at - b.at);
-  return { gaps, resets };
+  events.sort((a, b) => a.at - b.at);
+  return { gaps, resets, events };
+}
+
+const isOffset = (v: unknown): v is string => typeof v === "string" && /^\d+$/.test(v);
+
+/** "a–b" with thousands separators, or "a" for a single offset. */
+function formatOffsetRange(first: string, last: string): string {
+  return first === last ? formatCount(BigInt(first)) : `${formatCount(BigInt(first))}–${formatCount(BigInt(last))}`;
+}
+
+const records = (count: string) => `${formatCount(BigInt(count))} ${count === "1" ? "record" : "records"}`;
+
+/** The kind and short label of an MM2 event alert with exact evidence, or null for any other alert. */
+function labelEvent(alert: MarkAlert): Pick<EventMark, "kind" | "label"> | null {
+  const e = alert.evidence;
+  if (alert.type === FindingType.MM2_REDELIVERY) {
+    if (!isOffset(e.firstDuplicateOffset) || !isOffset(e.lastDuplicateOffset) || !isOffset(e.duplicateCount)) return null;
+    return { kind: "redelivery", label: `MM2 re-copied ${records(e.duplicateCount)} (${formatOffsetRange(e.firstDuplicateOffset, e.lastDuplicateOffset)})` };
+  }
+  if (alert.type !== FindingType.MM2_POSITION_MOVED) return null;
+  if (!isOffset(e.firstAffectedOffset) || !isOffset(e.lastAffectedOffset) || !isOffset(e.affectedCount)) return null;
+  const range = formatOffsetRange(e.firstAffectedOffset, e.lastAffectedOffset);
+  if (e.direction === "back") return { kind: "moved-back", label: `position moved back by hand: ${records(e.affectedCount)} re-copied (${range})` };
+  if (e.direction === "forward") return { kind: "moved-forward", label: `position moved forward by hand: ${records(e.affectedCount)} skipped (${range})` };
+  return null;
 }
 
 /** The exact evidence of a DATA_LOSS alert (offsets as decimal strings). */
@@ -88,7 +131,6 @@ interface LossEvidence {
 /** The loss range of a DATA_LOSS alert's evidence, or null when it does not carry one. */
 function readLossEvidence(evidence: Evidence): LossEvidence | null {
   const { firstLostOffset, lastLostOffset, lostCount } = evidence;
-  const isOffset = (v: unknown): v is string => typeof v === "string" && /^\d+$/.test(v);
   return isOffset(firstLostOffset) && isOffset(lastLostOffset) && isOffset(lostCount) ? { firstLostOffset, lastLostOffset, lostCount } : null;
 }
 

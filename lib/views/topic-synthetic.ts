@@ -25,6 +25,8 @@ export function generateSyntheticPartitionRows(count: number): PartitionRowView[
       lag: formatCount(lag),
       lagState: lag > 0 ? "behind" : "zero",
       partial: null,
+      lagNote: null,
+      positionNote: null,
       latestSync: `${formatCount(position - 1)} → ${formatCount(position - 1 - start)}`,
       leader: String(replicas[0]),
       leaderEpoch: String(i % 4),

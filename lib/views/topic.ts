@@ -15,12 +15,22 @@ export interface PartitionRowView {
   lagState: "zero" | "behind" | "unknown";
   /** Why this partition's data could not be read this cycle (it is not judged), or null. */
   partial: string | null;
+  /** What the lag figure leaves out or overstates (transaction markers), short and in full; or null. */
+  lagNote: RowNote | null;
+  /** Why MM2's position is Connect's committed one (the target is not dense), or null. */
+  positionNote: RowNote | null;
   latestSync: string;
   leader: string;
   leaderEpoch: string;
   isr: string;
   replicas: string;
   underReplicated: boolean;
+}
+
+/** A muted line under a cell value, with the details for its tooltip. */
+export interface RowNote {
+  label: string;
+  detail: string;
 }
 
 /** The flow partitions of one upstream topic, by partition number. */
@@ -56,6 +66,8 @@ export function shapePartitionRows(snapshot: Snapshot, flow: Flow, topic: string
       lag: formatCount(p.lag),
       lagState: p.lag === null ? "unknown" : p.lag > 0n ? "behind" : "zero",
       partial: p.unknown === null ? null : describeUnknown(p.unknown, snapshot.takenAt),
+      lagNote: describeLagBasis(p),
+      positionNote: p.targetDensityIssue === null ? null : { label: "target not dense", detail: describeDensityIssue(p.targetDensityIssue) },
       latestSync: p.latestSync ? `${formatCount(p.latestSync.upstream)} → ${formatCount(p.latestSync.downstream)}` : "—",
       leader: state ? (state.leader === null ? "none (offline)" : String(state.leader)) : "—",
       leaderEpoch: state ? String(state.leaderEpoch) : p.sourceLeaderEpoch === null ? "—" : String(p.sourceLeaderEpoch),
@@ -70,6 +82,40 @@ export function shapePartitionRows(snapshot: Snapshot, flow: Flow, topic: string
 function describeUnknown(unknown: UnknownData, takenAt: number): string {
   const known = unknown.dataAt === null ? "never read" : `last read ${formatAge(takenAt - unknown.dataAt)} before this cycle`;
   return `${unknown.reason} (${known})`;
+}
+
+const plural = (n: bigint, one: string, many: string) => `${formatCount(n)} ${n === 1n ? one : many}`;
+
+/**
+ * Lag counts data records when the tail read reached the log end (`lagBasis` "records"): the offsets
+ * it leaves out hold no record MM2 copies (transaction markers). Counted in offsets on a partition
+ * that has markers, lag is an upper bound. Otherwise lag and offsets agree: no note.
+ */
+export function describeLagBasis(p: Pick<FlowPartition, "lag" | "offsetLag" | "lagBasis" | "transactionMarkersSeen">): RowNote | null {
+  if (p.lag === null || p.offsetLag === null) return null;
+  if (p.lagBasis === "records" && p.offsetLag > p.lag) {
+    const skipped = p.offsetLag - p.lag;
+    const what = p.transactionMarkersSeen ? plural(skipped, "marker", "markers") : plural(skipped, "offset", "offsets");
+    return {
+      label: `excl. ${what}`,
+      detail:
+        `Lag counts data records read from the source log: ${plural(p.offsetLag, "offset is", "offsets are")} past MM2's position, ` +
+        `${formatCount(skipped)} of them ${skipped === 1n ? "holds" : "hold"} no record MM2 copies (transaction markers take an offset and are never copied).`,
+    };
+  }
+  if (p.lagBasis === "offsets" && p.transactionMarkersSeen && p.lag > 0n) {
+    return {
+      label: "upper bound",
+      detail:
+        "Lag counted in offsets (the source log was not read to its end this cycle); " +
+        "this partition has transaction markers, which take offsets but are never copied.",
+    };
+  }
+  return null;
+}
+
+function describeDensityIssue(issue: string): string {
+  return `MM2 position is Connect's committed one, not derived from the target's log end: ${issue}`;
 }
 
 /** Largest `?synthetic=` the topic page accepts (keeps a typo from freezing the tab). */

@@ -8,7 +8,10 @@ export const partitionsPerBenchTopic = 50;
 /** Topics per CreateTopics / DeleteTopics request (1,000 partitions). */
 const topicsPerRequest = 20;
 
-/** `bench-50-0001`: MM2 in the sandbox excludes `bench-.*`, so it never copies these. */
+/**
+ * `bench-50-0001`: the sandbox's source connector excludes `bench-.*`, so MM2 never copies these;
+ * the benchmark's own STOPPED source connector (bench-connector.ts) puts them in the flow.
+ */
 export function nameBenchTopic(index: number): string {
   return `bench-${partitionsPerBenchTopic}-${String(index).padStart(4, "0")}`;
 }

@@ -1,10 +1,11 @@
 import { type Browser, chromium } from "@playwright/test";
+import { chromiumPath, ensureChromium } from "../chromium";
 
-const chromiumPath = "/usr/bin/chromium";
 const chromiumArgs = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
 
-/** Debian's Chromium, driven by Playwright (never a downloaded browser). */
-export function launchChromium(): Promise<Browser> {
+/** Debian's Chromium (installed with apt when missing, as `npm test` does), driven by Playwright (never a downloaded browser). */
+export function launchChromium(log: (line: string) => void): Promise<Browser> {
+  ensureChromium(log);
   return chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true });
 }
 

@@ -1,6 +1,7 @@
 import type { Browser } from "@playwright/test";
 import type { Collector } from "@/lib/collector/collector";
 import type { Stack } from "../stack";
+import { type BenchConnector, deleteBenchConnector } from "./bench-connector";
 import { type BenchTopicAdmins, deleteTopicsMatching, isBenchTopic } from "./bench-topics";
 import type { NaivePoller } from "./naive-poller";
 import type { BenchReport } from "./report";
@@ -9,18 +10,21 @@ import type { BenchReport } from "./report";
 export interface BenchResources {
   stack: Stack | null;
   admins: BenchTopicAdmins | null;
+  /** The STOPPED source connector that puts the benchmark topics in the flow. */
+  benchConnector: BenchConnector | null;
   collector: Collector | null;
   naive: NaivePoller | null;
   browser: Browser | null;
 }
 
 export function createResources(): BenchResources {
-  return { stack: null, admins: null, collector: null, naive: null, browser: null };
+  return { stack: null, admins: null, benchConnector: null, collector: null, naive: null, browser: null };
 }
 
 /**
- * Closes the clients, removes the benchmark's topics from both clusters (also after a failure),
- * closes the browser and stops the stack: dashboard, workload, Connect and brokers by PID.
+ * Closes the clients, removes the benchmark's topics from both clusters (also after a failure), then
+ * its source connector (not before: the topics would leave the flow first), closes the browser and
+ * stops the stack: dashboard, workload, Connect and brokers by PID.
  */
 export async function stopResources(res: BenchResources, report: BenchReport): Promise<void> {
   await res.naive?.close();
@@ -34,6 +38,17 @@ export async function stopResources(res: BenchResources, report: BenchReport): P
     if (report.deleteSeconds === null && ms !== null) report.deleteSeconds = ms / 1000;
     await res.admins.close();
   }
+  await removeBenchConnector(res, report);
   await res.browser?.close().catch(() => undefined);
   await res.stack?.stop();
+}
+
+/** Deletes the benchmark's source connector if it still exists; a failure is recorded, not thrown. */
+export async function removeBenchConnector(res: BenchResources, report: BenchReport): Promise<void> {
+  if (!res.benchConnector) return;
+  const connector = res.benchConnector;
+  res.benchConnector = null;
+  await deleteBenchConnector(connector).catch((err: unknown) => {
+    report.errors.push(`deleting source connector ${connector.name}: ${err instanceof Error ? err.message : String(err)}`);
+  });
 }

@@ -24,6 +24,7 @@ function makePartition(overrides: Partial<FlowPartition> = {}): FlowPartition {
     offsetLag: 10n,
     lagBasis: "offsets",
     transactionMarkersSeen: false,
+    targetDensityIssue: null,
     latestSync: { upstream: 80n, downstream: 80n },
     oldestUnreplicatedTimestamp: null,
     unknown: null,
@@ -147,6 +148,10 @@ describe("listPartitionRows", () => {
         positionSource: "offset-sync",
         targetLogEnd: 90n,
         lag: 10n,
+        offsetLag: 10n,
+        lagBasis: "offsets",
+        transactionMarkersSeen: false,
+        targetDensityIssue: null,
         sourceLeaderEpoch: 3,
         sourceTopicId: "Xy3-topic-id",
         latestSync: { upstream: 80n, downstream: 80n },
@@ -164,6 +169,10 @@ describe("listPartitionRows", () => {
         positionSource: null,
         targetLogEnd: 90n,
         lag: null,
+        offsetLag: 10n,
+        lagBasis: "offsets",
+        transactionMarkersSeen: false,
+        targetDensityIssue: null,
         sourceLeaderEpoch: 3,
         sourceTopicId: "Xy3-topic-id",
         latestSync: null,
@@ -201,7 +210,22 @@ describe("summarizeFlow", () => {
       heartbeatLatencyMs: 1500,
       tasks: { RUNNING: 2, FAILED: 1, PAUSED: 1 },
       errors: ["offsets topic unreadable"],
+      warnings: [],
+      excludedTopics: [],
     });
+  });
+
+  it("carries the flow's config warnings and the topics that left it, as the collector gives them", () => {
+    const warning = {
+      kind: "topic-filter" as const,
+      connector: "mm2-source",
+      subject: "com.acme.RegexTopicFilter",
+      message: "source connector mm2-source uses custom topic.filter.class com.acme.RegexTopicFilter: Gapwatch cannot evaluate it",
+    };
+    const excluded = { topic: "payments", reason: "excluded by topics.exclude", heldPositions: 3 };
+    const flow = makeFlow({ warnings: [warning], excludedTopics: [excluded] });
+    const summary = summarizeFlow(makeSnapshot({ flows: [flow] }), flow);
+    expect([summary.warnings, summary.excludedTopics]).toEqual([[warning], [excluded]]);
   });
 
   it("has no task counts for a dedicated-mode flow without a Connect cluster", () => {

@@ -1,0 +1,47 @@
+import { type ConnectEndpoint, deleteConnector, getConnectors, putConnectorConfig, stopConnector } from "@/lib/connect";
+import { defaultTopicsExclude } from "@/lib/mm2";
+import { connectorNames, sourceConnectorConfig } from "@/lib/sandbox/mm2-connectors";
+import { sleep } from "@/lib/sandbox/processes";
+import type { SandboxState } from "@/lib/sandbox/state";
+
+/**
+ * A second MirrorSourceConnector of the flow whose topic filter takes `bench-.*`, kept STOPPED: MM2's
+ * filter decides flow membership, so the benchmark topics belong to the flow while MM2 copies none of
+ * them (a STOPPED connector has no tasks). Named after the sandbox's own source connector so that one
+ * stays the flow's first source connector (by name).
+ */
+export interface BenchConnector {
+  endpoint: ConnectEndpoint;
+  name: string;
+}
+
+/**
+ * Creates the connector and stops it before any benchmark topic exists (`PUT /connectors/{name}/stop`,
+ * Connect 3.5+), retrying while Connect rebalances (409), until Connect reports it STOPPED.
+ */
+export async function createStoppedBenchConnector(state: SandboxState, source: string, target: string): Promise<BenchConnector> {
+  const endpoint: ConnectEndpoint = { url: state.connect.url, timeoutMs: 15_000 };
+  const name = `${connectorNames(source, target).source}-bench`;
+  const cluster = (alias: string) => ({ alias, bootstrap: state.clusters[alias]!.bootstrap });
+  const flow = { source: cluster(source), target: cluster(target) };
+  await putConnectorConfig(endpoint, name, sourceConnectorConfig(flow, { topics: "bench-.*", "topics.exclude": defaultTopicsExclude }));
+  const deadline = Date.now() + 120_000;
+  let last = "not listed";
+  while (Date.now() < deadline) {
+    try {
+      await stopConnector(endpoint, name);
+      const connector = (await getConnectors(endpoint)).find((c) => c.name === name);
+      last = connector ? `${connector.state}, ${connector.tasks.length} tasks` : "not listed";
+      if (connector?.state === "STOPPED" && connector.tasks.length === 0) return { endpoint, name };
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
+    }
+    await sleep(1000);
+  }
+  throw new Error(`benchmark source connector ${name} not STOPPED after 120 s (${last})`);
+}
+
+/** Deletes the benchmark's source connector (`DELETE /connectors/{name}`); stopped before any topic matched, it holds no offsets. */
+export async function deleteBenchConnector(connector: BenchConnector): Promise<void> {
+  await deleteConnector(connector.endpoint, connector.name);
+}
