@@ -12,7 +12,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import { runLag, runResume } from "@/lib/sandbox/scenarios";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { callRoute, createSandboxRuntime } from "../support/runtime";
+import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
 
 const state = readSandboxState();
 const east = state.clusters.east!.bootstrap;
@@ -28,16 +28,7 @@ async function readFlowRows(topic: string): Promise<PartitionRow[]> {
   return (body.partitions as PartitionRow[]).filter((r) => r.topic === topic);
 }
 
-async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeoutMs = 90_000): Promise<Snapshot> {
-  const deadline = Date.now() + timeoutMs;
-  let snapshot = await runtime.collector.runCycle();
-  while (!check(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
-    await sleep(1000);
-    snapshot = await runtime.collector.runCycle();
-  }
-  return snapshot;
-}
+const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 90_000) => cycleUntilSeen(runtime.collector, check, what, { timeoutMs });
 
 async function produce(topic: string, counts: number[]): Promise<void> {
   const producer = sandboxKafka(east).producer();

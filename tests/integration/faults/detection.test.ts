@@ -8,7 +8,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import { runFailTask, runPurge, runRecover, runResetNone, runResume, runTopicReset } from "@/lib/sandbox/scenarios";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, sandboxKafka } from "@/lib/sandbox/topics";
-import { callRoute, createSandboxRuntime } from "../support/runtime";
+import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
 
 /**
  * Each sandbox fault, injected for real, raises exactly the expected alert with exact evidence
@@ -27,16 +27,7 @@ async function produce(name: string, partition: number, count: number): Promise<
   await producer.disconnect();
 }
 
-async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeoutMs = 90_000): Promise<Snapshot> {
-  const deadline = Date.now() + timeoutMs;
-  let snapshot = await runtime.collector.runCycle();
-  while (!check(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
-    await sleep(1000);
-    snapshot = await runtime.collector.runCycle();
-  }
-  return snapshot;
-}
+const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 90_000) => cycleUntilSeen(runtime.collector, check, what, { timeoutMs });
 
 const firing = (type: string, t?: string, partition?: number): AlertRecord[] =>
   runtime.alerts.list({ state: "firing", type }).filter((a) => (t === undefined || a.topic === t) && (partition === undefined || a.partition === partition));

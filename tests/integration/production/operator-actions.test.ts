@@ -9,7 +9,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import { runLag, runResume } from "@/lib/sandbox/scenarios";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { createSandboxRuntime } from "../support/runtime";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
 
 /**
  * Operator actions that must never page anyone, done for real: MM2's source connector paused for
@@ -41,16 +41,7 @@ async function produce(partition: number, count: number): Promise<void> {
   produced.set(partition, first + count);
 }
 
-async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000): Promise<Snapshot> {
-  const deadline = Date.now() + timeoutMs;
-  let snapshot = await runtime.collector.runCycle();
-  while (!check(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
-    await sleep(1000);
-    snapshot = await runtime.collector.runCycle();
-  }
-  return snapshot;
-}
+const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000) => cycleUntilSeen(runtime.collector, check, what, { timeoutMs });
 
 const copiedAll = (s: Snapshot, partitions: number[]) => partitions.every((p) => rowOf(s, p)?.targetLogEnd === BigInt(produced.get(p) ?? 0) && rowOf(s, p)?.lag === 0n);
 

@@ -7,7 +7,7 @@ import { runLag, runResume } from "@/lib/sandbox/scenarios";
 import { readSettledPosition } from "@/lib/sandbox/scenarios/connector-control";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { createSandboxRuntime } from "../support/runtime";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
 
 /**
  * A second producer writing to a target topic: the position derived from the newest offset sync
@@ -33,20 +33,12 @@ async function produce(bootstrap: string, name: string, count: number, tag: stri
   await producer.disconnect();
 }
 
-async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000): Promise<Snapshot> {
-  const deadline = Date.now() + timeoutMs;
-  let snapshot = await runtime.collector.runCycle();
-  while (!check(snapshot)) {
-    if (Date.now() > deadline) {
-      const row = rowOf(snapshot);
-      const shown = row && `committed ${row.committedPosition} mm2 ${row.mm2Position} (${row.positionSource}) lag ${row.lag} target ${row.targetLogEnd} sync ${row.latestSync?.upstream}/${row.latestSync?.downstream} density ${row.targetDensityIssue} unknown ${row.unknown?.reason}`;
-      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}: ${shown}`);
-    }
-    await sleep(1000);
-    snapshot = await runtime.collector.runCycle();
-  }
-  return snapshot;
+function describeRow(s: Snapshot): string {
+  const row = rowOf(s);
+  if (!row) return "no row";
+  return `committed ${row.committedPosition} mm2 ${row.mm2Position} (${row.positionSource}) lag ${row.lag} target ${row.targetLogEnd} density ${row.targetDensityIssue}`;
 }
+const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000) => cycleUntilSeen(runtime.collector, check, what, { timeoutMs, describe: describeRow });
 
 beforeAll(async () => {
   await ensureTopics(east, [{ topic, partitions: 1 }]);

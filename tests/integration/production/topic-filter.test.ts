@@ -8,7 +8,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import { allTasks, waitForConnector } from "@/lib/sandbox/scenarios/connector-control";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { createSandboxRuntime } from "../support/runtime";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
 
 /**
  * An operator narrows MM2's topic filter (`topics.exclude` gains a topic), later purges that
@@ -37,16 +37,7 @@ async function produce(count: number): Promise<void> {
   await producer.disconnect();
 }
 
-async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000): Promise<Snapshot> {
-  const deadline = Date.now() + timeoutMs;
-  let snapshot = await runtime.collector.runCycle();
-  while (!check(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; ${describeTopic(snapshot)}`);
-    await sleep(1000);
-    snapshot = await runtime.collector.runCycle();
-  }
-  return snapshot;
-}
+const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000) => cycleUntilSeen(runtime.collector, check, what, { timeoutMs, describe: describeTopic });
 
 /** Connect's stored position (offset + 1) per partition of the test topic. */
 async function readCommitted(): Promise<Map<number, bigint>> {

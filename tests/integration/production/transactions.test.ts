@@ -5,7 +5,7 @@ import { readPartition } from "@/lib/sandbox/kafka-cli";
 import { sleep } from "@/lib/sandbox/processes";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { createSandboxRuntime } from "../support/runtime";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
 
 /**
  * A transactional producer, then idle: every transaction leaves a commit or abort marker that
@@ -27,16 +27,8 @@ const abortedRecords = 5;
 
 const rowsOf = (s: Snapshot) => s.flows[0]!.partitions.filter((p) => p.topic === topic);
 
-async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000): Promise<Snapshot> {
-  const deadline = Date.now() + timeoutMs;
-  let snapshot = await runtime.collector.runCycle();
-  while (!check(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}: ${JSON.stringify(rowsOf(snapshot), (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`);
-    await sleep(1000);
-    snapshot = await runtime.collector.runCycle();
-  }
-  return snapshot;
-}
+const describeRows = (s: Snapshot) => JSON.stringify(rowsOf(s), (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000) => cycleUntilSeen(runtime.collector, check, what, { timeoutMs, describe: describeRows });
 
 async function produceTransactions(): Promise<void> {
   const producer = sandboxKafka(east).producer({ transactionalId: `gapwatch-${topic}`, idempotent: true, maxInFlightRequests: 1 });

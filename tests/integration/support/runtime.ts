@@ -2,6 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { getRuntime } from "@/lib/collector/singleton";
+import type { Snapshot } from "@/lib/collector/types";
+import { sleep } from "@/lib/sandbox/processes";
 import type { SandboxState } from "@/lib/sandbox/state";
 
 /**
@@ -26,4 +28,25 @@ export async function callRoute<P extends Record<string, string>>(
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await handler(new Request(`http://localhost${url}`), { params: Promise.resolve(params) });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/**
+ * Runs collector cycles, one a second, until `check` holds for the newest snapshot; on timeout the
+ * error names what it waited for and what `describe` shows of the last snapshot.
+ */
+export async function cycleUntil(
+  collector: { runCycle(): Promise<Snapshot> },
+  check: (s: Snapshot) => boolean,
+  what: string,
+  opts: { timeoutMs?: number; describe?: (s: Snapshot) => string } = {},
+): Promise<Snapshot> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
+  let snapshot = await collector.runCycle();
+  while (!check(snapshot)) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${opts.describe ? `: ${opts.describe(snapshot)}` : ""}`);
+    await sleep(1000);
+    snapshot = await collector.runCycle();
+  }
+  return snapshot;
 }

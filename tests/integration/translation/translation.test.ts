@@ -12,7 +12,7 @@ import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 import { startWorkload, type Workload, workloadGroups } from "@/lib/sandbox/workload";
 import { parseResetCsv } from "@/lib/translation";
-import { callRoute, createSandboxRuntime } from "../support/runtime";
+import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
 import { compareCheckpoints } from "./compare-checkpoints";
 import { consumeFromPlan, dryRunReset, readCheckpoints, readOffsetSyncs, readWorkloadTopic } from "./kafka-truth";
 
@@ -33,16 +33,7 @@ let flow: Flow;
 let syncsStart = 0n;
 let checkpointsStart = 0n;
 
-async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeoutMs: number): Promise<Snapshot> {
-  const deadline = Date.now() + timeoutMs;
-  let snapshot = await runtime.collector.runCycle();
-  while (!check(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await sleep(1000);
-    snapshot = await runtime.collector.runCycle();
-  }
-  return snapshot;
-}
+const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs: number) => cycleUntilSeen(runtime.collector, check, what, { timeoutMs });
 
 async function logEndOf(bootstrap: string, name: string): Promise<bigint> {
   return (await fetchLogEnds(bootstrap, name).catch(() => new Map<number, { high: bigint }>())).get(0)?.high ?? 0n;

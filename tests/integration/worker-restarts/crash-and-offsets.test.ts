@@ -11,7 +11,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import { waitForConnector } from "@/lib/sandbox/scenarios/connector-control";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { createSandboxRuntime } from "../support/runtime";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
 
 /**
  * What production MM2 does every week, done for real: the Connect worker killed with SIGKILL while
@@ -50,16 +50,7 @@ async function produce(partition: number, count: number): Promise<void> {
   produced.set(partition, first + count);
 }
 
-async function cycleUntil(check: (s: Snapshot) => boolean, what: string, timeoutMs = 90_000): Promise<Snapshot> {
-  const deadline = Date.now() + timeoutMs;
-  let snapshot = await runtime.collector.runCycle();
-  while (!check(snapshot)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; ${describeRows(snapshot)}`);
-    await sleep(1000);
-    snapshot = await runtime.collector.runCycle();
-  }
-  return snapshot;
-}
+const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 90_000) => cycleUntilSeen(runtime.collector, check, what, { timeoutMs, describe: describeRows });
 
 /** The test topic's rows and alerts, for a failure message. */
 function describeRows(s: Snapshot): string {

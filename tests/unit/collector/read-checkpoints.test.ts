@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createFlowTailState, readFlow } from "@/lib/collector/flow-readings";
 import type { CheckpointPoint } from "@/lib/collector/types";
-import type { ClusterReader, FetchedRecord, FetchResult } from "@/lib/kafka";
+import type { FetchedRecord, FetchRequestItem } from "@/lib/kafka";
 import { encodeCheckpointKey, encodeCheckpointValue } from "@/lib/mm2";
+import { createFetchReader } from "./fetch-reader";
 import { makeCluster, makeDefinition, makeTopic, T0 } from "./fixtures";
 
 const checkpointsTopic = "east.checkpoints.internal";
@@ -17,28 +18,6 @@ function checkpointRecord(offset: bigint, timestamp: number, group: string, upst
   };
 }
 
-/** A reader whose only answer is one fetch of the checkpoints topic, as a broker returns it. */
-function readerServing(records: FetchedRecord[]): ClusterReader {
-  const fetchRecords = (topic: string, partition: number, fromOffset: bigint): Promise<FetchResult> => {
-    expect([topic, partition, fromOffset]).toEqual([checkpointsTopic, 0, 0n]);
-    return Promise.resolve({ records, highWatermark: 3n, logStartOffset: 0n, nextOffset: 3n, controlBatches: 0 });
-  };
-  const unused = () => Promise.reject(new Error("not used by readCheckpoints"));
-  return {
-    alias: "west",
-    readMetadata: unused,
-    readLogOffsets: unused,
-    readTopicConfigs: unused,
-    readBrokerUncleanElection: unused,
-    listGroups: unused,
-    readGroupOffsets: unused,
-    fetchRecords,
-    fetchPartitions: unused,
-    requestCounts: () => [],
-    resetRequestCounts: () => undefined,
-    close: () => Promise.resolve(),
-  };
-}
 
 describe("readCheckpoints", () => {
   it("keeps each checkpoint's own record timestamp when a malformed record comes before it", async () => {
@@ -47,8 +26,10 @@ describe("readCheckpoints", () => {
     const west = makeCluster("west", [makeTopic(checkpointsTopic, [{ logStart: 0n, logEnd: 3n }], { internal: false })]);
     const state = createFlowTailState();
     const stored: CheckpointPoint[] = [];
+    const seen: FetchRequestItem[][] = [];
+    const answer = { records, highWatermark: 3n, logStartOffset: 0n, nextOffset: 3n, controlBatches: 0 };
     const readings = await readFlow(makeDefinition(), {
-      readers: new Map([["west", readerServing(records)]]),
+      readers: new Map([["west", createFetchReader("west", { [`${checkpointsTopic}/0`]: answer }, seen)]]),
       clusters: new Map([["west", west]]),
       connect: [],
       state,
@@ -62,5 +43,6 @@ describe("readCheckpoints", () => {
     expect(readings.checkpoints).toEqual(expected);
     expect(stored).toEqual(expected);
     expect(state.malformed).toEqual({ [`west/${checkpointsTopic}`]: 1 });
+    expect(seen.flat().filter((i) => i.topic === checkpointsTopic)).toEqual([{ topic: checkpointsTopic, partition: 0, offset: 0n }]);
   });
 });

@@ -2,33 +2,13 @@ import { describe, expect, it } from "vitest";
 import { checkTargetDensity, densityReasons, selectFlowDensityIssues } from "@/lib/collector/target-density";
 import { flowPartitionKey } from "@/lib/collector/types";
 import type { SourceTail } from "@/lib/collector/unreplicated-tail";
-import type { ClusterReader, FetchedRecord, FetchRequestItem, FetchResult } from "@/lib/kafka";
+import type { FetchedRecord, FetchRequestItem, FetchResult } from "@/lib/kafka";
+import { createFetchReader } from "./fetch-reader";
 import { makeFlow, makeFlowPartition } from "../detect/fixtures";
 
 const record = (offset: bigint, value: string): FetchedRecord => ({ offset, timestamp: 1000, key: null, value: Buffer.from(value), headers: [] });
 const fetched = (records: FetchedRecord[], controlBatches = 0): FetchResult => ({ records, highWatermark: 0n, logStartOffset: 0n, nextOffset: 0n, controlBatches });
 
-/** A target reader whose one Fetch answers per `topic/partition` as a broker does. */
-function targetReader(answers: Record<string, FetchResult>, seen: FetchRequestItem[][]): ClusterReader {
-  const unused = () => Promise.reject(new Error("not used by checkTargetDensity"));
-  return {
-    alias: "west",
-    readMetadata: unused,
-    readLogOffsets: unused,
-    readTopicConfigs: unused,
-    readBrokerUncleanElection: unused,
-    listGroups: unused,
-    readGroupOffsets: unused,
-    fetchRecords: unused,
-    fetchPartitions: (items) => {
-      seen.push(items);
-      return Promise.resolve(new Map(items.map((i) => [`${i.topic}/${i.partition}`, answers[`${i.topic}/${i.partition}`] ?? { error: "MISSING_FROM_RESPONSE" }])));
-    },
-    requestCounts: () => [],
-    resetRequestCounts: () => undefined,
-    close: () => Promise.resolve(),
-  };
-}
 
 // Positions derived from the newest sync: p = 500, target log end 500 on each partition.
 const derived = (partition: number) => makeFlowPartition({ partition, mm2Position: 500n, positionSource: "offset-sync", targetLogEnd: 500n, sourceLogEnd: 500n });
@@ -39,7 +19,7 @@ describe("checkTargetDensity", () => {
   it("reads the target's last offset of each derived position once, and tells markers, a foreign record and MM2's copy apart", async () => {
     const flow = makeFlow({ partitions: [derived(0), derived(1), derived(2), makeFlowPartition({ partition: 3 })] });
     const seen: FetchRequestItem[][] = [];
-    const reader = targetReader(
+    const reader = createFetchReader("west", 
       {
         "east.orders/0": fetched([], 1),
         "east.orders/1": fetched([record(499n, "written by someone else")]),
@@ -67,13 +47,13 @@ describe("checkTargetDensity", () => {
     ]);
     // Known for good: the next cycle does not read them again.
     const again: FetchRequestItem[][] = [];
-    await checkTargetDensity([flow], new Map([["west", targetReader({}, again)]]), tails, untrusted);
+    await checkTargetDensity([flow], new Map([["west", createFetchReader("west", {}, again)]]), tails, untrusted);
     expect(again.map((items) => items.map((i) => `${i.topic}/${i.partition}`))).toEqual([["east.orders/2"]]);
   });
 
   it("keeps the derived position when the source record is unknown or the read failed", async () => {
     const flow = makeFlow({ partitions: [derived(0), derived(1)] });
-    const reader = targetReader({ "east.orders/0": fetched([record(499n, "x")]), "east.orders/1": { error: "NOT_LEADER_OR_FOLLOWER" } }, []);
+    const reader = createFetchReader("west", { "east.orders/0": fetched([record(499n, "x")]), "east.orders/1": { error: "NOT_LEADER_OR_FOLLOWER" } }, []);
     const untrusted = new Map<string, string>();
     const { found } = await checkTargetDensity([flow], new Map([["west", reader]]), new Map(), untrusted);
     expect([...found, ...untrusted.keys()]).toEqual([]);

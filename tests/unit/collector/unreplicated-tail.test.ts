@@ -1,32 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { flowPartitionKey, type Flow, type FlowPartition } from "@/lib/collector/types";
 import { applySourceTails, fetchSourceTails } from "@/lib/collector/unreplicated-tail";
-import type { ClusterReader, FetchedRecord, FetchRequestItem, FetchResult } from "@/lib/kafka";
+import type { ClusterReader, FetchedRecord, FetchRequestItem } from "@/lib/kafka";
+import { createFetchReader } from "./fetch-reader";
 import { makeFlow, makeFlowPartition } from "../detect/fixtures";
 
 const record = (offset: bigint, timestamp: number): FetchedRecord => ({ offset, timestamp, key: null, value: Buffer.from(`v${offset}`), headers: [] });
 
-/** A source reader whose one Fetch answers per partition as a broker does (control batches already decoded away). */
-function readerServing(answers: Record<string, FetchResult>, seen: FetchRequestItem[][]): ClusterReader {
-  const unused = () => Promise.reject(new Error("not used by the tail read"));
-  return {
-    alias: "east",
-    readMetadata: unused,
-    readLogOffsets: unused,
-    readTopicConfigs: unused,
-    readBrokerUncleanElection: unused,
-    listGroups: unused,
-    readGroupOffsets: unused,
-    fetchRecords: unused,
-    fetchPartitions: (items) => {
-      seen.push(items);
-      return Promise.resolve(new Map(items.map((i) => [`${i.topic}/${i.partition}`, answers[`${i.topic}/${i.partition}`] ?? { error: "MISSING_FROM_RESPONSE" }])));
-    },
-    requestCounts: () => [],
-    resetRequestCounts: () => undefined,
-    close: () => Promise.resolve(),
-  };
-}
 
 const lagging = (partition: number, position: bigint, logEnd: bigint): FlowPartition =>
   makeFlowPartition({ partition, mm2Position: position, sourceLogEnd: logEnd, lag: logEnd - position, offsetLag: logEnd - position });
@@ -41,7 +21,7 @@ describe("fetchSourceTails and applySourceTails", () => {
   it("counts data records when the read reached the log end: a trailing commit marker is no lag", async () => {
     const flow = makeFlow({ partitions: [lagging(0, 54n, 55n), lagging(1, 20n, 25n), lagging(2, 30n, 400n), makeFlowPartition({ partition: 3 })] });
     const seen: FetchRequestItem[][] = [];
-    const reader = readerServing(
+    const reader = createFetchReader("east", 
       {
         // Only the commit marker at 54: nothing to copy.
         "orders/0": { records: [], highWatermark: 55n, logStartOffset: 0n, nextOffset: 55n, controlBatches: 1 },
@@ -70,7 +50,7 @@ describe("fetchSourceTails and applySourceTails", () => {
   it("remembers markers across cycles and keeps the offset lag where the read failed", async () => {
     const flow: Flow = makeFlow({ partitions: [lagging(0, 54n, 55n)] });
     const markers = new Set([flowPartitionKey("east->west", "orders", 0)]);
-    const reader = readerServing({ "orders/0": { error: "NOT_LEADER_OR_FOLLOWER" } }, []);
+    const reader = createFetchReader("east", { "orders/0": { error: "NOT_LEADER_OR_FOLLOWER" } }, []);
     const { flows } = await refine([flow], reader, markers);
     expect(flows[0]!.partitions.map((p) => [p.lag, p.lagBasis, p.transactionMarkersSeen])).toEqual([[1n, "offsets", true]]);
   });
