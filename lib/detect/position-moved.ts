@@ -25,15 +25,15 @@ interface Move {
  * source topic ID; kept while C is unreadable or absent, e.g. offsets deleted, so the move is seen
  * when MM2 commits again; a new topic ID starts a new mark, that is TOPIC_RESET):
  * - back: C < the mark's committed position → MM2 copies [C, highest − 1] again (duplicates).
- * - forward: the connector copying the partition is STOPPED in this cycle and the previous one
- *   (only then can offsets be altered, and the target then holds all MM2 copied), C > the highest position MM2 reached AND C > the position the
- *   target proves (newest sync + target log end, flow-builder `derivePosition`; not judged while
- *   that is unknown): MM2 will never copy [highest, C − 1] (records that still exist at the
- *   source). A stopped MM2 copies nothing, so the target holds all it copied. Reported when this
- *   holds in two consecutive cycles with the same C (the final flush of a stopping connector can
- *   land between the target's read and Connect's). Not judged on
- *   compacted partitions or where transaction markers were seen (markers make the proven position
- *   trail by their count).
+ * - forward: C > the highest position MM2 reached AND C > the position the target proves (newest
+ *   sync + target log end, flow-builder `derivePosition`; not judged while that is unknown): MM2
+ *   will never copy [highest, C − 1] (records that still exist at the source). Judged only while
+ *   the connector copying the partition is STOPPED in this cycle and the previous one (offsets can
+ *   only be altered then, and a stopped MM2 copies nothing), and reported once it holds in two
+ *   cycles in a row with the same C: a stopping connector's last flush can land between the
+ *   target's read and Connect's (both races seen in the soak and the clean run). Not judged on
+ *   compacted partitions or where transaction markers were seen (markers make the proven
+ *   position trail by their count).
  * One event per move: key `MM2_POSITION_MOVED|<flow>|<topic>|<partition>|<direction>-<first>`.
  */
 export function detectPositionMoves(

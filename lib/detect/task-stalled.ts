@@ -26,8 +26,9 @@ interface Stall {
  * records MM2 needed: the task logs a WARN and stays RUNNING forever.
  *
  * LOGIC — per fresh flow partition with known mm2Position and sourceLogEnd:
- * - remember when the position last changed ("moved at", and the source log end then); a
- *   partition seen for the first time, or whose data is stale, starts or keeps its mark;
+ * - remember when the position last changed ("moved at", and the source log end then), or when
+ *   nothing was waiting (lag 0: the clock restarts); a partition seen for the first time, or whose
+ *   data is stale, starts or keeps its mark;
  * - stalled when now − movedAt ≥ stallAfterMs, sourceLogEnd > the log end at that move (the source
  *   grew meanwhile) and data records are waiting (lag > 0: transaction markers do not count);
  * - not stalled when the source connector copying the partition (`sourceConnector`) is known and
@@ -47,12 +48,15 @@ export function detectTaskStalls(
     const { mm2Position: position, sourceLogEnd: logEnd } = view.partition;
     if (position === null || logEnd === null) continue;
     const old = marks[view.key];
-    const mark = old !== undefined && old.position === position.toString() ? old : { position: position.toString(), movedAt: ctx.now, logEndAtMove: logEnd.toString() };
-    next[view.key] = mark;
-    const stalledForMs = ctx.now - mark.movedAt;
     // Records waiting = data records (lag), not offsets: an idle transactional partition ends
     // with a commit marker MM2 never copies, so its position stays one short of the log end forever.
     const waiting = view.partition.lag ?? 0n;
+    // The clock runs only while records wait: a cycle with nothing to copy restarts it, so records
+    // that arrive after an idle spell just as MM2 restarts are not "not copied for minutes" (soak).
+    const keep = old !== undefined && old.position === position.toString() && waiting > 0n;
+    const mark = keep ? old : { position: position.toString(), movedAt: ctx.now, logEndAtMove: logEnd.toString() };
+    next[view.key] = mark;
+    const stalledForMs = ctx.now - mark.movedAt;
     if (stalledForMs < ctx.thresholds.stallAfterMs || logEnd <= BigInt(mark.logEndAtMove) || waiting <= 0n) continue;
     stallsByFlow.set(view.flow, [...(stallsByFlow.get(view.flow) ?? []), { view, stalledForMs, pending: waiting }]);
   }

@@ -57,7 +57,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     }
     const rows = offsets
       .map((o) => {
-        const ctx: RowContext = { flow, group: g.groupId, syncsLoaded, cache, syncHistory: input.syncHistory, now };
+        const ctx: RowContext = { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: input.syncHistory, now };
         return translatePartition(ctx, o.topic, o.partition, o.offset, partitions.get(`${o.topic}/${o.partition}`), checkpoints.get(`${g.groupId}|${o.topic}|${o.partition}`));
       })
       .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
@@ -99,13 +99,21 @@ export function translateSnapshotFlow(
 interface RowContext {
   flow: Flow;
   group: string;
+  /** When Gapwatch read the group's committed offsets (cycle start); null when unknown. */
+  groupReadAt: number | null;
   syncsLoaded: boolean;
   cache: SyncModelCache;
   syncHistory: ReadonlyMap<string, readonly SyncPoint[]>;
   now: number;
 }
 
-function translatePartition(ctx: RowContext, topic: string, partition: number, committed: bigint, fp: FlowPartition | undefined, cp: CheckpointPoint | undefined): PartitionTranslation {
+function translatePartition(ctx: RowContext, topic: string, partition: number, read: bigint, fp: FlowPartition | undefined, cp: CheckpointPoint | undefined): PartitionTranslation {
+  // A checkpoint MM2 wrote after Gapwatch read the group can be for a later commit: the group has
+  // committed at least its upstream offset by then (seen in the soak: committed 1185 read, then
+  // checkpoint 1186→1194, which compared with the stale read looked like a 1-record skip). A real
+  // rewind shows as an older checkpoint above the committed offset, and is judged as such.
+  const newerCheckpoint = cp !== undefined && cp.upstream > read && ctx.groupReadAt !== null && cp.at > ctx.groupReadAt;
+  const committed = newerCheckpoint ? cp.upstream : read;
   const checkpoint = cp ? { upstream: cp.upstream, downstream: cp.downstream, at: cp.at, ageMs: Math.max(0, ctx.now - cp.at) } : null;
   if (!fp) {
     const translation: ModelTranslation = { kind: "untranslatable", reason: UntranslatableReason.NOT_REPLICATED, detail: `${topic}/${partition} is not replicated by ${ctx.flow.id}` };

@@ -35,6 +35,16 @@ describe("TASK_STALLED", () => {
     expect(outputs[3]?.memory.positions["east->west|orders|2"]).toEqual({ position: "150", movedAt: T0 + 200_000, logEndAtMove: "500" });
   });
 
+  it("does not call records stalled that arrived after an idle spell, just before MM2 copies them", () => {
+    // Seen in the soak (soak-tx/0): idle at 77 (log end 78, a commit marker) for 42 s around a worker
+    // restart, then 3 new offsets at log end 81 not yet copied in the first cycle after the restart.
+    const idle = [0, 1, 2].map((i) => ({ snapshot: makeSnapshot({ cycle: i + 1, partitions: [makeFlowPartition({ sourceLogEnd: 78n, mm2Position: 77n, lag: 0n })] }), now: T0 + i * 65_000 }));
+    const arrived = { snapshot: makeSnapshot({ cycle: 4, partitions: [makeFlowPartition({ sourceLogEnd: 81n, mm2Position: 77n, lag: 2n })] }), now: T0 + 135_000 };
+    const outputs = runCycles([...idle, arrived]);
+    expect(outputs.flatMap((o) => findingsOf(o, FindingType.TASK_STALLED))).toEqual([]);
+    expect(outputs[3]?.memory.positions["east->west|orders|2"]).toEqual({ position: "77", movedAt: T0 + 130_000, logEndAtMove: "78" });
+  });
+
   it("does not call an idle partition stalled when its source did not grow", () => {
     const idle = [0, 1, 2].map((i) => ({ snapshot: makeSnapshot({ cycle: i + 1, partitions: [makeFlowPartition({ sourceLogEnd: 100n, mm2Position: 100n })] }), now: T0 + i * 65_000 }));
     expect(runCycles(idle).flatMap((o) => findingsOf(o, FindingType.TASK_STALLED))).toEqual([]);

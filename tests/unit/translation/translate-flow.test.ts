@@ -98,6 +98,17 @@ describe("translateFlow: MM2's translation, the ideal offset and the re-read cou
     expect(row.failoverReread?.skip).toBe("certain");
   });
 
+  it("takes a checkpoint written after Gapwatch read the group as a later commit, not a skip; an older one above the offset is a rewind", () => {
+    // The group was read at T0 − 10 s with 100; MM2 read it later (120) and checkpointed 120 → 120 at T0 − 5 s.
+    const later = makeFlow({ checkpoints: [makeCheckpoint("app", "orders", 0, 120n, 120n, 5_000)] });
+    const group = (dataAt: number) => [makeGroup("app", { "orders/0": 100n }, { dataAt })];
+    const stale = translateApp({}, { flow: later, sourceGroups: group(T0 - 10_000) }).get("orders/0")!;
+    expect([stale.committed, stale.checkpointReread?.skip, stale.failoverReread?.skip]).toEqual([120n, "none", "none"]);
+    // Read after the checkpoint was written, the group is really behind it: a failover would skip.
+    const rewound = translateApp({}, { flow: later, sourceGroups: group(T0 - 1_000) }).get("orders/0")!;
+    expect([rewound.committed, rewound.checkpointReread?.records, rewound.failoverReread?.skip]).toEqual([100n, -20n, "certain"]);
+  });
+
   it("uses the latest checkpoint for the failover re-read, the model's translation where MM2 has not checkpointed yet", () => {
     const flow = makeFlow({ checkpoints: [makeCheckpoint("app", "orders", 0, 120n, 101n)] });
     const rows = translateApp({ "orders/0": 150n }, { flow });

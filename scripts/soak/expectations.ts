@@ -1,0 +1,178 @@
+// What each soak event must (or may) raise, and the matching of every raised alert against it.
+import type { AlertRecord } from "@/lib/alerts/types";
+import type { Evidence, FindingTypeName, SeverityName } from "@/lib/detect/types";
+import type { StoredEvent } from "@/lib/store";
+
+/** Offsets as decimal strings, compared as bigint: the value must lie in [min, max]. */
+export interface EvidenceBound {
+  min?: string;
+  max?: string;
+}
+
+/**
+ * One alert an event must raise (`required`) or may raise as a true consequence (e.g. lag while MM2
+ * is stopped). Topic and partition narrow it when set; the window is [from, to] in epoch ms.
+ */
+export interface Expectation {
+  id: string;
+  eventId: string;
+  type: FindingTypeName;
+  severity: SeverityName | null;
+  required: boolean;
+  flow: string;
+  topic: string | null;
+  partition: number | null;
+  from: number;
+  to: number;
+  /** Evidence fields that must be equal (offsets and counts as decimal strings). */
+  exact: Record<string, string>;
+  /** Evidence fields (offsets) that must lie within bounds. */
+  bounds: Record<string, EvidenceBound>;
+  reason: string;
+  /** Alert ids that matched it. */
+  matched: string[];
+}
+
+/** A standing risk flag that is true in the sandbox whatever the soak does. */
+export interface WhitelistEntry {
+  type: FindingTypeName;
+  groups: string[];
+  reason: string;
+}
+
+/** An alert going off: a fired or refired transition from the timeline, or a firing alert with no transition kept. */
+export interface Occurrence {
+  alertId: string;
+  at: number;
+  transition: "fired" | "refired";
+  type: FindingTypeName;
+  severity: SeverityName;
+  flow: string | null;
+  cluster: string | null;
+  topic: string | null;
+  partition: number | null;
+  group: string | null;
+  summary: string;
+  evidence: Evidence;
+}
+
+export type Verdict = "expected" | "allowed" | "whitelisted" | "false";
+
+export interface JudgedOccurrence extends Occurrence {
+  verdict: Verdict;
+  expectationId: string | null;
+  /** Why an occurrence that looked like an expectation did not match it (evidence or severity). */
+  note: string | null;
+}
+
+export interface MatchResult {
+  occurrences: JudgedOccurrence[];
+  missed: Expectation[];
+}
+
+/**
+ * Lists every time an alert went off: each `alert-fired` / `alert-refired` entry of the event
+ * timeline, with the alert's record (its evidence is the latest, e.g. a merged loss range). A
+ * firing alert without a timeline entry (none is expected) counts once at its firstSeen.
+ */
+export function listOccurrences(alerts: readonly AlertRecord[], timeline: readonly StoredEvent[]): Occurrence[] {
+  const byId = new Map(alerts.map((a) => [a.id, a]));
+  const seen = new Set<string>();
+  const out: Occurrence[] = [];
+  for (const entry of [...timeline].sort((a, b) => a.at - b.at)) {
+    if (entry.kind !== "alert-fired" && entry.kind !== "alert-refired") continue;
+    const id = readAlertId(entry.data);
+    const alert = id === null ? undefined : byId.get(id);
+    if (alert === undefined) continue;
+    seen.add(alert.id);
+    out.push(toOccurrence(alert, entry.at, entry.kind === "alert-fired" ? "fired" : "refired"));
+  }
+  for (const alert of alerts) if (!seen.has(alert.id)) out.push(toOccurrence(alert, alert.firstSeen, "fired"));
+  return out;
+}
+
+/** Timeline entries of alert transitions carry `{ id }` (alert-service.ts recordTransitions). */
+function readAlertId(data: unknown): string | null {
+  if (data === null || typeof data !== "object" || !("id" in data)) return null;
+  return typeof data.id === "string" ? data.id : null;
+}
+
+function toOccurrence(alert: AlertRecord, at: number, transition: Occurrence["transition"]): Occurrence {
+  const { id, type, severity, flow, cluster, topic, partition, group, summary, evidence } = alert;
+  return { alertId: id, at, transition, type, severity, flow, cluster, topic, partition, group, summary, evidence };
+}
+
+/**
+ * Judges every occurrence: matched to an expectation (required ones first) → expected/allowed; a
+ * whitelisted risk flag → whitelisted; anything else → false. A required expectation also counts
+ * as met by an alert of its scope that was already firing when its window opened (it cannot fire
+ * twice). Required expectations met by nothing → missed.
+ */
+export function matchAlerts(
+  occurrences: readonly Occurrence[],
+  expectations: Expectation[],
+  whitelist: readonly WhitelistEntry[],
+  firingAt: (alertId: string, at: number) => boolean,
+): MatchResult {
+  const judged = occurrences.map((o): JudgedOccurrence => {
+    const inScope = expectations.filter((e) => isInScope(e, o));
+    const fits = inScope.filter((e) => explainMismatch(e, o) === null);
+    const pick = fits.find((e) => e.required && e.matched.length === 0) ?? fits.find((e) => e.required) ?? fits[0];
+    if (pick !== undefined) {
+      pick.matched.push(o.alertId);
+      return { ...o, verdict: pick.required ? "expected" : "allowed", expectationId: pick.id, note: null };
+    }
+    if (whitelist.some((w) => w.type === o.type && (o.group === null || w.groups.includes(o.group)))) {
+      return { ...o, verdict: "whitelisted", expectationId: null, note: null };
+    }
+    const near = inScope[0];
+    return { ...o, verdict: "false", expectationId: null, note: near === undefined ? null : `${near.id}: ${explainMismatch(near, o)}` };
+  });
+  for (const e of expectations.filter((x) => x.required && x.matched.length === 0)) {
+    const carried = occurrences.find((o) => o.at < e.from && isInScope({ ...e, from: 0 }, o) && explainMismatch(e, o) === null && firingAt(o.alertId, e.from));
+    if (carried !== undefined) e.matched.push(carried.alertId);
+  }
+  return { occurrences: judged, missed: expectations.filter((e) => e.required && e.matched.length === 0) };
+}
+
+function isInScope(e: Expectation, o: Occurrence): boolean {
+  if (e.type !== o.type || e.flow !== o.flow) return false;
+  if (e.topic !== null && e.topic !== o.topic) return false;
+  if (e.partition !== null && e.partition !== o.partition) return false;
+  return o.at >= e.from && o.at <= e.to;
+}
+
+function explainMismatch(e: Expectation, o: Occurrence): string | null {
+  if (e.severity !== null && e.severity !== o.severity) return `severity ${o.severity}, expected ${e.severity}`;
+  for (const [key, want] of Object.entries(e.exact)) {
+    const got = o.evidence[key];
+    if (String(got) !== want) return `evidence ${key}=${String(got)}, expected ${want}`;
+  }
+  for (const [key, bound] of Object.entries(e.bounds)) {
+    const got = o.evidence[key];
+    if (typeof got !== "string" || !/^-?\d+$/.test(got)) return `evidence ${key}=${String(got)} is not an offset`;
+    const value = BigInt(got);
+    if ((bound.min !== undefined && value < BigInt(bound.min)) || (bound.max !== undefined && value > BigInt(bound.max))) {
+      return `evidence ${key}=${got} outside [${bound.min ?? "-∞"}, ${bound.max ?? "∞"}]`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Whether the timeline shows the alert firing at `at`: its last fired/refired/resolved entry before
+ * `at` is a fired or refired one.
+ */
+export function createFiringTest(timeline: readonly StoredEvent[]): (alertId: string, at: number) => boolean {
+  const entries = [...timeline].filter((e) => e.kind.startsWith("alert-")).sort((a, b) => a.at - b.at);
+  return (alertId, at) => {
+    let firing = false;
+    for (const e of entries) {
+      if (e.at > at) break;
+      if (readAlertId(e.data) !== alertId) continue;
+      if (e.kind === "alert-fired" || e.kind === "alert-refired") firing = true;
+      if (e.kind === "alert-resolved") firing = false;
+    }
+    return firing;
+  };
+}
