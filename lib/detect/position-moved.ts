@@ -48,6 +48,12 @@ export function detectPositionMoves(
     const old = marks[view.key];
     const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
     const found = sameTopic ? findMove(ctx, view, old) : null;
+    // The connector has just stopped: judged next cycle against the mark as it was (absorbing the
+    // committed position into `highest` now would hide a move made while it stays stopped).
+    if (found === "wait") {
+      next[view.key] = old!;
+      continue;
+    }
     // A forward move counts once it holds in two cycles in a row with the same committed position:
     // a connector being stopped flushes its last offsets between the target's read and Connect's
     // (seen in the soak: 11 partitions 2 records "ahead"), and the next cycle's target holds them.
@@ -64,7 +70,8 @@ export function detectPositionMoves(
   return { candidates, marks: next };
 }
 
-function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: CommittedMark): Move | null {
+/** A move, nothing, or "wait": a forward move cannot be judged before the next cycle. */
+function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: CommittedMark): Move | "wait" | null {
   const p = view.partition;
   const committed = p.committedPosition!;
   const before = BigInt(mark.committed);
@@ -72,7 +79,9 @@ function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: Committed
   if (committed < before) {
     return highest > committed ? { direction: "back", from: highest, to: committed, range: { first: committed, last: highest - 1n, exact: true } } : null;
   }
-  if (committed <= highest || !canJudgeForward(ctx, view)) return null;
+  if (committed <= highest) return null;
+  const judgeable = canJudgeForward(ctx, view);
+  if (judgeable !== "yes") return judgeable === "not-yet" ? "wait" : null;
   // Without a position the target proves (no sync yet, or the target's log end read a moment after
   // the source's puts it past the source log end) progress cannot be told from a move: not judged.
   const proven = derivePosition(p.latestSync, p.targetLogEnd, p.sourceLogEnd);
@@ -80,15 +89,17 @@ function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: Committed
   return { direction: "forward", from: highest, to: committed, range: { first: highest, last: committed - 1n, exact: true } };
 }
 
-function canJudgeForward(ctx: DetectorContext, view: FlowPartitionView): boolean {
+function canJudgeForward(ctx: DetectorContext, view: FlowPartitionView): "yes" | "not-yet" | "no" {
   const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
-  if (compacted !== false || view.partition.transactionMarkersSeen) return false;
+  if (compacted !== false || view.partition.transactionMarkersSeen) return "no";
   // Offsets can only be altered while the connector is STOPPED (KIP-875). While it runs, Connect's
   // offsets are read after the target's log end in a cycle, so they can be ahead of it by what MM2
   // copied in between (seen in the sandbox under steady traffic); the cycle that first sees it
   // STOPPED can still have read the target before MM2's last copies, so both cycles must see it.
   const name = view.partition.sourceConnector ?? view.flow.connectors.source;
-  return [ctx.current, ctx.previous].every((s) => s !== null && findConnectorState(s, name) === ConnectorState.STOPPED);
+  const stopped = (s: Snapshot | null) => s !== null && findConnectorState(s, name) === ConnectorState.STOPPED;
+  if (!stopped(ctx.current)) return "no";
+  return stopped(ctx.previous) ? "yes" : "not-yet";
 }
 
 function findConnectorState(snapshot: Snapshot, name: string | null): string | null {

@@ -48,6 +48,16 @@ async function produceTransactions(): Promise<void> {
   }
 }
 
+async function waitForLogEnds(bootstrap: string, name: string, end: bigint): Promise<Map<number, { low: bigint; high: bigint }>> {
+  const deadline = Date.now() + 30_000;
+  let ends = await fetchLogEnds(bootstrap, name);
+  while ([...ends.values()].some((e) => e.high < end) && Date.now() < deadline) {
+    await sleep(500);
+    ends = await fetchLogEnds(bootstrap, name);
+  }
+  return ends;
+}
+
 beforeAll(async () => {
   await ensureTopics(east, [{ topic, partitions: partitions.length }]);
   await produceTransactions();
@@ -63,7 +73,8 @@ describe("a transactional topic, then idle", () => {
   it("shows lag 0 in data records while its log ends with a marker, and raises nothing past the stall threshold", { timeout: 150_000 }, async () => {
     const copied = committedTransactions * recordsPerTransaction + abortedRecords;
     const markers = committedTransactions + 1;
-    const source = await fetchLogEnds(east, topic);
+    // The coordinator writes the markers after EndTxn answers (WriteTxnMarkers): wait for the last one.
+    const source = await waitForLogEnds(east, topic, BigInt(copied + markers));
     for (const p of partitions) expect(source.get(p)!.high).toBe(BigInt(copied + markers));
     await cycleUntil((s) => rowsOf(s).length === partitions.length && rowsOf(s).every((p) => p.targetLogEnd === BigInt(copied)), `${topic} copied`);
 

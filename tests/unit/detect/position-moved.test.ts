@@ -50,6 +50,24 @@ describe("MM2_POSITION_MOVED", () => {
     ]);
   });
 
+  it("reports a forward move made before Gapwatch saw the connector STOPPED (the first stopped cycle waits, it does not absorb)", () => {
+    // As in the sandbox: a cycle while running, then stop + PATCH 5000 → 5400 between two cycles.
+    const connect = [makeConnect([makeConnector({ state: "STOPPED", tasks: [] })])];
+    const patched = { ...copied, mm2Position: 5400n, committedPosition: 5400n };
+    const outputs = runCycles([
+      { snapshot: makeSnapshot({ cycle: 1, partitions: [copied] }) },
+      { snapshot: makeSnapshot({ cycle: 2, partitions: [patched], connect }) },
+      { snapshot: makeSnapshot({ cycle: 3, partitions: [patched], connect }) },
+      { snapshot: makeSnapshot({ cycle: 4, partitions: [patched], connect }) },
+    ]);
+    expect(outputs.map((o) => findingsOf(o, FindingType.MM2_POSITION_MOVED).map((f) => `${f.evidence.firstAffectedOffset}-${f.evidence.lastAffectedOffset}`))).toEqual([
+      [],
+      [],
+      [],
+      ["5000-5399"],
+    ]);
+  });
+
   describe("benign cases", () => {
     it("stays quiet when a running MM2's committed offsets, read after the target's log end, are ahead of it", () => {
       // Seen in the sandbox under steady traffic: MM2 copied and committed 6 more records between the two reads.
