@@ -1,6 +1,6 @@
 // What each soak event must (or may) raise, and the matching of every raised alert against it.
 import type { AlertRecord } from "@/lib/alerts/types";
-import type { Evidence, FindingTypeName, SeverityName } from "@/lib/detect/types";
+import type { FindingTypeName, SeverityName } from "@/lib/detect/types";
 import type { StoredEvent } from "@/lib/store";
 
 /** Offsets as decimal strings, compared as bigint: the value must lie in [min, max]. */
@@ -41,19 +41,10 @@ export interface WhitelistEntry {
 }
 
 /** An alert going off: a fired or refired transition from the timeline, or a firing alert with no transition kept. */
-export interface Occurrence {
+export interface Occurrence extends Pick<AlertRecord, "type" | "severity" | "flow" | "cluster" | "topic" | "partition" | "group" | "summary" | "evidence"> {
   alertId: string;
   at: number;
   transition: "fired" | "refired";
-  type: FindingTypeName;
-  severity: SeverityName;
-  flow: string | null;
-  cluster: string | null;
-  topic: string | null;
-  partition: number | null;
-  group: string | null;
-  summary: string;
-  evidence: Evidence;
 }
 
 export type Verdict = "expected" | "allowed" | "whitelisted" | "false";

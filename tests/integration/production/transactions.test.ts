@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Snapshot } from "@/lib/collector/types";
 import { readPartition } from "@/lib/sandbox/kafka-cli";
 import { sleep } from "@/lib/sandbox/processes";
+import { runLag, runResume } from "@/lib/sandbox/scenarios";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
@@ -102,5 +103,41 @@ describe("a transactional topic, then idle", () => {
     }
     const raised = runtime.alerts.list({}).filter((a) => a.topic === topic || a.type === "TASK_STALLED");
     expect(raised.map((a) => `${a.type} ${a.summary}`)).toEqual([]);
+  });
+
+  it("a purge on the transactional topic while MM2 is paused: DATA_LOSS with the exact offset range, marked as counting markers", { timeout: 120_000 }, async () => {
+    const copied = BigInt(committedTransactions * recordsPerTransaction + abortedRecords);
+    const before = (await fetchLogEnds(east, topic)).get(0)!.high;
+    await runLag(state, { seconds: 0 });
+    try {
+      const producer = sandboxKafka(east).producer({ transactionalId: `gapwatch-${topic}-purge`, idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      for (let tx = 0; tx < 2; tx++) {
+        const transaction = await producer.transaction();
+        await transaction.send({ topic, acks: -1, messages: Array.from({ length: 10 }, (_, seq) => ({ partition: 0, value: JSON.stringify({ topic, purge: tx, seq }) })) });
+        await transaction.commit();
+      }
+      await producer.disconnect();
+      const end = before + 22n; // 2 × (10 records + 1 commit marker)
+      await waitForLogEnds(east, topic, end);
+      const admin = sandboxKafka(east).admin();
+      await admin.connect();
+      // kafkajs' deleteTopicRecords looks up leaders without loading the topic's metadata first.
+      await admin.fetchTopicMetadata({ topics: [topic] });
+      await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: end.toString() }] });
+      await admin.disconnect();
+      expect((await fetchLogEnds(east, topic)).get(0)).toEqual({ low: end, high: end });
+      await cycleUntil(() => runtime.alerts.list({ type: "DATA_LOSS" }).some((a) => a.topic === topic), `DATA_LOSS on ${topic}/0`);
+      // MM2 had copied every data record before the old log end (its position is the abort marker's offset).
+      const loss = runtime.alerts.list({ type: "DATA_LOSS" }).filter((a) => a.topic === topic);
+      const first = before - 1n;
+      expect(loss.map((a) => [a.partition, a.evidence.firstLostOffset, a.evidence.lastLostOffset, a.evidence.lostCount, a.evidence.lostCountIncludesMarkers])).toEqual([
+        [0, first.toString(), (end - 1n).toString(), (end - first).toString(), true],
+      ]);
+      expect(loss[0]!.summary).toContain("offsets (records and transaction markers)");
+      expect((await fetchLogEnds(west, `east.${topic}`)).get(0)!.high).toBe(copied);
+    } finally {
+      await runResume(state);
+    }
   });
 });
