@@ -27,8 +27,8 @@ interface Stall {
  *
  * LOGIC — per fresh flow partition with known mm2Position and sourceLogEnd:
  * - remember when the position last changed ("moved at", and the source log end then), or when
- *   nothing was waiting (lag 0) or the connector copying it was not running (the clock restarts);
- *   a partition seen for the first time, or whose data is stale, starts or keeps its mark;
+ *   nothing was waiting (lag 0: the clock restarts); a partition seen for the first time, or whose
+ *   data is stale, starts or keeps its mark;
  * - stalled when now − movedAt ≥ stallAfterMs, sourceLogEnd > the log end at that move (the source
  *   grew meanwhile) and data records are waiting (lag > 0: transaction markers do not count);
  * - not stalled when the source connector copying the partition (`sourceConnector`) is known and
@@ -51,12 +51,9 @@ export function detectTaskStalls(
     // Records waiting = data records (lag), not offsets: an idle transactional partition ends
     // with a commit marker MM2 never copies, so its position stays one short of the log end forever.
     const waiting = view.partition.lag ?? 0n;
-    // The clock runs only while records wait and MM2 runs: a cycle with nothing to copy, or with the
-    // connector paused or stopped, restarts it — else records that arrive after an idle spell, or
-    // that waited through a pause, are "not copied for minutes" right after MM2 resumes (soak).
-    const connector = view.partition.sourceConnector ?? view.flow.connectors.source;
-    const running = resolveSourceState(ctx.current, view.flow, connector) !== "not-running";
-    const keep = old !== undefined && old.position === position.toString() && waiting > 0n && running;
+    // The clock runs only while records wait: a cycle with nothing to copy restarts it, so records
+    // that arrive after an idle spell just as MM2 restarts are not "not copied for minutes" (soak).
+    const keep = old !== undefined && old.position === position.toString() && waiting > 0n;
     const mark = keep ? old : { position: position.toString(), movedAt: ctx.now, logEndAtMove: logEnd.toString() };
     next[view.key] = mark;
     const stalledForMs = ctx.now - mark.movedAt;
