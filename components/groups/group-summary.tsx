@@ -20,6 +20,12 @@ export function GroupSummary({ flow, target, group, plans }: { flow: string; tar
         {t.skippingPartitions > 0 ? <Pill tone="crit">{`${t.skippingPartitions} partition(s) would SKIP records`}</Pill> : <Pill tone="ok">No skipped records</Pill>}
       </CardHeader>
       <CardContent>
+        {group.unknown !== null ? (
+          <p className="mb-3 text-sm text-amber-800 dark:text-amber-300" data-testid="group-unknown">
+            <strong>Partial:</strong> the group&apos;s committed offsets could not be read this cycle ({group.unknown}); the
+            figures below use that last read, and no alert about the group fires or resolves until it is read again.
+          </p>
+        ) : null}
         <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-4">
           <Stat label="Replayed (MM2 plan)" value={formatCount(t.failoverReplayRecords)} />
           <Stat label="Re-read by MM2's translation" value={formatCount(t.rereadRecords)} />

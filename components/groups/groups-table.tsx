@@ -43,6 +43,11 @@ export function GroupsTable({ translation }: { translation: FlowTranslation }) {
               <div className="text-xs text-zinc-600 dark:text-zinc-400">
                 {g.state} · {g.members} member{g.members === 1 ? "" : "s"}
               </div>
+              {g.unknown !== null ? (
+                <div className="mt-1 max-w-xs text-xs text-amber-800 dark:text-amber-300" data-testid="group-unknown">
+                  <strong>Partial:</strong> offsets not read this cycle — {g.unknown}; not judged until read again.
+                </div>
+              ) : null}
             </Td>
             <NumTd>{g.totals.partitions}</NumTd>
             <NumTd>{formatCount(g.totals.failoverReplayRecords)}</NumTd>

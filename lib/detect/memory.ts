@@ -34,7 +34,13 @@ const memorySchema = z.object({
     }),
   ),
   syncMarkers: z.record(z.string(), z.object({ upstream: offsetString, downstream: offsetString })),
-  positions: z.record(z.string(), z.object({ position: offsetString, movedAt: z.number(), logEndAtMove: offsetString })),
+  // Marks written before the not-running time was kept count none of it, as they did then.
+  positions: z.record(
+    z.string(),
+    z
+      .object({ position: offsetString, movedAt: z.number(), logEndAtMove: offsetString, notRunningMs: z.number().optional(), seenAt: z.number().optional() })
+      .transform((m) => ({ ...m, notRunningMs: m.notRunningMs ?? 0, seenAt: m.seenAt ?? m.movedAt })),
+  ),
   // Memories written before MM2_POSITION_MOVED existed have no marks: start with none.
   committed: z.record(z.string(), z.object({ committed: offsetString, highest: offsetString, topicId: z.string().nullable() })).default({}),
   lastFindings: z.array(findingSchema),

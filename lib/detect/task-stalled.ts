@@ -29,8 +29,12 @@ interface Stall {
  * - remember when the position last changed ("moved at", and the source log end then), or when
  *   nothing was waiting (lag 0: the clock restarts); a partition seen for the first time, or whose
  *   data is stale, starts or keeps its mark;
- * - stalled when now − movedAt ≥ stallAfterMs, sourceLogEnd > the log end at that move (the source
- *   grew meanwhile) and data records are waiting (lag > 0: transaction markers do not count);
+ * - the time since then during which the source connector was seen not running (paused, stopped,
+ *   a task not RUNNING: the interval up to each cycle that sees it so) does not count: records that
+ *   waited through an operator's pause are not "not copied" the moment MM2 resumes. Only that time
+ *   is taken out — a connector whose status flickers for one cycle does not restart the clock;
+ * - stalled when the counted time ≥ stallAfterMs, sourceLogEnd > the log end at that move (the
+ *   source grew meanwhile) and data records are waiting (lag > 0: transaction markers do not count);
  * - not stalled when the source connector copying the partition (`sourceConnector`) is known and
  *   is not RUNNING or has a task that is not RUNNING (paused/stopped on purpose; failures are
  *   TASK_FAILED); an unknown connector (no
@@ -54,9 +58,13 @@ export function detectTaskStalls(
     // The clock runs only while records wait: a cycle with nothing to copy restarts it, so records
     // that arrive after an idle spell just as MM2 restarts are not "not copied for minutes" (soak).
     const keep = old !== undefined && old.position === position.toString() && waiting > 0n;
-    const mark = keep ? old : { position: position.toString(), movedAt: ctx.now, logEndAtMove: logEnd.toString() };
+    const connector = view.partition.sourceConnector ?? view.flow.connectors.source;
+    const running = resolveSourceState(ctx.current, view.flow, connector) !== "not-running";
+    const mark: PositionMark = keep
+      ? { ...old, notRunningMs: old.notRunningMs + (running ? 0 : Math.max(0, ctx.now - old.seenAt)), seenAt: ctx.now }
+      : { position: position.toString(), movedAt: ctx.now, logEndAtMove: logEnd.toString(), notRunningMs: 0, seenAt: ctx.now };
     next[view.key] = mark;
-    const stalledForMs = ctx.now - mark.movedAt;
+    const stalledForMs = ctx.now - mark.movedAt - mark.notRunningMs;
     if (stalledForMs < ctx.thresholds.stallAfterMs || logEnd <= BigInt(mark.logEndAtMove) || waiting <= 0n) continue;
     stallsByFlow.set(view.flow, [...(stallsByFlow.get(view.flow) ?? []), { view, stalledForMs, pending: waiting }]);
   }

@@ -111,6 +111,10 @@ export interface PositionMark {
   movedAt: number;
   /** Source log end when the position last moved (the stall only counts if the source grew). */
   logEndAtMove: string;
+  /** Time since movedAt during which the connector copying the partition was seen not running. */
+  notRunningMs: number;
+  /** When the mark was last updated (the cycle the next not-running interval starts from). */
+  seenAt: number;
 }
 
 /** Connect's committed position of a partition as last seen, and the highest position MM2 reached. */

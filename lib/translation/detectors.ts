@@ -49,10 +49,12 @@ export function resolveCheckpointStaleMs(timing: CheckpointTiming, checkpointedB
  * | condition                                                                  | severity |
  * | any partition where MM2's translation or latest checkpoint skips records   | critical |
  * | records replayed if we fail over now (failoverReplayRecords) > threshold   | warning  |
- * Brackets count with their conservative bound (reread.ts).
+ * Brackets count with their conservative bound (reread.ts). A group whose offsets are unknown this
+ * cycle is not judged.
  */
 export function detectTranslationErrors(ft: FlowTranslation, now: number, thresholds: TranslationThresholds = defaultTranslationThresholds): Finding[] {
   return ft.groups.flatMap((g) => {
+    if (g.unknown !== null) return [];
     const skipping = g.partitions.filter(isSkipping);
     const replay = g.totals.failoverReplayRecords;
     if (skipping.length === 0 && replay <= BigInt(thresholds.replayRecords)) return [];
@@ -86,7 +88,8 @@ export type CheckpointWatch = Record<string, { checkpoint: string | null; dueSin
  * (resolveCheckpointStaleMs; tracked in `watch`, which the caller persists between cycles and
  * restarts) and the latest checkpoint is older than it too. Groups outside MM2's group filter are
  * not in `ft.groups` and are never flagged. While the offset syncs are unreadable
- * (`ft.syncsLoaded` false) nothing is judged and the flow's watch is kept as it was.
+ * (`ft.syncsLoaded` false) nothing is judged and the flow's watch is kept as it was; so for a group
+ * whose offsets are unknown this cycle (`unknown`).
  */
 export function detectStaleCheckpoints(
   ft: FlowTranslation,
@@ -98,6 +101,12 @@ export function detectStaleCheckpoints(
   const next: CheckpointWatch = Object.fromEntries(Object.entries(watch).filter(([key]) => !key.startsWith(`${ft.flow}|`)));
   const findings: Finding[] = [];
   for (const g of ft.groups) {
+    if (g.unknown !== null) {
+      // Not judged: the group's clocks are kept as they were until its offsets are read again.
+      const prefix = `${ft.flow}|${g.group}|`;
+      for (const [key, entry] of Object.entries(watch)) if (key.startsWith(prefix)) next[key] = entry;
+      continue;
+    }
     const thresholdMs = resolveCheckpointStaleMs(ft.checkpointTiming, g.partitions.some((p) => p.checkpoint !== null), thresholds.checkpointStaleMs);
     if (thresholdMs === null) continue;
     for (const p of g.partitions) {

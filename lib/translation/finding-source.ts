@@ -5,6 +5,7 @@ import { getLogger } from "@/lib/logger";
 import type { Store } from "@/lib/store";
 import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors } from "./detectors";
 import type { TranslationRecorder } from "./record-cycle";
+import type { FlowTranslation } from "./types";
 
 const log = getLogger("translation");
 
@@ -27,18 +28,32 @@ export function createTranslationFindingSource(
   store: Pick<Store, "getValue" | "setValue">,
 ): (now: number, thresholds: Thresholds) => Finding[] {
   let watch = loadWatch(store);
+  let last: Finding[] = [];
   return (now, thresholds) => {
     const limits = { replayRecords: thresholds.translationReplayRecords, checkpointStaleMs: thresholds.checkpointStaleMs };
     const findings: Finding[] = [];
     for (const ft of recorder.latest().values()) {
-      findings.push(...detectTranslationErrors(ft, now, limits));
+      const produced = detectTranslationErrors(ft, now, limits);
       const stale = detectStaleCheckpoints(ft, watch, now, limits);
       watch = stale.watch;
-      findings.push(...stale.findings);
+      produced.push(...stale.findings);
+      findings.push(...produced, ...carryUnjudgedFindings(ft, last, produced));
     }
     store.setValue(checkpointWatchKey, JSON.stringify({ version: 1, watch }));
+    last = findings;
     return findings;
   };
+}
+
+/**
+ * Last cycle's findings of this flow that were not judged now — the offset syncs could not be read,
+ * or the group's offsets are unknown — so they stay as they were instead of resolving on missing data.
+ */
+function carryUnjudgedFindings(ft: FlowTranslation, last: readonly Finding[], produced: readonly Finding[]): Finding[] {
+  const keys = new Set(produced.map((f) => f.key));
+  const unknownGroups = new Set(ft.groups.filter((g) => g.unknown !== null).map((g) => g.group));
+  const unjudged = (f: Finding) => !ft.syncsLoaded || (f.group !== undefined && unknownGroups.has(f.group));
+  return last.filter((f) => f.flow === ft.flow && !keys.has(f.key) && unjudged(f));
 }
 
 /** The stored watch; a missing one is empty, an unreadable one is logged and started afresh. */

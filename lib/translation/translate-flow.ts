@@ -15,7 +15,7 @@
  *    ideal − what a failover with MM2's offsets gives now (`failoverReread`: checkpoint, else model).
  *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
  */
-import { type CheckpointPoint, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
+import { type CheckpointPoint, type ClusterSnapshot, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
 import { compileGroupFilter, type SyncPoint } from "@/lib/mm2";
 import { estimateReread, selectMirrorMakerOffset, sumTotals } from "./reread";
 import { mapIdealOffset, type ReplayOptions, SyncModelCache } from "./sync-model";
@@ -35,6 +35,8 @@ export interface TranslateFlowInput {
   cache?: SyncModelCache;
   /** How MirrorCheckpointTask loaded its store, when no cache is given (sync-model.ts). */
   replay?: ReplayOptions;
+  /** Why the source cluster's data is not this cycle's (unreachable or stale); null/absent when fresh. */
+  sourceStale?: string | null;
 }
 
 /** Translates every checkpointed group of one flow (see the rules above). */
@@ -61,7 +63,8 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
         return translatePartition(ctx, o.topic, o.partition, o.offset, partitions.get(`${o.topic}/${o.partition}`), checkpoints.get(`${g.groupId}|${o.topic}|${o.partition}`));
       })
       .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
-    groups.push({ group: g.groupId, state: g.state, members: g.members, partitions: rows, totals: sumTotals(rows) });
+    const unknown = describeUnknownGroup(g, input.sourceStale ?? null, now);
+    groups.push({ group: g.groupId, state: g.state, members: g.members, unknown, partitions: rows, totals: sumTotals(rows) });
   }
   return {
     flow: flow.id,
@@ -74,6 +77,14 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     excludedGroups,
     totals: { ...sumTotals(groups.flatMap((g) => g.partitions)), groups: groups.length },
   };
+}
+
+/** Why a group's offsets are not this cycle's, with the age of the read the rows use; null when they are. */
+function describeUnknownGroup(g: ConsumerGroupState, sourceStale: string | null, now: number): string | null {
+  const reason = g.error ?? sourceStale;
+  if (reason === null) return null;
+  const age = g.dataAt === null ? "never read" : `last read ${Math.round(Math.max(0, now - g.dataAt) / 1000)} s ago`;
+  return `${reason} (${age})`;
 }
 
 /**
@@ -93,7 +104,13 @@ export function translateSnapshotFlow(
   const readFailed = !syncsCluster?.reachable || flow.errors.some((e) => e.includes(flow.offsetSyncs.topic));
   const prefix = `${flow.id}|`;
   const anyHistory = [...syncHistory.entries()].some(([key, list]) => key.startsWith(prefix) && list.length > 0);
-  return translateFlow({ flow, sourceGroups: source?.groups ?? [], syncHistory, now, syncsLoaded: anyHistory || !readFailed, ...options });
+  const sourceStale = source === undefined ? `cluster ${flow.source} not in the snapshot` : describeStaleCluster(source);
+  return translateFlow({ flow, sourceGroups: source?.groups ?? [], syncHistory, now, syncsLoaded: anyHistory || !readFailed, sourceStale, ...options });
+}
+
+function describeStaleCluster(cluster: ClusterSnapshot): string | null {
+  if (cluster.reachable && !cluster.stale) return null;
+  return `cluster ${cluster.alias} ${cluster.reachable ? "data is stale" : "unreachable"}${cluster.error ? `: ${cluster.error}` : ""}`;
 }
 
 interface RowContext {

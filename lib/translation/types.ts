@@ -105,6 +105,12 @@ export interface GroupTranslation {
   group: string;
   state: string;
   members: number;
+  /**
+   * Why this cycle's committed offsets of the group are unknown (its OffsetFetch failed, or the source
+   * cluster did not answer), with the age of the last good read the rows use; null when current.
+   * Nothing is judged on an unknown group: its findings neither fire nor resolve.
+   */
+  unknown: string | null;
   partitions: PartitionTranslation[];
   totals: TranslationTotals;
 }

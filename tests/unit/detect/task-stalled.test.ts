@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createDetectorMemory, parseDetectorMemory } from "@/lib/detect/memory";
+import { defaultThresholds } from "@/lib/detect/thresholds";
 import { FindingType } from "@/lib/detect/types";
 import { findingsOf, makeConnect, makeConnector, makeFlowPartition, makeSnapshot, makeTask, runCycles, T0, type Cycle } from "./fixtures";
 
@@ -24,7 +26,7 @@ describe("TASK_STALLED", () => {
       summary: "MM2 (east->west) is RUNNING but has not copied anything from orders/2 for ~2 min while 300 records wait (auto.offset.reset=none after deleted records?)",
       evidence: { connector: "mm2-source", stalledPartitions: 1, partitions: "orders/2", stalledForMs: 130_000, pendingRecords: "300", stallAfterMs: 120_000 },
     });
-    expect(outputs[2]?.memory.positions["east->west|orders|2"]).toEqual({ position: "100", movedAt: T0, logEndAtMove: "200" });
+    expect(outputs[2]?.memory.positions["east->west|orders|2"]).toEqual({ position: "100", movedAt: T0, logEndAtMove: "200", notRunningMs: 0, seenAt: T0 + 130_000 });
   });
 
   it("restarts the clock when the position moves", () => {
@@ -32,7 +34,7 @@ describe("TASK_STALLED", () => {
     const moved = { snapshot: makeSnapshot({ cycle: 4, partitions: [makeFlowPartition({ sourceLogEnd: 500n, mm2Position: 150n })] }), now: T0 + 200_000 };
     const outputs = runCycles([...cycles, moved]);
     expect(findingsOf(outputs[3], FindingType.TASK_STALLED)).toEqual([]);
-    expect(outputs[3]?.memory.positions["east->west|orders|2"]).toEqual({ position: "150", movedAt: T0 + 200_000, logEndAtMove: "500" });
+    expect(outputs[3]?.memory.positions["east->west|orders|2"]).toEqual({ position: "150", movedAt: T0 + 200_000, logEndAtMove: "500", notRunningMs: 0, seenAt: T0 + 200_000 });
   });
 
   it("does not call records stalled that arrived after an idle spell, just before MM2 copies them", () => {
@@ -42,7 +44,7 @@ describe("TASK_STALLED", () => {
     const arrived = { snapshot: makeSnapshot({ cycle: 4, partitions: [makeFlowPartition({ sourceLogEnd: 81n, mm2Position: 77n, lag: 2n })] }), now: T0 + 135_000 };
     const outputs = runCycles([...idle, arrived]);
     expect(outputs.flatMap((o) => findingsOf(o, FindingType.TASK_STALLED))).toEqual([]);
-    expect(outputs[3]?.memory.positions["east->west|orders|2"]).toEqual({ position: "77", movedAt: T0 + 130_000, logEndAtMove: "78" });
+    expect(outputs[3]?.memory.positions["east->west|orders|2"]).toEqual({ position: "77", movedAt: T0 + 130_000, logEndAtMove: "78", notRunningMs: 0, seenAt: T0 + 135_000 });
   });
 
   it("does not call an idle partition stalled when its source did not grow", () => {
@@ -55,6 +57,41 @@ describe("TASK_STALLED", () => {
     const failed = stuckCycles({ connect: [makeConnect([makeConnector({ tasks: [makeTask(0, { state: "FAILED" })] })])] });
     expect(findingsOf(runCycles(paused)[2], FindingType.TASK_STALLED)).toEqual([]);
     expect(findingsOf(runCycles(failed)[2], FindingType.TASK_STALLED)).toEqual([]);
+  });
+
+  it("does not count a pause: right after MM2 resumes, the records that waited through it are not stalled", () => {
+    // Seen in the 60-minute soak: paused 60 s while records waited, then a critical TASK_STALLED in the
+    // first cycle after the resume, before MM2 had published its new position.
+    const paused = makeConnect([makeConnector({ state: "PAUSED", tasks: [makeTask(0, { state: "PAUSED" })] })]);
+    const cycles = stuckCycles();
+    const outputs = runCycles([
+      cycles[0]!,
+      { ...cycles[1]!, snapshot: { ...cycles[1]!.snapshot, connect: [paused] } },
+      cycles[2]!,
+      { snapshot: makeSnapshot({ cycle: 4, partitions: [makeFlowPartition({ sourceLogEnd: 500n, mm2Position: 100n })] }), now: T0 + 260_000 },
+    ]);
+    expect(outputs.map((o) => findingsOf(o, FindingType.TASK_STALLED).length)).toEqual([0, 0, 0, 1]);
+    // The 65 s up to the cycle that saw it paused are taken out: 260 s − 65 s.
+    expect(findingsOf(outputs[3], FindingType.TASK_STALLED)[0]?.evidence.stalledForMs).toBe(195_000);
+    expect(outputs[3]?.memory.positions["east->west|orders|2"]).toEqual({ position: "100", movedAt: T0, logEndAtMove: "200", notRunningMs: 65_000, seenAt: T0 + 260_000 });
+  });
+
+  it("takes out only the not-running time: a task status that flickers for one cycle does not restart the clock", () => {
+    // One cycle of five sees the task UNASSIGNED (a rebalance): 10 s of 50 are not counted.
+    const flicker = makeConnect([makeConnector({ tasks: [makeTask(0, { state: "UNASSIGNED" })] })]);
+    const cycles = [0, 1, 2, 3, 4, 5].map((i) => ({
+      snapshot: makeSnapshot({ cycle: i + 1, partitions: [makeFlowPartition({ sourceLogEnd: 200n + BigInt(i) * 10n, mm2Position: 100n })], ...(i === 2 ? { connect: [flicker] } : {}) }),
+      now: T0 + i * 10_000,
+    }));
+    const outputs = runCycles(cycles, { ...defaultThresholds, stallAfterMs: 40_000 });
+    expect(outputs.map((o) => findingsOf(o, FindingType.TASK_STALLED).length)).toEqual([0, 0, 0, 0, 0, 1]);
+    expect(findingsOf(outputs[5], FindingType.TASK_STALLED)[0]?.evidence.stalledForMs).toBe(40_000);
+  });
+
+  it("reads marks persisted before the not-running time was kept", () => {
+    const parsed = parseDetectorMemory({ ...createDetectorMemory(), positions: { k: { position: "5", movedAt: T0, logEndAtMove: "9" } } });
+    expect(parsed.error).toBeNull();
+    expect(parsed.memory.positions.k).toEqual({ position: "5", movedAt: T0, logEndAtMove: "9", notRunningMs: 0, seenAt: T0 });
   });
 
   it("still reports when the connector state is unknown (no Connect data)", () => {

@@ -20,6 +20,14 @@ function owedAt(now: number): ReadonlyMap<string, FlowTranslation> {
   return new Map([[ft.flow, ft]]);
 }
 
+/** As owedAt, but the group's OffsetFetch failed this cycle: the rows use the read from T0. */
+function unknownAt(now: number): ReadonlyMap<string, FlowTranslation> {
+  const checkpoint = { ...makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0), at: T0 };
+  const group = makeGroup("app", { "orders/0": 9995n }, { error: "OffsetFetch: COORDINATOR_NOT_AVAILABLE", dataAt: T0 });
+  const ft = translateFlow({ flow: makeFlow({ checkpoints: [checkpoint] }), sourceGroups: [group], syncHistory: makeHistory({ 0: steadySyncs(10, 10_000) }), now });
+  return new Map([[ft.flow, ft]]);
+}
+
 /** Runs a finding source over the given times; returns the CHECKPOINT_STALE evidence owedForMs per call. */
 function runSource(store: Store, times: number[]): (number | null)[][] {
   let latest = owedAt(times[0] ?? T0);
@@ -71,5 +79,32 @@ describe("the translation finding source keeps its checkpoint watch across resta
       version: 1,
       watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 400_000 } },
     });
+  });
+});
+
+describe("a group whose offsets could not be read is not judged", () => {
+  it("keeps CHECKPOINT_STALE (same evidence, same clock) while the group is unknown, and judges again once read", () => {
+    const store = openStore();
+    let latest = owedAt(T0);
+    const source = createTranslationFindingSource({ latest: () => latest }, store);
+    const staleOwed = (now: number) => source(now, defaultThresholds).filter((f) => f.type === "CHECKPOINT_STALE").map((f) => f.evidence.owedForMs);
+    expect(staleOwed(T0)).toEqual([]);
+    latest = owedAt(T0 + 190_000);
+    expect(staleOwed(T0 + 190_000)).toEqual([190_000]);
+    latest = unknownAt(T0 + 200_000);
+    expect(latest.get("east->west")!.groups[0]!.unknown).toBe("OffsetFetch: COORDINATOR_NOT_AVAILABLE (last read 200 s ago)");
+    // Carried as last seen: neither resolved nor re-dated on data that was not read.
+    expect(staleOwed(T0 + 200_000)).toEqual([190_000]);
+    expect(staleOwed(T0 + 260_000)).toEqual([190_000]);
+    latest = owedAt(T0 + 270_000);
+    // Read again: the clock kept its start (T0), so the checkpoint is owed for 270 s.
+    expect(staleOwed(T0 + 270_000)).toEqual([270_000]);
+  });
+
+  it("raises nothing for a group that was never judged and is unknown now", () => {
+    const store = openStore();
+    const latest = unknownAt(T0 + 500_000);
+    const source = createTranslationFindingSource({ latest: () => latest }, store);
+    expect(source(T0 + 500_000, defaultThresholds)).toEqual([]);
   });
 });
