@@ -42,11 +42,22 @@ export async function runTopicReset(state: SandboxState, opts: TopicResetOptions
     await waitUntil(async () => !(await admin.listTopics()).includes(topic), `${topic} to be deleted`);
     await waitUntil(async () => {
       try {
-        return await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true });
+        if (await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: false })) return true;
       } catch {
         return false; // Still marked for deletion: retry.
       }
+      // "Already exists": an earlier attempt that timed out under load may have created it after all.
+      const id = (await describeTopicIds(state, bootstrap, [topic])).get(topic);
+      return id !== undefined && id !== oldTopicId;
     }, `${topic} to be recreated`);
+    await waitUntil(async () => {
+      try {
+        const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+        return metadata !== undefined && metadata.partitions.length === partitions && metadata.partitions.every((p) => p.leader >= 0);
+      } catch {
+        return false; // Not in the metadata yet.
+      }
+    }, `leaders for the partitions of the recreated ${topic}`);
   } finally {
     await admin.disconnect();
   }
