@@ -2,7 +2,19 @@ import { derivePosition } from "@/lib/collector/flow-builder";
 import { flowPartitionKey, type FlowPartition, type Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import type { EventCandidate, OffsetRange } from "./events";
-import { findTopic, formatCount, formatRange, isCompacted, listFreshFlowPartitions, maxOffset, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
+import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
+import {
+  findTopic,
+  formatCount,
+  formatRange,
+  indexFreshFlowPartitions,
+  isCompacted,
+  listFreshFlowPartitions,
+  maxOffset,
+  namePartition,
+  type DetectorContext,
+  type FlowPartitionView,
+} from "./snapshot-views";
 import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
 
 type Direction = "back" | "forward";
@@ -34,6 +46,8 @@ interface Move {
  *   target's read and Connect's (both races seen in the soak and the clean run). Not judged on
  *   compacted partitions or where transaction markers were seen (markers make the proven
  *   position trail by their count).
+ * - forward, from the offset syncs (findSkipsInSyncs): a new sync step that skipped offsets that
+ *   still exist at the source — catches a move made and resumed faster than two cycles.
  * One event per move: key `MM2_POSITION_MOVED|<flow>|<topic>|<partition>|<direction>-<first>`.
  */
 export function detectPositionMoves(
@@ -63,12 +77,48 @@ export function detectPositionMoves(
       continue;
     }
     const move = found;
-    if (move !== null) candidates.push(createMoveCandidate(view, move));
+    if (move !== null) candidates.push(createMoveCandidate(view, move, "connect-offsets"));
     const highest = move === null && sameTopic ? maxOffset(BigInt(old.highest), mm2Position ?? committed) : (mm2Position ?? committed);
     next[view.key] = { committed: committed.toString(), highest: maxOffset(highest, committed).toString(), topicId: sourceTopicId };
   }
+  candidates.push(...findSkipsInSyncs(ctx).map(([view, move]) => createMoveCandidate(view, move, "offset-sync-gap")));
   return { candidates, marks: next };
 }
+
+/**
+ * Forward moves seen in the offset syncs: MM2 writes a sync at the first record after any upstream
+ * jump (OffsetSyncWriter), so a new step (u1, d1) → (u2, d2) that advanced upstream k offsets more
+ * than downstream skipped [u2 − k, u2 − 1]. When those offsets still exist at the source (log start
+ * ≤ u2 − k; deleted ones are DATA_LOSS), MM2 was moved past records it could have copied — an
+ * operator's PATCH made and resumed between two cycles, a consumer reset to latest. Not judged on
+ * compacted partitions (gaps by design), on topics where transaction markers were seen on any
+ * partition (markers are skipped offsets), for gaps of up to 2 offsets (the markers of back-to-back
+ * transactions on a partition whose markers Gapwatch has not read yet: a 1–2 record move is a blind
+ * spot), or where the target is not MM2's alone (its log end says nothing of MM2's copies).
+ * The committed-position rule above reports the same range with the same key when it sees it too.
+ */
+function findSkipsInSyncs(ctx: DetectorContext): [FlowPartitionView, Move][] {
+  const previous = indexFreshFlowPartitions(ctx.previous);
+  const found: [FlowPartitionView, Move][] = [];
+  const transactional = new Set(ctx.current.flows.flatMap((f) => f.partitions.filter((p) => p.transactionMarkersSeen).map((p) => `${f.id}|${p.topic}`)));
+  for (const view of listFreshFlowPartitions(ctx.current)) {
+    const p = view.partition;
+    const before = previous.get(view.key)?.partition;
+    if (before === undefined || p.sourceLogStart === null || p.targetDensityIssue !== null) continue;
+    if (transactional.has(`${view.flow.id}|${p.topic}`)) continue;
+    if (before.sourceTopicId !== null && p.sourceTopicId !== null && before.sourceTopicId !== p.sourceTopicId) continue;
+    if (isCompacted(findTopic(ctx.current, view.flow.source, p.topic)?.configs) !== false) continue;
+    for (const gap of listUpstreamGaps(ctx.newSyncs.get(view.key) ?? [])) {
+      const first = gap.toUpstream - gap.skippedUpstream;
+      if (p.sourceLogStart > first || gap.skippedUpstream <= maxMarkerRun) continue;
+      found.push([view, { direction: "forward", from: first, to: gap.toUpstream, range: { first, last: gap.toUpstream - 1n, exact: true } }]);
+    }
+  }
+  return found;
+}
+
+/** Offsets a sync gap may skip for transaction markers alone (as DATA_LOSS's maxMarkerGap). */
+const maxMarkerRun = 2n;
 
 /** A move, nothing, or "wait": a forward move cannot be judged before the next cycle. */
 function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: CommittedMark): Move | "wait" | null {
@@ -113,7 +163,10 @@ function keepMarksOfKnownPartitions(snapshot: Snapshot, marks: Readonly<Record<s
   return Object.fromEntries(Object.entries(marks).filter(([key]) => known.has(key)));
 }
 
-function createMoveCandidate(view: FlowPartitionView, move: Move): EventCandidate {
+/** How a move was seen: Connect's committed position, or a jump in MM2's offset syncs. */
+type MoveSignal = "connect-offsets" | "offset-sync-gap";
+
+function createMoveCandidate(view: FlowPartitionView, move: Move, signal: MoveSignal): EventCandidate {
   const { flow, partition } = view;
   const count = move.range.last - move.range.first + 1n;
   const records = `${formatCount(count)} ${count === 1n ? "record" : "records"}`;
@@ -122,8 +175,12 @@ function createMoveCandidate(view: FlowPartitionView, move: Move): EventCandidat
     move.direction === "back"
       ? `MM2's position of ${name} was moved back by hand from ${move.from} to ${move.to} (Connect's offsets altered or deleted): ` +
         `MM2 copies offsets ${formatRange(move.range.first, move.range.last)} again (${records} duplicated on ${flow.target})`
-      : `MM2's position of ${name} was moved forward by hand from ${move.from} to ${move.to} (Connect's offsets altered): ` +
-        `MM2 skips offsets ${formatRange(move.range.first, move.range.last)} (${records} never copied to ${flow.target})`;
+      : signal === "offset-sync-gap"
+        ? `MM2 jumped forward on ${name} from ${move.from} to ${move.to} while the records in between still exist ` +
+          `(Connect's offsets altered, or its consumer reset to latest): ${records} never copied to ${flow.target} ` +
+          `(offsets ${formatRange(move.range.first, move.range.last)})`
+        : `MM2's position of ${name} was moved forward by hand from ${move.from} to ${move.to} (Connect's offsets altered): ` +
+          `MM2 skips offsets ${formatRange(move.range.first, move.range.last)} (${records} never copied to ${flow.target})`;
   const finding: Omit<Finding, "key"> = {
     type: FindingType.MM2_POSITION_MOVED,
     severity: Severity.WARNING,
@@ -139,7 +196,8 @@ function createMoveCandidate(view: FlowPartitionView, move: Move): EventCandidat
       firstAffectedOffset: move.range.first.toString(),
       lastAffectedOffset: move.range.last.toString(),
       affectedCount: count.toString(),
-      connector: flow.connectors.source,
+      connector: partition.sourceConnector ?? flow.connectors.source,
+      signal,
     },
     observedAt: 0,
   };

@@ -169,6 +169,36 @@ describe("MM2's worker and offsets under production events", () => {
     expect(criticalAlertsSince(since)).toEqual([]);
   });
 
+  it("stopped, moved forward and resumed between two of Gapwatch's cycles: MM2_POSITION_MOVED from the offset syncs, exact", { timeout: 120_000 }, async () => {
+    const total = before + uncommitted;
+    // Partition 2's target holds the crash's second copies too: 230 + 200 records.
+    const targetBefore = BigInt(total + uncommitted);
+    await cycleUntil((s) => rowOf(s, 2)?.committedPosition === BigInt(total) && rowOf(s, 2)?.targetLogEnd === targetBefore, "partition 2 copied and committed");
+    const since = Date.now();
+    await stopConnector(endpoint, names.source);
+    await waitForConnector(endpoint, names.source, (c) => c.state === "STOPPED" && c.tasks.length === 0, "STOPPED without tasks");
+    await produce(2, 100);
+    // No cycle runs from here until MM2 copies again: the committed position never shows the move.
+    try {
+      // MM2 stores the offset of the last record it copied and resumes one past it: at 270.
+      await alterMirrorSourceOffsets(endpoint, names.source, [{ cluster: "east", topic, partition: 2, offset: BigInt(total + 39) }]);
+    } finally {
+      await resumeConnector(endpoint, names.source);
+      await waitForConnectorsRunning(endpoint, [names.source]);
+    }
+    await cycleUntil(() => alertsOf("MM2_POSITION_MOVED").some((a) => a.partition === 2), "MM2_POSITION_MOVED on partition 2", 60_000);
+    const moved = alertsOf("MM2_POSITION_MOVED").filter((a) => a.partition === 2);
+    expect(moved.map((a) => [a.evidence.direction, a.evidence.signal, a.evidence.firstAffectedOffset, a.evidence.lastAffectedOffset, a.evidence.affectedCount])).toEqual([
+      ["forward", "offset-sync-gap", "230", "269", "40"],
+    ]);
+    // Kafka's view: after its copies of 0..229 the target got source offsets 270..329; 230..269 never.
+    await cycleUntil((s) => rowOf(s, 2)?.targetLogEnd === targetBefore + 60n, "MM2 copied 270..329");
+    const copiedAfter = await readPartition(state, west, remote, 2, targetBefore, 60);
+    expect(copiedAfter.map((r) => (JSON.parse(r.value) as { offset: number }).offset)).toEqual(Array.from({ length: 60 }, (_, i) => 270 + i));
+    expect(alertsOf("DATA_LOSS")).toEqual([]);
+    expect(criticalAlertsSince(since)).toEqual([]);
+  });
+
   it("MM2 in exactly-once mode: positions and lag exact despite the target's markers, no phantom re-copies, the precise plan skips nothing", { timeout: 240_000 }, async () => {
     const eosTopic = `eostest-${randomUUID().slice(0, 8)}`;
     const group = `eosgroup-${randomUUID().slice(0, 8)}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FindingType } from "@/lib/detect/types";
-import { findingsOf, makeConnect, makeConnector, makeFlowPartition, makeSnapshot, makeTopicConfigs, runCycles } from "./fixtures";
+import { findingsOf, makeConnect, makeConnector, makeFlowPartition, makeHistory, makeSnapshot, makeTopicConfigs, runCycles } from "./fixtures";
 
 const copied = makeFlowPartition({ sourceLogEnd: 6000n, mm2Position: 5000n, committedPosition: 5000n, targetLogEnd: 5000n, latestSync: { upstream: 4900n, downstream: 4900n } });
 
@@ -127,6 +127,50 @@ describe("MM2_POSITION_MOVED", () => {
       const recreated = { ...copied, sourceTopicId: "id-2", sourceLogEnd: 30n, mm2Position: 30n, committedPosition: 30n };
       const [, second] = runCycles([{ snapshot: makeSnapshot({ cycle: 1, partitions: [copied] }) }, { snapshot: makeSnapshot({ cycle: 2, partitions: [recreated] }) }]);
       expect(findingsOf(second, FindingType.MM2_POSITION_MOVED)).toEqual([]);
+    });
+  });
+
+  describe("a forward move seen in the offset syncs (stopped, PATCHed and resumed between two cycles)", () => {
+    // MM2 copied 4900..5099 (target 4900..5099), was moved to 5400 and resumed: its first sync after
+    // the jump is (5400, 5100). Offsets 5100..5399 still exist at the source.
+    const resumed = { ...copied, mm2Position: 5450n, committedPosition: 5450n, targetLogEnd: 5150n, latestSync: { upstream: 5400n, downstream: 5100n } };
+    const syncs: [number, number][] = [[4900, 4900], [5400, 5100]];
+    const run = (before: typeof copied, after: typeof copied, sourceConfigs = makeTopicConfigs()) =>
+      runCycles([
+        { snapshot: makeSnapshot({ cycle: 1, partitions: [before], sourceConfigs }), history: makeHistory([[4900, 4900]]) },
+        { snapshot: makeSnapshot({ cycle: 2, partitions: [after], sourceConfigs }), history: makeHistory(syncs) },
+      ]);
+
+    it("reports the exact skipped offsets from the sync step while the connector runs again", () => {
+      const [, second] = run(copied, resumed);
+      const findings = findingsOf(second, FindingType.MM2_POSITION_MOVED);
+      expect(findings).toHaveLength(1);
+      expect(findings[0]).toMatchObject({
+        key: "MM2_POSITION_MOVED|east->west|orders|2|forward-5100",
+        severity: "warning",
+        summary:
+          "MM2 jumped forward on orders/2 from 5100 to 5400 while the records in between still exist (Connect's offsets altered, " +
+          "or its consumer reset to latest): 300 records never copied to west (offsets 5100–5399)",
+      });
+      expect(findings[0]?.evidence).toMatchObject({ direction: "forward", firstAffectedOffset: "5100", lastAffectedOffset: "5399", affectedCount: "300", signal: "offset-sync-gap" });
+      expect(second!.findings.filter((f) => f.type !== FindingType.MM2_POSITION_MOVED)).toEqual([]);
+    });
+
+    it("leaves a jump over deleted records to DATA_LOSS", () => {
+      const [, second] = run({ ...copied, sourceLogStart: 0n }, { ...resumed, sourceLogStart: 5400n });
+      expect(findingsOf(second, FindingType.MM2_POSITION_MOVED)).toEqual([]);
+      expect(findingsOf(second, FindingType.DATA_LOSS).map((f) => [f.evidence.firstLostOffset, f.evidence.lastLostOffset])).toEqual([["5100", "5399"]]);
+    });
+
+    it("stays quiet on compacted topics, transactional topics, a 2-offset gap and a target that is not MM2's alone", () => {
+      const compacted = run(copied, resumed, makeTopicConfigs({ cleanupPolicy: "compact" }));
+      const markers = run({ ...copied, transactionMarkersSeen: true }, { ...resumed, transactionMarkersSeen: true });
+      const twoMarkers = runCycles([
+        { snapshot: makeSnapshot({ cycle: 1, partitions: [copied] }), history: makeHistory([[4900, 4900]]) },
+        { snapshot: makeSnapshot({ cycle: 2, partitions: [{ ...resumed, latestSync: { upstream: 5102n, downstream: 5100n } }] }), history: makeHistory([[4900, 4900], [5102, 5100]]) },
+      ]);
+      const shared = run(copied, { ...resumed, targetDensityIssue: "another producer writes to east.orders" });
+      expect([...compacted, ...markers, ...twoMarkers, ...shared].flatMap((o) => findingsOf(o, FindingType.MM2_POSITION_MOVED))).toEqual([]);
     });
   });
 });
