@@ -34,7 +34,7 @@ export function RereadChart({ series, spanMs }: { series: RereadChartSeries[]; s
       {points.length < 2 ? (
         <p className="text-sm text-zinc-600 dark:text-zinc-400">Not enough history yet: Gapwatch records one sample per poll cycle.</p>
       ) : (
-        <ChartContainer config={chartConfig} role="img" aria-label={`Re-read records and group lag over time, ${chosen?.label ?? ""}`}>
+        <ChartContainer config={chartConfig} className="h-64 w-full" data-testid="reread-chart" role="img" aria-label={`Re-read records and group lag over time, ${chosen?.label ?? ""}`}>
           <LineChart data={points} margin={{ top: 8, right: 12, bottom: 4, left: 4 }}>
             <CartesianGrid vertical={false} strokeDasharray="3 3" />
             <XAxis dataKey="at" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={(v: number) => formatTimeTick(v, spanMs)} />

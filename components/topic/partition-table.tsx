@@ -97,7 +97,14 @@ function PartitionRow({ row, index, href }: { row: PartitionRowView; index: numb
         </a>
       </div>
       <div role="cell" className="text-right">{row.sourceLogStart}</div>
-      <div role="cell" className="text-right">{row.sourceLogEnd}</div>
+      <div role="cell" className="text-right leading-tight">
+        {row.sourceLogEnd}
+        {row.transactionNote === null ? null : (
+          <span className="relative z-[1] block truncate font-sans text-xs text-zinc-500 dark:text-zinc-400" title={row.transactionNote.detail} data-testid="transaction-note">
+            {row.transactionNote.label}
+          </span>
+        )}
+      </div>
       <div
         role="cell"
         className="relative z-[1] text-right leading-tight"

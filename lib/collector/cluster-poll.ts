@@ -114,7 +114,7 @@ async function readGroups(reader: ClusterReader, errors: string[], previous: rea
     .map((g): ConsumerGroupState => {
       const rows = offsets.get(g.groupId) ?? { error: "no offsets returned" };
       const read = isItemError(rows) ? keepPrevious(before.get(g.groupId), rows.error) : { offsets: rows, error: null, dataAt: now };
-      return { groupId: g.groupId, state: g.state, protocolType: g.protocolType, members: g.members, ...read };
+      return { groupId: g.groupId, state: g.state, protocolType: g.protocolType, groupType: g.groupType, members: g.members, ...read };
     })
     .sort((a, b) => a.groupId.localeCompare(b.groupId));
 }

@@ -8,11 +8,15 @@ import { pollConnect } from "./connect-poll";
 import { buildFlow } from "./flow-builder";
 import { discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readings";
-import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, type Snapshot } from "./types";
+import { advanceTransactionLedgers } from "./transaction-ledger-read";
+import { type PartitionLedger, parseLedgers, serializeLedgers } from "./transaction-ledger";
+import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, ledgerKey, type Snapshot, type TransactionLedgerView } from "./types";
 import { checkTargetDensity, selectFlowDensityIssues } from "./target-density";
 import { applySourceTails, fetchSourceTails } from "./unreplicated-tail";
 
 const log = getLogger("collector");
+/** Store key of the transaction ledgers (transaction-ledger.ts): a restart continues where they were. */
+const ledgerStoreKey = "transaction-ledger";
 
 /** Called after every cycle with the new and the previous snapshot (detectors, alerts, metrics). */
 export type CycleListener = (current: Snapshot, previous: Snapshot | null, history: CollectorHistory) => void | Promise<void>;
@@ -29,6 +33,9 @@ export class Collector {
   private readonly markerPartitions = new Set<string>();
   /** Flow partitions whose target is written by others than MM2 alone, with why (`flowPartitionKey`). */
   private readonly untrustedTargets = new Map<string, string>();
+  /** Transaction ledgers by `ledgerKey`, persisted every cycle. */
+  private readonly ledgers = new Map<string, PartitionLedger>();
+  private ledgerViews: Record<string, TransactionLedgerView> = {};
   private latestSnapshot: Snapshot | null = null;
   private cycle = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -44,6 +51,9 @@ export class Collector {
       this.readers.set(c.alias, createClusterReader({ alias: c.alias, bootstrap: c.bootstrap, tls: c.tls, sasl: c.sasl, clientId: "gapwatch" }));
     }
     this.tailState = createFlowTailState(store?.loadOffsetSyncHistory() ?? new Map());
+    const stored = parseLedgers(store?.getValue(ledgerStoreKey) ?? null);
+    if (stored.error !== null) log.warn({ err: stored.error }, "stored transaction ledgers unreadable; reading again from the log start");
+    for (const l of stored.ledgers) this.ledgers.set(ledgerKey(l.cluster, l.topic, l.partition), l);
   }
 
   /** Starts the loop (first cycle at once). */
@@ -122,6 +132,7 @@ export class Collector {
       connect,
       flows,
       malformedRecords: { ...this.tailState.malformed },
+      transactionLedgers: this.ledgerViews,
     });
     this.latestSnapshot = snapshot;
     this.persist(snapshot);
@@ -165,13 +176,22 @@ export class Collector {
       const changed = flow.partitions.some((p) => density.found.has(flowPartitionKey(flow.id, p.topic, p.partition)));
       return changed ? build(selectFlowDensityIssues(flow.id, this.untrustedTargets)) : flow;
     });
-    return applySourceTails(flows, source.tails, this.markerPartitions);
+    // A partition with a ledger showed markers before (perhaps before a restart): it stays transactional.
+    for (const f of flows) {
+      for (const p of f.partitions) if (this.ledgers.has(ledgerKey(f.source, p.topic, p.partition))) this.markerPartitions.add(flowPartitionKey(f.id, p.topic, p.partition));
+    }
+    const refined = applySourceTails(flows, source.tails, this.markerPartitions);
+    const ledgers = await advanceTransactionLedgers(this.ledgers, refined, byAlias, this.readers, now);
+    for (const e of ledgers.errors) log.warn({ err: e }, "transaction ledger not read");
+    this.ledgerViews = ledgers.views;
+    return refined;
   }
 
   private persist(snapshot: Snapshot): void {
     if (!this.store) return;
     try {
       this.store.recordFlowSamples(snapshot.flows, snapshot.takenAt);
+      if (this.ledgers.size > 0) this.store.setValue(ledgerStoreKey, serializeLedgers(this.ledgers));
       if (snapshot.cycle % 60 === 1) this.store.prune(snapshot.takenAt);
     } catch (err) {
       log.error({ err: describeError(err) }, "writing the cycle to the store failed");

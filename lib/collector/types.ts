@@ -61,6 +61,8 @@ export interface ConsumerGroupState {
   groupId: string;
   state: string;
   protocolType: string;
+  /** "classic" or "consumer" (KIP-848 protocol); both are what MM2 checkpoints. */
+  groupType: string;
   members: number;
   /** The last offsets read well: this cycle's, or an earlier cycle's when `error` is set. */
   offsets: GroupOffset[];
@@ -238,6 +240,41 @@ export interface ConnectClusterSnapshot {
   connectors: Connector[];
 }
 
+/** Offsets `first`–`last` (inclusive) holding `records` records of one kind. */
+export interface LedgerSegment {
+  kind: "data" | "aborted" | "marker" | "unread";
+  first: bigint;
+  last: bigint;
+  /** Records (markers for "marker", offsets for "unread") in the range; fewer than its offsets where compaction removed some. */
+  records: bigint;
+}
+
+/**
+ * What the transaction ledger (transaction-ledger.ts) knows of one source partition on which
+ * transaction markers were seen: which offsets were committed data, aborted data or markers.
+ */
+export interface TransactionLedgerView {
+  cluster: string;
+  topic: string;
+  partition: number;
+  /** Where the ledger started reading (the log start when the partition first needed it). */
+  readFrom: bigint;
+  /** Offsets below the cursor are classified; above it nothing is known yet. */
+  cursor: bigint;
+  /** The source log end when last read; the ledger is behind while cursor < logEnd (e.g. an open transaction). */
+  logEnd: bigint;
+  /** Aborted data records since `readFrom` still above the source log start ("aborted" segments). */
+  aborted: LedgerSegment[];
+  /** Every offset of [windowFrom, cursor) by kind, for counting what a loss removed ("unread": skipped, never read). */
+  windowFrom: bigint;
+  window: LedgerSegment[];
+}
+
+/** Key of a source partition's transaction ledger. */
+export function ledgerKey(cluster: string, topic: string, partition: number): string {
+  return `${cluster}|${topic}|${partition}`;
+}
+
 export interface Snapshot {
   cycle: number;
   takenAt: number;
@@ -245,6 +282,8 @@ export interface Snapshot {
   clusters: ClusterSnapshot[];
   connect: ConnectClusterSnapshot[];
   flows: Flow[];
+  /** Transaction ledgers by `ledgerKey` (source partitions where markers were seen); absent when none. */
+  transactionLedgers?: Readonly<Record<string, TransactionLedgerView>>;
   /** Malformed records skipped per internal topic since start (`<cluster>/<topic>` → count). */
   malformedRecords: Record<string, number>;
 }

@@ -1,4 +1,5 @@
 import type { ClusterSnapshot, FlowPartition, Snapshot } from "@/lib/collector/types";
+import { detectAbortedRecordsCopied } from "./aborted-copied";
 import { detectCommitsWithoutLeaderEpoch } from "./commit-without-leader-epoch";
 import { detectDataLoss } from "./data-loss";
 import { listEventFindings, mergeEvents, pruneEvents } from "./events";
@@ -66,6 +67,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     ...detectPartitionHealth(ctx),
     ...detectCommitsWithoutLeaderEpoch(ctx),
     ...detectOffsetsOutOfRange(ctx),
+    ...detectAbortedRecordsCopied(ctx),
   ];
   const levelFindings = [...level, ...carryUnknownFindings(memory.lastFindings, level, isUnknown)];
   return {

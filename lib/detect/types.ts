@@ -47,6 +47,8 @@ export const FindingType = {
   TOPIC_LEFT_FLOW: "TOPIC_LEFT_FLOW",
   /** An MM2 connector setting Gapwatch cannot evaluate exactly (custom filter or policy class). */
   FLOW_CONFIG_WARNING: "FLOW_CONFIG_WARNING",
+  /** MM2 (reading uncommitted) copied records of aborted transactions to the target (KAFKA-14021). */
+  ABORTED_RECORDS_COPIED: "ABORTED_RECORDS_COPIED",
 } as const;
 export type FindingTypeName = (typeof FindingType)[keyof typeof FindingType];
 

@@ -26,6 +26,7 @@ import {
   offsetFetchV8,
   offsetFetchV9,
 } from "@platformatic/kafka";
+import { consumerGroupDescribeV0 } from "./consumer-group-describe";
 
 /** One protocol version of an API as platformatic implements it. */
 export interface VersionedApi<Req extends unknown[], Res> {
@@ -63,9 +64,11 @@ export const supportedApis = {
   ListGroups: [
     { version: 5, api: listGroupsV5.api },
     { version: 4, api: listGroupsV4.api },
-    // Typed as v4: v5 only adds groupType to the response, which Gapwatch does not read.
+    // Typed as v4: v5 adds groupType to each group (RawListGroupsResponse makes it optional).
   ] as Versions<typeof listGroupsV4>,
   DescribeGroups: [{ version: 5, api: describeGroupsV5.api }] as Versions<typeof describeGroupsV5>,
+  // Gapwatch's own codec: platformatic's v0 parser garbles groups with members (see the file).
+  ConsumerGroupDescribe: [{ version: 0, api: consumerGroupDescribeV0 }],
   FindCoordinator: [
     { version: 6, api: findCoordinatorV6.api },
     { version: 5, api: findCoordinatorV5.api },

@@ -142,6 +142,16 @@ export class BrokerIo {
   }
 }
 
+/**
+ * True when every broker of the newest Metadata (`known`; none known counts as all) is among
+ * `failed`: only then is the cluster unreachable. A read that went to some brokers only, all of
+ * them down while the others answer, fails just their partitions.
+ */
+export function isEveryBrokerFailed(known: Iterable<number>, failed: ReadonlySet<number>): boolean {
+  for (const id of known) if (!failed.has(id)) return false;
+  return true;
+}
+
 function uniqueAddresses(list: readonly Broker[]): Broker[] {
   const seen = new Map<string, Broker>();
   for (const b of list) seen.set(`${b.host}:${b.port}`, { host: b.host, port: b.port });

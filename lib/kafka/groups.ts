@@ -21,11 +21,23 @@ export function normalizeGroupState(state: string): string {
   return state.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 }
 
-/** Groups from the ListGroups answers of all brokers (each broker lists the groups it coordinates). */
-export function mergeListedGroups(responses: readonly Pick<RawListGroupsResponse, "groups">[]): Map<string, { state: string; protocolType: string }> {
-  const groups = new Map<string, { state: string; protocolType: string }>();
+/** A group as ListGroups lists it. */
+interface ListedGroup {
+  state: string;
+  protocolType: string;
+  groupType: string;
+}
+
+/**
+ * Groups from the ListGroups answers of all brokers (each broker lists the groups it coordinates).
+ * v5 names each group's type; an older broker has classic groups only.
+ */
+export function mergeListedGroups(responses: readonly Pick<RawListGroupsResponse, "groups">[]): Map<string, ListedGroup> {
+  const groups = new Map<string, ListedGroup>();
   for (const r of responses) {
-    for (const g of r.groups) groups.set(g.groupId, { state: normalizeGroupState(g.groupState), protocolType: g.protocolType });
+    for (const g of r.groups) {
+      groups.set(g.groupId, { state: normalizeGroupState(g.groupState), protocolType: g.protocolType, groupType: (g.groupType ?? "classic").toLowerCase() });
+    }
   }
   return groups;
 }
@@ -115,9 +127,17 @@ async function perCoordinator<T>(
 }
 
 /**
- * Classic groups: ListGroups on every broker (v5 filtered to type "classic"), then one
- * DescribeGroups per coordinator to count members. Any broker failing ListGroups fails the call,
- * since its groups would silently be missing; a failing DescribeGroups only marks its groups.
+ * The group types MirrorCheckpointConnector lists (Kafka 4.3: `ListGroupsOptions.forConsumerGroups()`,
+ * types classic and consumer): the groups whose offsets MM2 can checkpoint.
+ */
+const checkpointableGroupTypes = ["classic", "consumer"];
+
+/**
+ * Classic and consumer-protocol (KIP-848) groups: ListGroups on every broker (v5 filtered to those
+ * types), then per coordinator one DescribeGroups for the classic groups and one
+ * ConsumerGroupDescribe for the consumer groups, to read their state and count members (DescribeGroups
+ * answers a consumer group as DEAD). Any broker failing ListGroups fails the call, since its groups
+ * would silently be missing; a failing describe only marks its groups.
  */
 export async function listGroups(io: BrokerIo, cache: TopicCache): Promise<GroupSummary[]> {
   try {
@@ -126,7 +146,7 @@ export async function listGroups(io: BrokerIo, cache: TopicCache): Promise<Group
     const brokers = [...io.brokers.values()];
     const listed = await Promise.allSettled(
       brokers.map(async (b) => {
-        const response = await io.send(await io.connectTo(b), api, [[], version >= 5 ? ["classic"] : []]);
+        const response: RawListGroupsResponse = await io.send(await io.connectTo(b), api, [[], version >= 5 ? checkpointableGroupTypes : []]);
         if (response.errorCode !== 0) throw new Error(`broker ${b.nodeId}: ${kafkaErrorName(response.errorCode)}`);
         return response;
       }),
@@ -139,23 +159,58 @@ export async function listGroups(io: BrokerIo, cache: TopicCache): Promise<Group
     const groups = mergeListedGroups(listed.flatMap((r) => (r.status === "fulfilled" ? [r.value] : [])));
     if (groups.size === 0) return [];
 
-    const describe = await io.chooseApi("DescribeGroups");
-    const { results } = await perCoordinator(io, [...groups.keys()], async (connection, ids) => {
-      const response: RawDescribeGroupsResponse = await io.send(connection, describe.api, [ids, false]);
-      return new Map(response.groups.map((g) => [g.groupId, g.errorCode === 0 ? g : { error: kafkaErrorName(g.errorCode) }]));
-    });
+    const idsOf = (type: string) => [...groups].filter(([, g]) => g.groupType === type).map(([id]) => id);
+    const described = new Map([...(await describeClassicGroups(io, idsOf("classic"))), ...(await describeConsumerGroups(io, idsOf("consumer")))]);
     return [...groups]
       .map(([groupId, listedGroup]): GroupSummary => {
-        const described = results.get(groupId);
-        if (!described || "error" in described) {
-          return { groupId, ...listedGroup, members: -1, error: described?.error ?? "MISSING_FROM_RESPONSE" };
-        }
-        return { groupId, state: normalizeGroupState(described.groupState), protocolType: described.protocolType, members: described.members.length };
+        const found = described.get(groupId);
+        if (!found || "error" in found) return { groupId, ...listedGroup, members: -1, error: found?.error ?? "MISSING_FROM_RESPONSE" };
+        return { groupId, ...listedGroup, state: found.state, members: found.members, ...(found.protocolType === undefined ? {} : { protocolType: found.protocolType }) };
       })
       .sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
   } catch (err) {
     throw toClusterError(io.conn, err, "listing groups");
   }
+}
+
+/** State and member count of a described group (and its protocol type, which DescribeGroups names). */
+type DescribedGroup = { state: string; members: number; protocolType?: string };
+
+async function describeClassicGroups(io: BrokerIo, ids: string[]): Promise<Map<string, DescribedGroup | ItemError>> {
+  if (ids.length === 0) return new Map();
+  const describe = await io.chooseApi("DescribeGroups");
+  const { results } = await perCoordinator(io, ids, async (connection, groups) => {
+    const response: RawDescribeGroupsResponse = await io.send(connection, describe.api, [groups, false]);
+    return new Map(
+      response.groups.map((g): [string, DescribedGroup | ItemError] => [
+        g.groupId,
+        g.errorCode === 0 ? { state: normalizeGroupState(g.groupState), members: g.members.length, protocolType: g.protocolType } : { error: kafkaErrorName(g.errorCode) },
+      ]),
+    );
+  });
+  return results;
+}
+
+/** KIP-848 groups: ConsumerGroupDescribe; a broker without it leaves them listed with unknown members. */
+async function describeConsumerGroups(io: BrokerIo, ids: string[]): Promise<Map<string, DescribedGroup | ItemError>> {
+  if (ids.length === 0) return new Map();
+  let describe;
+  try {
+    describe = await io.chooseApi("ConsumerGroupDescribe");
+  } catch (err) {
+    const error = describeKafkaError(err, io.conn.requestTimeoutMs);
+    return new Map(ids.map((id) => [id, { error }]));
+  }
+  const { results } = await perCoordinator(io, ids, async (connection, groups) => {
+    const response = await io.send(connection, describe.api, [groups, false]);
+    return new Map(
+      response.groups.map((g): [string, DescribedGroup | ItemError] => [
+        g.groupId,
+        g.errorCode === 0 ? { state: normalizeGroupState(g.groupState), members: g.members } : { error: kafkaErrorName(g.errorCode) },
+      ]),
+    );
+  });
+  return results;
 }
 
 /**

@@ -11,11 +11,13 @@ export { topicConfigKeys } from "./configs";
 export { fetchDefaults } from "./fetch-records";
 export { isItemError } from "./types";
 export type {
+  BatchSummary,
   BrokerMetadata,
   ClusterMetadata,
   ClusterReader,
   FetchedPartition,
   FetchedRecord,
+  FetchedTransactions,
   FetchOptions,
   FetchRequestItem,
   FetchResult,

@@ -1,5 +1,5 @@
 import { getLogger } from "@/lib/logger";
-import type { BrokerIo } from "./broker-io";
+import { type BrokerIo, isEveryBrokerFailed } from "./broker-io";
 import { describeKafkaError, isNetworkFailure, kafkaErrorName, toUnreachableError } from "./errors";
 import { ensureBrokersKnown, type TopicCache } from "./metadata";
 import { partitionKey } from "./partition-key";
@@ -92,7 +92,7 @@ export function groupByLeader(partitions: readonly PartitionLeader[]): { byLeade
 /**
  * Earliest and latest offsets: per leader broker exactly one ListOffsets at timestamp -2 and one
  * at -1, sent together; never per topic or partition. A broker that cannot be reached fails only
- * its partitions; when no broker answers at all, throws KafkaUnreachableError.
+ * its partitions; when no broker of the cluster answers, throws KafkaUnreachableError.
  */
 export async function readLogOffsets(io: BrokerIo, cache: TopicCache, partitions: readonly PartitionLeader[]): Promise<Map<string, PartitionOffsets | ItemError>> {
   const result = new Map<string, PartitionOffsets | ItemError>();
@@ -128,6 +128,7 @@ export async function readLogOffsets(io: BrokerIo, cache: TopicCache, partitions
       for (const [key, value] of mergeOffsetResponses(list, earliest, latest)) result.set(key, value);
     }),
   );
-  if (failedBrokers.size === byLeader.size && failures.every(isNetworkFailure)) throw toUnreachableError(io.conn, failures[0], "(no leader broker answered ListOffsets)");
+  const noneAnswered = failedBrokers.size === byLeader.size && failures.every(isNetworkFailure);
+  if (noneAnswered && isEveryBrokerFailed(io.brokers.keys(), failedBrokers)) throw toUnreachableError(io.conn, failures[0], "(no leader broker answered ListOffsets)");
   return result;
 }

@@ -1,8 +1,9 @@
 import { kafkaErrorName } from "./errors";
-import type { FetchedRecord, FetchResult, RawFetchResponsePartition, RawRecordsBatch } from "./types";
+import type { BatchSummary, FetchedRecord, FetchedTransactions, FetchResult, RawFetchResponsePartition, RawRecordsBatch } from "./types";
 
-/** RecordBatch attribute bits (Kafka's DefaultRecordBatch): bit 3 timestamp type, bit 5 control batch. */
+/** RecordBatch attribute bits (Kafka's DefaultRecordBatch): bit 3 timestamp type, bit 4 transactional, bit 5 control batch. */
 const logAppendTimeBit = 0x08;
+const transactionalBit = 0x10;
 const controlBatchBit = 0x20;
 
 /**
@@ -44,9 +45,46 @@ export function decodeRecordBatches(
   return { records, nextOffset, controlBatches };
 }
 
+/**
+ * The batches ending at or after `fromOffset`, without record contents: offsets, producer, the
+ * transactional bit and, for control batches, the marker type — the control record's key is
+ * (version INT16, type INT16) with type 0 ABORT and 1 COMMIT (Kafka's ControlRecordType.parse).
+ */
+export function summarizeRecordBatches(batches: readonly RawRecordsBatch[], fromOffset: bigint): BatchSummary[] {
+  const summaries: BatchSummary[] = [];
+  for (const batch of batches) {
+    const lastOffset = batch.firstOffset + BigInt(batch.lastOffsetDelta);
+    if (lastOffset < fromOffset) continue;
+    const control = (batch.attributes & controlBatchBit) !== 0;
+    const records = control ? batch.records.length : batch.records.filter((r) => batch.firstOffset + BigInt(r.offsetDelta) >= fromOffset).length;
+    summaries.push({
+      baseOffset: batch.firstOffset,
+      lastOffset,
+      records,
+      producerId: batch.producerId,
+      transactional: (batch.attributes & transactionalBit) !== 0,
+      control: control ? readControlType(batch.records[0]?.key) : null,
+    });
+  }
+  return summaries;
+}
+
+function readControlType(key: Buffer | null | undefined): "commit" | "abort" | "other" {
+  if (!key || key.length < 4) return "other";
+  const type = key.readInt16BE(2);
+  return type === 0 ? "abort" : type === 1 ? "commit" : "other";
+}
+
 /** One partition of a Fetch response as a FetchResult: records, or `{ error }` with the Kafka error name. */
-export function reshapeFetchedPartition(raw: RawFetchResponsePartition, fromOffset: bigint): FetchResult {
+export function reshapeFetchedPartition(raw: RawFetchResponsePartition, fromOffset: bigint, readCommitted = false): FetchResult {
   if (raw.errorCode !== 0) return { error: kafkaErrorName(raw.errorCode) };
   const { records, nextOffset, controlBatches } = decodeRecordBatches(raw.records ?? [], fromOffset);
-  return { records, highWatermark: raw.highWatermark, logStartOffset: raw.logStartOffset, nextOffset, controlBatches };
+  const base = { records, highWatermark: raw.highWatermark, logStartOffset: raw.logStartOffset, nextOffset, controlBatches };
+  if (!readCommitted) return base;
+  const transactions: FetchedTransactions = {
+    lastStableOffset: raw.lastStableOffset,
+    abortedTransactions: (raw.abortedTransactions ?? []).map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset })),
+    batches: summarizeRecordBatches(raw.records ?? [], fromOffset),
+  };
+  return { ...base, transactions };
 }

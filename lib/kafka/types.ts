@@ -28,8 +28,10 @@ export type RawListOffsetsResponse = listOffsetsV9.ListOffsetsResponse;
 export type RawDescribeConfigsRequestResource = describeConfigsV4.DescribeConfigsRequestResource;
 /** DescribeConfigs v2–v4 response. */
 export type RawDescribeConfigsResponse = describeConfigsV4.DescribeConfigsResponse;
-/** ListGroups v4–v5 response (v5's groupType unused). */
-export type RawListGroupsResponse = listGroupsV4.ListGroupsResponse;
+/** ListGroups v4–v5 response; v5 adds each group's type ("classic", "consumer", …). */
+export type RawListGroupsResponse = Omit<listGroupsV4.ListGroupsResponse, "groups"> & {
+  groups: (listGroupsV4.ListGroupsResponse["groups"][number] & { groupType?: string })[];
+};
 /** DescribeGroups v5 response. */
 export type RawDescribeGroupsResponse = describeGroupsV5.DescribeGroupsResponse;
 /** OffsetFetch v8–v9 response. */
@@ -137,6 +139,8 @@ export interface GroupSummary {
   state: string;
   /** "consumer", "connect", … ("" for a group without members that never had a protocol). */
   protocolType: string;
+  /** "classic" or "consumer" (KIP-848), as ListGroups v5 reports it; "classic" from older brokers. */
+  groupType: string;
   /** Number of members; -1 when DescribeGroups failed for this group (see `error`). */
   members: number;
   /** Why the members could not be counted, if they could not. */
@@ -172,6 +176,32 @@ export interface FetchedPartition {
   nextOffset: bigint;
   /** Control batches (transaction commit/abort markers) among the batches read at or after the offset. */
   controlBatches: number;
+  /** With `readCommitted`: what a read_committed consumer needs to tell aborted batches apart. */
+  transactions?: FetchedTransactions;
+}
+
+/** One record batch as a transaction ledger needs it (no record contents). */
+export interface BatchSummary {
+  baseOffset: bigint;
+  lastOffset: bigint;
+  /** Records in the batch at or after the fetch offset (a control batch holds one marker). */
+  records: number;
+  /** -1 for a producer without an id (not idempotent). */
+  producerId: bigint;
+  /** The batch belongs to a transaction (attribute bit 4). */
+  transactional: boolean;
+  /** For a control batch, its marker's type (key of the control record); null for a data batch. */
+  control: "commit" | "abort" | "other" | null;
+}
+
+/** A read_committed Fetch's view of transactions (FetchResponse v4+). */
+export interface FetchedTransactions {
+  /** The partition's last stable offset: read_committed reads stop there. */
+  lastStableOffset: bigint;
+  /** Aborted transactions overlapping the batches returned, as the broker's aborted-transaction index holds them. */
+  abortedTransactions: { producerId: bigint; firstOffset: bigint }[];
+  /** Every batch returned that ends at or after the fetch offset, in offset order, control batches included. */
+  batches: BatchSummary[];
 }
 
 /**
@@ -193,6 +223,8 @@ export interface FetchOptions {
   maxBytes?: number;
   /** How long the broker may wait for data when there is none (default 100 ms). */
   maxWaitMs?: number;
+  /** Fetch with isolation_level READ_COMMITTED (up to the last stable offset) and return `transactions`. */
+  readCommitted?: boolean;
 }
 
 /** Requests sent since creation or the last reset, per Kafka API name and broker. */

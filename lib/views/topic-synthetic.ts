@@ -27,6 +27,7 @@ export function generateSyntheticPartitionRows(count: number): PartitionRowView[
       partial: null,
       lagNote: null,
       positionNote: null,
+      transactionNote: null,
       latestSync: `${formatCount(position - 1)} → ${formatCount(position - 1 - start)}`,
       leader: String(replicas[0]),
       leaderEpoch: String(i % 4),

@@ -1,4 +1,5 @@
-import type { Flow, FlowPartition, PartitionState, Snapshot, UnknownData } from "@/lib/collector/types";
+import { ledgerKey, type Flow, type FlowPartition, type PartitionState, type Snapshot, type TransactionLedgerView, type UnknownData } from "@/lib/collector/types";
+import { countAbortedBelow } from "@/lib/detect/aborted-copied";
 import { formatAge, formatCount } from "@/lib/format";
 
 /** One partition row of the topic page, shaped for the client: offsets as formatted strings. */
@@ -19,6 +20,8 @@ export interface PartitionRowView {
   lagNote: RowNote | null;
   /** Why MM2's position is Connect's committed one (the target is not dense), or null. */
   positionNote: RowNote | null;
+  /** What the transaction ledger knows (aborted records, how far it read), or null without one. */
+  transactionNote: RowNote | null;
   latestSync: string;
   leader: string;
   leaderEpoch: string;
@@ -68,6 +71,7 @@ export function shapePartitionRows(snapshot: Snapshot, flow: Flow, topic: string
       partial: p.unknown === null ? null : describeUnknown(p.unknown, snapshot.takenAt),
       lagNote: describeLagBasis(p),
       positionNote: p.targetDensityIssue === null ? null : { label: "target not dense", detail: describeDensityIssue(p.targetDensityIssue) },
+      transactionNote: describeTransactionLedger(snapshot.transactionLedgers?.[ledgerKey(flow.source, p.topic, p.partition)], p.mm2Position),
       latestSync: p.latestSync ? `${formatCount(p.latestSync.upstream)} → ${formatCount(p.latestSync.downstream)}` : "—",
       leader: state ? (state.leader === null ? "none (offline)" : String(state.leader)) : "—",
       leaderEpoch: state ? String(state.leaderEpoch) : p.sourceLeaderEpoch === null ? "—" : String(p.sourceLeaderEpoch),
@@ -112,6 +116,25 @@ export function describeLagBasis(p: Pick<FlowPartition, "lag" | "offsetLag" | "l
     };
   }
   return null;
+}
+
+/**
+ * The transaction ledger of a partition in one line: aborted records MM2's position passed (copied
+ * when MM2 reads uncommitted: ABORTED_RECORDS_COPIED), and whether the ledger is behind the log end.
+ */
+export function describeTransactionLedger(view: TransactionLedgerView | undefined, position: bigint | null): RowNote | null {
+  if (view === undefined) return null;
+  const total = view.aborted.reduce((sum, s) => sum + s.records, 0n);
+  const passed = position === null ? 0n : countAbortedBelow(view, position).records;
+  const behind = view.cursor < view.logEnd;
+  const label = `${formatCount(passed > 0n ? passed : total)} aborted${passed > 0n ? " copied" : ""}${behind ? " · ledger behind" : ""}`;
+  const unread = `${formatCount(view.cursor)}–${formatCount(view.logEnd - 1n)}`;
+  const unclassified = behind ? ` Offsets ${unread} not classified yet (an open transaction, or still reading).` : "";
+  const detail =
+    `Transaction ledger (read_committed from offset ${formatCount(view.readFrom)}): offsets below ${formatCount(view.cursor)} classified; ` +
+    `${plural(total, "record", "records")} of aborted transactions still in the source log, ${formatCount(passed)} below MM2's position ` +
+    `(MM2 reading uncommitted copies them, KAFKA-14021).${unclassified}`;
+  return { label, detail };
 }
 
 function describeDensityIssue(issue: string): string {

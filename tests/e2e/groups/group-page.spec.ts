@@ -27,6 +27,17 @@ test("the groups page lists the workload's groups, and a group's page offers bot
   await expect(page.getByTestId("partition-table")).toBeVisible();
   await expect(page.getByTestId("group-summary")).toContainText("If gapwatch-slow failed over to west now");
   await expect(page.getByTestId("plan-precise")).toBeVisible();
+  // The re-read chart draws: a surface with its three series as real paths (it once had no height
+  // and Recharts drew nothing). Samples are recorded once per cycle: reload until two exist.
+  const rereadLines = page.locator('[data-testid="reread-chart"] svg.recharts-surface .recharts-line path.recharts-curve');
+  await expect
+    .poll(async () => {
+      if ((await rereadLines.count()) === 0) await page.reload();
+      return rereadLines.count();
+    }, { timeout: 60_000, intervals: [3000] })
+    .toBe(3);
+  // Each path joins at least two real points (M x,y then a line or curve segment).
+  for (const line of await rereadLines.all()) expect((await line.getAttribute("d")) ?? "").toMatch(/^M-?[\d.]+,-?[\d.]+[LC]/);
 
   for (const mode of ["mm2", "precise"]) {
     const link = page.getByTestId("group-summary").getByTestId(`download-${mode}`);

@@ -180,12 +180,12 @@ describe("listGroups / readGroupOffsets", () => {
     try {
       await waitFor("10 records consumed", async () => (seen >= 10 ? true : undefined));
       const stable = await waitFor("the group to be stable", async () => (await reader.listGroups()).find((g) => g.groupId === groupId && g.state === "STABLE"));
-      expect(stable).toEqual({ groupId, state: "STABLE", protocolType: "consumer", members: 1 });
+      expect(stable).toEqual({ groupId, state: "STABLE", protocolType: "consumer", groupType: "classic", members: 1 });
     } finally {
       await consumer.disconnect();
     }
     const groups = await reader.listGroups();
-    expect(groups.find((g) => g.groupId === groupId)).toEqual({ groupId, state: "EMPTY", protocolType: "consumer", members: 0 });
+    expect(groups.find((g) => g.groupId === groupId)).toEqual({ groupId, state: "EMPTY", protocolType: "consumer", groupType: "classic", members: 0 });
     const fromKafkajs = (await admin.listGroups()).groups.map((g) => g.groupId).sort();
     expect(groups.map((g) => g.groupId).sort()).toEqual(fromKafkajs);
 
@@ -268,5 +268,29 @@ describe("fetchRecords / fetchPartitions", () => {
       expect(!isItemError(r) && r?.records.length).toBe(Number(latest.get(p)));
     }
     expect(reader.requestCounts()).toEqual([{ api: "Fetch", broker: "1", count: 1 }]);
+  });
+
+  it("lists a KIP-848 (group.protocol=consumer) group with its type, real state and members, and its offsets as ConsumerGroupCommand", { timeout: 120_000 }, async () => {
+    const topic = uniqueName("kh-kip848-topic");
+    const groupId = uniqueName("kh-kip848");
+    await createTopic(topic, 2);
+    await produce(kafka, topic, 0, 3);
+    await produce(kafka, topic, 1, 5);
+    // Kafka's own console consumer on the new protocol; it leaves (and commits) 8 s after its last record.
+    const consuming = runKafkaTool(state, "org.apache.kafka.tools.consumer.ConsoleConsumer", [
+      ...["--bootstrap-server", east, "--topic", topic, "--group", groupId, "--from-beginning"],
+      ...["--max-messages", "1000", "--timeout-ms", "8000", "--consumer-property", "group.protocol=consumer"],
+    ]).catch((err: unknown) => String(err));
+    const stable = await waitFor("the KIP-848 group to be stable with its member", async () =>
+      (await reader.listGroups()).find((g) => g.groupId === groupId && g.state === "STABLE" && g.members === 1), 60_000,
+    );
+    expect(stable).toEqual({ groupId, state: "STABLE", protocolType: "consumer", groupType: "consumer", members: 1 });
+    await consuming;
+    const left = await waitFor("the member to leave", async () => (await reader.listGroups()).find((g) => g.groupId === groupId && g.members === 0), 60_000);
+    expect(left).toEqual({ groupId, state: "EMPTY", protocolType: "consumer", groupType: "consumer", members: 0 });
+    const fromCli = await describeGroupOffsets(state, east, groupId);
+    expect(fromCli).toEqual([{ topic, partition: 0, offset: 3n }, { topic, partition: 1, offset: 5n }]);
+    const rows = (await reader.readGroupOffsets([groupId])).get(groupId);
+    expect(isItemError(rows!) ? rows : rows!.map(({ topic: t, partition, offset }) => ({ topic: t, partition, offset }))).toEqual(fromCli);
   });
 });

@@ -59,7 +59,7 @@ describe("metrics", () => {
 
   it("counts unknown partitions per flow and unknown groups per cluster, and drops an unknown partition's lag", async () => {
     const unread = { error: "OffsetFetch: coordinator 1: Request timed out after 30000 ms", dataAt: T - 10_000 };
-    const group = (groupId: string, read: { error: string | null; dataAt: number | null }) => ({ groupId, state: "STABLE", protocolType: "consumer", members: 1, offsets: [], ...read });
+    const group = (groupId: string, read: { error: string | null; dataAt: number | null }) => ({ groupId, state: "STABLE", protocolType: "consumer", groupType: "classic", members: 1, offsets: [], ...read });
     const partial = makeSnapshot({
       cycle: 9,
       clusters: [

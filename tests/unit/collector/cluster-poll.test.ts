@@ -46,7 +46,7 @@ function makeReader(answers: Answers = {}): ClusterReader {
     readLogOffsets: answers.offsets ?? (() => Promise.resolve(offsets)),
     readTopicConfigs: () => Promise.resolve(new Map()),
     readBrokerUncleanElection: () => Promise.resolve(false),
-    listGroups: answers.groups ?? (() => Promise.resolve([{ groupId: "billing", state: "STABLE", protocolType: "consumer", members: 2 }])),
+    listGroups: answers.groups ?? (() => Promise.resolve([{ groupId: "billing", state: "STABLE", protocolType: "consumer", groupType: "classic", members: 2 }])),
     readGroupOffsets: answers.groupOffsets ?? (() => Promise.resolve(new Map([["billing", billing]]))),
     fetchRecords: unused,
     fetchPartitions: unused,
@@ -61,7 +61,7 @@ const offsetsOf = (snapshot: ClusterSnapshot) => snapshot.topics[0]?.partitions.
 const billingRead: ConsumerGroupState = {
   groupId: "billing",
   state: "STABLE",
-  protocolType: "consumer",
+  protocolType: "consumer", groupType: "classic",
   members: 2,
   offsets: [{ topic: "orders", partition: 0, offset: 900n, committedLeaderEpoch: 4 }],
   error: null,
@@ -111,12 +111,12 @@ describe("pollCluster: failed reads mark exactly what they cover", () => {
     const groupOffsets = () => Promise.resolve(new Map<string, GroupOffsetRow[] | ItemError>([["billing", { error: "coordinator 2: Request timed out after 30000 ms" }]]));
     const groups = () =>
       Promise.resolve([
-        { groupId: "billing", state: "STABLE", protocolType: "consumer", members: 2 },
-        { groupId: "audit", state: "EMPTY", protocolType: "consumer", members: 0 },
+        { groupId: "billing", state: "STABLE", protocolType: "consumer", groupType: "classic", members: 2 },
+        { groupId: "audit", state: "EMPTY", protocolType: "consumer", groupType: "classic", members: 0 },
       ]);
     const snapshot = await poll(makeReader({ groups, groupOffsets }), previous, next);
     expect(snapshot.groups).toEqual([
-      { groupId: "audit", state: "EMPTY", protocolType: "consumer", members: 0, offsets: [], error: "no offsets returned", dataAt: null },
+      { groupId: "audit", state: "EMPTY", protocolType: "consumer", groupType: "classic", members: 0, offsets: [], error: "no offsets returned", dataAt: null },
       { ...billingRead, error: "coordinator 2: Request timed out after 30000 ms", dataAt: T0 },
     ]);
   });

@@ -6,7 +6,7 @@ import { findingsOf, makeCluster, makeSnapshot, makeTopic, makeTopicConfigs, run
 const group = (groupId: string, epochs: [string, number, number][]): ConsumerGroupState => ({
   groupId,
   state: "Stable",
-  protocolType: "consumer",
+  protocolType: "consumer", groupType: "classic",
   members: 2,
   offsets: epochs.map(([topic, partition, committedLeaderEpoch]) => ({ topic, partition, offset: 10n, committedLeaderEpoch })),
   error: null,

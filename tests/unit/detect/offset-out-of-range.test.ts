@@ -6,7 +6,7 @@ import { findingsOf, makeCluster, makeSnapshot, makeTopic, runCycles } from "./f
 const group = (members: number, offsets: [number, bigint][]): ConsumerGroupState => ({
   groupId: "billing",
   state: members > 0 ? "Stable" : "Empty",
-  protocolType: "consumer",
+  protocolType: "consumer", groupType: "classic",
   members,
   offsets: offsets.map(([partition, offset]) => ({ topic: "orders", partition, offset, committedLeaderEpoch: 3 })),
   error: null,

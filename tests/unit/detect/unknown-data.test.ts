@@ -75,7 +75,7 @@ describe("unknown groups: nothing fires or resolves on them", () => {
   const group = (groupId: string, offset: bigint, read: Pick<ConsumerGroupState, "error" | "dataAt">): ConsumerGroupState => ({
     groupId,
     state: "Stable",
-    protocolType: "consumer",
+    protocolType: "consumer", groupType: "classic",
     members: 2,
     offsets: [{ topic: "orders", partition: 0, offset, committedLeaderEpoch: 3 }],
     ...read,

@@ -16,8 +16,14 @@ describe("mergeListedGroups", () => {
     const merged = mergeListedGroups([
       { groups: [{ groupId: "g1", protocolType: "consumer", groupState: "Stable" }] },
       { groups: [{ groupId: "g2", protocolType: "connect", groupState: "Empty" }] },
+      // ListGroups v5 names the type; a KIP-848 group's states are its own.
+      { groups: [{ groupId: "g3", protocolType: "consumer", groupState: "Reconciling", groupType: "Consumer" }] },
     ]);
-    expect(Object.fromEntries(merged)).toEqual({ g1: { state: "STABLE", protocolType: "consumer" }, g2: { state: "EMPTY", protocolType: "connect" } });
+    expect(Object.fromEntries(merged)).toEqual({
+      g1: { state: "STABLE", protocolType: "consumer", groupType: "classic" },
+      g2: { state: "EMPTY", protocolType: "connect", groupType: "classic" },
+      g3: { state: "RECONCILING", protocolType: "consumer", groupType: "consumer" },
+    });
   });
 });
 

@@ -69,7 +69,7 @@ export function makeGroup(groupId: string, offsets: Record<string, bigint>, over
   return {
     groupId,
     state: "Stable",
-    protocolType: "consumer",
+    protocolType: "consumer", groupType: "classic",
     members: 1,
     offsets: Object.entries(offsets).map(([key, offset]) => {
       const [topic, partition] = key.split("/") as [string, string];

@@ -4,7 +4,7 @@ import { makeCluster, makeSnapshot, makeTopic, T0 } from "../detect/fixtures";
 
 describe("listClusterViews", () => {
   it("counts the partitions and groups of a reachable cluster that could not be read this cycle", () => {
-    const unread = { groupId: "billing", state: "STABLE", protocolType: "consumer", members: 1, offsets: [], error: "OffsetFetch: NOT_COORDINATOR", dataAt: T0 - 10_000 };
+    const unread = { groupId: "billing", state: "STABLE", protocolType: "consumer", groupType: "classic", members: 1, offsets: [], error: "OffsetFetch: NOT_COORDINATOR", dataAt: T0 - 10_000 };
     const read = { ...unread, groupId: "audit", error: null, dataAt: T0 };
     const east = makeCluster("east", {
       error: "ListOffsets: broker 2: connect ECONNREFUSED",

@@ -19,7 +19,7 @@ describe("assessHealth", () => {
   });
 
   it("is degraded when a group's offsets could not be read", () => {
-    const billing = { groupId: "billing", state: "STABLE", protocolType: "consumer", members: 1, offsets: [], error: "OffsetFetch: NOT_COORDINATOR", dataAt: T0 - 10_000 };
+    const billing = { groupId: "billing", state: "STABLE", protocolType: "consumer", groupType: "classic", members: 1, offsets: [], error: "OffsetFetch: NOT_COORDINATOR", dataAt: T0 - 10_000 };
     const health = assessHealth(makeSnapshot({ clusters: [makeCluster("east", { groups: [billing] }), makeCluster("west")] }), now);
     expect([health.status, health.clusters.map((c) => [c.alias, c.unknownGroups])]).toEqual([
       "degraded",
