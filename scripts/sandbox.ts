@@ -14,7 +14,7 @@ const out = (s: string) => process.stdout.write(`${s}\n`);
 
 async function main(): Promise<void> {
   if (command === "up") {
-    const sandbox = await startSandbox();
+    const sandbox = await startSandbox({ sourceBrokers: flags["source-brokers"] === "3" ? 3 : 1 });
     out(JSON.stringify(sandbox.state, null, 2));
     out("Sandbox running in the background. Traffic: `npm run sandbox -- workload`; stop: `npm run sandbox -- down`.");
     process.exit(0);
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     return;
   }
   out("usage: npm run sandbox -- <command> [--key value]\n");
-  out("  up         start the clusters, Kafka Connect and MM2 in the background");
+  out("  up         start the clusters, Kafka Connect and MM2 in the background (--source-brokers 3: east with 3 brokers)");
   out("  down       stop them (by the PIDs in .gapwatch/sandbox/pids)");
   out("  status     show what runs and .gapwatch/sandbox/state.json");
   out("  workload   produce and consume on the source cluster (--rate per topic per second, default 20)");

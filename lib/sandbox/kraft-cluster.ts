@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -44,7 +44,7 @@ export async function startCluster(opts: StartClusterOptions): Promise<SandboxCl
   const controllerPort = opts.controllerPort ?? (await findFreePort());
   mkdirSync(logDir, { recursive: true });
   writeFileSync(configFile, serverProperties({ port, controllerPort, logDir }));
-  if (!existsSync(path.join(logDir, "meta.properties"))) formatStorage(opts.classpath, configFile, opts.logOption, dataDir);
+  if (!existsSync(path.join(logDir, "meta.properties"))) await formatStorage(opts.classpath, configFile, opts.logOption, dataDir);
 
   const process = spawnJava({
     name: `kafka-${opts.alias}`,
@@ -93,21 +93,28 @@ function serverProperties(p: { port: number; controllerPort: number; logDir: str
   ].join("\n");
 }
 
-function formatStorage(classpath: string, configFile: string, logOption: string, dataDir: string): void {
-  // As Kafka's Uuid.randomUuid(): an id starting with "-" would be parsed as an option (1 in 64).
+/** A new KRaft cluster ID, as Kafka's Uuid.randomUuid() makes them. */
+export function createClusterId(): string {
+  // An id starting with "-" would be parsed as an option (1 in 64).
   let clusterId = randomBytes(16).toString("base64url");
   while (clusterId.startsWith("-")) clusterId = randomBytes(16).toString("base64url");
-  const result = spawnSync(
-    "java",
-    [...baseJvmOptions(256), logOption, "-cp", classpath, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", configFile],
-    { encoding: "utf8" },
-  );
-  if (result.status !== 0) {
-    throw new Error(`formatting KRaft storage in ${dataDir} failed (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
-  }
+  return clusterId;
 }
 
-async function waitForBroker(alias: string, bootstrap: string, proc: ManagedProcess, timeoutMs: number): Promise<void> {
+/** Formats one KRaft node's log directory (every node of a cluster with the same cluster ID). */
+export function formatStorage(classpath: string, configFile: string, logOption: string, dataDir: string, clusterId = createClusterId()): Promise<void> {
+  // Asynchronous, so that the nodes of a multi-broker cluster are formatted in parallel.
+  const args = [...baseJvmOptions(256), logOption, "-cp", classpath, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", configFile];
+  return new Promise((resolve, reject) => {
+    execFile("java", args, { encoding: "utf8" }, (err, stdout, stderr) => {
+      if (!err) return resolve();
+      const code = typeof err.code === "number" ? err.code : null;
+      reject(new Error(`formatting KRaft storage in ${dataDir} failed (exit ${code}):\n${stdout}\n${stderr}`));
+    });
+  });
+}
+
+export async function waitForBroker(alias: string, bootstrap: string, proc: ManagedProcess, timeoutMs: number): Promise<void> {
   const kafka = new Kafka({ clientId: "gapwatch-sandbox-probe", brokers: [bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 } });
   const deadline = Date.now() + timeoutMs;
   let lastError = "";

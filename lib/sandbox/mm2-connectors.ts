@@ -1,9 +1,10 @@
 import { type ConnectEndpoint, type Connector, getConnectors, putConnectorConfig } from "@/lib/connect";
 import { sleep } from "./processes";
 
+/** `replicationFactor`: of the topics MM2 creates on that cluster (default 1, a single broker). */
 export interface FlowClusters {
-  source: { alias: string; bootstrap: string };
-  target: { alias: string; bootstrap: string };
+  source: { alias: string; bootstrap: string; replicationFactor?: number };
+  target: { alias: string; bootstrap: string; replicationFactor?: number };
 }
 
 /** Connector names of one MM2 flow in the sandbox. */
@@ -25,10 +26,11 @@ function commonConfig(flow: FlowClusters): Record<string, string> {
     "target.cluster.bootstrap.servers": flow.target.bootstrap,
     "key.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
     "value.converter": "org.apache.kafka.connect.converters.ByteArrayConverter",
-    "replication.factor": "1",
-    "offset-syncs.topic.replication.factor": "1",
-    "checkpoints.topic.replication.factor": "1",
-    "heartbeats.topic.replication.factor": "1",
+    // Target topics, checkpoints and heartbeats live on the target; the offset syncs on the source.
+    "replication.factor": String(flow.target.replicationFactor ?? 1),
+    "offset-syncs.topic.replication.factor": String(flow.source.replicationFactor ?? 1),
+    "checkpoints.topic.replication.factor": String(flow.target.replicationFactor ?? 1),
+    "heartbeats.topic.replication.factor": String(flow.target.replicationFactor ?? 1),
     "sync.topic.acls.enabled": "false",
     "sync.topic.configs.enabled": "true",
   };

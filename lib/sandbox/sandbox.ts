@@ -4,12 +4,13 @@ import { startConnectWorker, type SandboxConnectWorker } from "./connect-worker"
 import { classpathOf, ensureKafkaJars } from "./jars";
 import { getKafkaVersion } from "./kafka-version";
 import { startCluster, type SandboxCluster } from "./kraft-cluster";
+import { type MultiBrokerCluster, startMultiBrokerCluster, stopMultiBrokerCluster } from "./multi-broker-cluster";
 import { writeLogConfig } from "./log-config";
 import { connectorNames, createFlowConnectors, waitForConnectorsRunning } from "./mm2-connectors";
 import { sandboxDir, stateFile } from "./paths";
 import { stopProcess, stopStaleProcesses } from "./processes";
 import { type SandboxState, writeSandboxState } from "./state";
-import { ensureTopics, workloadTopics } from "./topics";
+import { ensureTopics, multiBrokerTopics, workloadTopics } from "./topics";
 
 const log = getLogger("sandbox");
 
@@ -20,11 +21,18 @@ export interface SandboxOptions {
   dashboardUrl?: string | null;
   /** Create the workload topics on the source (default true). */
   createTopics?: boolean;
+  /**
+   * Brokers of the MM2 source cluster (default 1). With 3: a separate KRaft controller and 3
+   * brokers; topics with replication factor 3 and min.insync.replicas=2 (`multiBrokerTopics`).
+   */
+  sourceBrokers?: 1 | 3;
 }
 
 export interface Sandbox {
   state: SandboxState;
   clusters: Map<string, SandboxCluster>;
+  /** The source cluster when it runs several brokers (`sourceBrokers: 3`); it is then not in `clusters`. */
+  multiBrokerSource: MultiBrokerCluster | null;
   connect: SandboxConnectWorker;
   /** Stops Connect, then the brokers, each by its PID. */
   stop(): Promise<void>;
@@ -50,24 +58,34 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const logOption = writeLogConfig(sandboxDir, kafkaVersion);
   const clusters = new Map<string, SandboxCluster>();
   let connect: SandboxConnectWorker | null = null;
+  let multiBrokerSource: MultiBrokerCluster | null = null;
 
   const stop = async () => {
     if (connect) await stopProcess(connect.process);
     await Promise.all([...clusters.values()].map((c) => stopProcess(c.process)));
+    if (multiBrokerSource) await stopMultiBrokerCluster(multiBrokerSource);
     // Brokers restarted by a test (broker-control.ts) have new PIDs, known only by their pidfiles.
     await stopStaleProcesses();
     rmSync(stateFile, { force: true });
   };
 
   try {
-    const started = await Promise.all(aliases.map((alias) => startCluster({ alias, baseDir: sandboxDir, classpath, logOption })));
+    const multi = opts.sourceBrokers === 3;
+    const single = multi ? aliases.filter((a) => a !== sourceAlias) : aliases;
+    const [started] = await Promise.all([
+      Promise.all(single.map((alias) => startCluster({ alias, baseDir: sandboxDir, classpath, logOption }))),
+      multi ? startMultiBrokerCluster({ alias: sourceAlias, baseDir: sandboxDir, classpath, logOption }).then((c) => (multiBrokerSource = c)) : null,
+    ]);
     for (const c of started) clusters.set(c.alias, c);
-    const source = clusters.get(sourceAlias)!;
+    const source = multiBrokerSource ?? clusters.get(sourceAlias)!;
     const target = clusters.get(targetAlias)!;
-    if (opts.createTopics ?? true) await ensureTopics(source.bootstrap, workloadTopics);
+    if (opts.createTopics ?? true) await ensureTopics(source.bootstrap, multi ? multiBrokerTopics : workloadTopics);
     connect = await startConnectWorker({ baseDir: sandboxDir, bootstrap: target.bootstrap, classpath, logOption });
     const endpoint = { url: connect.url, timeoutMs: 15_000 };
-    const flow = { source: { alias: sourceAlias, bootstrap: source.bootstrap }, target: { alias: targetAlias, bootstrap: target.bootstrap } };
+    const flow = {
+      source: { alias: sourceAlias, bootstrap: source.bootstrap, replicationFactor: multi ? 3 : 1 },
+      target: { alias: targetAlias, bootstrap: target.bootstrap },
+    };
     await createFlowConnectors(endpoint, flow);
     const names = connectorNames(sourceAlias, targetAlias);
     await waitForConnectorsRunning(endpoint, Object.values(names), 120_000, [names.checkpoint]);
@@ -79,7 +97,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const state: SandboxState = {
     kafkaVersion,
     jars,
-    clusters: Object.fromEntries([...clusters].map(([alias, c]) => [alias, { bootstrap: c.bootstrap }])),
+    clusters: Object.fromEntries([...(multiBrokerSource ? [multiBrokerSource] : []), ...clusters.values()].map((c) => [c.alias, { bootstrap: c.bootstrap }])),
     connect: { url: connect.url },
     dashboard: opts.dashboardUrl ? { url: opts.dashboardUrl } : null,
     startedAt: new Date().toISOString(),
@@ -90,6 +108,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   return {
     state,
     clusters,
+    multiBrokerSource,
     connect,
     stop,
   };
