@@ -11,8 +11,12 @@ import {
 } from "./snapshot-views";
 import { FindingType, Severity, type Finding, type PositionMark } from "./types";
 
-/** The source connector's state as far as a stall verdict is concerned. */
-type SourceState = "running" | "unknown" | "not-running";
+/**
+ * The source connector's state as far as a stall verdict is concerned: "unknown" when Gapwatch is
+ * not told about it (no Connect configured, dedicated MM2), "unreachable" when the Connect cluster
+ * that should report it does not answer (a worker killed or restarting: MM2 copies nothing then).
+ */
+type SourceState = "running" | "unknown" | "unreachable" | "not-running";
 
 interface Stall {
   view: FlowPartitionView;
@@ -30,15 +34,16 @@ interface Stall {
  *   nothing was waiting (lag 0: the clock restarts); a partition seen for the first time, or whose
  *   data is stale, starts or keeps its mark;
  * - the time since then during which the source connector was seen not running (paused, stopped,
- *   a task not RUNNING: the interval up to each cycle that sees it so) does not count: records that
- *   waited through an operator's pause are not "not copied" the moment MM2 resumes. Only that time
- *   is taken out — a connector whose status flickers for one cycle does not restart the clock;
+ *   a task not RUNNING) or its Connect cluster did not answer (a worker killed and restarting) does
+ *   not count — the interval up to each cycle that sees it so: records that waited through a pause
+ *   or a worker restart are not "not copied" the moment MM2 resumes (60-minute soak). Only that
+ *   time is taken out — a connector whose status flickers for one cycle does not restart the clock;
  * - stalled when the counted time ≥ stallAfterMs, sourceLogEnd > the log end at that move (the
  *   source grew meanwhile) and data records are waiting (lag > 0: transaction markers do not count);
  * - not stalled when the source connector copying the partition (`sourceConnector`) is known and
  *   is not RUNNING or has a task that is not RUNNING (paused/stopped on purpose; failures are
- *   TASK_FAILED); an unknown connector (no
- *   Connect data, dedicated MM2) does not prevent the verdict.
+ *   TASK_FAILED), or while its Connect cluster does not answer; a connector Gapwatch is not told
+ *   about (no Connect configured, dedicated MM2) does not prevent the verdict.
  * stallAfterMs must exceed offset.flush.interval.ms: the position is only published that often.
  * One finding per flow, `TASK_STALLED|<flow>`, naming the stalled partitions.
  */
@@ -59,7 +64,7 @@ export function detectTaskStalls(
     // that arrive after an idle spell just as MM2 restarts are not "not copied for minutes" (soak).
     const keep = old !== undefined && old.position === position.toString() && waiting > 0n;
     const connector = view.partition.sourceConnector ?? view.flow.connectors.source;
-    const running = resolveSourceState(ctx.current, view.flow, connector) !== "not-running";
+    const running = isClockRunning(resolveSourceState(ctx.current, view.flow, connector));
     const mark: PositionMark = keep
       ? { ...old, notRunningMs: old.notRunningMs + (running ? 0 : Math.max(0, ctx.now - old.seenAt)), seenAt: ctx.now }
       : { position: position.toString(), movedAt: ctx.now, logEndAtMove: logEnd.toString(), notRunningMs: 0, seenAt: ctx.now };
@@ -72,7 +77,7 @@ export function detectTaskStalls(
   for (const [flow, stalls] of stallsByFlow) {
     // Each partition is judged by the source connector that copies it (a flow can have several).
     const connectorOf = (s: Stall): string | null => s.view.partition.sourceConnector ?? flow.connectors.source;
-    const running = stalls.filter((s) => resolveSourceState(ctx.current, flow, connectorOf(s)) !== "not-running");
+    const running = stalls.filter((s) => isClockRunning(resolveSourceState(ctx.current, flow, connectorOf(s))));
     if (running[0] !== undefined) findings.push(createStallFinding(ctx, flow, running, connectorOf(running[0])));
   }
   return { findings, marks: next };
@@ -84,11 +89,16 @@ function keepMarksOfKnownPartitions(snapshot: Snapshot, marks: Readonly<Record<s
   return Object.fromEntries(Object.entries(marks).filter(([key]) => known.has(key)));
 }
 
+/** Time counts, and a verdict is given, while the connector runs or Gapwatch is not told about it. */
+function isClockRunning(state: SourceState): boolean {
+  return state === "running" || state === "unknown";
+}
+
 function resolveSourceState(snapshot: Snapshot, flow: Flow, name: string | null): SourceState {
   if (name === null) return "unknown";
-  const connect = snapshot.connect.filter((c) => c.reachable && (flow.connectors.connectCluster === null || c.name === flow.connectors.connectCluster));
-  const connector = connect.flatMap((c) => c.connectors).find((c) => c.name === name);
-  if (connector === undefined) return "unknown";
+  const candidates = snapshot.connect.filter((c) => flow.connectors.connectCluster === null || c.name === flow.connectors.connectCluster);
+  const connector = candidates.filter((c) => c.reachable).flatMap((c) => c.connectors).find((c) => c.name === name);
+  if (connector === undefined) return candidates.some((c) => !c.reachable) ? "unreachable" : "unknown";
   const running = connector.state === ConnectorState.RUNNING && connector.tasks.every((t) => t.state === ConnectorState.RUNNING);
   return running ? "running" : "not-running";
 }

@@ -88,6 +88,23 @@ describe("TASK_STALLED", () => {
     expect(findingsOf(outputs[5], FindingType.TASK_STALLED)[0]?.evidence.stalledForMs).toBe(40_000);
   });
 
+  it("does not count the time its Connect worker did not answer (killed and restarting), and gives no verdict then", () => {
+    // Seen in the 60-minute soak: a worker SIGKILLed and restarted in 77 s under load, then a critical
+    // TASK_STALLED for 22 partitions in the first cycles after it answered again.
+    const down = makeConnect([makeConnector()], { reachable: false, error: "connect ECONNREFUSED" });
+    const cycles = stuckCycles();
+    const outputs = runCycles([
+      cycles[0]!,
+      { ...cycles[1]!, snapshot: { ...cycles[1]!.snapshot, connect: [down] } },
+      { ...cycles[2]!, snapshot: { ...cycles[2]!.snapshot, connect: [down] } },
+      { snapshot: makeSnapshot({ cycle: 4, partitions: [makeFlowPartition({ sourceLogEnd: 500n, mm2Position: 100n })] }), now: T0 + 200_000 },
+      { snapshot: makeSnapshot({ cycle: 5, partitions: [makeFlowPartition({ sourceLogEnd: 600n, mm2Position: 100n })] }), now: T0 + 300_000 },
+    ]);
+    expect(outputs.map((o) => findingsOf(o, FindingType.TASK_STALLED).length)).toEqual([0, 0, 0, 0, 1]);
+    // The 130 s up to the two cycles that found Connect down are taken out: 300 s − 130 s.
+    expect(findingsOf(outputs[4], FindingType.TASK_STALLED)[0]?.evidence.stalledForMs).toBe(170_000);
+  });
+
   it("reads marks persisted before the not-running time was kept", () => {
     const parsed = parseDetectorMemory({ ...createDetectorMemory(), positions: { k: { position: "5", movedAt: T0, logEndAtMove: "9" } } });
     expect(parsed.error).toBeNull();
