@@ -1,8 +1,9 @@
-// `npm run soak -- --minutes N [--seed S]`: the chaos soak. Runs its own sandbox (two clusters,
+// `npm run soak -- --minutes N [--seed S] [--ci]`: the chaos soak. Runs its own sandbox (two clusters,
 // Connect, MM2), the demo's workload, a transactional producer and Gapwatch's runtime in-process
 // with short thresholds; replays benign events and real faults at random (seeded), and matches
 // every alert raised against what each event must raise. Prints a table, writes JSON to
-// <home>/soak/, exits non-zero on any false or missed alert. Not part of `npm test`.
+// <home>/soak/, exits non-zero on any false or missed alert. `--ci` runs the stall, checkpoint and
+// retention events first (npm test's soak stage: scripts/soak/ci-stage.ts).
 import path from "node:path";
 
 // lib/sandbox/paths.ts reads GAPWATCH_HOME at import time: set it before anything imports it, so

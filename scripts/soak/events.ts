@@ -1,5 +1,6 @@
 // The events the soak replays: benign ones production MM2 sees every week, and real faults whose
 // alerts are expected. Each acts for real on the soak's sandbox and declares what it must or may raise.
+import type { AlertRecord } from "@/lib/alerts/types";
 import type { Snapshot } from "@/lib/collector/types";
 import {
   alterMirrorSourceOffsets,
@@ -7,6 +8,7 @@ import {
   deleteConnector,
   getConnectors,
   getMirrorSourceOffsets,
+  pauseConnector,
   putConnectorConfig,
   restartTask,
   resumeConnector,
@@ -14,15 +16,19 @@ import {
 } from "@/lib/connect";
 import type { FindingTypeName, SeverityName } from "@/lib/detect/types";
 import { killConnectWorker, restartConnectWorker } from "@/lib/sandbox/connect-control";
+import { readPartition } from "@/lib/sandbox/kafka-cli";
 import { connectorNames, type FlowClusters, sourceConnectorConfig, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
 import { sleep } from "@/lib/sandbox/processes";
 import { formatRemoteTopicName } from "@/lib/sandbox/remote-topic";
-import { runLag, runPurge } from "@/lib/sandbox/scenarios";
+import { runLag, runPurge, runRecover, runResetNone } from "@/lib/sandbox/scenarios";
+import type { PurgeReport } from "@/lib/sandbox/scenarios/purge";
 import { allTasks, waitForConnector } from "@/lib/sandbox/scenarios/connector-control";
 import type { SandboxState } from "@/lib/sandbox/state";
 import { fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
+import { workloadGroups } from "@/lib/sandbox/workload";
 import type { CycleWatch } from "./cycle-watch";
 import type { EvidenceBound } from "./expectations";
+import { applyTaskConfig, setTaskLogLevel } from "@/lib/sandbox/scenarios/task-config";
 import { soakTopics, type SoakTraffic } from "./traffic";
 
 /** What an event declares about one alert (the runner adds ids and the time window). */
@@ -32,7 +38,9 @@ export interface ExpectationSpec {
   required: boolean;
   topic?: string;
   partition?: number;
+  group?: string;
   exact?: Record<string, string>;
+  contains?: Record<string, string>;
   bounds?: Record<string, EvidenceBound>;
   reason: string;
 }
@@ -46,6 +54,8 @@ export interface SoakContext {
   traffic: SoakTraffic;
   watch: CycleWatch;
   expect(spec: ExpectationSpec): void;
+  /** Whether an alert of this type that satisfies `test` is firing now (lets a fault last until it is seen). */
+  isFiring(type: FindingTypeName, test: (alert: AlertRecord) => boolean): boolean;
 }
 
 /** What an event did, for the report; `settle` adds a condition to the flow being settled. */
@@ -66,6 +76,21 @@ export interface SoakEvent {
 const names = connectorNames("east", "west");
 const key = (topic: string, partition: number) => `${topic}/${partition}`;
 const maxGrowPartitions = 6;
+/** CHECKPOINT_STALE's threshold for groups MM2 already checkpoints, with the sandbox's 5 s emit interval. */
+const checkpointStaleMs = 60_000;
+/**
+ * Faults last until their alert fires, and at least this much longer than their threshold; at
+ * most `faultMaxExtraMs` longer (the 5 s poll and a loaded CI machine must not turn into a miss).
+ */
+const stallMarginMs = 30_000;
+const faultMaxExtraMs = 120_000;
+
+/** Keeps doing `tick` until `seen()` holds and `minMs` passed, or `maxMs` passed; returns the time taken. */
+async function lastUntilSeen(seen: () => boolean, minMs: number, maxMs: number, tick: () => Promise<void>): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < maxMs && (Date.now() - started < minMs || !seen())) await tick();
+  return Date.now() - started;
+}
 
 /** MM2's committed positions (offset + 1) per source partition, from Connect's offsets API. */
 async function readCommittedPositions(ctx: SoakContext): Promise<Map<string, bigint>> {
@@ -119,16 +144,38 @@ function allowRedelivery(ctx: SoakContext, before: ReadonlyMap<string, bigint>, 
   }
 }
 
-/** Produces `count` records with unique values to one partition. */
-async function produce(ctx: SoakContext, topic: string, partition: number, count: number, label: string): Promise<void> {
+/** Produces `count` records with unique values to one partition; returns the last record's value. */
+async function produce(ctx: SoakContext, topic: string, partition: number, count: number, label: string): Promise<string> {
   const producer = sandboxKafka(ctx.flowClusters.source.bootstrap, "gapwatch-soak-events").producer();
   await producer.connect();
   try {
     const at = Date.now();
-    await producer.send({ topic, acks: -1, messages: Array.from({ length: count }, (_, seq) => ({ partition, value: JSON.stringify({ topic, partition, seq, run: label, at }) })) });
+    const values = Array.from({ length: count }, (_, seq) => JSON.stringify({ topic, partition, seq, run: label, at }));
+    await producer.send({ topic, acks: -1, messages: values.map((value) => ({ partition, value })) });
+    return values.at(-1)!;
   } finally {
     await producer.disconnect();
   }
+}
+
+/**
+ * Produces `count` records to a partition only the event writes, and waits until MM2 copied the
+ * last of them: the target's last record carries its (unique) value. Log ends cannot be compared
+ * across the clusters: after an earlier purge of the partition the source's offsets run ahead of
+ * the target's by the deleted records (60-minute soak: every second purge of a partition timed out).
+ */
+async function produceAndWaitCopied(ctx: SoakContext, topic: string, partition: number, count: number, label: string): Promise<void> {
+  const west = ctx.flowClusters.target.bootstrap;
+  const remote = formatRemoteTopicName(ctx.flowClusters.source.alias, topic);
+  const targetEnd = async () => (await fetchLogEnds(west, remote)).get(partition)?.high ?? 0n;
+  const before = await targetEnd();
+  const last = await produce(ctx, topic, partition, count, label);
+  await waitUntil(async () => {
+    const end = await targetEnd();
+    if (end < before + BigInt(count)) return false;
+    const [record] = await readPartition(ctx.state, west, remote, partition, end - 1n, 1);
+    return record?.value === last;
+  }, `${topic}/${partition} copied (its last record on ${remote})`, 90_000);
 }
 
 async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
@@ -257,25 +304,94 @@ const purge: SoakEvent = {
   async run(ctx) {
     const { topic } = soakTopics.purge;
     const partition = purges++ % soakTopics.purge.partitions;
-    const west = ctx.flowClusters.target.bootstrap;
-    const east = ctx.flowClusters.source.bootstrap;
     // Records MM2 has fully copied first (runPurge finds MM2's real position among them), so
     // nothing is in flight when it pauses and the lost range is exact.
-    await produce(ctx, topic, partition, 50, `soak-purge-${purges}`);
-    const remote = formatRemoteTopicName("east", topic);
-    await waitUntil(async () => (await fetchLogEnds(west, remote)).get(partition)?.high === (await fetchLogEnds(east, topic)).get(partition)?.high, `${topic}/${partition} copied`, 90_000);
+    await produceAndWaitCopied(ctx, topic, partition, 50, `soak-purge-${purges}`);
     allowStandstill(ctx, "source connector paused for the purge");
     const report = await runPurge(ctx.state, { topic, partition, records: 300 });
-    ctx.expect({
-      type: "DATA_LOSS",
-      severity: "critical",
-      required: true,
-      topic,
-      partition,
-      exact: { firstLostOffset: report.firstLostOffset, lastLostOffset: report.lastLostOffset, lostCount: report.lostCount },
-      reason: "unreplicated records deleted with DeleteRecords while MM2 was paused",
-    });
+    expectLoss(ctx, report, "unreplicated records deleted with DeleteRecords while MM2 was paused");
     return { details: { ...report } };
+  },
+};
+
+function expectLoss(ctx: SoakContext, report: PurgeReport, reason: string): void {
+  const { topic, partition, firstLostOffset, lastLostOffset, lostCount } = report;
+  ctx.expect({ type: "DATA_LOSS", severity: "critical", required: true, topic, partition, exact: { firstLostOffset, lastLostOffset, lostCount }, reason });
+}
+
+/**
+ * A real stall: MM2's consumer set to auto.offset.reset=none, then unreplicated records of the
+ * stall topic purged: the task stays RUNNING and copies nothing from that partition while a producer
+ * keeps writing to it, for longer than the stall threshold; then MM2's normal config is restored and
+ * it skips to the log start (the loss was already reported). Every other partition of the task has
+ * a committed MM2 offset (main.ts seeds the soak's event-only topics): with `none`, one partition
+ * without one makes every poll throw NoOffsetForPartitionException and stalls the whole task.
+ */
+let stalls = 0;
+const resetKey = "consumer.auto.offset.reset";
+const stall: SoakEvent = {
+  kind: "stall-reset-none",
+  fault: true,
+  canRun: () => true,
+  async run(ctx) {
+    const { topic } = soakTopics.stall;
+    const partition = 0;
+    const label = `soak-stall-${++stalls}`;
+    await produceAndWaitCopied(ctx, topic, partition, 50, label);
+    const before = await readCommittedPositions(ctx);
+    allowStandstill(ctx, "source connector reconfigured and paused for the purge; the stalled partition's records wait");
+    const logLevel = await setTaskLogLevel(ctx.endpoint, "ERROR");
+    try {
+      await runResetNone(ctx.state);
+      await applyTaskConfig(ctx.endpoint, names.source, resetKey, "none");
+      const report = await runPurge(ctx.state, { topic, partition, records: 300 });
+      expectLoss(ctx, report, "unreplicated records deleted while MM2 was paused (auto.offset.reset=none)");
+      ctx.expect({
+        type: "TASK_STALLED",
+        severity: "critical",
+        required: true,
+        contains: { partitions: key(topic, partition) },
+        reason: `MM2 RUNNING with auto.offset.reset=none below the log start of ${key(topic, partition)} while records keep arriving`,
+      });
+      // Records keep arriving (a stall is judged only while the source grows), past the threshold.
+      const stalled = () => ctx.isFiring("TASK_STALLED", (a) => String(a.evidence.partitions).split(",").includes(key(topic, partition)));
+      let n = 0;
+      const stalledMs = await lastUntilSeen(stalled, ctx.stallAfterMs + stallMarginMs / 2, ctx.stallAfterMs + faultMaxExtraMs, async () => {
+        await produce(ctx, topic, partition, 5, `${label}-waiting-${n++}`);
+        await sleep(5000);
+      });
+      await runRecover(ctx.state);
+      await applyTaskConfig(ctx.endpoint, names.source, resetKey, null);
+      allowRedelivery(ctx, before, await readFlowLogEnds(ctx), "source task restarted twice (reset=none, then restored)");
+      return { details: { ...report, stalledMs } };
+    } finally {
+      // Also when the event failed half-way (restoreMm2 then puts MM2's normal config back).
+      await setTaskLogLevel(ctx.endpoint, logLevel);
+    }
+  },
+};
+
+/**
+ * A group whose checkpoints stop: the checkpoint connector paused while the workload's groups keep
+ * committing. CHECKPOINT_STALE's threshold for a group MM2 already checkpoints is
+ * max(3 × emit.checkpoints.interval (5 s in the sandbox), 60 s) (lib/translation/detectors.ts).
+ */
+const checkpointsPaused: SoakEvent = {
+  kind: "checkpoints-paused",
+  fault: true,
+  canRun: () => true,
+  async run(ctx) {
+    const group = workloadGroups.fast;
+    ctx.expect({ type: "CHECKPOINT_STALE", severity: "warning", required: true, group, reason: `checkpoint connector paused past the ${checkpointStaleMs / 1000} s threshold while ${group} commits` });
+    ctx.expect({ type: "CHECKPOINT_STALE", severity: "warning", required: false, reason: "checkpoint connector paused: every committing group is owed checkpoints" });
+    ctx.expect({ type: "TRANSLATION_ERROR", severity: "warning", required: false, reason: "checkpoint connector paused: failover would replay everything committed since the last checkpoint" });
+    await pauseConnector(ctx.endpoint, names.checkpoint);
+    await waitForConnector(ctx.endpoint, names.checkpoint, allTasks("PAUSED"), "PAUSED", 60_000);
+    const stale = () => ctx.isFiring("CHECKPOINT_STALE", (a) => a.group === group);
+    const pausedMs = await lastUntilSeen(stale, checkpointStaleMs + stallMarginMs / 2, checkpointStaleMs + faultMaxExtraMs, () => sleep(1000));
+    await resumeConnector(ctx.endpoint, names.checkpoint);
+    await waitForConnector(ctx.endpoint, names.checkpoint, allTasks("RUNNING"), "RUNNING", 60_000);
+    return { details: { connector: names.checkpoint, pausedMs } };
   },
 };
 
@@ -318,7 +434,14 @@ const offsetsBack: SoakEvent = {
 };
 
 /** Every scheduled event kind (the transactional producer's idle periods run in the background). */
-export const soakEvents: readonly SoakEvent[] = [workerKill, taskRestart, connectorRecreate, pauseLong, partitionIncrease, filterNarrow, purge, offsetsBack];
+export const soakEvents: readonly SoakEvent[] = [workerKill, taskRestart, connectorRecreate, pauseLong, partitionIncrease, filterNarrow, purge, offsetsBack, stall, checkpointsPaused];
+
+/**
+ * `--ci` runs these first (in seeded order), so a 5-minute run surely exercises TASK_STALLED (a real
+ * stall), CHECKPOINT_STALE (checkpoints stop) and RETENTION_RISK, next to their look-alikes: a pause
+ * past the stall threshold, the transactional producer's idle spells and a new group (warm-up).
+ */
+export const ciCoverageEvents: readonly SoakEvent[] = [stall, checkpointsPaused, pauseLong];
 
 /**
  * Puts MM2 back to normal after an event failed half-way: a Connect worker running, the source

@@ -22,10 +22,13 @@ export interface Expectation {
   flow: string;
   topic: string | null;
   partition: number | null;
+  group: string | null;
   from: number;
   to: number;
   /** Evidence fields that must be equal (offsets and counts as decimal strings). */
   exact: Record<string, string>;
+  /** Evidence fields holding a comma-separated list that must include the value (e.g. stalled partitions). */
+  contains: Record<string, string>;
   /** Evidence fields (offsets) that must lie within bounds. */
   bounds: Record<string, EvidenceBound>;
   reason: string;
@@ -33,10 +36,11 @@ export interface Expectation {
   matched: string[];
 }
 
-/** A standing risk flag that is true in the sandbox whatever the soak does. */
+/** A standing flag that is true in the sandbox whatever the soak does; `groups`/`topics` narrow it when set. */
 export interface WhitelistEntry {
   type: FindingTypeName;
-  groups: string[];
+  groups?: string[];
+  topics?: string[];
   reason: string;
 }
 
@@ -113,7 +117,7 @@ export function matchAlerts(
       pick.matched.push(o.alertId);
       return { ...o, verdict: pick.required ? "expected" : "allowed", expectationId: pick.id, note: null };
     }
-    if (whitelist.some((w) => w.type === o.type && (o.group === null || w.groups.includes(o.group)))) {
+    if (whitelist.some((w) => isWhitelisted(w, o))) {
       return { ...o, verdict: "whitelisted", expectationId: null, note: null };
     }
     const near = inScope[0];
@@ -126,10 +130,17 @@ export function matchAlerts(
   return { occurrences: judged, missed: expectations.filter((e) => e.required && e.matched.length === 0) };
 }
 
+function isWhitelisted(w: WhitelistEntry, o: Occurrence): boolean {
+  if (w.type !== o.type) return false;
+  if (w.groups !== undefined && o.group !== null && !w.groups.includes(o.group)) return false;
+  return w.topics === undefined || (o.topic !== null && w.topics.includes(o.topic));
+}
+
 function isInScope(e: Expectation, o: Occurrence): boolean {
   if (e.type !== o.type || e.flow !== o.flow) return false;
   if (e.topic !== null && e.topic !== o.topic) return false;
   if (e.partition !== null && e.partition !== o.partition) return false;
+  if (e.group !== null && e.group !== o.group) return false;
   return o.at >= e.from && o.at <= e.to;
 }
 
@@ -138,6 +149,10 @@ function explainMismatch(e: Expectation, o: Occurrence): string | null {
   for (const [key, want] of Object.entries(e.exact)) {
     const got = o.evidence[key];
     if (String(got) !== want) return `evidence ${key}=${String(got)}, expected ${want}`;
+  }
+  for (const [key, item] of Object.entries(e.contains)) {
+    const got = o.evidence[key];
+    if (!String(got).split(",").includes(item)) return `evidence ${key}=${String(got)} does not include ${item}`;
   }
   for (const [key, bound] of Object.entries(e.bounds)) {
     const got = o.evidence[key];

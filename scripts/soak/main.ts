@@ -1,4 +1,4 @@
-// `npm run soak -- --minutes N [--seed S]`: the chaos soak. Imported by scripts/soak.ts once
+// `npm run soak -- --minutes N [--seed S] [--ci]`: the chaos soak. Imported by scripts/soak.ts once
 // GAPWATCH_HOME is set (lib/sandbox/paths.ts reads it at import time).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -12,11 +12,11 @@ import { ensureTopics } from "@/lib/sandbox/topics";
 import { startWorkload, type Workload, workloadGroups } from "@/lib/sandbox/workload";
 import { parseFlags } from "../args";
 import { isFlowSettled, watchCycles, type CycleWatch } from "./cycle-watch";
-import { restoreMm2, soakEvents, type ExpectationSpec, type SoakContext, type SoakEvent } from "./events";
+import { ciCoverageEvents, restoreMm2, soakEvents, type ExpectationSpec, type SoakContext, type SoakEvent } from "./events";
 import { createFiringTest, listOccurrences, matchAlerts, type Expectation, type WhitelistEntry } from "./expectations";
 import { createRng, createShuffleBag } from "./random";
 import { createSoakReport, renderReport, type SoakEventRecord, type SoakReport, summarize, writeReportFile } from "./report";
-import { soakTopics, startSoakTraffic, type SoakTraffic } from "./traffic";
+import { eventOnlyTopics, soakTopics, startSoakTraffic, type SoakTraffic } from "./traffic";
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const flowId = "east->west";
@@ -34,11 +34,19 @@ const graceMs = 20_000;
 /** Total lag (data records) under which the flow counts as caught up while the workload runs. */
 const settledLag = 400n;
 
+/** A consumer group that starts with the events (the warm-up): MM2 checkpoints it after its next group refresh. */
+const newGroup = "gapwatch-soak-new-group";
+
 const whitelist: WhitelistEntry[] = [
   {
     type: "COMMIT_WITHOUT_LEADER_EPOCH",
-    groups: Object.values(workloadGroups),
+    groups: [...Object.values(workloadGroups), newGroup],
     reason: "kafkajs commits without a leader epoch (east), and so do the offsets MM2 syncs into the target groups (west)",
+  },
+  {
+    type: "ABORTED_RECORDS_COPIED",
+    topics: [soakTopics.transactions.topic],
+    reason: "the transactional producer aborts every fourth transaction and MM2 (not exactly-once) copies aborted records (KAFKA-14021)",
   },
 ];
 
@@ -49,13 +57,16 @@ interface Resources {
   runtime: ReturnType<typeof getRuntime> | null;
 }
 
-function readOptions(argv: string[]): { minutes: number; seed: number } {
+function readOptions(argv: string[]): SoakReport["options"] {
   const { flags } = parseFlags(argv);
   const minutes = Number(flags.minutes ?? 5);
   const seed = flags.seed === undefined ? Date.now() % 2 ** 31 : Number(flags.seed);
   if (!(minutes > 0)) throw new Error(`--minutes must be a positive number, got "${flags.minutes}"`);
   if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got "${flags.seed}"`);
-  return { minutes, seed };
+  const kinds = flags.events?.split(",") ?? null;
+  const unknown = kinds?.filter((k) => !soakEvents.some((e) => e.kind === k)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown event kind(s) ${unknown.join(", ")}; kinds: ${soakEvents.map((e) => e.kind).join(", ")}`);
+  return { minutes, seed, ci: flags.ci === "true", kinds };
 }
 
 /** Writes the runtime's config (short thresholds, 5 s poll) and points GAPWATCH_CONFIG/GAPWATCH_DB at it. */
@@ -99,7 +110,7 @@ export async function runSoak(argv: string[]): Promise<number> {
   // A transient kafkajs error must not end the soak; it is recorded.
   process.on("unhandledRejection", (err) => report.errors.push(`unhandled rejection: ${err instanceof Error ? err.message : String(err)}`));
 
-  say(`Gapwatch soak: ${opts.minutes} min of events, seed ${opts.seed} (repeat with --seed ${opts.seed}), home ${gapwatchDir}`);
+  say(`Gapwatch soak: ${opts.minutes} min of events, seed ${opts.seed} (repeat with --seed ${opts.seed}${opts.ci ? " --ci" : ""}), home ${gapwatchDir}`);
   try {
     await runEvents(opts, report, expectations, res);
     return await finish("completed");
@@ -109,7 +120,7 @@ export async function runSoak(argv: string[]): Promise<number> {
   }
 }
 
-async function runEvents(opts: { minutes: number; seed: number }, report: SoakReport, expectations: Expectation[], res: Resources): Promise<void> {
+async function runEvents(opts: SoakReport["options"], report: SoakReport, expectations: Expectation[], res: Resources): Promise<void> {
   const started = Date.now();
   res.sandbox = await startSandbox();
   const state = res.sandbox.state;
@@ -132,8 +143,9 @@ async function runEvents(opts: { minutes: number; seed: number }, report: SoakRe
     // Idle transactional partitions end with a commit marker: nothing may fire (no lag, no stall).
     onIdle: (from, to) => Object.assign(record("tx-producer-idle", false, from), { endedAt: to, settledAt: to, details: { idleMs: to - from } }),
   });
-  res.runtime = createSoakRuntime(res.sandbox, path.join(gapwatchDir, "soak", `run-${report.startedAt.replaceAll(":", "-")}`));
-  const watch = watchCycles(res.runtime.collector);
+  const runtime = createSoakRuntime(res.sandbox, path.join(gapwatchDir, "soak", `run-${report.startedAt.replaceAll(":", "-")}`));
+  res.runtime = runtime;
+  const watch = watchCycles(runtime.collector);
   res.runtime.collector.start();
 
   const ctx: SoakContext = {
@@ -144,21 +156,35 @@ async function runEvents(opts: { minutes: number; seed: number }, report: SoakRe
     stallAfterMs: thresholds.stallAfterMs,
     traffic: res.traffic,
     watch,
+    isFiring: (type, test) => runtime.alerts.list({ state: "firing", type }).some(test),
     expect: (spec) => {
       if (current === null) throw new Error("expectations belong to an event");
       expectations.push(toExpectation(spec, current, expectations.length + 1));
     },
   };
   const inFlow = (s: Snapshot, topic: string) => s.flows.find((f) => f.id === flowId)?.partitions.some((p) => p.topic === topic) ?? false;
-  await settle(watch, (s) => isFlowSettled(s, flowId, names.source, settledLag) && Object.values(soakTopics).every((t) => inFlow(s, t.topic)), "the soak topics in the flow");
-  say(`traffic flowing, Gapwatch polling every 5 s; quiet warm-up of 30 s`);
+  // MM2 holds a committed offset for every partition before any event (see eventOnlyTopics).
+  const committed = (s: Snapshot, topic: string) => {
+    const rows = s.flows.find((f) => f.id === flowId)?.partitions.filter((p) => p.topic === topic) ?? [];
+    return rows.length > 0 && rows.every((p) => (p.committedPosition ?? 0n) > 0n);
+  };
+  const ready = (s: Snapshot) => Object.values(soakTopics).every((t) => inFlow(s, t.topic)) && eventOnlyTopics.every((t) => committed(s, t.topic));
+  await settle(watch, (s) => isFlowSettled(s, flowId, names.source, settledLag) && ready(s), "the soak topics in the flow, each partition copied");
+  say(`traffic flowing, Gapwatch polling every 5 s; warm-up of 30 s with a new consumer group (${newGroup})`);
+  // A new group is not a stale one: MM2 checkpoints it only after its next group refresh.
+  const warmUp = record("new-group", false, Date.now());
+  await res.traffic.startGroup(newGroup, soakTopics.retention.topic);
+  warmUp.details = { group: newGroup, topic: soakTopics.retention.topic };
   await sleep(30_000);
+  warmUp.endedAt = warmUp.settledAt = Date.now();
 
   const rng = createRng(opts.seed);
-  const next = createShuffleBag(soakEvents, rng);
+  const next = createShuffleBag(opts.kinds === null ? soakEvents : soakEvents.filter((e) => opts.kinds!.includes(e.kind)), rng);
+  // --ci: the coverage events first, each once, in seeded order; they run even past the deadline.
+  const coverage = opts.ci ? shuffle(ciCoverageEvents, rng) : [];
   const eventsUntil = Date.now() + opts.minutes * 60_000;
-  while (Date.now() < eventsUntil) {
-    const event = pickRunnable(next, ctx);
+  while (coverage.length > 0 || Date.now() < eventsUntil) {
+    const event = coverage.pop() ?? pickRunnable(next, ctx);
     current = record(event.kind, event.fault, Date.now());
     await runEvent(event, current, ctx, report);
     const done = current;
@@ -170,8 +196,13 @@ async function runEvents(opts: { minutes: number; seed: number }, report: SoakRe
   await sleep(graceMs + 30_000);
 }
 
+function shuffle<T>(items: readonly T[], rng: () => number): T[] {
+  const take = createShuffleBag(items, rng);
+  return items.map(() => take());
+}
+
 function pickRunnable(next: () => SoakEvent, ctx: SoakContext): SoakEvent {
-  for (let i = 0; i < 2 * soakEvents.length; i++) {
+  for (let i = 0; i < 4 * soakEvents.length; i++) {
     const event = next();
     if (event.canRun(ctx)) return event;
   }
@@ -218,9 +249,11 @@ function toExpectation(spec: ExpectationSpec, event: SoakEventRecord, n: number)
     flow: flowId,
     topic: spec.topic ?? null,
     partition: spec.partition ?? null,
+    group: spec.group ?? null,
     from: event.startedAt,
     to: Infinity,
     exact: spec.exact ?? {},
+    contains: spec.contains ?? {},
     bounds: spec.bounds ?? {},
     reason: spec.reason,
     matched: [],

@@ -21,7 +21,8 @@ export interface SoakReport {
   durationSeconds: number | null;
   exit: "completed" | "interrupted" | "failed" | null;
   exitCode: number | null;
-  options: { minutes: number; seed: number };
+  /** `ci`: the coverage events ran first (events.ts ciCoverageEvents); `kinds`: only these events (--events). */
+  options: { minutes: number; seed: number; ci: boolean; kinds: string[] | null };
   machine: { cpus: string; cpuCount: number; memoryGiB: number; node: string; loadAverage: number[] };
   kafkaVersion: string | null;
   thresholds: Record<string, number>;
@@ -71,7 +72,8 @@ export function summarize(report: SoakReport, missed: number): NonNullable<SoakR
 
 export function renderReport(report: SoakReport): string {
   const s = report.summary;
-  const lines = [`\nGapwatch soak, seed ${report.options.seed}, ${report.options.minutes} min of events, ${report.durationSeconds?.toFixed(0) ?? "?"} s in all (${report.exit ?? "?"})`];
+  const mode = report.options.ci ? " (CI: coverage events first)" : "";
+  const lines = [`\nGapwatch soak, seed ${report.options.seed}, ${report.options.minutes} min of events${mode}, ${report.durationSeconds?.toFixed(0) ?? "?"} s in all (${report.exit ?? "?"})`];
   if (s !== null) {
     lines.push("", "| event | injected |", "|---|---:|");
     for (const [kind, n] of Object.entries(s.eventsByKind).sort()) lines.push(`| ${kind} | ${n} |`);

@@ -1,7 +1,7 @@
 // The soak's own traffic next to the demo workload: a plain producer on the soak topics and a
 // transactional producer (committed and aborted transactions, then idle for longer than the stall
 // threshold, over and over).
-import type { Producer } from "kafkajs";
+import type { Consumer, Producer } from "kafkajs";
 import { sleep } from "@/lib/sandbox/processes";
 import { sandboxKafka } from "@/lib/sandbox/topics";
 
@@ -19,13 +19,23 @@ export const soakTopics = {
   purge: { topic: "soak-purge", partitions: 3, configs: {} },
   /** Written only by offset-move events. */
   moved: { topic: "soak-moved", partitions: 1, configs: {} },
+  /** Written only by stall events (MM2 stalls on it with auto.offset.reset=none after a purge). */
+  stall: { topic: "soak-stall", partitions: 1, configs: {} },
 } as const;
+
+/**
+ * Topics only events write: each partition gets one record before the events start, so MM2 has a
+ * committed offset for every partition it copies (a stall event runs it with auto.offset.reset=none).
+ */
+export const eventOnlyTopics = [soakTopics.purge, soakTopics.moved, soakTopics.stall] as const;
 
 /** Plain topics the steady producer writes, with their current partition counts. */
 export type PartitionCounts = Map<string, number>;
 
 export interface SoakTraffic {
   partitions: PartitionCounts;
+  /** Starts a consumer group that reads `topic` from the beginning and commits every second, until stop(). */
+  startGroup(groupId: string, topic: string): Promise<void>;
   /** Errors the producers retried past (transient broker errors never stop the soak). */
   errors(): string[];
   stop(): Promise<void>;
@@ -39,8 +49,9 @@ export interface TransactionTiming {
 }
 
 /**
- * Starts one record per second per partition on the plain soak topics, and the transactional
- * producer: a transaction a second while active (every fourth aborted), then idle.
+ * Writes one record to each partition of the event-only topics, then starts one record per second
+ * per partition on the plain soak topics, and the transactional producer: a transaction a second
+ * while active (every fourth aborted), then idle.
  */
 export async function startSoakTraffic(bootstrap: string, run: string, timing: TransactionTiming): Promise<SoakTraffic> {
   const kafka = sandboxKafka(bootstrap, "gapwatch-soak");
@@ -52,6 +63,13 @@ export async function startSoakTraffic(bootstrap: string, run: string, timing: T
   // Metadata refreshed every 5 s: a partition added during the run gets records within seconds.
   const plain = kafka.producer({ allowAutoTopicCreation: false, metadataMaxAge: 5000 });
   await plain.connect();
+  await plain.sendBatch({
+    acks: -1,
+    topicMessages: eventOnlyTopics.map(({ topic, partitions: count }) => ({
+      topic,
+      messages: Array.from({ length: count }, (_, partition) => ({ partition, value: JSON.stringify({ topic, partition, seq: 0, run, seed: true }) })),
+    })),
+  });
   const tx = kafka.producer({ transactionalId: `gapwatch-soak-${run}`, idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
   await tx.connect();
   let stopped = false;
@@ -73,14 +91,22 @@ export async function startSoakTraffic(bootstrap: string, run: string, timing: T
     }
   })();
   const txLoop = runTransactions(tx, run, timing, () => stopped, note, nextSeq);
+  const consumers: Consumer[] = [];
 
   return {
     partitions,
+    async startGroup(groupId, topic) {
+      const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 1000 });
+      consumers.push(consumer);
+      await consumer.connect();
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      await consumer.run({ autoCommitInterval: 1000, eachMessage: async () => undefined });
+    },
     errors: () => [...errors],
     async stop() {
       stopped = true;
       await Promise.allSettled([plainLoop, txLoop]);
-      await Promise.allSettled([plain.disconnect(), tx.disconnect()]);
+      await Promise.allSettled([plain.disconnect(), tx.disconnect(), ...consumers.map((c) => c.disconnect())]);
     },
   };
 }

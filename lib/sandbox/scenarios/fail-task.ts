@@ -2,6 +2,7 @@ import { getConnectors, putConnectorConfig } from "@/lib/connect";
 import { connectorNames, sourceConnectorConfig } from "../mm2-connectors";
 import { bootstrapOf, type SandboxState } from "../state";
 import { waitForConnector } from "./connector-control";
+import { applyTaskConfig, setTaskLogLevel } from "./task-config";
 
 export interface FailTaskReport {
   scenario: "fail-task" | "recover" | "reset-none";
@@ -27,12 +28,33 @@ export async function runFailTask(state: SandboxState, opts: { source?: string; 
  * of silently skipping — what TASK_STALLED detects. `recover` undoes it.
  */
 export async function runResetNone(state: SandboxState, opts: { source?: string; target?: string } = {}): Promise<FailTaskReport> {
-  return reconfigure(state, opts, false, { "consumer.auto.offset.reset": "none" });
+  const endpoint = { url: state.connect.url, timeoutMs: 15_000 };
+  const name = connectorNames(opts.source ?? "east", opts.target ?? "west").source;
+  // Every poll then logs "Failure during poll." with a stack trace (~1 GB a minute): keep errors only.
+  await setTaskLogLevel(endpoint, "ERROR");
+  await reconfigure(state, opts, false, { [resetKey]: "none" });
+  // The old task keeps running (with `earliest`) until a rebalance restarts it — under load after a
+  // purge made meanwhile, which it would then skip: make the new config take effect now.
+  await applyTaskConfig(endpoint, name, resetKey, "none");
+  return { ...(await reportTask(endpoint, name)), scenario: "reset-none" };
 }
 
-/** Undoes `fail-task` and `reset-none`: restores the normal connector config; Connect restarts the task with it. */
+/** Undoes `fail-task` and `reset-none`: restores the normal connector config, in effect when this returns. */
 export async function runRecover(state: SandboxState, opts: { source?: string; target?: string } = {}): Promise<FailTaskReport> {
-  return reconfigure(state, opts, false, {});
+  const endpoint = { url: state.connect.url, timeoutMs: 15_000 };
+  const name = connectorNames(opts.source ?? "east", opts.target ?? "west").source;
+  await reconfigure(state, opts, false, {});
+  await applyTaskConfig(endpoint, name, resetKey, null);
+  await setTaskLogLevel(endpoint, "INFO");
+  return { ...(await reportTask(endpoint, name)), scenario: "recover" };
+}
+
+const resetKey = "consumer.auto.offset.reset";
+
+async function reportTask(endpoint: { url: string; timeoutMs: number }, name: string): Promise<Omit<FailTaskReport, "scenario">> {
+  const status = await waitForConnector(endpoint, name, (c) => c.tasks.length > 0, "with tasks", 90_000);
+  const task = status.tasks[0]!;
+  return { connector: name, taskId: task.id, state: task.state, rootCause: task.rootCause };
 }
 
 async function reconfigure(state: SandboxState, opts: { source?: string; target?: string }, fail: boolean, overrides: Record<string, string>): Promise<FailTaskReport> {
