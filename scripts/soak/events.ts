@@ -125,11 +125,14 @@ function allowStandstill(ctx: SoakContext, why: string): void {
 
 /**
  * MM2 restarted (worker, task or connector): it resumes at Connect's committed position, so it may
- * copy again what it copied after the last flush. Per partition the duplicates lie within
- * [committed position before the event, source log end after it − 1].
+ * copy again what it copied after the last flush. Per partition the duplicates start at or after
+ * the committed position before the event. No upper bound: the rebalance that follows a worker's
+ * return can restart the task once more, under load a minute later, and re-copy records produced
+ * after the event (60-minute soak, seed 2027: 1419–1430 re-copied with the log end at 1330 when the
+ * event ended).
  */
 function allowRedelivery(ctx: SoakContext, before: ReadonlyMap<string, bigint>, ends: ReadonlyMap<string, bigint>, why: string): void {
-  for (const [partitionKey, end] of ends) {
+  for (const partitionKey of ends.keys()) {
     const slash = partitionKey.lastIndexOf("/");
     const [topic, partition] = [partitionKey.slice(0, slash), Number(partitionKey.slice(slash + 1))];
     ctx.expect({
@@ -138,7 +141,7 @@ function allowRedelivery(ctx: SoakContext, before: ReadonlyMap<string, bigint>, 
       required: false,
       topic,
       partition,
-      bounds: { firstDuplicateOffset: { min: (before.get(partitionKey) ?? 0n).toString() }, lastDuplicateOffset: { max: (end - 1n).toString() } },
+      bounds: { firstDuplicateOffset: { min: (before.get(partitionKey) ?? 0n).toString() } },
       reason: `${why}: at-least-once redelivery since the last offset flush`,
     });
   }
@@ -198,6 +201,9 @@ const workerKill: SoakEvent = {
     const ends = await readFlowLogEnds(ctx);
     allowRedelivery(ctx, before, ends, "Connect worker killed with SIGKILL");
     allowStandstill(ctx, "Connect worker down");
+    // The checkpoint connector dies with the worker: a restart slower than the threshold (60 s here,
+    // 77 s seen under load) leaves checkpoints owed, truthfully.
+    ctx.expect({ type: "CHECKPOINT_STALE", severity: "warning", required: false, reason: "Connect worker down: MM2's checkpoint task with it" });
     await sleep(3000);
     const worker = await restartConnectWorker(ctx.state);
     await waitForConnectorsRunning(ctx.endpoint, Object.values(names), 180_000, [names.checkpoint]);
