@@ -61,7 +61,9 @@ export async function runTopicReset(state: SandboxState, opts: TopicResetOptions
   } finally {
     await admin.disconnect();
   }
-  const producer = kafka.producer();
+  // Idempotent: a send retried after a timeout under load must not write its batch twice (seen in CI:
+  // 10 records of partition 0 twice, 50 instead of 30).
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   await producer.send({
     topic,

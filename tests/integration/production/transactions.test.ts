@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Snapshot } from "@/lib/collector/types";
+import type { FlowPartition, Snapshot } from "@/lib/collector/types";
 import { readPartition } from "@/lib/sandbox/kafka-cli";
 import { sleep } from "@/lib/sandbox/processes";
 import { runLag, runResume } from "@/lib/sandbox/scenarios";
@@ -77,7 +77,9 @@ describe("a transactional topic, then idle", () => {
     // The coordinator writes the markers after EndTxn answers (WriteTxnMarkers): wait for the last one.
     const source = await waitForLogEnds(east, topic, BigInt(copied + markers));
     for (const p of partitions) expect(source.get(p)!.high).toBe(BigInt(copied + markers));
-    await cycleUntil((s) => rowsOf(s).length === partitions.length && rowsOf(s).every((p) => p.targetLogEnd === BigInt(copied)), `${topic} copied`);
+    // Copied, and MM2's position known: its offset syncs (written asynchronously) or Connect's flush.
+    const settled = (p: FlowPartition) => p.targetLogEnd === BigInt(copied) && p.mm2Position === BigInt(copied + markers - 1);
+    await cycleUntil((s) => rowsOf(s).length === partitions.length && rowsOf(s).every(settled), `${topic} copied, MM2's position known`);
 
     // MM2 copied the aborted records as ordinary records: the target holds all 55 values once.
     const target = await fetchLogEnds(west, `east.${topic}`);
