@@ -1,4 +1,4 @@
-import { flowPartitionKey, type Flow, type Snapshot } from "@/lib/collector/types";
+import { flowPartitionKey, type Flow, type FlowPartition, type Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import {
   countOf,
@@ -34,8 +34,9 @@ interface Stall {
  *   nothing was waiting (lag 0: the clock restarts); a partition seen for the first time, or whose
  *   data is stale, starts or keeps its mark;
  * - the time since then during which the source connector was seen not running (paused, stopped,
- *   a task not RUNNING) or its Connect cluster did not answer (a worker killed and restarting) does
- *   not count — the interval up to each cycle that sees it so: records that waited through a pause
+ *   a task not RUNNING, deleted) or its Connect cluster did not answer (a worker killed and
+ *   restarting) does not count — the interval up to each cycle that sees it so, also for a
+ *   partition whose own data is unknown in that cycle: records that waited through a pause
  *   or a worker restart are not "not copied" the moment MM2 resumes (60-minute soak). Only that
  *   time is taken out — a connector whose status flickers for one cycle does not restart the clock;
  * - stalled when the counted time ≥ stallAfterMs, sourceLogEnd > the log end at that move (the
@@ -51,22 +52,21 @@ export function detectTaskStalls(
   ctx: DetectorContext,
   marks: Readonly<Record<string, PositionMark>>,
 ): { findings: Finding[]; marks: Record<string, PositionMark> } {
-  const next = keepMarksOfKnownPartitions(ctx.current, marks);
+  const stateOf = createSourceStateLookup(ctx.current);
+  const next = advanceKnownMarks(ctx, marks, stateOf);
   const stallsByFlow = new Map<Flow, Stall[]>();
   for (const view of listFreshFlowPartitions(ctx.current)) {
     const { mm2Position: position, sourceLogEnd: logEnd } = view.partition;
     if (position === null || logEnd === null) continue;
-    const old = marks[view.key];
+    const old = next[view.key];
     // Records waiting = data records (lag), not offsets: an idle transactional partition ends
     // with a commit marker MM2 never copies, so its position stays one short of the log end forever.
     const waiting = view.partition.lag ?? 0n;
     // The clock runs only while records wait: a cycle with nothing to copy restarts it, so records
     // that arrive after an idle spell just as MM2 restarts are not "not copied for minutes" (soak).
     const keep = old !== undefined && old.position === position.toString() && waiting > 0n;
-    const connector = view.partition.sourceConnector ?? view.flow.connectors.source;
-    const running = isClockRunning(resolveSourceState(ctx.current, view.flow, connector));
     const mark: PositionMark = keep
-      ? { ...old, notRunningMs: old.notRunningMs + (running ? 0 : Math.max(0, ctx.now - old.seenAt)), seenAt: ctx.now }
+      ? old
       : { position: position.toString(), movedAt: ctx.now, logEndAtMove: logEnd.toString(), notRunningMs: 0, seenAt: ctx.now };
     next[view.key] = mark;
     const stalledForMs = ctx.now - mark.movedAt - mark.notRunningMs;
@@ -75,18 +75,40 @@ export function detectTaskStalls(
   }
   const findings: Finding[] = [];
   for (const [flow, stalls] of stallsByFlow) {
-    // Each partition is judged by the source connector that copies it (a flow can have several).
-    const connectorOf = (s: Stall): string | null => s.view.partition.sourceConnector ?? flow.connectors.source;
-    const running = stalls.filter((s) => isClockRunning(resolveSourceState(ctx.current, flow, connectorOf(s))));
-    if (running[0] !== undefined) findings.push(createStallFinding(ctx, flow, running, connectorOf(running[0])));
+    const running = stalls.filter((s) => isClockRunning(stateOf(flow, connectorOf(flow, s.view.partition))));
+    if (running[0] !== undefined) findings.push(createStallFinding(ctx, flow, running, connectorOf(flow, running[0].view.partition)));
   }
   return { findings, marks: next };
 }
 
-/** Marks of partitions still in the snapshot (stale flows keep theirs); vanished partitions are dropped. */
-function keepMarksOfKnownPartitions(snapshot: Snapshot, marks: Readonly<Record<string, PositionMark>>): Record<string, PositionMark> {
-  const known = new Set(snapshot.flows.flatMap((f) => f.partitions.map((p) => flowPartitionKey(f.id, p.topic, p.partition))));
-  return Object.fromEntries(Object.entries(marks).filter(([key]) => known.has(key)));
+/** Each partition is judged by the source connector that copies it (a flow can have several). */
+function connectorOf(flow: Flow, partition: FlowPartition): string | null {
+  return partition.sourceConnector ?? flow.connectors.source;
+}
+
+/**
+ * The marks of partitions still in the snapshot (vanished partitions are dropped), each with the
+ * interval since it was last seen taken out when the connector copying it is not running now.
+ * This covers every partition, also one whose data is stale or unknown this cycle: a position
+ * unreadable while the worker was down (soak-tx/1 in the 60-minute soak, seed 2028) otherwise came
+ * back after the restart with the whole outage counted as stalled time.
+ */
+function advanceKnownMarks(
+  ctx: DetectorContext,
+  marks: Readonly<Record<string, PositionMark>>,
+  stateOf: SourceStateLookup,
+): Record<string, PositionMark> {
+  const next: Record<string, PositionMark> = {};
+  for (const flow of ctx.current.flows) {
+    for (const partition of flow.partitions) {
+      const key = flowPartitionKey(flow.id, partition.topic, partition.partition);
+      const mark = marks[key];
+      if (mark === undefined) continue;
+      const running = isClockRunning(stateOf(flow, connectorOf(flow, partition)));
+      next[key] = { ...mark, notRunningMs: mark.notRunningMs + (running ? 0 : Math.max(0, ctx.now - mark.seenAt)), seenAt: ctx.now };
+    }
+  }
+  return next;
 }
 
 /** Time counts, and a verdict is given, while the connector runs or Gapwatch is not told about it. */
@@ -94,11 +116,34 @@ function isClockRunning(state: SourceState): boolean {
   return state === "running" || state === "unknown";
 }
 
+type SourceStateLookup = (flow: Flow, connector: string | null) => SourceState;
+
+/** Resolves each flow's connector once per cycle (100k partitions share a handful of connectors). */
+function createSourceStateLookup(snapshot: Snapshot): SourceStateLookup {
+  const cache = new Map<string, SourceState>();
+  return (flow, connector) => {
+    const key = `${flow.id}|${connector ?? ""}`;
+    let state = cache.get(key);
+    if (state === undefined) {
+      state = resolveSourceState(snapshot, flow, connector);
+      cache.set(key, state);
+    }
+    return state;
+  };
+}
+
+/**
+ * A connector named by the flow but absent from a Connect cluster that answered was deleted (or is
+ * being re-created): MM2 copies nothing without it, as when paused.
+ */
 function resolveSourceState(snapshot: Snapshot, flow: Flow, name: string | null): SourceState {
   if (name === null) return "unknown";
   const candidates = snapshot.connect.filter((c) => flow.connectors.connectCluster === null || c.name === flow.connectors.connectCluster);
   const connector = candidates.filter((c) => c.reachable).flatMap((c) => c.connectors).find((c) => c.name === name);
-  if (connector === undefined) return candidates.some((c) => !c.reachable) ? "unreachable" : "unknown";
+  if (connector === undefined) {
+    if (candidates.some((c) => !c.reachable)) return "unreachable";
+    return candidates.length > 0 ? "not-running" : "unknown";
+  }
   const running = connector.state === ConnectorState.RUNNING && connector.tasks.every((t) => t.state === ConnectorState.RUNNING);
   return running ? "running" : "not-running";
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createDetectorMemory, parseDetectorMemory } from "@/lib/detect/memory";
 import { defaultThresholds } from "@/lib/detect/thresholds";
 import { FindingType } from "@/lib/detect/types";
+import type { FlowPartition } from "@/lib/collector/types";
 import { findingsOf, makeConnect, makeConnector, makeFlowPartition, makeSnapshot, makeTask, runCycles, T0, type Cycle } from "./fixtures";
 
 /** MM2 sits at 100 while the source grows, one cycle per minute. */
@@ -103,6 +104,38 @@ describe("TASK_STALLED", () => {
     expect(outputs.map((o) => findingsOf(o, FindingType.TASK_STALLED).length)).toEqual([0, 0, 0, 0, 1]);
     // The 130 s up to the two cycles that found Connect down are taken out: 300 s − 130 s.
     expect(findingsOf(outputs[4], FindingType.TASK_STALLED)[0]?.evidence.stalledForMs).toBe(170_000);
+  });
+
+  it("takes out a worker outage also while the partition's own data was unknown (60-minute soak, seed 2028)", () => {
+    // soak-tx/1: idle at 1244 (lag 0) when the worker was SIGKILLed; its position was unreadable in
+    // the five cycles the worker was down; in the first cycle after, 28 records waited at 1244.
+    const down = makeConnect([makeConnector()], { reachable: false, error: "connect ECONNREFUSED" });
+    const unknown = { reason: "Connect offsets unreadable", dataAt: T0 };
+    const partition = (lag: bigint, extra: Partial<FlowPartition> = {}) =>
+      makeFlowPartition({ sourceLogEnd: 1245n + lag, mm2Position: 1244n, lag, ...extra });
+    const cycles: Cycle[] = [
+      { snapshot: makeSnapshot({ cycle: 1, partitions: [partition(0n)] }), now: T0 },
+      ...[1, 2, 3, 4, 5].map((i) => ({
+        snapshot: makeSnapshot({ cycle: i + 1, connect: [down], partitions: [partition(BigInt(i) * 5n, { unknown, mm2Position: null })] }),
+        now: T0 + i * 5_300,
+      })),
+      { snapshot: makeSnapshot({ cycle: 7, partitions: [partition(28n)] }), now: T0 + 36_900 },
+    ];
+    const outputs = runCycles(cycles, { ...defaultThresholds, stallAfterMs: 30_000 });
+    expect(outputs.flatMap((o) => findingsOf(o, FindingType.TASK_STALLED))).toEqual([]);
+    // 5 × 5.3 s down are taken out; 36.9 s − 26.5 s = 10.4 s counted.
+    expect(outputs[6]?.memory.positions["east->west|orders|2"]).toEqual({ position: "1244", movedAt: T0, logEndAtMove: "1245", notRunningMs: 26_500, seenAt: T0 + 36_900 });
+  });
+
+  it("does not count the time its connector was deleted (deleted and re-created under its name)", () => {
+    const cycles = stuckCycles();
+    const outputs = runCycles([
+      cycles[0]!,
+      { ...cycles[1]!, snapshot: { ...cycles[1]!.snapshot, connect: [makeConnect([])] } },
+      cycles[2]!,
+    ]);
+    expect(findingsOf(outputs[2], FindingType.TASK_STALLED)).toEqual([]);
+    expect(outputs[2]?.memory.positions["east->west|orders|2"]?.notRunningMs).toBe(65_000);
   });
 
   it("reads marks persisted before the not-running time was kept", () => {
