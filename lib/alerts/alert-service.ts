@@ -82,10 +82,20 @@ function loadMemory(store: Store): DetectorMemory {
   }
 }
 
+/**
+ * What the timeline keeps of a transition: the alert's id, and for fired/refired where it was and
+ * its evidence then (the alert record itself keeps only the latest).
+ */
+function describeTransition(t: AlertTransition): Record<string, unknown> {
+  if (t.type === "resolved") return { id: t.alert.id };
+  const { id, topic, partition, evidence } = t.alert;
+  return { id, topic, partition, evidence };
+}
+
 /** Fired, refired and resolved go to the event timeline; "updated" (a count or summary changed) would drown it. */
 function recordTransitions(store: Store, transitions: readonly AlertTransition[], now: number): void {
   for (const t of transitions.filter((x) => x.type !== "updated")) {
-    store.appendEvent({ at: now, kind: `alert-${t.type}`, flow: t.alert.flow, cluster: t.alert.cluster, message: `${t.alert.type} ${t.type}: ${t.alert.summary}`, data: { id: t.alert.id } });
+    store.appendEvent({ at: now, kind: `alert-${t.type}`, flow: t.alert.flow, cluster: t.alert.cluster, message: `${t.alert.type} ${t.type}: ${t.alert.summary}`, data: describeTransition(t) });
     log.info({ alert: t.alert.id, type: t.alert.type, transition: t.type }, t.alert.summary);
   }
 }

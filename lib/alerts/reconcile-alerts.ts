@@ -70,11 +70,7 @@ function createAlert(finding: Finding, now: number): AlertRecord {
     severity: finding.severity,
     state: AlertState.FIRING,
     acknowledged: null,
-    flow: finding.flow ?? null,
-    cluster: finding.cluster ?? null,
-    topic: finding.topic ?? null,
-    partition: finding.partition ?? null,
-    group: finding.group ?? null,
+    ...locateFinding(finding),
     summary: finding.summary,
     evidence: finding.evidence,
     firstSeen: now,
@@ -83,8 +79,20 @@ function createAlert(finding: Finding, now: number): AlertRecord {
   };
 }
 
+function locateFinding(finding: Finding): Pick<AlertRecord, "flow" | "cluster" | "topic" | "partition" | "group"> {
+  return {
+    flow: finding.flow ?? null,
+    cluster: finding.cluster ?? null,
+    topic: finding.topic ?? null,
+    partition: finding.partition ?? null,
+    group: finding.group ?? null,
+  };
+}
+
 function applyFinding(alert: AlertRecord, finding: Finding, now: number, options: ReconcileOptions): Step {
-  const refreshed = { ...alert, severity: finding.severity, summary: finding.summary, evidence: finding.evidence, lastSeen: now };
+  // Where it is follows the finding too: a flow-level alert (TASK_STALLED|<flow>) that comes back
+  // for other partitions must not keep naming the first ones (60-minute soak, seed 2028).
+  const refreshed = { ...alert, ...locateFinding(finding), severity: finding.severity, summary: finding.summary, evidence: finding.evidence, lastSeen: now };
   if (alert.state === AlertState.FIRING) {
     const changed = alert.severity !== finding.severity || alert.summary !== finding.summary;
     return { alert: refreshed, transition: changed ? TransitionType.UPDATED : null };

@@ -49,6 +49,8 @@ export interface Occurrence extends Pick<AlertRecord, "type" | "severity" | "flo
   alertId: string;
   at: number;
   transition: "fired" | "refired";
+  /** The evidence when it went off (the timeline keeps it); `evidence` is the alert's latest. */
+  evidenceThen: Record<string, unknown> | null;
 }
 
 export type Verdict = "expected" | "allowed" | "whitelisted" | "false";
@@ -67,7 +69,8 @@ export interface MatchResult {
 
 /**
  * Lists every time an alert went off: each `alert-fired` / `alert-refired` entry of the event
- * timeline, with the alert's record (its evidence is the latest, e.g. a merged loss range). A
+ * timeline, with the alert's record (its evidence is the latest, e.g. a merged loss range) placed
+ * where the entry says it went off (a flow-level alert can name other partitions each time). A
  * firing alert without a timeline entry (none is expected) counts once at its firstSeen.
  */
 export function listOccurrences(alerts: readonly AlertRecord[], timeline: readonly StoredEvent[]): Occurrence[] {
@@ -76,25 +79,43 @@ export function listOccurrences(alerts: readonly AlertRecord[], timeline: readon
   const out: Occurrence[] = [];
   for (const entry of [...timeline].sort((a, b) => a.at - b.at)) {
     if (entry.kind !== "alert-fired" && entry.kind !== "alert-refired") continue;
-    const id = readAlertId(entry.data);
-    const alert = id === null ? undefined : byId.get(id);
-    if (alert === undefined) continue;
+    const then = readTransitionData(entry.data);
+    const alert = then === null ? undefined : byId.get(then.id);
+    if (alert === undefined || then === null) continue;
     seen.add(alert.id);
-    out.push(toOccurrence(alert, entry.at, entry.kind === "alert-fired" ? "fired" : "refired"));
+    const occurrence = toOccurrence(alert, entry.at, entry.kind === "alert-fired" ? "fired" : "refired");
+    out.push(then.evidence === null ? occurrence : { ...occurrence, topic: then.topic, partition: then.partition, evidenceThen: then.evidence });
   }
   for (const alert of alerts) if (!seen.has(alert.id)) out.push(toOccurrence(alert, alert.firstSeen, "fired"));
   return out;
 }
 
-/** Timeline entries of alert transitions carry `{ id }` (alert-service.ts recordTransitions). */
-function readAlertId(data: unknown): string | null {
-  if (data === null || typeof data !== "object" || !("id" in data)) return null;
-  return typeof data.id === "string" ? data.id : null;
+interface TransitionData {
+  id: string;
+  topic: string | null;
+  partition: number | null;
+  evidence: Record<string, unknown> | null;
+}
+
+/**
+ * Timeline entries of alert transitions carry `{ id }`, and since the 60-minute soak of seed 2028
+ * also `topic`, `partition` and `evidence` when an alert went off (alert-service.ts describeTransition).
+ */
+function readTransitionData(data: unknown): TransitionData | null {
+  if (data === null || typeof data !== "object" || !("id" in data) || typeof data.id !== "string") return null;
+  const fields = data as Record<string, unknown>;
+  const evidence = fields.evidence;
+  return {
+    id: data.id,
+    topic: typeof fields.topic === "string" ? fields.topic : null,
+    partition: typeof fields.partition === "number" ? fields.partition : null,
+    evidence: evidence !== null && typeof evidence === "object" ? (evidence as Record<string, unknown>) : null,
+  };
 }
 
 function toOccurrence(alert: AlertRecord, at: number, transition: Occurrence["transition"]): Occurrence {
   const { id, type, severity, flow, cluster, topic, partition, group, summary, evidence } = alert;
-  return { alertId: id, at, transition, type, severity, flow, cluster, topic, partition, group, summary, evidence };
+  return { alertId: id, at, transition, type, severity, flow, cluster, topic, partition, group, summary, evidence, evidenceThen: null };
 }
 
 /**
@@ -150,8 +171,10 @@ function explainMismatch(e: Expectation, o: Occurrence): string | null {
     const got = o.evidence[key];
     if (String(got) !== want) return `evidence ${key}=${String(got)}, expected ${want}`;
   }
+  // Lists of where it went off (TASK_STALLED's partitions) are judged as they were then; ranges
+  // and counts by the latest evidence (a loss range can be merged after firing).
   for (const [key, item] of Object.entries(e.contains)) {
-    const got = o.evidence[key];
+    const got = (o.evidenceThen ?? o.evidence)[key];
     if (!String(got).split(",").includes(item)) return `evidence ${key}=${String(got)} does not include ${item}`;
   }
   for (const [key, bound] of Object.entries(e.bounds)) {
@@ -175,7 +198,7 @@ export function createFiringTest(timeline: readonly StoredEvent[]): (alertId: st
     let firing = false;
     for (const e of entries) {
       if (e.at > at) break;
-      if (readAlertId(e.data) !== alertId) continue;
+      if (readTransitionData(e.data)?.id !== alertId) continue;
       if (e.kind === "alert-fired" || e.kind === "alert-refired") firing = true;
       if (e.kind === "alert-resolved") firing = false;
     }

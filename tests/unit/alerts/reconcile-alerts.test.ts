@@ -104,6 +104,18 @@ describe("reconcileAlerts", () => {
     expect(steps[1]?.alerts[0]).toMatchObject({ state: "firing", acknowledged: null, resolvedAt: null, firstSeen: T, lastSeen: T + 300_000 });
   });
 
+  it("names where a flow-level alert is now when it refires, not where it first fired", () => {
+    const stall = (topic: string, partition: number) =>
+      finding({ key: "TASK_STALLED|east->west", type: "TASK_STALLED", topic, partition, evidence: { partitions: `${topic}/${partition}` } });
+    const steps = runSteps([
+      [T, [stall("soak-stall", 0)]],
+      [T + 70_000, []],
+      [T + 300_000, [stall("soak-tx", 1)]],
+    ]);
+    expect(steps.map((s) => s.transitions)).toEqual([["fired"], ["resolved"], ["refired"]]);
+    expect(steps[2]?.alerts[0]).toMatchObject({ topic: "soak-tx", partition: 1, evidence: { partitions: "soak-tx/1" }, firstSeen: T });
+  });
+
   it("treats a recurrence after refireAfterResolveMs as a new incident", () => {
     const steps = runSteps([
       [T, [finding()]],

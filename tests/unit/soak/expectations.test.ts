@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type Expectation, matchAlerts, type Occurrence } from "@/scripts/soak/expectations";
+import type { AlertRecord } from "@/lib/alerts/types";
+import { type Expectation, listOccurrences, matchAlerts, type Occurrence } from "@/scripts/soak/expectations";
 
 const expectation = (over: Partial<Expectation>): Expectation => ({
   id: "x1",
@@ -25,6 +26,7 @@ const occurrence = (over: Partial<Occurrence>): Occurrence => ({
   alertId: "a1",
   at: 90_000,
   transition: "fired",
+  evidenceThen: null,
   type: "CHECKPOINT_STALE",
   severity: "warning",
   flow: "east->west",
@@ -72,5 +74,41 @@ describe("soak expectations", () => {
     ]);
     expect(result.occurrences[0]?.note).toBe("x1: evidence partitions=soak-tx/0,soak-tx/1 does not include soak-stall/0");
     expect(want.matched).toEqual(["a4"]);
+  });
+  it("judges a refired flow-level alert by the partitions it named when it went off (seed 2028)", () => {
+    const alert: AlertRecord = {
+      id: "a5",
+      key: "TASK_STALLED|east->west",
+      type: "TASK_STALLED",
+      severity: "critical",
+      state: "firing",
+      acknowledged: null,
+      flow: "east->west",
+      cluster: "east",
+      topic: "soak-tx",
+      partition: 1,
+      group: null,
+      summary: "MM2 (east->west) is RUNNING but has not copied anything from soak-tx/1 for ~37 s while 28 records wait",
+      evidence: { partitions: "soak-tx/1" },
+      firstSeen: 10_000,
+      lastSeen: 95_000,
+      resolvedAt: null,
+    };
+    const entry = (at: number, kind: string, data: unknown) => ({ id: at, at, kind, flow: "east->west", cluster: "east", message: "", data });
+    const occurrences = listOccurrences(
+      [alert],
+      [
+        entry(10_000, "alert-fired", { id: "a5", topic: "soak-stall", partition: 0, evidence: { partitions: "soak-stall/0" } }),
+        entry(60_000, "alert-resolved", { id: "a5" }),
+        entry(90_000, "alert-refired", { id: "a5", topic: "soak-tx", partition: 1, evidence: { partitions: "soak-tx/1" } }),
+      ],
+    );
+    expect(occurrences.map((o) => [o.at, o.topic, o.partition, o.evidenceThen?.partitions])).toEqual([
+      [10_000, "soak-stall", 0, "soak-stall/0"],
+      [90_000, "soak-tx", 1, "soak-tx/1"],
+    ]);
+    const want = expectation({ type: "TASK_STALLED", severity: "critical", from: 0, contains: { partitions: "soak-stall/0" } });
+    const result = matchAlerts(occurrences, [want], [], neverFiring);
+    expect(result.occurrences.map((o) => o.verdict)).toEqual(["expected", "false"]);
   });
 });
