@@ -8,6 +8,7 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: { default: "Gapwatch", template: "%s · Gapwatch" },
   description: "MirrorMaker 2 replication health: lag, data loss, topic resets, task failures and failover re-reads.",
+  icons: { icon: "/logo.svg" },
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

@@ -1,4 +1,5 @@
 import { cookies } from "next/headers";
+import Image from "next/image";
 import Link from "next/link";
 import { SignOutButton } from "@/components/connect/sign-out-button";
 import { readSession } from "@/lib/auth/session";
@@ -16,7 +17,8 @@ export async function SiteHeader() {
   return (
     <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
       <div className="mx-auto flex max-w-7xl items-center gap-6 px-4 py-2">
-        <Link href="/" className="text-lg font-bold tracking-tight">
+        <Link href="/" className="flex items-center gap-2 text-lg font-bold tracking-tight">
+          <Image src="/logo.svg" alt="" width={24} height={24} unoptimized priority />
           Gapwatch
         </Link>
         <nav aria-label="Main" className="flex gap-4 text-sm">
