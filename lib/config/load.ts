@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "@/lib/errors";
@@ -32,7 +33,31 @@ export function parseConfigText(text: string, file: string, env: EnvVars = proce
   const resolved = resolveEnvReferences(raw, [], file, env);
   const parsed = configSchema.safeParse(resolved);
   if (!parsed.success) throw new ConfigError(`${file}: ${describeIssues(parsed.error.issues)}`);
-  return parsed.data;
+  return { ...parsed.data, clusters: parsed.data.clusters.map((c, i) => ({ ...c, tls: readPemFiles(c.tls, ["clusters", i, "tls"], file) })) };
+}
+
+type TlsSetting = GapwatchConfig["clusters"][number]["tls"];
+
+/**
+ * tls.ca, tls.cert and tls.key take PEM text or the path of a PEM file (relative to the config
+ * file): Node's TLS wants the text, and a path passed on as "PEM" fails every connection with an
+ * obscure error.
+ */
+function readPemFiles(tls: TlsSetting, where: (string | number)[], file: string): TlsSetting {
+  if (tls === undefined || typeof tls === "boolean") return tls;
+  const read = (key: "ca" | "cert" | "key"): string | undefined => {
+    const value = tls[key];
+    if (value === undefined || value.includes("-----BEGIN")) return value;
+    const pemPath = path.resolve(path.dirname(file), value);
+    try {
+      return readFileSync(pemPath, "utf8");
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      throw new ConfigError(`${file}: ${formatPath([...where, key])}: cannot read the PEM file ${pemPath} (${code}); give PEM text or a readable file`, { cause: err });
+    }
+  };
+  const resolved = { ...tls, ca: read("ca"), cert: read("cert"), key: read("key") };
+  return Object.fromEntries(Object.entries(resolved).filter(([, v]) => v !== undefined)) as typeof tls;
 }
 
 /** Replaces `${NAME}` in string values with the environment variable; unset variables are errors. */

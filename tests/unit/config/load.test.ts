@@ -28,6 +28,9 @@ function configErrorOf(text: string, env: NodeJS.ProcessEnv = envOf()): ConfigEr
   throw new Error("expected parseConfigText to throw a ConfigError");
 }
 
+/** PEM text on one line (YAML keeps it as it is). */
+const pem = "-----BEGIN CERTIFICATE----- MIIBszCCAVmgAwIBAgIU -----END CERTIFICATE-----";
+
 describe("parseConfigText", () => {
   it("accepts a minimal config and fills in every default", () => {
     expect(parseConfigText(withEast(), FILE, envOf())).toEqual({
@@ -57,9 +60,9 @@ describe("parseConfigText", () => {
     const text = withEast(
       "connect:\n  - name: mm2\n    url: http://connect:8083\n" +
         "notifications:\n  webhooks:\n    - url: https://hooks.example.com/x\n",
-    ).replace("bootstrap: localhost:9092\n", "bootstrap: localhost:9092\n    tls:\n      ca: /ca.pem\n");
+    ).replace("bootstrap: localhost:9092\n", `bootstrap: localhost:9092\n    tls:\n      ca: "${pem}"\n`);
     const config = parseConfigText(text, FILE, envOf());
-    expect(config.clusters[0]?.tls).toEqual({ ca: "/ca.pem", rejectUnauthorized: true });
+    expect(config.clusters[0]?.tls).toEqual({ ca: pem, rejectUnauthorized: true });
     expect(config.connect).toEqual([{ name: "mm2", url: "http://connect:8083", timeoutMs: 5000 }]);
     expect(config.notifications.webhooks).toEqual([{ url: "https://hooks.example.com/x", format: "json" }]);
   });
@@ -208,5 +211,16 @@ describe("loadConfigFile", () => {
     const file = path.join(dir, "bad.yaml");
     writeFileSync(file, "clusters: []\n");
     expect(() => loadConfigFile(file, envOf())).toThrow(`${file}: clusters: list at least one Kafka cluster`);
+  });
+  it("reads tls.ca and tls.cert from PEM files named relative to the config file, and names one it cannot read", () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-config-"));
+    const file = path.join(dir, "gapwatch.config.yaml");
+    writeFileSync(path.join(dir, "east-ca.pem"), pem + "\n");
+    writeFileSync(file, withEast().replace("bootstrap: localhost:9092\n", "bootstrap: localhost:9092\n    tls:\n      ca: east-ca.pem\n      cert: certs/client.pem\n"));
+    expect(() => loadConfigFile(file, envOf())).toThrow(
+      `${file}: clusters[0].tls.cert: cannot read the PEM file ${path.join(dir, "certs", "client.pem")} (ENOENT); give PEM text or a readable file`,
+    );
+    writeFileSync(file, withEast().replace("bootstrap: localhost:9092\n", "bootstrap: localhost:9092\n    tls:\n      ca: east-ca.pem\n"));
+    expect(loadConfigFile(file, envOf()).clusters[0]?.tls).toEqual({ ca: pem + "\n", rejectUnauthorized: true });
   });
 });
