@@ -20,8 +20,14 @@ export function loadConfigFile(file: string, env: EnvVars = process.env): Gapwat
   return parseConfigText(text, file, env);
 }
 
-/** Parses YAML text into a validated config (exported for tests). */
+/** Parses YAML text into a validated config, PEM files read (exported for tests). */
 export function parseConfigText(text: string, file: string, env: EnvVars = process.env): GapwatchConfig {
+  const config = validateConfigText(text, file, env);
+  return { ...config, clusters: config.clusters.map((c, i) => ({ ...c, tls: readPemFiles(c.tls, ["clusters", i, "tls"], file) })) };
+}
+
+/** Validates YAML text as a config without reading the PEM files it names (`npm run init` writes them later). */
+export function validateConfigText(text: string, file: string, env: EnvVars = process.env): GapwatchConfig {
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(`${file}: not valid YAML: ${doc.errors[0]!.message}`);
@@ -33,7 +39,7 @@ export function parseConfigText(text: string, file: string, env: EnvVars = proce
   const resolved = resolveEnvReferences(raw, [], file, env);
   const parsed = configSchema.safeParse(resolved);
   if (!parsed.success) throw new ConfigError(`${file}: ${describeIssues(parsed.error.issues)}`);
-  return { ...parsed.data, clusters: parsed.data.clusters.map((c, i) => ({ ...c, tls: readPemFiles(c.tls, ["clusters", i, "tls"], file) })) };
+  return parsed.data;
 }
 
 type TlsSetting = GapwatchConfig["clusters"][number]["tls"];
