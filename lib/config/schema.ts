@@ -47,6 +47,11 @@ export const connectSchema = z.object({
  * (it then behaves like MM2's Default or Identity policy); it wins over what Connect says.
  */
 const flowOverrideSchema = z.object({
+  /**
+   * Recovery point objective: the failover readiness verdict is "degraded" while the oldest record
+   * not yet copied (or the newest heartbeat) is older. Default: thresholds.lagSeconds.
+   */
+  rpoSeconds: z.number().positive().optional(),
   replicationPolicy: z.object({
     kind: z.enum(["default", "identity"]),
     /** `replication.policy.separator`; default: the connector's, else ".". */
