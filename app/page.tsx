@@ -4,6 +4,7 @@ import { FlowCard } from "@/components/overview/flow-card";
 import { listClusterViews } from "@/lib/views/clusters";
 import { listFlowSummaries } from "@/lib/views/flows";
 import { readRequestTime } from "@/lib/views/clock";
+import { listFlowReadiness } from "@/lib/views/readiness-data";
 import { readLatestSnapshot } from "@/lib/views/runtime-data";
 
 export const dynamic = "force-dynamic";
@@ -21,6 +22,7 @@ export default function OverviewPage() {
   }
   const flows = listFlowSummaries(snapshot);
   const clusters = listClusterViews(snapshot, now);
+  const readiness = new Map(listFlowReadiness(snapshot, now).map((r) => [r.flow, r]));
   return (
     <>
       <PageHeader title="Overview" subtitle={`${flows.length} MirrorMaker 2 flow${flows.length === 1 ? "" : "s"} · ${clusters.length} clusters`} updatedAt={snapshot.takenAt} now={now} />
@@ -34,7 +36,7 @@ export default function OverviewPage() {
             mm2-offsets.&lt;source&gt;.internal on the target cluster.
           </p>
         ) : (
-          <div className="grid gap-4">{flows.map((f) => <FlowCard key={f.id} flow={f} />)}</div>
+          <div className="grid gap-4">{flows.map((f) => <FlowCard key={f.id} flow={f} readiness={readiness.get(f.id)!} />)}</div>
         )}
       </section>
       <section aria-labelledby="clusters-heading">

@@ -31,7 +31,7 @@ export default async function AlertsPage({ searchParams }: { searchParams: Searc
       <AlertFilters state={filter.state} type={filter.type} flow={filter.flow} flows={snapshot?.flows.map((f) => f.id) ?? []} />
       <div className="grid gap-6 lg:grid-cols-[1fr_20rem]">
         <section aria-label="Alerts" className="space-y-3">
-          {alerts.length === 0 ? <p className="text-sm">No alerts match. Gapwatch raises one when a detector finds data loss, a reset, a failed or stalled task, lag, or a risk.</p> : null}
+          {alerts.length === 0 ? <p className="text-sm">No alerts match. Gapwatch raises one when a detector finds data loss, a reset, a failed or stalled task, or lag; standing risks are on the Risks page.</p> : null}
           {alerts.map((a) => (
             <AlertCard key={a.id} alert={a} focused={raw.focus === a.id} canAct={canAct} />
           ))}

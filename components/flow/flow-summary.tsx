@@ -32,9 +32,10 @@ export function FlowSummaryCard({ flow }: { flow: FlowSummary }) {
           </div>
         </dl>
         <p className="mt-3 text-xs text-zinc-600 dark:text-zinc-400">
-          Discovered from {flow.discoveredFrom === "connect" ? `Connect cluster ${flow.connectors.connectCluster ?? "?"}` : "MM2's internal topics (dedicated mode)"}
+          <span data-testid="flow-mode">{flow.mode}</span>
+          {flow.discoveredFrom === "connect" ? null : " · found from its topics; task states from its status topic"}
           {" · connectors: "}
-          <span className="font-mono">{[...flow.connectors.sources, flow.connectors.checkpoint, flow.connectors.heartbeat].filter(Boolean).join(", ") || "none"}</span>
+          <span className="font-mono">{flow.connectorNames.join(", ") || "none"}</span>
         </p>
         <FlowConfigNotes warnings={flow.warnings} excludedTopics={flow.excludedTopics} />
         <PartialNotice partial={flow.partial} partitions={flow.partitions} />

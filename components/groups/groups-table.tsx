@@ -24,6 +24,7 @@ export function GroupsTable({ translation }: { translation: FlowTranslation }) {
       <thead>
         <tr>
           <Th>Group</Th>
+          <Th>Type</Th>
           <Th className="text-right">Partitions</Th>
           <Th className="text-right">Replayed if we fail over now</Th>
           <Th className="text-right">Re-read by MM2&apos;s translation</Th>
@@ -49,6 +50,7 @@ export function GroupsTable({ translation }: { translation: FlowTranslation }) {
                 </div>
               ) : null}
             </Td>
+            <Td data-testid="group-type">{g.groupType}</Td>
             <NumTd>{g.totals.partitions}</NumTd>
             <NumTd>{formatCount(g.totals.failoverReplayRecords)}</NumTd>
             <NumTd>{formatCount(g.totals.rereadRecords)}</NumTd>

@@ -9,6 +9,7 @@ const links = [
   { href: "/", label: "Overview" },
   { href: "/connect", label: "Connect" },
   { href: "/alerts", label: "Alerts" },
+  { href: "/risks", label: "Risks" },
 ];
 
 /** Top bar: product name, main sections, sign-in status, theme toggle. */

@@ -1,19 +1,31 @@
 import type { Collector } from "@/lib/collector/collector";
 import type { GapwatchConfig } from "@/lib/config";
-import { createDetectorMemory, type DetectorMemory, type Finding, parseDetectorMemory, runDetectors, type Thresholds } from "@/lib/detect";
+import {
+  createDetectorMemory,
+  type DetectorMemory,
+  type Finding,
+  parseDetectorMemory,
+  riskFindingTypes,
+  runDetectors,
+  type Thresholds,
+} from "@/lib/detect";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "@/lib/store";
 import { updateMetrics } from "./metrics";
 import { createNotifier, type Notifier } from "./notifiers";
 import { acknowledgeAlert, defaultReconcileOptions, reconcileAlerts } from "./reconcile-alerts";
-import type { AlertRecord, AlertTransition } from "./types";
+import { reconcileRisks } from "./reconcile-risks";
+import type { AlertRecord, AlertTransition, RiskRecord } from "./types";
 
 const log = getLogger("alerts");
 const memoryKey = "detector-memory";
+const risksKey = "risks";
 
 /** The server's alerting: detectors after every cycle, alert lifecycle, persistence, delivery, metrics. */
 export interface AlertService {
   list(filter?: { state?: string; type?: string; flow?: string }): AlertRecord[];
+  /** The standing risks of the latest cycle (posture findings: never alerts). */
+  risks(): RiskRecord[];
   acknowledge(id: string, by: string, now: number): AlertRecord | null;
   stop(): void;
 }
@@ -31,7 +43,9 @@ export function attachAlerting(
   /** More findings per cycle from other pure detectors (e.g. lib/translation). */
   extraSources: ((now: number, thresholds: Thresholds) => Finding[])[] = [],
 ): AlertService {
-  let alerts: AlertRecord[] = store.loadAlerts<AlertRecord>();
+  // Alerts of risk types stored before risks left the alert list are dropped, not resolved (no notification).
+  let alerts: AlertRecord[] = store.loadAlerts<AlertRecord>().filter((a) => !riskFindingTypes.has(a.type));
+  let risks: RiskRecord[] = loadRisks(store);
   let memory = loadMemory(store);
   const notifier: Notifier = createNotifier({
     targets: config.notifications.webhooks.map((w, i) => ({ name: `webhook-${i + 1}`, kind: w.format === "json" ? "webhook" : w.format, url: w.url })),
@@ -42,13 +56,15 @@ export function attachAlerting(
     const result = runDetectors({ previous, current, history, memory, now, thresholds: config.thresholds });
     memory = result.memory;
     const findings = [...result.findings, ...extraSources.flatMap((source) => source(now, config.thresholds))];
-    const reconciled = reconcileAlerts(alerts, findings, now, defaultReconcileOptions);
+    const reconciled = reconcileAlerts(alerts, findings.filter((f) => !riskFindingTypes.has(f.type)), now, defaultReconcileOptions);
     alerts = reconciled.alerts;
+    risks = reconcileRisks(risks, findings.filter((f) => riskFindingTypes.has(f.type)), now);
     store.saveAlerts(alerts);
+    store.setValue(risksKey, JSON.stringify(risks));
     store.setValue(memoryKey, JSON.stringify(memory));
     recordTransitions(store, reconciled.transitions, now);
     notifier.enqueue(reconciled.transitions);
-    updateMetrics(current, alerts);
+    updateMetrics(current, alerts, risks);
   });
 
   return {
@@ -57,6 +73,7 @@ export function attachAlerting(
         .filter((a) => (!filter.state || a.state === filter.state) && (!filter.type || a.type === filter.type) && (!filter.flow || a.flow === filter.flow))
         .sort((a, b) => b.lastSeen - a.lastSeen);
     },
+    risks: () => [...risks].sort((a, b) => a.key.localeCompare(b.key)),
     acknowledge(id, by, now) {
       if (!alerts.some((a) => a.id === id)) return null;
       alerts = acknowledgeAlert(alerts, id, by, now);
@@ -79,6 +96,19 @@ function loadMemory(store: Store): DetectorMemory {
   } catch (err) {
     log.warn({ err: err instanceof Error ? err.message : String(err) }, "stored detector memory is not JSON; starting afresh");
     return createDetectorMemory();
+  }
+}
+
+/** Risks as stored by the last cycle (their first-seen times survive a restart); unreadable → none yet. */
+function loadRisks(store: Store): RiskRecord[] {
+  const raw = store.getValue(risksKey);
+  if (raw === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return Array.isArray(parsed) ? (parsed as RiskRecord[]) : [];
+  } catch (err) {
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, "stored risks are not JSON; starting afresh");
+    return [];
   }
 }
 

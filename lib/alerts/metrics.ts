@@ -8,16 +8,26 @@ import { countUnknownPartitions } from "@/lib/collector/partition-unknown";
 import type { Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import { FindingType } from "@/lib/detect/types";
-import type { AlertRecord } from "./types";
+import type { AlertRecord, RiskRecord } from "./types";
 
 /** One set of metrics on its own registry. */
 export interface GapwatchMetrics {
   registry: Registry;
-  /** Refreshes every gauge from the snapshot and alerts; counts each cycle's errors once. */
-  updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[]): void;
+  /** Refreshes every gauge from the snapshot, alerts and risks; counts each cycle's errors once. */
+  updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[], risks: readonly RiskRecord[]): void;
+  /** Sets each flow's failover readiness (computed above this layer, lib/views/readiness.ts). */
+  updateReadiness(verdicts: readonly FlowVerdict[]): void;
   /** The Prometheus text exposition of the registry. */
   renderMetrics(): Promise<string>;
 }
+
+/** One flow's failover readiness verdict: ready, degraded, not-ready or unknown. */
+export interface FlowVerdict {
+  flow: string;
+  verdict: string;
+}
+
+const readinessVerdicts = ["ready", "degraded", "not-ready", "unknown"];
 
 const taskStates = Object.values(ConnectorState);
 
@@ -38,6 +48,9 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
   const taskState = new Gauge({ name: "gapwatch_connector_task_state", help: "1 for the current state of an MM2 connector or task, 0 for the others", labelNames: ["connect_cluster", "connector", "task", "state"], registers });
   const alertCount = new Gauge({ name: "gapwatch_alerts", help: "Alerts by type, severity and state", labelNames: ["type", "severity", "state"], registers });
   const cycleSeconds = new Histogram({ name: "gapwatch_collector_cycle_seconds", help: "Duration of a collector cycle", buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers });
+  const riskCount = new Gauge({ name: "gapwatch_risks", help: "Standing risks (posture findings, never alerts) by type and cluster", labelNames: ["type", "cluster"], registers });
+  const failoverReady = new Gauge({ name: "gapwatch_flow_failover_ready", help: "1 when the flow's failover readiness verdict is ready, else 0", labelNames: ["flow"], registers });
+  const readiness = new Gauge({ name: "gapwatch_flow_readiness", help: "1 for the flow's current readiness verdict, 0 for the others", labelNames: ["flow", "verdict"], registers });
   const errors = new Counter({ name: "gapwatch_collector_errors_total", help: "Errors reported by collector cycles", labelNames: ["kind", "source"], registers });
 
   const countedLoss = new Map<string, bigint>();
@@ -94,6 +107,11 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
     }
   }
 
+  function updateRisks(risks: readonly RiskRecord[]): void {
+    riskCount.reset();
+    for (const r of risks) riskCount.inc({ type: r.type, cluster: r.cluster ?? "" });
+  }
+
   function countCycle(snapshot: Snapshot): void {
     if (snapshot.cycle === lastCycle) return;
     lastCycle = snapshot.cycle;
@@ -105,12 +123,21 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
 
   return {
     registry,
-    updateMetrics(snapshot, alerts) {
+    updateMetrics(snapshot, alerts, risks) {
       updateFlows(snapshot);
       updateConnect(snapshot);
       updateClusters(snapshot);
       updateAlerts(alerts);
+      updateRisks(risks);
       countCycle(snapshot);
+    },
+    updateReadiness(verdicts) {
+      failoverReady.reset();
+      readiness.reset();
+      for (const { flow, verdict } of verdicts) {
+        failoverReady.set({ flow }, verdict === "ready" ? 1 : 0);
+        for (const v of readinessVerdicts) readiness.set({ flow, verdict: v }, v === verdict ? 1 : 0);
+      }
     },
     renderMetrics: () => registry.metrics(),
   };
@@ -129,8 +156,13 @@ function getDefaultMetrics(): GapwatchMetrics {
 }
 
 /** Updates the process-wide metrics after a collector cycle. */
-export function updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[]): void {
-  getDefaultMetrics().updateMetrics(snapshot, alerts);
+export function updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[], risks: readonly RiskRecord[]): void {
+  getDefaultMetrics().updateMetrics(snapshot, alerts, risks);
+}
+
+/** Sets the process-wide readiness gauges (GET /api/metrics computes them before rendering). */
+export function updateReadinessMetrics(verdicts: readonly FlowVerdict[]): void {
+  getDefaultMetrics().updateReadiness(verdicts);
 }
 
 /** The process-wide metrics in Prometheus text format (for GET /api/metrics). */

@@ -79,7 +79,8 @@ function createAlert(finding: Finding, now: number): AlertRecord {
   };
 }
 
-function locateFinding(finding: Finding): Pick<AlertRecord, "flow" | "cluster" | "topic" | "partition" | "group"> {
+/** Where a finding is: flow, cluster, topic, partition, group (null when it does not say). */
+export function locateFinding(finding: Finding): Pick<AlertRecord, "flow" | "cluster" | "topic" | "partition" | "group"> {
   return {
     flow: finding.flow ?? null,
     cluster: finding.cluster ?? null,

@@ -1,5 +1,16 @@
 import type { ClusterConfig } from "@/lib/config";
-import { type ClusterReader, type GroupOffsetRow, isItemError, type ItemError, type PartitionOffsets, type TopicConfigValues } from "@/lib/kafka";
+import {
+  type ClusterReader,
+  type GroupOffsetRow,
+  type GroupSummary,
+  isItemError,
+  type ItemError,
+  type PartitionOffsets,
+  type ShareGroupOffsetRow,
+  type TopicConfigValues,
+} from "@/lib/kafka";
+import { readEligibleLeaderReplicas } from "./eligible-leaders";
+import { readPreviousEpochEnds } from "./previous-epoch-end";
 import type { ClusterSnapshot, ConsumerGroupState, TopicConfigs, TopicState } from "./types";
 
 export interface ClusterPollOptions {
@@ -10,8 +21,9 @@ export interface ClusterPollOptions {
 
 /**
  * One cycle's reads of one cluster: one Metadata request, ListOffsets earliest+latest batched per
- * leader broker, group offsets, and (every N cycles) topic configs. A cluster that does not
- * answer keeps its previous data, marked stale with the time it was read and the error.
+ * leader broker, group offsets, (every N cycles) topic configs, OffsetForLeaderEpoch where a
+ * leader epoch rose, and DescribeTopicPartitions where a leader is alone in sync. A cluster that
+ * does not answer keeps its previous data, marked stale with the time it was read and the error.
  */
 export async function pollCluster(reader: ClusterReader, config: ClusterConfig, previous: ClusterSnapshot | null, opts: ClusterPollOptions): Promise<ClusterSnapshot> {
   let metadata;
@@ -47,7 +59,7 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
     ? await reader.readBrokerUncleanElection().catch(() => previous?.uncleanLeaderElectionDefault ?? null)
     : previous.uncleanLeaderElectionDefault;
 
-  const topics: TopicState[] = metadata.topics.map((t) => {
+  const readTopics: TopicState[] = metadata.topics.map((t) => {
     const raw = configs.get(t.name);
     return {
       name: t.name,
@@ -73,6 +85,10 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
     };
   });
 
+  // Only where a leader epoch rose since the previous cycle (UNCLEAN_TRUNCATION's exact range),
+  // and where the leader is alone in sync (NO_CLEAN_SUCCESSOR).
+  const topics = await readEligibleLeaderReplicas(reader, await readPreviousEpochEnds(reader, previous, readTopics, errors), errors);
+
   return {
     alias: config.alias,
     bootstrap: config.bootstrap,
@@ -89,31 +105,51 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
 }
 
 /**
- * Groups and their committed offsets. A group whose offsets cannot be read keeps its last good
- * offsets with the error and when they were read; when the groups cannot even be listed, every
- * group of the previous cycle is kept that way (unknown is not "no groups").
+ * Groups that consume (classic and KIP-848 consumer groups, Kafka Streams and share groups; not
+ * Connect's worker groups) and their committed offsets, or a share group's start offsets. A group
+ * whose offsets cannot be read keeps its last good offsets with the error and when they were read;
+ * when the groups cannot even be listed, every group of the previous cycle is kept that way
+ * (unknown is not "no groups").
  */
 async function readGroups(reader: ClusterReader, errors: string[], previous: readonly ConsumerGroupState[], now: number): Promise<ConsumerGroupState[]> {
   const before = new Map(previous.map((g) => [g.groupId, g]));
-  const keepPrevious = (group: ConsumerGroupState | undefined, error: string) => ({ offsets: group?.offsets ?? [], error, dataAt: group?.dataAt ?? null });
+  const keepPrevious = (group: ConsumerGroupState | undefined, error: string) => ({
+    offsets: group?.offsets ?? [],
+    ...(group?.shareOffsets === undefined ? {} : { shareOffsets: group.shareOffsets }),
+    error,
+    dataAt: group?.dataAt ?? null,
+  });
   let listed;
   try {
-    listed = (await reader.listGroups()).filter((g) => g.protocolType === "consumer" || g.protocolType === "");
+    listed = (await reader.listGroups()).filter((g) => g.protocolType === "consumer" || g.protocolType === "" || g.groupType === "streams" || g.groupType === "share");
   } catch (err) {
     const error = `consumer groups: ${describeError(err)}`;
     errors.push(error);
     return previous.map((g) => ({ ...g, ...keepPrevious(g, error) }));
   }
   if (listed.length === 0) return [];
-  const offsets = await reader.readGroupOffsets(listed.map((g) => g.groupId)).catch((err: unknown) => {
-    const error = `OffsetFetch: ${describeError(err)}`;
+  const shareIds = listed.filter((g) => g.groupType === "share").map((g) => g.groupId);
+  const committing = listed.filter((g) => g.groupType !== "share");
+  const failAll = (what: string, ids: string[]) => (err: unknown) => {
+    const error = `${what}: ${describeError(err)}`;
     errors.push(error);
-    return new Map<string, GroupOffsetRow[] | ItemError>(listed.map((g) => [g.groupId, { error }]));
-  });
+    return new Map<string, ItemError>(ids.map((id) => [id, { error }]));
+  };
+  const [offsets, shareOffsets] = await Promise.all([
+    committing.length === 0 ? new Map<string, GroupOffsetRow[] | ItemError>() : reader.readGroupOffsets(committing.map((g) => g.groupId)).catch(failAll("OffsetFetch", committing.map((g) => g.groupId))),
+    shareIds.length === 0 ? new Map<string, ShareGroupOffsetRow[] | ItemError>() : reader.readShareGroupOffsets(shareIds).catch(failAll("DescribeShareGroupOffsets", shareIds)),
+  ]);
+  const readOf = (g: GroupSummary) => {
+    if (g.groupType !== "share") {
+      const rows = offsets.get(g.groupId) ?? { error: "no offsets returned" };
+      return isItemError(rows) ? keepPrevious(before.get(g.groupId), rows.error) : { offsets: rows, error: null, dataAt: now };
+    }
+    const rows = shareOffsets.get(g.groupId) ?? { error: "no start offsets returned" };
+    return isItemError(rows) ? keepPrevious(before.get(g.groupId), rows.error) : { offsets: [], shareOffsets: rows, error: null, dataAt: now };
+  };
   return listed
     .map((g): ConsumerGroupState => {
-      const rows = offsets.get(g.groupId) ?? { error: "no offsets returned" };
-      const read = isItemError(rows) ? keepPrevious(before.get(g.groupId), rows.error) : { offsets: rows, error: null, dataAt: now };
+      const read = readOf(g);
       return { groupId: g.groupId, state: g.state, protocolType: g.protocolType, groupType: g.groupType, members: g.members, ...read };
     })
     .sort((a, b) => a.groupId.localeCompare(b.groupId));

@@ -2,7 +2,16 @@ import type { SyncPoint } from "@/lib/mm2";
 import type { FlowDefinition } from "./flow-discovery";
 import { decideMembership, listExcludedTopics } from "./flow-membership";
 import { createUnknownJudge, type FlowReadFailures, type PreviousFlow } from "./partition-unknown";
-import { type CheckpointPoint, type ClusterSnapshot, type Flow, type FlowPartition, flowPartitionKey, type PartitionState, type TopicState } from "./types";
+import {
+  type CheckpointPoint,
+  type ClusterSnapshot,
+  type DedicatedModeStatus,
+  type Flow,
+  type FlowPartition,
+  flowPartitionKey,
+  type PartitionState,
+  type TopicState,
+} from "./types";
 
 /** What the collector read this cycle for one flow, besides the two clusters' snapshots. */
 export interface FlowReadings {
@@ -18,6 +27,8 @@ export interface FlowReadings {
    * (target-density.ts): their position is never derived from the target's log end.
    */
   targetDensityIssues?: ReadonlyMap<string, string>;
+  /** Dedicated mode: connector and task states from MM2's status topic. */
+  dedicatedStatus?: DedicatedModeStatus;
   errors: string[];
 }
 
@@ -100,6 +111,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     },
     totals: summarizeFlowTotals(partitions),
     errors: readings.errors,
+    ...(readings.dedicatedStatus ? { dedicatedStatus: readings.dedicatedStatus } : {}),
   };
 }
 

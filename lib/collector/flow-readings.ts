@@ -1,13 +1,28 @@
 import type { ConnectConfig } from "@/lib/config";
-import { getMirrorSourceOffsets } from "@/lib/connect";
+import { extractRootCause, getMirrorSourceOffsets } from "@/lib/connect";
+import type { Connector } from "@/lib/connect/types";
 import type { ClusterReader, FetchedRecord } from "@/lib/kafka";
-import { decodeAll, decodeCheckpoint, decodeHeartbeat, decodeMirrorSourcePosition, decodeOffsetSync, type SyncPoint } from "@/lib/mm2";
+import {
+  applyStatusRecord,
+  type ConnectorStatusView,
+  createStatusTable,
+  decodeAll,
+  decodeCheckpoint,
+  decodeConnectStatus,
+  decodeHeartbeat,
+  decodeMirrorSourcePosition,
+  decodeOffsetSync,
+  listConnectorStatuses,
+  nameDedicatedModeTopics,
+  type StatusTable,
+  type SyncPoint,
+} from "@/lib/mm2";
 import { describeError } from "./cluster-poll";
 import type { FlowDefinition } from "./flow-discovery";
 import type { FlowReadings } from "./flow-builder";
 import { findCopyingConnector } from "./flow-membership";
 import { tailPartition, type TailPosition } from "./topic-tail";
-import { type CheckpointPoint, type ClusterSnapshot, flowPartitionKey } from "./types";
+import { type CheckpointPoint, type ClusterSnapshot, type DedicatedModeStatus, flowPartitionKey } from "./types";
 
 /** Offset syncs kept in memory per partition (the store keeps the same bound). */
 export const maxSyncsInMemory = 20_000;
@@ -19,11 +34,21 @@ export interface FlowTailState {
   checkpoints: Map<string, CheckpointPoint>;
   heartbeats: Map<string, number>;
   dedicatedPositions: Map<string, Map<string, bigint>>;
+  /** Dedicated mode: each flow's status table, and the connectors as of its newest complete read. */
+  statusTables: Map<string, { table: StatusTable; complete: Connector[] }>;
   malformed: Record<string, number>;
 }
 
 export function createFlowTailState(syncHistory: Map<string, SyncPoint[]> = new Map()): FlowTailState {
-  return { tails: new Map(), syncHistory, checkpoints: new Map(), heartbeats: new Map(), dedicatedPositions: new Map(), malformed: {} };
+  return {
+    tails: new Map(),
+    syncHistory,
+    checkpoints: new Map(),
+    heartbeats: new Map(),
+    dedicatedPositions: new Map(),
+    statusTables: new Map(),
+    malformed: {},
+  };
 }
 
 export interface FlowReadContext {
@@ -47,12 +72,14 @@ export async function readFlow(def: FlowDefinition, ctx: FlowReadContext): Promi
   // Positions and syncs failures are kept apart: they make partitions unknown (partition-unknown.ts).
   const positionErrors: string[] = [];
   const syncErrors: string[] = [];
-  const [positions] = await Promise.all([
+  const [positions, dedicatedStatus] = await Promise.all([
     readPositions(def, ctx, positionErrors),
+    readDedicatedStatus(def, ctx),
     readSyncs(def, ctx, syncErrors),
     readCheckpoints(def, ctx, errors),
     readHeartbeats(def, ctx, errors),
   ]);
+  if (dedicatedStatus?.error) errors.push(dedicatedStatus.error);
   const prefix = `${def.id}|`;
   return {
     positions,
@@ -61,6 +88,60 @@ export async function readFlow(def: FlowDefinition, ctx: FlowReadContext): Promi
     latestHeartbeat: ctx.state.heartbeats.get(def.id) ?? null,
     failures: { positionsError: joinErrors(positionErrors), syncsError: joinErrors(syncErrors) },
     errors: [...positionErrors, ...syncErrors, ...errors],
+    ...(dedicatedStatus ? { dedicatedStatus } : {}),
+  };
+}
+
+/**
+ * Dedicated mode: folds what is new in MM2's status topic (`mm2-status.<source>.internal` on the
+ * target, all its partitions) into the flow's status table. The states shown are those of the
+ * newest cycle that read every partition to the log end it saw: a first read of a long topic can
+ * take several cycles, and a task's old FAILED must not pass for its state now.
+ */
+async function readDedicatedStatus(def: FlowDefinition, ctx: FlowReadContext): Promise<DedicatedModeStatus | null> {
+  if (def.discoveredFrom !== "dedicated-topics") return null;
+  const topic = nameDedicatedModeTopics(def.source).status;
+  const held = ctx.state.statusTables.get(def.id) ?? { table: createStatusTable(), complete: [] };
+  ctx.state.statusTables.set(def.id, held);
+  const target = ctx.clusters.get(def.target);
+  const partitions = target?.topics.find((t) => t.name === topic)?.partitions ?? [];
+  const errors: string[] = [];
+  if (!target?.reachable || target.stale) errors.push(`${def.target} was not read this cycle`);
+  else if (partitions.length === 0) errors.push("no such topic");
+  for (const p of partitions) {
+    const records = await tail(ctx, def.target, topic, p.partition, errors);
+    const decoded = decodeAll(records, decodeConnectStatus);
+    countMalformed(ctx, def.target, topic, decoded.malformed);
+    for (const record of decoded.decoded) applyStatusRecord(held.table, record);
+    const next = ctx.state.tails.get(`${def.target}/${topic}/${p.partition}`)?.next ?? null;
+    if (p.logEnd === null || next === null || next < p.logEnd) errors.push(`partition ${p.partition} not read to its end`);
+  }
+  if (errors.length === 0) held.complete = listConnectorStatuses(held.table).map(toConnector);
+  return {
+    topic,
+    connectors: held.complete,
+    error: errors.length > 0 ? `MM2 task states from ${def.target}/${topic}: ${[...new Set(errors)].join("; ")}` : null,
+  };
+}
+
+/** A dedicated herder's connector as Connect's REST API would show it (its name is its class's simple name). */
+function toConnector(view: ConnectorStatusView): Connector {
+  return {
+    name: view.name,
+    type: "source",
+    connectorClass: `org.apache.kafka.connect.mirror.${view.name}`,
+    state: view.state,
+    workerId: view.workerId,
+    trace: view.trace,
+    rootCause: extractRootCause(view.trace),
+    tasks: view.tasks.map((t) => ({
+      id: t.id,
+      state: t.state,
+      workerId: t.workerId,
+      trace: t.trace,
+      rootCause: extractRootCause(t.trace),
+    })),
+    config: {},
   };
 }
 

@@ -28,6 +28,26 @@ export interface PartitionState {
   logEnd: bigint | null;
   /** Why this partition's data is missing, if it is. */
   error: string | null;
+  /**
+   * Read only in a cycle whose leader epoch is above the previous fresh cycle's: the current
+   * leader's end offset of that previous epoch (OffsetForLeaderEpoch), i.e. where its log diverges
+   * from the log the previous leader wrote. Absent when the epoch did not rise or the read failed.
+   */
+  previousEpochEnd?: PreviousEpochEnd;
+  /**
+   * Read only while the ISR is the leader alone and other replicas exist: the replicas the
+   * controller may still elect cleanly (KIP-966 Eligible Leader Replicas), [] when none or the
+   * brokers predate KIP-966, null when DescribeTopicPartitions failed. Absent otherwise.
+   */
+  eligibleLeaderReplicas?: number[] | null;
+}
+
+/** The current leader's end offset of the leader epoch seen in the previous cycle. */
+export interface PreviousEpochEnd {
+  /** The epoch asked about: the previous cycle's `leaderEpoch`. */
+  epoch: number;
+  /** Where the current leader's log stops holding records of `epoch` (or of an older epoch it fell back to). */
+  endOffset: bigint;
 }
 
 export interface TopicConfigs {
@@ -57,15 +77,31 @@ export interface GroupOffset {
   committedLeaderEpoch: number;
 }
 
+/** Where a share group (KIP-932) stands on one partition: it commits no offset, Kafka keeps a start offset. */
+export interface ShareGroupOffset {
+  topic: string;
+  partition: number;
+  /** The share-partition start offset (SPSO): every record below it is delivered or archived. */
+  startOffset: bigint;
+  leaderEpoch: number;
+  /** The lag Kafka reports (DescribeShareGroupOffsets v1+); null when it does not. */
+  lag: bigint | null;
+}
+
 export interface ConsumerGroupState {
   groupId: string;
   state: string;
   protocolType: string;
-  /** "classic" or "consumer" (KIP-848 protocol); both are what MM2 checkpoints. */
+  /**
+   * "classic" or "consumer" (KIP-848 protocol), which MM2 checkpoints; "streams" (KIP-1071) or "share"
+   * (KIP-932), which MM2 4.3 does not (lib/translation/group-types.ts).
+   */
   groupType: string;
   members: number;
-  /** The last offsets read well: this cycle's, or an earlier cycle's when `error` is set. */
+  /** The last offsets read well: this cycle's, or an earlier cycle's when `error` is set. Empty for a share group. */
   offsets: GroupOffset[];
+  /** Share groups only: their start offsets, read like `offsets` (kept from an earlier cycle when `error` is set). */
+  shareOffsets?: ShareGroupOffset[];
   /** Why this cycle's offsets could not be read (the group is unknown: nothing is judged on it). */
   error: string | null;
   /** When `offsets` were read; null when they never were. */
@@ -211,6 +247,22 @@ export interface Flow {
   totals: { topics: number; partitions: number; lag: bigint; unknownPositions: number };
   /** What could not be read for this flow this cycle. */
   errors: string[];
+  /** Dedicated-mode MM2 only: its connectors' and tasks' states from its status topic. */
+  dedicatedStatus?: DedicatedModeStatus;
+}
+
+/**
+ * What a dedicated-mode MM2 (`connect-mirror-maker`, no public REST API) says about its connectors
+ * and tasks in `mm2-status.<source>.internal` on the target, read as Connect reads it
+ * (lib/mm2/status-records.ts). Its herder names the connectors by class: MirrorSourceConnector,
+ * MirrorCheckpointConnector, MirrorHeartbeatConnector (MirrorHerder.configureConnectors).
+ */
+export interface DedicatedModeStatus {
+  topic: string;
+  /** As of the newest complete read (every partition read to the log end the cycle saw). */
+  connectors: Connector[];
+  /** Why this cycle's read is not complete (topic missing, target unreachable, a fetch failed): states unknown. */
+  error: string | null;
 }
 
 /** A connector setting Gapwatch cannot evaluate exactly, and what it does instead. */

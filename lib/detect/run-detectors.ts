@@ -4,6 +4,7 @@ import { detectCommitsWithoutLeaderEpoch } from "./commit-without-leader-epoch";
 import { detectDataLoss } from "./data-loss";
 import { listEventFindings, mergeEvents, pruneEvents } from "./events";
 import { detectFlowConfigWarnings, detectTopicsLeftFlow } from "./flow-membership";
+import { detectNoCleanSuccessor } from "./no-clean-successor";
 import { detectOffsetsOutOfRange } from "./offset-out-of-range";
 import { detectPartitionHealth } from "./partition-health";
 import { detectPositionMoves } from "./position-moved";
@@ -17,7 +18,7 @@ import { detectTaskFailures } from "./task-failed";
 import { detectTaskStalls } from "./task-stalled";
 import { detectTopicReset } from "./topic-reset";
 import { detectUncleanTruncation } from "./unclean-truncation";
-import type { DetectorInput, DetectorOutput, Finding } from "./types";
+import { type DetectorInput, type DetectorOutput, type Finding, FindingType } from "./types";
 
 /**
  * Runs every detector over one cycle. Pure: the caller passes the clock (`now`) and the memory
@@ -65,6 +66,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     ...detectReplicationLag(ctx),
     ...detectRetentionRisk(ctx),
     ...detectPartitionHealth(ctx),
+    ...detectNoCleanSuccessor(ctx),
     ...detectCommitsWithoutLeaderEpoch(ctx),
     ...detectOffsetsOutOfRange(ctx),
     ...detectAbortedRecordsCopied(ctx),
@@ -95,7 +97,8 @@ function carryUnknownFindings(last: readonly Finding[], produced: readonly Findi
  * - a flow finding: a cluster of the flow is stale, or a partition it is about is unknown (its
  *   topic and partition when set; a flow-wide finding is about every partition of the flow);
  * - a cluster finding: the cluster is stale; about a group: the group's offsets were not read, or
- *   the log offsets of a partition it commits on were not.
+ *   the log offsets of a partition it commits on were not; NO_CLEAN_SUCCESSOR: the eligible leader
+ *   replicas of a partition of its topic were not.
  */
 function createUnknownFindingTest(snapshot: Snapshot): (finding: Finding) => boolean {
   const staleClusters = new Set(snapshot.clusters.filter((c): boolean => !isClusterFresh(c)).map((c) => c.alias));
@@ -113,8 +116,14 @@ function createUnknownFindingTest(snapshot: Snapshot): (finding: Finding) => boo
     if (finding.cluster === undefined) return false;
     if (staleClusters.has(finding.cluster)) return true;
     const cluster = findCluster(snapshot, finding.cluster);
+    if (finding.type === FindingType.NO_CLEAN_SUCCESSOR && isEligibleLeadersUnknown(cluster, finding.topic)) return true;
     return finding.group !== undefined && cluster !== undefined && isGroupUnknown(cluster, finding.group);
   };
+}
+
+/** A topic some of whose partitions' eligible leader replicas could not be read this cycle. */
+function isEligibleLeadersUnknown(cluster: ClusterSnapshot | undefined, topic: string | undefined): boolean {
+  return cluster?.topics.find((t) => t.name === topic)?.partitions.some((p) => p.eligibleLeaderReplicas === null) ?? false;
 }
 
 function isGroupUnknown(cluster: ClusterSnapshot, groupId: string): boolean {

@@ -28,6 +28,8 @@ const roleByClass: Record<string, ConnectorRoleName> = {
  * - severity: critical for a source connector (replication stopped), warning for checkpoint
  *   (no offset translation: failover re-reads) and heartbeat connectors (no latency signal).
  * The summary ends with the root cause (the last `Caused by:` line of the trace).
+ * Dedicated-mode MM2 (no Connect REST): the same rule over the states its status topic holds
+ * (detectDedicatedTaskFailures).
  */
 export function detectTaskFailures(ctx: DetectorContext): Finding[] {
   const findings: Finding[] = [];
@@ -39,6 +41,50 @@ export function detectTaskFailures(ctx: DetectorContext): Finding[] {
       if (connector.state === ConnectorState.FAILED) findings.push(createFailure(ctx, connect.name, connector, role, null));
       for (const task of connector.tasks) {
         if (task.state === ConnectorState.FAILED) findings.push(createFailure(ctx, connect.name, connector, role, task));
+      }
+    }
+  }
+  return [...findings, ...detectDedicatedTaskFailures(ctx)];
+}
+
+/**
+ * Dedicated-mode flows: each FAILED connector or task in `mm2-status.<source>.internal` →
+ * `TASK_FAILED|<flow>|<connector>[|<taskId>]`, severity by class as above. The states are those of
+ * the collector's newest complete read of the topic, so a FAILED seen before stays while the topic
+ * cannot be read (unknown is not healthy) and a half-read topic raises nothing.
+ */
+function detectDedicatedTaskFailures(ctx: DetectorContext): Finding[] {
+  const findings: Finding[] = [];
+  for (const flow of ctx.current.flows) {
+    const status = flow.dedicatedStatus;
+    if (status === undefined) continue;
+    for (const connector of status.connectors) {
+      const role = roleByClass[connector.name];
+      if (role === undefined) continue;
+      const failedTasks = connector.tasks.filter((t) => t.state === ConnectorState.FAILED);
+      for (const task of [...(connector.state === ConnectorState.FAILED ? [null] : []), ...failedTasks]) {
+        const subject = task === null
+          ? `MM2 ${role} connector ${connector.name}`
+          : `Task ${task.id} of MM2 ${role} connector ${connector.name}`;
+        const workerId = task === null ? connector.workerId : task.workerId;
+        const rootCause = task === null ? connector.rootCause : task.rootCause;
+        findings.push({
+          key: [FindingType.TASK_FAILED, flow.id, connector.name, ...(task === null ? [] : [String(task.id)])].join("|"),
+          type: FindingType.TASK_FAILED,
+          severity: role === ConnectorRole.SOURCE ? Severity.CRITICAL : Severity.WARNING,
+          flow: flow.id,
+          summary: `${subject} (flow ${flow.id}, dedicated mode) FAILED on ${workerId}: ${rootCause ?? "no trace reported"}`,
+          evidence: {
+            statusTopic: status.topic,
+            connector: connector.name,
+            role,
+            taskId: task?.id ?? null,
+            state: ConnectorState.FAILED,
+            workerId,
+            rootCause,
+          },
+          observedAt: ctx.now,
+        });
       }
     }
   }

@@ -1,4 +1,5 @@
-import { flowPartitionKey, type Flow, type FlowPartition, type Snapshot } from "@/lib/collector/types";
+import type { DedicatedModeStatus, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
+import { flowPartitionKey } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import {
   countOf,
@@ -44,7 +45,8 @@ interface Stall {
  * - not stalled when the source connector copying the partition (`sourceConnector`) is known and
  *   is not RUNNING or has a task that is not RUNNING (paused/stopped on purpose; failures are
  *   TASK_FAILED), or while its Connect cluster does not answer; a connector Gapwatch is not told
- *   about (no Connect configured, dedicated MM2) does not prevent the verdict.
+ *   about (no Connect configured) does not prevent the verdict. Dedicated-mode MM2: the same, from
+ *   its status topic (resolveDedicatedSourceState).
  * stallAfterMs must exceed offset.flush.interval.ms: the position is only published that often.
  * One finding per flow, `TASK_STALLED|<flow>`, naming the stalled partitions.
  */
@@ -137,6 +139,7 @@ function createSourceStateLookup(snapshot: Snapshot): SourceStateLookup {
  * being re-created): MM2 copies nothing without it, as when paused.
  */
 function resolveSourceState(snapshot: Snapshot, flow: Flow, name: string | null): SourceState {
+  if (flow.dedicatedStatus !== undefined) return resolveDedicatedSourceState(flow.dedicatedStatus);
   if (name === null) return "unknown";
   const candidates = snapshot.connect.filter((c) => flow.connectors.connectCluster === null || c.name === flow.connectors.connectCluster);
   const connector = candidates.filter((c) => c.reachable).flatMap((c) => c.connectors).find((c) => c.name === name);
@@ -144,6 +147,20 @@ function resolveSourceState(snapshot: Snapshot, flow: Flow, name: string | null)
     if (candidates.some((c) => !c.reachable)) return "unreachable";
     return candidates.length > 0 ? "not-running" : "unknown";
   }
+  const running = connector.state === ConnectorState.RUNNING && connector.tasks.every((t) => t.state === ConnectorState.RUNNING);
+  return running ? "running" : "not-running";
+}
+
+/**
+ * Dedicated-mode MM2: its MirrorSourceConnector (named by class) as `mm2-status.<source>.internal`
+ * says — "unreachable" while that topic was not read completely this cycle (no verdict, the clock
+ * stops), "not-running" without a status yet (MM2 starting) or not all RUNNING (a graceful stop
+ * writes UNASSIGNED). A dedicated MM2 killed with SIGKILL leaves RUNNING behind: its stall is real.
+ */
+function resolveDedicatedSourceState(status: DedicatedModeStatus): SourceState {
+  if (status.error !== null) return "unreachable";
+  const connector = status.connectors.find((c) => c.name === "MirrorSourceConnector");
+  if (connector === undefined) return "not-running";
   const running = connector.state === ConnectorState.RUNNING && connector.tasks.every((t) => t.state === ConnectorState.RUNNING);
   return running ? "running" : "not-running";
 }

@@ -27,8 +27,10 @@ export const FindingType = {
   REPLICATION_LAG: "REPLICATION_LAG",
   /** The oldest unreplicated record will be deleted by retention soon. */
   RETENTION_RISK: "RETENTION_RISK",
-  /** Leader epoch rose and the log end went backwards: acknowledged records were lost. */
+  /** Leader epoch rose and the new leader lacks records the old one had committed: acknowledged records were lost. */
   UNCLEAN_TRUNCATION: "UNCLEAN_TRUNCATION",
+  /** Only a partition's leader can take over cleanly (ISR = leader, no eligible leader replicas): losing it loses the partition or records. */
+  NO_CLEAN_SUCCESSOR: "NO_CLEAN_SUCCESSOR",
   /** unclean.leader.election.enable is true for some topics (risk flag). */
   UNCLEAN_ELECTION_ENABLED: "UNCLEAN_ELECTION_ENABLED",
   /** Some partitions have fewer in-sync replicas than replicas. */
@@ -51,6 +53,13 @@ export const FindingType = {
   ABORTED_RECORDS_COPIED: "ABORTED_RECORDS_COPIED",
 } as const;
 export type FindingTypeName = (typeof FindingType)[keyof typeof FindingType];
+
+/**
+ * Posture, not events: true risks that stand for as long as a setting or a client stays as it is.
+ * They go to the Risks page and API, never to the alert banner, the firing list or a pager: an
+ * alert asks for action now, and four permanently firing flags taught operators to ignore alerts.
+ */
+export const riskFindingTypes: ReadonlySet<FindingTypeName> = new Set([FindingType.COMMIT_WITHOUT_LEADER_EPOCH, FindingType.UNCLEAN_ELECTION_ENABLED]);
 
 /** How urgent a finding is. */
 export const Severity = {

@@ -1,20 +1,42 @@
 import type { ClusterSnapshot, PartitionState, TopicState } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
-import { countOf, findCluster, formatRange, isClusterFresh, namePartition, type DetectorContext } from "./snapshot-views";
+import { countOf, findCluster, formatCount, formatRange, isClusterFresh, namePartition, type DetectorContext } from "./snapshot-views";
+import {
+  type CopiedLostRange,
+  describeCopied,
+  describeGroups,
+  listCopiedLostRanges,
+  listGroupsPastDivergence,
+} from "./truncation-consequences";
 import { FindingType, Severity, type Finding } from "./types";
 
 /**
- * UNCLEAN_TRUNCATION — a partition's leader epoch rose and its log end (high watermark) went
- * backwards between two cycles: a new leader without the latest records took over (unclean leader
+ * UNCLEAN_TRUNCATION — a partition's leader epoch rose and the new leader does not hold records the
+ * previous cycle saw as committed: a replica without the latest records took over (unclean leader
  * election, KAFKA-763) and acknowledged records were truncated.
  *
- * LOGIC — per cluster fresh in this cycle and the previous one, per partition present in both:
- * - the topic ID is not known to differ (a recreated topic is TOPIC_RESET, not a truncation);
- * - both log ends known, leaderEpoch now > before, logEnd now < before →
- *   lost [newLogEnd, previousLogEnd − 1], lostCount = previousLogEnd − newLogEnd.
- * lostCount is a LOWER bound: records written after the election reuse the truncated offsets
- * before the collector looks. The exact divergence point needs OffsetForLeaderEpoch(previous
- * epoch) on the new leader, which the snapshot does not carry.
+ * LOGIC — per cluster fresh in this cycle and the previous one, per partition present in both, the
+ * topic ID not known to differ (a recreated topic is TOPIC_RESET), leaderEpoch now > before, the
+ * previous log end known:
+ * - exact, when the collector read the new leader's end offset of the previous epoch
+ *   (`previousEpochEnd`, OffsetForLeaderEpoch): the new leader's log diverges there. What is
+ *   compared is that end offset with the previous cycle's log end, which is the HIGH WATERMARK
+ *   (ListOffsets latest, read_uncommitted: Partition.fetchOffsetForTimestamp returns
+ *   localLog.highWatermark), i.e. records every in-sync replica held, acknowledged to acks=all
+ *   producers and visible to consumers — as a consumer compares its position with the same end
+ *   offset to detect truncation (SubscriptionState.maybeCompleteValidation). A clean leader (in
+ *   the ISR) starts its epoch at its own log end, which is ≥ that high watermark
+ *   (Partition.makeLeader, LeaderEpochFileCache.endOffsetFor), so end < previousLogEnd happens
+ *   only when committed records are gone: lost [end, previousLogEnd − 1], however far producers
+ *   have refilled the log since. Records between the old leader's high
+ *   watermark and its log end were never committed: their loss is normal and not reported.
+ *   The range is exact for what the previous cycle saw; records committed after that read and
+ *   before the old leader stopped were never seen from outside.
+ * - otherwise (the read failed), a LOWER bound from the log ends: logEnd now < before →
+ *   lost [newLogEnd, previousLogEnd − 1]; it misses a partition refilled before this cycle.
+ * Consequences, in the evidence and summary: the lost offsets each MM2 flow from this cluster had
+ * already copied in the previous cycle (they now exist only on its target), and the consumer
+ * groups whose commit lies past the first lost offset (truncation-consequences.ts).
  * One finding per truncation: scope `UNCLEAN_TRUNCATION|<cluster>|<topic>|<partition>`, tagged and
  * keyed by the new leader epoch.
  */
@@ -29,46 +51,83 @@ export function detectUncleanTruncation(ctx: DetectorContext): EventCandidate[] 
       if (oldTopic === undefined || !isSameTopic(oldTopic, topic)) continue;
       for (const partition of topic.partitions) {
         const old = oldTopic.partitions.find((p) => p.partition === partition.partition);
-        if (old !== undefined && isTruncated(old, partition)) candidates.push(createTruncationCandidate(ctx, cluster, old, partition));
+        const lost = old === undefined ? null : findLostRange(old, partition);
+        if (lost !== null) candidates.push(createTruncationCandidate(ctx, cluster, old!, partition, lost));
       }
     }
   }
   return candidates;
 }
 
+/** Offsets `first`–`last` (inclusive) that existed and are gone; `exact` from the epoch's end offset. */
+interface LostRange {
+  first: bigint;
+  last: bigint;
+  exact: boolean;
+}
+
 function isSameTopic(before: TopicState, now: TopicState): boolean {
   return before.topicId === null || now.topicId === null || before.topicId === now.topicId;
 }
 
-function isTruncated(before: PartitionState, now: PartitionState): boolean {
-  if (before.logEnd === null || now.logEnd === null) return false;
-  return now.leaderEpoch > before.leaderEpoch && now.logEnd < before.logEnd;
+function findLostRange(before: PartitionState, now: PartitionState): LostRange | null {
+  if (before.logEnd === null || now.leaderEpoch <= before.leaderEpoch) return null;
+  const end = now.previousEpochEnd;
+  if (end !== undefined && end.epoch === before.leaderEpoch) {
+    return end.endOffset < before.logEnd ? { first: end.endOffset, last: before.logEnd - 1n, exact: true } : null;
+  }
+  if (now.logEnd === null || now.logEnd >= before.logEnd) return null;
+  return { first: now.logEnd, last: before.logEnd - 1n, exact: false };
 }
 
-function createTruncationCandidate(ctx: DetectorContext, cluster: ClusterSnapshot, before: PartitionState, now: PartitionState): EventCandidate {
-  // isTruncated checked both log ends.
-  const previousEnd = before.logEnd ?? 0n;
-  const newEnd = now.logEnd ?? 0n;
-  const lost = previousEnd - newEnd;
+function createTruncationCandidate(
+  ctx: DetectorContext,
+  cluster: ClusterSnapshot,
+  before: PartitionState,
+  now: PartitionState,
+  lost: LostRange,
+): EventCandidate {
+  const count = lost.last - lost.first + 1n;
+  const name = `${namePartition(now.topic, now.partition)} at ${cluster.alias}`;
+  const range = formatRange(lost.first, lost.last);
+  // Offsets of the lost range that already hold other records (written after the election).
+  const rewritten = now.logEnd === null ? null : minOf(now.logEnd, lost.last + 1n) - lost.first;
+  const copied = listCopiedLostRanges(ctx.previous, cluster.alias, now.topic, now.partition, lost.first, lost.last);
+  const groups = listGroupsPastDivergence(cluster, now.topic, now.partition, lost.first, now.leaderEpoch);
+  const rewrote = rewritten !== null && rewritten > 0n ? `; ${countOf(rewritten, "of these offset")} already hold${rewritten === 1n ? "s" : ""} different records` : "";
+  const what = lost.exact
+    ? `${name} lost ${countOf(count, "acknowledged record")} (offsets ${range}) in an unclean leader election: the new leader ` +
+      `(broker ${now.leader ?? "none"}, epoch ${now.leaderEpoch}) held epoch ${before.leaderEpoch}'s records only up to offset ` +
+      `${lost.first - 1n}${rewrote}`
+    : `${name} lost at least ${countOf(count, "acknowledged record")} (offsets ${range}) when leader epoch ` +
+      `${before.leaderEpoch} → ${now.leaderEpoch} truncated the log (unclean leader election?)`;
+  const summary = what + copied.map(describeCopiedInWords).join("") +
+    (groups.length > 0 ? `; ${countOf(groups.length, "consumer group")} committed past offset ${lost.first}: ${describeGroups(groups)}` : "");
   const finding: Omit<Finding, "key" | "observedAt"> = {
     type: FindingType.UNCLEAN_TRUNCATION,
     severity: Severity.CRITICAL,
     cluster: cluster.alias,
     topic: now.topic,
     partition: now.partition,
-    summary:
-      `${namePartition(now.topic, now.partition)} at ${cluster.alias} lost at least ${countOf(lost, "acknowledged record")} ` +
-      `(offsets ${formatRange(newEnd, previousEnd - 1n)}) when leader epoch ${before.leaderEpoch} → ${now.leaderEpoch} truncated the log (unclean leader election?)`,
+    summary,
     evidence: {
-      previousLogEnd: previousEnd.toString(),
-      newLogEnd: newEnd.toString(),
-      lostCount: lost.toString(),
-      lostCountIsLowerBound: true,
-      firstLostOffset: newEnd.toString(),
-      lastLostOffset: (previousEnd - 1n).toString(),
+      // before.logEnd is known (findLostRange).
+      previousLogEnd: (lost.last + 1n).toString(),
+      newLogEnd: now.logEnd === null ? null : now.logEnd.toString(),
+      lostCount: count.toString(),
+      lostCountIsLowerBound: !lost.exact,
+      firstLostOffset: lost.first.toString(),
+      lastLostOffset: lost.last.toString(),
+      ...(lost.exact ? { previousEpochEndOffset: lost.first.toString(), rewrittenCount: (rewritten ?? 0n).toString() } : {}),
       previousLeaderEpoch: before.leaderEpoch,
       newLeaderEpoch: now.leaderEpoch,
       leader: now.leader,
+      ...(copied.length > 0
+        ? { copiedByMm2: describeCopied(copied), copiedByMm2Count: copied.reduce((n, c) => n + c.last - c.first + 1n, 0n).toString() }
+        : {}),
+      ...(groups.length > 0
+        ? { groupsPastDivergence: describeGroups(groups), groupsWithoutLeaderEpoch: groups.filter((g) => g.committedLeaderEpoch < 0).length }
+        : {}),
     },
   };
   return {
@@ -78,4 +137,13 @@ function createTruncationCandidate(ctx: DetectorContext, cluster: ClusterSnapsho
     range: null,
     render: (key, _range, firstSeen) => ({ ...finding, key, evidence: { ...finding.evidence, seenAt: firstSeen }, observedAt: ctx.now }),
   };
+}
+
+function describeCopiedInWords(c: CopiedLostRange): string {
+  const count = formatCount(c.last - c.first + 1n);
+  return `; MM2 ${c.flow} had already copied ${count} of them (${formatRange(c.first, c.last)}): only ${c.target} still holds them`;
+}
+
+function minOf(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
 }

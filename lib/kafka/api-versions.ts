@@ -4,6 +4,7 @@ import {
   describeConfigsV3,
   describeConfigsV4,
   describeGroupsV5,
+  describeTopicPartitionsV0,
   fetchV12,
   fetchV13,
   fetchV14,
@@ -25,8 +26,11 @@ import {
   metadataV12,
   offsetFetchV8,
   offsetFetchV9,
+  offsetForLeaderEpochV4,
 } from "@platformatic/kafka";
 import { consumerGroupDescribeV0 } from "./consumer-group-describe";
+import { describeShareGroupOffsetsV0, describeShareGroupOffsetsV1, shareGroupDescribeV1 } from "./share-group-apis";
+import { streamsGroupDescribeV0 } from "./streams-group-describe";
 
 /** One protocol version of an API as platformatic implements it. */
 export interface VersionedApi<Req extends unknown[], Res> {
@@ -69,6 +73,13 @@ export const supportedApis = {
   DescribeGroups: [{ version: 5, api: describeGroupsV5.api }] as Versions<typeof describeGroupsV5>,
   // Gapwatch's own codec: platformatic's v0 parser garbles groups with members (see the file).
   ConsumerGroupDescribe: [{ version: 0, api: consumerGroupDescribeV0 }],
+  // Gapwatch's own codecs: platformatic 1.35 has no streams (KIP-1071) or share (KIP-932) group APIs.
+  StreamsGroupDescribe: [{ version: 0, api: streamsGroupDescribeV0 }],
+  ShareGroupDescribe: [{ version: 1, api: shareGroupDescribeV1 }],
+  DescribeShareGroupOffsets: [
+    { version: 1, api: describeShareGroupOffsetsV1 },
+    { version: 0, api: describeShareGroupOffsetsV0 },
+  ],
   FindCoordinator: [
     { version: 6, api: findCoordinatorV6.api },
     { version: 5, api: findCoordinatorV5.api },
@@ -78,6 +89,10 @@ export const supportedApis = {
     { version: 9, api: offsetFetchV9.api },
     { version: 8, api: offsetFetchV8.api },
   ] as Versions<typeof offsetFetchV9>,
+  // v4, the flexible version Kafka 3.x and 4.x brokers speak; sent only when a leader epoch rose.
+  OffsetForLeaderEpoch: [{ version: 4, api: offsetForLeaderEpochV4.api }] as Versions<typeof offsetForLeaderEpochV4>,
+  // KIP-966's eligible leader replicas; sent only while a partition's ISR is its leader alone.
+  DescribeTopicPartitions: [{ version: 0, api: describeTopicPartitionsV0.api }] as Versions<typeof describeTopicPartitionsV0>,
   Fetch: [
     { version: 17, api: fetchV17.api },
     { version: 16, api: fetchV16.api },

@@ -2,17 +2,21 @@ import { Admin, Consumer, type ConnectionPool } from "@platformatic/kafka";
 import { getLogger } from "@/lib/logger";
 import { BrokerIo, guardPool } from "./broker-io";
 import { readBrokerUncleanElection, readTopicConfigs } from "./configs";
+import { readEligibleLeaders } from "./eligible-leaders";
 import { KafkaRequestError } from "./errors";
 import { fetchPartitions } from "./fetch-records";
-import { listGroups, readGroupOffsets } from "./groups";
+import { listGroups, readGroupOffsets, readShareGroupOffsets } from "./groups";
 import { readLogOffsets } from "./list-offsets";
 import { requestMetadata, type TopicCache } from "./metadata";
+import { readEpochEndOffsets } from "./offset-for-leader-epoch";
 import { type ResolvedConnection, resolveConnection, toClientOptions } from "./options";
 import { partitionKey } from "./partition-key";
 import { RequestCounter } from "./request-counter";
 import type {
   ClusterMetadata,
   ClusterReader,
+  EpochEndOffset,
+  EpochEndRequest,
   FetchOptions,
   FetchRequestItem,
   FetchResult,
@@ -23,6 +27,7 @@ import type {
   PartitionLeader,
   PartitionOffsets,
   RequestCount,
+  ShareGroupOffsetRow,
   TopicConfigValues,
 } from "./types";
 
@@ -80,6 +85,18 @@ class KafkaClusterReader implements ClusterReader {
 
   readGroupOffsets(groupIds: string[]): Promise<Map<string, GroupOffsetRow[] | ItemError>> {
     return this.#run(() => readGroupOffsets(this.#io, groupIds));
+  }
+
+  readShareGroupOffsets(groupIds: string[]): Promise<Map<string, ShareGroupOffsetRow[] | ItemError>> {
+    return this.#run(() => readShareGroupOffsets(this.#io, groupIds));
+  }
+
+  readEpochEndOffsets(requests: EpochEndRequest[]): Promise<Map<string, EpochEndOffset | ItemError>> {
+    return this.#run(() => readEpochEndOffsets(this.#io, this.#topics, requests));
+  }
+
+  readEligibleLeaders(topics: string[]): Promise<Map<string, number[]> | null> {
+    return this.#run(() => readEligibleLeaders(this.#io, topics));
   }
 
   async fetchRecords(topic: string, partition: number, fromOffset: bigint, opts?: FetchOptions): Promise<FetchResult> {

@@ -3,7 +3,8 @@ import { getLogger } from "@/lib/logger";
 import type { BrokerIo } from "./broker-io";
 import { describeKafkaError, isNetworkFailure, kafkaErrorName, KafkaRequestError, toClusterError, toUnreachableError } from "./errors";
 import { ensureBrokersKnown, type TopicCache } from "./metadata";
-import type { GroupOffsetRow, GroupSummary, ItemError, RawDescribeGroupsResponse, RawListGroupsResponse, RawOffsetFetchResponse } from "./types";
+import type { ShareGroupOffsets } from "./share-group-apis";
+import type { GroupOffsetRow, GroupSummary, ItemError, RawDescribeGroupsResponse, RawListGroupsResponse, RawOffsetFetchResponse, ShareGroupOffsetRow } from "./types";
 
 const log = getLogger("kafka");
 
@@ -127,17 +128,18 @@ async function perCoordinator<T>(
 }
 
 /**
- * The group types MirrorCheckpointConnector lists (Kafka 4.3: `ListGroupsOptions.forConsumerGroups()`,
- * types classic and consumer): the groups whose offsets MM2 can checkpoint.
+ * The group types Gapwatch lists (ListGroups v5 type filter): classic and consumer-protocol (KIP-848)
+ * groups, which MM2 checkpoints, and streams (KIP-1071) and share (KIP-932) groups, which it does not
+ * (lib/translation/group-types.ts). Named rather than "all" so that a type Gapwatch cannot describe
+ * is not listed half-read.
  */
-const checkpointableGroupTypes = ["classic", "consumer"];
+const listedGroupTypes = ["classic", "consumer", "streams", "share"];
 
 /**
- * Classic and consumer-protocol (KIP-848) groups: ListGroups on every broker (v5 filtered to those
- * types), then per coordinator one DescribeGroups for the classic groups and one
- * ConsumerGroupDescribe for the consumer groups, to read their state and count members (DescribeGroups
- * answers a consumer group as DEAD). Any broker failing ListGroups fails the call, since its groups
- * would silently be missing; a failing describe only marks its groups.
+ * Groups of every type above: ListGroups on every broker, then per coordinator one describe per type
+ * to read their state and count members: DescribeGroups (classic), ConsumerGroupDescribe, StreamsGroupDescribe,
+ * ShareGroupDescribe (DescribeGroups answers the newer types as DEAD). Any broker failing ListGroups fails the
+ * call, since its groups would silently be missing; a failing describe only marks its groups.
  */
 export async function listGroups(io: BrokerIo, cache: TopicCache): Promise<GroupSummary[]> {
   try {
@@ -146,7 +148,7 @@ export async function listGroups(io: BrokerIo, cache: TopicCache): Promise<Group
     const brokers = [...io.brokers.values()];
     const listed = await Promise.allSettled(
       brokers.map(async (b) => {
-        const response: RawListGroupsResponse = await io.send(await io.connectTo(b), api, [[], version >= 5 ? checkpointableGroupTypes : []]);
+        const response: RawListGroupsResponse = await io.send(await io.connectTo(b), api, [[], version >= 5 ? listedGroupTypes : []]);
         if (response.errorCode !== 0) throw new Error(`broker ${b.nodeId}: ${kafkaErrorName(response.errorCode)}`);
         return response;
       }),
@@ -160,7 +162,12 @@ export async function listGroups(io: BrokerIo, cache: TopicCache): Promise<Group
     if (groups.size === 0) return [];
 
     const idsOf = (type: string) => [...groups].filter(([, g]) => g.groupType === type).map(([id]) => id);
-    const described = new Map([...(await describeClassicGroups(io, idsOf("classic"))), ...(await describeConsumerGroups(io, idsOf("consumer")))]);
+    const described = new Map([
+      ...(await describeClassicGroups(io, idsOf("classic"))),
+      ...(await describeModernGroups(io, "ConsumerGroupDescribe", idsOf("consumer"))),
+      ...(await describeModernGroups(io, "StreamsGroupDescribe", idsOf("streams"))),
+      ...(await describeModernGroups(io, "ShareGroupDescribe", idsOf("share"))),
+    ]);
     return [...groups]
       .map(([groupId, listedGroup]): GroupSummary => {
         const found = described.get(groupId);
@@ -191,12 +198,19 @@ async function describeClassicGroups(io: BrokerIo, ids: string[]): Promise<Map<s
   return results;
 }
 
-/** KIP-848 groups: ConsumerGroupDescribe; a broker without it leaves them listed with unknown members. */
-async function describeConsumerGroups(io: BrokerIo, ids: string[]): Promise<Map<string, DescribedGroup | ItemError>> {
+/**
+ * Consumer (KIP-848), streams (KIP-1071) or share (KIP-932) groups with their own describe API; a broker
+ * without it leaves them listed with unknown members.
+ */
+async function describeModernGroups(
+  io: BrokerIo,
+  apiName: "ConsumerGroupDescribe" | "StreamsGroupDescribe" | "ShareGroupDescribe",
+  ids: string[],
+): Promise<Map<string, DescribedGroup | ItemError>> {
   if (ids.length === 0) return new Map();
   let describe;
   try {
-    describe = await io.chooseApi("ConsumerGroupDescribe");
+    describe = await io.chooseApi(apiName);
   } catch (err) {
     const error = describeKafkaError(err, io.conn.requestTimeoutMs);
     return new Map(ids.map((id) => [id, { error }]));
@@ -230,5 +244,49 @@ export async function readGroupOffsets(io: BrokerIo, groupIds: readonly string[]
     return new Map(ids.map((id) => [id, results.get(id) ?? { error: "MISSING_FROM_RESPONSE" }]));
   } catch (err) {
     throw toClusterError(io.conn, err, "OffsetFetch");
+  }
+}
+
+/**
+ * Share groups' positions from one DescribeShareGroupOffsets answer: the share-partition start offset
+ * (SPSO) of every partition the group has state for. A group or partition error fails that group.
+ */
+export function reshapeShareGroupOffsets(groupIds: readonly string[], groups: readonly ShareGroupOffsets[]): Map<string, ShareGroupOffsetRow[] | ItemError> {
+  const byId = new Map(groups.map((g) => [g.groupId, g]));
+  const out = new Map<string, ShareGroupOffsetRow[] | ItemError>();
+  for (const id of groupIds) {
+    const group = byId.get(id);
+    if (!group) {
+      out.set(id, { error: "MISSING_FROM_RESPONSE" });
+      continue;
+    }
+    const failed = group.partitions.filter((p) => p.errorCode !== 0).map((p) => `${p.topic}/${p.partition}: ${kafkaErrorName(p.errorCode)}`);
+    if (group.errorCode !== 0 || failed.length > 0) {
+      out.set(id, { error: group.errorCode !== 0 ? kafkaErrorName(group.errorCode) : failed.join(", ") });
+      continue;
+    }
+    const rows = group.partitions
+      // −1: the share-partition is not initialised yet (no consumer has fetched from it).
+      .filter((p) => p.startOffset >= 0n)
+      .map(({ topic, partition, startOffset, leaderEpoch, lag }): ShareGroupOffsetRow => ({ topic, partition, startOffset, leaderEpoch, lag }))
+      .sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
+    out.set(id, rows);
+  }
+  return out;
+}
+
+/**
+ * Share groups' start offsets: one FindCoordinator for all, then one DescribeShareGroupOffsets (all topics
+ * of each group) per coordinator. Share groups commit no offsets (OffsetFetch does not answer them).
+ */
+export async function readShareGroupOffsets(io: BrokerIo, groupIds: readonly string[]): Promise<Map<string, ShareGroupOffsetRow[] | ItemError>> {
+  const ids = [...new Set(groupIds)];
+  if (ids.length === 0) return new Map();
+  try {
+    const { api } = await io.chooseApi("DescribeShareGroupOffsets");
+    const { results } = await perCoordinator(io, ids, async (connection, groups) => reshapeShareGroupOffsets(groups, (await io.send(connection, api, [groups])).groups));
+    return new Map(ids.map((id) => [id, results.get(id) ?? { error: "MISSING_FROM_RESPONSE" }]));
+  } catch (err) {
+    throw toClusterError(io.conn, err, "DescribeShareGroupOffsets");
   }
 }

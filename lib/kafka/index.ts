@@ -14,6 +14,8 @@ export type {
   BatchSummary,
   BrokerMetadata,
   ClusterMetadata,
+  EpochEndOffset,
+  EpochEndRequest,
   ClusterReader,
   FetchedPartition,
   FetchedRecord,
@@ -29,6 +31,7 @@ export type {
   PartitionMetadata,
   PartitionOffsets,
   RequestCount,
+  ShareGroupOffsetRow,
   TopicConfigValues,
   TopicMetadata,
 } from "./types";

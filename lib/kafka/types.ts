@@ -1,11 +1,13 @@
 import type {
   describeConfigsV4,
+  describeTopicPartitionsV0,
   describeGroupsV5,
   fetchV17,
   listGroupsV4,
   listOffsetsV9,
   metadataV12,
   offsetFetchV9,
+  offsetForLeaderEpochV4,
   RecordsBatch,
 } from "@platformatic/kafka";
 
@@ -36,6 +38,12 @@ export type RawListGroupsResponse = Omit<listGroupsV4.ListGroupsResponse, "group
 export type RawDescribeGroupsResponse = describeGroupsV5.DescribeGroupsResponse;
 /** OffsetFetch v8–v9 response. */
 export type RawOffsetFetchResponse = offsetFetchV9.OffsetFetchResponse;
+/** DescribeTopicPartitions v0 response. */
+export type RawDescribeTopicPartitionsResponse = describeTopicPartitionsV0.DescribeTopicPartitionsResponse;
+/** One topic of an OffsetForLeaderEpoch v4 request. */
+export type RawOffsetForLeaderEpochRequestTopic = offsetForLeaderEpochV4.OffsetForLeaderEpochRequestTopic;
+/** OffsetForLeaderEpoch v4 response. */
+export type RawOffsetForLeaderEpochResponse = offsetForLeaderEpochV4.OffsetForLeaderEpochResponse;
 /** One topic of a Fetch v12–v17 request (`topicId` holds the name in v12). */
 export type RawFetchRequestTopic = fetchV17.FetchRequestTopic;
 /** Fetch v12–v17 response. */
@@ -129,6 +137,23 @@ export interface PartitionLeader {
   leader: number | null;
 }
 
+/** A partition whose end offset of `leaderEpoch` is wanted from its current leader. */
+export interface EpochEndRequest {
+  topic: string;
+  partition: number;
+  leader: number;
+  /** The leader's epoch as the caller's Metadata gave it (the request is fenced to it). */
+  currentLeaderEpoch: number;
+  /** The epoch whose end offset is asked for. */
+  leaderEpoch: number;
+}
+
+/** OffsetForLeaderEpoch's answer: the largest epoch ≤ the one asked that the leader knows, and its end offset. */
+export interface EpochEndOffset {
+  leaderEpoch: number;
+  endOffset: bigint;
+}
+
 /** Config values of one topic, by config name (all values as strings). */
 export type TopicConfigValues = Record<string, string>;
 
@@ -139,12 +164,26 @@ export interface GroupSummary {
   state: string;
   /** "consumer", "connect", … ("" for a group without members that never had a protocol). */
   protocolType: string;
-  /** "classic" or "consumer" (KIP-848), as ListGroups v5 reports it; "classic" from older brokers. */
+  /**
+   * "classic", "consumer" (KIP-848), "streams" (KIP-1071) or "share" (KIP-932), as ListGroups v5 reports it;
+   * "classic" from older brokers.
+   */
   groupType: string;
   /** Number of members; -1 when DescribeGroups failed for this group (see `error`). */
   members: number;
   /** Why the members could not be counted, if they could not. */
   error?: string;
+}
+
+/** Where a share group stands on one partition (DescribeShareGroupOffsets): share groups commit no offsets. */
+export interface ShareGroupOffsetRow {
+  topic: string;
+  partition: number;
+  /** The share-partition start offset (KIP-932's SPSO): every record below it is delivered or archived. */
+  startOffset: bigint;
+  leaderEpoch: number;
+  /** The lag Kafka reports for the share-partition (DescribeShareGroupOffsets v1+); null when it does not. */
+  lag: bigint | null;
 }
 
 /** One committed offset of a group (OffsetFetch). */
@@ -254,6 +293,15 @@ export interface ClusterReader {
   listGroups(): Promise<GroupSummary[]>;
   /** Committed offsets (OffsetFetch v8+, with committed leader epochs); a failing group yields `{ error }`. */
   readGroupOffsets(groupIds: string[]): Promise<Map<string, GroupOffsetRow[] | ItemError>>;
+  /** Share groups' start offsets: one DescribeShareGroupOffsets per coordinator (all topics of each group). */
+  readShareGroupOffsets(groupIds: string[]): Promise<Map<string, ShareGroupOffsetRow[] | ItemError>>;
+  /** End offsets of leader epochs on the current leaders (OffsetForLeaderEpoch, one per leader broker); a failing one yields `{ error }`. */
+  readEpochEndOffsets(requests: EpochEndRequest[]): Promise<Map<string, EpochEndOffset | ItemError>>;
+  /**
+   * Eligible Leader Replicas (KIP-966) of the topics' partitions, keyed `${topic}/${partition}`, from
+   * one DescribeTopicPartitions; a partition not described is absent; null when the brokers lack the API.
+   */
+  readEligibleLeaders(topics: string[]): Promise<Map<string, number[]> | null>;
   /** Group-less fetch of one partition from `fromOffset` (no group, no commits). */
   fetchRecords(topic: string, partition: number, fromOffset: bigint, opts?: FetchOptions): Promise<FetchResult>;
   /** Group-less fetch of several partitions: one Fetch per leader broker. Keys are `${topic}/${partition}`. */

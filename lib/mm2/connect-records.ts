@@ -32,6 +32,7 @@ const CONNECTOR_PREFIX = "status-connector-";
 const TASK_PREFIX = "status-task-";
 const TOPIC_PREFIX = "status-topic-";
 const knownStates = new Set<string>(Object.values(ConnectStatusState));
+const INT32_MAX = 2 ** 31 - 1;
 
 /** Decodes a MirrorSourceConnector position from Connect's offsets topic. */
 export function decodeMirrorSourcePosition(key: Buffer | null, value: Buffer | null): MirrorSourcePosition {
@@ -70,10 +71,11 @@ function parseStatusKey(name: string): { kind: "connector"; connector: string } 
   }
   if (name.startsWith(TASK_PREFIX)) {
     // Mirrors KafkaStatusBackingStore.parseConnectorTaskId: the task id follows the last dash.
+    // Integer.parseInt takes a leading "+" and leading zeros; ids stay within int32.
     const rest = name.slice(TASK_PREFIX.length);
     const dash = rest.lastIndexOf("-");
     const id = rest.slice(dash + 1);
-    if (dash <= 0 || !NON_NEGATIVE_INTEGER.test(id) || !Number.isSafeInteger(Number(id))) {
+    if (dash <= 0 || !/^\+?[0-9]+$/.test(id) || Number(id) > INT32_MAX) {
       throw new MalformedRecordError(`Connect status key "${name}" has no valid task id`);
     }
     return { kind: "task", connector: rest.slice(0, dash), taskId: Number(id) };
@@ -112,14 +114,16 @@ function decodeStatusBody(value: Buffer | null): ConnectStatusBody {
     throw new MalformedRecordError("Connect status trace must be a string or null");
   }
   if (typeof workerId !== "string") throw new MalformedRecordError("Connect status worker_id must be a string");
-  if (generation !== undefined && generation !== null && !Number.isSafeInteger(generation)) {
+  // KafkaStatusBackingStore.parseTaskStatus/parseConnectorStatus cast it to Long: a record without
+  // an integer generation fails to parse there and is ignored.
+  if (typeof generation !== "number" || !Number.isSafeInteger(generation)) {
     throw new MalformedRecordError("Connect status generation must be an integer");
   }
   return {
     state: state as ConnectStatusStateType,
     trace: typeof trace === "string" ? trace : null,
     workerId,
-    generation: typeof generation === "number" ? generation : null,
+    generation,
   };
 }
 

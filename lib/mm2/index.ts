@@ -13,6 +13,13 @@ export {
 } from "./record-encoders";
 export { decodeConnectStatus, decodeMirrorSourcePosition } from "./connect-records";
 export {
+  applyStatusRecord,
+  createStatusTable,
+  listConnectorStatuses,
+  type ConnectorStatusView,
+  type StatusTable,
+} from "./status-records";
+export {
   createOffsetSyncStore,
   OffsetSyncStore,
   resolveInitializationMustReadToEnd,

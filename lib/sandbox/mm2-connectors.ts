@@ -43,8 +43,9 @@ export function sourceConnectorConfig(flow: FlowClusters, extra: Record<string, 
     "connector.class": "org.apache.kafka.connect.mirror.MirrorSourceConnector",
     "tasks.max": "1",
     topics: ".*",
-    // MM2's default excludes, plus the benchmark's scale topics (npm run bench creates thousands).
-    "topics.exclude": ".*[\\-\\.]internal, .*\\.replica, __.*, bench-.*",
+    // MM2's default excludes, plus the benchmark's scale topics (npm run bench creates thousands)
+    // and those a dedicated-mode MM2 copies between the same clusters (dedicated-mm2.ts).
+    "topics.exclude": ".*[\\-\\.]internal, .*\\.replica, __.*, bench-.*, dedicated-.*",
     "refresh.topics.interval.seconds": "5",
     ...extra,
   };

@@ -5,7 +5,9 @@
  * RULES, per group × partition of the flow's SOURCE cluster:
  * 1. Groups: those with committed offsets on topics the flow replicates, kept by MM2's groups
  *    filter (`groups` and `groups.exclude` from the checkpoint connector, MM2's defaults without
- *    one; lib/mm2/group-filter.ts). Filtered-out groups are listed, not translated.
+ *    one; lib/mm2/group-filter.ts). Filtered-out groups are listed, not translated. Groups of a type
+ *    MM2 does not checkpoint (streams, share: group-types.ts) are listed with their source position
+ *    and what happens to them after failover, never translated.
  * 2. MM2's translation: the partition's full sync history replayed into the OffsetSyncStore model
  *    (sync-model.ts, start-up assumption documented there), then translateDownstream(committed):
  *    empty → `no-sync` (or `store-not-loaded` when the syncs topic could not be read), −1 →
@@ -17,9 +19,19 @@
  */
 import { type CheckpointPoint, type ClusterSnapshot, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
 import { compileGroupFilter, type SyncPoint } from "@/lib/mm2";
+import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
 import { estimateReread, selectMirrorMakerOffset, sumTotals } from "./reread";
 import { mapIdealOffset, type ReplayOptions, SyncModelCache } from "./sync-model";
-import { type FlowTranslation, type GroupTranslation, type IdealOffset, type ModelTranslation, type PartitionTranslation, UntranslatableReason } from "./types";
+import {
+  type FlowTranslation,
+  type GroupTranslation,
+  type IdealOffset,
+  type ModelTranslation,
+  type PartitionTranslation,
+  type UncheckpointedGroup,
+  type UncheckpointedPartition,
+  UntranslatableReason,
+} from "./types";
 
 /** Everything translateFlow needs; all of it comes from one snapshot and the collector's history. */
 export interface TranslateFlowInput {
@@ -50,7 +62,15 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const checkpoints = new Map(flow.checkpoints.map((c) => [`${c.group}|${c.topic}|${c.partition}`, c]));
   const groups: GroupTranslation[] = [];
   const excludedGroups: string[] = [];
+  const uncheckpointedGroups: UncheckpointedGroup[] = [];
   for (const g of [...input.sourceGroups].sort((a, b) => a.groupId.localeCompare(b.groupId))) {
+    if (!isCheckpointedGroupType(g.groupType)) {
+      const rows = listUncheckpointedPartitions(g, partitions);
+      if (!rows.some((r) => topics.has(r.topic))) continue;
+      const unknown = describeUnknownGroup(g, input.sourceStale ?? null, now);
+      uncheckpointedGroups.push({ group: g.groupId, groupType: g.groupType, state: g.state, members: g.members, unknown, note: explainUncheckpointedGroup(g.groupType), partitions: rows });
+      continue;
+    }
     const offsets = g.offsets.filter((o) => o.offset >= 0n);
     if (!offsets.some((o) => topics.has(o.topic))) continue;
     if (!filter.matches(g.groupId)) {
@@ -64,7 +84,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       })
       .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
     const unknown = describeUnknownGroup(g, input.sourceStale ?? null, now);
-    groups.push({ group: g.groupId, state: g.state, members: g.members, unknown, partitions: rows, totals: sumTotals(rows) });
+    groups.push({ group: g.groupId, groupType: g.groupType, state: g.state, members: g.members, unknown, partitions: rows, totals: sumTotals(rows) });
   }
   return {
     flow: flow.id,
@@ -75,8 +95,28 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     checkpointTiming: flow.checkpointTiming,
     groups,
     excludedGroups,
+    uncheckpointedGroups,
     totals: { ...sumTotals(groups.flatMap((g) => g.partitions)), groups: groups.length },
   };
+}
+
+/** A streams group's committed offsets, or a share group's start offsets, with the flow's view of each partition. */
+function listUncheckpointedPartitions(g: ConsumerGroupState, partitions: ReadonlyMap<string, FlowPartition>): UncheckpointedPartition[] {
+  const position = (topic: string, partition: number) => {
+    const fp = partitions.get(`${topic}/${partition}`);
+    return { targetTopic: fp?.targetTopic ?? null, sourceLogEnd: fp?.sourceLogEnd ?? null };
+  };
+  const committed = g.offsets
+    .filter((o) => o.offset >= 0n)
+    .map((o): UncheckpointedPartition => {
+      const at = position(o.topic, o.partition);
+      const lag = at.sourceLogEnd === null ? null : at.sourceLogEnd > o.offset ? at.sourceLogEnd - o.offset : 0n;
+      return { topic: o.topic, partition: o.partition, ...at, kind: "committed", offset: o.offset, lag };
+    });
+  const shareStarts = (g.shareOffsets ?? []).map(
+    (o): UncheckpointedPartition => ({ topic: o.topic, partition: o.partition, ...position(o.topic, o.partition), kind: "share-start", offset: o.startOffset, lag: o.lag }),
+  );
+  return [...committed, ...shareStarts].sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
 }
 
 /** Why a group's offsets are not this cycle's, with the age of the read the rows use; null when they are. */

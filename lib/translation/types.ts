@@ -103,6 +103,8 @@ export interface TranslationTotals {
 /** One consumer group of the flow's source cluster that MM2 checkpoints. */
 export interface GroupTranslation {
   group: string;
+  /** "classic" or "consumer" (KIP-848): the types MM2 checkpoints. */
+  groupType: string;
   state: string;
   members: number;
   /**
@@ -113,6 +115,36 @@ export interface GroupTranslation {
   unknown: string | null;
   partitions: PartitionTranslation[];
   totals: TranslationTotals;
+}
+
+/** One partition of a group MM2 does not checkpoint: where the group stands at the source. */
+export interface UncheckpointedPartition {
+  topic: string;
+  partition: number;
+  /** The renamed topic on the target; null when the partition is not replicated by the flow. */
+  targetTopic: string | null;
+  /** `committed`: the group's committed offset (streams group); `share-start`: a share group's start offset (SPSO). */
+  kind: "committed" | "share-start";
+  offset: bigint;
+  sourceLogEnd: bigint | null;
+  /** Committed: source log end − offset (never negative); share-start: the lag Kafka reports, if any. */
+  lag: bigint | null;
+}
+
+/**
+ * A group on the flow's topics of a type MM2 does not checkpoint (streams, share): listed with where it
+ * stands at the source, never translated, never judged by CHECKPOINT_STALE or TRANSLATION_ERROR.
+ */
+export interface UncheckpointedGroup {
+  group: string;
+  groupType: string;
+  state: string;
+  members: number;
+  /** As GroupTranslation.unknown: why this cycle's offsets are not current, or null. */
+  unknown: string | null;
+  /** What MM2 does with the group, and so what its consumers do after a failover. */
+  note: string;
+  partitions: UncheckpointedPartition[];
 }
 
 /** Every checkpointed group of one flow. */
@@ -129,5 +161,7 @@ export interface FlowTranslation {
   groups: GroupTranslation[];
   /** Groups on the source with committed offsets that MM2's groups filter leaves out. */
   excludedGroups: string[];
+  /** Groups on the flow's topics of a type MM2 does not checkpoint (streams, share). */
+  uncheckpointedGroups: UncheckpointedGroup[];
   totals: TranslationTotals & { groups: number };
 }

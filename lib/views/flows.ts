@@ -1,4 +1,5 @@
 import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
+import type { Connector } from "@/lib/connect/types";
 
 /** Why part of a flow's data is unknown this cycle: the flow shows "partial" with the reason. */
 export interface PartialData {
@@ -16,7 +17,19 @@ export interface FlowSummary {
   source: string;
   target: string;
   discoveredFrom: Flow["discoveredFrom"];
+  /** How MM2 runs, in words: "MM2: Connect cluster <name>" or "MM2: dedicated mode (connect-mirror-maker)". */
+  mode: string;
   connectors: Flow["connectors"];
+  /** MM2's connectors by name: from Connect's config, or (dedicated mode) from its status topic. */
+  connectorNames: string[];
+  /** Whether `tasks` says what runs: Connect mode, or a complete read of the dedicated-mode status topic. */
+  taskStatesKnown: boolean;
+  /**
+   * Dedicated mode: MirrorSourceConnector's own status is not RUNNING. A graceful stop writes
+   * UNASSIGNED for it and for its task, but the task's carries the generation of its RUNNING
+   * status, which Connect's reader (and Gapwatch's) ignores as stale: the task still shows RUNNING.
+   */
+  sourceNotRunning: boolean;
   topics: number;
   partitions: number;
   lag: bigint;
@@ -53,8 +66,9 @@ export function listFlowSummaries(snapshot: Snapshot): FlowSummary[] {
 export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
   const names = [...f.connectors.sources, f.connectors.checkpoint, f.connectors.heartbeat].filter((n): n is string => n !== null);
   const connect = snapshot.connect.find((c) => c.name === f.connectors.connectCluster);
+  const connectors = f.dedicatedStatus?.connectors ?? connect?.connectors.filter((c) => names.includes(c.name)) ?? [];
   const tasks: Record<string, number> = {};
-  for (const connector of connect?.connectors.filter((c) => names.includes(c.name)) ?? []) {
+  for (const connector of connectors) {
     for (const t of connector.tasks) tasks[t.state] = (tasks[t.state] ?? 0) + 1;
   }
   return {
@@ -62,7 +76,13 @@ export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
     source: f.source,
     target: f.target,
     discoveredFrom: f.discoveredFrom,
+    mode: f.discoveredFrom === "connect"
+      ? `MM2: Connect cluster ${f.connectors.connectCluster ?? "?"}`
+      : "MM2: dedicated mode (connect-mirror-maker)",
     connectors: f.connectors,
+    connectorNames: f.dedicatedStatus ? connectors.map((c) => c.name) : names,
+    taskStatesKnown: f.discoveredFrom === "connect" || (f.dedicatedStatus !== undefined && f.dedicatedStatus.error === null),
+    sourceNotRunning: f.dedicatedStatus?.error === null && isDedicatedSourceStopped(f.dedicatedStatus.connectors),
     topics: f.totals.topics,
     partitions: f.totals.partitions,
     lag: f.totals.lag,
@@ -74,6 +94,10 @@ export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
     warnings: f.warnings,
     excludedTopics: f.excludedTopics,
   };
+}
+
+function isDedicatedSourceStopped(connectors: readonly Connector[]): boolean {
+  return connectors.some((c) => c.name === "MirrorSourceConnector" && c.state !== "RUNNING");
 }
 
 /** Per-topic rows of a flow (sums over partitions). */

@@ -12,6 +12,7 @@ import {
   formatResetCsv,
   type GroupTranslation,
   SyncModelCache,
+  type UncheckpointedGroup,
   translateSnapshotFlow,
   type UntranslatableReasonName,
 } from "@/lib/translation";
@@ -44,7 +45,12 @@ export function requireGroup(ft: FlowTranslation, groupId: string): GroupTransla
   const group = ft.groups.find((g) => g.group === groupId);
   if (group) return group;
   const known = ft.groups.map((g) => g.group);
-  const excluded = ft.excludedGroups.includes(groupId) ? ` ("${groupId}" exists but MM2's groups filter excludes it)` : "";
+  const other = ft.uncheckpointedGroups.find((g) => g.group === groupId);
+  const excluded = other
+    ? ` ("${groupId}" is a ${other.groupType} group: ${other.note})`
+    : ft.excludedGroups.includes(groupId)
+      ? ` ("${groupId}" exists but MM2's groups filter excludes it)`
+      : "";
   throw new NotFoundError(`no checkpointed consumer group "${groupId}" on flow ${ft.flow}${excluded}; known: ${known.join(", ") || "none"}`);
 }
 
@@ -84,8 +90,10 @@ export function listGroupSummaries(ft: FlowTranslation) {
     syncsLoaded: ft.syncsLoaded,
     totals: ft.totals,
     excludedGroups: ft.excludedGroups,
+    uncheckpointedGroups: ft.uncheckpointedGroups,
     groups: ft.groups.map((g) => ({
       group: g.group,
+      groupType: g.groupType,
       state: g.state,
       members: g.members,
       unknown: g.unknown,
@@ -103,6 +111,7 @@ export function describeGroup(ft: FlowTranslation, group: GroupTranslation) {
     target: ft.target,
     at: ft.at,
     group: group.group,
+    groupType: group.groupType,
     state: group.state,
     members: group.members,
     unknown: group.unknown,
@@ -219,6 +228,7 @@ export function loadGroupsPage(rawFlow: string, now: number): GroupsPageData {
 export type GroupPageData =
   | Exclude<GroupsPageData, { kind: "ok" }>
   | { kind: "group-not-found"; flow: string; group: string; known: string[]; excluded: boolean }
+  | { kind: "uncheckpointed"; takenAt: number; translation: FlowTranslation; group: UncheckpointedGroup }
   | { kind: "ok"; takenAt: number; translation: FlowTranslation; group: GroupTranslation; plans: Record<FailoverModeName, FailoverPlan>; series: RereadChartSeries[] };
 
 /** Loads one group's page: rows, both plans, and the re-read vs lag series over [from, to]. */
@@ -228,6 +238,8 @@ export function loadGroupPage(rawFlow: string, rawGroup: string, range: { from: 
   const ft = page.translation;
   const groupId = decodeGroupParam(rawGroup);
   const group = ft.groups.find((g) => g.group === groupId);
+  const uncheckpointed = ft.uncheckpointedGroups.find((g) => g.group === groupId);
+  if (uncheckpointed) return { kind: "uncheckpointed", takenAt: page.takenAt, translation: ft, group: uncheckpointed };
   if (!group) return { kind: "group-not-found", flow: ft.flow, group: groupId, known: ft.groups.map((g) => g.group), excluded: ft.excludedGroups.includes(groupId) };
   return { kind: "ok", takenAt: page.takenAt, translation: ft, group, plans: buildBothPlans(ft.flow, group), series: shapeRereadSeries(readSeriesOrNothing(ft.flow, group.group, range)) };
 }

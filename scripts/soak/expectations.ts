@@ -36,10 +36,9 @@ export interface Expectation {
   matched: string[];
 }
 
-/** A standing flag that is true in the sandbox whatever the soak does; `groups`/`topics` narrow it when set. */
+/** A standing flag that is true in the sandbox whatever the soak does; `topics` narrows it when set. */
 export interface WhitelistEntry {
   type: FindingTypeName;
-  groups?: string[];
   topics?: string[];
   reason: string;
 }
@@ -153,7 +152,6 @@ export function matchAlerts(
 
 function isWhitelisted(w: WhitelistEntry, o: Occurrence): boolean {
   if (w.type !== o.type) return false;
-  if (w.groups !== undefined && o.group !== null && !w.groups.includes(o.group)) return false;
   return w.topics === undefined || (o.topic !== null && w.topics.includes(o.topic));
 }
 

@@ -6,11 +6,13 @@ import { NoDataYet } from "@/components/flow/no-data-yet";
 import { TopicTable } from "@/components/flow/topic-table";
 import { PageHeader } from "@/components/layout/page-header";
 import { TimeRangePicker } from "@/components/layout/time-range-picker";
+import { ReadinessPanel } from "@/components/readiness/readiness-panel";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { getRuntime } from "@/lib/collector/singleton";
 import { readRequestTime } from "@/lib/views/clock";
 import { decodePathSegment, flowPath, lookupFlow, shapeFlowTopicRows } from "@/lib/views/flow-page";
 import { summarizeFlow } from "@/lib/views/flows";
+import { assessReadinessInSnapshot } from "@/lib/views/readiness-data";
 import { readLatestSnapshot } from "@/lib/views/runtime-data";
 import { parseTimeRange } from "@/lib/views/time-range";
 
@@ -22,7 +24,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `Flow ${decodePathSegment((await params).flow)}` };
 }
 
-/** One MM2 flow: summary, then its topics with lag sparklines over the selected range. */
+/** One MM2 flow: can it fail over now, its summary, then its topics with lag sparklines over the selected range. */
 export default async function FlowPage({ params, searchParams }: Props) {
   const [{ flow: rawFlow }, search] = await Promise.all([params, searchParams]);
   const now = readRequestTime();
@@ -58,6 +60,7 @@ export default async function FlowPage({ params, searchParams }: Props) {
       <PageHeader title={`Flow ${flow.source} → ${flow.target}`} subtitle={<span className="font-mono">{flow.id}</span>} updatedAt={snapshot.takenAt} now={now}>
         {picker}
       </PageHeader>
+      <ReadinessPanel readiness={assessReadinessInSnapshot(snapshot, flow, now)} />
       <FlowSummaryCard flow={summarizeFlow(snapshot, flow)} />
       <Card>
         <CardHeader>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMetrics } from "@/lib/alerts/metrics";
+import type { RiskRecord } from "@/lib/alerts/types";
 import { makeConnect, makeConnector, makeFlow, makeFlowPartition, makeSnapshot, makeStaleCluster, makeCluster, makeTask } from "../detect/fixtures";
 import { makeAlert, T } from "./helpers";
 
@@ -20,7 +21,25 @@ const snapshot = makeSnapshot({
 describe("metrics", () => {
   it("exposes lag, heartbeat, cluster, task state, alert, cycle and error series on its own registry", async () => {
     const metrics = createMetrics(T);
-    metrics.updateMetrics(snapshot, [makeAlert({ firstSeen: T + 1 }), makeAlert({ id: "b", key: "TASK_STALLED|east->west", type: "TASK_STALLED", state: "resolved", evidence: {} })]);
+    const risk: RiskRecord = {
+      key: "COMMIT_WITHOUT_LEADER_EPOCH|east|billing",
+      type: "COMMIT_WITHOUT_LEADER_EPOCH",
+      severity: "info",
+      flow: null,
+      cluster: "east",
+      topic: null,
+      partition: null,
+      group: "billing",
+      summary: "Group billing at east commits without a leader epoch on 3 partitions (1 topic)",
+      evidence: {},
+      firstSeen: T,
+      lastSeen: T,
+    };
+    metrics.updateMetrics(
+      snapshot,
+      [makeAlert({ firstSeen: T + 1 }), makeAlert({ id: "b", key: "TASK_STALLED|east->west", type: "TASK_STALLED", state: "resolved", evidence: {} })],
+      [risk, { ...risk, key: "COMMIT_WITHOUT_LEADER_EPOCH|east|audit" }],
+    );
     const text = await metrics.renderMetrics();
     const expected = [
       'gapwatch_flow_partition_lag_records{flow="east->west",topic="orders",partition="0"} 500',
@@ -33,6 +52,7 @@ describe("metrics", () => {
       'gapwatch_connector_task_state{connect_cluster="connect-1",connector="mm2-source",task="connector",state="RUNNING"} 1',
       'gapwatch_alerts{type="DATA_LOSS",severity="critical",state="firing"} 1',
       'gapwatch_alerts{type="TASK_STALLED",severity="critical",state="resolved"} 1',
+      'gapwatch_risks{type="COMMIT_WITHOUT_LEADER_EPOCH",cluster="east"} 2',
       'gapwatch_lost_records_total{flow="east->west",topic="orders",partition="2"} 500',
       "gapwatch_collector_cycle_seconds_count 1",
       "gapwatch_collector_cycle_seconds_sum 1.2",
@@ -47,9 +67,9 @@ describe("metrics", () => {
   it("counts a growing loss by its growth, each cycle once, and not again for losses from before start", async () => {
     const metrics = createMetrics(T);
     const old = makeAlert({ id: "old", topic: "audit", firstSeen: T - 60_000, evidence: { lostCount: "70" } });
-    metrics.updateMetrics(snapshot, [old, makeAlert({ firstSeen: T + 1 })]);
-    metrics.updateMetrics(snapshot, [old, makeAlert({ firstSeen: T + 1, evidence: { lostCount: "700" } })]);
-    metrics.updateMetrics({ ...snapshot, cycle: 8 }, [{ ...old, evidence: { lostCount: "75" } }, makeAlert({ firstSeen: T + 1, evidence: { lostCount: "700" } })]);
+    metrics.updateMetrics(snapshot, [old, makeAlert({ firstSeen: T + 1 })], []);
+    metrics.updateMetrics(snapshot, [old, makeAlert({ firstSeen: T + 1, evidence: { lostCount: "700" } })], []);
+    metrics.updateMetrics({ ...snapshot, cycle: 8 }, [{ ...old, evidence: { lostCount: "75" } }, makeAlert({ firstSeen: T + 1, evidence: { lostCount: "700" } })], []);
     const text = await metrics.renderMetrics();
     expect(text).toContain('gapwatch_lost_records_total{flow="east->west",topic="orders",partition="2"} 700');
     expect(text).toContain('gapwatch_lost_records_total{flow="east->west",topic="audit",partition="2"} 5');
@@ -76,7 +96,7 @@ describe("metrics", () => {
       ],
     });
     const metrics = createMetrics(T);
-    metrics.updateMetrics(partial, []);
+    metrics.updateMetrics(partial, [], []);
     const text = await metrics.renderMetrics();
     expect(text).toContain('gapwatch_unknown_partitions{flow="east->west"} 1');
     expect(text).toContain('gapwatch_unknown_groups{cluster="east"} 2');
@@ -87,8 +107,8 @@ describe("metrics", () => {
 
   it("drops series of partitions that are gone", async () => {
     const metrics = createMetrics(T);
-    metrics.updateMetrics(snapshot, []);
-    metrics.updateMetrics({ ...snapshot, cycle: 8, flows: [] }, []);
+    metrics.updateMetrics(snapshot, [], []);
+    metrics.updateMetrics({ ...snapshot, cycle: 8, flows: [] }, [], []);
     expect(await metrics.renderMetrics()).not.toContain("gapwatch_flow_partition_lag_records{");
   });
 });

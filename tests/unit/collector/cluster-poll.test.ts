@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { pollCluster } from "@/lib/collector/cluster-poll";
 import type { ClusterSnapshot, ConsumerGroupState } from "@/lib/collector/types";
-import type { ClusterMetadata, ClusterReader, GroupOffsetRow, GroupSummary, ItemError, PartitionOffsets } from "@/lib/kafka";
+import type { ClusterMetadata, ClusterReader, GroupOffsetRow, GroupSummary, ItemError, PartitionOffsets, ShareGroupOffsetRow } from "@/lib/kafka";
 import { T0 } from "./fixtures";
 
 const config = { alias: "east", bootstrap: ["east-1:9092", "east-2:9092"] };
@@ -29,7 +29,8 @@ const metadata: ClusterMetadata = {
 interface Answers {
   offsets?: () => Promise<Map<string, PartitionOffsets | ItemError>>;
   groups?: () => Promise<GroupSummary[]>;
-  groupOffsets?: () => Promise<Map<string, GroupOffsetRow[] | ItemError>>;
+  groupOffsets?: (groupIds: string[]) => Promise<Map<string, GroupOffsetRow[] | ItemError>>;
+  shareOffsets?: (groupIds: string[]) => Promise<Map<string, ShareGroupOffsetRow[] | ItemError>>;
 }
 
 /** A reader answering like lib/kafka does; what a test does not set answers normally. */
@@ -48,6 +49,9 @@ function makeReader(answers: Answers = {}): ClusterReader {
     readBrokerUncleanElection: () => Promise.resolve(false),
     listGroups: answers.groups ?? (() => Promise.resolve([{ groupId: "billing", state: "STABLE", protocolType: "consumer", groupType: "classic", members: 2 }])),
     readGroupOffsets: answers.groupOffsets ?? (() => Promise.resolve(new Map([["billing", billing]]))),
+    readEpochEndOffsets: unused,
+    readEligibleLeaders: unused,
+    readShareGroupOffsets: answers.shareOffsets ?? unused,
     fetchRecords: unused,
     fetchPartitions: unused,
     requestCounts: () => [],
@@ -135,5 +139,51 @@ describe("pollCluster: failed reads mark exactly what they cover", () => {
     const groupOffsets = () => Promise.reject(new Error("cluster east: no group coordinator answered"));
     const snapshot = await poll(makeReader({ groupOffsets }), previous, next);
     expect(snapshot.groups).toEqual([{ ...billingRead, error: "OffsetFetch: cluster east: no group coordinator answered", dataAt: T0 }]);
+  });
+});
+
+describe("pollCluster: Kafka Streams and share groups", () => {
+  const listed = () =>
+    Promise.resolve([
+      { groupId: "billing", state: "STABLE", protocolType: "consumer", groupType: "classic", members: 2 },
+      { groupId: "wordcount", state: "STABLE", protocolType: "streams", groupType: "streams", members: 1 },
+      { groupId: "jobs", state: "STABLE", protocolType: "share", groupType: "share", members: 3 },
+      { groupId: "connect-cluster", state: "STABLE", protocolType: "connect", groupType: "classic", members: 1 },
+    ]);
+  const wordcount: GroupOffsetRow[] = [{ topic: "orders", partition: 1, offset: 550n, committedLeaderEpoch: 4 }];
+  const jobs: ShareGroupOffsetRow[] = [{ topic: "orders", partition: 0, startOffset: 120n, leaderEpoch: 4, lag: 7n }];
+
+  it("reads a streams group's committed offsets with OffsetFetch and a share group's start offsets with DescribeShareGroupOffsets", async () => {
+    const asked: string[][] = [];
+    const groupOffsets = (ids: string[]) => {
+      asked.push(ids);
+      return Promise.resolve(new Map<string, GroupOffsetRow[] | ItemError>([["billing", billingRead.offsets], ["wordcount", wordcount]]));
+    };
+    const shareOffsets = (ids: string[]) => {
+      asked.push(ids);
+      return Promise.resolve(new Map<string, ShareGroupOffsetRow[] | ItemError>([["jobs", jobs]]));
+    };
+    const snapshot = await poll(makeReader({ groups: listed, groupOffsets, shareOffsets }), null, T0);
+    expect(asked).toEqual([["billing", "wordcount"], ["jobs"]]);
+    expect(snapshot.groups).toEqual([
+      billingRead,
+      { groupId: "jobs", state: "STABLE", protocolType: "share", groupType: "share", members: 3, offsets: [], shareOffsets: jobs, error: null, dataAt: T0 },
+      { groupId: "wordcount", state: "STABLE", protocolType: "streams", groupType: "streams", members: 1, offsets: wordcount, error: null, dataAt: T0 },
+    ]);
+    expect(snapshot.error).toBeNull();
+  });
+
+  it("keeps a share group's last start offsets, marked, when DescribeShareGroupOffsets fails; other groups stay current", async () => {
+    const groupOffsets = () => Promise.resolve(new Map<string, GroupOffsetRow[] | ItemError>([["billing", billingRead.offsets], ["wordcount", wordcount]]));
+    const previous = await poll(makeReader({ groups: listed, groupOffsets, shareOffsets: () => Promise.resolve(new Map([["jobs", jobs]])) }), null, T0);
+    const failing = () => Promise.reject(new Error("cluster east: no group coordinator answered"));
+    const snapshot = await poll(makeReader({ groups: listed, groupOffsets, shareOffsets: failing }), previous, next);
+    const error = "DescribeShareGroupOffsets: cluster east: no group coordinator answered";
+    expect(snapshot.groups.map((g) => [g.groupId, g.shareOffsets ?? null, g.error, g.dataAt])).toEqual([
+      ["billing", null, null, next],
+      ["jobs", jobs, error, T0],
+      ["wordcount", null, null, next],
+    ]);
+    expect(snapshot.error).toBe(error);
   });
 });

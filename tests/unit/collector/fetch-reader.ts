@@ -16,6 +16,9 @@ export function createFetchReader(alias: string, answers: Record<string, FetchRe
     readBrokerUncleanElection: unused,
     listGroups: unused,
     readGroupOffsets: unused,
+    readShareGroupOffsets: unused,
+    readEpochEndOffsets: unused,
+    readEligibleLeaders: unused,
     fetchRecords: (topic, partition, offset) => {
       seen.push([{ topic, partition, offset }]);
       return Promise.resolve(answer({ topic, partition, offset }));

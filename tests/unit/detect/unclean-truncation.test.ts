@@ -1,9 +1,19 @@
 import { describe, expect, it } from "vitest";
+import type { ConsumerGroupState, PreviousEpochEnd } from "@/lib/collector/types";
 import { FindingType } from "@/lib/detect/types";
-import { findingsOf, makeCluster, makeSnapshot, makeTopic, runCycles, T0 } from "./fixtures";
+import { findingsOf, makeCluster, makeFlow, makeFlowPartition, makeSnapshot, makeTopic, runCycles, T0 } from "./fixtures";
 
-const eastWith = (logEnd: bigint, leaderEpoch: number, topicId = "id-payments") =>
-  makeCluster("east", { topics: [makeTopic("payments", [{ partition: 0, logEnd, leaderEpoch, leader: leaderEpoch === 7 ? 1 : 2 }], { topicId })] });
+const eastWith = (logEnd: bigint, leaderEpoch: number, topicId = "id-payments", previousEpochEnd?: PreviousEpochEnd) =>
+  makeCluster("east", {
+    topics: [makeTopic("payments", [{ partition: 0, logEnd, leaderEpoch, leader: leaderEpoch === 7 ? 1 : 2, ...(previousEpochEnd ? { previousEpochEnd } : {}) }], { topicId })],
+  });
+
+/** Two cycles of east: log end 50 in epoch 7, then `logEnd` in epoch 8 with the new leader's end offset of epoch 7. */
+const electedWith = (logEnd: bigint, previousEpochEnd: PreviousEpochEnd | undefined) =>
+  runCycles([
+    { snapshot: makeSnapshot({ cycle: 1, clusters: [eastWith(50n, 7), makeCluster("west")] }) },
+    { snapshot: makeSnapshot({ cycle: 2, clusters: [eastWith(logEnd, 8, "id-payments", previousEpochEnd), makeCluster("west")] }) },
+  ]);
 
 describe("UNCLEAN_TRUNCATION", () => {
   it("reports acknowledged records lost when the leader epoch rose and the log end went back", () => {
@@ -49,5 +59,102 @@ describe("UNCLEAN_TRUNCATION", () => {
       { snapshot: makeSnapshot({ cycle: 4, clusters: [{ ...eastWith(5n, 10, "id-new"), stale: true }, makeCluster("west")] }) },
     ]);
     expect(outputs.flatMap((o) => findingsOf(o, FindingType.UNCLEAN_TRUNCATION))).toEqual([]);
+  });
+
+  it("gives the exact range from the new leader's end offset of the previous epoch, though producers refilled past the old log end", () => {
+    // Epoch 7's leader had acknowledged 0–49; broker 2 held epoch 7 only up to 29 and, leader in
+    // epoch 8, has since taken 40 new records (log end 70 > 50: the log end never went back).
+    const [, second] = electedWith(70n, { epoch: 7, endOffset: 30n });
+    expect(findingsOf(second, FindingType.UNCLEAN_TRUNCATION)).toEqual([
+      {
+        key: "UNCLEAN_TRUNCATION|east|payments|0|epoch8",
+        type: "UNCLEAN_TRUNCATION",
+        severity: "critical",
+        cluster: "east",
+        topic: "payments",
+        partition: 0,
+        summary:
+          "payments/0 at east lost 20 acknowledged records (offsets 30–49) in an unclean leader election: the new leader (broker 2, epoch 8) " +
+          "held epoch 7's records only up to offset 29; 20 of these offsets already hold different records",
+        evidence: {
+          previousLogEnd: "50",
+          newLogEnd: "70",
+          lostCount: "20",
+          lostCountIsLowerBound: false,
+          firstLostOffset: "30",
+          lastLostOffset: "49",
+          previousEpochEndOffset: "30",
+          rewrittenCount: "20",
+          previousLeaderEpoch: 7,
+          newLeaderEpoch: 8,
+          leader: 2,
+          seenAt: T0 + 10_000,
+        },
+        observedAt: T0 + 10_000,
+      },
+    ]);
+  });
+
+  it("counts only the lost offsets already rewritten, and none before new records arrive", () => {
+    const partly = findingsOf(electedWith(41n, { epoch: 7, endOffset: 30n })[1], FindingType.UNCLEAN_TRUNCATION);
+    expect(partly.map((f) => [f.evidence.firstLostOffset, f.evidence.lastLostOffset, f.evidence.rewrittenCount])).toEqual([["30", "49", "11"]]);
+    expect(partly[0]!.summary).toMatch(/; 11 of these offsets already hold different records$/);
+    const none = findingsOf(electedWith(30n, { epoch: 7, endOffset: 30n })[1], FindingType.UNCLEAN_TRUNCATION);
+    expect(none.map((f) => [f.evidence.lostCount, f.evidence.lostCountIsLowerBound, f.evidence.rewrittenCount])).toEqual([["20", false, "0"]]);
+    expect(none[0]!.summary).toBe(
+      "payments/0 at east lost 20 acknowledged records (offsets 30–49) in an unclean leader election: the new leader (broker 2, epoch 8) held epoch 7's records only up to offset 29",
+    );
+  });
+
+  it("stays quiet on a clean leader change, even while the new leader's high watermark still trails the old one", () => {
+    // The new leader was in the ISR: its epoch-7 records end at or beyond the old high watermark.
+    for (const [logEnd, endOffset] of [[50n, 50n], [55n, 53n], [45n, 52n]] as const) {
+      expect(findingsOf(electedWith(logEnd, { epoch: 7, endOffset })[1], FindingType.UNCLEAN_TRUNCATION)).toEqual([]);
+    }
+  });
+
+  it("falls back to the log-end lower bound when the end offset read is missing or answers another epoch", () => {
+    for (const end of [undefined, { epoch: 6, endOffset: 10n }]) {
+      const found = findingsOf(electedWith(40n, end)[1], FindingType.UNCLEAN_TRUNCATION);
+      expect(found.map((f) => [f.evidence.firstLostOffset, f.evidence.lastLostOffset, f.evidence.lostCountIsLowerBound])).toEqual([["40", "49", true]]);
+    }
+    // Refilled and no end offset: nothing can be told.
+    expect(findingsOf(electedWith(70n, undefined)[1], FindingType.UNCLEAN_TRUNCATION)).toEqual([]);
+  });
+
+  it("names the lost records MM2 had already copied and the groups committed past the divergence point", () => {
+    const group = (groupId: string, offset: bigint, committedLeaderEpoch: number): ConsumerGroupState => ({
+      groupId,
+      state: "EMPTY",
+      protocolType: "consumer",
+      groupType: "classic",
+      members: 0,
+      offsets: [{ topic: "payments", partition: 0, offset, committedLeaderEpoch }],
+      error: null,
+      dataAt: T0 + 10_000,
+    });
+    // MM2 had copied up to source offset 44 (position 45) when epoch 7 ended.
+    const flow = makeFlow({ partitions: [makeFlowPartition({ topic: "payments", partition: 0, targetTopic: "east.payments", sourceLogEnd: 50n, mm2Position: 45n })] });
+    const groups = [group("audit", 52n, 7), group("billing", 45n, -1), group("caught-up", 30n, -1), group("new-reader", 60n, 8)];
+    const [, second] = runCycles([
+      { snapshot: makeSnapshot({ cycle: 1, clusters: [eastWith(50n, 7), makeCluster("west")], flows: [flow] }) },
+      { snapshot: makeSnapshot({ cycle: 2, clusters: [{ ...eastWith(70n, 8, "id-payments", { epoch: 7, endOffset: 30n }), groups }, makeCluster("west")], flows: [flow] }) },
+    ]);
+    const [finding] = findingsOf(second, FindingType.UNCLEAN_TRUNCATION);
+    expect(finding!.evidence).toMatchObject({
+      firstLostOffset: "30",
+      lastLostOffset: "49",
+      copiedByMm2: "east->west: 30–44",
+      copiedByMm2Count: "15",
+      // caught-up read nothing lost; new-reader committed in epoch 8, on the new records.
+      groupsPastDivergence: "audit at 52 (epoch 7), billing at 45 (no leader epoch)",
+      groupsWithoutLeaderEpoch: 1,
+    });
+    expect(finding!.summary).toBe(
+      "payments/0 at east lost 20 acknowledged records (offsets 30–49) in an unclean leader election: the new leader (broker 2, epoch 8) " +
+        "held epoch 7's records only up to offset 29; 20 of these offsets already hold different records; " +
+        "MM2 east->west had already copied 15 of them (30–44): only west still holds them; " +
+        "2 consumer groups committed past offset 30: audit at 52 (epoch 7), billing at 45 (no leader epoch)",
+    );
   });
 });

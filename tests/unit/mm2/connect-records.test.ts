@@ -119,6 +119,19 @@ describe("decodeConnectStatus", () => {
     });
   });
 
+  it("reads the task id as Integer.parseInt does (a leading + or zeros), up to int32", () => {
+    expect(decodeConnectStatus(text("status-task-c-007"), running)).toMatchObject({ connector: "c", taskId: 7 });
+    expect(decodeConnectStatus(text("status-task-c-+3"), running)).toMatchObject({ connector: "c", taskId: 3 });
+    expect(errorOf(() => decodeConnectStatus(text("status-task-c-2147483648"), running)).reason).toMatch(/no valid task id/);
+  });
+
+  it("rejects a status without an integer generation, as Connect's reader fails on it", () => {
+    expect(errorOf(() => decodeConnectStatus(text("status-task-c-0"), text('{"state":"RUNNING","worker_id":"w"}'))).reason).toMatch(/generation/);
+    expect(errorOf(() => decodeConnectStatus(text("status-task-c-0"), text('{"state":"RUNNING","worker_id":"w","generation":1.5}'))).reason).toMatch(
+      /generation/,
+    );
+  });
+
   it("marks topic-tracking records as foreign", () => {
     expect(() => decodeConnectStatus(text("status-topic-orders:connector-c"), text("{}"))).toThrow(ForeignRecordError);
   });

@@ -201,7 +201,11 @@ describe("summarizeFlow", () => {
       source: "east",
       target: "west",
       discoveredFrom: "connect",
+      mode: "MM2: Connect cluster connect-1",
       connectors: { connectCluster: "connect-1", source: "mm2-source", sources: ["mm2-source"], checkpoint: "mm2-checkpoint", heartbeat: null },
+      connectorNames: ["mm2-source", "mm2-checkpoint"],
+      taskStatesKnown: true,
+      sourceNotRunning: false,
       topics: 2,
       partitions: 6,
       lag: 1234n,
@@ -237,6 +241,30 @@ describe("summarizeFlow", () => {
     const snapshot = makeSnapshot({ connect: [makeConnect("connect-1", [makeConnector("mm2-source", [makeTask(0, "RUNNING")])])], flows: [flow] });
     const summary = summarizeFlow(snapshot, flow);
     expect([summary.tasks, summary.heartbeatLatencyMs, summary.discoveredFrom]).toEqual([{}, null, "dedicated-topics"]);
+    expect([summary.mode, summary.connectorNames, summary.taskStatesKnown]).toEqual(["MM2: dedicated mode (connect-mirror-maker)", [], false]);
+  });
+
+  it("counts a dedicated-mode flow's tasks from its status topic, known only once that topic was read completely", () => {
+    const source = { ...makeConnector("MirrorSourceConnector", [makeTask(0, "RUNNING")]), state: "UNASSIGNED" };
+    const heartbeat = { ...makeConnector("MirrorHeartbeatConnector", [makeTask(0, "UNASSIGNED")]), connectorClass: "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector" };
+    const read = { topic: "mm2-status.east.internal", connectors: [heartbeat, source], error: null };
+    const flow = makeFlow({
+      discoveredFrom: "dedicated-topics",
+      connectors: { connectCluster: null, source: null, sources: [], checkpoint: null, heartbeat: null },
+      dedicatedStatus: read,
+    });
+    const summary = summarizeFlow(makeSnapshot({ flows: [flow] }), flow);
+    // As a graceful stop leaves it: the connector UNASSIGNED, its task's same-generation UNASSIGNED ignored.
+    expect([summary.mode, summary.connectorNames, summary.tasks, summary.taskStatesKnown, summary.sourceNotRunning]).toEqual([
+      "MM2: dedicated mode (connect-mirror-maker)",
+      ["MirrorHeartbeatConnector", "MirrorSourceConnector"],
+      { UNASSIGNED: 1, RUNNING: 1 },
+      true,
+      true,
+    ]);
+    const unread = makeFlow({ ...flow, dedicatedStatus: { ...read, error: "MM2 task states from west/mm2-status.east.internal: no such topic" } });
+    const unknown = summarizeFlow(makeSnapshot({ flows: [unread] }), unread);
+    expect([unknown.taskStatesKnown, unknown.sourceNotRunning]).toEqual([false, false]);
   });
 
   it("has no task counts when the flow's Connect cluster is missing from the snapshot", () => {

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { FlowNotFound } from "@/components/flow/flow-not-found";
 import { NoDataYet } from "@/components/flow/no-data-yet";
 import { GroupsTable } from "@/components/groups/groups-table";
+import { UncheckpointedGroupsTable } from "@/components/groups/uncheckpointed-groups";
 import { PageHeader } from "@/components/layout/page-header";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { TextLink } from "@/components/ui/text-link";
@@ -72,6 +73,19 @@ export default async function GroupsPage({ params }: Props) {
           {t.excludedGroups.length > 0 ? <p className="mt-3 text-xs text-zinc-600 dark:text-zinc-400">Not checkpointed by MM2 (groups filter): {t.excludedGroups.join(", ")}</p> : null}
         </CardContent>
       </Card>
+      {t.uncheckpointedGroups.length > 0 ? (
+        <Card className="mt-4">
+          <CardHeader>
+            <CardTitle>
+              {t.uncheckpointedGroups.length} group{t.uncheckpointedGroups.length === 1 ? "" : "s"} MM2 does not checkpoint
+            </CardTitle>
+            <span className="text-sm">Kafka Streams and share groups: no offsets on {t.target} after a failover</span>
+          </CardHeader>
+          <CardContent>
+            <UncheckpointedGroupsTable flow={t.flow} groups={t.uncheckpointedGroups} />
+          </CardContent>
+        </Card>
+      ) : null}
     </>
   );
 }

@@ -5,6 +5,7 @@ import { NoDataYet } from "@/components/flow/no-data-yet";
 import { GroupSummary } from "@/components/groups/group-summary";
 import { PartitionTable } from "@/components/groups/partition-table";
 import { RereadChart } from "@/components/groups/reread-chart";
+import { UncheckpointedPartitionTable } from "@/components/groups/uncheckpointed-groups";
 import { PageHeader } from "@/components/layout/page-header";
 import { TimeRangePicker } from "@/components/layout/time-range-picker";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
@@ -61,6 +62,37 @@ export default async function GroupPage({ params, searchParams }: Props) {
             <TextLink href={flowPath(page.flow, "groups")}>See the {page.known.length} checkpointed group(s)</TextLink>
           </p>
         </EmptyState>
+      </>
+    );
+  }
+  if (page.kind === "uncheckpointed") {
+    const { translation: t, group } = page;
+    return (
+      <>
+        <PageHeader
+          title={`Group ${group.group}`}
+          subtitle={
+            <>
+              {t.source} → {t.target} · {group.groupType} group · {group.state}, {group.members} member{group.members === 1 ? "" : "s"} ·{" "}
+              <TextLink href={flowPath(t.flow, "groups")}>all groups</TextLink>
+            </>
+          }
+          updatedAt={page.takenAt}
+          now={now}
+        />
+        <EmptyState tone="warn" title="MM2 does not checkpoint this group" className="mb-4" data-testid="group-not-checkpointed">
+          <p>{group.note}</p>
+          <p>Gapwatch shows where the group stands on {t.source}; it translates nothing and raises no checkpoint alert for it.</p>
+          {group.unknown !== null ? <p>Offsets not read this cycle — {group.unknown}</p> : null}
+        </EmptyState>
+        <Card>
+          <CardHeader>
+            <CardTitle>Partitions</CardTitle>
+          </CardHeader>
+          <CardContent>
+            <UncheckpointedPartitionTable rows={group.partitions} />
+          </CardContent>
+        </Card>
       </>
     );
   }

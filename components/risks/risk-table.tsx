@@ -1,0 +1,39 @@
+import { Pill } from "@/components/ui/pill";
+import { formatAge } from "@/lib/format";
+import type { RiskRecord } from "@/lib/alerts/types";
+
+const typeLabels: Record<string, string> = {
+  COMMIT_WITHOUT_LEADER_EPOCH: "Commits without leader epoch",
+  UNCLEAN_ELECTION_ENABLED: "Unclean election enabled",
+};
+
+/** One row per risk: what, where, since when, and the one-line explanation. */
+export function RiskTable({ risks, now }: { risks: readonly RiskRecord[]; now: number }) {
+  if (risks.length === 0) return <p className="text-sm">No standing risk: every group commits with a leader epoch and no topic allows an unclean election.</p>;
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm" data-testid="risk-table">
+        <thead className="text-xs text-zinc-600 dark:text-zinc-400">
+          <tr>
+            <th className="py-1 pr-3">Risk</th>
+            <th className="py-1 pr-3">Where</th>
+            <th className="py-1 pr-3">Since</th>
+            <th className="py-1">What it means</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
+          {risks.map((r) => (
+            <tr key={r.key} data-testid="risk-row" data-type={r.type} data-cluster={r.cluster ?? ""} data-group={r.group ?? ""} className="align-top">
+              <td className="py-2 pr-3">
+                <Pill tone={r.severity === "warning" ? "warn" : "info"}>{typeLabels[r.type] ?? r.type}</Pill>
+              </td>
+              <td className="py-2 pr-3 font-mono text-xs">{[r.cluster, r.group].filter((x) => x !== null).join(" / ")}</td>
+              <td className="py-2 pr-3 text-xs whitespace-nowrap">{formatAge(now - r.firstSeen)} ago</td>
+              <td className="py-2 text-sm">{r.summary}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+import { expect, test } from "@playwright/test";
+import { saveScreenshot, timePageLoad } from "../support/screenshots";
+import { sandboxFlowPath } from "../flow/wait-hydrated";
+
+const checks = ["connectors", "topics", "configs", "lag", "alerts", "groups", "heartbeats"];
+const verdicts = ["ready", "degraded", "not-ready", "unknown"];
+
+test("the overview and the flow page answer 'can we fail over now?' with the verdict, each check and its cost", async ({ page }) => {
+  await timePageLoad(page, "/");
+  const line = page.getByTestId("flow-east->west").getByTestId("flow-readiness");
+  await expect(line).toBeVisible({ timeout: 60_000 });
+  expect(verdicts).toContain(await line.getAttribute("data-verdict"));
+  await expect(line).toContainText("Failover:");
+
+  await timePageLoad(page, sandboxFlowPath);
+  const panel = page.getByTestId("readiness-panel");
+  await expect(panel).toBeVisible({ timeout: 60_000 });
+  await expect(panel.getByRole("heading", { name: "Can we fail over now?" })).toBeVisible();
+  expect(verdicts).toContain(await panel.getAttribute("data-verdict"));
+  // Every check is listed with a status; MM2's connectors and the replicated topics are fine in the sandbox.
+  for (const id of checks) await expect(panel.getByTestId(`readiness-check-${id}`)).toBeVisible();
+  await expect(panel.getByTestId("readiness-check-connectors")).toHaveAttribute("data-status", "ok");
+  await expect(panel.getByTestId("readiness-check-connectors")).toContainText("every connector RUNNING (Connect ");
+  await expect(panel.getByTestId("readiness-check-topics")).toHaveAttribute("data-status", "ok");
+  await expect(panel.getByTestId("readiness-cost")).toContainText("If the source failed now:");
+  await saveScreenshot(page, "flow-readiness");
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(panel).toBeVisible();
+  await saveScreenshot(page, "flow-readiness-phone");
+
+  const api = await page.request.get(`/api/flows/${encodeURIComponent("east->west")}/readiness`);
+  expect(api.status()).toBe(200);
+  const body = (await api.json()) as { flow: string; verdict: string; checks: { id: string }[]; cost: { unreplicatedRecords: string } };
+  expect(body.flow).toBe("east->west");
+  expect(body.checks.map((c) => c.id).sort()).toEqual([...checks].sort());
+  expect(body.cost.unreplicatedRecords).toMatch(/^\d+$/);
+  expect((await page.request.get(`/api/flows/${encodeURIComponent("nowhere->west")}/readiness`)).status()).toBe(404);
+  const metrics = await (await page.request.get("/api/metrics")).text();
+  expect(metrics).toMatch(/gapwatch_flow_failover_ready\{flow="east->west"\} [01]/);
+});

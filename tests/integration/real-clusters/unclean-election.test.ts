@@ -1,0 +1,278 @@
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AlertRecord } from "@/lib/alerts/types";
+import type { PartitionState, Snapshot } from "@/lib/collector/types";
+import { readPartition, runKafkaTool } from "@/lib/sandbox/kafka-cli";
+import { classpathOf } from "@/lib/sandbox/jars";
+import { writeLogConfig } from "@/lib/sandbox/log-config";
+import { type MultiBrokerCluster, restartClusterBroker, startMultiBrokerCluster, stopClusterBroker, stopMultiBrokerCluster } from "@/lib/sandbox/multi-broker-cluster";
+import { sandboxDir } from "@/lib/sandbox/paths";
+import { sleep } from "@/lib/sandbox/processes";
+import { readSandboxState, type SandboxState } from "@/lib/sandbox/state";
+import { ensureTopics, sandboxKafka } from "@/lib/sandbox/topics";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
+
+/**
+ * KAFKA-763 for real: an unclean leader election truncates acknowledged records, and producers
+ * refill the log past its old end before Gapwatch looks again — the case a "log end went back"
+ * rule misses. Own 3-broker cluster `south` (a KRaft controller and brokers 1–3, stopped by PID);
+ * `ledger` has one partition on brokers [2, 1] (2 preferred), min.insync.replicas=1 (the leader
+ * keeps acknowledging alone) and unclean.leader.election.enable=true. Broker 3 only keeps the
+ * internal topics (__consumer_offsets, RF 3) led while brokers 1 and 2 are both down.
+ *
+ * Sequence, with Gapwatch cycles only where named: follower 1 stopped (out of the ISR); 20 records
+ * acknowledged by leader 2 alone (cycle: log end 50); groups `reader` and `early` commit 45 and 20;
+ * leader 2 stopped; broker 1 started and elected uncleanly (by the controller, as the topic allows,
+ * else `kafka-leader-election --election-type unclean`); 40 new records (log end 70, past the old
+ * 50) while broker 2 returns as a follower (it truncates); cycle. The truth is read from record
+ * contents: Kafka's ConsoleConsumer before, DumpLogSegments on broker 2's own segment after. Then a
+ * clean (preferred) leader change back to broker 2 must stay quiet.
+ */
+const alias = "south";
+const topic = "ledger";
+const firstBatch = 30;
+const acknowledgedAlone = 20;
+const refill = 40;
+
+let state: SandboxState;
+let cluster: MultiBrokerCluster | null = null;
+let runtime: ReturnType<typeof createSandboxRuntime>;
+
+beforeAll(async () => {
+  state = readSandboxState();
+  const baseDir = path.join(sandboxDir, "real-clusters");
+  // A crashed earlier run's data would hold the topic already (its JVMs were stopped by pidfile).
+  rmSync(path.join(baseDir, alias), { recursive: true, force: true });
+  const started = Date.now();
+  cluster = await startMultiBrokerCluster({
+    alias,
+    baseDir,
+    classpath: classpathOf(state.jars),
+    logOption: writeLogConfig(sandboxDir, state.kafkaVersion),
+  });
+  report("3-broker cluster up", [`${((Date.now() - started) / 1000).toFixed(1)} s`]);
+  await ensureTopics(cluster.bootstrap, [
+    { topic, partitions: 1, replicaAssignment: [[2, 1]], configs: { "min.insync.replicas": "1", "unclean.leader.election.enable": "true" } },
+  ]);
+  await produce("a", 0, firstBatch);
+  runtime = createSandboxRuntime({ ...state, clusters: { ...state.clusters, [alias]: { bootstrap: cluster.bootstrap } } }, 5);
+  await cycleUntil((s) => ledgerOf(s)?.logEnd === BigInt(firstBatch) && ledgerOf(s)?.isr.length === 2, "ledger written and fully replicated");
+});
+
+afterAll(async () => {
+  await runtime?.collector.stop();
+  runtime?.alerts.stop();
+  runtime?.store.close();
+  if (cluster) await stopMultiBrokerCluster(cluster);
+});
+
+describe("an unclean leader election truncates acknowledged records (KAFKA-763)", () => {
+  let before: Map<bigint, string>;
+  let epochBefore = 0;
+
+  it("UNCLEAN_TRUNCATION names exactly the offsets whose records are gone, although the log end grew past the old one", async () => {
+    // Follower 1 leaves the ISR (controlled shutdown); leader 2 keeps acknowledging alone.
+    await stopClusterBroker(cluster!, 1, "graceful");
+    await waitForPartition((p) => p.leader === 2 && p.isr.join() === "2", "broker 1 out of the ISR");
+    await produce("b", firstBatch, acknowledgedAlone);
+    const [seen, values] = await Promise.all([
+      cycleUntil((s) => ledgerOf(s)?.logEnd === BigInt(firstBatch + acknowledgedAlone), "the records acknowledged by broker 2 alone"),
+      readValues(0n, firstBatch + acknowledgedAlone),
+    ]);
+    epochBefore = ledgerOf(seen)!.leaderEpoch;
+    before = values;
+    // Before any loss: Kafka's DescribeTopicPartitions names no eligible leader replica (KIP-966)
+    // besides leader 2, alone in the ISR, so losing broker 2 forces an unclean election.
+    expect(ledgerOf(seen)!.eligibleLeaderReplicas).toEqual([]);
+    const atRisk = firing().filter((a) => a.type === "NO_CLEAN_SUCCESSOR");
+    expect(atRisk.map((a) => [a.key, a.evidence.partitionIds, a.evidence.leaders])).toEqual([[`NO_CLEAN_SUCCESSOR|${alias}|${topic}`, "0", "2"]]);
+    report("at risk", [atRisk[0]!.summary]);
+    // Consumer groups as kafkajs commits (no leader epoch): one read 45 records, one 20.
+    await commitOffsets({ reader: 45, early: 20 });
+
+    // Leader 2 goes; stale broker 1 comes back and is elected without the last 20 records; the
+    // refill and broker 2's return (as a follower: it truncates) overlap.
+    await stopClusterBroker(cluster!, 2, "graceful");
+    await restartClusterBroker(cluster!, 1);
+    await electUncleanly();
+    await Promise.all([produce("c", firstBatch, refill), restartClusterBroker(cluster!, 2)]);
+    await waitForPartition((p) => p.isr.length === 2, "broker 2 back in the ISR");
+
+    // Kafka's truth: the values before (ConsoleConsumer) and broker 2's own log after (DumpLogSegments):
+    // broker 2 wrote 0–49 as leader and now holds, at every offset, what leader 1 has.
+    const after = await dumpSegmentOf(2);
+    expect(after.size).toBe(firstBatch + refill);
+    const gone = [...before].filter(([offset, value]) => after.get(offset) !== value).map(([offset]) => offset);
+    report("offsets whose record changed", [gone.map(String).join(",")]);
+    expect(gone).toEqual(Array.from({ length: acknowledgedAlone }, (_, i) => BigInt(firstBatch + i)));
+    expect([...after.values()].filter((v) => v.startsWith("b-"))).toEqual([]);
+    await waitForCommits({ reader: 45, early: 20 });
+
+    const snapshot = await runtime.collector.runCycle();
+    const ledger = ledgerOf(snapshot)!;
+    report("after the election", [JSON.stringify(ledger, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v))]);
+    // The old rule alone would see nothing: the log end grew from 50 to 70.
+    expect(ledger.logEnd).toBe(BigInt(firstBatch + refill));
+    expect(ledger.previousEpochEnd).toEqual({ epoch: epochBefore, endOffset: gone[0] });
+    const truncations = firing().filter((a) => a.type === "UNCLEAN_TRUNCATION");
+    expect(truncations.map((a) => a.key)).toEqual([`UNCLEAN_TRUNCATION|${alias}|${topic}|0|epoch${ledger.leaderEpoch}`]);
+    expect(truncations[0]!.evidence).toMatchObject({
+      firstLostOffset: String(gone[0]),
+      lastLostOffset: String(gone[gone.length - 1]),
+      lostCount: String(gone.length),
+      lostCountIsLowerBound: false,
+      previousLogEnd: String(firstBatch + acknowledgedAlone),
+      newLogEnd: String(firstBatch + refill),
+      rewrittenCount: String(acknowledgedAlone),
+      previousLeaderEpoch: epochBefore,
+      newLeaderEpoch: ledger.leaderEpoch,
+      leader: ledger.leader,
+      // `early` committed 20, before the divergence point: it read nothing that is gone.
+      groupsPastDivergence: "reader at 45 (no leader epoch)",
+      groupsWithoutLeaderEpoch: 1,
+    });
+    report("finding", [truncations[0]!.summary]);
+    const others = firing().filter((a) => !["UNCLEAN_TRUNCATION", "UNDER_REPLICATED", "NO_CLEAN_SUCCESSOR"].includes(a.type));
+    expect(others.map((a) => a.key)).toEqual([]);
+  });
+
+  it("a clean (preferred) leader change afterwards stays quiet", async () => {
+    const start = ledgerOf(await runtime.collector.runCycle())!;
+    await runKafkaTool(state, "org.apache.kafka.tools.LeaderElectionCommand", [
+      "--bootstrap-server", cluster!.bootstrap, "--election-type", "preferred", "--topic", topic, "--partition", "0",
+    ]).catch((err: unknown) => report("preferred election", [String(err)]));
+    await waitForPartition((p) => p.leader === 2, "broker 2 leader again");
+    const snapshot = await runtime.collector.runCycle();
+    const ledger = ledgerOf(snapshot)!;
+    // Broker 2 was in the ISR: its log holds everything of the previous epoch.
+    expect(ledger.leaderEpoch).toBeGreaterThan(start.leaderEpoch);
+    expect(ledger.previousEpochEnd).toEqual({ epoch: start.leaderEpoch, endOffset: start.logEnd });
+    expect(firing().filter((a) => a.type === "UNCLEAN_TRUNCATION")).toHaveLength(1);
+  });
+});
+
+/** Evidence for the run's log. */
+function report(step: string, lines: string[]): void {
+  process.stderr.write(`[unclean-election] ${step}:\n${lines.map((l) => `  ${l}`).join("\n")}\n`);
+}
+
+/** Produces `count` records `<label>-<n>` (n from `from`), acks=all, to partition 0. */
+async function produce(label: string, from: number, count: number): Promise<void> {
+  const producer = sandboxKafka(cluster!.bootstrap, "gapwatch-unclean-election").producer();
+  await producer.connect();
+  try {
+    const messages = Array.from({ length: count }, (_, i) => ({ partition: 0, value: `${label}-${from + i}` }));
+    await producer.send({ topic, acks: -1, messages });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/**
+ * The topic allows unclean elections, so the controller usually elects broker 1 by itself once it
+ * is back; otherwise `kafka-leader-election --election-type unclean` does.
+ */
+async function electUncleanly(): Promise<void> {
+  const byController = await waitForPartition((p) => p.leader === 1, "broker 1 elected by the controller", 3000).then(
+    () => true,
+    () => false,
+  );
+  if (byController) return;
+  const out = await runKafkaTool(state, "org.apache.kafka.tools.LeaderElectionCommand", [
+    "--bootstrap-server", cluster!.bootstrap, "--election-type", "unclean", "--topic", topic, "--partition", "0",
+  ]).catch((err: unknown) => String(err));
+  report("kafka-leader-election --election-type unclean", [out.trim()]);
+  await waitForPartition((p) => p.leader === 1, "broker 1 elected");
+}
+
+/** Polls Kafka's metadata (kafkajs, not Gapwatch) until partition 0 of the topic matches. */
+async function waitForPartition(check: (p: { leader: number; isr: number[] }) => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const admin = sandboxKafka(cluster!.bootstrap, "gapwatch-unclean-election-admin").admin();
+  await admin.connect();
+  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  let last = "";
+  try {
+    while (Date.now() < deadline) {
+      const found = await admin.fetchTopicMetadata({ topics: [topic] }).catch((err: unknown) => String(err));
+      const p = typeof found === "string" ? null : found.topics[0]?.partitions.find((x) => x.partitionId === 0);
+      if (p && check({ leader: p.leader, isr: [...p.isr].sort() })) {
+        report(what, [`${((Date.now() - started) / 1000).toFixed(1)} s`]);
+        return;
+      }
+      last = typeof found === "string" ? found : JSON.stringify(p);
+      await sleep(500);
+    }
+  } finally {
+    await admin.disconnect();
+  }
+  throw new Error(`timed out waiting for ${what}: ${last}`);
+}
+
+/** Commits each group's offset on partition 0 (kafkajs: no leader epoch in the commit). */
+async function commitOffsets(offsets: Record<string, number>): Promise<void> {
+  const admin = sandboxKafka(cluster!.bootstrap, "gapwatch-unclean-election-admin").admin();
+  await admin.connect();
+  try {
+    for (const [groupId, offset] of Object.entries(offsets)) await admin.setOffsets({ groupId, topic, partitions: [{ partition: 0, offset: String(offset) }] });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Waits until Kafka answers with the commits (their coordinators moved while brokers 1 and 2 were down). */
+async function waitForCommits(offsets: Record<string, number>, timeoutMs = 30_000): Promise<void> {
+  const admin = sandboxKafka(cluster!.bootstrap, "gapwatch-unclean-election-admin").admin();
+  await admin.connect();
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  try {
+    while (Date.now() < deadline) {
+      const read = await Promise.all(
+        Object.keys(offsets).map((groupId) =>
+          admin.fetchOffsets({ groupId, topics: [topic] }).then(
+            (r) => r[0]?.partitions.find((p) => p.partition === 0)?.offset,
+            (err: unknown) => String(err),
+          ),
+        ),
+      );
+      if (read.every((o, i) => o === String(Object.values(offsets)[i]))) return;
+      last = read.join(", ");
+      await sleep(500);
+    }
+  } finally {
+    await admin.disconnect();
+  }
+  throw new Error(`timed out waiting for the committed offsets: ${last}`);
+}
+
+/** Offset → value of partition 0, read with Kafka's ConsoleConsumer. */
+async function readValues(from: bigint, count: number): Promise<Map<bigint, string>> {
+  const records = await readPartition(state, cluster!.bootstrap, topic, 0, from, count);
+  expect(records).toHaveLength(count);
+  return new Map(records.map((r) => [r.offset, r.value]));
+}
+
+/** Offset → value of broker `nodeId`'s own first segment of partition 0 (DumpLogSegments). */
+async function dumpSegmentOf(nodeId: number): Promise<Map<bigint, string>> {
+  const dir = path.join(cluster!.brokers.find((b) => b.nodeId === nodeId)!.dataDir, "log", `${topic}-0`);
+  const out = await runKafkaTool(state, "org.apache.kafka.tools.DumpLogSegments", ["--files", path.join(dir, "00000000000000000000.log"), "--print-data-log"]);
+  const values = new Map<bigint, string>();
+  for (const m of out.matchAll(/\| offset: (\d+) .*? payload: (\S+)/g)) values.set(BigInt(m[1]!), m[2]!);
+  return values;
+}
+
+function ledgerOf(snapshot: Snapshot): PartitionState | undefined {
+  return snapshot.clusters.find((c) => c.alias === alias)?.topics.find((t) => t.name === topic)?.partitions[0];
+}
+
+function firing(): AlertRecord[] {
+  return runtime.alerts.list({ state: "firing" }).filter((a) => a.cluster === alias);
+}
+
+const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000) =>
+  cycleUntilSeen(runtime.collector, check, what, {
+    timeoutMs,
+    describe: (s) => JSON.stringify(ledgerOf(s), (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v)),
+  });
