@@ -59,20 +59,10 @@ export interface AlertRecord {
  * A standing risk (lib/detect riskFindingTypes): present while its finding is, with the time it was
  * first seen. Never an alert, never notified.
  */
-export interface RiskRecord {
-  key: string;
-  type: FindingTypeName;
-  severity: SeverityName;
-  flow: string | null;
-  cluster: string | null;
-  topic: string | null;
-  partition: number | null;
-  group: string | null;
-  summary: string;
-  evidence: Evidence;
-  firstSeen: number;
-  lastSeen: number;
-}
+export type RiskRecord = Pick<
+  AlertRecord,
+  "key" | "type" | "severity" | "flow" | "cluster" | "topic" | "partition" | "group" | "summary" | "evidence" | "firstSeen" | "lastSeen"
+>;
 
 /** One change of one alert. */
 export interface AlertTransition {
