@@ -39,3 +39,18 @@ test("the overview and the flow page answer 'can we fail over now?' with the ver
   const metrics = await (await page.request.get("/api/metrics")).text();
   expect(metrics).toMatch(/gapwatch_flow_failover_ready\{flow="east->west"\} [01]/);
 });
+
+test("standing risks have their own page and never appear among the alerts", async ({ page }) => {
+  await timePageLoad(page, "/risks");
+  await expect(page.getByRole("heading", { name: "Risks" })).toBeVisible();
+  // kafkajs (the workload's consumers) commits without a leader epoch: a risk on east for both groups.
+  for (const group of ["gapwatch-fast", "gapwatch-slow"]) {
+    const row = page.locator(`[data-testid="risk-row"][data-type="COMMIT_WITHOUT_LEADER_EPOCH"][data-cluster="east"][data-group="${group}"]`);
+    await expect(row).toContainText("commits without a leader epoch", { timeout: 60_000 });
+  }
+  await saveScreenshot(page, "risks");
+  const api = (await (await page.request.get("/api/risks")).json()) as { risks: { type: string }[]; byCluster: { cluster: string; risks: number }[] };
+  expect(api.risks.filter((r) => r.type === "COMMIT_WITHOUT_LEADER_EPOCH").length).toBeGreaterThanOrEqual(2);
+  const alerts = (await (await page.request.get("/api/alerts")).json()) as { alerts: { type: string }[] };
+  expect(alerts.alerts.filter((a) => a.type === "COMMIT_WITHOUT_LEADER_EPOCH" || a.type === "UNCLEAN_ELECTION_ENABLED")).toEqual([]);
+});
