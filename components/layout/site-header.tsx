@@ -17,7 +17,7 @@ export async function SiteHeader() {
   const session = readSession(await cookies());
   return (
     <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
-      <div className="mx-auto flex max-w-7xl items-center gap-6 px-4 py-2">
+      <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-2">
         <Link href="/" className="flex items-center gap-2 text-lg font-bold tracking-tight">
           <Image src="/logo.svg" alt="" width={24} height={24} unoptimized priority />
           Gapwatch

@@ -42,7 +42,8 @@ export function ReadinessPanel({ readiness }: { readiness: FlowReadiness }) {
 }
 
 function describeCost(cost: FailoverCost): string {
-  const records = cost.unreplicatedRecords === 0n ? "every record is on the target" : `${formatCount(cost.unreplicatedRecords)} records are not on the target yet`;
+  const copied = cost.unreplicatedRecords === 0n ? "every record still at the source is on the target" : `${formatCount(cost.unreplicatedRecords)} records are not on the target yet`;
+  const records = cost.lostRecords === 0n ? copied : `${copied}; ${formatCount(cost.lostRecords)} records were lost before MM2 copied them (open DATA_LOSS)`;
   const age = cost.oldestUnreplicatedAgeMs === null || cost.unreplicatedRecords === 0n ? "" : ` (the oldest ${formatAge(cost.oldestUnreplicatedAgeMs)} old)`;
   const replays = cost.groups.filter((g) => g.replayRecords > 0n || g.skippingPartitions > 0);
   const groups =

@@ -27,7 +27,7 @@ export function RiskTable({ risks, now }: { risks: readonly RiskRecord[]; now: n
               <td className="py-2 pr-3">
                 <Pill tone={r.severity === "warning" ? "warn" : "info"}>{typeLabels[r.type] ?? r.type}</Pill>
               </td>
-              <td className="py-2 pr-3 font-mono text-xs">{[r.cluster, r.group].filter((x) => x !== null).join(" / ")}</td>
+              <td className="py-2 pr-3 font-mono text-xs whitespace-nowrap">{[r.cluster, r.group].filter((x) => x !== null).join(" / ")}</td>
               <td className="py-2 pr-3 text-xs whitespace-nowrap">{formatAge(now - r.firstSeen)} ago</td>
               <td className="py-2 text-sm">{r.summary}</td>
             </tr>

@@ -1,6 +1,7 @@
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { Flow, Snapshot } from "@/lib/collector/types";
 import type { Thresholds } from "@/lib/detect/thresholds";
+import { FindingType } from "@/lib/detect/types";
 import type { FlowTranslation } from "@/lib/translation";
 import {
   checkAlerts,
@@ -31,6 +32,8 @@ export interface FailoverCost {
   unreplicatedRecords: bigint;
   /** Age of the oldest of them (ms); null when nothing waits or its timestamp is unknown. */
   oldestUnreplicatedAgeMs: number | null;
+  /** Records already lost: deleted at the source before MM2 copied them (open DATA_LOSS alerts of the flow). */
+  lostRecords: bigint;
   /** Per checkpointed group: records it re-reads with MM2's offsets, and partitions where it skips records. */
   groups: { group: string; replayRecords: bigint; skippingPartitions: number }[];
 }
@@ -81,12 +84,15 @@ export function assessFlowReadiness(input: ReadinessInput): FlowReadiness {
   };
 }
 
-function estimateFailoverCost({ snapshot, flow, translation }: ReadinessInput): FailoverCost {
+function estimateFailoverCost({ snapshot, flow, translation, alerts }: ReadinessInput): FailoverCost {
+  const losses = alerts.filter((a) => a.state === "firing" && a.flow === flow.id && a.type === FindingType.DATA_LOSS);
+  const lostRecords = losses.reduce((sum, a) => sum + (typeof a.evidence.lostCount === "string" && /^\d+$/.test(a.evidence.lostCount) ? BigInt(a.evidence.lostCount) : 0n), 0n);
   const known = flow.partitions.filter((p) => p.unknown === null);
   const stamps = known.map((p) => p.oldestUnreplicatedTimestamp).filter((t): t is number => t !== null);
   return {
     unreplicatedRecords: known.reduce((sum, p) => sum + (p.lag ?? 0n), 0n),
     oldestUnreplicatedAgeMs: stamps.length === 0 ? null : Math.max(0, snapshot.takenAt - Math.min(...stamps)),
+    lostRecords,
     groups: (translation?.groups ?? []).map((g) => ({ group: g.group, replayRecords: g.totals.failoverReplayRecords, skippingPartitions: g.totals.skippingPartitions })),
   };
 }

@@ -122,7 +122,7 @@ describe("failover readiness", () => {
       ["groups", "ok"],
       ["heartbeats", "ok"],
     ]);
-    expect(r.cost).toEqual({ unreplicatedRecords: 0n, oldestUnreplicatedAgeMs: null, groups: [{ group: "billing", replayRecords: 0n, skippingPartitions: 0 }] });
+    expect(r.cost).toEqual({ unreplicatedRecords: 0n, oldestUnreplicatedAgeMs: null, lostRecords: 0n, groups: [{ group: "billing", replayRecords: 0n, skippingPartitions: 0 }] });
   });
 
   it("is not ready when the source connector's task FAILED, degraded without a checkpoint connector", () => {
@@ -205,11 +205,15 @@ describe("failover readiness", () => {
   });
 
   it("is not ready while a DATA_LOSS alert of the flow fires, ready again once it resolved", () => {
-    const firing = assess(healthySnapshot(), { alerts: [alert({})] });
+    const firing = assess(healthySnapshot(), { alerts: [alert({ evidence: { lostCount: "300" } }), alert({ id: "a2", key: "k2", partition: 1, summary: "25 records of orders/1 were deleted at east before MM2 copied them (offsets 40–64)", evidence: { lostCount: "25" } })] });
     expect(firing.verdict).toBe("not-ready");
+    expect(firing.cost.lostRecords).toBe(325n);
     expect(statusOf(firing, "alerts")).toMatchObject({
-      message: "1 open: DATA_LOSS — 300 records of orders/2 were deleted at east before MM2 copied them (offsets 500–799)",
-      items: [{ text: "DATA_LOSS: 300 records of orders/2 were deleted at east before MM2 copied them (offsets 500–799)", href: "/flows/east-%3Ewest/topics/orders/2?alert=a1" }],
+      message: "2 open: DATA_LOSS — 300 records of orders/2 were deleted at east before MM2 copied them (offsets 500–799)",
+      items: [
+        { text: "DATA_LOSS: 300 records of orders/2 were deleted at east before MM2 copied them (offsets 500–799)", href: "/flows/east-%3Ewest/topics/orders/2?alert=a1" },
+        { text: "DATA_LOSS: 25 records of orders/1 were deleted at east before MM2 copied them (offsets 40–64)", href: "/flows/east-%3Ewest/topics/orders/1?alert=a2" },
+      ],
     });
     expect(assess(healthySnapshot(), { alerts: [alert({ state: "resolved", resolvedAt: T0 })] }).verdict).toBe("ready");
     // An OFFLINE partition blocks only on the target; another flow's loss does not count.
