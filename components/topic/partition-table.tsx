@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useCallback, useMemo, useRef, useState, type MouseEvent, type UIEvent } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent, type UIEvent } from "react";
 import { cn } from "@/lib/utils";
 import type { PartitionRowView } from "@/lib/views/topic";
 import { generateSyntheticPartitionRows } from "@/lib/views/topic-synthetic";
@@ -22,6 +22,13 @@ export function PartitionTable({ rows, synthetic, hrefBase, hrefQuery }: { rows:
   const data = useMemo(() => (synthetic > 0 ? generateSyntheticPartitionRows(synthetic) : rows), [rows, synthetic]);
   const [scrollTop, setScrollTop] = useState(0);
   const frame = useRef<number | null>(null);
+  // A scroll made before React hydrated this table fired no onScroll: start from where the
+  // element already is, or the rows in view stay blank until the next scroll (seen in CI).
+  const scroller = useRef<HTMLDivElement | null>(null);
+  useEffect(() => {
+    const top = scroller.current?.scrollTop ?? 0;
+    if (top !== 0) setScrollTop(top);
+  }, []);
   const onScroll = useCallback((e: UIEvent<HTMLDivElement>) => {
     const top = e.currentTarget.scrollTop;
     if (frame.current !== null) cancelAnimationFrame(frame.current);
@@ -52,6 +59,7 @@ export function PartitionTable({ rows, synthetic, hrefBase, hrefQuery }: { rows:
         {data.length.toLocaleString("en-US")} partitions · rendering rows {start}–{Math.max(start, end - 1)} (scroll the table; each row opens the partition)
       </p>
       <div
+        ref={scroller}
         onScroll={onScroll}
         tabIndex={0}
         aria-label="Partition rows, scrollable"
