@@ -4,6 +4,7 @@ import type { Snapshot } from "@/lib/collector/types";
 import { defaultThresholds } from "@/lib/detect/thresholds";
 import type { FlowTranslation, GroupTranslation, TranslationTotals } from "@/lib/translation";
 import { assessFlowReadiness, type ReadinessInput } from "@/lib/views/readiness";
+import { makeAlert } from "../alerts/helpers";
 import {
   makeCluster,
   makeConnect,
@@ -87,26 +88,15 @@ function assess(snapshot: Snapshot, over: Partial<ReadinessInput> = {}) {
 
 const statusOf = (r: ReturnType<typeof assess>, id: string) => r.checks.find((c) => c.id === id);
 
+/** A firing DATA_LOSS alert of the flow (tests/unit/alerts/helpers.ts), as the readiness cases name it. */
 function alert(over: Partial<AlertRecord>): AlertRecord {
-  return {
+  return makeAlert({
     id: "a1",
     key: "DATA_LOSS|east->west|orders|2|500",
-    type: "DATA_LOSS",
-    severity: "critical",
-    state: "firing",
-    acknowledged: null,
-    flow: "east->west",
-    cluster: "east",
-    topic: "orders",
-    partition: 2,
-    group: null,
     summary: "300 records of orders/2 were deleted at east before MM2 copied them (offsets 500–799)",
     evidence: {},
-    firstSeen: T0,
-    lastSeen: T0,
-    resolvedAt: null,
     ...over,
-  };
+  });
 }
 
 describe("failover readiness", () => {
