@@ -21,12 +21,15 @@ export interface ReadinessCheck {
   items: { text: string; href: string | null }[];
 }
 
-interface CheckInput {
+/** What the readiness checks read: one flow of one snapshot, its translation, the alerts, its RPO. */
+export interface ReadinessInput {
   snapshot: Snapshot;
   flow: Flow;
+  /** The flow's translation this cycle; null when it could not be made (no checkpoint data). */
   translation: FlowTranslation | null;
   alerts: readonly AlertRecord[];
   thresholds: Thresholds;
+  /** The flow's recovery point objective (config `flows."<id>".rpoSeconds`, default thresholds.lagSeconds). */
   rpoSeconds: number;
   now: number;
 }
@@ -47,7 +50,7 @@ function worstOf(statuses: ReadinessStatus[]): ReadinessStatus {
  * connector copies the data (not ready without it); the checkpoint connector translates the
  * groups' offsets and the heartbeat connector proves the flow alive (degraded without them).
  */
-export function checkConnectors({ snapshot, flow }: CheckInput): ReadinessCheck {
+export function checkConnectors({ snapshot, flow }: ReadinessInput): ReadinessCheck {
   const title = "MM2 connectors";
   const found = findFlowConnectors(snapshot, flow);
   if (found.kind === "unknown") return makeCheck("connectors", title, "unknown", found.why);
@@ -119,7 +122,7 @@ function describeConnectorProblem(connector: Connector | undefined): string | nu
  * Every source topic of the flow exists on the target with the same partition count (KAFKA-9981:
  * MM2 stops syncing a topic whose partition counts differ); a filter that matches nothing is not ready.
  */
-export function checkTopics({ snapshot, flow }: CheckInput): ReadinessCheck {
+export function checkTopics({ snapshot, flow }: ReadinessInput): ReadinessCheck {
   const title = "Topics on the target";
   if (flow.partitions.length === 0) return makeCheck("topics", title, "not-ready", `MM2's topic filter (${flow.topicsFilter}) matches no source topic`);
   const target = freshCluster(snapshot, flow.target);
@@ -157,7 +160,7 @@ function freshCluster(snapshot: Snapshot, alias: string): ClusterSnapshot | null
  * source's: a different cleanup.policy loses records (KAFKA-12254), shorter retention deletes
  * copies the source still holds, unclean election may truncate acknowledged records.
  */
-export function checkTopicConfigs({ snapshot, flow }: CheckInput): ReadinessCheck {
+export function checkTopicConfigs({ snapshot, flow }: ReadinessInput): ReadinessCheck {
   const title = "Target topic settings";
   const source = freshCluster(snapshot, flow.source);
   const target = freshCluster(snapshot, flow.target);
@@ -216,7 +219,7 @@ function describeLimit(value: bigint | null): string {
  * What the target lacks now is within the flow's RPO: the oldest record not yet copied is younger
  * than rpoSeconds. Partitions whose data is unknown this cycle make the check unknown.
  */
-export function checkLag({ snapshot, flow, rpoSeconds }: CheckInput): ReadinessCheck {
+export function checkLag({ snapshot, flow, rpoSeconds }: ReadinessInput): ReadinessCheck {
   const title = `Lag within the RPO (${formatAge(rpoSeconds * 1000)})`;
   const unknown = flow.partitions.filter((p) => p.unknown !== null || p.lag === null);
   const known = flow.partitions.filter((p) => p.unknown === null && p.lag !== null);
@@ -249,7 +252,7 @@ const costlyFlowAlerts: FindingTypeName[] = [FindingType.MM2_POSITION_MOVED, Fin
  * No open loss, reset, truncation, failed or stalled task on the flow, and no offline partition or
  * unclean truncation on the target.
  */
-export function checkAlerts({ flow, alerts }: CheckInput): ReadinessCheck {
+export function checkAlerts({ flow, alerts }: ReadinessInput): ReadinessCheck {
   const title = "Open alerts";
   const open = alerts.filter((a) => a.state === "firing");
   const ofFlow = open.filter((a) => a.flow === flow.id);
@@ -268,7 +271,7 @@ export function checkAlerts({ flow, alerts }: CheckInput): ReadinessCheck {
  * Every consumer group reading a replicated topic is checkpointed, and failing over with MM2's
  * offsets neither skips records nor re-reads more than translationReplayRecords.
  */
-export function checkGroups({ flow, translation, alerts, thresholds }: CheckInput): ReadinessCheck {
+export function checkGroups({ flow, translation, alerts, thresholds }: ReadinessInput): ReadinessCheck {
   const title = "Consumer groups";
   if (translation === null || !translation.syncsLoaded) return makeCheck("groups", title, "unknown", "MM2's offset syncs could not be read: groups cannot be translated");
   const groupHref = (group: string) => flowPath(flow.id, "groups", group);
@@ -298,7 +301,7 @@ export function checkGroups({ flow, translation, alerts, thresholds }: CheckInpu
 }
 
 /** MM2's heartbeats arrive on the target within the RPO: the flow is alive end to end. */
-export function checkHeartbeats({ flow, rpoSeconds }: CheckInput): ReadinessCheck {
+export function checkHeartbeats({ flow, rpoSeconds }: ReadinessInput): ReadinessCheck {
   const title = "Heartbeats";
   const latency = flow.heartbeat.latencyMs;
   if (latency === null) {

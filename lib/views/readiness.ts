@@ -1,8 +1,4 @@
-import type { AlertRecord } from "@/lib/alerts/types";
-import type { Flow, Snapshot } from "@/lib/collector/types";
-import type { Thresholds } from "@/lib/detect/thresholds";
 import { FindingType } from "@/lib/detect/types";
-import type { FlowTranslation } from "@/lib/translation";
 import {
   checkAlerts,
   checkConnectors,
@@ -12,10 +8,11 @@ import {
   checkTopicConfigs,
   checkTopics,
   type ReadinessCheck,
+  type ReadinessInput,
   type ReadinessStatus,
 } from "./readiness-checks";
 
-export type { ReadinessCheck, ReadinessStatus } from "./readiness-checks";
+export type { ReadinessCheck, ReadinessInput, ReadinessStatus } from "./readiness-checks";
 
 /**
  * The answer to "if the source region dies now, is the copy usable?": `not-ready` when failing
@@ -46,18 +43,6 @@ export interface FlowReadiness {
   cost: FailoverCost;
   rpoSeconds: number;
   evaluatedAt: number;
-}
-
-export interface ReadinessInput {
-  snapshot: Snapshot;
-  flow: Flow;
-  /** The flow's translation this cycle; null when it could not be made (no checkpoint data). */
-  translation: FlowTranslation | null;
-  alerts: readonly AlertRecord[];
-  thresholds: Thresholds;
-  /** The flow's recovery point objective (config `flows."<id>".rpoSeconds`, default thresholds.lagSeconds). */
-  rpoSeconds: number;
-  now: number;
 }
 
 const statusRank: Record<ReadinessStatus, number> = { "not-ready": 3, unknown: 2, degraded: 1, ok: 0 };
