@@ -4,6 +4,6 @@
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.GAPWATCH_DISABLE_COLLECTOR === "1") return;
-  const { startRuntime } = await import("@/lib/collector/singleton");
+  const { startRuntime } = await import("@/lib/pipeline/runtime");
   startRuntime();
 }

@@ -5,14 +5,14 @@ import { listClusterViews } from "@/lib/views/clusters";
 import { listFlowSummaries } from "@/lib/views/flows";
 import { readRequestTime } from "@/lib/views/clock";
 import { listFlowReadiness } from "@/lib/views/readiness-data";
-import { readLatestSnapshot } from "@/lib/views/runtime-data";
+import { readLatestModel } from "@/lib/views/runtime-data";
 
 export const dynamic = "force-dynamic";
 
 export default function OverviewPage() {
-  const snapshot = readLatestSnapshot();
+  const model = readLatestModel();
   const now = readRequestTime();
-  if (!snapshot) {
+  if (!model) {
     return (
       <>
         <PageHeader title="Overview" updatedAt={null} now={now} />
@@ -20,9 +20,10 @@ export default function OverviewPage() {
       </>
     );
   }
+  const snapshot = model.snapshot;
   const flows = listFlowSummaries(snapshot);
   const clusters = listClusterViews(snapshot, now);
-  const readiness = new Map(listFlowReadiness(snapshot, now).map((r) => [r.flow, r]));
+  const readiness = new Map(listFlowReadiness(model).map((r) => [r.flow, r]));
   return (
     <>
       <PageHeader title="Overview" subtitle={`${flows.length} MirrorMaker 2 flow${flows.length === 1 ? "" : "s"} · ${clusters.length} clusters`} updatedAt={snapshot.takenAt} now={now} />
@@ -33,7 +34,8 @@ export default function OverviewPage() {
         {flows.length === 0 ? (
           <p className="rounded border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950">
             No MirrorMaker 2 connectors found on {snapshot.connect.map((c) => `Connect at ${c.url}`).join(", ") || "any configured Connect cluster"}. For dedicated-mode MM2, Gapwatch reads
-            mm2-offsets.&lt;source&gt;.internal on the target cluster.
+            mm2-offsets.&lt;source&gt;.internal and the connector configs in mm2-configs.&lt;source&gt;.internal on the target cluster
+            (a direction whose MirrorSourceConnector is disabled is no flow).
           </p>
         ) : (
           <div className="grid gap-4">{flows.map((f) => <FlowCard key={f.id} flow={f} readiness={readiness.get(f.id)!} />)}</div>

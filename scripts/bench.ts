@@ -2,7 +2,6 @@
 // API and page speed, and processing at 100,000 partitions (synthetic). Prints a table and writes
 // JSON to .gapwatch/bench/. Not part of `npm test`. See README.md, "Benchmarks".
 import path from "node:path";
-import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import { findFreePort } from "@/lib/sandbox/free-port";
 import { gapwatchDir } from "@/lib/sandbox/paths";
 import { parseFlags } from "./args";
@@ -11,15 +10,18 @@ import { createStoppedBenchConnector } from "./bench/bench-connector";
 import { connectBenchAdmins, deleteTopicsMatching } from "./bench/bench-topics";
 import { launchChromium } from "./bench/browser";
 import { connectDashboard } from "./bench/dashboard-client";
+import { measureMetricsScrapeSizes } from "./bench/metrics-scrape";
 import { measureDetectionLatency, summarizeLatency } from "./bench/detection-latency";
 import { runHttpPhase } from "./bench/http-phase";
 import { connectNaivePoller } from "./bench/naive-poller";
 import { runPollPhase } from "./bench/poll-phase";
 import { type BenchReport, createReport, renderReport, writeReportFile } from "./bench/report";
 import { type BenchResources, createResources, removeBenchConnector, stopResources } from "./bench/resources";
-import { measureSyntheticScale } from "./bench/synthetic-scale";
+import { runPipelineCompute } from "./bench/pipeline-compute";
 import { type Stack, startStack } from "./stack";
 
+/** The dashboard's poll interval in the bench stack; detection latency counts a miss after 3 of them. */
+const benchPollSeconds = 5;
 const flowId = "east->west";
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -30,6 +32,8 @@ interface BenchOptions {
   loadSeconds: number;
   syntheticPartitions: number;
   syntheticCycles: number;
+  /** Also 1,000,000 partitions (3 cycles) in phase 5: the growth ratio against the 100k size. */
+  syntheticMillion: boolean;
 }
 
 /** Defaults are the full run; `--quick` is a smoke run of every phase at small sizes. */
@@ -39,7 +43,7 @@ function readOptions(argv: string[]): BenchOptions {
   const num = (name: string, full: number, small: number) => (flags[name] !== undefined ? Number(flags[name]) : quick ? small : full);
   const sizes = (flags.sizes ?? (quick ? "500,1000" : "1000,5000,10000")).split(",").map(Number);
   if (sizes.some((s) => !Number.isInteger(s) || s <= 0)) throw new Error(`--sizes must be positive integers, got "${flags.sizes}"`);
-  return { sizes, cycles: num("cycles", 20, 5), rounds: num("rounds", 5, 1), loadSeconds: num("load-seconds", 10, 3), syntheticPartitions: num("synthetic", 100_000, 20_000), syntheticCycles: num("synthetic-cycles", 5, 2) };
+  return { sizes, cycles: num("cycles", 20, 5), rounds: num("rounds", 5, 1), loadSeconds: num("load-seconds", 10, 3), syntheticPartitions: num("synthetic", 100_000, 20_000), syntheticCycles: num("synthetic-cycles", 20, 3), syntheticMillion: !quick };
 }
 
 /** Runs one phase; a failure is recorded and the run goes on with the next phase. */
@@ -60,10 +64,9 @@ async function runPhase<T>(report: BenchReport, name: string, phase: () => Promi
 
 /**
  * The phases that need the running stack: poll cost (1+2), API and pages at the largest size (4),
- * then, with the benchmark topics removed, detection latency (3). Returns the collector's last
- * snapshot at the largest size for the synthetic phase.
+ * then, with the benchmark topics removed, detection latency (3).
  */
-async function measureWithStack(stack: Stack, res: BenchResources, opts: BenchOptions, report: BenchReport): Promise<{ snapshot: Snapshot; history: CollectorHistory } | null> {
+async function measureWithStack(stack: Stack, res: BenchResources, opts: BenchOptions, report: BenchReport): Promise<void> {
   const state = stack.sandbox.state;
   const dashboard = await connectDashboard(`http://127.0.0.1:${new URL(stack.url).port}`, stack.adminSecret);
   const browser = (res.browser = await launchChromium(say));
@@ -78,13 +81,10 @@ async function measureWithStack(stack: Stack, res: BenchResources, opts: BenchOp
       runPollPhase(admins, collector, naive, { sizes: opts.sizes, cycles: opts.cycles, naiveBudgetMs: 240_000, flowId, log: say }),
     )) ?? [];
   const largest = [...report.pollCost].reverse().find((s) => s.ours !== null);
-  let captured: { snapshot: Snapshot; history: CollectorHistory } | null = null;
   if (largest) {
     report.http = await runPhase(report, `4. API and page speed at ${largest.benchPartitions} partitions`, () =>
       runHttpPhase(dashboard, browser, stack.app.pid, flowId, largest.benchPartitions, opts.loadSeconds, say),
     );
-    const snapshot = collector.latest();
-    if (snapshot) captured = { snapshot, history: collector.history() };
   }
   await naive.close();
   res.naive = null;
@@ -99,11 +99,10 @@ async function measureWithStack(stack: Stack, res: BenchResources, opts: BenchOp
   report.detection = await runPhase(report, "3. detection latency", async () => {
     const page = await browser.newPage();
     await page.goto(`${dashboard.base}/?refresh=5`);
-    const injections = await measureDetectionLatency({ state, flowId, dashboard, page, log: say }, opts.rounds);
+    const injections = await measureDetectionLatency({ state, flowId, pollIntervalMs: benchPollSeconds * 1000, dashboard, page, log: say }, opts.rounds);
     await page.close();
     return { rounds: opts.rounds, summary: summarizeLatency(injections), injections };
   });
-  return captured;
 }
 
 async function main(): Promise<void> {
@@ -122,14 +121,13 @@ async function main(): Promise<void> {
   }
 
   say(`Gapwatch benchmark: sizes ${opts.sizes.join(", ")} partitions, ${opts.cycles} cycles each, ${opts.rounds} injections per fault, dashboard on port ${port}.`);
-  let captured: { snapshot: Snapshot; history: CollectorHistory } | null = null;
   try {
     const t = Date.now();
-    const stack = (res.stack = await startStack({ port, workload: true, pollIntervalSeconds: 5, log: say }));
+    const stack = (res.stack = await startStack({ port, workload: true, pollIntervalSeconds: benchPollSeconds, log: say }));
     report.stackStartSeconds = (Date.now() - t) / 1000;
     report.kafkaVersion = stack.sandbox.state.kafkaVersion;
     say(`Stack up in ${report.stackStartSeconds.toFixed(0)} s (Kafka ${report.kafkaVersion}).`);
-    captured = await measureWithStack(stack, res, opts, report);
+    await measureWithStack(stack, res, opts, report);
   } catch (err) {
     report.errors.push(err instanceof Error ? err.message : String(err));
     say(`benchmark failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -138,12 +136,15 @@ async function main(): Promise<void> {
     await stopAll();
   }
 
-  if (captured) {
-    const { snapshot, history } = captured;
-    report.synthetic = await runPhase(report, `5. synthetic processing at ${opts.syntheticPartitions} partitions`, async () =>
-      measureSyntheticScale(snapshot, history, flowId, opts.syntheticPartitions, opts.syntheticCycles),
-    );
-  }
+  // Needs no stack: scaled from the committed sandbox snapshot (scripts/bench/pipeline-compute.ts).
+  const computeSizes = [10_000, opts.syntheticPartitions, ...(opts.syntheticMillion ? [1_000_000] : [])];
+  report.synthetic = await runPhase(report, `5. pipeline computation at ${computeSizes.join(", ")} partitions`, () =>
+    runPipelineCompute({ sizes: computeSizes, cycles: opts.syntheticCycles, millionCycles: 3, log: say }),
+  );
+  // Needs no stack: its snapshots are generated (scripts/bench/metrics-scrape.ts).
+  report.metrics = await runPhase(report, `6. Prometheus update and scrape at 10,000 and ${opts.syntheticPartitions} partitions`, () =>
+    measureMetricsScrapeSizes([10_000, opts.syntheticPartitions], 20),
+  );
   report.durationSeconds = (Date.now() - started) / 1000;
   const file = writeReportFile(report, path.join(gapwatchDir, "bench"));
   say(`\n${renderReport(report)}\n\nJSON: ${file}`);

@@ -1,11 +1,13 @@
 // `npm test`: typecheck beside lint, unit, integration (real Kafka + MM2) with the 5-minute chaos
 // soak and the Next.js build beside it, e2e (Debian Chromium). Prints how long each stage took.
-// `npm test -- --only unit,integration,soak` runs a subset.
+// `npm test -- --only unit,integration,soak` runs a subset; `--integration-shards 2` splits the integration files
+// over two sandboxes side by side (scripts/integration-shards.ts).
 import { ensureKafkaJars } from "@/lib/sandbox/jars";
 import { getKafkaVersion } from "@/lib/sandbox/kafka-version";
 import { buildAppIfChanged, runCommand } from "./app-build";
 import { parseFlags } from "./args";
 import { ensureChromium } from "./chromium";
+import { runIntegrationShards, stopIntegrationShards } from "./integration-shards";
 import { startCiSoak, type CiSoak } from "./soak/ci-stage";
 import { startStack, type Stack } from "./stack";
 
@@ -13,6 +15,8 @@ const bin = (name: string) => `node_modules/.bin/${name}`;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 let stack: Stack | null = null;
 let soak: CiSoak | null = null;
+/** Integration shards (`--integration-shards N`): one until two sandboxes side by side are proven on a quiet CI machine. */
+let integrationShards = 1;
 
 interface Stage {
   name: string;
@@ -32,7 +36,7 @@ const stages: Stage[] = [
     // The integration stage mostly waits on Kafka: a soak beside it slowed it by ~1% (measured).
     alongside: "integration",
     run: async (selected) => {
-      soak = startCiSoak(say, selected.includes("integration"));
+      soak = startCiSoak(say, selected.includes("integration") ? integrationShards : 0);
       try {
         await soak.done;
       } finally {
@@ -47,7 +51,7 @@ const stages: Stage[] = [
     alongside: "integration",
     run: () => buildAppIfChanged(say),
   },
-  { name: "integration", run: () => runCommand(bin("vitest"), ["run", "--project", "integration"]) },
+  { name: "integration", run: () => runIntegrationShards(integrationShards, say) },
   {
     name: "e2e",
     run: async () => {
@@ -71,6 +75,7 @@ const stages: Stage[] = [
 async function main(): Promise<void> {
   const { flags } = parseFlags(process.argv.slice(2));
   const only = flags.only?.split(",");
+  integrationShards = Number(flags["integration-shards"] ?? 1);
   const unknown = only?.filter((n) => !stages.some((s) => s.name === n)) ?? [];
   if (unknown.length) throw new Error(`unknown stage(s) ${unknown.join(", ")}; stages: ${stages.map((s) => s.name).join(", ")}`);
   const selected = stages.filter((s) => !only || only.includes(s.name));
@@ -117,7 +122,7 @@ async function main(): Promise<void> {
 
 const interrupt = async () => {
   (soak as CiSoak | null)?.stop();
-  await Promise.allSettled([(stack as Stack | null)?.stop(), (soak as CiSoak | null)?.done]);
+  await Promise.allSettled([(stack as Stack | null)?.stop(), (soak as CiSoak | null)?.done, stopIntegrationShards()]);
   process.exit(130);
 };
 process.on("SIGINT", () => void interrupt());

@@ -5,7 +5,7 @@ import { AlertFilters } from "@/components/alerts/alert-filters";
 import { PageHeader } from "@/components/layout/page-header";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { readSession } from "@/lib/auth/session";
-import { getRuntime } from "@/lib/collector/singleton";
+import { getRuntime } from "@/lib/pipeline/runtime";
 import { parseAlertFilter } from "@/lib/views/alerts";
 import { readRequestTime } from "@/lib/views/clock";
 

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { PageHeader } from "@/components/layout/page-header";
 import { RiskTable } from "@/components/risks/risk-table";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { getRuntime } from "@/lib/collector/singleton";
+import { getRuntime } from "@/lib/pipeline/runtime";
 import { readRequestTime } from "@/lib/views/clock";
 import { shapeRisksView } from "@/lib/views/risks";
 

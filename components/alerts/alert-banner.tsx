@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { cookies } from "next/headers";
 import { readSession } from "@/lib/auth/session";
-import { getRuntime } from "@/lib/collector/singleton";
+import { getRuntime } from "@/lib/pipeline/runtime";
 import { getLogger } from "@/lib/logger";
 import { linkAlertEvidence } from "@/lib/views/alert-links";
 import { AcknowledgeButton } from "./acknowledge-button";

@@ -100,7 +100,7 @@ export function TopicTable({ rows, topicHref }: { rows: FlowTopicRowView[]; topi
                   {r.unknownPositions > 0 ? <span className="block text-xs font-normal text-amber-700 dark:text-amber-300">{r.unknownPositions} unknown</span> : null}
                 </NumTd>
                 <Td>
-                  <LagSparkline points={r.spark} label={r.topic} />
+                  <LagSparkline lags={r.spark} label={r.topic} />
                 </Td>
               </tr>
             ))}

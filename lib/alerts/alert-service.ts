@@ -1,4 +1,4 @@
-import type { Collector } from "@/lib/collector/collector";
+import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import type { GapwatchConfig } from "@/lib/config";
 import {
   createDetectorMemory,
@@ -7,11 +7,9 @@ import {
   parseDetectorMemory,
   riskFindingTypes,
   runDetectors,
-  type Thresholds,
 } from "@/lib/detect";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "@/lib/store";
-import { updateMetrics } from "./metrics";
 import { createNotifier, type Notifier } from "./notifiers";
 import { acknowledgeAlert, defaultReconcileOptions, reconcileAlerts } from "./reconcile-alerts";
 import { reconcileRisks } from "./reconcile-risks";
@@ -21,8 +19,26 @@ const log = getLogger("alerts");
 const memoryKey = "detector-memory";
 const risksKey = "risks";
 
-/** The server's alerting: detectors after every cycle, alert lifecycle, persistence, delivery, metrics. */
+/** One cycle as the alert service sees it. */
+export interface AlertCycleInput {
+  current: Snapshot;
+  previous: Snapshot | null;
+  history: CollectorHistory;
+  /** Findings of other pure detectors this cycle (lib/translation's, from the pipeline). */
+  extraFindings: readonly Finding[];
+}
+
+/** What one cycle left: the alerts and risks after it, and the transitions it caused. */
+export interface AlertCycleResult {
+  alerts: readonly AlertRecord[];
+  risks: readonly RiskRecord[];
+  transitions: readonly AlertTransition[];
+}
+
+/** The server's alerting: detectors, alert lifecycle, persistence and delivery, one cycle at a time. */
 export interface AlertService {
+  /** Runs the detectors on a cycle and reconciles their findings with the alerts (the pipeline calls it). */
+  processCycle(input: AlertCycleInput): AlertCycleResult;
   list(filter?: { state?: string; type?: string; flow?: string }): AlertRecord[];
   /** The standing risks of the latest cycle (posture findings: never alerts). */
   risks(): RiskRecord[];
@@ -31,18 +47,12 @@ export interface AlertService {
 }
 
 /**
- * Runs the detectors on every cycle of `collector`, reconciles their findings with the stored
- * alerts (hysteresis, acknowledgement), persists alerts and detector memory (a restart neither
- * loses nor re-fires alerts), records transitions as events, hands them to the notifiers (a
- * background queue: a failing endpoint never slows polling) and updates the Prometheus metrics.
+ * Alerting over the stored state: each cycle runs the detectors, reconciles their findings with the
+ * stored alerts (hysteresis, acknowledgement), persists alerts and detector memory (a restart
+ * neither loses nor re-fires alerts), records transitions as events and hands them to the notifiers
+ * (a background queue: a failing endpoint never slows polling).
  */
-export function attachAlerting(
-  collector: Collector,
-  store: Store,
-  config: GapwatchConfig,
-  /** More findings per cycle from other pure detectors (e.g. lib/translation). */
-  extraSources: ((now: number, thresholds: Thresholds) => Finding[])[] = [],
-): AlertService {
+export function createAlertService(store: Store, config: GapwatchConfig): AlertService {
   // Alerts of risk types stored before risks left the alert list are dropped, not resolved (no notification).
   let alerts: AlertRecord[] = store.loadAlerts<AlertRecord>().filter((a) => !riskFindingTypes.has(a.type));
   let risks: RiskRecord[] = loadRisks(store);
@@ -51,23 +61,22 @@ export function attachAlerting(
     targets: config.notifications.webhooks.map((w, i) => ({ name: `webhook-${i + 1}`, kind: w.format === "json" ? "webhook" : w.format, url: w.url })),
   });
 
-  collector.onCycle((current, previous, history) => {
-    const now = current.takenAt;
-    const result = runDetectors({ previous, current, history, memory, now, thresholds: config.thresholds });
-    memory = result.memory;
-    const findings = [...result.findings, ...extraSources.flatMap((source) => source(now, config.thresholds))];
-    const reconciled = reconcileAlerts(alerts, findings.filter((f) => !riskFindingTypes.has(f.type)), now, defaultReconcileOptions);
-    alerts = reconciled.alerts;
-    risks = reconcileRisks(risks, findings.filter((f) => riskFindingTypes.has(f.type)), now);
-    store.saveAlerts(alerts);
-    store.setValue(risksKey, JSON.stringify(risks));
-    store.setValue(memoryKey, JSON.stringify(memory));
-    recordTransitions(store, reconciled.transitions, now);
-    notifier.enqueue(reconciled.transitions);
-    updateMetrics(current, alerts, risks);
-  });
-
   return {
+    processCycle({ current, previous, history, extraFindings }) {
+      const now = current.takenAt;
+      const result = runDetectors({ previous, current, history, memory, now, thresholds: config.thresholds });
+      memory = result.memory;
+      const findings = [...result.findings, ...extraFindings];
+      const reconciled = reconcileAlerts(alerts, findings.filter((f) => !riskFindingTypes.has(f.type)), now, defaultReconcileOptions);
+      alerts = reconciled.alerts;
+      risks = reconcileRisks(risks, findings.filter((f) => riskFindingTypes.has(f.type)), now);
+      store.saveAlerts(alerts);
+      store.setValue(risksKey, JSON.stringify(risks));
+      store.setValue(memoryKey, JSON.stringify(memory));
+      recordTransitions(store, reconciled.transitions, now);
+      notifier.enqueue(reconciled.transitions);
+      return { alerts, risks, transitions: reconciled.transitions };
+    },
     list(filter = {}) {
       return alerts
         .filter((a) => (!filter.state || a.state === filter.state) && (!filter.type || a.type === filter.type) && (!filter.flow || a.flow === filter.flow))

@@ -7,4 +7,4 @@ export { createAlertId } from "./alert-id";
 export { createMetrics, renderMetrics, updateMetrics, type GapwatchMetrics } from "./metrics";
 export * from "./notifiers";
 export * from "./types";
-export { attachAlerting, type AlertService } from "./alert-service";
+export { createAlertService, type AlertCycleResult, type AlertService } from "./alert-service";

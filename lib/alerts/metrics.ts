@@ -4,20 +4,24 @@
  * global one can clash with or leak into Gapwatch's /metrics.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { countUnknownPartitions } from "@/lib/collector/partition-unknown";
 import type { Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import { FindingType } from "@/lib/detect/types";
+import { defaultMetricsOptions, type MetricsOptions, type SeriesSelection, selectSeries } from "./metric-series";
+import { renderSelectionText } from "./metric-text";
 import type { AlertRecord, RiskRecord } from "./types";
 
 /** One set of metrics on its own registry. */
 export interface GapwatchMetrics {
   registry: Registry;
-  /** Refreshes every gauge from the snapshot, alerts and risks; counts each cycle's errors once. */
-  updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[], risks: readonly RiskRecord[]): void;
+  /**
+   * Refreshes every gauge from the snapshot, alerts and risks; counts each cycle's errors once.
+   * `options` (readMetricsOptions of the config) choose the partitions with series of their own.
+   */
+  updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[], risks: readonly RiskRecord[], options?: MetricsOptions): void;
   /** Sets each flow's failover readiness (computed above this layer, lib/views/readiness.ts). */
   updateReadiness(verdicts: readonly FlowVerdict[]): void;
-  /** The Prometheus text exposition of the registry. */
+  /** The Prometheus text exposition: the registry, then the per-topic and per-partition families (metric-text.ts). */
   renderMetrics(): Promise<string>;
 }
 
@@ -38,7 +42,9 @@ const taskStates = Object.values(ConnectorState);
 export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
   const registry = new Registry();
   const registers = [registry];
-  const partitionLag = new Gauge({ name: "gapwatch_flow_partition_lag_records", help: "Source records not yet replicated, per flow partition", labelNames: ["flow", "topic", "partition"], registers });
+  const omittedPartitions = new Gauge({ name: "gapwatch_flow_partition_series_omitted", help: "Flow partitions that qualified for series of their own but were left out by metrics.partitionSeriesLimit", labelNames: ["flow"], registers });
+  const omittedTopics = new Gauge({ name: "gapwatch_flow_topic_series_omitted", help: "Flow topics left without series by metrics.topicSeriesLimit", labelNames: ["flow"], registers });
+  const flowAge = new Gauge({ name: "gapwatch_flow_lag_seconds", help: "Age of the oldest source record not yet replicated in the flow, over partitions whose age is known", labelNames: ["flow"], registers });
   const flowLag = new Gauge({ name: "gapwatch_flow_lag_records", help: "Source records not yet replicated, per flow", labelNames: ["flow"], registers });
   const heartbeat = new Gauge({ name: "gapwatch_flow_heartbeat_latency_seconds", help: "Now minus the newest MM2 heartbeat on the target", labelNames: ["flow"], registers });
   const unknownPartitions = new Gauge({ name: "gapwatch_unknown_partitions", help: "Flow partitions whose data could not be read this cycle (not judged)", labelNames: ["flow"], registers });
@@ -55,21 +61,32 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
 
   const countedLoss = new Map<string, bigint>();
   let lastCycle: number | null = null;
+  /** The latest cycle's topics and partitions with series, and their text once a scrape asked for it. */
+  let selection: Pick<SeriesSelection, "topics" | "partitions"> = { topics: [], partitions: [] };
+  let selectionText: string | null = null;
 
   function updateFlows(snapshot: Snapshot): void {
-    partitionLag.reset();
     flowLag.reset();
     heartbeat.reset();
-    unknownPartitions.reset();
     for (const flow of snapshot.flows) {
       flowLag.set({ flow: flow.id }, Number(flow.totals.lag));
-      unknownPartitions.set({ flow: flow.id }, countUnknownPartitions(flow.partitions));
       if (flow.heartbeat.latencyMs !== null) heartbeat.set({ flow: flow.id }, flow.heartbeat.latencyMs / 1000);
-      // An unknown partition's lag may rest on data that could not be read: no series, like a null lag.
-      for (const p of flow.partitions) {
-        if (p.lag !== null && p.unknown === null) partitionLag.set({ flow: flow.id, topic: p.topic, partition: String(p.partition) }, Number(p.lag));
-      }
     }
+  }
+
+  /** Replaces the whole selection, so a topic or partition that no longer qualifies leaves no stale series. */
+  function updateTopicsAndPartitions(snapshot: Snapshot, alerts: readonly AlertRecord[], risks: readonly RiskRecord[], options: MetricsOptions): void {
+    const selected = selectSeries(snapshot, alerts, risks, options);
+    for (const gauge of [flowAge, unknownPartitions, omittedTopics, omittedPartitions]) gauge.reset();
+    // Unknown figures get no series (never a 0): the unknown counts say why they are missing.
+    for (const f of selected.flows) {
+      if (f.lagSeconds !== null) flowAge.set({ flow: f.flow }, f.lagSeconds);
+      unknownPartitions.set({ flow: f.flow }, f.unknownPartitions);
+      omittedTopics.set({ flow: f.flow }, f.omittedTopics);
+      omittedPartitions.set({ flow: f.flow }, f.omittedPartitions);
+    }
+    selection = selected;
+    selectionText = null;
   }
 
   function updateClusters(snapshot: Snapshot): void {
@@ -123,8 +140,9 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
 
   return {
     registry,
-    updateMetrics(snapshot, alerts, risks) {
+    updateMetrics(snapshot, alerts, risks, options = defaultMetricsOptions) {
       updateFlows(snapshot);
+      updateTopicsAndPartitions(snapshot, alerts, risks, options);
       updateConnect(snapshot);
       updateClusters(snapshot);
       updateAlerts(alerts);
@@ -139,7 +157,11 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
         for (const v of readinessVerdicts) readiness.set({ flow, verdict: v }, v === verdict ? 1 : 0);
       }
     },
-    renderMetrics: () => registry.metrics(),
+    async renderMetrics() {
+      const text = await registry.metrics();
+      selectionText ??= renderSelectionText(selection);
+      return `${text}\n${selectionText}`;
+    },
   };
 }
 
@@ -155,9 +177,9 @@ function getDefaultMetrics(): GapwatchMetrics {
   return holder.gapwatchMetrics;
 }
 
-/** Updates the process-wide metrics after a collector cycle. */
-export function updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[], risks: readonly RiskRecord[]): void {
-  getDefaultMetrics().updateMetrics(snapshot, alerts, risks);
+/** Updates the process-wide metrics after a collector cycle (`options`: readMetricsOptions of the config). */
+export function updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[], risks: readonly RiskRecord[], options?: MetricsOptions): void {
+  getDefaultMetrics().updateMetrics(snapshot, alerts, risks, options);
 }
 
 /** Sets the process-wide readiness gauges (GET /api/metrics computes them before rendering). */

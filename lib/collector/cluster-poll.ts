@@ -163,6 +163,7 @@ export function reshapeTopicConfigs(raw: TopicConfigValues): TopicConfigs {
     retentionBytes: retention(raw["retention.bytes"]),
     cleanupPolicy: raw["cleanup.policy"] ?? "delete",
     uncleanLeaderElection: raw["unclean.leader.election.enable"] === "true",
+    minInsyncReplicas: /^\d+$/.test(raw["min.insync.replicas"] ?? "") ? Number(raw["min.insync.replicas"]) : null,
   };
 }
 

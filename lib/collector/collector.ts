@@ -2,12 +2,13 @@ import type { GapwatchConfig } from "@/lib/config";
 import { type ClusterReader, createClusterReader, type RequestCount } from "@/lib/kafka";
 import { getLogger } from "@/lib/logger";
 import type { SyncPoint } from "@/lib/mm2";
-import type { Store } from "@/lib/store";
 import { describeError, pollCluster } from "./cluster-poll";
 import { pollConnect } from "./connect-poll";
 import { buildFlow } from "./flow-builder";
+import { readDedicatedConfigs } from "./dedicated-configs";
 import { discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readings";
+import type { CollectorPersistence } from "./persistence";
 import { advanceTransactionLedgers } from "./transaction-ledger-read";
 import { type PartitionLedger, parseLedgers, serializeLedgers } from "./transaction-ledger";
 import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, ledgerKey, type Snapshot, type TransactionLedgerView } from "./types";
@@ -18,7 +19,7 @@ const log = getLogger("collector");
 /** Store key of the transaction ledgers (transaction-ledger.ts): a restart continues where they were. */
 const ledgerStoreKey = "transaction-ledger";
 
-/** Called after every cycle with the new and the previous snapshot (detectors, alerts, metrics). */
+/** Called after every cycle with the new and the previous snapshot (lib/pipeline). */
 export type CycleListener = (current: Snapshot, previous: Snapshot | null, history: CollectorHistory) => void | Promise<void>;
 
 /**
@@ -45,7 +46,7 @@ export class Collector {
 
   constructor(
     private readonly config: GapwatchConfig,
-    private readonly store: Store | null,
+    private readonly store: CollectorPersistence | null,
   ) {
     for (const c of config.clusters) {
       this.readers.set(c.alias, createClusterReader({ alias: c.alias, bootstrap: c.bootstrap, tls: c.tls, sasl: c.sasl, clientId: "gapwatch" }));
@@ -135,7 +136,7 @@ export class Collector {
       transactionLedgers: this.ledgerViews,
     });
     this.latestSnapshot = snapshot;
-    this.persist(snapshot);
+    this.persist();
     for (const listener of this.listeners) {
       try {
         await listener(snapshot, previous, this.history());
@@ -149,7 +150,8 @@ export class Collector {
 
   private async readFlows(clusters: ClusterSnapshot[], connect: ConnectClusterSnapshot[], now: number, previous: Snapshot | null) {
     const byAlias = new Map(clusters.map((c) => [c.alias, c]));
-    const definitions = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows);
+    const dedicated = await readDedicatedConfigs(clusters, { readers: this.readers, clusters: byAlias, state: this.tailState });
+    const definitions = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows, dedicated);
     const read = await Promise.all(
       definitions.map(async (def) => {
         const readings = await readFlow(def, {
@@ -187,14 +189,13 @@ export class Collector {
     return refined;
   }
 
-  private persist(snapshot: Snapshot): void {
-    if (!this.store) return;
+  /** Keeps the transaction ledgers for a restart (the pipeline writes the cycle's samples). */
+  private persist(): void {
+    if (!this.store || this.ledgers.size === 0) return;
     try {
-      this.store.recordFlowSamples(snapshot.flows, snapshot.takenAt);
-      if (this.ledgers.size > 0) this.store.setValue(ledgerStoreKey, serializeLedgers(this.ledgers));
-      if (snapshot.cycle % 60 === 1) this.store.prune(snapshot.takenAt);
+      this.store.setValue(ledgerStoreKey, serializeLedgers(this.ledgers));
     } catch (err) {
-      log.error({ err: describeError(err) }, "writing the cycle to the store failed");
+      log.error({ err: describeError(err) }, "writing the transaction ledgers to the store failed");
     }
   }
 }

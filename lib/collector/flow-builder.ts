@@ -8,7 +8,6 @@ import {
   type DedicatedModeStatus,
   type Flow,
   type FlowPartition,
-  flowPartitionKey,
   type PartitionState,
   type TopicState,
 } from "./types";
@@ -38,9 +37,13 @@ export interface FlowReadings {
  */
 export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefined, target: ClusterSnapshot | undefined, readings: FlowReadings, now: number, previous: PreviousFlow | null = null): Flow {
   const judgeUnknown = createUnknownJudge(source, target, readings.failures, previous);
-  const targetPartitions = indexPartitions(target);
-  const targetTopics = new Set(target?.topics.map((t) => t.name));
-  const positionTopics = new Set([...(readings.positions?.keys() ?? [])].map((k) => k.slice(0, k.lastIndexOf("/"))));
+  const targetByName = new Map<string, TopicState>();
+  for (const t of target?.topics ?? []) if (!targetByName.has(t.name)) targetByName.set(t.name, t);
+  const targetTopics = new Set(targetByName.keys());
+  // Only a filter Gapwatch cannot evaluate falls back on the positions Connect holds (decideMembership).
+  const needsPositionTopics = def.topicFilters.length === 0 || def.topicFilters.some((f) => f.spec.kind === "unknown");
+  const positionTopics = new Set(needsPositionTopics ? [...(readings.positions?.keys() ?? [])].map((k) => k.slice(0, k.lastIndexOf("/"))) : []);
+  const densityIssues = readings.targetDensityIssues !== undefined && readings.targetDensityIssues.size > 0 ? readings.targetDensityIssues : null;
   const partitions: FlowPartition[] = [];
   const membership = { targetTopics, positionTopics };
   const excluded: { topic: TopicState; reason: string | null }[] = [];
@@ -51,14 +54,19 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
       excluded.push({ topic, reason: verdict.reason });
       continue;
     }
-    for (const p of topic.partitions) {
-      const lastReplicated = readings.positions?.get(`${topic.name}/${p.partition}`);
-      const t = targetPartitions.get(`${targetTopic}/${p.partition}`);
-      const history = readings.syncHistory.get(flowPartitionKey(def.id, topic.name, p.partition));
+    const remote = targetByName.get(targetTopic)?.partitions;
+    // flowPartitionKey(def.id, topic.name, partition), built once per topic.
+    const historyPrefix = `${def.id}|${topic.name}|`;
+    for (let i = 0; i < topic.partitions.length; i++) {
+      const p = topic.partitions[i]!;
+      const name = `${topic.name}/${p.partition}`;
+      const lastReplicated = readings.positions?.get(name);
+      const t = findPartition(remote, i, p.partition);
+      const history = readings.syncHistory.get(historyPrefix + p.partition);
       const committedPosition = lastReplicated === undefined ? null : lastReplicated + 1n;
-      const latestSync = history?.at(-1) ?? null;
+      const latestSync = history === undefined || history.length === 0 ? null : history[history.length - 1]!;
       const derived = derivePosition(latestSync, t?.logEnd ?? null, p.logEnd);
-      const densityIssue = readings.targetDensityIssues?.get(`${topic.name}/${p.partition}`) ?? null;
+      const densityIssue = densityIssues?.get(name) ?? null;
       const useDerived = densityIssue === null && derived !== null && (committedPosition === null || derived > committedPosition);
       const mm2Position = useDerived ? derived : committedPosition;
       const offsetLag = computeLag(p, mm2Position);
@@ -87,7 +95,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
       });
     }
   }
-  partitions.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+  const sorted = sortByTopicAndPartition(partitions);
   return {
     id: def.id,
     source: def.source,
@@ -103,26 +111,62 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     excludedTopics: listExcludedTopics(def, excluded, membership, readings.positions),
     offsetSyncs: def.offsetSyncs,
     checkpointsTopic: def.checkpointsTopic,
-    partitions,
+    partitions: sorted,
     checkpoints: [...readings.checkpoints],
     heartbeat: {
       latestTimestamp: readings.latestHeartbeat,
       latencyMs: readings.latestHeartbeat === null ? null : Math.max(0, now - readings.latestHeartbeat),
     },
-    totals: summarizeFlowTotals(partitions),
+    totals: summarizeFlowTotals(sorted),
     errors: readings.errors,
     ...(readings.dedicatedStatus ? { dedicatedStatus: readings.dedicatedStatus } : {}),
   };
 }
 
-/** A flow's totals over its partitions (recomputed when the tail read refines the lag). */
+/** A flow's totals over its partitions (recomputed when the tail read refines the lag), in one pass. */
 export function summarizeFlowTotals(partitions: readonly FlowPartition[]): Flow["totals"] {
-  return {
-    topics: new Set(partitions.map((p) => p.topic)).size,
-    partitions: partitions.length,
-    lag: partitions.reduce((sum, p) => sum + (p.lag ?? 0n), 0n),
-    unknownPositions: partitions.filter((p) => p.lag === null).length,
-  };
+  const topics = new Set<string>();
+  let lag = 0n;
+  let unknownPositions = 0;
+  for (const p of partitions) {
+    topics.add(p.topic);
+    if (p.lag === null) unknownPositions++;
+    else if (p.lag !== 0n) lag += p.lag;
+  }
+  return { topics: topics.size, partitions: partitions.length, lag, unknownPositions };
+}
+
+/**
+ * The partitions sorted by topic as String.prototype.localeCompare orders them, then partition
+ * number (a stable sort, as Array.prototype.sort): the topics are sorted once (a few thousand
+ * names), not compared per pair of 100,000 partitions.
+ */
+function sortByTopicAndPartition(partitions: readonly FlowPartition[]): FlowPartition[] {
+  const byTopic = new Map<string, FlowPartition[]>();
+  for (const p of partitions) {
+    const list = byTopic.get(p.topic);
+    if (list === undefined) byTopic.set(p.topic, [p]);
+    else list.push(p);
+  }
+  const names = [...byTopic.keys()].sort((a, b) => a.localeCompare(b));
+  const sorted: FlowPartition[] = [];
+  for (let i = 0; i < names.length; ) {
+    // Names the collation cannot tell apart sort as one topic (their partitions interleave by number).
+    let end = i + 1;
+    while (end < names.length && names[i]!.localeCompare(names[end]!) === 0) end++;
+    const group = names.slice(i, end).flatMap((name) => byTopic.get(name)!);
+    const inOrder = group.every((p, k) => k === 0 || group[k - 1]!.partition <= p.partition);
+    for (const p of inOrder ? group : group.sort((a, b) => a.partition - b.partition)) sorted.push(p);
+    i = end;
+  }
+  return sorted;
+}
+
+/** The partition numbered `partition` of a topic, looked for first where it is listed in order. */
+function findPartition(partitions: readonly PartitionState[] | undefined, at: number, partition: number): PartitionState | undefined {
+  if (partitions === undefined) return undefined;
+  const candidate = partitions[at];
+  return candidate?.partition === partition ? candidate : partitions.find((x) => x.partition === partition);
 }
 
 /**
@@ -153,8 +197,3 @@ function computeLag(p: PartitionState, mm2Position: bigint | null): bigint | nul
   return lag > 0n ? lag : 0n;
 }
 
-function indexPartitions(cluster: ClusterSnapshot | undefined): Map<string, PartitionState> {
-  const map = new Map<string, PartitionState>();
-  for (const t of cluster?.topics ?? []) for (const p of t.partitions) map.set(`${t.name}/${p.partition}`, p);
-  return map;
-}

@@ -11,6 +11,7 @@ import {
   nameTargetTopics,
   readCheckpointTiming,
   readGroupFilterSettings,
+  readMirrorEnabled,
   readTopicFilter,
   type ReplicationPolicy,
   type TopicFilterSpec,
@@ -27,7 +28,10 @@ export interface FlowDefinition {
   connectors: { source: string | null; sources: string[]; checkpoint: string | null; heartbeat: string | null };
   policy: ReplicationPolicy;
   topicsFilter: string;
-  /** Each source connector's topic filter, in `connectors.sources` order (none in dedicated mode). */
+  /**
+   * Each source connector's topic filter, in `connectors.sources` order; in dedicated mode the
+   * MirrorSourceConnector's from MM2's config topic (none while that is unknown).
+   */
   topicFilters: { connector: string; spec: TopicFilterSpec }[];
   groupsFilter: string;
   groupsExclude: string;
@@ -38,7 +42,21 @@ export interface FlowDefinition {
   heartbeatsTopic: string;
   /** Dedicated mode: Connect's offsets topic on the target holding MM2's positions. */
   positionsTopic: string | null;
+  /** Dedicated mode: why MM2's connector configs were not read completely this cycle (a flow error), or null. */
+  configReadError: string | null;
 }
+
+/** Dedicated mode: MM2's connector configs of one alias pair, from `mm2-configs.<source>.internal` (dedicated-configs.ts). */
+export interface DedicatedConfigs {
+  topic: string;
+  /** Connector configs by name as of the newest complete read; null while no read was complete (unknown). */
+  connectors: ReadonlyMap<string, Readonly<Record<string, string>>> | null;
+  /** Why this cycle's read was not complete, or null. */
+  error: string | null;
+}
+
+/** What flow discovery needs of a connector: its name and config. */
+type ConnectorConfig = Pick<Connector, "name" | "config">;
 
 const mm2Package = "org.apache.kafka.connect.mirror";
 
@@ -60,14 +78,16 @@ export function formatFlowId(source: string, target: string): string {
  * brings its topic filter); checkpoint and heartbeat connectors with the same aliases join it, the
  * checkpoint connector with its group filter and timing (from any Connect cluster). Source
  * connectors of one flow on two Connect clusters: the first cluster's are read. Then
- * dedicated-mode MM2 (no public REST API): a topic
- * `mm2-offsets.<source>.internal` on a cluster means a flow from `<source>` to that cluster.
+ * dedicated-mode MM2 (no public REST API): a topic `mm2-offsets.<source>.internal` on a cluster
+ * means a herder from `<source>` to that cluster ran, and `dedicated` (by flow id) holds its
+ * connector configs (defineDedicatedFlow).
  * `overrides` (config `flows.<id>`) set the replication policy where MM2's class is unknown.
  */
 export function discoverFlows(
   connect: readonly { name: string; connectors: readonly Connector[] }[],
   clusters: readonly { alias: string; topicNames: readonly string[] }[],
   overrides: FlowOverrides = {},
+  dedicated: ReadonlyMap<string, DedicatedConfigs> = new Map(),
 ): FlowDefinition[] {
   const flows = new Map<string, FlowDefinition>();
   for (const cluster of connect) {
@@ -96,10 +116,7 @@ export function discoverFlows(
       if (!flow || kind === "source" || kind === null || flow.connectors[kind]) continue;
       flow.connectors[kind] = c.name;
       if (kind !== "checkpoint") continue;
-      const groups = readGroupFilterSettings(c.config);
-      flow.groupsFilter = groups.groups;
-      flow.groupsExclude = groups.groupsExclude;
-      flow.checkpointTiming = readCheckpointTiming(c.config);
+      applyCheckpointSettings(flow, c.config);
     }
   }
   const aliases = new Set(clusters.map((c) => c.alias));
@@ -107,34 +124,76 @@ export function discoverFlows(
     for (const source of aliases) {
       if (source === cluster.alias) continue;
       const id = formatFlowId(source, cluster.alias);
-      const dedicated = nameDedicatedModeTopics(source);
-      if (flows.has(id) || !cluster.topicNames.includes(dedicated.offsets)) continue;
-      const override = overrides[id]?.replicationPolicy;
-      const policy = override ? createPolicy(override.kind, override.separator ?? ".", source) : createDefaultReplicationPolicy();
-      flows.set(id, {
-        id,
-        source,
-        target: cluster.alias,
-        discoveredFrom: "dedicated-topics",
-        connectCluster: null,
-        connectors: { source: null, sources: [], checkpoint: null, heartbeat: null },
-        policy,
-        topicsFilter: ".*",
-        topicFilters: [],
-        groupsFilter: ".*",
-        groupsExclude: defaultGroupsExclude,
-        checkpointTiming: defaultCheckpointTiming,
-        warnings: [],
-        offsetSyncs: { cluster: source, topic: locateOffsetSyncsTopic(policy, { source, target: cluster.alias }).topic },
-        ...targetTopicsOf(policy, source),
-        positionsTopic: dedicated.offsets,
-      });
+      if (flows.has(id) || !cluster.topicNames.includes(nameDedicatedModeTopics(source).offsets)) continue;
+      const def = defineDedicatedFlow(source, cluster.alias, dedicated.get(id), overrides);
+      if (def) flows.set(id, def);
     }
   }
   return [...flows.values()].sort((a, b) => a.id.localeCompare(b.id));
 }
 
-function defineFromSourceConnector(connectCluster: string, c: Connector, overrides: FlowOverrides): FlowDefinition | null {
+/**
+ * A dedicated-mode flow `source -> target`, from the connector configs its herder stored:
+ * - known configs: a flow only when a MirrorSourceConnector config exists (a tombstone deleted it)
+ *   and its `enabled` is not false — MirrorMakerConfig.clusterPairs also runs a herder, with every
+ *   connector disabled, for each pair `B->A` whose heartbeats are on (MM2's default) so that `A->B`
+ *   gets them: its offsets topic names no flow. The flow then reads that config exactly as a Connect
+ *   connector's (topic filter, replication policy, offset-syncs location), and the checkpoint
+ *   connector's group filter and timing;
+ * - configs not read completely yet (unknown): a flow as before MM2's configs were read — MM2's
+ *   default policy (or the config override), no topic filter (membership: MM2 holds a position for the
+ *   topic or its remote topic exists), default groups — with the reason as a flow error.
+ */
+function defineDedicatedFlow(source: string, target: string, configs: DedicatedConfigs | undefined, overrides: FlowOverrides): FlowDefinition | null {
+  const topics = nameDedicatedModeTopics(source);
+  const known = configs?.connectors ?? null;
+  const configReadError = configs?.error ?? (known === null ? `MM2 connector configs from ${target}/${topics.configs} not read` : null);
+  const dedicatedFields = () => ({
+    discoveredFrom: "dedicated-topics" as const,
+    connectCluster: null,
+    connectors: { source: null, sources: [], checkpoint: null, heartbeat: null },
+    positionsTopic: topics.offsets,
+    configReadError,
+  });
+  if (known === null) {
+    const id = formatFlowId(source, target);
+    const override = overrides[id]?.replicationPolicy;
+    const policy = override ? createPolicy(override.kind, override.separator ?? ".", source) : createDefaultReplicationPolicy();
+    return {
+      id,
+      source,
+      target,
+      ...dedicatedFields(),
+      policy,
+      topicsFilter: ".*",
+      topicFilters: [],
+      groupsFilter: ".*",
+      groupsExclude: defaultGroupsExclude,
+      checkpointTiming: defaultCheckpointTiming,
+      warnings: [],
+      offsetSyncs: { cluster: source, topic: locateOffsetSyncsTopic(policy, { source, target }).topic },
+      ...targetTopicsOf(policy, source),
+    };
+  }
+  const named = [...known].map(([name, config]) => ({ name, config })).sort((a, b) => a.name.localeCompare(b.name));
+  const sourceConnector = named.find((c) => classKind(c.config["connector.class"] ?? "") === "source");
+  if (!sourceConnector || readMirrorEnabled(sourceConnector.config) === false) return null;
+  // The herder fills in both aliases (connectorBaseConfig); the target is the cluster the topic is on.
+  const withAliases = { ...sourceConnector, config: { ...sourceConnector.config, "source.cluster.alias": source, "target.cluster.alias": target } };
+  const def = defineFromSourceConnector(null, withAliases, overrides)!;
+  const checkpoint = named.find((c) => classKind(c.config["connector.class"] ?? "") === "checkpoint");
+  if (checkpoint) applyCheckpointSettings(def, checkpoint.config);
+  return { ...def, ...dedicatedFields() };
+}
+
+function applyCheckpointSettings(def: FlowDefinition, config: Readonly<Record<string, string>>): void {
+  const groups = readGroupFilterSettings(config);
+  def.groupsFilter = groups.groups;
+  def.groupsExclude = groups.groupsExclude;
+  def.checkpointTiming = readCheckpointTiming(config);
+}
+
+function defineFromSourceConnector(connectCluster: string | null, c: ConnectorConfig, overrides: FlowOverrides): FlowDefinition | null {
   const source = c.config["source.cluster.alias"];
   const target = c.config["target.cluster.alias"];
   if (!source || !target) return null;
@@ -159,6 +218,7 @@ function defineFromSourceConnector(connectCluster: string, c: Connector, overrid
     offsetSyncs: { cluster: location === "source" ? source : target, topic: syncs.topic },
     ...targetTopicsOf(policy, source),
     positionsTopic: null,
+    configReadError: null,
   };
   addTopicFilter(def, c);
   return def;
@@ -193,7 +253,7 @@ function describePolicy(config: Readonly<Record<string, string>>): string {
 }
 
 /** Records a source connector's topic filter, and a warning when Gapwatch cannot evaluate it. */
-function addTopicFilter(def: FlowDefinition, c: Connector): void {
+function addTopicFilter(def: FlowDefinition, c: ConnectorConfig): void {
   const spec = readTopicFilter(c.config);
   def.topicFilters.push({ connector: c.name, spec });
   if (spec.kind === "unknown") {
@@ -214,7 +274,7 @@ function addTopicFilter(def: FlowDefinition, c: Connector): void {
  * class is read as the default policy with a warning naming it.
  */
 function resolvePolicy(
-  c: Connector,
+  c: ConnectorConfig,
   override: { kind: "default" | "identity"; separator?: string } | undefined,
 ): { policy: ReplicationPolicy; warning: FlowConfigWarning | null } {
   const source = c.config["source.cluster.alias"] ?? "";

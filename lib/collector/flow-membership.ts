@@ -20,7 +20,8 @@ export interface MembershipContext {
  *   by MirrorSourceConnector.shouldReplicateTopic (lib/mm2/topic-filter.ts) → member, copied by the
  *   first such connector in name order;
  * - a connector whose filter is unknown (custom `topic.filter.class`, `topics.blacklist` only, a
- *   pattern that does not compile here), and dedicated-mode MM2 (no connector config): the older
+ *   pattern that does not compile here), and dedicated-mode MM2 whose config topic was not read
+ *   completely yet (no connector config): the older
  *   rule — Connect holds a position for the topic, or it is not internal and its remote topic exists
  *   on the target (with IdentityReplicationPolicy `__consumer_offsets` exists on both sides, yet MM2
  *   never copies it);
@@ -35,16 +36,21 @@ export function decideMembership(def: FlowDefinition, topic: TopicState, ctx: Me
       continue;
     }
     const verdict = judgeTopic(spec.filter, def.policy, def, topic.name);
-    if (verdict.replicated) return { member: true, connector };
+    if (verdict.replicated) return { member: true, connector: nameCopier(def, connector) };
     reasons.push(def.topicFilters.length > 1 ? `${connector}: ${verdict.reason}` : verdict.reason);
   }
   if (def.topicFilters.length === 0 || unknownFilter !== null) {
     const targetTopic = def.policy.formatRemoteTopic(def.source, topic.name);
     const internal = topic.internal || def.policy.isInternalTopic(topic.name);
     const copied = ctx.positionTopics.has(topic.name) || (!internal && ctx.targetTopics.has(targetTopic));
-    return copied ? { member: true, connector: unknownFilter } : { member: false, reason: null };
+    return copied ? { member: true, connector: nameCopier(def, unknownFilter) } : { member: false, reason: null };
   }
   return { member: false, reason: reasons.join("; ") };
+}
+
+/** Dedicated mode's MirrorSourceConnector is no Connect connector (its state is in the status topic): null. */
+function nameCopier(def: FlowDefinition, connector: string | null): string | null {
+  return def.discoveredFrom === "dedicated-topics" ? null : connector;
 }
 
 /**

@@ -36,6 +36,8 @@ export interface FlowTailState {
   dedicatedPositions: Map<string, Map<string, bigint>>;
   /** Dedicated mode: each flow's status table, and the connectors as of its newest complete read. */
   statusTables: Map<string, { table: StatusTable; complete: Connector[] }>;
+  /** Dedicated mode: each flow's connector configs, and a copy as of the newest complete read (dedicated-configs.ts). */
+  configTables: Map<string, { table: Map<string, Record<string, string>>; complete: ReadonlyMap<string, Readonly<Record<string, string>>> | null }>;
   malformed: Record<string, number>;
 }
 
@@ -47,6 +49,7 @@ export function createFlowTailState(syncHistory: Map<string, SyncPoint[]> = new 
     heartbeats: new Map(),
     dedicatedPositions: new Map(),
     statusTables: new Map(),
+    configTables: new Map(),
     malformed: {},
   };
 }
@@ -61,6 +64,9 @@ export interface FlowReadContext {
   onSyncs?: (flow: string, topic: string, partition: number, syncs: SyncPoint[]) => void;
   onCheckpoints?: (flow: string, checkpoints: CheckpointPoint[]) => void;
 }
+
+/** What tailing an internal topic needs. */
+export type TailContext = Pick<FlowReadContext, "readers" | "clusters" | "state">;
 
 /**
  * Reads what MM2 itself says about a flow this cycle: its positions (Connect REST
@@ -79,6 +85,7 @@ export async function readFlow(def: FlowDefinition, ctx: FlowReadContext): Promi
     readCheckpoints(def, ctx, errors),
     readHeartbeats(def, ctx, errors),
   ]);
+  if (def.configReadError) errors.push(def.configReadError);
   if (dedicatedStatus?.error) errors.push(dedicatedStatus.error);
   const prefix = `${def.id}|`;
   return {
@@ -242,8 +249,8 @@ async function readHeartbeats(def: FlowDefinition, ctx: FlowReadContext, errors:
   }
 }
 
-async function tail(
-  ctx: FlowReadContext,
+export async function tail(
+  ctx: TailContext,
   cluster: string,
   topic: string,
   partition: number,
@@ -271,6 +278,6 @@ function joinErrors(errors: readonly string[]): string | null {
   return errors.length > 0 ? errors.join("; ") : null;
 }
 
-function countMalformed(ctx: FlowReadContext, cluster: string, topic: string, count: number): void {
+export function countMalformed(ctx: TailContext, cluster: string, topic: string, count: number): void {
   if (count > 0) ctx.state.malformed[`${cluster}/${topic}`] = (ctx.state.malformed[`${cluster}/${topic}`] ?? 0) + count;
 }

@@ -44,9 +44,14 @@ export function createUnknownJudge(
   failures: FlowReadFailures,
   previous: PreviousFlow | null,
 ): UnknownJudge {
-  const before = new Map((previous?.flow.partitions ?? []).map((p) => [`${p.topic}/${p.partition}`, p]));
+  // Built only when some partition is unknown: most cycles have none, and a flow has 100,000 partitions.
+  let before: Map<string, FlowPartition> | null = null;
   const clusterReasons = [describeClusterFailure(source), describeClusterFailure(target)].filter((r): r is string => r !== null);
+  const isRead = (p: PartitionState | undefined) => p === undefined || (p.logStart !== null && p.logEnd !== null);
   return (sourcePartition, targetPartition, positionSource) => {
+    // The common case, without building anything: every read of this partition succeeded.
+    const readFailed = (failures.positionsError !== null && positionSource === "committed") || (failures.syncsError !== null && positionSource === "offset-sync");
+    if (clusterReasons.length === 0 && !readFailed && isRead(sourcePartition) && isRead(targetPartition)) return null;
     const reasons = [...clusterReasons];
     if (clusterReasons.length === 0) {
       reasons.push(...describeOffsetsFailure(source, sourcePartition), ...describeOffsetsFailure(target, targetPartition));
@@ -54,6 +59,7 @@ export function createUnknownJudge(
     if (failures.positionsError !== null && positionSource === "committed") reasons.push(`MM2's positions: ${failures.positionsError}`);
     if (failures.syncsError !== null && positionSource === "offset-sync") reasons.push(`offset syncs: ${failures.syncsError}`);
     if (reasons.length === 0) return null;
+    before ??= new Map((previous?.flow.partitions ?? []).map((p) => [`${p.topic}/${p.partition}`, p]));
     const last = before.get(`${sourcePartition.topic}/${sourcePartition.partition}`);
     const dataAt = last === undefined ? null : last.unknown === null ? (previous?.takenAt ?? null) : last.unknown.dataAt;
     return { reason: reasons.join("; "), dataAt };

@@ -57,6 +57,8 @@ export interface TopicConfigs {
   retentionBytes: bigint | null;
   cleanupPolicy: string;
   uncleanLeaderElection: boolean;
+  /** The topic's effective min.insync.replicas (its override, else the broker's); null when not a number. */
+  minInsyncReplicas: number | null;
 }
 
 export interface TopicState {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { thresholdsSchema } from "@/lib/detect/thresholds";
+import { thresholdsSchema } from "./thresholds";
 
 /**
  * The shape of gapwatch.config.yaml. Secrets are given as `${ENV_VAR}` references and resolved
@@ -59,6 +59,32 @@ const flowOverrideSchema = z.object({
   }).strict().optional(),
 }).strict();
 
+/** A regular expression given as text; the config is refused when it does not compile. */
+const regexSchema = z.string().min(1).refine((source) => {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}, "must be a valid regular expression");
+
+/** Defaults of `metrics`: with them a scrape stays under 1 MB (about 150 bytes per topic, 200 per partition). */
+export const defaultMetricsLimits = { topicSeriesLimit: 4_000, partitionSeriesLimit: 1_000 };
+
+/**
+ * Prometheus series (lib/alerts/metrics.ts): flow topics get series of their own (those that need
+ * attention first), at most `topicSeriesLimit`; a partition only when it lags past
+ * thresholds.lagRecords / lagSeconds, an open alert or risk names it, or its topic is listed in
+ * `partitionSeriesTopics` — at most `partitionSeriesLimit`, worst first.
+ */
+const metricsSchema = z.object({
+  topicSeriesLimit: z.number().int().min(0).default(defaultMetricsLimits.topicSeriesLimit),
+  partitionSeriesLimit: z.number().int().min(0).default(defaultMetricsLimits.partitionSeriesLimit),
+  /** Topics whose partitions always get series (within the limit); each regex must match the whole name. */
+  partitionSeriesTopics: z.array(regexSchema).default([]),
+}).strict();
+
 const flowOverridesSchema = z.record(
   z.string().regex(/^[A-Za-z0-9_.-]+->[A-Za-z0-9_.-]+$/, "a flow id is <source alias>-><target alias>"),
   flowOverrideSchema,
@@ -77,6 +103,7 @@ export const configSchema = z.object({
   flows: flowOverridesSchema.default({}),
   store: z.object({ path: z.string().min(1).optional() }).strict().default({}),
   admin: z.object({ secret: z.string().min(12, "the admin secret must be at least 12 characters").optional() }).strict().default({}),
+  metrics: metricsSchema.default({ ...defaultMetricsLimits, partitionSeriesTopics: [] }),
   notifications: z.object({
     webhooks: z.array(z.object({ url: z.url(), format: z.enum(["json", "slack", "alertmanager"]).default("json") }).strict()).default([]),
   }).strict().default({ webhooks: [] }),

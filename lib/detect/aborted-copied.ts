@@ -41,9 +41,12 @@ export function detectAbortedRecordsCopied(ctx: DetectorContext): Finding[] {
   const findings: Finding[] = [];
   const ledgers = ctx.current.transactionLedgers;
   if (ledgers === undefined) return findings;
+  // Only topics with a ledger can count anything (ledgers exist where markers were seen: few).
+  const ledgerTopics = new Set(Object.values(ledgers).map((l) => `${l.cluster}|${l.topic}`));
+  if (ledgerTopics.size === 0) return findings;
   for (const flow of ctx.current.flows) {
     if (!isFlowFresh(ctx.current, flow)) continue;
-    for (const [topic, partitions] of groupByTopic(flow.partitions)) {
+    for (const [topic, partitions] of groupByTopic(flow.partitions.filter((p) => ledgerTopics.has(`${flow.source}|${p.topic}`)))) {
       if (partitions.some((p) => p.unknown !== null)) continue;
       const counted = partitions.flatMap((p) => {
         const ledger = ledgers[ledgerKey(flow.source, topic, p.partition)];
@@ -72,7 +75,11 @@ interface PartitionCount extends AbortedBelow {
 
 function groupByTopic(partitions: readonly FlowPartition[]): Map<string, FlowPartition[]> {
   const byTopic = new Map<string, FlowPartition[]>();
-  for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
+  for (const p of partitions) {
+    const list = byTopic.get(p.topic);
+    if (list === undefined) byTopic.set(p.topic, [p]);
+    else list.push(p);
+  }
   return byTopic;
 }
 

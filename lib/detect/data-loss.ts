@@ -6,9 +6,7 @@ import {
   findTopic,
   formatCount,
   formatRange,
-  indexFreshFlowPartitions,
   isCompacted,
-  listFreshFlowPartitions,
   minOffset,
   namePartition,
   type DetectorContext,
@@ -64,14 +62,11 @@ export type LossSignalName = (typeof LossSignal)[keyof typeof LossSignal];
  * signal; where the ledger read a sync gap's skipped offsets, the ≤ 2 marker rule gives way to it.
  */
 export function detectDataLoss(ctx: DetectorContext): EventCandidate[] {
-  const previous = indexFreshFlowPartitions(ctx.previous);
   const candidates: EventCandidate[] = [];
-  for (const view of listFreshFlowPartitions(ctx.current)) {
-    const before = previous.get(view.key)?.partition;
-    if (before === undefined || !isSameTopicEpoch(before, view.partition)) continue;
+  for (const { view, before, syncs } of ctx.judged) {
+    if (!isSameTopicEpoch(before, view.partition)) continue;
     const { topic, partition, transactionMarkersSeen } = view.partition;
     const ledger = transactionMarkersSeen ? ctx.current.transactionLedgers?.[ledgerKey(view.flow.source, topic, partition)] : undefined;
-    const syncs = ctx.newSyncs.get(view.key) ?? [];
     const gaps = findSyncGapLosses(ctx, view, syncs, ledger);
     const found = gaps.length > 0 || syncs.length > 1 ? gaps : findPositionJumpLoss(before, view.partition);
     const behind = findBehindLogStartLoss(view.partition);
@@ -105,6 +100,7 @@ function findSyncGapLosses(
   ledger: TransactionLedgerView | undefined,
 ): Sighting[] {
   const logStart = view.partition.sourceLogStart;
+  if (syncs.length < 2) return [];
   const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
   if (logStart === null || compacted !== false) return [];
   const sightings: Sighting[] = [];

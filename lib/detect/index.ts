@@ -4,7 +4,8 @@
  */
 export { runDetectors } from "./run-detectors";
 export { createDetectorMemory, parseDetectorMemory } from "./memory";
-export { defaultThresholds, thresholdsSchema, type Thresholds } from "./thresholds";
+export { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange, type MemoryPersister } from "./memory-persistence";
+export { defaultThresholds, thresholdsSchema, type Thresholds } from "@/lib/config/thresholds";
 export { LossSignal, type LossSignalName } from "./data-loss";
 export { ResetSignal, type ResetSignalName } from "./topic-reset";
 export { TruncationSignal, type TruncationSignalName } from "./target-truncated";

@@ -1,5 +1,5 @@
-import type { ClusterSnapshot, ConsumerGroupState, GroupOffset, PartitionState } from "@/lib/collector/types";
-import { countOf, findCluster, formatCount, isClusterFresh, listKnownGroups, namePartition, type DetectorContext } from "./snapshot-views";
+import type { ClusterSnapshot, ConsumerGroupState, GroupOffset, PartitionState, Snapshot } from "@/lib/collector/types";
+import { countOf, findCluster, findTopic, formatCount, isClusterFresh, listKnownGroups, namePartition, type DetectorContext } from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
 
 /** Which side of the log a committed offset fell off. */
@@ -13,7 +13,7 @@ export type OutOfRangeSideName = (typeof OutOfRangeSide)[keyof typeof OutOfRange
 
 interface OutOfRange {
   offset: GroupOffset;
-  partition: PartitionState & { logStart: bigint; logEnd: bigint };
+  partition: KnownPartition;
   /** Records between the committed offset and the log boundary it fell off. */
   distance: bigint;
 }
@@ -38,38 +38,52 @@ export function detectOffsetsOutOfRange(ctx: DetectorContext): Finding[] {
   for (const cluster of ctx.current.clusters) {
     if (!isClusterFresh(cluster)) continue;
     const before = ctx.previous === null ? undefined : findCluster(ctx.previous, cluster.alias);
+    let groupsBefore: Map<string, ConsumerGroupState> | null = null;
+    const wasAbove = (groupId: string, now: OutOfRange) => {
+      if (ctx.previous === null || !isClusterFresh(before)) return false;
+      groupsBefore ??= indexGroups(listKnownGroups(before));
+      return wasAboveLogEnd(ctx.previous, before, groupsBefore.get(groupId), now);
+    };
     for (const group of listKnownGroups(cluster)) {
-      const below = listOutOfRange(cluster, group, OutOfRangeSide.BELOW_LOG_START);
-      const above = listOutOfRange(cluster, group, OutOfRangeSide.ABOVE_LOG_END).filter((o) => wasAboveLogEnd(before, group.groupId, o));
+      const below: OutOfRange[] = [];
+      const above: OutOfRange[] = [];
+      for (const offset of group.offsets) {
+        const partition = findPartition(ctx.current, cluster.alias, offset);
+        if (partition === null) continue;
+        if (offset.offset < partition.logStart) below.push({ offset, partition, distance: partition.logStart - offset.offset });
+        if (offset.offset > partition.logEnd) above.push({ offset, partition, distance: offset.offset - partition.logEnd });
+      }
+      const stillAbove = above.filter((o) => wasAbove(group.groupId, o));
       if (below.length > 0) findings.push(createFinding(ctx, cluster, group, OutOfRangeSide.BELOW_LOG_START, below));
-      if (above.length > 0) findings.push(createFinding(ctx, cluster, group, OutOfRangeSide.ABOVE_LOG_END, above));
+      if (stillAbove.length > 0) findings.push(createFinding(ctx, cluster, group, OutOfRangeSide.ABOVE_LOG_END, stillAbove));
     }
   }
   return findings;
 }
 
-function listOutOfRange(cluster: ClusterSnapshot, group: ConsumerGroupState, side: OutOfRangeSideName): OutOfRange[] {
-  const found: OutOfRange[] = [];
-  for (const offset of group.offsets) {
-    const partition = findPartition(cluster, offset);
-    if (partition === null) continue;
-    const distance = side === OutOfRangeSide.BELOW_LOG_START ? partition.logStart - offset.offset : offset.offset - partition.logEnd;
-    if (distance > 0n) found.push({ offset, partition, distance });
-  }
-  return found;
-}
+type KnownPartition = PartitionState & { logStart: bigint; logEnd: bigint };
 
-function findPartition(cluster: ClusterSnapshot, offset: GroupOffset): OutOfRange["partition"] | null {
-  const partition = cluster.topics.find((t) => t.name === offset.topic)?.partitions.find((p) => p.partition === offset.partition);
+/** The partition a committed offset is on, when its log offsets are known. */
+function findPartition(snapshot: Snapshot, alias: string, offset: GroupOffset): KnownPartition | null {
+  const partitions = findTopic(snapshot, alias, offset.topic)?.partitions;
+  if (partitions === undefined) return null;
+  // Partitions are listed in order (0, 1, 2, …): look there first.
+  const at = partitions[offset.partition];
+  const partition = at?.partition === offset.partition ? at : partitions.find((p) => p.partition === offset.partition);
   if (partition === undefined || partition.logStart === null || partition.logEnd === null) return null;
-  return { ...partition, logStart: partition.logStart, logEnd: partition.logEnd };
+  return partition as KnownPartition;
 }
 
-function wasAboveLogEnd(before: ClusterSnapshot | undefined, groupId: string, now: OutOfRange): boolean {
-  if (!isClusterFresh(before)) return false;
-  const offset = listKnownGroups(before).find((g) => g.groupId === groupId)?.offsets.find((o) => o.topic === now.offset.topic && o.partition === now.offset.partition);
+function indexGroups(groups: readonly ConsumerGroupState[]): Map<string, ConsumerGroupState> {
+  const byId = new Map<string, ConsumerGroupState>();
+  for (const g of groups) if (!byId.has(g.groupId)) byId.set(g.groupId, g);
+  return byId;
+}
+
+function wasAboveLogEnd(previous: Snapshot, before: ClusterSnapshot, group: ConsumerGroupState | undefined, now: OutOfRange): boolean {
+  const offset = group?.offsets.find((o) => o.topic === now.offset.topic && o.partition === now.offset.partition);
   if (offset === undefined) return false;
-  const partition = findPartition(before, offset);
+  const partition = findPartition(previous, before.alias, offset);
   return partition !== null && offset.offset > partition.logEnd;
 }
 

@@ -1,5 +1,5 @@
 import { derivePosition } from "@/lib/collector/flow-builder";
-import { flowPartitionKey, type FlowPartition, type Snapshot } from "@/lib/collector/types";
+import type { Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import type { EventCandidate, OffsetRange } from "./events";
 import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
@@ -7,9 +7,9 @@ import {
   findTopic,
   formatCount,
   formatRange,
-  indexFreshFlowPartitions,
   isCompacted,
-  listFreshFlowPartitions,
+  isFlowFresh,
+  listFlowPartitions,
   maxOffset,
   namePartition,
   type DetectorContext,
@@ -54,12 +54,18 @@ export function detectPositionMoves(
   ctx: DetectorContext,
   marks: Readonly<Record<string, CommittedMark>>,
 ): { candidates: EventCandidate[]; marks: Record<string, CommittedMark> } {
-  const next = keepMarksOfKnownPartitions(ctx.current, marks);
+  const next: Record<string, CommittedMark> = {};
   const candidates: EventCandidate[] = [];
-  for (const view of listFreshFlowPartitions(ctx.current)) {
+  const freshFlows = new Set(ctx.current.flows.filter((flow) => isFlowFresh(ctx.current, flow)));
+  // One pass over every partition: a partition that left every flow forgets its mark; the others
+  // keep it unless they are fresh with a committed position (listFreshFlowPartitions order).
+  for (const view of listFlowPartitions(ctx.current)) {
     const { committedPosition: committed, mm2Position, sourceTopicId } = view.partition;
-    if (committed === null) continue;
     const old = marks[view.key];
+    if (committed === null || !freshFlows.has(view.flow) || view.partition.unknown !== null) {
+      if (old !== undefined) next[view.key] = old;
+      continue;
+    }
     const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
     const found = sameTopic ? findMove(ctx, view, old) : null;
     // The connector has just stopped: judged next cycle against the mark as it was (absorbing the
@@ -72,17 +78,43 @@ export function detectPositionMoves(
     // a connector being stopped flushes its last offsets between the target's read and Connect's
     // (seen in the soak: 11 partitions 2 records "ahead"), and the next cycle's target holds them.
     // A pending move is kept in the mark as committed > highest (otherwise highest ≥ committed).
-    if (found?.direction === "forward" && !(BigInt(old!.committed) === committed && committed > BigInt(old!.highest))) {
-      next[view.key] = { committed: committed.toString(), highest: old!.highest, topicId: sourceTopicId };
-      continue;
+    if (found?.direction === "forward") {
+      const mark = readMark(old!);
+      if (!(mark.committed === committed && committed > mark.highest)) {
+        next[view.key] = createMark(committed, mark.highest, sourceTopicId, old);
+        continue;
+      }
     }
     const move = found;
     if (move !== null) candidates.push(createMoveCandidate(view, move, "connect-offsets"));
-    const highest = move === null && sameTopic ? maxOffset(BigInt(old.highest), mm2Position ?? committed) : (mm2Position ?? committed);
-    next[view.key] = { committed: committed.toString(), highest: maxOffset(highest, committed).toString(), topicId: sourceTopicId };
+    const highest = move === null && sameTopic ? maxOffset(readMark(old).highest, mm2Position ?? committed) : (mm2Position ?? committed);
+    next[view.key] = createMark(committed, maxOffset(highest, committed), sourceTopicId, old);
   }
   candidates.push(...findSkipsInSyncs(ctx).map(([view, move]) => createMoveCandidate(view, move, "offset-sync-gap")));
   return { candidates, marks: next };
+}
+
+/** A mark's positions, parsed once per mark object (an unchanged mark stays the same object). */
+const markPositions = new WeakMap<CommittedMark, { committed: bigint; highest: bigint }>();
+
+function readMark(mark: CommittedMark): { committed: bigint; highest: bigint } {
+  let positions = markPositions.get(mark);
+  if (positions === undefined) {
+    positions = { committed: BigInt(mark.committed), highest: BigInt(mark.highest) };
+    markPositions.set(mark, positions);
+  }
+  return positions;
+}
+
+/** The mark for these values: `old` itself when it already holds them. */
+function createMark(committed: bigint, highest: bigint, topicId: string | null, old: CommittedMark | undefined): CommittedMark {
+  if (old !== undefined && old.topicId === topicId) {
+    const was = readMark(old);
+    if (was.committed === committed && was.highest === highest) return old;
+  }
+  const mark: CommittedMark = { committed: committed.toString(), highest: highest.toString(), topicId };
+  markPositions.set(mark, { committed, highest });
+  return mark;
 }
 
 /**
@@ -98,17 +130,18 @@ export function detectPositionMoves(
  * The committed-position rule above reports the same range with the same key when it sees it too.
  */
 function findSkipsInSyncs(ctx: DetectorContext): [FlowPartitionView, Move][] {
-  const previous = indexFreshFlowPartitions(ctx.previous);
   const found: [FlowPartitionView, Move][] = [];
+  if (ctx.newSyncs.size === 0) return found;
   const transactional = new Set(ctx.current.flows.flatMap((f) => f.partitions.filter((p) => p.transactionMarkersSeen).map((p) => `${f.id}|${p.topic}`)));
-  for (const view of listFreshFlowPartitions(ctx.current)) {
+  for (const { view, before, syncs } of ctx.judged) {
+    // Only new sync steps can show a skip.
+    if (syncs.length < 2) continue;
     const p = view.partition;
-    const before = previous.get(view.key)?.partition;
-    if (before === undefined || p.sourceLogStart === null || p.targetDensityIssue !== null) continue;
+    if (p.sourceLogStart === null || p.targetDensityIssue !== null) continue;
     if (transactional.has(`${view.flow.id}|${p.topic}`)) continue;
     if (before.sourceTopicId !== null && p.sourceTopicId !== null && before.sourceTopicId !== p.sourceTopicId) continue;
     if (isCompacted(findTopic(ctx.current, view.flow.source, p.topic)?.configs) !== false) continue;
-    for (const gap of listUpstreamGaps(ctx.newSyncs.get(view.key) ?? [])) {
+    for (const gap of listUpstreamGaps(syncs)) {
       const first = gap.toUpstream - gap.skippedUpstream;
       if (p.sourceLogStart > first || gap.skippedUpstream <= maxMarkerRun) continue;
       found.push([view, { direction: "forward", from: first, to: gap.toUpstream, range: { first, last: gap.toUpstream - 1n, exact: true } }]);
@@ -124,8 +157,7 @@ const maxMarkerRun = 2n;
 function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: CommittedMark): Move | "wait" | null {
   const p = view.partition;
   const committed = p.committedPosition!;
-  const before = BigInt(mark.committed);
-  const highest = BigInt(mark.highest);
+  const { committed: before, highest } = readMark(mark);
   if (committed < before) {
     return highest > committed ? { direction: "back", from: highest, to: committed, range: { first: committed, last: highest - 1n, exact: true } } : null;
   }
@@ -140,27 +172,31 @@ function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: Committed
 }
 
 function canJudgeForward(ctx: DetectorContext, view: FlowPartitionView): "yes" | "not-yet" | "no" {
-  const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
-  if (compacted !== false || view.partition.transactionMarkersSeen) return "no";
   // Offsets can only be altered while the connector is STOPPED (KIP-875). While it runs, Connect's
   // offsets are read after the target's log end in a cycle, so they can be ahead of it by what MM2
   // copied in between (seen in the sandbox under steady traffic); the cycle that first sees it
   // STOPPED can still have read the target before MM2's last copies, so both cycles must see it.
+  // (Asked first: a running connector's committed position passes its mark every cycle.)
   const name = view.partition.sourceConnector ?? view.flow.connectors.source;
-  const stopped = (s: Snapshot | null) => s !== null && findConnectorState(s, name) === ConnectorState.STOPPED;
-  if (!stopped(ctx.current)) return "no";
-  return stopped(ctx.previous) ? "yes" : "not-yet";
+  if (findConnectorState(ctx.current, name) !== ConnectorState.STOPPED) return "no";
+  const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
+  if (compacted !== false || view.partition.transactionMarkersSeen) return "no";
+  return ctx.previous !== null && findConnectorState(ctx.previous, name) === ConnectorState.STOPPED ? "yes" : "not-yet";
 }
+
+/** Connector states by name per snapshot: asked for every partition whose committed position passed its mark. */
+const connectorStates = new WeakMap<Snapshot, Map<string | null, string | null>>();
 
 function findConnectorState(snapshot: Snapshot, name: string | null): string | null {
-  const reachable = snapshot.connect.filter((c) => c.reachable);
-  return reachable.flatMap((c) => c.connectors).find((c) => c.name === name)?.state ?? null;
-}
-
-/** Marks of partitions still in some flow; a partition that left every flow forgets its mark. */
-function keepMarksOfKnownPartitions(snapshot: Snapshot, marks: Readonly<Record<string, CommittedMark>>): Record<string, CommittedMark> {
-  const known = new Set(snapshot.flows.flatMap((f) => f.partitions.map((p: FlowPartition) => flowPartitionKey(f.id, p.topic, p.partition))));
-  return Object.fromEntries(Object.entries(marks).filter(([key]) => known.has(key)));
+  let states = connectorStates.get(snapshot);
+  if (states === undefined) connectorStates.set(snapshot, (states = new Map()));
+  let state = states.get(name);
+  if (state === undefined) {
+    const reachable = snapshot.connect.filter((c) => c.reachable);
+    state = reachable.flatMap((c) => c.connectors).find((c) => c.name === name)?.state ?? null;
+    states.set(name, state);
+  }
+  return state;
 }
 
 /** How a move was seen: Connect's committed position, or a jump in MM2's offset syncs. */

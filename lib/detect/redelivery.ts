@@ -1,6 +1,6 @@
 import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
 import type { EventCandidate, OffsetRange } from "./events";
-import { formatCount, formatRange, indexFreshFlowPartitions, listFreshFlowPartitions, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
+import { formatCount, formatRange, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
 
 /** One re-copied range seen in one offset-sync step. */
@@ -31,13 +31,12 @@ interface Redelivery {
  * One event per partition and restart: key `MM2_REDELIVERY|<flow>|<topic>|<partition>|<first>`.
  */
 export function detectRedelivery(ctx: DetectorContext): EventCandidate[] {
-  const previous = indexFreshFlowPartitions(ctx.previous);
   const candidates: EventCandidate[] = [];
-  for (const view of listFreshFlowPartitions(ctx.current)) {
-    const before = previous.get(view.key)?.partition;
-    // A target that is not dense (EOS markers, other writers) advances more than MM2 copies.
-    if (before === undefined || !isSameTopic(before, view.partition) || view.partition.targetDensityIssue !== null) continue;
-    for (const found of findRedeliveries(ctx.newSyncs.get(view.key) ?? [], view.partition.sourceLogEnd)) {
+  for (const { view, before, syncs } of ctx.judged) {
+    // Only new sync steps show a redelivery. A target that is not dense (EOS markers, other
+    // writers) advances more than MM2 copies.
+    if (syncs.length < 2 || !isSameTopic(before, view.partition) || view.partition.targetDensityIssue !== null) continue;
+    for (const found of findRedeliveries(syncs, view.partition.sourceLogEnd)) {
       candidates.push(createRedeliveryCandidate(view, found));
     }
   }

@@ -46,18 +46,24 @@ function createLagFinding(ctx: DetectorContext, flow: Flow, aspect: string, summ
 function checkRecordLag(ctx: DetectorContext, flow: Flow): Finding | null {
   const perPartition = BigInt(ctx.thresholds.lagRecords);
   const perFlow = BigInt(ctx.thresholds.flowLagRecords);
-  const lagging = flow.partitions.filter((p): p is FlowPartition & { lag: bigint } => p.lag !== null && p.unknown === null);
-  const total = lagging.reduce((sum, p) => sum + p.lag, 0n);
-  const over = lagging.filter((p) => p.lag >= perPartition);
-  if (over.length === 0 && total < perFlow) return null;
-  const worst = lagging.reduce<(typeof lagging)[number] | null>((w, p) => (w === null || p.lag > w.lag ? p : w), null);
+  // One pass, no copies: this runs over every partition of the flow each cycle.
+  let total = 0n;
+  let over = 0;
+  let worst: (FlowPartition & { lag: bigint }) | null = null;
+  for (const p of flow.partitions) {
+    if (p.lag === null || p.unknown !== null) continue;
+    if (p.lag !== 0n) total += p.lag;
+    if (p.lag >= perPartition) over++;
+    if (worst === null || p.lag > worst.lag) worst = p as FlowPartition & { lag: bigint };
+  }
+  if (over === 0 && total < perFlow) return null;
   const worstName = worst === null ? null : namePartition(worst.topic, worst.partition);
-  const worstText = worst === null ? "" : ` (worst: ${worstName} with ${formatCount(worst.lag)}; ${countOf(over.length, "partition")} over ${formatCount(perPartition)})`;
+  const worstText = worst === null ? "" : ` (worst: ${worstName} with ${formatCount(worst.lag)}; ${countOf(over, "partition")} over ${formatCount(perPartition)})`;
   return createLagFinding(ctx, flow, "records", `${flow.id} is ${countOf(total, "record")} behind${worstText}`, {
     totalLag: total.toString(),
     worstPartition: worstName,
     worstPartitionLag: worst?.lag.toString() ?? null,
-    partitionsOverThreshold: over.length,
+    partitionsOverThreshold: over,
     lagRecordsThreshold: ctx.thresholds.lagRecords,
     flowLagRecordsThreshold: ctx.thresholds.flowLagRecords,
     unknownPositions: flow.totals.unknownPositions,

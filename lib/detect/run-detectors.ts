@@ -1,4 +1,4 @@
-import type { ClusterSnapshot, FlowPartition, Snapshot } from "@/lib/collector/types";
+import type { ClusterSnapshot, ConsumerGroupState, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import { detectAbortedRecordsCopied } from "./aborted-copied";
 import { detectCommitsWithoutLeaderEpoch } from "./commit-without-leader-epoch";
 import { detectDataLoss } from "./data-loss";
@@ -11,14 +11,14 @@ import { detectPositionMoves } from "./position-moved";
 import { detectRedelivery } from "./redelivery";
 import { detectReplicationLag } from "./replication-lag";
 import { detectRetentionRisk } from "./retention-risk";
-import { findCluster, indexFreshFlowPartitions, isClusterFresh, listFreshFlowPartitions, type DetectorContext } from "./snapshot-views";
-import { advanceSyncMarkers, selectNewSyncs } from "./sync-steps";
+import { findCluster, findTopic, indexFreshFlowPartitions, isClusterFresh, listJudgedPartitions, type DetectorContext } from "./snapshot-views";
+import { stepSyncs } from "./sync-steps";
 import { detectTargetTruncation } from "./target-truncated";
 import { detectTaskFailures } from "./task-failed";
 import { detectTaskStalls } from "./task-stalled";
 import { detectTopicReset } from "./topic-reset";
 import { detectUncleanTruncation } from "./unclean-truncation";
-import { type DetectorInput, type DetectorOutput, type Finding, FindingType } from "./types";
+import { type DetectorInput, type DetectorOutput, type Finding, FindingType, type HeldEvent } from "./types";
 
 /**
  * Runs every detector over one cycle. Pure: the caller passes the clock (`now`) and the memory
@@ -39,10 +39,9 @@ import { type DetectorInput, type DetectorOutput, type Finding, FindingType } fr
 export function runDetectors(input: DetectorInput): DetectorOutput {
   const { previous, current, history, memory, now, thresholds } = input;
   const before = indexFreshFlowPartitions(previous);
-  const freshKeys = new Set(listFreshFlowPartitions(current).map((v) => v.key));
-  const judgedKeys = new Set([...freshKeys].filter((key) => before.has(key)));
-  const newSyncs = new Map([...judgedKeys].map((key) => [key, selectNewSyncs(history.offsetSyncs.get(key) ?? [], memory.syncMarkers[key])]));
-  const ctx: DetectorContext = { previous, current, now, thresholds, newSyncs };
+  const fresh = indexFreshFlowPartitions(current);
+  const syncs = stepSyncs(memory.syncMarkers, history, (key) => fresh.has(key) && before.has(key), (key) => fresh.has(key));
+  const ctx: DetectorContext = { previous, current, now, thresholds, newSyncs: syncs.newSyncs, judged: listJudgedPartitions(current, previous, syncs.newSyncs) };
 
   const moves = detectPositionMoves(ctx, memory.committed);
   const candidates = [
@@ -55,8 +54,9 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     ...detectTopicsLeftFlow(ctx),
   ];
   const isUnknown = createUnknownFindingTest(current);
-  const unknownEvents = memory.events.filter((e) => isUnknown(e.finding));
-  const knownEvents = memory.events.filter((e) => !isUnknown(e.finding));
+  const unknownEvents: HeldEvent[] = [];
+  const knownEvents: HeldEvent[] = [];
+  for (const e of memory.events) (isUnknown(e.finding) ? unknownEvents : knownEvents).push(e);
   const events = mergeEvents([...pruneEvents(knownEvents, now, thresholds.eventHoldMs), ...unknownEvents], candidates, now);
   const stalls = detectTaskStalls(ctx, memory.positions);
   const level = [
@@ -77,7 +77,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     memory: {
       version: 1,
       events,
-      syncMarkers: advanceSyncMarkers(memory.syncMarkers, history, judgedKeys, freshKeys),
+      syncMarkers: syncs.markers,
       positions: stalls.marks,
       committed: moves.marks,
       lastFindings: levelFindings,
@@ -99,45 +99,89 @@ function carryUnknownFindings(last: readonly Finding[], produced: readonly Findi
  * - a cluster finding: the cluster is stale; about a group: the group's offsets were not read, or
  *   the log offsets of a partition it commits on were not; NO_CLEAN_SUCCESSOR: the eligible leader
  *   replicas of a partition of its topic were not.
+ * What each answer needs is indexed once per cycle (most flows and clusters have nothing unknown).
  */
 function createUnknownFindingTest(snapshot: Snapshot): (finding: Finding) => boolean {
   const staleClusters = new Set(snapshot.clusters.filter((c): boolean => !isClusterFresh(c)).map((c) => c.alias));
   const staleConnect = new Set(snapshot.connect.filter((c) => !c.reachable).map((c) => c.name));
+  const flows = new Map<string, Flow>();
+  for (const f of snapshot.flows) if (!flows.has(f.id)) flows.set(f.id, f);
+  const unknownByFlow = new Map<string, UnknownPartitions>();
+  const unreadByCluster = new Map<string, ReadonlySet<string>>();
+  const groupsByCluster = new Map<string, Map<string, ConsumerGroupState>>();
   return (finding) => {
     const connect = finding.evidence.connectCluster;
     if (typeof connect === "string") return staleConnect.has(connect);
     if (finding.flow !== undefined) {
-      if (resolveFlowClusters(snapshot, finding.flow).some((alias) => staleClusters.has(alias))) return true;
-      const partitions = snapshot.flows.find((f) => f.id === finding.flow)?.partitions ?? [];
-      const isAbout = (p: FlowPartition) =>
-        (finding.topic === undefined || p.topic === finding.topic) && (finding.partition === undefined || p.partition === finding.partition);
-      return partitions.some((p) => p.unknown !== null && isAbout(p));
+      const flow = flows.get(finding.flow);
+      const aliases = flow === undefined ? finding.flow.split("->") : [flow.source, flow.target];
+      if (aliases.some((alias) => staleClusters.has(alias))) return true;
+      if (flow === undefined) return false;
+      let unknown = unknownByFlow.get(flow.id);
+      if (unknown === undefined) unknownByFlow.set(flow.id, (unknown = indexUnknownPartitions(flow.partitions)));
+      return isAboutUnknown(unknown, finding.topic, finding.partition);
     }
     if (finding.cluster === undefined) return false;
     if (staleClusters.has(finding.cluster)) return true;
     const cluster = findCluster(snapshot, finding.cluster);
-    if (finding.type === FindingType.NO_CLEAN_SUCCESSOR && isEligibleLeadersUnknown(cluster, finding.topic)) return true;
-    return finding.group !== undefined && cluster !== undefined && isGroupUnknown(cluster, finding.group);
+    if (cluster === undefined) return false;
+    if (finding.type === FindingType.NO_CLEAN_SUCCESSOR && isEligibleLeadersUnknown(snapshot, cluster, finding.topic)) return true;
+    if (finding.group === undefined) return false;
+    let groups = groupsByCluster.get(cluster.alias);
+    if (groups === undefined) {
+      groups = new Map();
+      for (const g of cluster.groups) if (!groups.has(g.groupId)) groups.set(g.groupId, g);
+      groupsByCluster.set(cluster.alias, groups);
+    }
+    const group = groups.get(finding.group);
+    if (group === undefined) return false;
+    if (group.error !== null) return true;
+    let unread = unreadByCluster.get(cluster.alias);
+    if (unread === undefined) unreadByCluster.set(cluster.alias, (unread = listUnreadPartitions(cluster)));
+    return unread.size > 0 && group.offsets.some((o) => unread.has(`${o.topic}/${o.partition}`));
   };
 }
 
+/** A flow's unknown partitions, indexed for every way a finding can name them. */
+interface UnknownPartitions {
+  count: number;
+  topics: ReadonlySet<string>;
+  partitions: ReadonlySet<number>;
+  topicPartitions: ReadonlySet<string>;
+}
+
+function indexUnknownPartitions(partitions: readonly FlowPartition[]): UnknownPartitions {
+  const topics = new Set<string>();
+  const numbers = new Set<number>();
+  const topicPartitions = new Set<string>();
+  let count = 0;
+  for (const p of partitions) {
+    if (p.unknown === null) continue;
+    count++;
+    topics.add(p.topic);
+    numbers.add(p.partition);
+    topicPartitions.add(`${p.topic}/${p.partition}`);
+  }
+  return { count, topics, partitions: numbers, topicPartitions };
+}
+
+function isAboutUnknown(unknown: UnknownPartitions, topic: string | undefined, partition: number | undefined): boolean {
+  if (unknown.count === 0) return false;
+  if (topic === undefined) return partition === undefined || unknown.partitions.has(partition);
+  return partition === undefined ? unknown.topics.has(topic) : unknown.topicPartitions.has(`${topic}/${partition}`);
+}
+
 /** A topic some of whose partitions' eligible leader replicas could not be read this cycle. */
-function isEligibleLeadersUnknown(cluster: ClusterSnapshot | undefined, topic: string | undefined): boolean {
-  return cluster?.topics.find((t) => t.name === topic)?.partitions.some((p) => p.eligibleLeaderReplicas === null) ?? false;
+function isEligibleLeadersUnknown(snapshot: Snapshot, cluster: ClusterSnapshot, topic: string | undefined): boolean {
+  if (topic === undefined) return false;
+  return findTopic(snapshot, cluster.alias, topic)?.partitions.some((p) => p.eligibleLeaderReplicas === null) ?? false;
 }
 
-function isGroupUnknown(cluster: ClusterSnapshot, groupId: string): boolean {
-  const group = cluster.groups.find((g) => g.groupId === groupId);
-  if (group === undefined) return false;
-  if (group.error !== null) return true;
-  const committedOn = new Set(group.offsets.map((o) => `${o.topic}/${o.partition}`));
-  const unread = (topic: string, p: { partition: number; logStart: bigint | null; logEnd: bigint | null }) =>
-    committedOn.has(`${topic}/${p.partition}`) && (p.logStart === null || p.logEnd === null);
-  return cluster.topics.some((t) => t.partitions.some((p) => unread(t.name, p)));
-}
-
-/** Source and target aliases of a flow; from its id (`<source>-><target>`) when it is not in the snapshot. */
-function resolveFlowClusters(snapshot: Snapshot, flowId: string): string[] {
-  const flow = snapshot.flows.find((f) => f.id === flowId);
-  return flow === undefined ? flowId.split("->") : [flow.source, flow.target];
+/** `topic/partition` of every partition of the cluster whose log offsets were not read this cycle. */
+function listUnreadPartitions(cluster: ClusterSnapshot): ReadonlySet<string> {
+  const unread = new Set<string>();
+  for (const t of cluster.topics) {
+    for (const p of t.partitions) if (p.logStart === null || p.logEnd === null) unread.add(`${t.name}/${p.partition}`);
+  }
+  return unread;
 }

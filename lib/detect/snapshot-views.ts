@@ -1,6 +1,9 @@
 /**
  * Read-only views over a Snapshot that several detectors share: freshness (never judge on stale
  * or unknown data), lookups by flow partition, and the number/time formats used in summaries.
+ * Lookups go through indexes built once per snapshot (snapshots are immutable; a cycle's current
+ * snapshot is the next cycle's previous one), so no detector scans a list per partition: at 100,000
+ * flow partitions a linear `find` per partition is 10^10 steps.
  */
 import {
   flowPartitionKey,
@@ -12,7 +15,7 @@ import {
   type TopicConfigs,
   type TopicState,
 } from "@/lib/collector/types";
-import type { Thresholds } from "./thresholds";
+import type { Thresholds } from "@/lib/config/thresholds";
 import type { FlowPartition } from "@/lib/collector/types";
 
 /** What every detector receives. */
@@ -23,9 +26,40 @@ export interface DetectorContext {
   thresholds: Thresholds;
   /**
    * Per `flowPartitionKey`, the offset syncs not examined in an earlier cycle, preceded by the last
-   * examined one (so consecutive pairs are exactly the new steps). Only for fresh flows.
+   * examined one (so consecutive pairs are exactly the new steps); only partitions fresh in this and
+   * the previous cycle, and only where there is at least one new step.
    */
   newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
+  /** The partitions fresh in this cycle and the previous one, with both views and their new syncs. */
+  judged: readonly JudgedPartition[];
+}
+
+/** A flow partition fresh now and in the previous cycle: what the event detectors compare. */
+export interface JudgedPartition {
+  view: FlowPartitionView;
+  before: FlowPartition;
+  /** ctx.newSyncs of the partition, or none. */
+  syncs: readonly OffsetSyncPoint[];
+}
+
+const noSyncs: readonly OffsetSyncPoint[] = [];
+
+/** The partitions fresh in `current` and in `previous`, in `current`'s order (one lookup each, for every detector). */
+export function listJudgedPartitions(current: Snapshot, previous: Snapshot | null, newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>): JudgedPartition[] {
+  const before = indexFreshFlowPartitions(previous);
+  const judged: JudgedPartition[] = [];
+  if (before.size === 0) return judged;
+  const fresh = listFreshFlowPartitions(current);
+  const freshBefore = listFreshFlowPartitions(previous!);
+  for (let i = 0; i < fresh.length; i++) {
+    const view = fresh[i]!;
+    // Partitions keep their order from cycle to cycle: the same place usually holds the same
+    // partition, found without hashing its key (a lookup costs more than the rest of the pass).
+    const at = freshBefore[i];
+    const old = at !== undefined && at.flow.id === view.flow.id && at.partition.partition === view.partition.partition && at.partition.topic === view.partition.topic ? at : before.get(view.key);
+    if (old !== undefined) judged.push({ view, before: old.partition, syncs: newSyncs.size === 0 ? noSyncs : (newSyncs.get(view.key) ?? noSyncs) });
+  }
+  return judged;
 }
 
 /** One partition of one flow, with its history key. */
@@ -40,9 +74,32 @@ export function isClusterFresh(cluster: ClusterSnapshot | undefined): cluster is
   return cluster !== undefined && cluster.reachable && !cluster.stale;
 }
 
+/** The indexes of one snapshot, built on first use. */
+interface SnapshotIndex {
+  clusters: Map<string, ClusterSnapshot>;
+  topics: Map<string, Map<string, TopicState>>;
+  all: FlowPartitionView[] | null;
+  fresh: FlowPartitionView[] | null;
+  freshByKey: Map<string, FlowPartitionView> | null;
+}
+
+const indexes = new WeakMap<Snapshot, SnapshotIndex>();
+
+function indexOf(snapshot: Snapshot): SnapshotIndex {
+  let index = indexes.get(snapshot);
+  if (index === undefined) {
+    // The first of equal aliases or names wins, as `find` would.
+    const clusters = new Map<string, ClusterSnapshot>();
+    for (const c of snapshot.clusters) if (!clusters.has(c.alias)) clusters.set(c.alias, c);
+    index = { clusters, topics: new Map(), all: null, fresh: null, freshByKey: null };
+    indexes.set(snapshot, index);
+  }
+  return index;
+}
+
 /** Finds a cluster by alias. */
 export function findCluster(snapshot: Snapshot, alias: string): ClusterSnapshot | undefined {
-  return snapshot.clusters.find((c) => c.alias === alias);
+  return indexOf(snapshot).clusters.get(alias);
 }
 
 /**
@@ -58,16 +115,26 @@ export function isFlowFresh(snapshot: Snapshot, flow: Flow): boolean {
  * of the partition failed (`unknown`, e.g. ListOffsets failed on its leader, MM2's positions or
  * the offset syncs not read). Unknown partitions are neither judged nor resolved.
  */
-export function listFreshFlowPartitions(snapshot: Snapshot): FlowPartitionView[] {
-  const views: FlowPartitionView[] = [];
-  for (const flow of snapshot.flows) {
-    if (!isFlowFresh(snapshot, flow)) continue;
-    for (const partition of flow.partitions) {
-      if (partition.unknown !== null) continue;
-      views.push({ key: flowPartitionKey(flow.id, partition.topic, partition.partition), flow, partition });
-    }
+export function listFreshFlowPartitions(snapshot: Snapshot): readonly FlowPartitionView[] {
+  const index = indexOf(snapshot);
+  if (index.fresh === null) {
+    const fresh = new Set(snapshot.flows.filter((flow) => isFlowFresh(snapshot, flow)));
+    index.fresh = listFlowPartitions(snapshot).filter((view) => fresh.has(view.flow) && view.partition.unknown === null);
   }
-  return views;
+  return index.fresh;
+}
+
+/** Every partition of every flow, fresh or not, in snapshot order. */
+export function listFlowPartitions(snapshot: Snapshot): readonly FlowPartitionView[] {
+  const index = indexOf(snapshot);
+  if (index.all === null) {
+    const views: FlowPartitionView[] = [];
+    for (const flow of snapshot.flows) {
+      for (const partition of flow.partitions) views.push({ key: flowPartitionKey(flow.id, partition.topic, partition.partition), flow, partition });
+    }
+    index.all = views;
+  }
+  return index.all;
 }
 
 /**
@@ -78,23 +145,43 @@ export function listKnownGroups(cluster: ClusterSnapshot): ConsumerGroupState[] 
   return cluster.groups.filter((g) => g.error === null);
 }
 
+const noViews: ReadonlyMap<string, FlowPartitionView> = new Map();
+
 /** Fresh flow partitions by `flowPartitionKey`; empty for a missing snapshot (first cycle). */
-export function indexFreshFlowPartitions(snapshot: Snapshot | null): Map<string, FlowPartitionView> {
-  const index = new Map<string, FlowPartitionView>();
-  if (snapshot === null) return index;
-  for (const view of listFreshFlowPartitions(snapshot)) index.set(view.key, view);
-  return index;
+export function indexFreshFlowPartitions(snapshot: Snapshot | null): ReadonlyMap<string, FlowPartitionView> {
+  if (snapshot === null) return noViews;
+  const index = indexOf(snapshot);
+  if (index.freshByKey === null) {
+    const byKey = new Map<string, FlowPartitionView>();
+    for (const view of listFreshFlowPartitions(snapshot)) byKey.set(view.key, view);
+    index.freshByKey = byKey;
+  }
+  return index.freshByKey;
 }
 
 /** Finds a topic on a cluster. */
 export function findTopic(snapshot: Snapshot, alias: string, topic: string): TopicState | undefined {
-  return findCluster(snapshot, alias)?.topics.find((t) => t.name === topic);
+  const index = indexOf(snapshot);
+  let topics = index.topics.get(alias);
+  if (topics === undefined) {
+    topics = new Map();
+    for (const t of index.clusters.get(alias)?.topics ?? []) if (!topics.has(t.name)) topics.set(t.name, t);
+    index.topics.set(alias, topics);
+  }
+  return topics.get(topic);
 }
+
+const compactedByConfigs = new WeakMap<TopicConfigs, boolean>();
 
 /** Compacted topics have upstream offset gaps by design; null configs (not read yet) count as unknown. */
 export function isCompacted(configs: TopicConfigs | null | undefined): boolean | null {
   if (configs === null || configs === undefined) return null;
-  return configs.cleanupPolicy.split(",").some((p) => p.trim() === "compact");
+  let compacted = compactedByConfigs.get(configs);
+  if (compacted === undefined) {
+    compacted = configs.cleanupPolicy.split(",").some((p) => p.trim() === "compact");
+    compactedByConfigs.set(configs, compacted);
+  }
+  return compacted;
 }
 
 /** The larger of two offsets. */

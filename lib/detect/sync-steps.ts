@@ -11,38 +11,69 @@ import type { DetectorMemory } from "./types";
 type SyncMarker = DetectorMemory["syncMarkers"][string];
 
 /**
- * The syncs after `marker`, preceded by the marker itself. Empty when there is no marker yet (the
- * first sight of a partition: its history predates us) or the bounded history dropped the marker
- * (too many syncs in between to tell which are new).
+ * The offsets of each marker, parsed once per marker object (a marker is kept, as the same object,
+ * for as long as no new sync arrives): 100,000 partitions must not parse two decimal strings each
+ * every cycle.
  */
-export function selectNewSyncs(history: readonly OffsetSyncPoint[], marker: SyncMarker | undefined): OffsetSyncPoint[] {
-  if (marker === undefined) return [];
-  const upstream = BigInt(marker.upstream);
-  const downstream = BigInt(marker.downstream);
-  const index = history.findLastIndex((s) => s.upstream === upstream && s.downstream === downstream);
-  return index < 0 ? [] : history.slice(index);
+const markerOffsets = new WeakMap<SyncMarker, OffsetSyncPoint>();
+
+function readMarker(marker: SyncMarker): OffsetSyncPoint {
+  let offsets = markerOffsets.get(marker);
+  if (offsets === undefined) {
+    offsets = { upstream: BigInt(marker.upstream), downstream: BigInt(marker.downstream) };
+    markerOffsets.set(marker, offsets);
+  }
+  return offsets;
+}
+
+function createMarker(sync: OffsetSyncPoint): SyncMarker {
+  const marker = { upstream: sync.upstream.toString(), downstream: sync.downstream.toString() };
+  markerOffsets.set(marker, sync);
+  return marker;
+}
+
+/** Index of the last sync equal to the marker, or −1 (the bounded history dropped it). */
+function findMarker(history: readonly OffsetSyncPoint[], marker: SyncMarker): number {
+  const { upstream, downstream } = readMarker(marker);
+  for (let i = history.length - 1; i >= 0; i--) {
+    const s = history[i]!;
+    if (s.upstream === upstream && s.downstream === downstream) return i;
+  }
+  return -1;
 }
 
 /**
- * The markers after this cycle, per partition the history holds:
- * - judged this cycle (fresh now and in the previous cycle): its newest sync;
- * - otherwise an existing marker is kept, so the steps are examined once the data is fresh again
- *   (also across a restart: the first cycle after start-up judges nothing and moves nothing);
- * - otherwise, first sight of a fresh partition: its newest sync (older steps are never judged).
+ * One pass over the sync history, per partition it holds:
+ * - `newSyncs`, for partitions judged this cycle (fresh now and in the previous cycle): the syncs
+ *   after the marker, preceded by the marker itself — only where that makes at least one step.
+ *   None when there is no marker yet (the first sight of a partition: its history predates us) or
+ *   the bounded history dropped the marker (too many syncs in between to tell which are new).
+ * - `markers` after this cycle: judged → its newest sync; otherwise an existing marker is kept, so
+ *   the steps are examined once the data is fresh again (also across a restart: the first cycle
+ *   after start-up judges nothing and moves nothing); otherwise, first sight of a fresh partition:
+ *   its newest sync (older steps are never judged). An unchanged marker stays the same object.
  */
-export function advanceSyncMarkers(
+export function stepSyncs(
   markers: DetectorMemory["syncMarkers"],
   history: CollectorHistory,
-  judgedKeys: ReadonlySet<string>,
-  freshKeys: ReadonlySet<string>,
-): DetectorMemory["syncMarkers"] {
+  isJudged: (key: string) => boolean,
+  isFresh: (key: string) => boolean,
+): { newSyncs: Map<string, readonly OffsetSyncPoint[]>; markers: DetectorMemory["syncMarkers"] } {
+  const newSyncs = new Map<string, readonly OffsetSyncPoint[]>();
   const next: DetectorMemory["syncMarkers"] = {};
   for (const [key, syncs] of history.offsetSyncs) {
     const newest = syncs[syncs.length - 1];
     const old = markers[key];
-    const newestMarker = newest === undefined ? undefined : { upstream: newest.upstream.toString(), downstream: newest.downstream.toString() };
-    const marker = judgedKeys.has(key) ? (newestMarker ?? old) : (old ?? (freshKeys.has(key) ? newestMarker : undefined));
+    if (isJudged(key)) {
+      const at = old === undefined ? -1 : findMarker(syncs, old);
+      if (at >= 0 && at < syncs.length - 1) newSyncs.set(key, syncs.slice(at));
+      // The marker is the newest sync already: keep it as it is.
+      const marker = at >= 0 && at === syncs.length - 1 ? old : newest === undefined ? old : createMarker(newest);
+      if (marker !== undefined) next[key] = marker;
+      continue;
+    }
+    const marker = old ?? (newest !== undefined && isFresh(key) ? createMarker(newest) : undefined);
     if (marker !== undefined) next[key] = marker;
   }
-  return next;
+  return { newSyncs, markers: next };
 }

@@ -4,8 +4,6 @@ import type { EventCandidate } from "./events";
 import {
   countOf,
   findTopic,
-  indexFreshFlowPartitions,
-  listFreshFlowPartitions,
   namePartition,
   type DetectorContext,
   type FlowPartitionView,
@@ -34,13 +32,10 @@ export type TruncationSignalName = (typeof TruncationSignal)[keyof typeof Trunca
  * keyed by the target log end (or sync downstream) it fell to.
  */
 export function detectTargetTruncation(ctx: DetectorContext): EventCandidate[] {
-  const previous = indexFreshFlowPartitions(ctx.previous);
   const candidates: EventCandidate[] = [];
-  for (const view of listFreshFlowPartitions(ctx.current)) {
-    const before = previous.get(view.key)?.partition;
-    if (before === undefined) continue;
+  for (const { view, before, syncs } of ctx.judged) {
     const logEndRewound = hasTargetLogEndRewound(before, view.partition);
-    const syncStep = findDownstreamRewind(ctx.newSyncs.get(view.key) ?? []);
+    const syncStep = syncs.length < 2 ? null : findDownstreamRewind(syncs);
     if (!logEndRewound && syncStep === null) continue;
     candidates.push(createTruncationCandidate(ctx, view, before, logEndRewound, syncStep));
   }

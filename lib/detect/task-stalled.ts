@@ -1,10 +1,10 @@
 import type { DedicatedModeStatus, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
-import { flowPartitionKey } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import {
   countOf,
   formatDuration,
-  listFreshFlowPartitions,
+  isFlowFresh,
+  listFlowPartitions,
   namePartition,
   summarizeNames,
   type DetectorContext,
@@ -55,25 +55,32 @@ export function detectTaskStalls(
   marks: Readonly<Record<string, PositionMark>>,
 ): { findings: Finding[]; marks: Record<string, PositionMark> } {
   const stateOf = createSourceStateLookup(ctx.current);
-  const next = advanceKnownMarks(ctx, marks, stateOf);
+  const freshFlows = new Set(ctx.current.flows.filter((flow) => isFlowFresh(ctx.current, flow)));
+  const next: Record<string, PositionMark> = {};
   const stallsByFlow = new Map<Flow, Stall[]>();
-  for (const view of listFreshFlowPartitions(ctx.current)) {
+  // One pass over every partition: the marks of partitions still in the snapshot are advanced
+  // (vanished partitions are dropped), then the fresh ones are judged (listFreshFlowPartitions order).
+  for (const view of listFlowPartitions(ctx.current)) {
+    const old = marks[view.key];
     const { mm2Position: position, sourceLogEnd: logEnd } = view.partition;
-    if (position === null || logEnd === null) continue;
-    const old = next[view.key];
+    const judged = freshFlows.has(view.flow) && view.partition.unknown === null && position !== null && logEnd !== null;
+    if (!judged) {
+      if (old !== undefined) next[view.key] = advanceMark(ctx, old, stateOf(view.flow, connectorOf(view.flow, view.partition)));
+      continue;
+    }
     // Records waiting = data records (lag), not offsets: an idle transactional partition ends
     // with a commit marker MM2 never copies, so its position stays one short of the log end forever.
     const waiting = view.partition.lag ?? 0n;
     // The clock runs only while records wait: a cycle with nothing to copy restarts it, so records
     // that arrive after an idle spell just as MM2 restarts are not "not copied for minutes" (soak).
-    const keep = old !== undefined && old.position === position.toString() && waiting > 0n;
-    const mark: PositionMark = keep
-      ? old
-      : { position: position.toString(), movedAt: ctx.now, logEndAtMove: logEnd.toString(), notRunningMs: 0, seenAt: ctx.now };
+    const keep = old !== undefined && readMark(old).position === position && waiting > 0n;
+    const mark = keep ? advanceMark(ctx, old, stateOf(view.flow, connectorOf(view.flow, view.partition))) : createMark(position, logEnd, ctx.now);
     next[view.key] = mark;
     const stalledForMs = ctx.now - mark.movedAt - mark.notRunningMs;
-    if (stalledForMs < ctx.thresholds.stallAfterMs || logEnd <= BigInt(mark.logEndAtMove) || waiting <= 0n) continue;
-    stallsByFlow.set(view.flow, [...(stallsByFlow.get(view.flow) ?? []), { view, stalledForMs, pending: waiting }]);
+    if (stalledForMs < ctx.thresholds.stallAfterMs || logEnd <= readMark(mark).logEndAtMove || waiting <= 0n) continue;
+    const stalls = stallsByFlow.get(view.flow);
+    if (stalls === undefined) stallsByFlow.set(view.flow, [{ view, stalledForMs, pending: waiting }]);
+    else stalls.push({ view, stalledForMs, pending: waiting });
   }
   const findings: Finding[] = [];
   for (const [flow, stalls] of stallsByFlow) {
@@ -88,28 +95,35 @@ function connectorOf(flow: Flow, partition: FlowPartition): string | null {
   return partition.sourceConnector ?? flow.connectors.source;
 }
 
-/**
- * The marks of partitions still in the snapshot (vanished partitions are dropped), each with the
- * interval since it was last seen taken out when the connector copying it is not running now.
- * This covers every partition, also one whose data is stale or unknown this cycle: a position
- * unreadable while the worker was down (soak-tx/1 in the 60-minute soak, seed 2028) otherwise came
- * back after the restart with the whole outage counted as stalled time.
- */
-function advanceKnownMarks(
-  ctx: DetectorContext,
-  marks: Readonly<Record<string, PositionMark>>,
-  stateOf: SourceStateLookup,
-): Record<string, PositionMark> {
-  const next: Record<string, PositionMark> = {};
-  for (const flow of ctx.current.flows) {
-    for (const partition of flow.partitions) {
-      const key = flowPartitionKey(flow.id, partition.topic, partition.partition);
-      const mark = marks[key];
-      if (mark === undefined) continue;
-      const running = isClockRunning(stateOf(flow, connectorOf(flow, partition)));
-      next[key] = { ...mark, notRunningMs: mark.notRunningMs + (running ? 0 : Math.max(0, ctx.now - mark.seenAt)), seenAt: ctx.now };
-    }
+/** A mark's offsets, parsed once per mark object. */
+const markOffsets = new WeakMap<PositionMark, { position: bigint; logEndAtMove: bigint }>();
+
+function readMark(mark: PositionMark): { position: bigint; logEndAtMove: bigint } {
+  let offsets = markOffsets.get(mark);
+  if (offsets === undefined) {
+    offsets = { position: BigInt(mark.position), logEndAtMove: BigInt(mark.logEndAtMove) };
+    markOffsets.set(mark, offsets);
   }
+  return offsets;
+}
+
+/** The mark of a position that moved (or of a partition with nothing waiting) now. */
+function createMark(position: bigint, logEnd: bigint, now: number): PositionMark {
+  const mark: PositionMark = { position: position.toString(), movedAt: now, logEndAtMove: logEnd.toString(), notRunningMs: 0, seenAt: now };
+  markOffsets.set(mark, { position, logEndAtMove: logEnd });
+  return mark;
+}
+
+/**
+ * The mark one cycle on: the interval since it was last seen is taken out when the connector copying
+ * the partition is not running now. This covers every partition, also one whose data is stale or
+ * unknown this cycle: a position unreadable while the worker was down (soak-tx/1 in the 60-minute
+ * soak, seed 2028) otherwise came back after the restart with the whole outage counted as stalled time.
+ */
+function advanceMark(ctx: DetectorContext, mark: PositionMark, state: SourceState): PositionMark {
+  const next = { ...mark, notRunningMs: mark.notRunningMs + (isClockRunning(state) ? 0 : Math.max(0, ctx.now - mark.seenAt)), seenAt: ctx.now };
+  const offsets = markOffsets.get(mark);
+  if (offsets !== undefined) markOffsets.set(next, offsets);
   return next;
 }
 

@@ -2,8 +2,6 @@ import type { FlowPartition } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
 import {
   formatCount,
-  indexFreshFlowPartitions,
-  listFreshFlowPartitions,
   maxOffset,
   minOffset,
   namePartition,
@@ -51,11 +49,8 @@ const reasons: Record<ResetSignalName, string> = {
  * keyed by the new topic ID (or the detection time when IDs are unknown).
  */
 export function detectTopicReset(ctx: DetectorContext): EventCandidate[] {
-  const previous = indexFreshFlowPartitions(ctx.previous);
   const candidates: EventCandidate[] = [];
-  for (const view of listFreshFlowPartitions(ctx.current)) {
-    const before = previous.get(view.key)?.partition;
-    if (before === undefined) continue;
+  for (const { view, before } of ctx.judged) {
     const now = view.partition;
     const signals = [
       hasTopicIdChanged(before, now) && ResetSignal.TOPIC_ID_CHANGED,

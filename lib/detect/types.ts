@@ -5,7 +5,7 @@
  * collector can persist it and a restart neither forgets reported losses nor reports them twice.
  */
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
-import type { Thresholds } from "./thresholds";
+import type { Thresholds } from "@/lib/config/thresholds";
 
 /** What a finding is about. One detector file per type (or per small family of types). */
 export const FindingType = {
@@ -136,7 +136,11 @@ export interface CommittedMark {
   topicId: string | null;
 }
 
-/** What the detectors remember between cycles. JSON-safe; persist it as is. */
+/**
+ * What the detectors remember between cycles. JSON-safe. Persist it as entries, writing each cycle
+ * only what changed (memory-persistence.ts); an unchanged entry stays the same object from one
+ * cycle to the next, which is how those changes are found cheaply.
+ */
 export interface DetectorMemory {
   version: 1;
   events: HeldEvent[];

@@ -1,6 +1,6 @@
 import type { ClusterSnapshot, PartitionState, TopicState } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
-import { countOf, findCluster, formatCount, formatRange, isClusterFresh, namePartition, type DetectorContext } from "./snapshot-views";
+import { countOf, findCluster, findTopic, formatCount, formatRange, isClusterFresh, namePartition, type DetectorContext } from "./snapshot-views";
 import {
   type CopiedLostRange,
   describeCopied,
@@ -47,10 +47,13 @@ export function detectUncleanTruncation(ctx: DetectorContext): EventCandidate[] 
     const before = findCluster(ctx.previous, cluster.alias);
     if (!isClusterFresh(cluster) || !isClusterFresh(before)) continue;
     for (const topic of cluster.topics) {
-      const oldTopic = before.topics.find((t) => t.name === topic.name);
+      const oldTopic = findTopic(ctx.previous, before.alias, topic.name);
       if (oldTopic === undefined || !isSameTopic(oldTopic, topic)) continue;
-      for (const partition of topic.partitions) {
-        const old = oldTopic.partitions.find((p) => p.partition === partition.partition);
+      for (let i = 0; i < topic.partitions.length; i++) {
+        const partition = topic.partitions[i]!;
+        // Partitions are listed in the same order every cycle: look there first.
+        const at = oldTopic.partitions[i];
+        const old = at?.partition === partition.partition ? at : oldTopic.partitions.find((p) => p.partition === partition.partition);
         const lost = old === undefined ? null : findLostRange(old, partition);
         if (lost !== null) candidates.push(createTruncationCandidate(ctx, cluster, old!, partition, lost));
       }

@@ -123,8 +123,16 @@ export function mapUpstreamToDownstream(
   const index = findLastAtOrBefore(epoch, upstream);
   const sync = epoch[index];
   if (sync === undefined) return { kind: "none", reason: "before-first-sync" };
+  return mapBetweenSyncs(sync, epoch[index + 1], upstream, options);
+}
+
+/**
+ * The mapping of `upstream` from the last sync at or before it (`sync`) and the one after it in the
+ * latest epoch (`next`, none beyond the newest): the rules above, for callers that already hold the
+ * epoch and located the offset in it.
+ */
+export function mapBetweenSyncs(sync: SyncPoint, next: SyncPoint | undefined, upstream: bigint, options: MappingOptions = {}): DownstreamMapping {
   if (sync.upstream === upstream) return { kind: "exact", downstream: sync.downstream, basis: "sync" };
-  const next = epoch[index + 1];
   if (next === undefined) {
     return { kind: "bracket", low: sync.downstream + 1n, high: null, reason: "beyond-newest-sync" };
   }

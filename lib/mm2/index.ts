@@ -13,6 +13,12 @@ export {
 } from "./record-encoders";
 export { decodeConnectStatus, decodeMirrorSourcePosition } from "./connect-records";
 export {
+  applyConnectorConfigRecord,
+  decodeConnectorConfig,
+  readMirrorEnabled,
+  type ConnectorConfigRecord,
+} from "./connect-config-records";
+export {
   applyStatusRecord,
   createStatusTable,
   listConnectorStatuses,
@@ -34,6 +40,7 @@ export {
   listDownstreamTruncations,
   listRewinds,
   listUpstreamGaps,
+  mapBetweenSyncs,
   mapUpstreamToDownstream,
   selectLatestEpoch,
   type DownstreamMapping,

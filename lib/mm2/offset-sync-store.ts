@@ -88,9 +88,11 @@ function wrapLong(value: bigint): bigint {
   return BigInt.asIntN(64, value);
 }
 
-/** Java `1L << k` for 0 <= k < 64 (1L << 63 is Long.MIN_VALUE). */
+/** Java `1L << k` for 0 <= k < 64 (1L << 63 is Long.MIN_VALUE), computed once: every added sync asks for dozens. */
+const powersOfTwo: readonly bigint[] = Array.from({ length: SYNCS_PER_PARTITION }, (_, k) => wrapLong(1n << BigInt(k)));
+
 function shiftLeftLong(k: number): bigint {
-  return wrapLong(1n << BigInt(k));
+  return powersOfTwo[k]!;
 }
 
 /** Java invariantB(iSync, jSync, i, j): is iSync recent enough to sit before jSync? */

@@ -26,9 +26,10 @@ export interface DedicatedMm2 {
  * (config/connect-mirror-maker.properties): `clusters`, `<alias>.bootstrap.servers`,
  * `<source>-><target>.enabled` and `.topics`, and replication factor 1 for every topic MM2 and its
  * Connect herder create (single-broker clusters). Intervals as the Connect-mode sandbox sets them.
- * The reverse pair's heartbeats are turned off: MirrorMakerConfig.clusterPairs would otherwise
- * start a heartbeat-only herder `<target>-><source>`, whose `mm2-offsets.<target>.internal` on the
- * source looks like a second (empty) flow.
+ * `<target>-><source>` stays disabled with its heartbeats on, MM2's default: MirrorMakerConfig.clusterPairs
+ * then also runs a heartbeat-only herder `<target>-><source>` (its MirrorSourceConnector stored with
+ * `enabled=false`), whose heartbeats into `<source>` the flow copies as `<source>.heartbeats`, and
+ * whose `mm2-offsets.<target>.internal` on the source names no flow.
  */
 export function formatMm2Properties(spec: DedicatedFlowSpec): string {
   const { source, target } = spec;
@@ -40,7 +41,6 @@ export function formatMm2Properties(spec: DedicatedFlowSpec): string {
     `${pair}.enabled = true`,
     `${pair}.topics = ${spec.topics}`,
     `${target.alias}->${source.alias}.enabled = false`,
-    `${target.alias}->${source.alias}.emit.heartbeats.enabled = false`,
     "replication.factor = 1",
     "checkpoints.topic.replication.factor = 1",
     "heartbeats.topic.replication.factor = 1",

@@ -10,9 +10,10 @@ import type { SandboxState } from "./state";
  * `org.apache.kafka.tools.TopicCommand`) and returns its stdout. Tests use it to read what Kafka
  * itself reports, independently of the code under test.
  */
-export function runKafkaTool(state: SandboxState, mainClass: string, args: string[], timeoutMs = 60_000): Promise<string> {
+export function runKafkaTool(state: SandboxState, tool: string, toolArgs: string[], timeoutMs = 60_000): Promise<string> {
   mkdirSync(sandboxDir, { recursive: true });
   const logOption = writeToolLogConfig(sandboxDir, state.kafkaVersion);
+  const { mainClass, args } = nameToolFor(state.kafkaVersion, tool, toolArgs);
   return new Promise((resolve, reject) => {
     const child = spawn("java", [...baseJvmOptions(256), logOption, "-cp", classpathOf(state.jars), mainClass, ...args], {
       stdio: ["ignore", "pipe", "pipe"],
@@ -29,6 +30,19 @@ export function runKafkaTool(state: SandboxState, mainClass: string, args: strin
       else reject(new Error(`${mainClass} ${args.join(" ")} exited with ${code}:\n${stderr.slice(-3000)}`));
     });
   });
+}
+
+/**
+ * The Kafka 3.x spelling of a tool call written for 4.x, so a test runs unchanged with
+ * GAPWATCH_KAFKA_VERSION=3.9.1: DumpLogSegments still lived in core (`kafka.tools`), and
+ * ConsoleConsumer took formatter properties as `--property` (4.x deprecates it for `--formatter-property`).
+ */
+function nameToolFor(version: string, mainClass: string, args: string[]): { mainClass: string; args: string[] } {
+  if (Number(version.split(".")[0]) >= 4) return { mainClass, args };
+  return {
+    mainClass: mainClass === "org.apache.kafka.tools.DumpLogSegments" ? "kafka.tools.DumpLogSegments" : mainClass,
+    args: args.map((a) => (a === "--formatter-property" ? "--property" : a)),
+  };
 }
 
 /** Topic IDs as Kafka's TopicCommand prints them (base64url), read with `--describe`. */

@@ -47,15 +47,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const aliases = opts.aliases ?? ["east", "west"];
   if (aliases.length < 2) throw new Error("the sandbox needs at least two clusters (an MM2 source and a target)");
   const [sourceAlias, targetAlias] = aliases as [string, string];
-  const stale = await stopStaleProcesses();
-  if (stale.length > 0) log.warn({ stale }, "stopped processes left by an earlier sandbox run");
-  rmSync(sandboxDir, { recursive: true, force: true });
-  mkdirSync(sandboxDir, { recursive: true });
-
-  const kafkaVersion = getKafkaVersion();
-  const jars = await ensureKafkaJars(kafkaVersion);
-  const classpath = classpathOf(jars);
-  const logOption = writeLogConfig(sandboxDir, kafkaVersion);
+  const { kafkaVersion, jars, classpath, logOption } = await prepareSandbox();
   const clusters = new Map<string, SandboxCluster>();
   let connect: SandboxConnectWorker | null = null;
   let multiBrokerSource: MultiBrokerCluster | null = null;
@@ -99,6 +91,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     jars,
     clusters: Object.fromEntries([...(multiBrokerSource ? [multiBrokerSource] : []), ...clusters.values()].map((c) => [c.alias, { bootstrap: c.bootstrap }])),
     connect: { url: connect.url },
+    mm2: { mode: "connect" },
     dashboard: opts.dashboardUrl ? { url: opts.dashboardUrl } : null,
     startedAt: new Date().toISOString(),
   };
@@ -112,6 +105,20 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     connect,
     stop,
   };
+}
+
+/**
+ * What every sandbox start does first: stops leftovers of a crashed run (by pidfile), wipes the data
+ * directory, resolves the Kafka jars and writes the logging config.
+ */
+export async function prepareSandbox(): Promise<{ kafkaVersion: string; jars: string; classpath: string; logOption: string }> {
+  const stale = await stopStaleProcesses();
+  if (stale.length > 0) log.warn({ stale }, "stopped processes left by an earlier sandbox run");
+  rmSync(sandboxDir, { recursive: true, force: true });
+  mkdirSync(sandboxDir, { recursive: true });
+  const kafkaVersion = getKafkaVersion();
+  const jars = await ensureKafkaJars(kafkaVersion);
+  return { kafkaVersion, jars, classpath: classpathOf(jars), logOption: writeLogConfig(sandboxDir, kafkaVersion) };
 }
 
 /** Updates the dashboard URL in state.json once the caller's server is listening. */

@@ -1,7 +1,7 @@
 /**
  * Pure detectors over a FlowTranslation: TRANSLATION_ERROR and CHECKPOINT_STALE. No I/O, no clock.
  */
-import { defaultThresholds } from "@/lib/detect/thresholds";
+import { defaultThresholds } from "@/lib/config/thresholds";
 import { type Evidence, type Finding, FindingType, type SeverityName } from "@/lib/detect/types";
 import type { CheckpointTiming } from "@/lib/mm2";
 import { isSkipping } from "./reread";
@@ -79,6 +79,45 @@ export function detectTranslationErrors(ft: FlowTranslation, now: number, thresh
 export type CheckpointWatch = Record<string, { checkpoint: string | null; dueSince: number }>;
 
 /**
+ * What to write so a store holding `before` (one entry per `flow|group|topic|partition`, value the
+ * JSON of its watch entry) holds `after`; value null: delete. detectStaleCheckpoints keeps an
+ * unchanged entry as the same object, so only the checkpoints that became owed, changed or were
+ * paid are listed — not the whole watch (8.5 MB of JSON at 100,000 partitions with two groups each).
+ */
+export function listWatchChanges(before: CheckpointWatch, after: CheckpointWatch): { key: string; value: string | null }[] {
+  const changes: { key: string; value: string | null }[] = [];
+  let kept = 0;
+  for (const key of Object.keys(after)) {
+    const entry = after[key]!;
+    const was = before[key];
+    if (was !== undefined) kept++;
+    if (was === entry || (was !== undefined && was.checkpoint === entry.checkpoint && was.dueSince === entry.dueSince)) continue;
+    changes.push({ key, value: JSON.stringify(entry) });
+  }
+  // Every key of `before` is still there: nothing to delete.
+  if (kept === Object.keys(before).length) return changes;
+  for (const key of Object.keys(before)) if (after[key] === undefined) changes.push({ key, value: null });
+  return changes;
+}
+
+/** The watch a store's entries hold (written by listWatchChanges); an entry that is not one is left out. */
+export function loadWatchEntries(entries: Iterable<readonly [string, string]>): CheckpointWatch {
+  const watch: CheckpointWatch = {};
+  for (const [key, value] of entries) {
+    try {
+      const entry = JSON.parse(value) as { checkpoint?: unknown; dueSince?: unknown };
+      const checkpoint = entry.checkpoint;
+      if ((checkpoint === null || typeof checkpoint === "string") && typeof entry.dueSince === "number" && Number.isInteger(entry.dueSince) && entry.dueSince >= 0) {
+        watch[key] = { checkpoint, dueSince: entry.dueSince };
+      }
+    } catch {
+      // Not JSON: forgotten, as the whole stored watch is when unreadable (its clock starts again).
+    }
+  }
+  return watch;
+}
+
+/**
  * CHECKPOINT_STALE, one finding per group/partition (warning). MM2 owes a checkpoint when its
  * translation is ≥ 0 and (a) there is no checkpoint yet, or (b) the committed offset moved away
  * from the checkpoint's upstream offset AND MirrorCheckpointTask would emit it
@@ -98,30 +137,77 @@ export function detectStaleCheckpoints(
   thresholds: TranslationThresholds = defaultTranslationThresholds,
 ): { findings: Finding[]; watch: CheckpointWatch } {
   if (!ft.syncsLoaded) return { findings: [], watch: { ...watch } };
-  const next: CheckpointWatch = Object.fromEntries(Object.entries(watch).filter(([key]) => !key.startsWith(`${ft.flow}|`)));
+  const flowPrefix = `${ft.flow}|`;
+  const next: CheckpointWatch = {};
+  // Other flows' clocks are kept as they are (a watch this function wrote knows whether it has any).
+  if (holdsOtherFlows(watch, ft.flow)) for (const key in watch) if (!key.startsWith(flowPrefix)) next[key] = watch[key]!;
   const findings: Finding[] = [];
   for (const g of ft.groups) {
     if (g.unknown !== null) {
       // Not judged: the group's clocks are kept as they were until its offsets are read again.
-      const prefix = `${ft.flow}|${g.group}|`;
-      for (const [key, entry] of Object.entries(watch)) if (key.startsWith(prefix)) next[key] = entry;
+      const prefix = `${flowPrefix}${g.group}|`;
+      for (const key in watch) if (key.startsWith(prefix)) next[key] = watch[key]!;
       continue;
     }
     const thresholdMs = resolveCheckpointStaleMs(ft.checkpointTiming, g.partitions.some((p) => p.checkpoint !== null), thresholds.checkpointStaleMs);
     if (thresholdMs === null) continue;
+    const groupPrefix = `${flowPrefix}${g.group}|`;
     for (const p of g.partitions) {
       const expected = isCheckpointOwed(p);
       if (expected === null) continue;
-      const key = `${ft.flow}|${g.group}|${p.topic}|${p.partition}`;
-      const identity = p.checkpoint ? `${p.checkpoint.upstream}:${p.checkpoint.downstream}` : null;
+      const key = `${groupPrefix}${p.topic}|${p.partition}`;
       const previous = watch[key];
-      const dueSince = previous && previous.checkpoint === identity ? previous.dueSince : now;
-      next[key] = { checkpoint: identity, dueSince };
+      // Still owed since the same checkpoint: the entry stays as it is (no new object, no new string).
+      const entry = previous !== undefined && isSameCheckpoint(previous, p.checkpoint) ? previous : createWatchEntry(p.checkpoint, now);
+      next[key] = entry;
       const checkpointOld = p.checkpoint === null || now - p.checkpoint.at > thresholdMs;
-      if (now - dueSince > thresholdMs && checkpointOld) findings.push(staleFinding(ft, g, p, { expected, owedMs: now - dueSince, thresholdMs }, now));
+      if (now - entry.dueSince > thresholdMs && checkpointOld) findings.push(staleFinding(ft, g, p, { expected, owedMs: now - entry.dueSince, thresholdMs }, now));
     }
   }
+  // A superset is safe: it only makes the next call look for other flows' entries.
+  flowsOfWatch.set(next, new Set([...(flowsOfWatch.get(watch) ?? []), ft.flow]));
   return { findings, watch: next };
+}
+
+type WatchEntry = CheckpointWatch[string];
+
+/** The flows a watch holds clocks of, for watches this module wrote (a stored one is read once). */
+const flowsOfWatch = new WeakMap<CheckpointWatch, ReadonlySet<string>>();
+
+/** The checkpoint an entry's identity names, parsed once per entry object. */
+const entryCheckpoints = new WeakMap<WatchEntry, { upstream: bigint; downstream: bigint } | null>();
+
+function holdsOtherFlows(watch: CheckpointWatch, flow: string): boolean {
+  let flows = flowsOfWatch.get(watch);
+  if (flows === undefined) flowsOfWatch.set(watch, (flows = listWatchFlows(watch)));
+  return [...flows].some((f) => f !== flow);
+}
+
+/** Flow ids of a watch's keys (`<flow>|<group>|<topic>|<partition>`; a flow id holds no `|`). */
+function listWatchFlows(watch: CheckpointWatch): Set<string> {
+  const flows = new Set<string>();
+  for (const key in watch) flows.add(key.slice(0, key.indexOf("|")));
+  return flows;
+}
+
+function createWatchEntry(checkpoint: PartitionTranslation["checkpoint"], now: number): WatchEntry {
+  const entry: WatchEntry = { checkpoint: checkpoint ? `${checkpoint.upstream}:${checkpoint.downstream}` : null, dueSince: now };
+  entryCheckpoints.set(entry, checkpoint ? { upstream: checkpoint.upstream, downstream: checkpoint.downstream } : null);
+  return entry;
+}
+
+/** Whether the entry's identity (`upstream:downstream`, or null) names this checkpoint. */
+function isSameCheckpoint(entry: WatchEntry, checkpoint: PartitionTranslation["checkpoint"]): boolean {
+  let named = entryCheckpoints.get(entry);
+  if (named === undefined) {
+    const match = entry.checkpoint === null ? null : /^(-?\d+):(-?\d+)$/.exec(entry.checkpoint);
+    named = match === null ? null : { upstream: BigInt(match[1]!), downstream: BigInt(match[2]!) };
+    // An identity that is not two offsets as `${bigint}` writes them never equals a checkpoint's.
+    if (entry.checkpoint !== null && (named === null || `${named.upstream}:${named.downstream}` !== entry.checkpoint)) return false;
+    entryCheckpoints.set(entry, named);
+  }
+  if (named === null || checkpoint === null) return named === null && checkpoint === null;
+  return named.upstream === checkpoint.upstream && named.downstream === checkpoint.downstream;
 }
 
 /** The downstream offset MM2 owes as a checkpoint, or null when it owes none. */

@@ -1,7 +1,6 @@
 /**
  * lib/translation — offset-translation accuracy and the failover planner. Pure (no I/O, never
- * reads the clock: callers pass `now`), except record-cycle.ts, which only wires a collector
- * listener to the store.
+ * reads the clock: callers pass `now`). lib/pipeline runs it every cycle and stores its samples.
  */
 export * from "./types";
 export { mapIdealOffset, replaySyncHistory, SyncModelCache, type ReplayOptions } from "./sync-model";
@@ -22,7 +21,8 @@ export {
   defaultTranslationThresholds,
   detectStaleCheckpoints,
   detectTranslationErrors,
+  listWatchChanges,
+  loadWatchEntries,
   type CheckpointWatch,
   type TranslationThresholds,
 } from "./detectors";
-export { attachTranslationRecorder, listTranslationSamples, type CycleSource } from "./record-cycle";

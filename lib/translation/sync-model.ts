@@ -18,7 +18,7 @@
 import {
   createOffsetSyncStore,
   findLastAtOrBefore,
-  mapUpstreamToDownstream,
+  mapBetweenSyncs,
   OffsetSyncStore,
   selectLatestEpoch,
   type SyncPoint,
@@ -64,7 +64,7 @@ export class SyncModelCache {
 
   constructor(private readonly options: ReplayOptions = {}) {}
 
-  /** The model and the latest epoch (for exact mapping) of one partition's history. */
+  /** The model and the latest epoch (for exact mapping) of one partition's history, valid until the key's next lookup. */
   lookup(key: string, tp: TopicPartition, history: readonly SyncPoint[]): { store: OffsetSyncStore; epoch: readonly SyncPoint[] } {
     const entry = this.entries.get(key);
     const resumeAt = entry ? findResumeIndex(entry, history) : -1;
@@ -78,7 +78,9 @@ export class SyncModelCache {
         const sync = history[i]!;
         entry.store.addSync({ ...tp, upstream: sync.upstream, downstream: sync.downstream });
       }
-      entry.epoch = selectLatestEpoch(history);
+      // The history only grew at its end (same object at the same place): the latest epoch continues
+      // from the one already selected. After a trim at the front it is selected again from the history.
+      entry.epoch = resumeAt === entry.consumed ? extendLatestEpoch(entry.epoch, history, resumeAt) : selectLatestEpoch(history);
     }
     entry.consumed = history.length;
     entry.last = history.at(-1) ?? null;
@@ -91,6 +93,27 @@ export class SyncModelCache {
   }
 }
 
+/**
+ * selectLatestEpoch(history) given `epoch` = selectLatestEpoch(history[0, from)): the same left fold
+ * over the syncs from `from` on (O(new syncs) instead of O(history), up to 20,000 per partition).
+ * Extends `epoch` in place: the cache owns it, and lookup's callers use it before the next lookup.
+ */
+function extendLatestEpoch(epoch: SyncPoint[], history: readonly SyncPoint[], from: number): SyncPoint[] {
+  let next = epoch;
+  for (let i = from; i < history.length; i++) {
+    const sync = history[i]!;
+    const last = next[next.length - 1];
+    if (last === undefined) {
+      next.push(sync);
+      continue;
+    }
+    if (sync.upstream === last.upstream && sync.downstream === last.downstream) continue;
+    if (sync.upstream > last.upstream && sync.downstream > last.downstream) next.push(sync);
+    else next = [sync];
+  }
+  return next;
+}
+
 /** Index of the first sync not yet consumed, or −1 when the history no longer continues the entry's. */
 function findResumeIndex(entry: CacheEntry, history: readonly SyncPoint[]): number {
   if (entry.last === null) return history.length === 0 ? 0 : -1;
@@ -98,6 +121,9 @@ function findResumeIndex(entry: CacheEntry, history: readonly SyncPoint[]): numb
   const index = history.lastIndexOf(entry.last);
   return index < 0 ? -1 : index + 1;
 }
+
+const dense = { denseDownstream: true } as const;
+const notDense = { denseDownstream: false } as const;
 
 /**
  * The ideal downstream position of `upstream` from the latest epoch (strictly increasing syncs).
@@ -112,11 +138,11 @@ export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint, de
   if (epoch.length === 0) return { kind: "unknown", reason: "no-sync" };
   const index = findLastAtOrBefore(epoch, upstream);
   if (index < 0) return { kind: "unknown", reason: "before-first-sync" };
-  const around = epoch.slice(index, index + 2);
-  const mapped = mapUpstreamToDownstream(around, upstream, { denseDownstream });
-  if (mapped.kind === "exact") return { kind: "exact", downstream: mapped.downstream, basis: mapped.basis };
+  const sync = epoch[index]!;
+  const mapped = mapBetweenSyncs(sync, epoch[index + 1], upstream, denseDownstream ? dense : notDense);
+  // An exact mapping has exactly an exact IdealOffset's fields.
+  if (mapped.kind === "exact") return mapped;
   if (mapped.kind === "none") return { kind: "unknown", reason: mapped.reason };
-  const sync = around[0]!;
   const high = mapped.high ?? sync.downstream + (upstream - sync.upstream);
   return mapped.low === high ? { kind: "exact", downstream: high, basis: "pinned-by-bounds" } : { kind: "bracket", low: mapped.low, high, reason: mapped.reason };
 }

@@ -18,9 +18,9 @@
  *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
  */
 import { type CheckpointPoint, type ClusterSnapshot, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
-import { compileGroupFilter, type SyncPoint } from "@/lib/mm2";
+import { compileGroupFilter, type OffsetSyncStore, type SyncPoint } from "@/lib/mm2";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
-import { estimateReread, selectMirrorMakerOffset, sumTotals } from "./reread";
+import { addTotals, estimateReread, selectMirrorMakerOffset, sumTotals } from "./reread";
 import { mapIdealOffset, type ReplayOptions, SyncModelCache } from "./sync-model";
 import {
   type FlowTranslation,
@@ -57,32 +57,30 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const cache = input.cache ?? new SyncModelCache(input.replay);
   const syncsLoaded = input.syncsLoaded ?? true;
   const filter = compileGroupFilter(flow.groupsFilter, flow.groupsExclude);
-  const partitions = new Map(flow.partitions.map((p) => [`${p.topic}/${p.partition}`, p]));
-  const topics = new Set(flow.partitions.map((p) => p.topic));
-  const checkpoints = new Map(flow.checkpoints.map((c) => [`${c.group}|${c.topic}|${c.partition}`, c]));
+  const partitions = indexFlowPartitions(flow);
+  const checkpoints = indexCheckpoints(flow.checkpoints);
   const groups: GroupTranslation[] = [];
   const excludedGroups: string[] = [];
   const uncheckpointedGroups: UncheckpointedGroup[] = [];
   for (const g of [...input.sourceGroups].sort((a, b) => a.groupId.localeCompare(b.groupId))) {
     if (!isCheckpointedGroupType(g.groupType)) {
       const rows = listUncheckpointedPartitions(g, partitions);
-      if (!rows.some((r) => topics.has(r.topic))) continue;
+      if (!rows.some((r) => partitions.has(r.topic))) continue;
       const unknown = describeUnknownGroup(g, input.sourceStale ?? null, now);
       uncheckpointedGroups.push({ group: g.groupId, groupType: g.groupType, state: g.state, members: g.members, unknown, note: explainUncheckpointedGroup(g.groupType), partitions: rows });
       continue;
     }
     const offsets = g.offsets.filter((o) => o.offset >= 0n);
-    if (!offsets.some((o) => topics.has(o.topic))) continue;
+    if (!offsets.some((o) => partitions.has(o.topic))) continue;
     if (!filter.matches(g.groupId)) {
       excludedGroups.push(g.groupId);
       continue;
     }
+    const ctx: RowContext = { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: input.syncHistory, now };
+    const own = checkpoints.get(g.groupId);
     const rows = offsets
-      .map((o) => {
-        const ctx: RowContext = { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: input.syncHistory, now };
-        return translatePartition(ctx, o.topic, o.partition, o.offset, partitions.get(`${o.topic}/${o.partition}`), checkpoints.get(`${g.groupId}|${o.topic}|${o.partition}`));
-      })
-      .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+      .map((o) => translatePartition(ctx, o.topic, o.partition, o.offset, partitions.get(o.topic)?.get(o.partition), own?.get(o.topic)?.get(o.partition)))
+      .sort(compareTopicPartitions);
     const unknown = describeUnknownGroup(g, input.sourceStale ?? null, now);
     groups.push({ group: g.groupId, groupType: g.groupType, state: g.state, members: g.members, unknown, partitions: rows, totals: sumTotals(rows) });
   }
@@ -96,14 +94,53 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     groups,
     excludedGroups,
     uncheckpointedGroups,
-    totals: { ...sumTotals(groups.flatMap((g) => g.partitions)), groups: groups.length },
+    totals: { ...addTotals(groups.map((g) => g.totals)), groups: groups.length },
   };
 }
 
+/** By topic (localeCompare; most neighbours share theirs), then partition number. */
+function compareTopicPartitions(a: { topic: string; partition: number }, b: { topic: string; partition: number }): number {
+  return (a.topic === b.topic ? 0 : a.topic.localeCompare(b.topic)) || a.partition - b.partition;
+}
+
+/** A flow partition with its history key, per topic and partition number. */
+interface IndexedPartition {
+  fp: FlowPartition;
+  key: string;
+  tp: { topic: string; partition: number };
+  /** The partition's sync history and replayed model, looked up once per call for all the groups on it. */
+  history?: readonly SyncPoint[];
+  model?: { store: OffsetSyncStore; epoch: readonly SyncPoint[] };
+}
+
+/** The flow's partitions by topic and partition number (a later duplicate wins, as in a Map). */
+function indexFlowPartitions(flow: Flow): Map<string, Map<number, IndexedPartition>> {
+  const byTopic = new Map<string, Map<number, IndexedPartition>>();
+  for (const fp of flow.partitions) {
+    let topic = byTopic.get(fp.topic);
+    if (topic === undefined) byTopic.set(fp.topic, (topic = new Map()));
+    topic.set(fp.partition, { fp, key: flowPartitionKey(flow.id, fp.topic, fp.partition), tp: { topic: fp.topic, partition: fp.partition } });
+  }
+  return byTopic;
+}
+
+/** The latest checkpoint per group, topic and partition (a later one wins). */
+function indexCheckpoints(checkpoints: readonly CheckpointPoint[]): Map<string, Map<string, Map<number, CheckpointPoint>>> {
+  const byGroup = new Map<string, Map<string, Map<number, CheckpointPoint>>>();
+  for (const c of checkpoints) {
+    let group = byGroup.get(c.group);
+    if (group === undefined) byGroup.set(c.group, (group = new Map()));
+    let topic = group.get(c.topic);
+    if (topic === undefined) group.set(c.topic, (topic = new Map()));
+    topic.set(c.partition, c);
+  }
+  return byGroup;
+}
+
 /** A streams group's committed offsets, or a share group's start offsets, with the flow's view of each partition. */
-function listUncheckpointedPartitions(g: ConsumerGroupState, partitions: ReadonlyMap<string, FlowPartition>): UncheckpointedPartition[] {
+function listUncheckpointedPartitions(g: ConsumerGroupState, partitions: ReadonlyMap<string, ReadonlyMap<number, IndexedPartition>>): UncheckpointedPartition[] {
   const position = (topic: string, partition: number) => {
-    const fp = partitions.get(`${topic}/${partition}`);
+    const fp = partitions.get(topic)?.get(partition)?.fp;
     return { targetTopic: fp?.targetTopic ?? null, sourceLogEnd: fp?.sourceLogEnd ?? null };
   };
   const committed = g.offsets
@@ -116,7 +153,7 @@ function listUncheckpointedPartitions(g: ConsumerGroupState, partitions: Readonl
   const shareStarts = (g.shareOffsets ?? []).map(
     (o): UncheckpointedPartition => ({ topic: o.topic, partition: o.partition, ...position(o.topic, o.partition), kind: "share-start", offset: o.startOffset, lag: o.lag }),
   );
-  return [...committed, ...shareStarts].sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+  return [...committed, ...shareStarts].sort(compareTopicPartitions);
 }
 
 /** Why a group's offsets are not this cycle's, with the age of the read the rows use; null when they are. */
@@ -164,7 +201,14 @@ interface RowContext {
   now: number;
 }
 
-function translatePartition(ctx: RowContext, topic: string, partition: number, read: bigint, fp: FlowPartition | undefined, cp: CheckpointPoint | undefined): PartitionTranslation {
+function translatePartition(
+  ctx: RowContext,
+  topic: string,
+  partition: number,
+  read: bigint,
+  indexed: IndexedPartition | undefined,
+  cp: CheckpointPoint | undefined,
+): PartitionTranslation {
   // A checkpoint MM2 wrote after Gapwatch read the group can be for a later commit: the group has
   // committed at least its upstream offset by then (seen in the soak: committed 1185 read, then
   // checkpoint 1186→1194, which compared with the stale read looked like a 1-record skip). A real
@@ -172,13 +216,14 @@ function translatePartition(ctx: RowContext, topic: string, partition: number, r
   const newerCheckpoint = cp !== undefined && cp.upstream > read && ctx.groupReadAt !== null && cp.at > ctx.groupReadAt;
   const committed = newerCheckpoint ? cp.upstream : read;
   const checkpoint = cp ? { upstream: cp.upstream, downstream: cp.downstream, at: cp.at, ageMs: Math.max(0, ctx.now - cp.at) } : null;
-  if (!fp) {
+  if (!indexed) {
     const translation: ModelTranslation = { kind: "untranslatable", reason: UntranslatableReason.NOT_REPLICATED, detail: `${topic}/${partition} is not replicated by ${ctx.flow.id}` };
     const ideal: IdealOffset = { kind: "unknown", reason: "not-replicated" };
     return { topic, partition, targetTopic: null, committed, sourceLogEnd: null, groupLag: null, translation, checkpoint, ideal, reread: null, checkpointReread: null, failoverReread: null };
   }
-  const history = ctx.syncHistory.get(flowPartitionKey(ctx.flow.id, topic, partition)) ?? [];
-  const { translation, ideal } = translateOffset(ctx, { topic, partition }, history, committed, fp.targetDensityIssue === null);
+  const { fp } = indexed;
+  const history = (indexed.history ??= ctx.syncHistory.get(indexed.key) ?? []);
+  const { translation, ideal } = translateOffset(ctx, indexed, history, committed, fp.targetDensityIssue === null);
   const lag = fp.sourceLogEnd === null ? null : fp.sourceLogEnd - committed;
   const row = { translation, checkpoint };
   const mm2 = selectMirrorMakerOffset(row);
@@ -200,27 +245,46 @@ function translatePartition(ctx: RowContext, topic: string, partition: number, r
 
 function translateOffset(
   ctx: RowContext,
-  tp: { topic: string; partition: number },
+  indexed: IndexedPartition,
   history: readonly SyncPoint[],
   committed: bigint,
   denseDownstream: boolean,
 ): { translation: ModelTranslation; ideal: IdealOffset } {
+  const { tp } = indexed;
   if (history.length === 0) {
     const translation: ModelTranslation = ctx.syncsLoaded
       ? { kind: "untranslatable", reason: UntranslatableReason.NO_SYNC, detail: `MM2 has written no offset sync for ${tp.topic}/${tp.partition} yet` }
       : notLoaded(ctx.flow);
     return { translation, ideal: { kind: "unknown", reason: "no-sync" } };
   }
-  const { store, epoch } = ctx.cache.lookup(flowPartitionKey(ctx.flow.id, tp.topic, tp.partition), tp, history);
+  const { store, epoch } = (indexed.model ??= ctx.cache.lookup(indexed.key, tp, history));
   const ideal = mapIdealOffset(epoch, committed, denseDownstream);
   if (!ctx.syncsLoaded) return { translation: notLoaded(ctx.flow), ideal };
   const t = store.translateDownstream(ctx.group, tp, committed);
-  if (t.kind === "translated") return { translation: { kind: "translated", downstream: t.downstream, syncUpstream: t.sync.upstream, syncDownstream: t.sync.downstream }, ideal };
+  if (t.kind === "translated") return { translation: describeTranslation(t.sync, t.downstream), ideal };
   if (t.kind === "too-old") {
     const detail = `offset ${committed} is older than the oldest sync MM2 keeps (upstream ${t.oldest.upstream}): MM2 translates it to −1 and emits no checkpoint`;
     return { translation: { kind: "untranslatable", reason: UntranslatableReason.OLDER_THAN_OLDEST_SYNC, detail }, ideal };
   }
   return { translation: t.reason === "no-sync" ? { kind: "untranslatable", reason: UntranslatableReason.NO_SYNC, detail: `no offset sync for ${tp.topic}/${tp.partition}` } : notLoaded(ctx.flow), ideal };
+}
+
+/**
+ * MM2's translation from one sync, shared by every row it gives (it gives sync.downstream at the
+ * sync, one more past it): 190,000 group partitions do not need 190,000 copies of a few hundred.
+ */
+const translationsBySync = new WeakMap<SyncPoint, { at?: ModelTranslation; past?: ModelTranslation }>();
+
+function describeTranslation(sync: SyncPoint, downstream: bigint): ModelTranslation {
+  let known = translationsBySync.get(sync);
+  if (known === undefined) translationsBySync.set(sync, (known = {}));
+  const at = downstream === sync.downstream;
+  const cached = at ? known.at : known.past;
+  if (cached !== undefined && cached.kind === "translated" && cached.downstream === downstream) return cached;
+  const translation: ModelTranslation = { kind: "translated", downstream, syncUpstream: sync.upstream, syncDownstream: sync.downstream };
+  if (at) known.at = translation;
+  else known.past = translation;
+  return translation;
 }
 
 function notLoaded(flow: Flow): ModelTranslation {

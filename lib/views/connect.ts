@@ -1,7 +1,8 @@
-import type { Snapshot } from "@/lib/collector/types";
+import type { ConnectClusterSnapshot, Snapshot } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
 import type { ConnectEndpoint, Connector } from "@/lib/connect";
 import { BadRequestError, NotFoundError } from "@/lib/errors";
+import { filterRows, sortRows, takePage, type ListSpec, type PageRequest, type SortOrder } from "./pagination";
 
 /** Pill tone per Connect state: RUNNING ok, FAILED crit, PAUSED warn, UNASSIGNED/RESTARTING info. */
 export type StateTone = "ok" | "crit" | "warn" | "info" | "unknown";
@@ -71,6 +72,43 @@ function reshapeConnector(c: Connector): ConnectorView {
     trace: c.trace,
     tasks: c.tasks.map((t) => ({ id: t.id, state: t.state, tone: toneOfState(t.state), workerId: t.workerId, rootCause: t.rootCause, trace: t.trace })).sort((a, b) => a.id - b.id),
   };
+}
+
+/** A connector with its tasks is 1–3 KB of JSON (a failed task's trace more): 50 stay under 256 KB unless many failed. */
+export const connectorList: ListSpec<"name"> = {
+  list: "connectors",
+  sorts: ["name"],
+  defaultSort: "name",
+  defaultLimit: 50,
+  maxLimit: 1000,
+  query: { pattern: /^[^\u0000-\u001f]{1,255}$/, describe: "part of a connector name (up to 255 characters)" },
+};
+
+type ConnectorEntry = { cluster: ConnectClusterSnapshot; connector: Connector };
+
+/** Connect cluster, then connector name: a connector's name is unique within its cluster. */
+const connectorOrder: SortOrder<ConnectorEntry> = { keyOf: (e) => [e.cluster.name, e.connector.name], directions: ["asc", "asc"] };
+
+/**
+ * GET /api/connect: every Connect cluster (reachability, data age) with the connectors of this page — across clusters,
+ * by cluster and name — and their tasks; credentials in configs redacted.
+ */
+export function pageConnectClusters(snapshot: Snapshot, now: number, request: PageRequest<"name">) {
+  const entries = snapshot.connect.flatMap((cluster) => cluster.connectors.map((connector) => ({ cluster, connector })));
+  const needle = request.q?.toLowerCase() ?? null;
+  const matching = filterRows(sortRows(entries, connectorOrder), needle === null ? null : (e) => e.connector.name.toLowerCase().includes(needle));
+  const { items, page } = takePage(matching, connectorOrder, request, entries.length);
+  const connect = snapshot.connect.map((c) => ({
+    ...c,
+    dataAgeMs: c.dataAt === null ? null : now - c.dataAt,
+    connectors: items.filter((e) => e.cluster === c).map(({ connector: { config, ...rest } }) => ({ ...rest, config: redactConfig(config) })),
+  }));
+  return { connect, page };
+}
+
+/** Connector configs can hold credentials (sasl.jaas.config, passwords): never send them out. */
+function redactConfig(config: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(config).map(([k, v]) => [k, /password|secret|jaas|credential|token|key\.pem|keystore/i.test(k) ? "[redacted]" : v]));
 }
 
 /** The REST endpoint of a configured Connect cluster by name (404 naming the known ones). */

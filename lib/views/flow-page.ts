@@ -1,8 +1,8 @@
 import type { Flow, Snapshot } from "@/lib/collector/types";
-import type { TopicLagPoint } from "@/lib/store";
 import { formatCount } from "@/lib/format";
-import { listTopicRows } from "./flows";
+import type { TopicRow } from "./flows";
 import { decodeFlowParam } from "./params";
+import type { SparkPoint } from "./topic-sparklines";
 
 /** A flow looked up from its URL segment: found, or missing with the flows that do exist. */
 export type FlowLookup = { found: true; flow: Flow } | { found: false; id: string; known: string[] };
@@ -42,18 +42,13 @@ export interface FlowTopicRowView {
   /** Partitions whose data could not be read this cycle. */
   unknownPartitions: number;
   internal: boolean;
-  spark: { at: number; lag: number }[];
+  /** The topic's lag per sparkline bucket, oldest first (numbers only: 200 topics × 60 points stay small in the page). */
+  spark: number[];
 }
 
-/** Topic rows with each topic's lag series (per minute over the selected range) for the sparkline. */
-export function shapeFlowTopicRows(flow: Flow, lagSeries: readonly TopicLagPoint[]): FlowTopicRowView[] {
-  const byTopic = new Map<string, { at: number; lag: number }[]>();
-  for (const p of lagSeries) {
-    const list = byTopic.get(p.topic) ?? [];
-    list.push({ at: p.at, lag: Number(p.lag) });
-    byTopic.set(p.topic, list);
-  }
-  return listTopicRows(flow).map((t) => ({
+/** Topic rows with each topic's lag sparkline over the selected range (lib/views/topic-sparklines.ts). */
+export function shapeFlowTopicRows(topics: readonly TopicRow[], sparks: ReadonlyMap<string, SparkPoint[]>): FlowTopicRowView[] {
+  return topics.map((t) => ({
     topic: t.topic,
     targetTopic: t.targetTopic,
     partitions: t.partitions,
@@ -64,7 +59,7 @@ export function shapeFlowTopicRows(flow: Flow, lagSeries: readonly TopicLagPoint
     unknownPositions: t.unknownPositions,
     unknownPartitions: t.unknownPartitions,
     internal: t.internal,
-    spark: byTopic.get(t.topic) ?? [],
+    spark: (sparks.get(t.topic) ?? []).map((p) => p.lag),
   }));
 }
 

@@ -56,6 +56,8 @@ export interface TopicRow {
   /** Partitions whose data could not be read this cycle. */
   unknownPartitions: number;
   internal: boolean;
+  /** The largest `lagSeconds` among the topic's partitions whose age is known; null when none is. */
+  lagSeconds: number | null;
 }
 
 /** Flows with totals and the states of their Connect tasks. */
@@ -100,10 +102,14 @@ function isDedicatedSourceStopped(connectors: readonly Connector[]): boolean {
   return connectors.some((c) => c.name === "MirrorSourceConnector" && c.state !== "RUNNING");
 }
 
-/** Per-topic rows of a flow (sums over partitions). */
-export function listTopicRows(f: Flow): TopicRow[] {
+/** Per-topic rows of a flow (sums over partitions), as of the snapshot's time `takenAt`. */
+export function listTopicRows(f: Flow, takenAt: number): TopicRow[] {
   const byTopic = new Map<string, FlowPartition[]>();
-  for (const p of f.partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
+  for (const p of f.partitions) {
+    const list = byTopic.get(p.topic);
+    if (list) list.push(p);
+    else byTopic.set(p.topic, [p]);
+  }
   return [...byTopic].map(([topic, parts]) => ({
     topic,
     targetTopic: parts[0]!.targetTopic,
@@ -114,11 +120,22 @@ export function listTopicRows(f: Flow): TopicRow[] {
     unknownPositions: parts.filter((p) => p.lag === null).length,
     unknownPartitions: parts.filter((p) => p.unknown !== null).length,
     internal: topic === "heartbeats" || topic.endsWith(".heartbeats") || topic.endsWith(".internal") || topic.startsWith("__"),
+    lagSeconds: parts.reduce<number | null>((max, p) => {
+      const age = measureLagSeconds(p, takenAt);
+      return age === null ? max : Math.max(max ?? 0, age);
+    }, null),
   }));
 }
 
-/** The per-partition rows of the API: the fields operators compare side by side. */
-export function listPartitionRows(f: Flow) {
+/** Seconds the oldest unreplicated record has waited at the snapshot's time: 0 without lag, null when unknown. */
+function measureLagSeconds(p: Pick<FlowPartition, "lag" | "oldestUnreplicatedTimestamp">, takenAt: number): number | null {
+  if (p.lag === null) return null;
+  if (p.lag === 0n) return 0;
+  return p.oldestUnreplicatedTimestamp === null ? null : Math.max(0, takenAt - p.oldestUnreplicatedTimestamp) / 1000;
+}
+
+/** The per-partition rows of the API: the fields operators compare side by side, as of the snapshot's time `takenAt`. */
+export function listPartitionRows(f: Flow, takenAt: number) {
   return f.partitions.map((p) => ({
     topic: p.topic,
     partition: p.partition,
@@ -139,6 +156,8 @@ export function listPartitionRows(f: Flow) {
     sourceTopicId: p.sourceTopicId,
     latestSync: p.latestSync,
     unknown: p.unknown,
+    /** Age in seconds of the oldest record not yet copied: 0 without lag, null when unknown. */
+    lagSeconds: measureLagSeconds(p, takenAt),
   }));
 }
 
@@ -148,7 +167,8 @@ export function describePartialData(partitions: readonly FlowPartition[], takenA
   if (unknown.length === 0) return null;
   const reasons = [...new Set(unknown.map((u) => u.reason))];
   const neverRead = unknown.some((u) => u.dataAt === null);
-  const oldest = Math.min(...unknown.map((u) => u.dataAt ?? takenAt));
+  // reduce, not Math.min(...): a whole cluster down at 100,000 partitions would overflow the argument list.
+  const oldest = unknown.reduce((min, u) => Math.min(min, u.dataAt ?? takenAt), Number.POSITIVE_INFINITY);
   return {
     unknownPartitions: unknown.length,
     reasons: reasons.slice(0, shown),

@@ -1,5 +1,4 @@
-import { getRuntime } from "@/lib/collector/singleton";
-import { type Flow, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
+import { getRuntime } from "@/lib/pipeline/runtime";
 import { BadRequestError, NotFoundError } from "@/lib/errors";
 import { getLogger } from "@/lib/logger";
 import type { TranslationSeriesPoint } from "@/lib/store";
@@ -11,33 +10,25 @@ import {
   type FlowTranslation,
   formatResetCsv,
   type GroupTranslation,
-  SyncModelCache,
   type UncheckpointedGroup,
-  translateSnapshotFlow,
   type UntranslatableReasonName,
 } from "@/lib/translation";
 import { lookupFlow } from "./flow-page";
-import { requireFlow, requireSnapshot } from "./runtime-data";
+import { filterRows, parsePageRequest, sortRows, takePage, type KeyedRow, type ListSpec, type PageRequest, type SortOrder } from "./pagination";
+import type { ReadModel } from "@/lib/pipeline/read-model";
+import { readLatestModel, requireFlow, requireReadModel, TranslationUnavailableError } from "./runtime-data";
 
-const holder = globalThis as typeof globalThis & { __gapwatchTranslationCache?: SyncModelCache };
-
-/** Replayed sync models shared by every request (and kept across dev hot reloads, like the runtime). */
-function readModelCache(): SyncModelCache {
-  holder.__gapwatchTranslationCache ??= new SyncModelCache();
-  return holder.__gapwatchTranslationCache;
+/** The latest cycle's translation of a flow, as the pipeline computed it (503 before the first cycle, 404 for an unknown flow). */
+export function readFlowTranslation(flowId: string): FlowTranslation {
+  const model = requireReadModel();
+  return requireTranslation(model, requireFlow(model.snapshot, flowId).id);
 }
 
-/** Translates one flow of a snapshot with the collector's sync history. */
-export function translateFlowOfSnapshot(snapshot: Snapshot, flow: Flow, now: number): FlowTranslation {
-  const cache = readModelCache();
-  cache.retain(new Set(snapshot.flows.flatMap((f) => f.partitions.map((p) => flowPartitionKey(f.id, p.topic, p.partition)))));
-  return translateSnapshotFlow(snapshot, flow, getRuntime().collector.history().offsetSyncs, now, { cache });
-}
-
-/** The latest snapshot's translation of a flow (503 before the first cycle, 404 for an unknown flow). */
-export function readFlowTranslation(flowId: string, now: number): FlowTranslation {
-  const snapshot = requireSnapshot();
-  return translateFlowOfSnapshot(snapshot, requireFlow(snapshot, flowId), now);
+/** A flow's translation in a read model; when this cycle's translation failed, a 503 that says why. */
+export function requireTranslation(model: ReadModel, flowId: string): FlowTranslation {
+  const found = model.translations.get(flowId);
+  if (found) return found;
+  throw new TranslationUnavailableError(flowId, model.translationErrors.get(flowId) ?? "not translated this cycle");
 }
 
 /** A group of a translation, or a 404 naming the groups MM2 checkpoints on the flow. */
@@ -80,8 +71,56 @@ export function decodeGroupParam(raw: string): string {
   }
 }
 
-/** GET /api/flows/{flow}/groups body: every checkpointed group with totals and untranslatable partitions. */
-export function listGroupSummaries(ft: FlowTranslation) {
+export const groupSorts = ["group", "replay", "lag"] as const;
+export type GroupSort = (typeof groupSorts)[number];
+
+/** A group row is 0.3–3 KB (its first untranslatable partitions included): 100 stay under 256 KB. */
+export const groupList: ListSpec<GroupSort> = {
+  list: "groups",
+  sorts: groupSorts,
+  defaultSort: "group",
+  defaultLimit: 100,
+  maxLimit: 1000,
+  query: { pattern: /^[^\u0000-\u001f]{1,255}$/, describe: "part of a group id (up to 255 characters)" },
+};
+
+/** The list shows a group's first untranslatable partitions; `totals.untranslatable` counts them all, its own route lists them. */
+const untranslatableShown = 20;
+
+type GroupSummary = ReturnType<typeof summarizeGroup>;
+
+/** By name; or records replayed on failover now, or the group's lag, largest first (the name breaks ties). */
+const groupOrders: Record<GroupSort, SortOrder<GroupSummary>> = {
+  group: { keyOf: (g) => [g.group], directions: ["asc"] },
+  replay: { keyOf: (g) => [g.totals.failoverReplayRecords, g.group], directions: ["desc", "asc"] },
+  lag: { keyOf: (g) => [g.totals.groupLag, g.group], directions: ["desc", "asc"] },
+};
+
+/** Sorted group rows per translation (one per flow and cycle) and sort. */
+const sortedGroups = new WeakMap<FlowTranslation, Map<GroupSort, KeyedRow<GroupSummary>[]>>();
+
+function summarizeGroup(g: GroupTranslation) {
+  const untranslatable = listUntranslatable(g);
+  return {
+    group: g.group,
+    groupType: g.groupType,
+    state: g.state,
+    members: g.members,
+    unknown: g.unknown,
+    totals: g.totals,
+    untranslatable: untranslatable.length > untranslatableShown ? untranslatable.slice(0, untranslatableShown) : untranslatable,
+  };
+}
+
+/** GET /api/flows/{flow}/groups body: one page of checkpointed groups with totals and their first untranslatable partitions. */
+export function listGroupSummaries(ft: FlowTranslation, request: PageRequest<GroupSort> = parsePageRequest(new URLSearchParams(), groupList)) {
+  let bySort = sortedGroups.get(ft);
+  if (!bySort) sortedGroups.set(ft, (bySort = new Map()));
+  let sorted = bySort.get(request.sort);
+  if (!sorted) bySort.set(request.sort, (sorted = sortRows(ft.groups.map(summarizeGroup), groupOrders[request.sort])));
+  const needle = request.q?.toLowerCase() ?? null;
+  const matching = filterRows(sorted, needle === null ? null : (g) => g.group.toLowerCase().includes(needle));
+  const { items, page } = takePage(matching, groupOrders[request.sort], request, sorted.length);
   return {
     flow: ft.flow,
     source: ft.source,
@@ -91,15 +130,8 @@ export function listGroupSummaries(ft: FlowTranslation) {
     totals: ft.totals,
     excludedGroups: ft.excludedGroups,
     uncheckpointedGroups: ft.uncheckpointedGroups,
-    groups: ft.groups.map((g) => ({
-      group: g.group,
-      groupType: g.groupType,
-      state: g.state,
-      members: g.members,
-      unknown: g.unknown,
-      totals: g.totals,
-      untranslatable: listUntranslatable(g),
-    })),
+    groups: items,
+    page,
   };
 }
 
@@ -216,12 +248,12 @@ export function shapeRereadSeries(samples: readonly TranslationSeriesPoint[]): R
 export type GroupsPageData = { kind: "no-data" } | { kind: "flow-not-found"; id: string; known: string[] } | { kind: "ok"; takenAt: number; translation: FlowTranslation };
 
 /** Loads the groups page of a flow from its raw `[flow]` path segment. */
-export function loadGroupsPage(rawFlow: string, now: number): GroupsPageData {
-  const snapshot = getRuntime().collector.latest();
-  if (!snapshot) return { kind: "no-data" };
-  const lookup = lookupFlow(snapshot, rawFlow);
+export function loadGroupsPage(rawFlow: string): GroupsPageData {
+  const model = readLatestModel();
+  if (!model) return { kind: "no-data" };
+  const lookup = lookupFlow(model.snapshot, rawFlow);
   if (!lookup.found) return { kind: "flow-not-found", id: lookup.id, known: lookup.known };
-  return { kind: "ok", takenAt: snapshot.takenAt, translation: translateFlowOfSnapshot(snapshot, lookup.flow, now) };
+  return { kind: "ok", takenAt: model.snapshot.takenAt, translation: requireTranslation(model, lookup.flow.id) };
 }
 
 /** What the page of one group shows. */
@@ -232,8 +264,8 @@ export type GroupPageData =
   | { kind: "ok"; takenAt: number; translation: FlowTranslation; group: GroupTranslation; plans: Record<FailoverModeName, FailoverPlan>; series: RereadChartSeries[] };
 
 /** Loads one group's page: rows, both plans, and the re-read vs lag series over [from, to]. */
-export function loadGroupPage(rawFlow: string, rawGroup: string, range: { from: number; to: number }, now: number): GroupPageData {
-  const page = loadGroupsPage(rawFlow, now);
+export function loadGroupPage(rawFlow: string, rawGroup: string, range: { from: number; to: number }): GroupPageData {
+  const page = loadGroupsPage(rawFlow);
   if (page.kind !== "ok") return page;
   const ft = page.translation;
   const groupId = decodeGroupParam(rawGroup);

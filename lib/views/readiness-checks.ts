@@ -1,7 +1,7 @@
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { ClusterSnapshot, Flow, Snapshot, TopicConfigs } from "@/lib/collector/types";
 import { type Connector, ConnectorState } from "@/lib/connect/types";
-import type { Thresholds } from "@/lib/detect/thresholds";
+import type { Thresholds } from "@/lib/config/thresholds";
 import { FindingType, type FindingTypeName } from "@/lib/detect/types";
 import { formatAge, formatCount } from "@/lib/format";
 import type { FlowTranslation } from "@/lib/translation";

@@ -1,45 +1,42 @@
-import { getRuntime } from "@/lib/collector/singleton";
-import type { Flow, Snapshot } from "@/lib/collector/types";
+import type { Flow } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
-import { getLogger } from "@/lib/logger";
-import type { FlowTranslation } from "@/lib/translation";
-import { translateFlowOfSnapshot } from "./groups";
+import type { ReadModel } from "@/lib/pipeline/read-model";
 import { assessFlowReadiness, type FlowReadiness } from "./readiness";
-import { requireFlow, requireSnapshot } from "./runtime-data";
+import { requireFlow, requireReadModel } from "./runtime-data";
 
-const log = getLogger("readiness");
+/** Verdicts per read model and flow: assessed once per cycle, when a page or a scrape first asks. */
+const assessed = new WeakMap<ReadModel, Map<string, FlowReadiness>>();
 
-/** The readiness of one flow in the latest snapshot (503 before the first cycle, 404 for an unknown flow). */
-export function readFlowReadiness(flowId: string, now: number): FlowReadiness {
-  const snapshot = requireSnapshot();
-  return assessReadinessInSnapshot(snapshot, requireFlow(snapshot, flowId), now);
+/** The readiness of one flow in the latest cycle (503 before the first cycle, 404 for an unknown flow). */
+export function readFlowReadiness(flowId: string): FlowReadiness {
+  const model = requireReadModel();
+  return readReadinessOf(model, requireFlow(model.snapshot, flowId));
 }
 
-/** The readiness of every flow of a snapshot (overview, metrics). */
-export function listFlowReadiness(snapshot: Snapshot, now: number): FlowReadiness[] {
-  return snapshot.flows.map((flow) => assessReadinessInSnapshot(snapshot, flow, now));
+/** The readiness of every flow of a cycle (overview, metrics). */
+export function listFlowReadiness(model: ReadModel): FlowReadiness[] {
+  return model.snapshot.flows.map((flow) => readReadinessOf(model, flow));
 }
 
-/** The readiness of one flow of a snapshot the page already holds. */
-export function assessReadinessInSnapshot(snapshot: Snapshot, flow: Flow, now: number): FlowReadiness {
+/**
+ * The readiness of one flow of a cycle, as of the cycle's snapshot (ages are measured at `takenAt`). A flow
+ * whose translation failed this cycle has its groups check unknown, never the whole verdict an error page.
+ */
+export function readReadinessOf(model: ReadModel, flow: Flow): FlowReadiness {
+  let byFlow = assessed.get(model);
+  if (!byFlow) assessed.set(model, (byFlow = new Map()));
+  const known = byFlow.get(flow.id);
+  if (known) return known;
   const config = getConfig();
-  return assessFlowReadiness({
-    snapshot,
+  const readiness = assessFlowReadiness({
+    snapshot: model.snapshot,
     flow,
-    translation: translateOrNull(snapshot, flow, now),
-    alerts: getRuntime().alerts.list(),
+    translation: model.translations.get(flow.id) ?? null,
+    alerts: model.alerts,
     thresholds: config.thresholds,
     rpoSeconds: config.flows[flow.id]?.rpoSeconds ?? config.thresholds.lagSeconds,
-    now,
+    now: model.snapshot.takenAt,
   });
-}
-
-/** A translation failure makes the groups check unknown, never the whole verdict an error page. */
-function translateOrNull(snapshot: Snapshot, flow: Flow, now: number): FlowTranslation | null {
-  try {
-    return translateFlowOfSnapshot(snapshot, flow, now);
-  } catch (err) {
-    log.warn({ flow: flow.id, err: err instanceof Error ? err.message : String(err) }, "translation failed; readiness of its groups unknown");
-    return null;
-  }
+  byFlow.set(flow.id, readiness);
+  return readiness;
 }

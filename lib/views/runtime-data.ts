@@ -1,6 +1,7 @@
-import { getRuntime } from "@/lib/collector/singleton";
 import type { Snapshot } from "@/lib/collector/types";
 import { GapwatchError, NotFoundError, errorCodes } from "@/lib/errors";
+import type { ReadModel } from "@/lib/pipeline/read-model";
+import { getRuntime } from "@/lib/pipeline/runtime";
 
 /** No cycle has finished yet (the server just started): answered 503 by the API. */
 export class NoDataYetError extends GapwatchError {
@@ -9,15 +10,31 @@ export class NoDataYetError extends GapwatchError {
   }
 }
 
-/** The latest snapshot, or null before the first cycle. */
+/** This cycle's translation of a flow failed (logged by the pipeline): answered 503, the next cycle tries again. */
+export class TranslationUnavailableError extends GapwatchError {
+  constructor(flowId: string, why: string) {
+    super(errorCodes.kafkaUnreachable, `the offset translation of flow ${flowId} failed this cycle (${why}); retry after the next poll`);
+  }
+}
+
+/** The read model of the latest cycle the pipeline finished, or null before the first one. */
+export function readLatestModel(): ReadModel | null {
+  return getRuntime().pipeline.latest();
+}
+
+export function requireReadModel(): ReadModel {
+  const model = readLatestModel();
+  if (!model) throw new NoDataYetError();
+  return model;
+}
+
+/** The snapshot of the latest finished cycle, or null before the first one. */
 export function readLatestSnapshot(): Snapshot | null {
-  return getRuntime().collector.latest();
+  return readLatestModel()?.snapshot ?? null;
 }
 
 export function requireSnapshot(): Snapshot {
-  const snapshot = readLatestSnapshot();
-  if (!snapshot) throw new NoDataYetError();
-  return snapshot;
+  return requireReadModel().snapshot;
 }
 
 export function requireFlow(snapshot: Snapshot, flowId: string) {

@@ -36,9 +36,23 @@ export interface RowNote {
   detail: string;
 }
 
-/** The flow partitions of one upstream topic, by partition number. */
-export function listFlowTopicPartitions(flow: Flow, topic: string): FlowPartition[] {
-  return flow.partitions.filter((p) => p.topic === topic).sort((a, b) => a.partition - b.partition);
+/** Per partition list (a snapshot's lists are immutable, one per cycle): topic → its partitions by number. */
+const byTopicOf = new WeakMap<readonly FlowPartition[], Map<string, readonly FlowPartition[]>>();
+
+/** The flow partitions of one upstream topic, by partition number (indexed once per cycle: 10,000 partitions). */
+export function listFlowTopicPartitions(flow: Flow, topic: string): readonly FlowPartition[] {
+  let byTopic = byTopicOf.get(flow.partitions);
+  if (!byTopic) {
+    const lists = new Map<string, FlowPartition[]>();
+    for (const p of flow.partitions) {
+      const list = lists.get(p.topic);
+      if (list) list.push(p);
+      else lists.set(p.topic, [p]);
+    }
+    for (const list of lists.values()) list.sort((a, b) => a.partition - b.partition);
+    byTopicOf.set(flow.partitions, (byTopic = lists));
+  }
+  return byTopic.get(topic) ?? [];
 }
 
 /** Upstream topics of a flow, sorted. */

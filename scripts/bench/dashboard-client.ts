@@ -27,8 +27,8 @@ export async function connectDashboard(base: string, adminSecret: string): Promi
   return {
     base,
     async listFiringAlerts(type) {
-      const query = new URLSearchParams({ state: "firing", ...(type ? { type } : {}) });
-      return (await getJson<{ alerts: AlertRecord[] }>(`/api/alerts?${query}`)).alerts;
+      const query = new URLSearchParams({ state: "firing", limit: "1000", ...(type ? { type } : {}) });
+      return readAllPages<AlertRecord>(getJson, "/api/alerts", query, "alerts");
     },
     async acknowledge(id) {
       const res = await fetch(`${base}/api/alerts/${id}/acknowledge`, { method: "POST", headers: { ...sameOrigin, cookie }, body: "{}" });
@@ -36,9 +36,23 @@ export async function connectDashboard(base: string, adminSecret: string): Promi
     },
     async readFlowPartitions(flowId) {
       type Row = { topic: string; partition: number; mm2Position: string | null; lag: string | null; sourceLogEnd: string | null };
-      return (await getJson<{ partitions: Row[] }>(`/api/flows/${encodeURIComponent(flowId)}`)).partitions;
+      const query = new URLSearchParams({ sort: "topic", limit: "5000" });
+      return readAllPages<Row>(getJson, `/api/flows/${encodeURIComponent(flowId)}`, query, "partitions");
     },
   };
+}
+
+/** Every row (the list under `field`) of a paginated list endpoint: follows `page.nextCursor` until the last page. */
+async function readAllPages<Row>(getJson: <T>(path: string) => Promise<T>, path: string, query: URLSearchParams, field: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (let cursor: string | null = null; ; ) {
+    const params = new URLSearchParams(query);
+    if (cursor !== null) params.set("cursor", cursor);
+    const body = await getJson<Record<string, Row[]> & { page: { nextCursor: string | null } }>(`${path}?${params}`);
+    rows.push(...(body[field] ?? []));
+    cursor = body.page.nextCursor;
+    if (cursor === null) return rows;
+  }
 }
 
 /** Polls until `check` returns a value (not null), or throws after `timeoutMs` naming `what`. */

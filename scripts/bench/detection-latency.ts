@@ -1,13 +1,16 @@
 import { injectFailTask, injectPurge, injectTopicReset, prepareResetTopics } from "./fault-injections";
 import type { InjectionResult, LatencyContext, ScenarioName } from "./measure-injection";
-import { medianOrNull } from "./stats";
+import { medianOrNull, pickQuantile } from "./stats";
 
 export type { InjectionResult, LatencyContext } from "./measure-injection";
 
 export interface LatencySummary {
   scenario: ScenarioName;
   injections: number;
+  /** Detected by a cycle that started within 3 poll intervals of the fault. */
   detected: number;
+  missed: number;
+  /** Medians over every injection, a miss counting as slower than any detection: null when half or more missed. */
   medianApiMs: number | null;
   medianBannerMs: number | null;
   medianCycleStartMs: number | null;
@@ -38,13 +41,21 @@ export function summarizeLatency(results: readonly InjectionResult[]): LatencySu
     return {
       scenario,
       injections: runs.length,
-      detected: runs.filter((r) => r.apiMs !== null).length,
-      medianApiMs: medianOrNull(runs.map((r) => r.apiMs)),
-      medianBannerMs: medianOrNull(runs.map((r) => r.bannerMs)),
-      medianCycleStartMs: medianOrNull(runs.map((r) => r.cycleStartMs)),
+      detected: runs.filter((r) => !r.missed).length,
+      missed: runs.filter((r) => r.missed).length,
+      medianApiMs: medianCountingMisses(runs, (r) => r.apiMs),
+      medianBannerMs: medianCountingMisses(runs, (r) => r.bannerMs),
+      medianCycleStartMs: medianCountingMisses(runs, (r) => r.cycleStartMs),
       medianScenarioSeconds: medianOrNull(runs.map((r) => r.scenarioSeconds)),
     };
   });
+}
+
+/** The median with every miss (or unmeasured value) sorted last as +∞; null when the median falls on one. */
+function medianCountingMisses(runs: readonly InjectionResult[], pick: (r: InjectionResult) => number | null): number | null {
+  const sorted = runs.map((r) => (r.missed ? null : pick(r)) ?? Number.POSITIVE_INFINITY).sort((x, y) => x - y);
+  const median = pickQuantile(sorted, 0.5);
+  return Number.isFinite(median) ? median : null;
 }
 
 const formatMs = (ms: number | null) => (ms === null ? "—" : `${(ms / 1000).toFixed(1)} s`);

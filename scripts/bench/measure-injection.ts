@@ -10,21 +10,26 @@ export interface InjectionResult {
   target: string;
   /** How long the scenario itself took (inject, and for purge: resume). */
   scenarioSeconds: number;
-  /** Scenario returned → first GET /api/alerts that lists the alert firing. */
+  /** When the fault happened, from the scenario's own report (DeleteRecords returned, topic deleted, config failing). */
+  faultAt: number | null;
+  /** Fault → first GET /api/alerts that lists the alert firing (polled from the scenario's return on). */
   apiMs: number | null;
-  /** Scenario returned → the alert's line visible in the banner of an open page (auto-refresh 5 s). */
+  /** Fault → the alert's line visible in the banner of an open page (auto-refresh 5 s). */
   bannerMs: number | null;
   /**
-   * Start of the cycle that detected it − scenario returned; negative: a cycle that started before
-   * the scenario returned already saw the fault. The alert's firstSeen for a new alert; for one that
-   * refired (fail-task: the same task every round) its lastSeen when first listed.
+   * Start of the cycle that detected it − the fault. The alert's firstSeen for a new alert; for one that refired
+   * (fail-task: the same task every round) its lastSeen when first listed.
    */
   cycleStartMs: number | null;
+  /** Not detected by a cycle that started within 3 poll intervals of the fault (or never): counted, never dropped. */
+  missed: boolean;
   error: string | null;
 }
 
 export interface LatencyContext {
   state: SandboxState;
+  /** The dashboard's poll interval: an injection not detected within 3 of them is a miss. */
+  pollIntervalMs: number;
   flowId: string;
   dashboard: DashboardClient;
   /** A page kept open on the overview with `?refresh=5`, showing the banner. */
@@ -37,7 +42,8 @@ export interface InjectionSpec {
   scenario: ScenarioName;
   target: string;
   type: string;
-  inject: () => Promise<unknown>;
+  /** Runs the fault; its report's `faultAt` starts the clock (else the scenario's return does). */
+  inject: () => Promise<{ faultAt?: number }>;
   matches: (alert: AlertRecord) => boolean;
   /** Text of the banner line that belongs to this injection (null: any line of the type). */
   bannerText: string | null;
@@ -50,13 +56,15 @@ const detectTimeoutMs = 120_000;
  * parallel for the alert in GET /api/alerts (polled every 200 ms) and for its line in the banner.
  */
 export async function measureInjection(ctx: LatencyContext, spec: InjectionSpec): Promise<InjectionResult> {
-  const result: InjectionResult = { scenario: spec.scenario, target: spec.target, scenarioSeconds: 0, apiMs: null, bannerMs: null, cycleStartMs: null, error: null };
+  const result = failedInjection(spec.scenario, spec.target, null);
   try {
     await acknowledgeFiring(ctx.dashboard);
     const started = Date.now();
-    await spec.inject();
-    const done = Date.now();
-    result.scenarioSeconds = (done - started) / 1000;
+    const report = await spec.inject();
+    const returned = Date.now();
+    const done = report.faultAt ?? returned;
+    result.faultAt = done;
+    result.scenarioSeconds = (returned - started) / 1000;
     const banner = ctx.page
       .locator(`[data-testid="alert-banner"] [data-testid="banner-${spec.type}"]`, spec.bannerText ? { hasText: spec.bannerText } : {})
       .first()
@@ -71,6 +79,7 @@ export async function measureInjection(ctx: LatencyContext, spec: InjectionSpec)
       result.cycleStartMs = apiOutcome.value.cycleStart;
     }
     if (bannerOutcome.status === "fulfilled") result.bannerMs = bannerOutcome.value;
+    result.missed = result.cycleStartMs === null || result.cycleStartMs > 3 * ctx.pollIntervalMs;
     const errors = [apiOutcome, bannerOutcome].filter((o) => o.status === "rejected").map((o) => String(o.reason instanceof Error ? o.reason.message : o.reason));
     result.error = errors.length ? errors.join("; ") : null;
   } catch (err) {
@@ -79,8 +88,9 @@ export async function measureInjection(ctx: LatencyContext, spec: InjectionSpec)
   return result;
 }
 
-export function failedInjection(scenario: ScenarioName, target: string, error: string): InjectionResult {
-  return { scenario, target, scenarioSeconds: 0, apiMs: null, bannerMs: null, cycleStartMs: null, error };
+/** An injection before (or without) its measurement: a miss until measured. */
+export function failedInjection(scenario: ScenarioName, target: string, error: string | null): InjectionResult {
+  return { scenario, target, scenarioSeconds: 0, faultAt: null, apiMs: null, bannerMs: null, cycleStartMs: null, missed: true, error };
 }
 
 /** Leaves the banner empty: acknowledged alerts stay firing but leave it until they fire anew. */

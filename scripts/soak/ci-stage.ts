@@ -2,10 +2,11 @@
 // first) on a sandbox home of its own, run alongside the integration stage (which mostly waits on
 // Kafka). Its output goes to a log file; the report table is printed when it ends.
 import { spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { gapwatchDir, repoRoot, stateFile } from "@/lib/sandbox/paths";
-import { sleep } from "@/lib/sandbox/processes";
+import { gapwatchDir, repoRoot } from "@/lib/sandbox/paths";
+import { waitForFreshFile } from "../fresh-file";
+import { shardHome } from "../integration-shards";
 
 /** Fixed, so a red CI soak is repeated with `npm run soak -- --minutes 5 --seed 2026 --ci`. */
 const seed = 2026;
@@ -21,16 +22,15 @@ export interface CiSoak {
 }
 
 /**
- * Starts the soak. With `afterIntegrationSandbox` it first waits (up to 3 min) for the integration
- * stage's sandbox to be up: both sandboxes pick free ports by binding port 0, and starting them one
- * after the other keeps one from taking a port the other picked but has not bound yet.
+ * Starts the soak. With `afterIntegrationShards` > 0 it first waits (up to 3 min) for the last integration
+ * shard's sandbox to be up (scripts/fresh-file.ts says why).
  */
-export function startCiSoak(say: (line: string) => void, afterIntegrationSandbox: boolean): CiSoak {
+export function startCiSoak(say: (line: string) => void, afterIntegrationShards: number): CiSoak {
   const since = Date.now();
   let child: ReturnType<typeof spawn> | null = null;
   let stopped = false;
   const done = (async () => {
-    if (afterIntegrationSandbox) await waitForFreshFile(stateFile, since, 180_000, () => stopped);
+    if (afterIntegrationShards > 0) await waitForFreshFile(path.join(shardHome(afterIntegrationShards), "sandbox", "state.json"), since, 180_000, () => stopped);
     if (stopped) throw new Error("soak stopped before it started");
     mkdirSync(home, { recursive: true });
     const logFile = path.join(home, "soak.log");
@@ -73,12 +73,4 @@ function readReport(logFile: string): string {
   const text = readFileSync(logFile, "utf8");
   const at = text.lastIndexOf("\nGapwatch soak, seed");
   return at >= 0 ? text.slice(at + 1).trimEnd() : text.split("\n").slice(-40).join("\n").trimEnd();
-}
-
-async function waitForFreshFile(file: string, since: number, timeoutMs: number, isStopped: () => boolean): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && !isStopped()) {
-    if (existsSync(file) && statSync(file).mtimeMs >= since) return;
-    await sleep(1000);
-  }
 }

@@ -2,7 +2,7 @@
 // GAPWATCH_HOME is set (lib/sandbox/paths.ts reads it at import time).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { getRuntime } from "@/lib/collector/singleton";
+import { getRuntime } from "@/lib/pipeline/runtime";
 import type { Snapshot } from "@/lib/collector/types";
 import { connectorNames, type FlowClusters } from "@/lib/sandbox/mm2-connectors";
 import { gapwatchDir } from "@/lib/sandbox/paths";

@@ -1,17 +1,20 @@
 import { handleRoute, jsonResponse } from "@/lib/api/json";
-import { getRuntime } from "@/lib/collector/singleton";
-import { parseAlertFilter } from "@/lib/views/alerts";
+import { getRuntime } from "@/lib/pipeline/runtime";
+import { alertList, pageAlerts, parseAlertFilter } from "@/lib/views/alerts";
+import { parsePageRequest } from "@/lib/views/pagination";
 
 export const dynamic = "force-dynamic";
 
 /**
- * GET /api/alerts?state=firing|resolved&type=DATA_LOSS&flow=east->west — alerts newest first:
- * {id, type, severity, state, acknowledged, flow, cluster, topic, partition, group, summary,
- * evidence, firstSeen, lastSeen, resolvedAt}.
+ * GET /api/alerts?state=firing|resolved&type=DATA_LOSS&flow=east->west&q=orders/3&sort=lastSeen|firstSeen&limit=&cursor=
+ * — alerts newest first: {id, type, severity, state, acknowledged, flow, cluster, topic, partition, group, summary,
+ * evidence, firstSeen, lastSeen, resolvedAt}, and `page`.
  */
 export function GET(request: Request) {
   return handleRoute(() => {
-    const filter = parseAlertFilter(new URL(request.url).searchParams);
-    return jsonResponse({ alerts: getRuntime().alerts.list(filter) });
+    const params = new URL(request.url).searchParams;
+    const filter = parseAlertFilter(params);
+    const { items, page } = pageAlerts(getRuntime().alerts.list(filter), parsePageRequest(params, alertList));
+    return jsonResponse({ alerts: items, page });
   });
 }

@@ -1,24 +1,17 @@
 import { handleRoute, jsonResponse } from "@/lib/api/json";
+import { connectorList, pageConnectClusters } from "@/lib/views/connect";
+import { parsePageRequest } from "@/lib/views/pagination";
 import { requireSnapshot } from "@/lib/views/runtime-data";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/connect — Connect clusters, connectors and tasks with states and root causes. */
-export function GET() {
+/**
+ * GET /api/connect?q=&limit=&cursor= — Connect clusters, each with this page's connectors (by cluster and name) and
+ * their tasks with states and root causes; credentials in configs redacted.
+ */
+export function GET(request: Request) {
   return handleRoute(() => {
-    const snapshot = requireSnapshot();
-    const now = Date.now();
-    return jsonResponse({
-      connect: snapshot.connect.map((c) => ({
-        ...c,
-        dataAgeMs: c.dataAt === null ? null : now - c.dataAt,
-        connectors: c.connectors.map(({ config, ...rest }) => ({ ...rest, config: redactConfig(config) })),
-      })),
-    });
+    const pageRequest = parsePageRequest(new URL(request.url).searchParams, connectorList);
+    return jsonResponse(pageConnectClusters(requireSnapshot(), Date.now(), pageRequest));
   });
-}
-
-/** Connector configs can hold credentials (sasl.jaas.config, passwords): never send them out. */
-function redactConfig(config: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(config).map(([k, v]) => [k, /password|secret|jaas|credential|token|key\.pem|keystore/i.test(k) ? "[redacted]" : v]));
 }

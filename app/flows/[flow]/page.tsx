@@ -8,13 +8,14 @@ import { PageHeader } from "@/components/layout/page-header";
 import { TimeRangePicker } from "@/components/layout/time-range-picker";
 import { ReadinessPanel } from "@/components/readiness/readiness-panel";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { getRuntime } from "@/lib/collector/singleton";
+import { getRuntime } from "@/lib/pipeline/runtime";
 import { readRequestTime } from "@/lib/views/clock";
 import { decodePathSegment, flowPath, lookupFlow, shapeFlowTopicRows } from "@/lib/views/flow-page";
-import { summarizeFlow } from "@/lib/views/flows";
-import { assessReadinessInSnapshot } from "@/lib/views/readiness-data";
-import { readLatestSnapshot } from "@/lib/views/runtime-data";
-import { parseTimeRange } from "@/lib/views/time-range";
+import { readFlowSummary, readFlowTopicRows } from "@/lib/views/flow-lists";
+import { readReadinessOf } from "@/lib/views/readiness-data";
+import { readLatestModel } from "@/lib/views/runtime-data";
+import { parseTimeRange, timeRanges } from "@/lib/views/time-range";
+import { readTopicSparklines, sparkBucketMs } from "@/lib/views/topic-sparklines";
 
 export const dynamic = "force-dynamic";
 
@@ -34,8 +35,8 @@ export default async function FlowPage({ params, searchParams }: Props) {
       <TimeRangePicker />
     </Suspense>
   );
-  const snapshot = readLatestSnapshot();
-  if (!snapshot) {
+  const model = readLatestModel();
+  if (!model) {
     return (
       <>
         <PageHeader title={`Flow ${decodePathSegment(rawFlow)}`} updatedAt={null} now={now}>{picker}</PageHeader>
@@ -43,6 +44,7 @@ export default async function FlowPage({ params, searchParams }: Props) {
       </>
     );
   }
+  const snapshot = model.snapshot;
   const lookup = lookupFlow(snapshot, rawFlow);
   if (!lookup.found) {
     return (
@@ -53,19 +55,23 @@ export default async function FlowPage({ params, searchParams }: Props) {
     );
   }
   const flow = lookup.flow;
-  const rows = shapeFlowTopicRows(flow, getRuntime().store.readTopicLagSeries(flow.id, range.from, range.to));
+  // Everything below is computed once per cycle (flow-lists.ts, topic-sparklines.ts): a request shapes, it does not sum.
+  const rangeMs = timeRanges[range.key].ms;
+  const sparks = readTopicSparklines(getRuntime().store, snapshot, flow, { key: range.key, ms: rangeMs });
+  const rows = shapeFlowTopicRows(readFlowTopicRows(snapshot, flow), sparks);
+  const bucketMinutes = sparkBucketMs(rangeMs) / 60_000;
   const topicHref = Object.fromEntries(rows.map((r) => [r.topic, `${flowPath(flow.id, "topics", r.topic)}?range=${range.key}`]));
   return (
     <>
       <PageHeader title={`Flow ${flow.source} → ${flow.target}`} subtitle={<span className="font-mono">{flow.id}</span>} updatedAt={snapshot.takenAt} now={now}>
         {picker}
       </PageHeader>
-      <ReadinessPanel readiness={assessReadinessInSnapshot(snapshot, flow, now)} />
-      <FlowSummaryCard flow={summarizeFlow(snapshot, flow)} />
+      <ReadinessPanel readiness={readReadinessOf(model, flow)} />
+      <FlowSummaryCard flow={readFlowSummary(snapshot, flow)} />
       <Card>
         <CardHeader>
           <CardTitle>Topics</CardTitle>
-          <span className="text-xs text-zinc-600 dark:text-zinc-400">Lag sparklines: last {range.label}, per minute</span>
+          <span className="text-xs text-zinc-600 dark:text-zinc-400">Lag sparklines: last {range.label}, {bucketMinutes === 1 ? "per minute" : `highest per ${bucketMinutes} min`}</span>
         </CardHeader>
         <CardContent>
           <TopicTable rows={rows} topicHref={topicHref} />

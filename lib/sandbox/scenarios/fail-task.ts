@@ -10,6 +10,11 @@ export interface FailTaskReport {
   taskId: number;
   state: string;
   rootCause: string | null;
+  /**
+   * fail-task: when the failing config was accepted (epoch ms). The task fails on its next record, within about a
+   * second (heartbeats flow every second): a detection clock started here over-counts by that much, never under.
+   */
+  faultAt?: number;
 }
 
 /**
@@ -69,8 +74,10 @@ async function reconfigure(state: SandboxState, opts: { source?: string; target?
   const current = (await getConnectors(endpoint)).find((c) => c.name === name);
   if (!current) throw new Error(`connector ${name} not found on ${state.connect.url}`);
   await putConnectorConfig(endpoint, name, sourceConnectorConfig(flow, extra));
+  const faultAt = Date.now();
   const wanted = fail ? "FAILED" : "RUNNING";
   const status = await waitForConnector(endpoint, name, (c) => c.tasks.length > 0 && c.tasks.some((t) => (fail ? t.state === "FAILED" : true)) && (fail || c.tasks.every((t) => t.state === "RUNNING")), wanted, 90_000);
   const task = status.tasks.find((t) => t.state === wanted) ?? status.tasks[0]!;
-  return { scenario: fail ? "fail-task" : Object.keys(overrides).length ? "reset-none" : "recover", connector: name, taskId: task.id, state: task.state, rootCause: task.rootCause };
+  const scenario = fail ? "fail-task" : Object.keys(overrides).length ? "reset-none" : "recover";
+  return { scenario, connector: name, taskId: task.id, state: task.state, rootCause: task.rootCause, ...(fail ? { faultAt } : {}) };
 }

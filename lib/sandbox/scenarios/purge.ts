@@ -33,6 +33,8 @@ export interface PurgeReport {
   lastLostOffset: string;
   lostCount: string;
   resumed: boolean;
+  /** When the records were gone: DeleteRecords returned (epoch ms; benchmarks start their detection clock here). */
+  faultAt: number;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function runPurge(state: SandboxState, opts: PurgeOptions = {}): Pr
   // kafkajs' deleteTopicRecords looks up leaders without loading the topic's metadata first.
   await admin.fetchTopicMetadata({ topics: [topic] });
   await admin.deleteTopicRecords({ topic, partitions: [{ partition, offset: logEndBefore.toString() }] });
+  const faultAt = Date.now();
   await admin.disconnect();
   const newLogStart = (await fetchLogEnds(bootstrap, topic)).get(partition)!.low;
   const mm2Position = await findReplicatedPosition(state, source, opts.target ?? "west", topic, partition, committedPosition, candidates);
@@ -93,6 +96,7 @@ export async function runPurge(state: SandboxState, opts: PurgeOptions = {}): Pr
     lastLostOffset: (newLogStart - 1n).toString(),
     lostCount: (newLogStart - mm2Position).toString(),
     resumed: resume,
+    faultAt,
   };
 }
 

@@ -19,6 +19,8 @@ export interface TopicResetReport {
   newTopicId: string;
   logEndsBefore: Record<number, string>;
   recordsAfter: number;
+  /** When the topic was deleted (epoch ms): from then on MM2 and Gapwatch can see the reset. */
+  faultAt: number;
 }
 
 /**
@@ -35,10 +37,12 @@ export async function runTopicReset(state: SandboxState, opts: TopicResetOptions
   if (!oldTopicId) throw new Error(`topic ${topic} does not exist on ${bootstrap}`);
 
   const kafka = sandboxKafka(bootstrap, "gapwatch-scenario-topic-reset");
+  let faultAt = 0;
   const admin = kafka.admin();
   await admin.connect();
   try {
     await admin.deleteTopics({ topics: [topic], timeout: 30_000 });
+    faultAt = Date.now();
     await waitUntil(async () => !(await admin.listTopics()).includes(topic), `${topic} to be deleted`);
     await waitUntil(async () => {
       try {
@@ -80,6 +84,7 @@ export async function runTopicReset(state: SandboxState, opts: TopicResetOptions
     newTopicId,
     logEndsBefore: Object.fromEntries([...before].map(([p, o]) => [p, o.high.toString()])),
     recordsAfter: records,
+    faultAt,
   };
 }
 

@@ -23,7 +23,8 @@ const flowParam = encodeURIComponent("east->west");
 interface PartitionRow { topic: string; partition: number; lag: string | null; sourceLogEnd: string; targetLogEnd: string | null; mm2Position: string | null }
 
 async function readFlowRows(topic: string): Promise<PartitionRow[]> {
-  const { status, body } = await callRoute(getFlow, `/api/flows/${flowParam}`, { flow: flowParam });
+  // The list is paginated (200 rows by default, largest lag first): ask for the topic's rows by name.
+  const { status, body } = await callRoute(getFlow, `/api/flows/${flowParam}?q=${topic}&sort=topic`, { flow: flowParam });
   expect(status).toBe(200);
   return (body.partitions as PartitionRow[]).filter((r) => r.topic === topic);
 }

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertRecord } from "@/lib/alerts/types";
-import { getRuntime } from "@/lib/collector/singleton";
+import { getRuntime } from "@/lib/pipeline/runtime";
 import type { Flow, Snapshot } from "@/lib/collector/types";
 import { type DedicatedMm2, startDedicatedMm2, stopDedicatedMm2 } from "@/lib/sandbox/dedicated-mm2";
 import { classpathOf } from "@/lib/sandbox/jars";
@@ -20,15 +20,20 @@ import { cycleUntil as cycleUntilSeen } from "../support/runtime";
  * MM2 in dedicated mode (`connect-mirror-maker`: org.apache.kafka.connect.mirror.MirrorMaker with an
  * mm2.properties, no Connect REST), run for real between the shared sandbox's two clusters under
  * aliases of its own, `dsrc` (east) -> `dtgt` (west), copying `dedicated-.*` (which the Connect-mode
- * flow east->west excludes). Gapwatch is configured with those two aliases and no Connect cluster:
- * it must find the flow from `mm2-offsets.dsrc.internal` on the target, its positions from that
- * topic and its task states from `mm2-status.dsrc.internal`, and be checked against Kafka's own
- * GetOffsetShell and ConsoleConsumer (every record's value names its source partition and offset).
+ * flow east->west excludes); `dtgt->dsrc` is disabled with its heartbeats on (MM2's default), so a
+ * second, heartbeat-only herder runs too. Gapwatch is configured with those two aliases and no
+ * Connect cluster: it must find the one flow from `mm2-offsets.dsrc.internal` and its connector
+ * configs in `mm2-configs.dsrc.internal` on the target (topic filter: `dedicated-.*`), its positions
+ * from the offsets topic and its task states from `mm2-status.dsrc.internal`, and be checked against
+ * Kafka's own GetOffsetShell and ConsoleConsumer (every record's value names its source partition and
+ * offset). `legacy-orders` has a remote topic `dsrc.legacy-orders` on the target although MM2's filter
+ * does not take it (created by hand, as an operator pre-creates one): it is no flow partition.
  */
 const flowId = "dsrc->dtgt";
 const topic = "dedicated-orders";
 const targetTopic = `dsrc.${topic}`;
 const statusTopic = "mm2-status.dsrc.internal";
+const legacyTopic = "legacy-orders";
 const partitions = 3;
 const first = 20;
 /** Above the dedicated MM2's 5 s offset flush: its positions are published that often. */
@@ -46,7 +51,7 @@ beforeAll(async () => {
   state = readSandboxState();
   east = state.clusters.east!.bootstrap;
   west = state.clusters.west!.bootstrap;
-  await ensureTopics(east, [{ topic, partitions }]);
+  await Promise.all([ensureTopics(east, [{ topic, partitions }, { topic: legacyTopic, partitions: 1 }]), ensureTopics(west, [{ topic: `dsrc.${legacyTopic}`, partitions: 1 }])]);
   await produce([0, 1, 2], first);
   const started = Date.now();
   mm2 = await startDedicatedMm2({
@@ -72,10 +77,17 @@ describe("dedicated-mode MM2 (connect-mirror-maker), watched through its interna
     const ready = (s: Snapshot) => isCopied(s) && sourceTaskState(s) === "RUNNING";
     const snapshot = await cycleUntil(ready, "every record copied and MM2's source task RUNNING", 90_000);
     const flow = flowOf(snapshot);
-    const found = snapshot.flows.map((f) => [f.id, f.source, f.target, f.discoveredFrom]);
-    expect(found).toEqual([[flowId, "dsrc", "dtgt", "dedicated-topics"]]);
+    // One flow: the heartbeat-only dtgt->dsrc herder left its offsets and configs topics on dsrc,
+    // but its MirrorSourceConnector is stored with enabled=false.
+    const found = snapshot.flows.map((f) => [f.id, f.source, f.target, f.discoveredFrom, f.errors]);
+    expect(found).toEqual([[flowId, "dsrc", "dtgt", "dedicated-topics", []]]);
+    const dsrcTopics = snapshot.clusters.find((c) => c.alias === "dsrc")!.topics.map((t) => t.name);
+    expect(["mm2-offsets.dtgt.internal", "mm2-configs.dtgt.internal"].filter((t) => dsrcTopics.includes(t))).toHaveLength(2);
     const status = flow.dedicatedStatus;
     expect([flow.connectors.connectCluster, status?.topic, status?.error]).toEqual([null, statusTopic, null]);
+    // MM2's topic filter from its config topic: only `dedicated-.*`, plus the heartbeats topic MM2 always copies.
+    expect([flow.topicsFilter, [...new Set(flow.partitions.map((p) => p.topic))]]).toEqual(["dedicated-.*", [topic, "heartbeats"]]);
+    expect(flow.excludedTopics).toEqual([{ topic: legacyTopic, reason: "not matched by topics", heldPositions: 0 }]);
 
     // Kafka's view, one tool (a JVM) at a time, on 2 shared cores: log ends on both clusters
     // (GetOffsetShell), then every record of the target topic (ConsoleConsumer): each source
@@ -97,7 +109,7 @@ describe("dedicated-mode MM2 (connect-mirror-maker), watched through its interna
       ]);
       expect(p.mm2Position).toBe(BigInt(first));
     }
-    const raw = await readStatusTopic();
+    const raw = await readStatusTopic(snapshot);
 
     // The status topic as ConsoleConsumer reads it: the newest record of each key is what Gapwatch shows.
     const shown = new Map(
@@ -110,16 +122,17 @@ describe("dedicated-mode MM2 (connect-mirror-maker), watched through its interna
     expect(new Map([...raw].map(([k, v]) => [k, v.state]))).toEqual(shown);
     expect(shown.get("status-connector-MirrorSourceConnector")).toBe("RUNNING");
     expect(shown.get("status-task-MirrorSourceConnector-0")).toBe("RUNNING");
-    // The dedicated herder's worker id names its cluster pair.
-    for (const c of status!.connectors) expect(c.workerId).toContain("/dsrc->dtgt/");
+    // The dedicated herder's worker id names its cluster pair: `dsrc->dtgt` on Kafka 3.9, `<host>/dsrc->dtgt/<uuid>` on 4.x.
+    for (const c of status!.connectors) expect(c.workerId).toMatch(/(^|\/)dsrc->dtgt($|\/)/);
   });
 
   it("a clean run longer than the stall threshold raises nothing", async () => {
     const started = Date.now();
     let cycles = 0;
+    const flowsSeen = new Set<string>();
     while (Date.now() - started < stallAfterMs + 10_000) {
       await produce([0, 1, 2], 2);
-      await runtime.collector.runCycle();
+      for (const f of (await runtime.collector.runCycle()).flows) flowsSeen.add(f.id);
       cycles += 1;
       await sleep(2000);
     }
@@ -127,6 +140,12 @@ describe("dedicated-mode MM2 (connect-mirror-maker), watched through its interna
     for (const p of topicPartitions(flowOf(snapshot))) {
       expect([p.partition, p.mm2Position, p.lag]).toEqual([p.partition, BigInt(produced[p.partition]!), 0n]);
     }
+    // Heartbeats flowed both ways all along: the dtgt->dsrc herder emits them into dsrc's `heartbeats`
+    // (Kafka's HeartbeatFormatter), yet no dtgt->dsrc flow was ever found.
+    const reverse = await readReverseHeartbeats(snapshot);
+    report("heartbeats emitted by the dtgt->dsrc herder", reverse.slice(0, 2));
+    expect(reverse.length).toBeGreaterThan(0);
+    expect([[...flowsSeen], snapshot.flows.map((f) => f.id)]).toEqual([[flowId], [flowId]]);
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
     report(`clean run: ${cycles} cycles over ${seconds} s, ${produced.join("/")} records per partition`);
     expect(firing().map((a) => a.key)).toEqual([]);
@@ -218,10 +237,26 @@ async function readTargetTopic(count: number): Promise<CopiedRecord[]> {
     .sort((a, b) => a.partition - b.partition || a.offset - b.offset);
 }
 
-/** The newest record of each connector and task key of the status topic, read with Kafka's ConsoleConsumer. */
-async function readStatusTopic(): Promise<Map<string, { state: string; generation: number; worker_id: string }>> {
+/** The last 60 records of dsrc's `heartbeats` (one partition) as Kafka's HeartbeatFormatter prints them, those of dtgt->dsrc. */
+async function readReverseHeartbeats(snapshot: Snapshot): Promise<string[]> {
+  const end = snapshot.clusters.find((c) => c.alias === "dsrc")!.topics.find((t) => t.name === "heartbeats")!.partitions[0]!.logEnd!;
   const out = await runKafkaTool(state, "org.apache.kafka.tools.consumer.ConsoleConsumer", [
-    "--bootstrap-server", west, "--topic", statusTopic, "--from-beginning", "--timeout-ms", "3000", "--formatter-property", "print.key=true",
+    "--bootstrap-server", east, "--topic", "heartbeats", "--partition", "0", "--offset", String(end > 60n ? end - 60n : 0n),
+    "--max-messages", "60", "--timeout-ms", "10000", "--formatter", "org.apache.kafka.connect.mirror.formatters.HeartbeatFormatter",
+  ]);
+  return out.split("\n").filter((l) => l.startsWith("Heartbeat{sourceClusterAlias=dtgt, targetClusterAlias=dsrc, timestamp="));
+}
+
+/**
+ * The newest record of each connector and task key of the status topic, read with Kafka's ConsoleConsumer:
+ * as many records as the snapshot saw (it stops at once then; a time-out alone cut the read short under load).
+ */
+async function readStatusTopic(snapshot: Snapshot): Promise<Map<string, { state: string; generation: number; worker_id: string }>> {
+  const partitions = snapshot.clusters.find((c) => c.alias === "dtgt")!.topics.find((t) => t.name === statusTopic)!.partitions;
+  const records = partitions.reduce((sum, p) => sum + p.logEnd! - p.logStart!, 0n);
+  const out = await runKafkaTool(state, "org.apache.kafka.tools.consumer.ConsoleConsumer", [
+    "--bootstrap-server", west, "--topic", statusTopic, "--from-beginning", "--max-messages", records.toString(), "--timeout-ms", "20000",
+    "--formatter-property", "print.key=true",
   ]);
   const newest = new Map<string, { state: string; generation: number; worker_id: string }>();
   for (const line of out.split("\n")) {

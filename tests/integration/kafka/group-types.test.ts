@@ -15,7 +15,7 @@ import {
   startShareConsumer,
   startStreamsApp,
 } from "./group-clients";
-import { produce, uniqueName, waitFor } from "./helpers";
+import { describeGroupOffsets, produce, uniqueName, waitFor } from "./helpers";
 
 /**
  * Kafka 4's newer group types against the real sandbox (Kafka 4.3.1, where `streams.version` and
@@ -74,6 +74,10 @@ describe("streams (KIP-1071) and share (KIP-932) groups", () => {
     await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 2, replicationFactor: 1 }] });
     await produce(kafka, topic, 0, 5);
     await produce(kafka, topic, 1, 3);
+    if (state.kafkaVersion.startsWith("3.")) {
+      await checkClassicOnly(topic, control);
+      return;
+    }
     const streams = startStreamsApp(state, await ensureStreamsJar(state), east, appId, topic);
     started.push(streams);
     // A share group starts at the log end unless its group config says otherwise.
@@ -157,3 +161,24 @@ describe("streams (KIP-1071) and share (KIP-932) groups", () => {
     expect(onWest.filter((g) => g === appId || g === shareGroup)).toEqual([]);
   });
 });
+
+/**
+ * Kafka 3.9 has neither group type (streams groups and share groups came with 4.x; its KIP-848
+ * consumer groups are off by default): Gapwatch's ListGroups v5, whose type filter names all four
+ * types, lists a classic group as such, with the offsets Kafka's ConsumerGroupCommand shows, and MM2
+ * checkpoints it.
+ */
+async function checkClassicOnly(topic: string, group: string): Promise<void> {
+  await runKafkaTool(state, "org.apache.kafka.tools.consumer.ConsoleConsumer", [
+    ...["--bootstrap-server", east, "--topic", topic, "--group", group, "--from-beginning", "--max-messages", "8", "--timeout-ms", "20000"],
+  ]);
+  const listed = await reader.listGroups();
+  expect(listed.find((g) => g.groupId === group)).toEqual({ groupId: group, state: "EMPTY", protocolType: "consumer", groupType: "classic", members: 0 });
+  expect([...new Set(listed.map((g) => g.groupType))]).toEqual(["classic"]);
+  const rows = (await reader.readGroupOffsets([group])).get(group);
+  const fromCli = await describeGroupOffsets(state, east, group);
+  expect(fromCli).toEqual([{ topic, partition: 0, offset: 5n }, { topic, partition: 1, offset: 3n }]);
+  expect(isItemError(rows!) ? rows : rows!.map((r) => ({ topic: r.topic, partition: r.partition, offset: r.offset }))).toEqual(fromCli);
+  await waitFor("MM2 to sync the classic group's offsets to west", async () => ((await westReader.listGroups()).some((g) => g.groupId === group) ? true : undefined), 60_000);
+  expect(await readCheckpointKeys("east.checkpoints.internal")).toContain(group);
+}

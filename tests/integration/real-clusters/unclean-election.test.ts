@@ -87,6 +87,8 @@ describe("an unclean leader election truncates acknowledged records (KAFKA-763)"
     expect(ledgerOf(seen)!.eligibleLeaderReplicas).toEqual([]);
     const atRisk = firing().filter((a) => a.type === "NO_CLEAN_SUCCESSOR");
     expect(atRisk.map((a) => [a.key, a.evidence.partitionIds, a.evidence.leaders])).toEqual([[`NO_CLEAN_SUCCESSOR|${alias}|${topic}`, "0", "2"]]);
+    // The topic's min.insync.replicas=1 (read in the DescribeConfigs batch): leader 2 commits alone, no ELR is kept.
+    expect([atRisk[0]!.evidence.minInsyncReplicas, atRisk[0]!.evidence.underMinIsr]).toEqual([1, false]);
     report("at risk", [atRisk[0]!.summary]);
     // Consumer groups as kafkajs commits (no leader epoch): one read 45 records, one 20.
     await commitOffsets({ reader: 45, early: 20 });

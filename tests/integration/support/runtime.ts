@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { getRuntime } from "@/lib/collector/singleton";
+import { getRuntime } from "@/lib/pipeline/runtime";
 import type { Snapshot } from "@/lib/collector/types";
 import { sleep } from "@/lib/sandbox/processes";
 import type { SandboxState } from "@/lib/sandbox/state";

@@ -95,7 +95,10 @@ export async function dryRunReset(state: SandboxState, bootstrap: string, group:
   const out = await runKafkaTool(state, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", [
     "--bootstrap-server", bootstrap, "--reset-offsets", "--from-file", csvFile, "--group", group, "--dry-run",
   ]);
-  const rows = out.split("\n").map((l) => l.trim().split(/\s+/)).filter((c) => c[0] === group && c.length >= 4);
+  // Rows of GROUP TOPIC PARTITION NEW-OFFSET, read as one stream of columns: Kafka 3.9 prints them
+  // without line breaks (ConsumerGroupCommand.printOffsetsToReset), padded to their widths.
+  const words = out.trim().split(/\s+/);
+  const rows = words.flatMap((w, i) => (w === group && /^\d+$/.test(words[i + 3] ?? "") ? [words.slice(i, i + 4)] : []));
   // Keyed by topic and partition: the group may hold offsets of other topics (the workload groups do).
   return new Map(rows.map((c) => [`${c[1]}/${c[2]}`, BigInt(c[3]!)]));
 }

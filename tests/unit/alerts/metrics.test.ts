@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { defaultMetricsOptions } from "@/lib/alerts/metric-series";
 import { createMetrics } from "@/lib/alerts/metrics";
 import type { RiskRecord } from "@/lib/alerts/types";
 import { makeConnect, makeConnector, makeFlow, makeFlowPartition, makeSnapshot, makeStaleCluster, makeCluster, makeTask } from "../detect/fixtures";
@@ -20,6 +21,8 @@ const snapshot = makeSnapshot({
 
 describe("metrics", () => {
   it("exposes lag, heartbeat, cluster, task state, alert, cycle and error series on its own registry", async () => {
+    // orders/0 (500 behind) lags at a threshold of 500 records: it gets series of its own.
+    const options = { ...defaultMetricsOptions, lagRecords: 500n };
     const metrics = createMetrics(T);
     const risk: RiskRecord = {
       key: "COMMIT_WITHOUT_LEADER_EPOCH|east|billing",
@@ -39,11 +42,14 @@ describe("metrics", () => {
       snapshot,
       [makeAlert({ firstSeen: T + 1 }), makeAlert({ id: "b", key: "TASK_STALLED|east->west", type: "TASK_STALLED", state: "resolved", evidence: {} })],
       [risk, { ...risk, key: "COMMIT_WITHOUT_LEADER_EPOCH|east|audit" }],
+      options,
     );
     const text = await metrics.renderMetrics();
     const expected = [
       'gapwatch_flow_partition_lag_records{flow="east->west",topic="orders",partition="0"} 500',
       'gapwatch_flow_lag_records{flow="east->west"} 500',
+      'gapwatch_flow_topic_lag_records{flow="east->west",topic="orders"} 500',
+      'gapwatch_flow_partition_series_omitted{flow="east->west"} 0',
       'gapwatch_flow_heartbeat_latency_seconds{flow="east->west"} 2.5',
       'gapwatch_cluster_up{cluster="east"} 1',
       'gapwatch_cluster_up{cluster="west"} 0',
@@ -61,6 +67,9 @@ describe("metrics", () => {
     ];
     for (const line of expected) expect(text).toContain(line);
     expect(text).not.toContain('gapwatch_flow_partition_lag_records{flow="east->west",topic="orders",partition="2"}');
+    // orders/0's oldest waiting record was not read: no age for it, and none for its topic.
+    expect(text).not.toContain("gapwatch_flow_partition_lag_seconds{");
+    expect(text).not.toContain("gapwatch_flow_topic_lag_seconds{");
     expect(text).not.toMatch(/^process_|^nodejs_/m);
   });
 
@@ -96,19 +105,25 @@ describe("metrics", () => {
       ],
     });
     const metrics = createMetrics(T);
-    metrics.updateMetrics(partial, [], []);
+    metrics.updateMetrics(partial, [], [], { ...defaultMetricsOptions, partitionSeriesTopics: [/^orders$/] });
     const text = await metrics.renderMetrics();
     expect(text).toContain('gapwatch_unknown_partitions{flow="east->west"} 1');
+    expect(text).toContain('gapwatch_flow_topic_unknown_partitions{flow="east->west",topic="orders"} 1');
+    expect(text).toContain('gapwatch_flow_topic_lag_records{flow="east->west",topic="orders"} 100');
     expect(text).toContain('gapwatch_unknown_groups{cluster="east"} 2');
     expect(text).toContain('gapwatch_unknown_groups{cluster="west"} 1');
     expect(text).toContain('gapwatch_flow_partition_lag_records{flow="east->west",topic="orders",partition="1"} 100');
     expect(text).not.toContain('gapwatch_flow_partition_lag_records{flow="east->west",topic="orders",partition="0"}');
   });
 
-  it("drops series of partitions that are gone", async () => {
+  it("drops series of topics and partitions that are gone", async () => {
     const metrics = createMetrics(T);
-    metrics.updateMetrics(snapshot, [], []);
-    metrics.updateMetrics({ ...snapshot, cycle: 8, flows: [] }, [], []);
-    expect(await metrics.renderMetrics()).not.toContain("gapwatch_flow_partition_lag_records{");
+    metrics.updateMetrics(snapshot, [], [], { ...defaultMetricsOptions, lagRecords: 500n });
+    expect(await metrics.renderMetrics()).toContain('gapwatch_flow_partition_lag_records{flow="east->west",topic="orders",partition="0"} 500');
+    metrics.updateMetrics({ ...snapshot, cycle: 8, flows: [] }, [], [], { ...defaultMetricsOptions, lagRecords: 500n });
+    const text = await metrics.renderMetrics();
+    expect(text).not.toContain("gapwatch_flow_partition_lag_records{");
+    expect(text).not.toContain("gapwatch_flow_topic_lag_records{");
+    expect(text).not.toContain("gapwatch_flow_partition_series_omitted{");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pollCluster } from "@/lib/collector/cluster-poll";
+import { pollCluster, reshapeTopicConfigs } from "@/lib/collector/cluster-poll";
 import type { ClusterSnapshot, ConsumerGroupState } from "@/lib/collector/types";
 import type { ClusterMetadata, ClusterReader, GroupOffsetRow, GroupSummary, ItemError, PartitionOffsets, ShareGroupOffsetRow } from "@/lib/kafka";
 import { T0 } from "./fixtures";
@@ -185,5 +185,13 @@ describe("pollCluster: Kafka Streams and share groups", () => {
       ["wordcount", null, null, next],
     ]);
     expect(snapshot.error).toBe(error);
+  });
+});
+
+describe("reshapeTopicConfigs", () => {
+  it("parses the five configs DescribeConfigs returns, min.insync.replicas as a number (null when absent or not one)", () => {
+    const raw = { "retention.ms": "604800000", "retention.bytes": "-1", "cleanup.policy": "compact", "unclean.leader.election.enable": "true", "min.insync.replicas": "2" };
+    expect(reshapeTopicConfigs(raw)).toEqual({ retentionMs: 604_800_000n, retentionBytes: null, cleanupPolicy: "compact", uncleanLeaderElection: true, minInsyncReplicas: 2 });
+    expect([reshapeTopicConfigs({}).minInsyncReplicas, reshapeTopicConfigs({ "min.insync.replicas": "two" }).minInsyncReplicas]).toEqual([null, null]);
   });
 });

@@ -76,6 +76,7 @@ export function makeDefinition(overrides: Partial<FlowDefinition> = {}): FlowDef
     checkpointsTopic: "east.checkpoints.internal",
     heartbeatsTopic: "east.heartbeats",
     positionsTopic: null,
+    configReadError: null,
     ...overrides,
   };
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { discoverFlows, type FlowDefinition, formatFlowId } from "@/lib/collector/flow-discovery";
+import { type DedicatedConfigs, discoverFlows, type FlowDefinition, formatFlowId } from "@/lib/collector/flow-discovery";
 import type { Connector } from "@/lib/connect/types";
+import { applyConnectorConfigRecord, decodeAll, decodeConnectorConfig } from "@/lib/mm2";
+import { type CapturedRecord, eastToWestConfigRecords, westToEastConfigRecords } from "../mm2/helpers/dedicated-config-records";
 
 const MM2 = "org.apache.kafka.connect.mirror.";
 
@@ -64,6 +66,7 @@ describe("discoverFlows from Connect", () => {
         checkpointsTopic: "east.checkpoints.internal",
         heartbeatsTopic: "east.heartbeats",
         positionsTopic: null,
+        configReadError: null,
       },
     ]);
   });
@@ -260,8 +263,8 @@ describe("discoverFlows from Connect", () => {
   });
 });
 
-describe("discoverFlows in dedicated mode", () => {
-  it("finds a flow from the mm2-offsets.<source>.internal topic on the target cluster", () => {
+describe("discoverFlows in dedicated mode, MM2's configs not read", () => {
+  it("finds a flow from the mm2-offsets.<source>.internal topic on the target cluster, saying its configs are unknown", () => {
     const flows = discoverFlows([], [
       { alias: "east", topicNames: ["orders", "mm2-offset-syncs.west.internal"] },
       { alias: "west", topicNames: ["east.orders", "mm2-offsets.east.internal", "mm2-status.east.internal", "east.checkpoints.internal"] },
@@ -285,6 +288,7 @@ describe("discoverFlows in dedicated mode", () => {
         checkpointsTopic: "east.checkpoints.internal",
         heartbeatsTopic: "east.heartbeats",
         positionsTopic: "mm2-offsets.east.internal",
+        configReadError: "MM2 connector configs from west/mm2-configs.east.internal not read",
       },
     ]);
   });
@@ -317,5 +321,121 @@ describe("discoverFlows in dedicated mode", () => {
       ],
     );
     expect(flows.map((f) => [f.id, f.discoveredFrom, f.positionsTopic])).toEqual([["east->west", "connect", null]]);
+  });
+});
+
+/** A pair's configs as a complete read of its config topic leaves them (dedicated-configs.ts). */
+function readConfigs(source: string, records: readonly CapturedRecord[], error: string | null = null): DedicatedConfigs {
+  const connectors = new Map<string, Record<string, string>>();
+  const decoded = decodeAll(
+    records.map((r) => ({ key: Buffer.from(r.key), value: Buffer.from(r.value) })),
+    decodeConnectorConfig,
+  );
+  for (const r of decoded.decoded) applyConnectorConfigRecord(connectors, r);
+  return { topic: `mm2-configs.${source}.internal`, connectors, error };
+}
+
+/** The captured east->west records with the MirrorSourceConnector's properties changed (`null` removes one). */
+function withSourceConfig(changes: Record<string, string | null>): CapturedRecord[] {
+  return eastToWestConfigRecords.map((r) => {
+    if (r.key !== "connector-MirrorSourceConnector") return r;
+    const { properties } = JSON.parse(r.value) as { properties: Record<string, string> };
+    for (const [k, v] of Object.entries(changes)) {
+      if (v === null) delete properties[k];
+      else properties[k] = v;
+    }
+    return { ...r, value: JSON.stringify({ properties }) };
+  });
+}
+
+/** Both directions' herders ran (MM2's default: the disabled west->east pair still emits heartbeats). */
+const bothHerders = [
+  { alias: "east", topicNames: ["orders", "heartbeats", "mm2-offsets.west.internal", "mm2-configs.west.internal", "mm2-offset-syncs.west.internal"] },
+  { alias: "west", topicNames: ["east.orders", "east.heartbeats", "mm2-offsets.east.internal", "mm2-configs.east.internal"] },
+];
+
+/** Only the east->west herder ran. */
+const oneHerder = [{ alias: "east", topicNames: ["orders"] }, bothHerders[1]!];
+
+describe("discoverFlows in dedicated mode, from MM2's config topics", () => {
+  it("finds only the enabled direction: the heartbeat-only west->east herder's MirrorSourceConnector is disabled", () => {
+    const dedicated = new Map([
+      ["east->west", readConfigs("east", eastToWestConfigRecords)],
+      ["west->east", readConfigs("west", westToEastConfigRecords)],
+    ]);
+    const flows = discoverFlows([], bothHerders, {}, dedicated);
+    expect(flows.map(describeDef)).toEqual([
+      {
+        id: "east->west",
+        source: "east",
+        target: "west",
+        discoveredFrom: "dedicated-topics",
+        connectCluster: null,
+        connectors: { source: null, sources: [], checkpoint: null, heartbeat: null },
+        policy: { kind: "default", separator: "." },
+        topicsFilter: ".*",
+        topicFilters: [{ connector: "MirrorSourceConnector", topics: ".*", topicsExclude: ".*[\\-\\.]internal, .*\\.replica, __.*" }],
+        // The captured checkpoint connector: groups default, emit and refresh every 5 s.
+        groupsFilter: ".*",
+        groupsExclude: "console-consumer-.*, connect-.*, __.*",
+        checkpointTiming: { emitIntervalMs: 5000, refreshGroupsIntervalMs: 5000 },
+        warnings: [],
+        offsetSyncs: { cluster: "east", topic: "mm2-offset-syncs.west.internal" },
+        checkpointsTopic: "east.checkpoints.internal",
+        heartbeatsTopic: "east.heartbeats",
+        positionsTopic: "mm2-offsets.east.internal",
+        configReadError: null,
+      },
+    ]);
+  });
+
+  it("reads the topic filter, replication policy and offset-syncs location as it does a Connect connector's", () => {
+    const records = withSourceConfig({
+      topics: "dedicated-.*",
+      "topics.exclude": "dedicated-tmp.*",
+      "replication.policy.class": "org.apache.kafka.connect.mirror.IdentityReplicationPolicy",
+      "offset-syncs.topic.location": "target",
+    });
+    const [flow] = discoverFlows([], oneHerder, {}, new Map([["east->west", readConfigs("east", records)]]));
+    expect(describeDef(flow!)).toMatchObject({
+      topicsFilter: "dedicated-.*",
+      topicFilters: [{ connector: "MirrorSourceConnector", topics: "dedicated-.*", topicsExclude: "dedicated-tmp.*" }],
+      policy: { kind: "identity", separator: "." },
+      offsetSyncs: { cluster: "west", topic: "mm2-offset-syncs.east.internal" },
+      heartbeatsTopic: "east.heartbeats",
+      warnings: [],
+    });
+  });
+
+  it("warns about what it cannot evaluate in the config, naming the connector", () => {
+    const records = withSourceConfig({ "topic.filter.class": "com.acme.Filter", "replication.policy.class": "com.acme.Policy" });
+    const [flow] = discoverFlows([], oneHerder, {}, new Map([["east->west", readConfigs("east", records)]]));
+    expect(flow!.warnings.map((w) => [w.kind, w.connector, w.subject])).toEqual([
+      ["replication-policy", "MirrorSourceConnector", "com.acme.Policy"],
+      ["topic-filter", "MirrorSourceConnector", "com.acme.Filter"],
+    ]);
+  });
+
+  it("finds no flow once the MirrorSourceConnector was deleted (tombstone), nor with enabled=false; keeps one whose enabled is invalid (it fails)", () => {
+    const deleted = [...eastToWestConfigRecords, { offset: 9, key: "connector-MirrorSourceConnector", value: "" }];
+    const tombstoned = readConfigs("east", eastToWestConfigRecords);
+    applyConnectorConfigRecord(tombstoned.connectors as Map<string, Record<string, string>>, decodeConnectorConfig(Buffer.from(deleted.at(-1)!.key), null));
+    const cases = [tombstoned, readConfigs("east", withSourceConfig({ enabled: "false" })), readConfigs("east", withSourceConfig({ enabled: "yes" })), readConfigs("east", withSourceConfig({ enabled: null }))];
+    expect(cases.map((c) => discoverFlows([], oneHerder, {}, new Map([["east->west", c]])).map((f) => f.id))).toEqual([[], [], ["east->west"], ["east->west"]]);
+  });
+
+  it("keeps the last complete configs when this cycle's read failed, with the error", () => {
+    const configs = readConfigs("east", withSourceConfig({ topics: "dedicated-.*" }), "MM2 connector configs from west/mm2-configs.east.internal: west was not read this cycle");
+    const [flow] = discoverFlows([], oneHerder, {}, new Map([["east->west", configs]]));
+    expect([flow!.topicsFilter, flow!.configReadError]).toEqual(["dedicated-.*", "MM2 connector configs from west/mm2-configs.east.internal: west was not read this cycle"]);
+  });
+
+  it("falls back to the flow without configs while none was read completely, with the reason", () => {
+    const unknown = { topic: "mm2-configs.west.internal", connectors: null, error: "MM2 connector configs from east/mm2-configs.west.internal: east was not read this cycle" };
+    const flows = discoverFlows([], bothHerders, { "west->east": { replicationPolicy: { kind: "identity" } } }, new Map([["west->east", unknown]]));
+    expect(flows.map((f) => [f.id, f.topicsFilter, f.topicFilters.length, f.policy.kind, f.configReadError])).toEqual([
+      ["east->west", ".*", 0, "default", "MM2 connector configs from west/mm2-configs.east.internal not read"],
+      ["west->east", ".*", 0, "identity", "MM2 connector configs from east/mm2-configs.west.internal: east was not read this cycle"],
+    ]);
   });
 });

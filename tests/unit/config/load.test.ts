@@ -42,6 +42,7 @@ describe("parseConfigText", () => {
       flows: {},
       store: {},
       admin: {},
+      metrics: { topicSeriesLimit: 4_000, partitionSeriesLimit: 1_000, partitionSeriesTopics: [] },
       notifications: { webhooks: [] },
     });
   });

@@ -18,7 +18,7 @@ import {
 import type { Connector, TaskStatus } from "@/lib/connect/types";
 import { createDetectorMemory } from "@/lib/detect/memory";
 import { runDetectors } from "@/lib/detect/run-detectors";
-import { defaultThresholds, type Thresholds } from "@/lib/detect/thresholds";
+import { defaultThresholds, type Thresholds } from "@/lib/config/thresholds";
 import type { DetectorMemory, DetectorOutput, Finding } from "@/lib/detect/types";
 
 /** 2025-01-15 03:00:00 UTC: cycles are T0 + n × 10 s. */
@@ -113,7 +113,7 @@ export function makePartitionState(overrides: Partial<PartitionState> = {}): Par
 
 /** Topic configs: 7 days time retention, no size limit, delete policy. */
 export function makeTopicConfigs(overrides: Partial<TopicConfigs> = {}): TopicConfigs {
-  return { retentionMs: 604_800_000n, retentionBytes: null, cleanupPolicy: "delete", uncleanLeaderElection: false, ...overrides };
+  return { retentionMs: 604_800_000n, retentionBytes: null, cleanupPolicy: "delete", uncleanLeaderElection: false, minInsyncReplicas: 1, ...overrides };
 }
 
 /** A topic; its partitions take the topic's name. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultThresholds } from "@/lib/detect/thresholds";
+import { defaultThresholds } from "@/lib/config/thresholds";
 import { FindingType } from "@/lib/detect/types";
 import { findingsOf, makeFlow, makeFlowPartition, makeSnapshot, runCycles, T0 } from "./fixtures";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createDetectorMemory, parseDetectorMemory } from "@/lib/detect/memory";
-import { defaultThresholds, thresholdsSchema } from "@/lib/detect/thresholds";
+import { defaultThresholds, thresholdsSchema } from "@/lib/config/thresholds";
 import { makeFlowPartition, makeHistory, makeSnapshot, runCycles } from "./fixtures";
 
 /** MM2 keeps up: 100 records per cycle, one sync per 100 records. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createDetectorMemory, parseDetectorMemory } from "@/lib/detect/memory";
-import { defaultThresholds } from "@/lib/detect/thresholds";
+import { defaultThresholds } from "@/lib/config/thresholds";
 import { FindingType } from "@/lib/detect/types";
 import type { FlowPartition } from "@/lib/collector/types";
 import { findingsOf, makeConnect, makeConnector, makeFlowPartition, makeSnapshot, makeTask, runCycles, T0, type Cycle } from "./fixtures";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ConsumerGroupState, UnknownData } from "@/lib/collector/types";
-import { defaultThresholds } from "@/lib/detect/thresholds";
+import { defaultThresholds } from "@/lib/config/thresholds";
 import { FindingType } from "@/lib/detect/types";
 import { findingsOf, makeCluster, makeFlowPartition, makeSnapshot, makeTopic, runCycles, T0 } from "./fixtures";
 

@@ -87,14 +87,15 @@ describe("listTopicRows", () => {
   it("sums offsets and lag per topic in the order topics first appear", () => {
     const flow = makeFlow({
       partitions: [
-        makePartition({ topic: "orders", partition: 0, sourceLogEnd: 100n, targetLogEnd: 90n, lag: 10n }),
-        makePartition({ topic: "orders", partition: 1, sourceLogEnd: 9007199254740993n, targetLogEnd: 9007199254740990n, lag: 3n }),
+        makePartition({ topic: "orders", partition: 0, sourceLogEnd: 100n, targetLogEnd: 90n, lag: 10n, oldestUnreplicatedTimestamp: T0 - 42_000 }),
+        makePartition({ topic: "orders", partition: 1, sourceLogEnd: 9007199254740993n, targetLogEnd: 9007199254740990n, lag: 3n, oldestUnreplicatedTimestamp: T0 - 7_500 }),
         makePartition({ topic: "payments", targetTopic: "east.payments", sourceLogEnd: 5n, targetLogEnd: 5n, lag: 0n }),
       ],
     });
-    expect(listTopicRows(flow)).toEqual([
-      { topic: "orders", targetTopic: "east.orders", partitions: 2, sourceLogEnd: 9007199254741093n, targetLogEnd: 9007199254741080n, lag: 13n, unknownPositions: 0, unknownPartitions: 0, internal: false },
-      { topic: "payments", targetTopic: "east.payments", partitions: 1, sourceLogEnd: 5n, targetLogEnd: 5n, lag: 0n, unknownPositions: 0, unknownPartitions: 0, internal: false },
+    // lagSeconds: the oldest unreplicated record of the topic (orders/0, 42 s before the snapshot); 0 without lag.
+    expect(listTopicRows(flow, T0)).toEqual([
+      { topic: "orders", targetTopic: "east.orders", partitions: 2, sourceLogEnd: 9007199254741093n, targetLogEnd: 9007199254741080n, lag: 13n, unknownPositions: 0, unknownPartitions: 0, internal: false, lagSeconds: 42 },
+      { topic: "payments", targetTopic: "east.payments", partitions: 1, sourceLogEnd: 5n, targetLogEnd: 5n, lag: 0n, unknownPositions: 0, unknownPartitions: 0, internal: false, lagSeconds: 0 },
     ]);
   });
 
@@ -106,8 +107,9 @@ describe("listTopicRows", () => {
         makePartition({ partition: 2, sourceLogEnd: 60n, targetLogEnd: 50n, lag: 10n }),
       ],
     });
-    expect(listTopicRows(flow)).toEqual([
-      { topic: "orders", targetTopic: "east.orders", partitions: 3, sourceLogEnd: 100n, targetLogEnd: 50n, lag: 10n, unknownPositions: 2, unknownPartitions: 0, internal: false },
+    // No partition's age is known (two unknown lags, one lag without the timestamp of its oldest record): null.
+    expect(listTopicRows(flow, T0)).toEqual([
+      { topic: "orders", targetTopic: "east.orders", partitions: 3, sourceLogEnd: 100n, targetLogEnd: 50n, lag: 10n, unknownPositions: 2, unknownPartitions: 0, internal: false, lagSeconds: null },
     ]);
   });
 
@@ -117,7 +119,7 @@ describe("listTopicRows", () => {
         makePartition({ topic, targetTopic: `east.${topic}` }),
       ),
     });
-    expect(listTopicRows(flow).map((r) => [r.topic, r.internal])).toEqual([
+    expect(listTopicRows(flow, T0).map((r) => [r.topic, r.internal])).toEqual([
       ["heartbeats", true],
       ["north.heartbeats", true],
       ["orders.internal", true],
@@ -128,14 +130,19 @@ describe("listTopicRows", () => {
   });
 
   it("returns no rows for a flow without partitions", () => {
-    expect(listTopicRows(makeFlow({ partitions: [] }))).toEqual([]);
+    expect(listTopicRows(makeFlow({ partitions: [] }), T0)).toEqual([]);
   });
 });
 
 describe("listPartitionRows", () => {
   it("lists the fields operators compare, in partition order", () => {
-    const flow = makeFlow({ partitions: [makePartition(), makePartition({ partition: 1, mm2Position: null, committedPosition: null, positionSource: null, lag: null, latestSync: null })] });
-    expect(listPartitionRows(flow)).toEqual([
+    const flow = makeFlow({
+      partitions: [
+        makePartition({ oldestUnreplicatedTimestamp: T0 - 2_500 }),
+        makePartition({ partition: 1, mm2Position: null, committedPosition: null, positionSource: null, lag: null, latestSync: null }),
+      ],
+    });
+    expect(listPartitionRows(flow, T0)).toEqual([
       {
         topic: "orders",
         partition: 0,
@@ -156,6 +163,7 @@ describe("listPartitionRows", () => {
         sourceTopicId: "Xy3-topic-id",
         latestSync: { upstream: 80n, downstream: 80n },
         unknown: null,
+        lagSeconds: 2.5,
       },
       {
         topic: "orders",
@@ -177,6 +185,7 @@ describe("listPartitionRows", () => {
         sourceTopicId: "Xy3-topic-id",
         latestSync: null,
         unknown: null,
+        lagSeconds: null,
       },
     ]);
   });
@@ -290,11 +299,11 @@ describe("partial flows", () => {
       moreReasons: 0,
       dataAgeMs: 30_000,
     });
-    expect(listTopicRows(flow).map((r) => [r.topic, r.unknownPartitions])).toEqual([
+    expect(listTopicRows(flow, T0).map((r) => [r.topic, r.unknownPartitions])).toEqual([
       ["orders", 1],
       ["payments", 1],
     ]);
-    expect(listPartitionRows(flow)[1]?.unknown).toEqual({ reason: brokerDown, dataAt: T0 - 30_000 });
+    expect(listPartitionRows(flow, T0)[1]?.unknown).toEqual({ reason: brokerDown, dataAt: T0 - 30_000 });
   });
 
   it("lists the first reasons and counts the rest; a partition never read has no data age", () => {

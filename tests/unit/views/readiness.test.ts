@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { Snapshot } from "@/lib/collector/types";
-import { defaultThresholds } from "@/lib/detect/thresholds";
+import { defaultThresholds } from "@/lib/config/thresholds";
 import type { FlowTranslation, GroupTranslation, TranslationTotals } from "@/lib/translation";
 import { assessFlowReadiness, type ReadinessInput } from "@/lib/views/readiness";
 import { makeAlert } from "../alerts/helpers";

@@ -1,21 +1,31 @@
 import { handleRoute, jsonResponse } from "@/lib/api/json";
-import { listPartitionRows, listTopicRows, summarizeFlow } from "@/lib/views/flows";
+import { flowPartitionList, listCheckpointsOf, pageFirstFlowTopics, pageFlowPartitions, readFlowSummary } from "@/lib/views/flow-lists";
+import { parsePageRequest } from "@/lib/views/pagination";
 import { decodeFlowParam } from "@/lib/views/params";
 import { requireFlow, requireSnapshot } from "@/lib/views/runtime-data";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/flows/{flow} — per-topic and per-partition rows (offsets as decimal strings). */
-export async function GET(_request: Request, ctx: { params: Promise<{ flow: string }> }) {
+/**
+ * GET /api/flows/{flow}?limit=&cursor=&sort=lag|lagSeconds|topic&q= — one page of per-partition rows (`page`), the
+ * first page of per-topic rows in the same order and filter (`topicsPage`; more from /api/flows/{flow}/topics),
+ * the latest checkpoints of the page's partitions, the heartbeat and the flow summary. Offsets as decimal strings.
+ */
+export async function GET(request: Request, ctx: { params: Promise<{ flow: string }> }) {
   return handleRoute(async () => {
     const snapshot = requireSnapshot();
     const flow = requireFlow(snapshot, decodeFlowParam((await ctx.params).flow));
+    const pageRequest = parsePageRequest(new URL(request.url).searchParams, flowPartitionList);
+    const partitions = pageFlowPartitions(snapshot, flow, pageRequest);
+    const topics = pageFirstFlowTopics(snapshot, flow, pageRequest);
     return jsonResponse({
       takenAt: snapshot.takenAt,
-      flow: summarizeFlow(snapshot, flow),
-      topics: listTopicRows(flow),
-      partitions: listPartitionRows(flow),
-      checkpoints: flow.checkpoints,
+      flow: readFlowSummary(snapshot, flow),
+      topics: topics.items,
+      topicsPage: topics.page,
+      partitions: partitions.items,
+      page: partitions.page,
+      checkpoints: listCheckpointsOf(snapshot, flow, partitions.items),
       heartbeat: flow.heartbeat,
     });
   });

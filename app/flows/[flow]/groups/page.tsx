@@ -24,7 +24,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function GroupsPage({ params }: Props) {
   const { flow: rawFlow } = await params;
   const now = readRequestTime();
-  const page = loadGroupsPage(rawFlow, now);
+  const page = loadGroupsPage(rawFlow);
   const title = `Consumer groups · ${decodePathSegment(rawFlow)}`;
   if (page.kind === "no-data") {
     return (

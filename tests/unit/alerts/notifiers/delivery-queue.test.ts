@@ -53,14 +53,15 @@ describe("createNotifier", () => {
         { name: "slack", kind: "slack", url: healthy.url("/services/x") },
       ],
       maxAttempts: 1,
-      timeoutMs: 300,
+      // Long enough that the healthy target is served before it even on a loaded CI machine.
+      timeoutMs: 3000,
       logger: asLogger(logger),
     });
     const before = performance.now();
     notifier.enqueue([makeTransition("fired")]);
     expect(performance.now() - before).toBeLessThan(50);
 
-    await expect.poll(() => healthy.received.length, { timeout: 1000 }).toBe(1);
+    await expect.poll(() => healthy.received.length, { timeout: 2500 }).toBe(1);
     expect(logger.entries).toEqual([]);
     await notifier.drain();
     expect(logger.entries.map((e) => [e.level, e.fields])).toEqual([

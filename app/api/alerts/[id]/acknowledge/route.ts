@@ -1,6 +1,6 @@
 import { handleRoute, jsonResponse } from "@/lib/api/json";
 import { requireAdmin } from "@/lib/auth/session";
-import { getRuntime } from "@/lib/collector/singleton";
+import { getRuntime } from "@/lib/pipeline/runtime";
 import { BadRequestError, NotFoundError } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";

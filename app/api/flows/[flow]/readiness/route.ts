@@ -6,5 +6,5 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/flows/{flow}/readiness — the failover verdict, every check with its evidence, what failing over now costs. */
 export async function GET(_request: Request, ctx: { params: Promise<{ flow: string }> }) {
-  return handleRoute(async () => jsonResponse(readFlowReadiness(decodeFlowParam((await ctx.params).flow), Date.now())));
+  return handleRoute(async () => jsonResponse(readFlowReadiness(decodeFlowParam((await ctx.params).flow))));
 }

@@ -30,7 +30,7 @@ export default async function GroupPage({ params, searchParams }: Props) {
   const [{ flow: rawFlow, group: rawGroup }, search] = await Promise.all([params, searchParams]);
   const now = readRequestTime();
   const range = parseTimeRange(search.range, now);
-  const page = loadGroupPage(rawFlow, rawGroup, range, now);
+  const page = loadGroupPage(rawFlow, rawGroup, range);
   const picker = (
     <Suspense fallback={null}>
       <TimeRangePicker />

@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 export async function GET(_request: Request, ctx: { params: Promise<{ flow: string; group: string }> }) {
   return handleRoute(async () => {
     const params = await ctx.params;
-    const ft = readFlowTranslation(decodeFlowParam(params.flow), Date.now());
+    const ft = readFlowTranslation(decodeFlowParam(params.flow));
     return jsonResponse(describeGroup(ft, requireGroup(ft, decodeGroupParam(params.group))));
   });
 }

@@ -7,7 +7,7 @@ import { TimeRangePicker } from "@/components/layout/time-range-picker";
 import { PartitionDetail } from "@/components/partition/partition-detail";
 import { PartitionNotFound } from "@/components/partition/partition-not-found";
 import { TextLink } from "@/components/ui/text-link";
-import { getRuntime } from "@/lib/collector/singleton";
+import { getRuntime } from "@/lib/pipeline/runtime";
 import { flowPartitionKey } from "@/lib/collector/types";
 import { readRequestTime } from "@/lib/views/clock";
 import { decodePathSegment, flowPath, lookupFlow } from "@/lib/views/flow-page";

@@ -14,7 +14,7 @@ export async function GET(request: Request, ctx: { params: Promise<{ flow: strin
   return handleRoute(async () => {
     const params = await ctx.params;
     const mode = parseFailoverMode(new URL(request.url).searchParams.get("mode"));
-    const ft = readFlowTranslation(decodeFlowParam(params.flow), Date.now());
+    const ft = readFlowTranslation(decodeFlowParam(params.flow));
     const csv = renderFailoverCsv(ft, requireGroup(ft, decodeGroupParam(params.group)), mode);
     if (csv.kind === "empty") return jsonResponse({ error: csv.message, code: "GW_EMPTY_PLAN" }, 409);
     return new Response(csv.body, {

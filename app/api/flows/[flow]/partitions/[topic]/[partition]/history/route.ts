@@ -1,13 +1,15 @@
 import { handleRoute, jsonResponse, parseTimeParam } from "@/lib/api/json";
-import { getRuntime } from "@/lib/collector/singleton";
+import { getRuntime } from "@/lib/pipeline/runtime";
 import { BadRequestError } from "@/lib/errors";
+import { pageHistory, historyList } from "@/lib/views/history";
+import { parsePageRequest } from "@/lib/views/pagination";
 import { decodeFlowParam, parsePartitionParam } from "@/lib/views/params";
 
 export const dynamic = "force-dynamic";
 
 /**
- * GET /api/flows/{flow}/partitions/{topic}/{partition}/history?from=&to= — offsets over time
- * (raw samples for the last hour, per-minute before). from/to: epoch ms or ISO; default last hour.
+ * GET /api/flows/{flow}/partitions/{topic}/{partition}/history?from=&to=&limit=&cursor= — offsets over time, oldest
+ * first (raw samples for the last hour, per-minute before), one page of them. from/to: epoch ms or ISO; default last hour.
  */
 export async function GET(request: Request, ctx: { params: Promise<{ flow: string; topic: string; partition: string }> }) {
   return handleRoute(async () => {
@@ -16,10 +18,11 @@ export async function GET(request: Request, ctx: { params: Promise<{ flow: strin
     const to = parseTimeParam(search, "to", Date.now());
     const from = parseTimeParam(search, "from", to - 60 * 60 * 1000);
     if (from > to) throw new BadRequestError(`"from" (${from}) must not be after "to" (${to})`);
+    const pageRequest = parsePageRequest(search, historyList);
     const flow = decodeFlowParam(params.flow);
     const topic = decodeURIComponent(params.topic);
     const partition = parsePartitionParam(params.partition);
-    const samples = getRuntime().store.readPartitionHistory(flow, topic, partition, from, to);
-    return jsonResponse({ flow, topic, partition, from, to, samples });
+    const { items, page } = pageHistory(getRuntime().store.readPartitionHistory(flow, topic, partition, from, to), pageRequest);
+    return jsonResponse({ flow, topic, partition, from, to, samples: items, page });
   });
 }

@@ -1,11 +1,9 @@
 import { z } from "zod";
 import type { Finding } from "@/lib/detect/types";
-import type { Thresholds } from "@/lib/detect/thresholds";
+import type { Thresholds } from "@/lib/config/thresholds";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "@/lib/store";
-import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors } from "./detectors";
-import type { TranslationRecorder } from "./record-cycle";
-import type { FlowTranslation } from "./types";
+import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors, type FlowTranslation } from "@/lib/translation";
 
 const log = getLogger("translation");
 
@@ -24,15 +22,14 @@ const storedWatchSchema = z.object({
  * alert nor starts its clock again.
  */
 export function createTranslationFindingSource(
-  recorder: TranslationRecorder,
   store: Pick<Store, "getValue" | "setValue">,
-): (now: number, thresholds: Thresholds) => Finding[] {
+): (translations: ReadonlyMap<string, FlowTranslation>, now: number, thresholds: Thresholds) => Finding[] {
   let watch = loadWatch(store);
   let last: Finding[] = [];
-  return (now, thresholds) => {
+  return (translations, now, thresholds) => {
     const limits = { replayRecords: thresholds.translationReplayRecords, checkpointStaleMs: thresholds.checkpointStaleMs };
     const findings: Finding[] = [];
-    for (const ft of recorder.latest().values()) {
+    for (const ft of translations.values()) {
       const produced = detectTranslationErrors(ft, now, limits);
       const stale = detectStaleCheckpoints(ft, watch, now, limits);
       watch = stale.watch;

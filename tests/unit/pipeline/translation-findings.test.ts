@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultThresholds } from "@/lib/detect/thresholds";
+import { defaultThresholds } from "@/lib/config/thresholds";
 import { createSqliteStore, type Store } from "@/lib/store";
 import { translateFlow, type FlowTranslation } from "@/lib/translation";
-import { createTranslationFindingSource } from "@/lib/translation/finding-source";
-import { makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "./fixtures";
+import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
+import { makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "../translation/fixtures";
 
 /** Group "app" at 9995 on orders/0, latest checkpoint 9000→9000 taken at T0: MM2 owes 9991 from T0 on. */
 function owedAt(now: number): ReadonlyMap<string, FlowTranslation> {
@@ -31,10 +31,10 @@ function unknownAt(now: number): ReadonlyMap<string, FlowTranslation> {
 /** Runs a finding source over the given times; returns the CHECKPOINT_STALE evidence owedForMs per call. */
 function runSource(store: Store, times: number[]): (number | null)[][] {
   let latest = owedAt(times[0] ?? T0);
-  const source = createTranslationFindingSource({ latest: () => latest }, store);
+  const source = createTranslationFindingSource(store);
   return times.map((now) => {
     latest = owedAt(now);
-    return source(now, defaultThresholds)
+    return source(latest, now, defaultThresholds)
       .filter((f) => f.type === "CHECKPOINT_STALE")
       .map((f) => (typeof f.evidence.owedForMs === "number" ? f.evidence.owedForMs : null));
   });
@@ -86,8 +86,8 @@ describe("a group whose offsets could not be read is not judged", () => {
   it("keeps CHECKPOINT_STALE (same evidence, same clock) while the group is unknown, and judges again once read", () => {
     const store = openStore();
     let latest = owedAt(T0);
-    const source = createTranslationFindingSource({ latest: () => latest }, store);
-    const staleOwed = (now: number) => source(now, defaultThresholds).filter((f) => f.type === "CHECKPOINT_STALE").map((f) => f.evidence.owedForMs);
+    const source = createTranslationFindingSource(store);
+    const staleOwed = (now: number) => source(latest, now, defaultThresholds).filter((f) => f.type === "CHECKPOINT_STALE").map((f) => f.evidence.owedForMs);
     expect(staleOwed(T0)).toEqual([]);
     latest = owedAt(T0 + 190_000);
     expect(staleOwed(T0 + 190_000)).toEqual([190_000]);
@@ -104,7 +104,7 @@ describe("a group whose offsets could not be read is not judged", () => {
   it("raises nothing for a group that was never judged and is unknown now", () => {
     const store = openStore();
     const latest = unknownAt(T0 + 500_000);
-    const source = createTranslationFindingSource({ latest: () => latest }, store);
-    expect(source(T0 + 500_000, defaultThresholds)).toEqual([]);
+    const source = createTranslationFindingSource(store);
+    expect(source(latest, T0 + 500_000, defaultThresholds)).toEqual([]);
   });
 });

@@ -1,21 +1,21 @@
-import { type AlertService, attachAlerting } from "@/lib/alerts/alert-service";
+import { type AlertService, createAlertService } from "@/lib/alerts/alert-service";
+import { Collector } from "@/lib/collector/collector";
 import { getConfig } from "@/lib/config";
 import { getLogger } from "@/lib/logger";
-import { createTranslationFindingSource } from "@/lib/translation/finding-source";
-import { attachTranslationRecorder } from "@/lib/translation/record-cycle";
 import { createSqliteStore, resolveStorePath, type Store } from "@/lib/store";
-import { Collector } from "./collector";
+import { CyclePipeline } from "./cycle-pipeline";
 
 interface Runtime {
   collector: Collector;
   store: Store;
   alerts: AlertService;
+  pipeline: CyclePipeline;
 }
 
 const holder = globalThis as typeof globalThis & { __gapwatchRuntime?: Runtime };
 
 /**
- * The server's one collector and store, created on first use and cached on globalThis so that
+ * The server's one collector, pipeline and store, created on first use and cached on globalThis so that
  * dev hot reload does not start a second loop (after taxonomy's lib/db.ts).
  */
 export function getRuntime(): Runtime {
@@ -23,10 +23,12 @@ export function getRuntime(): Runtime {
     const config = getConfig();
     const store = createSqliteStore(resolveStorePath(config.store.path));
     const collector = new Collector(config, store);
-    // Order matters: the recorder translates each cycle before alerting reads its translations.
-    const translations = attachTranslationRecorder(collector, store);
-    const alerts = attachAlerting(collector, store, config, [createTranslationFindingSource(translations, store)]);
-    holder.__gapwatchRuntime = { collector, store, alerts };
+    const alerts = createAlertService(store, config);
+    const pipeline = new CyclePipeline(config, store, alerts);
+    collector.onCycle((current, previous, history) => {
+      pipeline.processCycle(current, previous, history);
+    });
+    holder.__gapwatchRuntime = { collector, store, alerts, pipeline };
   }
   return holder.__gapwatchRuntime;
 }

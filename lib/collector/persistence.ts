@@ -1,0 +1,13 @@
+import type { CheckpointPoint, OffsetSyncPoint } from "./types";
+
+/**
+ * What the collector keeps across restarts: the offset syncs and checkpoints it read (MM2 compacts them away)
+ * and its transaction ledgers. The pipeline hands it the store, which implements this; the collector knows no store.
+ */
+export interface CollectorPersistence {
+  loadOffsetSyncHistory(): Map<string, OffsetSyncPoint[]>;
+  appendOffsetSyncs(flow: string, topic: string, partition: number, syncs: readonly OffsetSyncPoint[], at: number): void;
+  appendCheckpoints(flow: string, checkpoints: readonly CheckpointPoint[]): void;
+  getValue(name: string): string | null;
+  setValue(name: string, value: string): void;
+}

@@ -1,0 +1,232 @@
+/**
+ * Persisting the detector memory as entries, writing per cycle only what changed. At 100,000 flow
+ * partitions the memory is tens of MB of JSON; rewriting it whole every cycle was most of a
+ * cycle's work. The store keeps one row per entry (key → JSON value); a cycle writes the entries
+ * `listChanges` returns and deletes those whose value is null; `loadDetectorMemoryEntries` reads
+ * them back (through parseDetectorMemory: an unreadable memory starts empty, with the reason).
+ *
+ * ENTRIES
+ * - `cycle-at`: the `now` of the cycle the memory is of. Values equal to it are stored as null and
+ *   restored from it (marks' `seenAt`, which every mark has; findings observed this cycle).
+ * - `event|<finding key>`: a held event (exact).
+ * - `finding|<finding key>`: a level finding of the last cycle (exact).
+ * - `sync|<flow partition key>`: the last examined offset sync (exact: a step judged twice, against
+ *   a log start that moved on, can look like a loss).
+ * - `stall|<flow partition key>`: TASK_STALLED's mark, only once the position stood still for a
+ *   cycle. A mark made this cycle (the position moved, or nothing waits) is not stored: it changes
+ *   every cycle on every busy partition. After a restart such a partition starts a new mark, so a
+ *   stall that began just before Gapwatch stopped is reported up to that downtime later — never
+ *   sooner (an older stored mark would count time the partition was moving, a false alarm).
+ * - `committed|<flow partition key>`: MM2_POSITION_MOVED's mark. Written at once when it appears,
+ *   changes topic, goes down or holds a pending forward move (committed > highest); while MM2 just
+ *   advances, at most once per `advanceWriteMs`. After a restart the stored mark can trail by that
+ *   much progress: a move back made during the downtime by less than that is missed, and the range
+ *   of a forward move can start that much early. Nothing is reported that did not happen.
+ */
+import type { CommittedMark, DetectorMemory, Finding, PositionMark } from "./types";
+import { createDetectorMemory, parseDetectorMemory } from "./memory";
+
+/** One entry to write (`value` JSON) or to delete (`value` null). */
+export interface MemoryEntryChange {
+  key: string;
+  value: string | null;
+}
+
+/** Lists, cycle after cycle, what to write so the store holds the latest memory. */
+export interface MemoryPersister {
+  /** The entries of `memory` (from runDetectors at `now`) that differ from what was written; remembers them as written. */
+  listChanges(memory: DetectorMemory, now: number): MemoryEntryChange[];
+}
+
+/** Routine advances of a committed mark are written at most this often per partition. */
+const advanceWriteMs = 60_000;
+
+const prefix = { event: "event|", finding: "finding|", sync: "sync|", stall: "stall|", committed: "committed|" } as const;
+const cycleAtKey = "cycle-at";
+
+/** One per-partition section of the memory as the persister last saw and wrote it. */
+interface Section<T> {
+  /** The section of the memory last listed (its unchanged entries are the same objects in the next). */
+  seen: Readonly<Record<string, T>>;
+  seenKeys: readonly string[];
+  /** The JSON stored per key, and when it was written (0: read from the store). */
+  stored: Record<string, { json: string; at: number }>;
+  /** Whether stored keys were ever checked against a memory (those read from the store were not). */
+  swept: boolean;
+}
+
+function createSection<T>(): Section<T> {
+  return { seen: {}, seenKeys: [], stored: {}, swept: false };
+}
+
+/**
+ * A persister that knows the store holds `entries` (what loadDetectorMemoryEntries read; none for
+ * an empty store), so its first changes are relative to them.
+ */
+export function createMemoryPersister(entries: Iterable<readonly [string, string]> = []): MemoryPersister {
+  const text = new Map<string, string>();
+  const syncs = createSection<DetectorMemory["syncMarkers"][string]>();
+  const stalls = createSection<PositionMark>();
+  const committed = createSection<CommittedMark>();
+  for (const [key, value] of entries) {
+    if (key.startsWith(prefix.sync)) syncs.stored[key.slice(prefix.sync.length)] = { json: value, at: 0 };
+    else if (key.startsWith(prefix.stall)) stalls.stored[key.slice(prefix.stall.length)] = { json: value, at: 0 };
+    else if (key.startsWith(prefix.committed)) committed.stored[key.slice(prefix.committed.length)] = { json: value, at: 0 };
+    else text.set(key, value);
+  }
+  return {
+    listChanges(memory, now) {
+      const changes: MemoryEntryChange[] = [];
+      writeText(text, changes, cycleAtKey, String(now));
+      listTextChanges(text, changes, prefix.event, memory.events.map((e): [string, string] => [e.finding.key, JSON.stringify(e)]));
+      listTextChanges(text, changes, prefix.finding, memory.lastFindings.map((f): [string, string] => [f.key, JSON.stringify(encodeFinding(f, now))]));
+      listSectionChanges(syncs, memory.syncMarkers, changes, prefix.sync, now, (marker) => JSON.stringify(marker));
+      // A mark made this cycle (movedAt = now) is not stored (module comment); seenAt is the cycle's.
+      listSectionChanges(stalls, memory.positions, changes, prefix.stall, now, (mark) => (mark.movedAt === now ? null : JSON.stringify(encodeStall(mark))));
+      listSectionChanges(committed, memory.committed, changes, prefix.committed, now, (mark) => JSON.stringify(mark), isRoutineAdvance);
+      return changes;
+    },
+  };
+}
+
+/**
+ * The memory the entries hold (as written by a persister's changes). Entries of other versions or
+ * damaged ones make the memory start empty, with the reason, as parseDetectorMemory does.
+ */
+export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, string]>): { memory: DetectorMemory; error: string | null } {
+  const events: unknown[] = [];
+  const lastFindings: Record<string, unknown>[] = [];
+  const syncMarkers: Record<string, unknown> = {};
+  const stalls: [string, Record<string, unknown>][] = [];
+  const committed: Record<string, unknown> = {};
+  let cycleAt: number | undefined;
+  for (const [key, value] of entries) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch (err) {
+      return { memory: createDetectorMemory(), error: `stored entry ${key} is not JSON: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    if (key === cycleAtKey) cycleAt = typeof parsed === "number" ? parsed : undefined;
+    else if (key.startsWith(prefix.event)) events.push(parsed);
+    else if (key.startsWith(prefix.finding)) lastFindings.push(parsed as Record<string, unknown>);
+    else if (key.startsWith(prefix.sync)) syncMarkers[key.slice(prefix.sync.length)] = parsed;
+    else if (key.startsWith(prefix.stall)) stalls.push([key.slice(prefix.stall.length), parsed as Record<string, unknown>]);
+    else if (key.startsWith(prefix.committed)) committed[key.slice(prefix.committed.length)] = parsed;
+  }
+  const positions = Object.fromEntries(stalls.map(([key, mark]) => [key, { ...mark, seenAt: cycleAt }]));
+  // Events in the order they were first seen (the store keeps no order), findings by key.
+  events.sort((a, b) => firstSeenOf(a) - firstSeenOf(b));
+  const findings = lastFindings
+    .map((f): Record<string, unknown> => ({ ...f, observedAt: f.observedAt ?? cycleAt }))
+    .sort((a, b) => String(a.key).localeCompare(String(b.key)));
+  return parseDetectorMemory({ version: 1, events, syncMarkers, positions, committed, lastFindings: findings });
+}
+
+function firstSeenOf(event: unknown): number {
+  const firstSeen = (event as { firstSeen?: unknown } | null)?.firstSeen;
+  return typeof firstSeen === "number" ? firstSeen : 0;
+}
+
+function encodeFinding(finding: Finding, now: number): Omit<Finding, "observedAt"> & { observedAt: number | null } {
+  return finding.observedAt === now ? { ...finding, observedAt: null } : finding;
+}
+
+function encodeStall(mark: PositionMark): Omit<PositionMark, "seenAt"> {
+  return { position: mark.position, movedAt: mark.movedAt, logEndAtMove: mark.logEndAtMove, notRunningMs: mark.notRunningMs };
+}
+
+function writeText(text: Map<string, string>, changes: MemoryEntryChange[], key: string, value: string): void {
+  if (text.get(key) === value) return;
+  text.set(key, value);
+  changes.push({ key, value });
+}
+
+/** Entries of one kind compared by their JSON: written when it differs, deleted when gone. */
+function listTextChanges(text: Map<string, string>, changes: MemoryEntryChange[], kind: string, now: readonly [string, string][]): void {
+  const keys = new Set<string>();
+  for (const [key, value] of now) {
+    keys.add(kind + key);
+    writeText(text, changes, kind + key, value);
+  }
+  for (const key of text.keys()) {
+    if (key.startsWith(kind) && !keys.has(key)) {
+      text.delete(key);
+      changes.push({ key, value: null });
+    }
+  }
+}
+
+/**
+ * One per-partition section. The detectors keep an unchanged entry as the same object, so only the
+ * changed ones are serialized: `encode` gives the JSON to store (null: not stored, deleted if it
+ * was); a change `routine` calls ordinary is written at most `advanceWriteMs` after the last write.
+ */
+function listSectionChanges<T extends object>(
+  section: Section<T>,
+  entries: Readonly<Record<string, T>>,
+  changes: MemoryEntryChange[],
+  kind: string,
+  now: number,
+  encode: (entry: T) => string | null,
+  routine?: (before: T, after: T) => boolean,
+): void {
+  const keys = Object.keys(entries);
+  let kept = 0;
+  for (const key of keys) {
+    const entry = entries[key]!;
+    const before = section.seen[key];
+    if (before !== undefined) kept++;
+    if (before === entry) continue;
+    const stored = section.stored[key];
+    // Checked before serializing: on a busy flow every committed mark advances every cycle.
+    if (stored !== undefined && before !== undefined && routine?.(before, entry) === true && now - stored.at < advanceWriteMs) {
+      // Still compared with `before` next cycle, so the advance is written once the minute is up.
+      continue;
+    }
+    const json = encode(entry);
+    if (json === (stored?.json ?? null)) continue;
+    if (json === null) {
+      delete section.stored[key];
+      changes.push({ key: kind + key, value: null });
+    } else {
+      section.stored[key] = { json, at: now };
+      changes.push({ key: kind + key, value: json });
+    }
+  }
+  // Entries gone from the memory: their stored rows go too (none when every key seen last cycle is
+  // still there, and the rows read from the store were checked once).
+  if (kept !== section.seenKeys.length || !section.swept) {
+    for (const key of Object.keys(section.stored)) {
+      if (entries[key] === undefined) {
+        delete section.stored[key];
+        changes.push({ key: kind + key, value: null });
+      }
+    }
+    section.swept = true;
+  }
+  section.seen = entries;
+  section.seenKeys = keys;
+}
+
+/** MM2 only advanced: same topic, neither position went down, no pending forward move. */
+function isRoutineAdvance(before: CommittedMark, after: CommittedMark): boolean {
+  if (before.topicId !== after.topicId) return false;
+  return compareOffsets(after.committed, before.committed) >= 0 && compareOffsets(after.highest, before.highest) >= 0 && compareOffsets(after.committed, after.highest) <= 0;
+}
+
+/** Compares two offsets written as decimal strings, without parsing the usual ones (non-negative, no leading zeros). */
+function compareOffsets(a: string, b: string): number {
+  if (!isPlainOffset(a) || !isPlainOffset(b)) {
+    const [x, y] = [BigInt(a), BigInt(b)];
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Non-negative, without leading zeros: such strings order by length, then character by character. */
+function isPlainOffset(s: string): boolean {
+  const first = s.charCodeAt(0);
+  return s.length > 0 && first >= 48 && first <= 57 && (first !== 48 || s.length === 1);
+}

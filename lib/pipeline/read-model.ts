@@ -1,0 +1,21 @@
+import type { AlertRecord, RiskRecord } from "@/lib/alerts/types";
+import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
+import type { FlowTranslation } from "@/lib/translation";
+
+/**
+ * What one cycle leaves for the pages and the API: the snapshot, and everything the pipeline computed from it
+ * once (translations of every flow, alerts and risks after the cycle). Pages and routes read the latest one and
+ * never translate or detect per request. Immutable: a new cycle replaces it whole.
+ */
+export interface ReadModel {
+  snapshot: Snapshot;
+  history: CollectorHistory;
+  /** Per flow id; a flow whose translation failed this cycle is absent (its groups are unknown). */
+  translations: ReadonlyMap<string, FlowTranslation>;
+  /** Why a flow's translation is missing, per flow id. */
+  translationErrors: ReadonlyMap<string, string>;
+  alerts: readonly AlertRecord[];
+  risks: readonly RiskRecord[];
+  /** When the pipeline finished this cycle (the snapshot's own time is `snapshot.takenAt`). */
+  builtAt: number;
+}

@@ -1,0 +1,55 @@
+// npm test's `integration` stage: one vitest process, or (`--integration-shards N`) the integration files split in
+// N shards of about equal measured time (tests/integration/alphabetical-sequencer.ts), each a vitest process on a
+// sandbox of its own (its own GAPWATCH_HOME: ports, data and pidfiles never meet). The files mostly wait on Kafka,
+// so shards side by side take little more than the longest one. Output lines are prefixed with the shard.
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { gapwatchDir, repoRoot } from "@/lib/sandbox/paths";
+import { waitForFreshFile } from "./fresh-file";
+
+/** Running shard processes with their end: an interrupted `npm test` stops them (their teardown stops the JVMs). */
+const running = new Map<ReturnType<typeof spawn>, Promise<void>>();
+
+/** The sandbox home of shard `index` (1-based): the first uses the default home, the others one below it. */
+export function shardHome(index: number): string {
+  return index === 1 ? gapwatchDir : path.join(gapwatchDir, `it-shard-${index}`);
+}
+
+/** Runs every shard; each waits for the previous one's sandbox to be up before starting its own. */
+export async function runIntegrationShards(shardCount: number, say: (line: string) => void): Promise<void> {
+  if (!Number.isInteger(shardCount) || shardCount < 1) throw new Error(`--integration-shards must be a whole number ≥ 1, not ${shardCount}`);
+  const since = Date.now();
+  const runs: Promise<void>[] = [];
+  for (let index = 1; index <= shardCount; index++) {
+    if (index > 1) await waitForFreshFile(path.join(shardHome(index - 1), "sandbox", "state.json"), since, 180_000, () => false);
+    runs.push(runShard(index, shardCount, say));
+  }
+  const results = await Promise.allSettled(runs);
+  const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`shard ${i + 1}: ${String(r.reason)}`] : []));
+  if (failed.length > 0) throw new Error(failed.join("; "));
+}
+
+function runShard(index: number, shardCount: number, say: (line: string) => void): Promise<void> {
+  const args = ["run", "--project", "integration", ...(shardCount > 1 ? [`--shard=${index}/${shardCount}`] : [])];
+  const child = spawn(path.join(repoRoot, "node_modules", ".bin", "vitest"), args, {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, GAPWATCH_HOME: shardHome(index) },
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on("line", (line) => say(shardCount > 1 ? `[it-${index}] ${line}` : line));
+  }
+  const ended = new Promise<void>((resolve, reject) => {
+    child.on("error", (err) => reject(new Error(`cannot run vitest: ${err.message}`)));
+    child.on("close", (code, signal) => (code === 0 ? resolve() : reject(new Error(`vitest ${args.join(" ")} failed (${signal ?? `exit ${code}`})`))));
+  }).finally(() => running.delete(child));
+  running.set(child, ended);
+  return ended;
+}
+
+/** Interrupts every running shard (SIGINT: vitest cancels and runs its teardown) and waits for them to end. */
+export async function stopIntegrationShards(): Promise<void> {
+  for (const child of running.keys()) child.kill("SIGINT");
+  await Promise.allSettled(running.values());
+}

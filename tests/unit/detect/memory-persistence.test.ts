@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { createDetectorMemory } from "@/lib/detect/memory";
+import { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange } from "@/lib/detect/memory-persistence";
+import type { DetectorOutput } from "@/lib/detect/types";
+import { makeFlowPartition, makeHistory, makeSnapshot, runCycles, T0 } from "./fixtures";
+
+const STUCK = "east->west|orders|2";
+const MOVING = "east->west|orders|3";
+
+/**
+ * Two partitions, a minute apart: orders/2 stuck at 100 while its source grows (a stall mark from
+ * the second cycle on), orders/3 copying 100 records a cycle (Connect's committed position one
+ * flush behind, one new offset sync a cycle).
+ */
+function twoPartitionCycles(count: number) {
+  return Array.from({ length: count }, (_, i) => {
+    const moving = BigInt(1000 + i * 100);
+    return {
+      snapshot: makeSnapshot({
+        cycle: i + 1,
+        partitions: [
+          makeFlowPartition({ partition: 2, sourceLogEnd: BigInt(200 + i * 100), mm2Position: 100n }),
+          makeFlowPartition({ partition: 3, sourceLogEnd: moving, mm2Position: moving, committedPosition: moving - 50n, targetLogEnd: moving }),
+        ],
+      }),
+      history: makeHistory(Array.from({ length: i + 1 }, (_, j): [number, number] => [999 + j * 100, 999 + j * 100]), "orders", 3),
+      now: T0 + i * 60_000,
+    };
+  });
+}
+
+/** Applies each cycle's changes to a key-value store, as the pipeline's store does; returns them per cycle. */
+function persistAll(outputs: DetectorOutput[], store: Map<string, string>): MemoryEntryChange[][] {
+  const persister = createMemoryPersister();
+  return outputs.map((output, i) => {
+    const changes = persister.listChanges(output.memory, T0 + i * 60_000);
+    for (const { key, value } of changes) {
+      if (value === null) store.delete(key);
+      else store.set(key, value);
+    }
+    return changes;
+  });
+}
+
+describe("detector memory persistence", () => {
+  it("writes per cycle only the entries that changed, and reads back the memory (marks made this cycle aside)", () => {
+    const outputs = runCycles(twoPartitionCycles(3));
+    const store = new Map<string, string>();
+    const changes = persistAll(outputs, store);
+    expect(changes.map((c) => c.map((e) => e.key))).toEqual([
+      ["cycle-at", `sync|${MOVING}`, `committed|${STUCK}`, `committed|${MOVING}`],
+      // orders/2 stood still for a cycle: its stall mark is stored; orders/3's committed mark only
+      // advanced (written again 60 s after its last write, not before).
+      ["cycle-at", `sync|${MOVING}`, `stall|${STUCK}`, `committed|${MOVING}`],
+      // Stuck for 120 s: TASK_STALLED is a level finding of this cycle.
+      ["cycle-at", "finding|TASK_STALLED|east->west", `sync|${MOVING}`, `committed|${MOVING}`],
+    ]);
+    expect(store.get(`stall|${STUCK}`)).toBe(JSON.stringify({ position: "100", movedAt: T0, logEndAtMove: "200", notRunningMs: 0 }));
+    expect(store.get(`committed|${MOVING}`)).toBe(JSON.stringify({ committed: "1150", highest: "1200", topicId: "id-1" }));
+    expect(store.get(`sync|${MOVING}`)).toBe(JSON.stringify({ upstream: "1199", downstream: "1199" }));
+
+    const last = outputs[2]!.memory;
+    const { [MOVING]: moving, ...stored } = last.positions;
+    expect(moving).toEqual({ position: "1200", movedAt: T0 + 120_000, logEndAtMove: "1200", notRunningMs: 0, seenAt: T0 + 120_000 });
+    expect(loadDetectorMemoryEntries(store)).toEqual({ memory: { ...last, positions: stored }, error: null });
+  });
+
+  it("writes a committed mark that went down at once, and one that only advanced at most once a minute", () => {
+    const cycles = twoPartitionCycles(4);
+    // Cycle 3: Connect's offsets of orders/3 moved back by hand to 900 (MM2 had reached 1100).
+    cycles[2]!.snapshot.flows[0]!.partitions[1] = { ...cycles[2]!.snapshot.flows[0]!.partitions[1]!, committedPosition: 900n };
+    const outputs = runCycles(cycles.map((c, i) => ({ ...c, now: T0 + i * 20_000 })));
+    expect(outputs[2]!.findings.filter((f) => f.type === "MM2_POSITION_MOVED").map((f) => [f.evidence.firstAffectedOffset, f.evidence.lastAffectedOffset])).toEqual([["900", "1099"]]);
+    const persister = createMemoryPersister();
+    const written = outputs.map((o, i) => persister.listChanges(o.memory, T0 + i * 20_000).filter((c) => c.key === `committed|${MOVING}`));
+    expect(written.map((w) => w.map((c) => c.value))).toEqual([
+      [JSON.stringify({ committed: "950", highest: "1000", topicId: "id-1" })],
+      // 1050/1100: MM2 advanced, 20 s after the last write.
+      [],
+      [JSON.stringify({ committed: "900", highest: "1200", topicId: "id-1" })],
+      // 1250/1300: advanced again, 20 s after the last write.
+      [],
+    ]);
+  });
+
+  it("deletes the entries of partitions that left the flow", () => {
+    const outputs = runCycles(twoPartitionCycles(2));
+    const persister = createMemoryPersister();
+    persister.listChanges(outputs[0]!.memory, T0);
+    const gone = { ...outputs[1]!.memory, committed: {}, syncMarkers: {} };
+    expect(persister.listChanges(gone, T0 + 60_000).filter((c) => c.value === null)).toEqual([
+      { key: `sync|${MOVING}`, value: null },
+      { key: `committed|${STUCK}`, value: null },
+      { key: `committed|${MOVING}`, value: null },
+    ]);
+  });
+
+  it("starts from an empty memory, and says why, when a stored entry is not JSON", () => {
+    expect(loadDetectorMemoryEntries([["cycle-at", "12"], [`sync|${MOVING}`, "{oops"]])).toEqual({
+      memory: createDetectorMemory(),
+      error: expect.stringContaining(`stored entry sync|${MOVING} is not JSON`),
+    });
+  });
+});

@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createAlertService } from "@/lib/alerts/alert-service";
+import { parseConfigText } from "@/lib/config";
+import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
+import { createSqliteStore, type Store } from "@/lib/store";
+import { makeFlowPartition, makeSnapshot, T0 } from "../detect/fixtures";
+
+const config = parseConfigText("clusters:\n  - alias: east\n    bootstrap: east:9092\n  - alias: west\n    bootstrap: west:9092\n", "test.yaml", {});
+const history = { offsetSyncs: new Map() };
+
+/** MM2 has copied everything below 1200; `logStart` 1700 means records 1200–1699 were deleted before it copied them. */
+const cycleWith = (cycle: number, logStart: bigint) =>
+  makeSnapshot({
+    cycle,
+    partitions: [makeFlowPartition({ sourceLogStart: logStart, sourceLogEnd: 2000n, mm2Position: 1200n, targetLogEnd: 5200n, latestSync: { upstream: 1199n, downstream: 5199n } })],
+  });
+
+let dir: string;
+const stores: Store[] = [];
+
+function openStore(): Store {
+  dir ??= mkdtempSync(path.join(os.tmpdir(), "gapwatch-pipeline-"));
+  const store = createSqliteStore(path.join(dir, "gapwatch.db"));
+  stores.push(store);
+  return store;
+}
+
+function createPipeline(store: Store) {
+  const alerts = createAlertService(store, config);
+  return { alerts, pipeline: new CyclePipeline(config, store, alerts) };
+}
+
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined as unknown as string;
+});
+
+describe("CyclePipeline", () => {
+  it("turns a purge into a firing DATA_LOSS in the read model, the store and the samples, in one cycle", () => {
+    const store = openStore();
+    const { pipeline } = createPipeline(store);
+    expect(pipeline.latest()).toBeNull();
+    const first = cycleWith(1, 1000n);
+    pipeline.processCycle(first, null, history);
+    const second = cycleWith(2, 1700n);
+    const model = pipeline.processCycle(second, first, history);
+
+    expect(model.snapshot).toBe(second);
+    expect(pipeline.latest()).toBe(model);
+    expect([...model.translations.keys()]).toEqual(["east->west"]);
+    expect(model.alerts.map((a) => [a.type, a.state, a.evidence.firstLostOffset, a.evidence.lastLostOffset, a.evidence.lostCount])).toEqual([
+      ["DATA_LOSS", "firing", "1200", "1699", "500"],
+    ]);
+    expect(store.loadAlerts().map((a) => [a.type, a.state])).toEqual([["DATA_LOSS", "firing"]]);
+    expect(store.listEvents(0, T0 + 60_000, 10).map((e) => e.kind)).toEqual(["alert-fired"]);
+    const samples = store.readPartitionHistory("east->west", "orders", 2, 0, T0 + 60_000);
+    expect(samples.map((s) => [s.at - T0, s.sourceLogStart, s.mm2Position])).toEqual([
+      [0, 1000n, 1200n],
+      [10_000, 1700n, 1200n],
+    ]);
+  });
+
+  it("continues after a restart on the same store: the alert stays firing and is not fired again", () => {
+    const store = openStore();
+    const before = createPipeline(store);
+    const first = cycleWith(1, 1000n);
+    before.pipeline.processCycle(first, null, history);
+    const second = cycleWith(2, 1700n);
+    before.pipeline.processCycle(second, first, history);
+    before.alerts.stop();
+
+    const after = createPipeline(store);
+    const third = cycleWith(3, 1700n);
+    const model = after.pipeline.processCycle(third, null, history);
+    expect(model.alerts.map((a) => [a.type, a.state, a.evidence.lostCount])).toEqual([["DATA_LOSS", "firing", "500"]]);
+    expect(store.listEvents(0, T0 + 60_000, 10).map((e) => e.kind)).toEqual(["alert-fired"]);
+    after.alerts.stop();
+  });
+});
