@@ -65,7 +65,7 @@ export interface PipelineComputeReport {
  * Each cycle: the world advances (not measured), then buildFlow, runDetectors and the translation
  * run as the pipeline runs them, each timed with process.cpuUsage (user + system, all threads: GC included).
  */
-export function measurePipelineCompute(partitions: number, cycles: number, warmup: number, log: (line: string) => void): ComputeSizeResult {
+function measurePipelineCompute(partitions: number, cycles: number, warmup: number, log: (line: string) => void): ComputeSizeResult {
   const fixture = readSnapshotFixture();
   const world = createSyntheticWorld(fixture.snapshot, fixture.history.offsetSyncs, flowId, partitions);
   const history = { offsetSyncs: world.syncs };
