@@ -10,6 +10,8 @@ import { waitForFreshFile } from "./fresh-file";
 
 /** Running shard processes with their end: an interrupted `npm test` stops them (their teardown stops the JVMs). */
 const running = new Map<ReturnType<typeof spawn>, Promise<void>>();
+/** The homes of the shards started by this process. */
+const shardHomes = new Set<string>();
 
 /** The sandbox home of shard `index` (1-based): the first uses the default home, the others one below it. */
 export function shardHome(index: number): string {
@@ -32,6 +34,7 @@ export async function runIntegrationShards(shardCount: number, say: (line: strin
 
 function runShard(index: number, shardCount: number, say: (line: string) => void): Promise<void> {
   const args = ["run", "--project", "integration", ...(shardCount > 1 ? [`--shard=${index}/${shardCount}`] : [])];
+  shardHomes.add(shardHome(index));
   const child = spawn(path.join(repoRoot, "node_modules", ".bin", "vitest"), args, {
     cwd: repoRoot,
     stdio: ["ignore", "pipe", "pipe"],
@@ -48,8 +51,24 @@ function runShard(index: number, shardCount: number, say: (line: string) => void
   return ended;
 }
 
-/** Interrupts every running shard (SIGINT: vitest cancels and runs its teardown) and waits for them to end. */
+/**
+ * Interrupts every running shard (SIGINT: vitest cancels) and waits for them to end; then stops, by the PIDs in
+ * each shard's pidfiles, what a cancelled file's afterAll or the global teardown did not (seen: a cancelled
+ * shard left its sandbox and a 3-broker cluster running).
+ */
 export async function stopIntegrationShards(): Promise<void> {
+  const homes = running.size > 0 ? [...shardHomes] : [];
   for (const child of running.keys()) child.kill("SIGINT");
   await Promise.allSettled(running.values());
+  await Promise.allSettled(homes.map((home) => stopShardSandbox(home)));
+}
+
+/** `npm run sandbox -- down` in a shard's home: stops the processes its pidfiles name (stopStaleProcesses). */
+function stopShardSandbox(home: string): Promise<void> {
+  const child = spawn(path.join(repoRoot, "node_modules", ".bin", "tsx"), ["scripts/sandbox.ts", "down"], {
+    cwd: repoRoot,
+    stdio: "ignore",
+    env: { ...process.env, GAPWATCH_HOME: home },
+  });
+  return new Promise((resolve) => child.on("close", () => resolve()));
 }

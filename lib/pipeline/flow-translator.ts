@@ -1,4 +1,4 @@
-import { type CollectorHistory, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
+import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import type { TranslationSample } from "@/lib/store";
 import { type FlowTranslation, type ReplayOptions, SyncModelCache, translateSnapshotFlow } from "@/lib/translation";
 
@@ -15,8 +15,11 @@ export class FlowTranslator {
 
   /** The translation of every flow of `snapshot`, per flow id. */
   translateCycle(snapshot: Snapshot, history: CollectorHistory): Map<string, FlowTranslation> {
-    this.cache.retain(new Set(snapshot.flows.flatMap((f) => f.partitions.map((p) => flowPartitionKey(f.id, p.topic, p.partition)))));
-    return new Map(snapshot.flows.map((flow) => [flow.id, translateSnapshotFlow(snapshot, flow, history.offsetSyncs, snapshot.takenAt, { cache: this.cache })]));
+    const translations = new Map(
+      snapshot.flows.map((flow) => [flow.id, translateSnapshotFlow(snapshot, flow, history.offsetSyncs, snapshot.takenAt, { cache: this.cache })]),
+    );
+    this.cache.endCycle();
+    return translations;
   }
 }
 

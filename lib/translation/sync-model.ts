@@ -51,7 +51,12 @@ interface CacheEntry {
   consumed: number;
   last: SyncPoint | null;
   epoch: SyncPoint[];
+  /** The cycle (SyncModelCache.endCycle count) of the entry's last lookup. */
+  usedInCycle: number;
 }
+
+/** Cycles an entry survives without a lookup (a group that briefly disappears keeps its model). */
+const unusedCyclesKept = 60;
 
 /**
  * Keeps one replayed model per flow partition between cycles and feeds it only the syncs appended
@@ -61,6 +66,7 @@ interface CacheEntry {
  */
 export class SyncModelCache {
   private readonly entries = new Map<string, CacheEntry>();
+  private cycle = 0;
 
   constructor(private readonly options: ReplayOptions = {}) {}
 
@@ -69,7 +75,13 @@ export class SyncModelCache {
     const entry = this.entries.get(key);
     const resumeAt = entry ? findResumeIndex(entry, history) : -1;
     if (!entry || resumeAt < 0) {
-      const fresh: CacheEntry = { store: replaySyncHistory(tp, history, this.options), consumed: history.length, last: history.at(-1) ?? null, epoch: selectLatestEpoch(history) };
+      const fresh: CacheEntry = {
+        store: replaySyncHistory(tp, history, this.options),
+        consumed: history.length,
+        last: history.at(-1) ?? null,
+        epoch: selectLatestEpoch(history),
+        usedInCycle: this.cycle,
+      };
       this.entries.set(key, fresh);
       return fresh;
     }
@@ -84,12 +96,17 @@ export class SyncModelCache {
     }
     entry.consumed = history.length;
     entry.last = history.at(-1) ?? null;
+    entry.usedInCycle = this.cycle;
     return entry;
   }
 
-  /** Drops entries whose key is not in `keep` (partitions that disappeared). */
-  retain(keep: ReadonlySet<string>): void {
-    for (const key of this.entries.keys()) if (!keep.has(key)) this.entries.delete(key);
+  /**
+   * Ends a cycle's lookups: drops the entries not looked up for 60 cycles (partitions or groups that
+   * disappeared). Marking on lookup costs nothing per partition, where a set of every partition's key did.
+   */
+  endCycle(): void {
+    for (const [key, entry] of this.entries) if (this.cycle - entry.usedInCycle >= unusedCyclesKept) this.entries.delete(key);
+    this.cycle++;
   }
 }
 

@@ -5,21 +5,17 @@
 import { gzipSync } from "node:zlib";
 import { type AlertRecord, createMetrics } from "@/lib/alerts";
 import { defaultMetricsOptions } from "@/lib/alerts/metric-series";
-import type { ClusterSnapshot, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
-import type { Connector } from "@/lib/connect/types";
+import { buildFlow } from "@/lib/collector/flow-builder";
+import type { Snapshot } from "@/lib/collector/types";
 import { parseFlags } from "../args";
 import { renderMetricsScrape } from "./report";
+import { readSnapshotFixture } from "./snapshot-fixture";
 import { type Distribution, summarize } from "./stats";
+import { createSyntheticWorld, cycleMs } from "./synthetic-world";
 
 const flowId = "east->west";
-const cycleMs = 5000;
-/** The sandbox flow's topics and partition counts (bench/fixtures/sandbox-snapshot.json), copied as `<topic>-x<k>` as synthetic-world.ts does. */
-const layout: readonly [string, number][] = [["clicks", 12], ["heartbeats", 1], ["orders", 6], ["payments", 3]];
-/** A healthy partition trails its log end by 5 records written 0.5 s ago; 1 in 100 lags 12,000 records (1 minute). */
-const healthyBehind = 5n;
-const laggingBehind = 12_000n;
-const laggingAgeMs = 60_000;
-const recordsPerCycle = 10n;
+/** A partition at least this far behind counts as lagging in the report (the world's lagging ones trail by 12,000+). */
+const laggingBehind = 10_000n;
 const warmup = 3;
 
 /** One size: what a cycle's update and a scrape cost, and what the scrape holds. */
@@ -38,112 +34,23 @@ export interface ScrapeSizeResult {
   gzipCpuMs: Distribution;
 }
 
-/** One flow of `partitions` partitions at `cycle`: every source log grows 10 records a cycle, MM2 trails it. */
-function buildSnapshot(partitions: number, cycle: number): Snapshot {
-  const takenAt = Date.UTC(2026, 11, 1) + cycle * cycleMs;
-  const logEnd = 1_000_000n + BigInt(cycle) * recordsPerCycle;
-  const parts: FlowPartition[] = [];
-  let topics = 0;
-  for (let k = 0; parts.length < partitions; k++) {
-    for (const [base, count] of layout) {
-      // Flat strings, as the Kafka client decodes them (a template literal makes a rope, slower to hash).
-      const topic = k === 0 ? base : [base, "-x", k].join("");
-      topics++;
-      for (let partition = 0; partition < count && parts.length < partitions; partition++) {
-        const lagging = parts.length % 100 === 37;
-        parts.push(buildPartition(topic, partition, logEnd, lagging ? laggingBehind : healthyBehind, takenAt - (lagging ? laggingAgeMs : 500)));
-      }
-    }
+/**
+ * Snapshots of cycles 1–4 of the synthetic world scaled from the committed sandbox snapshot
+ * (synthetic-world.ts, the world the pipeline-compute bench uses), its flow built by the collector's buildFlow.
+ */
+function buildWorldSnapshots(partitions: number): Snapshot[] {
+  const fixture = readSnapshotFixture();
+  const world = createSyntheticWorld(fixture.snapshot, fixture.history.offsetSyncs, flowId, partitions);
+  const snapshots: Snapshot[] = [];
+  for (let cycle = 1; cycle <= 4; cycle++) {
+    const now = world.base.takenAt + cycle * cycleMs;
+    const { clusters, readings } = world.advance(cycle, now);
+    const before = snapshots.at(-1);
+    const previous = before ? { flow: before.flows[0]!, takenAt: before.takenAt } : null;
+    const flow = buildFlow(world.def, clusters[0], clusters[1], readings, now, previous);
+    snapshots.push({ ...world.base, cycle, takenAt: now, durationMs: 800, clusters, flows: [flow], transactionLedgers: {} });
   }
-  const cluster = (alias: string): ClusterSnapshot => ({
-    alias,
-    bootstrap: [`${alias}:9092`],
-    reachable: true,
-    error: null,
-    dataAt: takenAt,
-    stale: false,
-    brokers: [],
-    controllerId: 1,
-    topics: [],
-    groups: [],
-    uncleanLeaderElectionDefault: false,
-  });
-  return {
-    cycle,
-    takenAt,
-    durationMs: 800,
-    clusters: [cluster("east"), cluster("west")],
-    connect: [{ name: "connect", url: "http://connect:8083", reachable: true, error: null, dataAt: takenAt, connectors: [buildSourceConnector()] }],
-    flows: [buildFlow(parts, topics, takenAt)],
-    malformedRecords: {},
-  };
-}
-
-/** A partition `behind` records short of `logEnd`, MM2's position proven by an offset sync. */
-function buildPartition(topic: string, partition: number, logEnd: bigint, behind: bigint, oldestWaiting: number): FlowPartition {
-  return {
-    topic,
-    partition,
-    targetTopic: `east.${topic}`,
-    sourceConnector: "mm2-source",
-    sourceTopicId: null,
-    sourceLogStart: 0n,
-    sourceLogEnd: logEnd,
-    sourceLeaderEpoch: 0,
-    mm2Position: logEnd - behind,
-    committedPosition: logEnd - behind - 5n,
-    positionSource: "offset-sync",
-    targetLogStart: 0n,
-    targetLogEnd: logEnd - behind,
-    lag: behind,
-    offsetLag: behind,
-    lagBasis: "records",
-    transactionMarkersSeen: false,
-    targetDensityIssue: null,
-    latestSync: { upstream: logEnd - behind - 50n, downstream: logEnd - behind - 50n },
-    oldestUnreplicatedTimestamp: oldestWaiting,
-    unknown: null,
-  };
-}
-
-function buildFlow(partitions: FlowPartition[], topics: number, takenAt: number): Flow {
-  return {
-    id: flowId,
-    source: "east",
-    target: "west",
-    discoveredFrom: "connect",
-    connectors: { connectCluster: "connect", source: "mm2-source", sources: ["mm2-source"], checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" },
-    replicationPolicy: { kind: "default", separator: "." },
-    topicsFilter: ".*",
-    groupsFilter: ".*",
-    groupsExclude: "console-consumer-.*, connect-.*, __.*",
-    checkpointTiming: { emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 },
-    warnings: [],
-    excludedTopics: [],
-    offsetSyncs: { cluster: "east", topic: "mm2-offset-syncs.west.internal" },
-    checkpointsTopic: "east.checkpoints.internal",
-    partitions,
-    checkpoints: [],
-    heartbeat: { latestTimestamp: takenAt - 1000, latencyMs: 1000 },
-    totals: { topics, partitions: partitions.length, lag: partitions.reduce((sum, p) => sum + (p.lag ?? 0n), 0n), unknownPositions: 0 },
-    errors: [],
-  };
-}
-
-/** MM2's source connector with 8 RUNNING tasks (task state series: 6 states per unit). */
-function buildSourceConnector(): Connector {
-  const tasks = Array.from({ length: 8 }, (_, id) => ({ id, state: "RUNNING", workerId: "connect:8083", trace: null, rootCause: null }));
-  return {
-    name: "mm2-source",
-    type: "source",
-    connectorClass: "org.apache.kafka.connect.mirror.MirrorSourceConnector",
-    state: "RUNNING",
-    workerId: "connect:8083",
-    trace: null,
-    rootCause: null,
-    config: {},
-    tasks,
-  };
+  return snapshots;
 }
 
 /** The REPLICATION_LAG alert of the flow (names no partition) and a DATA_LOSS alert on one healthy partition. */
@@ -174,7 +81,7 @@ function buildAlerts(at: number): AlertRecord[] {
  */
 async function measureMetricsScrape(partitions: number, cycles: number): Promise<ScrapeSizeResult> {
   const metrics = createMetrics(0);
-  const snapshots = [1, 2, 3, 4].map((c) => buildSnapshot(partitions, c));
+  const snapshots = buildWorldSnapshots(partitions);
   const update: number[] = [];
   const scrape: number[] = [];
   const gzip: number[] = [];

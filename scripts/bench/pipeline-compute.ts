@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { buildFlow } from "@/lib/collector/flow-builder";
-import { flowPartitionKey, type Snapshot } from "@/lib/collector/types";
+import type { Snapshot } from "@/lib/collector/types";
 import { createDetectorMemory, createMemoryPersister, defaultThresholds, type FindingTypeName, runDetectors } from "@/lib/detect";
 import { repoRoot } from "@/lib/sandbox/paths";
 import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors, listWatchChanges, SyncModelCache, translateSnapshotFlow } from "@/lib/translation";
@@ -104,8 +104,8 @@ function measurePipelineCompute(partitions: number, cycles: number, warmup: numb
     const detectMs = cpuMsSince(t);
 
     t = process.cpuUsage();
-    cache.retain(new Set(current.flows.flatMap((f) => f.partitions.map((p) => flowPartitionKey(f.id, p.topic, p.partition)))));
     const ft = translateSnapshotFlow(current, flow, history.offsetSyncs, now, { cache });
+    cache.endCycle();
     const errors = detectTranslationErrors(ft, now, limits);
     const stale = detectStaleCheckpoints(ft, watch, now, limits);
     const translateMs = cpuMsSince(t);

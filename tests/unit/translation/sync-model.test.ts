@@ -57,6 +57,24 @@ describe("SyncModelCache", () => {
     const unrelated = syncs([5, 5], [6, 6]);
     expect(cache.lookup("k", tp, unrelated).store).not.toBe(first);
   });
+
+  it("keeps a model looked up within 60 cycles and drops one unused for 60 whole cycles", () => {
+    const history = steadySyncs(10, 100);
+    const cache = new SyncModelCache();
+    const kept = cache.lookup("kept", tp, history).store;
+    const dropped = cache.lookup("dropped", tp, history).store;
+    for (let cycle = 1; cycle <= 59; cycle++) {
+      cache.endCycle();
+      cache.lookup("kept", tp, history);
+    }
+    expect(cache.lookup("dropped", tp, history).store).toBe(dropped);
+    for (let cycle = 1; cycle <= 61; cycle++) {
+      cache.endCycle();
+      cache.lookup("kept", tp, history);
+    }
+    expect(cache.lookup("kept", tp, history).store).toBe(kept);
+    expect(cache.lookup("dropped", tp, history).store).not.toBe(dropped);
+  });
 });
 
 describe("mapIdealOffset", () => {
