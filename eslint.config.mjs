@@ -13,6 +13,7 @@ const layers = [
   ["lib/collector"],
   ["lib/detect"],
   ["lib/translation"],
+  ["lib/audit"],
   ["lib/store"],
   ["lib/alerts"],
   ["lib/pipeline"],

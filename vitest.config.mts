@@ -17,6 +17,18 @@ export default defineConfig({
       {
         resolve: { alias },
         test: {
+          // The Store contract against a real PostgreSQL (tests/store/global-setup.ts starts one throwaway server).
+          name: "store",
+          include: ["tests/store/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+          globalSetup: ["tests/store/global-setup.ts"],
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
           environment: "node",

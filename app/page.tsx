@@ -2,6 +2,7 @@ import { PageHeader } from "@/components/layout/page-header";
 import { ClusterCard } from "@/components/overview/cluster-card";
 import { FlowCard } from "@/components/overview/flow-card";
 import { listClusterViews } from "@/lib/views/clusters";
+import { readFlowHealth } from "@/lib/views/flow-health";
 import { listFlowSummaries } from "@/lib/views/flows";
 import { readRequestTime } from "@/lib/views/clock";
 import { listFlowReadiness } from "@/lib/views/readiness-data";
@@ -38,7 +39,7 @@ export default function OverviewPage() {
             (a direction whose MirrorSourceConnector is disabled is no flow).
           </p>
         ) : (
-          <div className="grid gap-4">{flows.map((f) => <FlowCard key={f.id} flow={f} readiness={readiness.get(f.id)!} />)}</div>
+          <div className="grid gap-4">{flows.map((f, i) => <FlowCard key={f.id} flow={f} health={readFlowHealth(model, snapshot.flows[i]!, f)} readiness={readiness.get(f.id)!} />)}</div>
         )}
       </section>
       <section aria-labelledby="clusters-heading">

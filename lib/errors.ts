@@ -10,6 +10,7 @@ export const errorCodes = {
   connectApi: "GW_CONNECT_API",
   unauthorized: "GW_UNAUTHORIZED",
   forbidden: "GW_FORBIDDEN",
+  rateLimited: "GW_RATE_LIMITED",
 } as const;
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
 
@@ -70,6 +71,7 @@ const statusByCode: Record<ErrorCode, number> = {
   GW_CONNECT_API: 502,
   GW_UNAUTHORIZED: 401,
   GW_FORBIDDEN: 403,
+  GW_RATE_LIMITED: 429,
 };
 
 /** HTTP status for an error raised anywhere in lib/; unknown errors are 500. */

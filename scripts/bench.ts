@@ -3,6 +3,7 @@
 // JSON to .gapwatch/bench/. Not part of `npm test`. See README.md, "Benchmarks".
 import path from "node:path";
 import { findFreePort } from "@/lib/sandbox/free-port";
+import { findPostgresBin } from "@/lib/sandbox/postgres";
 import { gapwatchDir } from "@/lib/sandbox/paths";
 import { parseFlags } from "./args";
 import { createBenchCollector } from "./bench/bench-collector";
@@ -18,6 +19,7 @@ import { runPollPhase } from "./bench/poll-phase";
 import { type BenchReport, createReport, renderReport, writeReportFile } from "./bench/report";
 import { type BenchResources, createResources, removeBenchConnector, stopResources } from "./bench/resources";
 import { runPipelineCompute } from "./bench/pipeline-compute";
+import { runPipelineCycle } from "./bench/pipeline-cycle";
 import { type Stack, startStack } from "./stack";
 
 /** The dashboard's poll interval in the bench stack; detection latency counts a miss after 3 of them. */
@@ -144,6 +146,15 @@ async function main(): Promise<void> {
   // Needs no stack: its snapshots are generated (scripts/bench/metrics-scrape.ts).
   report.metrics = await runPhase(report, `6. Prometheus update and scrape at 10,000 and ${opts.syntheticPartitions} partitions`, () =>
     measureMetricsScrapeSizes([10_000, opts.syntheticPartitions], 20),
+  );
+  // Needs no stack: the real CyclePipeline, store included, on phase 5's world (scripts/bench/pipeline-cycle.ts);
+  // PostgreSQL (a throwaway server) at 10,000 partitions when Debian's package is installed.
+  const cycleRuns = [
+    ...[10_000, opts.syntheticPartitions].map((partitions) => ({ store: "sqlite" as const, partitions })),
+    ...(findPostgresBin() === null ? [] : [{ store: "postgres" as const, partitions: 10_000 }]),
+  ];
+  report.cycle = await runPhase(report, `7. whole cycle pipeline with its store at ${cycleRuns.map((r) => `${r.partitions} ${r.store}`).join(", ")}`, () =>
+    runPipelineCycle({ runs: cycleRuns, cycles: opts.syntheticCycles, log: say }),
   );
   report.durationSeconds = (Date.now() - started) / 1000;
   const file = writeReportFile(report, path.join(gapwatchDir, "bench"));

@@ -91,6 +91,9 @@ function writeStackConfig(state: SandboxState, pollIntervalSeconds: number): str
       "configRefreshCycles: 6",
       "admin:",
       "  secret: ${GAPWATCH_ADMIN_SECRET}",
+      "# The content audit is opt-in; the demo shows it.",
+      "audit:",
+      "  enabled: true",
       "",
     ].join("\n"),
   );

@@ -1,4 +1,4 @@
-// `npm test`: typecheck beside lint, unit, integration (real Kafka + MM2) with the 5-minute chaos
+// `npm test`: typecheck beside lint, unit, store (the Store contract on a throwaway PostgreSQL), integration (real Kafka + MM2) with the 5-minute chaos
 // soak and the Next.js build beside it, e2e (Debian Chromium). Prints how long each stage took.
 // `npm test -- --only unit,integration,soak` runs a subset; `--integration-shards 2` splits the integration files
 // over two sandboxes side by side (scripts/integration-shards.ts).
@@ -8,6 +8,8 @@ import { buildAppIfChanged, runCommand } from "./app-build";
 import { parseFlags } from "./args";
 import { ensureChromium } from "./chromium";
 import { runIntegrationShards, stopIntegrationShards } from "./integration-shards";
+import { ensureMonitoringPackages } from "./monitoring-packages";
+import { ensurePostgres } from "./postgres-package";
 import { startCiSoak, type CiSoak } from "./soak/ci-stage";
 import { startStack, type Stack } from "./stack";
 
@@ -30,6 +32,15 @@ const stages: Stage[] = [
   { name: "typecheck", alongside: "lint", run: () => runCommand(bin("tsc"), ["--noEmit"]) },
   { name: "lint", run: () => runCommand(bin("eslint"), [".", "--max-warnings", "0"]) },
   { name: "unit", run: () => runCommand(bin("vitest"), ["run", "--project", "unit"]) },
+  {
+    // The Store contract against a real, throwaway PostgreSQL (tests/store): its own stage, so the unit project's
+    // parallel workers never wait on a server.
+    name: "store",
+    run: () => {
+      ensurePostgres(say);
+      return runCommand(bin("vitest"), ["run", "--project", "store"]);
+    },
+  },
   { name: "kafka-jars", run: () => ensureKafkaJars(getKafkaVersion()) },
   {
     name: "soak",
@@ -51,7 +62,13 @@ const stages: Stage[] = [
     alongside: "integration",
     run: () => buildAppIfChanged(say),
   },
-  { name: "integration", run: () => runIntegrationShards(integrationShards, say) },
+  {
+    name: "integration",
+    run: () => {
+      ensureMonitoringPackages(say); // tests/integration/receivers: a real Prometheus and Alertmanager
+      return runIntegrationShards(integrationShards, say);
+    },
+  },
   {
     name: "e2e",
     run: async () => {

@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { AlertCard } from "@/components/alerts/alert-card";
 import { AlertFilters } from "@/components/alerts/alert-filters";
 import { PageHeader } from "@/components/layout/page-header";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { readSession } from "@/lib/auth/session";
+import { isAdmin } from "@/lib/auth/session";
 import { getRuntime } from "@/lib/pipeline/runtime";
 import { parseAlertFilter } from "@/lib/views/alerts";
 import { readRequestTime } from "@/lib/views/clock";
@@ -22,8 +22,8 @@ export default async function AlertsPage({ searchParams }: { searchParams: Searc
   const runtime = getRuntime();
   const alerts = runtime.alerts.list(filter);
   const snapshot = runtime.collector.latest();
-  const events = runtime.store.listEvents(now - 7 * 24 * 3600 * 1000, now, 200).filter((e) => e.kind.startsWith("alert-"));
-  const canAct = readSession(await cookies()) !== null;
+  const events = (await runtime.store.listEvents(now - 7 * 24 * 3600 * 1000, now, 200)).filter((e) => e.kind.startsWith("alert-"));
+  const canAct = isAdmin(await headers(), await cookies());
   const firing = alerts.filter((a) => a.state === "firing").length;
   return (
     <>

@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { ConnectClusterCard } from "@/components/connect/connect-cluster-card";
 import { NoDataYet } from "@/components/flow/no-data-yet";
 import { PageHeader } from "@/components/layout/page-header";
 import { EmptyState } from "@/components/ui/empty-state";
 import { TextLink } from "@/components/ui/text-link";
-import { readSession } from "@/lib/auth/session";
+import { isAdmin } from "@/lib/auth/session";
 import { readRequestTime } from "@/lib/views/clock";
 import { listConnectClusterViews } from "@/lib/views/connect";
 import { readLatestSnapshot } from "@/lib/views/runtime-data";
@@ -17,7 +17,7 @@ export const metadata: Metadata = { title: "Connect" };
 export default async function ConnectPage() {
   const now = readRequestTime();
   const snapshot = readLatestSnapshot();
-  const canAct = readSession(await cookies(), now) !== null;
+  const canAct = isAdmin(await headers(), await cookies(), now);
   if (!snapshot) {
     return (
       <>

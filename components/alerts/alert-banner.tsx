@@ -1,6 +1,6 @@
 import Link from "next/link";
-import { cookies } from "next/headers";
-import { readSession } from "@/lib/auth/session";
+import { cookies, headers } from "next/headers";
+import { isAdmin, mayRead } from "@/lib/auth/session";
 import { getRuntime } from "@/lib/pipeline/runtime";
 import { getLogger } from "@/lib/logger";
 import { linkAlertEvidence } from "@/lib/views/alert-links";
@@ -17,8 +17,10 @@ export async function AlertBanner() {
   let alerts;
   let signedIn = false;
   try {
+    // On /signin, where server.requireSignInForReads lets anyone in, alerts are data like any other.
+    if (!mayRead(await headers(), await cookies())) return null;
     alerts = getRuntime().alerts.list({ state: "firing" }).filter((a) => a.severity === "critical" && a.acknowledged === null);
-    signedIn = readSession(await cookies()) !== null;
+    signedIn = isAdmin(await headers(), await cookies());
   } catch (err) {
     getLogger("ui").warn({ err: err instanceof Error ? err.message : String(err) }, "alert banner unavailable");
     return null;

@@ -1,23 +1,23 @@
-import { rateFlowHealth } from "@/components/overview/flow-card";
+import { HealthPill } from "@/components/overview/health-pill";
 import { PartialNotice } from "@/components/overview/partial-notice";
 import { FlowConfigNotes } from "./flow-config-notes";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Pill } from "@/components/ui/pill";
 import { TextLink } from "@/components/ui/text-link";
 import { formatCount, formatLatency } from "@/lib/format";
+import type { FlowHealth } from "@/lib/views/flow-health";
 import type { FlowSummary } from "@/lib/views/flows";
 import { flowPath } from "@/lib/views/flow-page";
 import { Stat } from "@/components/ui/stat";
 
 /** The flow's health at a glance: health pill, lag, heartbeat latency, tasks, connectors, and where to go next. */
-export function FlowSummaryCard({ flow }: { flow: FlowSummary }) {
-  const health = rateFlowHealth(flow);
+export function FlowSummaryCard({ flow, health }: { flow: FlowSummary; health: FlowHealth }) {
   const tasks = Object.entries(flow.tasks);
   return (
     <Card data-testid="flow-summary" className="mb-4">
       <CardHeader>
         <CardTitle>Summary</CardTitle>
-        <Pill tone={health.tone}>{health.label}</Pill>
+        <HealthPill health={health} />
       </CardHeader>
       <CardContent>
         <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-4">

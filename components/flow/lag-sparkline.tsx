@@ -21,7 +21,7 @@ export function LagSparkline({ lags, label }: { lags: number[]; label: string })
   return (
     <span className="inline-flex items-center gap-2">
       {mounted ? (
-        <ChartContainer config={sparkConfig} className="h-8 w-32" role="img" aria-label={`${label}: lag over time, peak ${max.toLocaleString("en-US")} records`}>
+        <ChartContainer config={sparkConfig} className="h-8 w-32" data-testid="lag-sparkline" role="img" aria-label={`${label}: lag over time, peak ${max.toLocaleString("en-US")} records`}>
           <LineChart data={points} margin={{ top: 2, right: 2, bottom: 2, left: 2 }}>
             <YAxis hide domain={[0, Math.max(1, max)]} />
             <Line dataKey="lag" type="linear" stroke="var(--color-lag)" strokeWidth={1.5} dot={false} isAnimationActive={false} />

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { CartesianGrid, Line, LineChart, XAxis, YAxis } from "recharts";
 import { ChartContainer, ChartLegend, ChartLegendContent, ChartTooltip, ChartTooltipContent, type ChartConfig } from "@/components/ui/chart";
 import type { RereadChartSeries } from "@/lib/views/groups";
-import { formatTimeTick, formatTimestamp } from "@/lib/views/time-range";
+import { formatTimeTick, formatTimestamp, planTimeAxis } from "@/lib/views/time-range";
 
 const chartConfig = {
   failoverReread: { label: "Replayed on failover", theme: { light: "oklch(0.55 0.2 27)", dark: "oklch(0.72 0.17 27)" } },
@@ -19,6 +19,7 @@ export function RereadChart({ series, spanMs }: { series: RereadChartSeries[]; s
   const [key, setKey] = useState(series[0]?.key ?? "total");
   const chosen = series.find((s) => s.key === key) ?? series[0];
   const points = chosen?.points ?? [];
+  const axis = planTimeAxis(points[0]?.at ?? 0, points.at(-1)?.at ?? 0, spanMs);
   return (
     <div>
       <label className="mb-2 flex items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
@@ -37,7 +38,7 @@ export function RereadChart({ series, spanMs }: { series: RereadChartSeries[]; s
         <ChartContainer config={chartConfig} className="h-64 w-full" data-testid="reread-chart" role="img" aria-label={`Re-read records and group lag over time, ${chosen?.label ?? ""}`}>
           <LineChart data={points} margin={{ top: 8, right: 12, bottom: 4, left: 4 }}>
             <CartesianGrid vertical={false} strokeDasharray="3 3" />
-            <XAxis dataKey="at" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={(v: number) => formatTimeTick(v, spanMs)} />
+            <XAxis dataKey="at" type="number" scale="time" domain={["dataMin", "dataMax"]} ticks={axis.ticks} tickFormatter={(v: number) => formatTimeTick(v, axis.unit)} minTickGap={24} />
             <YAxis width={64} tickFormatter={(v: number) => v.toLocaleString("en-US")} />
             <ChartTooltip content={<ChartTooltipContent labelFormatter={(l) => formatTimestamp(Number(l))} valueFormatter={(v) => (typeof v === "number" ? v.toLocaleString("en-US") : "—")} />} />
             <ChartLegend content={<ChartLegendContent />} />

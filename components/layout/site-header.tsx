@@ -1,8 +1,8 @@
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import Image from "next/image";
 import Link from "next/link";
 import { SignOutButton } from "@/components/connect/sign-out-button";
-import { readSession } from "@/lib/auth/session";
+import { readIdentity } from "@/lib/auth/session";
 import { ThemeToggle } from "./theme-toggle";
 
 const links = [
@@ -14,7 +14,7 @@ const links = [
 
 /** Top bar: product name, main sections, sign-in status, theme toggle. */
 export async function SiteHeader() {
-  const session = readSession(await cookies());
+  const identity = readIdentity(await headers(), await cookies());
   return (
     <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
       <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-2">
@@ -31,10 +31,15 @@ export async function SiteHeader() {
         </nav>
         <div className="ml-auto flex items-center gap-4">
           <span className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="session-status">
-            {session ? (
+            {identity?.via === "session" ? (
               <>
                 Signed in as admin · <SignOutButton />
               </>
+            ) : identity ? (
+              // Named by the trusted proxy (server.proxyAuth): signing out happens there.
+              <span>
+                {identity.user} ({identity.role})
+              </span>
             ) : (
               <Link href="/signin" className="rounded px-1 text-blue-700 hover:underline focus-visible:outline-2 focus-visible:outline-blue-500 dark:text-blue-400">
                 Sign in to act

@@ -1,32 +1,17 @@
 import Link from "next/link";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { Pill, type PillTone } from "@/components/ui/pill";
 import { formatCount, formatLatency } from "@/lib/format";
+import type { FlowHealth } from "@/lib/views/flow-health";
 import type { FlowSummary } from "@/lib/views/flows";
 import { encodeFlowId } from "@/lib/views/params";
 import { Stat } from "@/components/ui/stat";
 import { ReadinessLine } from "@/components/readiness/readiness-line";
 import type { FlowReadiness } from "@/lib/views/readiness";
+import { HealthPill } from "./health-pill";
 import { PartialNotice } from "./partial-notice";
 
-/**
- * Flow health, in order: any FAILED task → failed; no task RUNNING (where the states are known:
- * Connect mode, or dedicated mode's status topic read) or a dedicated MM2's source connector not
- * RUNNING → not running; some partitions' data could not be read this cycle → partial (never
- * healthy: nothing is judged on them); errors reading MM2, or partitions whose position is unknown
- * → degraded; lag above 10,000 records or heartbeats older than 60 s → lagging; otherwise healthy.
- */
-export function rateFlowHealth(f: FlowSummary): { tone: PillTone; label: string } {
-  if ((f.tasks.FAILED ?? 0) > 0) return { tone: "crit", label: "Task failed" };
-  if (f.sourceNotRunning || ((f.tasks.RUNNING ?? 0) === 0 && f.taskStatesKnown)) return { tone: "crit", label: "Not running" };
-  if (f.partial !== null) return { tone: "warn", label: "Partial" };
-  if (f.errors.length > 0 || f.unknownPositions > 0) return { tone: "warn", label: "Degraded" };
-  if (f.lag > 10_000n || (f.heartbeatLatencyMs ?? 0) > 60_000) return { tone: "warn", label: "Lagging" };
-  return { tone: "ok", label: "Healthy" };
-}
-
-export function FlowCard({ flow, readiness }: { flow: FlowSummary; readiness: FlowReadiness }) {
-  const health = rateFlowHealth(flow);
+/** One flow on the overview: health pill (lib/views/flow-health.ts), readiness, lag, heartbeats, tasks. */
+export function FlowCard({ flow, health, readiness }: { flow: FlowSummary; health: FlowHealth; readiness: FlowReadiness }) {
   return (
     <Card data-testid={`flow-${flow.id}`}>
       <CardHeader>
@@ -35,7 +20,7 @@ export function FlowCard({ flow, readiness }: { flow: FlowSummary; readiness: Fl
             {flow.source} → {flow.target}
           </Link>
         </CardTitle>
-        <Pill tone={health.tone}>{health.label}</Pill>
+        <HealthPill health={health} />
       </CardHeader>
       <CardContent>
         <ReadinessLine readiness={readiness} href={`/flows/${encodeFlowId(flow.id)}#readiness`} />

@@ -3,7 +3,7 @@
 import { Area, AreaChart, CartesianGrid, XAxis, YAxis } from "recharts";
 import { ChartContainer, ChartTooltip, ChartTooltipContent, type ChartConfig } from "@/components/ui/chart";
 import type { OffsetPoint } from "@/lib/views/partition";
-import { formatTimeTick, formatTimestamp } from "@/lib/views/time-range";
+import { formatTimeTick, formatTimestamp, planTimeAxis } from "@/lib/views/time-range";
 import { formatCompact, formatExact } from "./chart-format";
 
 const lagConfig = {
@@ -12,11 +12,12 @@ const lagConfig = {
 
 /** Records at the source not yet replicated, over time. */
 export function LagChart({ points, spanMs }: { points: OffsetPoint[]; spanMs: number }) {
+  const axis = planTimeAxis(points[0]?.at ?? 0, points.at(-1)?.at ?? 0, spanMs);
   return (
     <ChartContainer config={lagConfig} className="h-48 w-full" data-testid="lag-chart">
       <AreaChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 8 }} accessibilityLayer>
         <CartesianGrid vertical={false} />
-        <XAxis dataKey="at" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={(v: number) => formatTimeTick(v, spanMs)} minTickGap={40} stroke="currentColor" />
+        <XAxis dataKey="at" type="number" scale="time" domain={["dataMin", "dataMax"]} ticks={axis.ticks} tickFormatter={(v: number) => formatTimeTick(v, axis.unit)} minTickGap={24} stroke="currentColor" />
         <YAxis tickFormatter={formatCompact} width={56} allowDecimals={false} stroke="currentColor" />
         <ChartTooltip content={<ChartTooltipContent labelFormatter={(l) => (typeof l === "number" ? formatTimestamp(l) : null)} valueFormatter={formatExact} />} />
         <Area dataKey="lag" type="stepAfter" stroke="var(--color-lag)" fill="var(--color-lag)" fillOpacity={0.2} strokeWidth={2} isAnimationActive={false} />

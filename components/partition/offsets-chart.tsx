@@ -3,7 +3,7 @@
 import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, XAxis, YAxis } from "recharts";
 import { ChartContainer, ChartLegend, ChartLegendContent, ChartTooltip, ChartTooltipContent, type ChartConfig } from "@/components/ui/chart";
 import type { EventMark, LossGap, OffsetPoint, ResetMark } from "@/lib/views/partition";
-import { formatTimeTick, formatTimestamp } from "@/lib/views/time-range";
+import { formatTimeTick, formatTimestamp, planTimeAxis } from "@/lib/views/time-range";
 import { formatCompact, formatExact } from "./chart-format";
 
 const offsetsConfig = {
@@ -77,11 +77,12 @@ export function OffsetsChart({ points, gaps, resets, events, spanMs }: OffsetsCh
   // A gap is often a few seconds wide on an hour-long axis: its label goes beside it, towards the middle.
   const middle = ((points[0]?.at ?? 0) + (points.at(-1)?.at ?? 0)) / 2;
   const eventLabels = labelEventLines(events, spanMs, middle);
+  const axis = planTimeAxis(points[0]?.at ?? 0, points.at(-1)?.at ?? 0, spanMs);
   return (
     <ChartContainer config={offsetsConfig} className="h-80 w-full" data-testid="offsets-chart">
       <LineChart data={points} margin={{ top: 16, right: 16, bottom: 0, left: 8 }} accessibilityLayer>
         <CartesianGrid vertical={false} />
-        <XAxis dataKey="at" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={(v: number) => formatTimeTick(v, spanMs)} minTickGap={40} stroke="currentColor" />
+        <XAxis dataKey="at" type="number" scale="time" domain={["dataMin", "dataMax"]} ticks={axis.ticks} tickFormatter={(v: number) => formatTimeTick(v, axis.unit)} minTickGap={24} stroke="currentColor" />
         <YAxis tickFormatter={formatCompact} width={56} domain={["auto", "auto"]} stroke="currentColor" />
         <ChartTooltip content={<ChartTooltipContent labelFormatter={(l) => (typeof l === "number" ? formatTimestamp(l) : null)} valueFormatter={formatExact} />} />
         <ChartLegend content={<ChartLegendContent />} />

@@ -5,11 +5,15 @@ import type { RiskRecord } from "@/lib/alerts/types";
 const typeLabels: Record<string, string> = {
   COMMIT_WITHOUT_LEADER_EPOCH: "Commits without leader epoch",
   UNCLEAN_ELECTION_ENABLED: "Unclean election enabled",
+  REPLICATION_FACTOR_ONE: "Replication factor 1",
+  MIN_INSYNC_REPLICAS_ONE: "min.insync.replicas 1",
+  TARGET_RETENTION_SHORTER: "Target retention shorter",
+  TOPIC_DRIFT: "Target topic drift",
 };
 
 /** One row per risk: what, where, since when, and the one-line explanation. */
 export function RiskTable({ risks, now }: { risks: readonly RiskRecord[]; now: number }) {
-  if (risks.length === 0) return <p className="text-sm">No standing risk: every group commits with a leader epoch and no topic allows an unclean election.</p>;
+  if (risks.length === 0) return <p className="text-sm">No standing risk: every group commits with a leader epoch, no topic allows an unclean election or has a single replica, and every target topic matches its source.</p>;
   return (
     <div className="overflow-x-auto">
       <table className="w-full text-left text-sm" data-testid="risk-table">

@@ -2,8 +2,8 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { TextLink } from "@/components/ui/text-link";
 import { flowPath } from "@/lib/views/flow-page";
 
-/** Unknown topic in a known flow: lists the topics the flow does replicate. */
-export function TopicNotFound({ flowId, topic, topics }: { flowId: string; topic: string; topics: string[] }) {
+/** Unknown topic in a known flow: lists the topics the flow does replicate (the first ones, and how many more). */
+export function TopicNotFound({ flowId, topic, topics, more }: { flowId: string; topic: string; topics: string[]; more: number }) {
   return (
     <EmptyState tone="warn" title={`Flow ${flowId} does not replicate a topic "${topic}"`} data-testid="topic-not-found">
       <p>Use the upstream (source) topic name. The topics this flow replicates:</p>
@@ -20,6 +20,7 @@ export function TopicNotFound({ flowId, topic, topics }: { flowId: string; topic
           ))}
         </ul>
       )}
+      {more > 0 ? <p>… and {more} more: search them on the flow&apos;s page.</p> : null}
       <p>
         Or go back to <TextLink href={flowPath(flowId)}>the flow</TextLink>.
       </p>

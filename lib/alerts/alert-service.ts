@@ -38,11 +38,11 @@ export interface AlertCycleResult {
 /** The server's alerting: detectors, alert lifecycle, persistence and delivery, one cycle at a time. */
 export interface AlertService {
   /** Runs the detectors on a cycle and reconciles their findings with the alerts (the pipeline calls it). */
-  processCycle(input: AlertCycleInput): AlertCycleResult;
+  processCycle(input: AlertCycleInput): Promise<AlertCycleResult>;
   list(filter?: { state?: string; type?: string; flow?: string }): AlertRecord[];
   /** The standing risks of the latest cycle (posture findings: never alerts). */
   risks(): RiskRecord[];
-  acknowledge(id: string, by: string, now: number): AlertRecord | null;
+  acknowledge(id: string, by: string, now: number): Promise<AlertRecord | null>;
   stop(): void;
 }
 
@@ -53,16 +53,31 @@ export interface AlertService {
  * (a background queue: a failing endpoint never slows polling).
  */
 export function createAlertService(store: Store, config: GapwatchConfig): AlertService {
-  // Alerts of risk types stored before risks left the alert list are dropped, not resolved (no notification).
-  let alerts: AlertRecord[] = store.loadAlerts<AlertRecord>().filter((a) => !riskFindingTypes.has(a.type));
-  let risks: RiskRecord[] = loadRisks(store);
-  let memory = loadMemory(store);
+  let alerts: AlertRecord[] = [];
+  let risks: RiskRecord[] = [];
+  let memory = createDetectorMemory();
+  // What the store kept, read once before the first cycle (started at once, so the pages see it): no cycle is
+  // judged without it (that would re-fire stored alerts); a failed read is tried again by the next cycle.
+  let restoring: Promise<void> | null = null;
+  const restore = () =>
+    (restoring ??= (async () => {
+      const [stored, storedRisks, storedMemory] = await Promise.all([store.loadAlerts<AlertRecord>(), loadRisks(store), loadMemory(store)]);
+      // Alerts of risk types stored before risks left the alert list are dropped, not resolved (no notification).
+      alerts = stored.filter((a) => !riskFindingTypes.has(a.type));
+      risks = storedRisks;
+      memory = storedMemory;
+    })().catch((err: unknown) => {
+      restoring = null;
+      throw err;
+    }));
+  restore().catch((err: unknown) => log.error({ err: err instanceof Error ? err.message : String(err) }, "reading the stored alerts failed"));
   const notifier: Notifier = createNotifier({
     targets: config.notifications.webhooks.map((w, i) => ({ name: `webhook-${i + 1}`, kind: w.format === "json" ? "webhook" : w.format, url: w.url })),
   });
 
   return {
-    processCycle({ current, previous, history, extraFindings }) {
+    async processCycle({ current, previous, history, extraFindings }) {
+      await restore();
       const now = current.takenAt;
       const result = runDetectors({ previous, current, history, memory, now, thresholds: config.thresholds });
       memory = result.memory;
@@ -70,11 +85,18 @@ export function createAlertService(store: Store, config: GapwatchConfig): AlertS
       const reconciled = reconcileAlerts(alerts, findings.filter((f) => !riskFindingTypes.has(f.type)), now, defaultReconcileOptions);
       alerts = reconciled.alerts;
       risks = reconcileRisks(risks, findings.filter((f) => riskFindingTypes.has(f.type)), now);
-      store.saveAlerts(alerts);
-      store.setValue(risksKey, JSON.stringify(risks));
-      store.setValue(memoryKey, JSON.stringify(memory));
-      recordTransitions(store, reconciled.transitions, now);
+      try {
+        await store.saveAlerts(alerts);
+        await store.setValue(risksKey, JSON.stringify(risks));
+        await store.setValue(memoryKey, JSON.stringify(memory));
+        await recordTransitions(store, reconciled.transitions, now);
+      } catch (err) {
+        // A store error never hides alerts: they are notified, and the next cycle writes every alert, the risks and
+        // the memory again (this cycle's timeline events are what is lost).
+        log.error({ err: err instanceof Error ? err.message : String(err) }, "writing the cycle's alerts to the store failed");
+      }
       notifier.enqueue(reconciled.transitions);
+      notifier.resendFiring(alerts);
       return { alerts, risks, transitions: reconciled.transitions };
     },
     list(filter = {}) {
@@ -83,20 +105,21 @@ export function createAlertService(store: Store, config: GapwatchConfig): AlertS
         .sort((a, b) => b.lastSeen - a.lastSeen);
     },
     risks: () => [...risks].sort((a, b) => a.key.localeCompare(b.key)),
-    acknowledge(id, by, now) {
+    async acknowledge(id, by, now) {
+      await restore();
       if (!alerts.some((a) => a.id === id)) return null;
       alerts = acknowledgeAlert(alerts, id, by, now);
-      store.saveAlerts(alerts);
+      await store.saveAlerts(alerts);
       const acked = alerts.find((a) => a.id === id)!;
-      store.appendEvent({ at: now, kind: "alert-acknowledged", flow: acked.flow, cluster: acked.cluster, message: `${acked.type} acknowledged by ${by}: ${acked.summary}`, data: { id } });
+      await store.appendEvent({ at: now, kind: "alert-acknowledged", flow: acked.flow, cluster: acked.cluster, message: `${acked.type} acknowledged by ${by}: ${acked.summary}`, data: { id } });
       return acked;
     },
     stop: () => notifier.stop(),
   };
 }
 
-function loadMemory(store: Store): DetectorMemory {
-  const raw = store.getValue(memoryKey);
+async function loadMemory(store: Store): Promise<DetectorMemory> {
+  const raw = await store.getValue(memoryKey);
   if (raw === null) return createDetectorMemory();
   try {
     const parsed = parseDetectorMemory(JSON.parse(raw));
@@ -109,8 +132,8 @@ function loadMemory(store: Store): DetectorMemory {
 }
 
 /** Risks as stored by the last cycle (their first-seen times survive a restart); unreadable → none yet. */
-function loadRisks(store: Store): RiskRecord[] {
-  const raw = store.getValue(risksKey);
+async function loadRisks(store: Store): Promise<RiskRecord[]> {
+  const raw = await store.getValue(risksKey);
   if (raw === null) return [];
   try {
     const parsed: unknown = JSON.parse(raw);
@@ -132,9 +155,9 @@ function describeTransition(t: AlertTransition): Record<string, unknown> {
 }
 
 /** Fired, refired and resolved go to the event timeline; "updated" (a count or summary changed) would drown it. */
-function recordTransitions(store: Store, transitions: readonly AlertTransition[], now: number): void {
+async function recordTransitions(store: Store, transitions: readonly AlertTransition[], now: number): Promise<void> {
   for (const t of transitions.filter((x) => x.type !== "updated")) {
-    store.appendEvent({ at: now, kind: `alert-${t.type}`, flow: t.alert.flow, cluster: t.alert.cluster, message: `${t.alert.type} ${t.type}: ${t.alert.summary}`, data: describeTransition(t) });
+    await store.appendEvent({ at: now, kind: `alert-${t.type}`, flow: t.alert.flow, cluster: t.alert.cluster, message: `${t.alert.type} ${t.type}: ${t.alert.summary}`, data: describeTransition(t) });
     log.info({ alert: t.alert.id, type: t.alert.type, transition: t.type }, t.alert.summary);
   }
 }

@@ -23,6 +23,8 @@ export interface GapwatchMetrics {
   updateReadiness(verdicts: readonly FlowVerdict[]): void;
   /** The Prometheus text exposition: the registry, then the per-topic and per-partition families (metric-text.ts). */
   renderMetrics(): Promise<string>;
+  /** Adds one cycle's content-audit outcomes of a flow (lib/audit: matched, mismatched, missing, duplicate, foreign). */
+  countAuditResults(flow: string, counts: Readonly<Record<string, number>>): void;
 }
 
 /** One flow's failover readiness verdict: ready, degraded, not-ready or unknown. */
@@ -58,6 +60,7 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
   const failoverReady = new Gauge({ name: "gapwatch_flow_failover_ready", help: "1 when the flow's failover readiness verdict is ready, else 0", labelNames: ["flow"], registers });
   const readiness = new Gauge({ name: "gapwatch_flow_readiness", help: "1 for the flow's current readiness verdict, 0 for the others", labelNames: ["flow", "verdict"], registers });
   const errors = new Counter({ name: "gapwatch_collector_errors_total", help: "Errors reported by collector cycles", labelNames: ["kind", "source"], registers });
+  const audited = new Counter({ name: "gapwatch_audit_records_total", help: "Records compared by the content audit, by outcome (foreign: target records from no source record)", labelNames: ["flow", "result"], registers });
 
   const countedLoss = new Map<string, bigint>();
   let lastCycle: number | null = null;
@@ -157,6 +160,9 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
         for (const v of readinessVerdicts) readiness.set({ flow, verdict: v }, v === verdict ? 1 : 0);
       }
     },
+    countAuditResults(flow, counts) {
+      for (const [result, n] of Object.entries(counts)) if (n > 0) audited.inc({ flow, result }, n);
+    },
     async renderMetrics() {
       const text = await registry.metrics();
       selectionText ??= renderSelectionText(selection);
@@ -185,6 +191,11 @@ export function updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[]
 /** Sets the process-wide readiness gauges (GET /api/metrics computes them before rendering). */
 export function updateReadinessMetrics(verdicts: readonly FlowVerdict[]): void {
   getDefaultMetrics().updateReadiness(verdicts);
+}
+
+/** Adds a flow's content-audit outcomes of one cycle to the process-wide counters (the pipeline calls it). */
+export function countAuditMetrics(flow: string, counts: Readonly<Record<string, number>>): void {
+  getDefaultMetrics().countAuditResults(flow, counts);
 }
 
 /** The process-wide metrics in Prometheus text format (for GET /api/metrics). */

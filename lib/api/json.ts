@@ -1,5 +1,6 @@
 import { BadRequestError, GapwatchError, httpStatusOf } from "@/lib/errors";
 import { getLogger } from "@/lib/logger";
+import { stripUrlUserInfo } from "@/lib/logger/redact";
 
 /** JSON.stringify that writes bigint offsets as decimal strings (the API's int64 rule). */
 export function toJson(value: unknown): string {
@@ -19,7 +20,8 @@ export async function handleRoute(body: () => Promise<Response> | Response): Pro
     return await body();
   } catch (err) {
     const status = httpStatusOf(err);
-    if (err instanceof GapwatchError) return jsonResponse({ error: err.message, code: err.code }, status);
+    // Messages can quote URLs (a Connect or database error): never with their user-info.
+    if (err instanceof GapwatchError) return jsonResponse({ error: stripUrlUserInfo(err.message), code: err.code }, status);
     getLogger("api").error({ err: err instanceof Error ? err.message : String(err) }, "route failed");
     return jsonResponse({ error: "internal error; see the server log" }, 500);
   }

@@ -13,6 +13,8 @@ const version = "v1";
 export interface SessionClaims {
   role: "admin";
   expiresAt: number;
+  /** The token's nonce: what sign-out revokes (lib/auth/revocation.ts). */
+  sessionId: string;
 }
 
 function deriveKey(secret: string): Buffer {
@@ -42,9 +44,9 @@ export function verifySessionToken(token: string, secret: string, now: number): 
   const parts = token.split(".");
   if (parts.length !== 4 || parts[0] !== version) return null;
   const [, exp, nonce, signature] = parts as [string, string, string, string];
-  if (!/^\d{1,15}$/.test(exp) || nonce.length === 0) return null;
+  if (!/^\d{1,15}$/.test(exp) || !/^[A-Za-z0-9_-]{1,64}$/.test(nonce)) return null;
   if (!constantTimeEqual(signature, sign(secret, `${version}.${exp}.${nonce}`))) return null;
   const expiresAt = Number(exp);
   if (expiresAt <= now) return null;
-  return { role: "admin", expiresAt };
+  return { role: "admin", expiresAt, sessionId: nonce };
 }

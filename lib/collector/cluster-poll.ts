@@ -164,6 +164,7 @@ export function reshapeTopicConfigs(raw: TopicConfigValues): TopicConfigs {
     cleanupPolicy: raw["cleanup.policy"] ?? "delete",
     uncleanLeaderElection: raw["unclean.leader.election.enable"] === "true",
     minInsyncReplicas: /^\d+$/.test(raw["min.insync.replicas"] ?? "") ? Number(raw["min.insync.replicas"]) : null,
+    maxMessageBytes: /^\d+$/.test(raw["max.message.bytes"] ?? "") ? Number(raw["max.message.bytes"]) : null,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { GapwatchConfig } from "@/lib/config";
-import { type ClusterReader, createClusterReader, type RequestCount } from "@/lib/kafka";
+import { type ClusterReader, createClusterReader, type FetchRequestItem, type RequestCount } from "@/lib/kafka";
 import { getLogger } from "@/lib/logger";
 import type { SyncPoint } from "@/lib/mm2";
 import { describeError, pollCluster } from "./cluster-poll";
@@ -9,6 +9,7 @@ import { readDedicatedConfigs } from "./dedicated-configs";
 import { discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readings";
 import type { CollectorPersistence } from "./persistence";
+import { type RecordSampleRead, readRecordSamples } from "./record-samples";
 import { advanceTransactionLedgers } from "./transaction-ledger-read";
 import { type PartitionLedger, parseLedgers, serializeLedgers } from "./transaction-ledger";
 import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, ledgerKey, type Snapshot, type TransactionLedgerView } from "./types";
@@ -43,6 +44,9 @@ export class Collector {
   private running: Promise<Snapshot> | null = null;
   private stopped = true;
   private readonly listeners: CycleListener[] = [];
+  /** Whether the store's history was read (restore); true at once without a store. */
+  private restored: boolean;
+  private readonly pendingWrites: Promise<void>[] = [];
 
   constructor(
     private readonly config: GapwatchConfig,
@@ -51,10 +55,8 @@ export class Collector {
     for (const c of config.clusters) {
       this.readers.set(c.alias, createClusterReader({ alias: c.alias, bootstrap: c.bootstrap, tls: c.tls, sasl: c.sasl, clientId: "gapwatch" }));
     }
-    this.tailState = createFlowTailState(store?.loadOffsetSyncHistory() ?? new Map());
-    const stored = parseLedgers(store?.getValue(ledgerStoreKey) ?? null);
-    if (stored.error !== null) log.warn({ err: stored.error }, "stored transaction ledgers unreadable; reading again from the log start");
-    for (const l of stored.ledgers) this.ledgers.set(ledgerKey(l.cluster, l.topic, l.partition), l);
+    this.tailState = createFlowTailState();
+    this.restored = store === null;
   }
 
   /** Starts the loop (first cycle at once). */
@@ -95,6 +97,13 @@ export class Collector {
     for (const r of this.readers.values()) r.resetRequestCounts();
   }
 
+  /** The content audit's reads of sampled records on one cluster (record-samples.ts); the pipeline calls it between cycles. */
+  readRecordSamples(cluster: string, items: readonly FetchRequestItem[]): Promise<RecordSampleRead> {
+    const reader = this.readers.get(cluster);
+    if (!reader) return Promise.resolve({ results: new Map(), requests: 0, error: `no cluster "${cluster}" in the config` });
+    return readRecordSamples(reader, items);
+  }
+
   /** Runs one cycle now (or joins the one running): used by the loop and by tests. */
   runCycle(): Promise<Snapshot> {
     if (!this.running) {
@@ -116,6 +125,7 @@ export class Collector {
   }
 
   private async collect(): Promise<Snapshot> {
+    if (!this.restored && this.store) await this.restore(this.store);
     const started = Date.now();
     const cycle = ++this.cycle;
     const previous = this.latestSnapshot;
@@ -136,7 +146,7 @@ export class Collector {
       transactionLedgers: this.ledgerViews,
     });
     this.latestSnapshot = snapshot;
-    this.persist();
+    await this.persist();
     for (const listener of this.listeners) {
       try {
         await listener(snapshot, previous, this.history());
@@ -160,8 +170,8 @@ export class Collector {
           connect: this.config.connect,
           state: this.tailState,
           now,
-          onSyncs: (flow, topic, partition, syncs: SyncPoint[]) => this.store?.appendOffsetSyncs(flow, topic, partition, syncs, now),
-          onCheckpoints: (flow, checkpoints) => this.store?.appendCheckpoints(flow, checkpoints),
+          onSyncs: (flow, topic, partition, syncs: SyncPoint[]) => this.track(this.store?.appendOffsetSyncs(flow, topic, partition, syncs, now)),
+          onCheckpoints: (flow, checkpoints) => this.track(this.store?.appendCheckpoints(flow, checkpoints)),
         });
         const before = previous?.flows.find((f) => f.id === def.id);
         const build = (issues: ReadonlyMap<string, string>) =>
@@ -190,12 +200,32 @@ export class Collector {
   }
 
   /** Keeps the transaction ledgers for a restart (the pipeline writes the cycle's samples). */
-  private persist(): void {
+  private async persist(): Promise<void> {
+    await Promise.all(this.pendingWrites.splice(0));
     if (!this.store || this.ledgers.size === 0) return;
     try {
-      this.store.setValue(ledgerStoreKey, serializeLedgers(this.ledgers));
+      await this.store.setValue(ledgerStoreKey, serializeLedgers(this.ledgers));
     } catch (err) {
       log.error({ err: describeError(err) }, "writing the transaction ledgers to the store failed");
     }
+  }
+
+  /** Keeps a sync or checkpoint write of the cycle, awaited before the cycle is published (a failure is logged). */
+  private track(write: Promise<void> | undefined): void {
+    if (!write) return;
+    this.pendingWrites.push(write.catch((err: unknown) => log.error({ err: describeError(err) }, "writing offset syncs or checkpoints to the store failed")));
+  }
+
+  /**
+   * Reads what the store kept (offset sync history, transaction ledgers) before the first cycle. A failure fails
+   * the cycle and is retried by the next one: no cycle runs without the history a restart must continue from.
+   */
+  private async restore(store: CollectorPersistence): Promise<void> {
+    const [history, ledgers] = await Promise.all([store.loadOffsetSyncHistory(), store.getValue(ledgerStoreKey)]);
+    for (const [key, syncs] of history) this.tailState.syncHistory.set(key, syncs);
+    const stored = parseLedgers(ledgers);
+    if (stored.error !== null) log.warn({ err: stored.error }, "stored transaction ledgers unreadable; reading again from the log start");
+    for (const l of stored.ledgers) this.ledgers.set(ledgerKey(l.cluster, l.topic, l.partition), l);
+    this.restored = true;
   }
 }

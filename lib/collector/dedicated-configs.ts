@@ -1,6 +1,7 @@
 import { applyConnectorConfigRecord, decodeAll, decodeConnectorConfig, nameDedicatedModeTopics } from "@/lib/mm2";
 import { type DedicatedConfigs, formatFlowId } from "./flow-discovery";
-import { countMalformed, tail, type TailContext } from "./flow-readings";
+import { tail, type TailContext } from "./flow-readings";
+import { countMalformed } from "./malformed-records";
 import type { ClusterSnapshot } from "./types";
 
 /**
@@ -37,8 +38,9 @@ async function readPair(source: string, target: ClusterSnapshot, ctx: TailContex
   if (!fresh) errors.push(`${target.alias} was not read this cycle`);
   else if (partitions.length === 0) held.table.clear();
   for (const p of partitions) {
-    const decoded = decodeAll(await tail(ctx, target.alias, topic, p.partition, errors), decodeConnectorConfig);
-    countMalformed(ctx, target.alias, topic, decoded.malformed);
+    const records = await tail(ctx, target.alias, topic, p.partition, errors);
+    const decoded = decodeAll(records, decodeConnectorConfig);
+    countMalformed(ctx, { cluster: target.alias, topic, partition: p.partition }, records, decoded);
     for (const record of decoded.decoded) applyConnectorConfigRecord(held.table, record);
     const next = ctx.state.tails.get(`${target.alias}/${topic}/${p.partition}`)?.next ?? null;
     if (p.logEnd === null || next === null || next < p.logEnd) errors.push(`partition ${p.partition} not read to its end`);

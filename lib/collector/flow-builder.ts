@@ -7,6 +7,7 @@ import {
   type ClusterSnapshot,
   type DedicatedModeStatus,
   type Flow,
+  type FlowCoverageReading,
   type FlowPartition,
   type PartitionState,
   type TopicState,
@@ -109,6 +110,8 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     checkpointTiming: def.checkpointTiming,
     warnings: def.warnings,
     excludedTopics: listExcludedTopics(def, excluded, membership, readings.positions),
+    coverage: readCoverage(def, source, target, excluded, sorted, now, previous),
+    ...(def.syncGroupOffsets !== undefined ? { syncGroupOffsets: def.syncGroupOffsets } : {}),
     offsetSyncs: def.offsetSyncs,
     checkpointsTopic: def.checkpointsTopic,
     partitions: sorted,
@@ -120,6 +123,36 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     totals: summarizeFlowTotals(sorted),
     errors: readings.errors,
     ...(readings.dedicatedStatus ? { dedicatedStatus: readings.dedicatedStatus } : {}),
+  };
+}
+
+/**
+ * Topic coverage: the filter's verdict on every source topic, and matched topics missing on the target since
+ * the first cycle that saw them missing (kept from the previous flow; carried whole while the target is unread).
+ */
+function readCoverage(
+  def: FlowDefinition,
+  source: ClusterSnapshot | undefined,
+  target: ClusterSnapshot | undefined,
+  excluded: readonly { topic: TopicState; reason: string | null }[],
+  partitions: readonly FlowPartition[],
+  now: number,
+  previous: PreviousFlow | null,
+): FlowCoverageReading {
+  const before = previous?.flow.coverage?.missingOnTarget ?? [];
+  const targetKnown = target !== undefined && target.reachable && !target.stale;
+  const targetNames = new Set(target?.topics.map((t) => t.name) ?? []);
+  const matched = new Map<string, string>();
+  for (const p of partitions) matched.set(p.topic, p.targetTopic);
+  const missing = [...matched]
+    .filter(([, targetTopic]) => !targetNames.has(targetTopic))
+    .map(([topic, targetTopic]) => ({ topic, targetTopic, since: before.find((m) => m.topic === topic)?.since ?? now }));
+  return {
+    filterKnown: def.configReadError === null && def.topicFilters.length > 0 && def.topicFilters.every((f) => f.spec.kind === "default") && source !== undefined,
+    matchedByFilter: [...matched.keys()].filter((t) => !def.policy.isHeartbeatsTopic(t)).length,
+    unmatched: excluded.map(({ topic, reason }) => ({ topic: topic.name, reason, internal: topic.internal || def.policy.isInternalTopic(topic.name) })),
+    missingOnTarget: targetKnown ? missing : before,
+    targetKnown,
   };
 }
 

@@ -44,6 +44,8 @@ export interface FlowDefinition {
   positionsTopic: string | null;
   /** Dedicated mode: why MM2's connector configs were not read completely this cycle (a flow error), or null. */
   configReadError: string | null;
+  /** The checkpoint connector's sync.group.offsets.enabled; absent without a checkpoint connector config. */
+  syncGroupOffsets?: boolean;
 }
 
 /** Dedicated mode: MM2's connector configs of one alias pair, from `mm2-configs.<source>.internal` (dedicated-configs.ts). */
@@ -191,6 +193,8 @@ function applyCheckpointSettings(def: FlowDefinition, config: Readonly<Record<st
   def.groupsFilter = groups.groups;
   def.groupsExclude = groups.groupsExclude;
   def.checkpointTiming = readCheckpointTiming(config);
+  // MirrorCheckpointConfig.SYNC_GROUP_OFFSETS_ENABLED (default false).
+  def.syncGroupOffsets = config["sync.group.offsets.enabled"]?.trim().toLowerCase() === "true";
 }
 
 function defineFromSourceConnector(connectCluster: string | null, c: ConnectorConfig, overrides: FlowOverrides): FlowDefinition | null {

@@ -21,6 +21,7 @@ import { describeError } from "./cluster-poll";
 import type { FlowDefinition } from "./flow-discovery";
 import type { FlowReadings } from "./flow-builder";
 import { findCopyingConnector } from "./flow-membership";
+import { countMalformed } from "./malformed-records";
 import { tailPartition, type TailPosition } from "./topic-tail";
 import { type CheckpointPoint, type ClusterSnapshot, type DedicatedModeStatus, flowPartitionKey } from "./types";
 
@@ -118,7 +119,7 @@ async function readDedicatedStatus(def: FlowDefinition, ctx: FlowReadContext): P
   for (const p of partitions) {
     const records = await tail(ctx, def.target, topic, p.partition, errors);
     const decoded = decodeAll(records, decodeConnectStatus);
-    countMalformed(ctx, def.target, topic, decoded.malformed);
+    countMalformed(ctx, { cluster: def.target, topic, partition: p.partition }, records, decoded);
     for (const record of decoded.decoded) applyStatusRecord(held.table, record);
     const next = ctx.state.tails.get(`${def.target}/${topic}/${p.partition}`)?.next ?? null;
     if (p.logEnd === null || next === null || next < p.logEnd) errors.push(`partition ${p.partition} not read to its end`);
@@ -188,7 +189,7 @@ async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: 
   for (const p of topic?.partitions ?? []) {
     const records = await tail(ctx, def.target, def.positionsTopic, p.partition, errors);
     const decoded = decodeAll(records, decodeMirrorSourcePosition);
-    countMalformed(ctx, def.target, def.positionsTopic, decoded.malformed);
+    countMalformed(ctx, { cluster: def.target, topic: def.positionsTopic, partition: p.partition }, records, decoded);
     for (const d of decoded.decoded) {
       if (d.cluster !== def.source) continue;
       if (d.offset === null) positions.delete(`${d.topic}/${d.partition}`);
@@ -201,7 +202,7 @@ async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: 
 async function readSyncs(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<void> {
   const records = await tail(ctx, def.offsetSyncs.cluster, def.offsetSyncs.topic, 0, errors);
   const decoded = decodeAll(records, decodeOffsetSync);
-  countMalformed(ctx, def.offsetSyncs.cluster, def.offsetSyncs.topic, decoded.malformed);
+  countMalformed(ctx, { cluster: def.offsetSyncs.cluster, topic: def.offsetSyncs.topic, partition: 0 }, records, decoded);
   const fresh = new Map<string, SyncPoint[]>();
   for (const s of decoded.decoded) {
     const key = flowPartitionKey(def.id, s.topic, s.partition);
@@ -222,12 +223,16 @@ async function readSyncs(def: FlowDefinition, ctx: FlowReadContext, errors: stri
 async function readCheckpoints(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<void> {
   const records = await tail(ctx, def.target, def.checkpointsTopic, 0, errors);
   const added: CheckpointPoint[] = [];
-  let malformed = 0;
+  const bad = { malformed: 0, malformedAt: [] as number[], lastError: null as string | null };
   // One record at a time: each checkpoint keeps its own record's timestamp even when a malformed
   // or foreign record before it is dropped.
-  for (const record of records) {
+  for (const [index, record] of records.entries()) {
     const decoded = decodeAll([record], decodeCheckpoint);
-    malformed += decoded.malformed;
+    if (decoded.malformed > 0) {
+      bad.malformed += 1;
+      bad.malformedAt.push(index);
+      bad.lastError = decoded.lastError;
+    }
     for (const c of decoded.decoded) {
       const topic = def.policy.kind === "identity" ? c.topic : (def.policy.upstreamTopic(c.topic) ?? c.topic);
       const point: CheckpointPoint = { group: c.group, topic, partition: c.partition, upstream: c.upstream, downstream: c.downstream, at: record.timestamp };
@@ -235,7 +240,7 @@ async function readCheckpoints(def: FlowDefinition, ctx: FlowReadContext, errors
       added.push(point);
     }
   }
-  countMalformed(ctx, def.target, def.checkpointsTopic, malformed);
+  countMalformed(ctx, { cluster: def.target, topic: def.checkpointsTopic, partition: 0 }, records, bad);
   if (added.length) ctx.onCheckpoints?.(def.id, added);
 }
 
@@ -243,7 +248,7 @@ async function readHeartbeats(def: FlowDefinition, ctx: FlowReadContext, errors:
   // Only the newest heartbeat matters: start near the end on first read.
   const records = await tail(ctx, def.target, def.heartbeatsTopic, 0, errors, (start, end) => (end - 50n > start ? end - 50n : start));
   const decoded = decodeAll(records, decodeHeartbeat);
-  countMalformed(ctx, def.target, def.heartbeatsTopic, decoded.malformed);
+  countMalformed(ctx, { cluster: def.target, topic: def.heartbeatsTopic, partition: 0 }, records, decoded);
   for (const h of decoded.decoded) {
     if (h.timestampMs > (ctx.state.heartbeats.get(def.id) ?? 0)) ctx.state.heartbeats.set(def.id, h.timestampMs);
   }
@@ -276,8 +281,4 @@ export async function tail(
 
 function joinErrors(errors: readonly string[]): string | null {
   return errors.length > 0 ? errors.join("; ") : null;
-}
-
-export function countMalformed(ctx: TailContext, cluster: string, topic: string, count: number): void {
-  if (count > 0) ctx.state.malformed[`${cluster}/${topic}`] = (ctx.state.malformed[`${cluster}/${topic}`] ?? 0) + count;
 }

@@ -5,9 +5,9 @@ import type { CheckpointPoint, OffsetSyncPoint } from "./types";
  * and its transaction ledgers. The pipeline hands it the store, which implements this; the collector knows no store.
  */
 export interface CollectorPersistence {
-  loadOffsetSyncHistory(): Map<string, OffsetSyncPoint[]>;
-  appendOffsetSyncs(flow: string, topic: string, partition: number, syncs: readonly OffsetSyncPoint[], at: number): void;
-  appendCheckpoints(flow: string, checkpoints: readonly CheckpointPoint[]): void;
-  getValue(name: string): string | null;
-  setValue(name: string, value: string): void;
+  loadOffsetSyncHistory(): Promise<Map<string, OffsetSyncPoint[]>>;
+  appendOffsetSyncs(flow: string, topic: string, partition: number, syncs: readonly OffsetSyncPoint[], at: number): Promise<void>;
+  appendCheckpoints(flow: string, checkpoints: readonly CheckpointPoint[]): Promise<void>;
+  getValue(name: string): Promise<string | null>;
+  setValue(name: string, value: string): Promise<void>;
 }

@@ -59,6 +59,8 @@ export interface TopicConfigs {
   uncleanLeaderElection: boolean;
   /** The topic's effective min.insync.replicas (its override, else the broker's); null when not a number. */
   minInsyncReplicas: number | null;
+  /** max.message.bytes (a target's smaller limit makes MM2's producer fail on large records); null when not read. */
+  maxMessageBytes?: number | null;
 }
 
 export interface TopicState {
@@ -251,6 +253,27 @@ export interface Flow {
   errors: string[];
   /** Dedicated-mode MM2 only: its connectors' and tasks' states from its status topic. */
   dedicatedStatus?: DedicatedModeStatus;
+  /** How MM2's topic filter judged every source topic this cycle (topic coverage); absent when not judged. */
+  coverage?: FlowCoverageReading;
+  /** The checkpoint connector's sync.group.offsets.enabled (MM2 writes translated offsets into target groups). */
+  syncGroupOffsets?: boolean;
+}
+
+/**
+ * What topic coverage needs beyond the flow's partitions: which source topics MM2's filter leaves out and
+ * why, and which matched topics are missing on the target since when (kept from cycle to cycle).
+ */
+export interface FlowCoverageReading {
+  /** Every source connector's filter is one Gapwatch evaluates (DefaultTopicFilter) and was read this cycle. */
+  filterKnown: boolean;
+  /** Source topics the filter takes other than heartbeats topics (which MM2 copies whatever the filter says). */
+  matchedByFilter: number;
+  /** Source topics not in the flow, with the rule that leaves each out (null: the filter is unknown). */
+  unmatched: { topic: string; reason: string | null; internal: boolean }[];
+  /** Matched topics whose remote topic is not on the target, and since when (first cycle seen missing). */
+  missingOnTarget: { topic: string; targetTopic: string; since: number }[];
+  /** Whether the target's topic list was read this cycle (missingOnTarget is carried over when not). */
+  targetKnown: boolean;
 }
 
 /**

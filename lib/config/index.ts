@@ -3,7 +3,7 @@ import { configPath } from "./env";
 import { loadConfigFile } from "./load";
 import type { GapwatchConfig } from "./schema";
 
-export type { ClusterConfig, ConnectConfig, FlowOverrides, GapwatchConfig } from "./schema";
+export type { AuditConfig, ClusterConfig, ConnectConfig, FlowOverrides, GapwatchConfig } from "./schema";
 export { loadConfigFile, parseConfigText } from "./load";
 export { configPath, readEnv } from "./env";
 

@@ -26,6 +26,15 @@ export const thresholdsSchema = z.object({
    * (lib/translation/detectors.ts resolveCheckpointStaleMs); set this only to override it for every flow.
    */
   checkpointStaleMs: z.number().int().positive().optional(),
+  /**
+   * TOPIC_MISSING_ON_TARGET when a topic MM2's filter matches has had no remote topic on the target this long.
+   * MM2 creates a new source topic's remote topic on its next topic refresh (MirrorSourceConfig
+   * refresh.topics.interval.seconds, default 600 s): a new topic not created yet is the look-alike, so the
+   * default waits longer than one refresh.
+   */
+  targetTopicMissingMs: z.number().int().positive().default(900_000),
+  /** Time to catch up: MM2's replication rate and the source's produce rate are measured over this window. */
+  catchUpWindowMs: z.number().int().positive().default(300_000),
   /** Event findings (loss, reset, truncation) stay active this long after they were last seen. */
   eventHoldMs: z.number().int().positive().default(3_600_000),
 });

@@ -1,4 +1,5 @@
 import { ConnectApiError } from "@/lib/errors";
+import { stripUrlUserInfo } from "@/lib/logger/redact";
 
 export interface ConnectEndpoint {
   url: string;
@@ -13,6 +14,8 @@ export interface ConnectEndpoint {
  */
 export async function requestConnect<T>(endpoint: ConnectEndpoint, method: string, path: string, body?: unknown): Promise<T> {
   const url = `${endpoint.url.replace(/\/+$/, "")}${path}`;
+  // Errors name the URL; they reach /api/health, pages and logs, so never with credentials in it.
+  const shown = stripUrlUserInfo(url);
   const headers: Record<string, string> = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (endpoint.auth) {
@@ -30,17 +33,17 @@ export async function requestConnect<T>(endpoint: ConnectEndpoint, method: strin
     });
   } catch (err) {
     const reason = err instanceof Error && err.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : describeFetchError(err);
-    throw new ConnectApiError(url, null, `Kafka Connect ${method} ${url} failed: ${reason}`, { cause: err });
+    throw new ConnectApiError(shown, null, `Kafka Connect ${method} ${shown} failed: ${stripUrlUserInfo(reason)}`, { cause: err });
   }
   const text = await response.text();
   if (!response.ok) {
-    throw new ConnectApiError(url, response.status, `Kafka Connect ${method} ${url} answered ${response.status}: ${summarizeBody(text)}`);
+    throw new ConnectApiError(shown, response.status, `Kafka Connect ${method} ${shown} answered ${response.status}: ${summarizeBody(text)}`);
   }
   if (text.length === 0) return undefined as T;
   try {
     return JSON.parse(text) as T;
   } catch (err) {
-    throw new ConnectApiError(url, response.status, `Kafka Connect ${method} ${url} returned a body that is not JSON: ${summarizeBody(text)}`, { cause: err });
+    throw new ConnectApiError(shown, response.status, `Kafka Connect ${method} ${shown} returned a body that is not JSON: ${summarizeBody(text)}`, { cause: err });
   }
 }
 

@@ -1,6 +1,7 @@
 import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
 import type { EventCandidate, OffsetRange } from "./events";
 import { formatCount, formatRange, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
+import { isRewindToDivergence } from "./truncation-consequences";
 import { FindingType, Severity, type Finding } from "./types";
 
 /** One re-copied range seen in one offset-sync step. */
@@ -26,6 +27,8 @@ interface Redelivery {
  *   twice: count (d2 − d1) − (u2 − u1); the second copies start at target offset d2;
  * - the duplicated offsets must exist in this topic (last < source log end), which leaves out a
  *   recreated topic's first syncs.
+ * Not a redelivery: a step back to exactly where the source's new leader diverges after an unclean
+ * election (MM2's consumer detects the truncation, KIP-320, and copies the new records there).
  * Not judged where the target is known not to be dense (targetDensityIssue: exactly-once MM2
  * writes transaction markers, another producer writes records), which would look like extra copies.
  * One event per partition and restart: key `MM2_REDELIVERY|<flow>|<topic>|<partition>|<first>`.
@@ -37,6 +40,8 @@ export function detectRedelivery(ctx: DetectorContext): EventCandidate[] {
     // writers) advances more than MM2 copies.
     if (syncs.length < 2 || !isSameTopic(before, view.partition) || view.partition.targetDensityIssue !== null) continue;
     for (const found of findRedeliveries(syncs, view.partition.sourceLogEnd)) {
+      // MM2 following an unclean truncation copies new records at reused offsets: UNCLEAN_TRUNCATION says so.
+      if (isRewindToDivergence(ctx.current, view.flow.source, view.partition.topic, view.partition.partition, found.range.first)) continue;
       candidates.push(createRedeliveryCandidate(view, found));
     }
   }

@@ -13,9 +13,11 @@ import { detectReplicationLag } from "./replication-lag";
 import { detectRetentionRisk } from "./retention-risk";
 import { findCluster, findTopic, indexFreshFlowPartitions, isClusterFresh, listJudgedPartitions, type DetectorContext } from "./snapshot-views";
 import { stepSyncs } from "./sync-steps";
+import { detectTargetGroupRewinds } from "./target-group-rewound";
 import { detectTargetTruncation } from "./target-truncated";
 import { detectTaskFailures } from "./task-failed";
 import { detectTaskStalls } from "./task-stalled";
+import { detectCoverageFindings } from "./topic-coverage";
 import { detectTopicReset } from "./topic-reset";
 import { detectUncleanTruncation } from "./unclean-truncation";
 import { type DetectorInput, type DetectorOutput, type Finding, FindingType, type HeldEvent } from "./types";
@@ -25,7 +27,7 @@ import { type DetectorInput, type DetectorOutput, type Finding, FindingType, typ
  * returned by the previous call, and persists the memory it gets back.
  *
  * - Event findings (DATA_LOSS, TOPIC_RESET, MM2_REDELIVERY, MM2_POSITION_MOVED, TARGET_TRUNCATED,
- *   UNCLEAN_TRUNCATION, TOPIC_LEFT_FLOW) are merged into
+ *   UNCLEAN_TRUNCATION, TOPIC_LEFT_FLOW, TARGET_GROUP_REWOUND) are merged into
  *   held events and re-emitted until `eventHoldMs` after they were last seen (events.ts).
  * - Level findings (all others) are emitted while their condition holds. When the data a finding
  *   was based on is stale or unknown this cycle (cluster unreachable or carried over, Connect
@@ -41,7 +43,15 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
   const before = indexFreshFlowPartitions(previous);
   const fresh = indexFreshFlowPartitions(current);
   const syncs = stepSyncs(memory.syncMarkers, history, (key) => fresh.has(key) && before.has(key), (key) => fresh.has(key));
-  const ctx: DetectorContext = { previous, current, now, thresholds, newSyncs: syncs.newSyncs, judged: listJudgedPartitions(current, previous, syncs.newSyncs) };
+  const ctx: DetectorContext = {
+    previous,
+    current,
+    now,
+    thresholds,
+    newSyncs: syncs.newSyncs,
+    syncHistory: history.offsetSyncs,
+    judged: listJudgedPartitions(current, previous, syncs.newSyncs),
+  };
 
   const moves = detectPositionMoves(ctx, memory.committed);
   const candidates = [
@@ -52,6 +62,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     ...detectTargetTruncation(ctx),
     ...detectUncleanTruncation(ctx),
     ...detectTopicsLeftFlow(ctx),
+    ...detectTargetGroupRewinds(ctx),
   ];
   const isUnknown = createUnknownFindingTest(current);
   const unknownEvents: HeldEvent[] = [];
@@ -70,6 +81,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     ...detectCommitsWithoutLeaderEpoch(ctx),
     ...detectOffsetsOutOfRange(ctx),
     ...detectAbortedRecordsCopied(ctx),
+    ...detectCoverageFindings(ctx),
   ];
   const levelFindings = [...level, ...carryUnknownFindings(memory.lastFindings, level, isUnknown)];
   return {

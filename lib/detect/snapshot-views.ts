@@ -30,6 +30,8 @@ export interface DetectorContext {
    * the previous cycle, and only where there is at least one new step.
    */
   newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
+  /** Every offset sync the collector holds per `flowPartitionKey`, oldest first (CollectorHistory, bounded). */
+  syncHistory: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
   /** The partitions fresh in this cycle and the previous one, with both views and their new syncs. */
   judged: readonly JudgedPartition[];
 }

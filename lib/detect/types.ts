@@ -51,6 +51,22 @@ export const FindingType = {
   FLOW_CONFIG_WARNING: "FLOW_CONFIG_WARNING",
   /** MM2 (reading uncommitted) copied records of aborted transactions to the target (KAFKA-14021). */
   ABORTED_RECORDS_COPIED: "ABORTED_RECORDS_COPIED",
+  /** The content audit found a target record that is not MM2's copy of the source record mapped to it (lib/audit). */
+  AUDIT_MISMATCH: "AUDIT_MISMATCH",
+  /** MM2's topic filter matches no source topic: the flow copies nothing but heartbeats. */
+  TOPIC_FILTER_MATCHES_NOTHING: "TOPIC_FILTER_MATCHES_NOTHING",
+  /** A source topic MM2's filter matches has had no remote topic on the target for longer than a threshold. */
+  TOPIC_MISSING_ON_TARGET: "TOPIC_MISSING_ON_TARGET",
+  /** An active target group's committed offsets moved back to MM2's translated ones (KAFKA-19794). */
+  TARGET_GROUP_REWOUND: "TARGET_GROUP_REWOUND",
+  /** Topics whose partitions have a single replica (risk flag). */
+  REPLICATION_FACTOR_ONE: "REPLICATION_FACTOR_ONE",
+  /** Replicated topics with min.insync.replicas=1: acks=all is acknowledged by the leader alone (risk flag). */
+  MIN_INSYNC_REPLICAS_ONE: "MIN_INSYNC_REPLICAS_ONE",
+  /** A target topic keeps records for less time or fewer bytes than its source topic (risk flag). */
+  TARGET_RETENTION_SHORTER: "TARGET_RETENTION_SHORTER",
+  /** A target topic's partition count or settings are weaker than its source topic's (risk flag). */
+  TOPIC_DRIFT: "TOPIC_DRIFT",
 } as const;
 export type FindingTypeName = (typeof FindingType)[keyof typeof FindingType];
 
@@ -59,7 +75,14 @@ export type FindingTypeName = (typeof FindingType)[keyof typeof FindingType];
  * They go to the Risks page and API, never to the alert banner, the firing list or a pager: an
  * alert asks for action now, and four permanently firing flags taught operators to ignore alerts.
  */
-export const riskFindingTypes: ReadonlySet<FindingTypeName> = new Set([FindingType.COMMIT_WITHOUT_LEADER_EPOCH, FindingType.UNCLEAN_ELECTION_ENABLED]);
+export const riskFindingTypes: ReadonlySet<FindingTypeName> = new Set([
+  FindingType.COMMIT_WITHOUT_LEADER_EPOCH,
+  FindingType.UNCLEAN_ELECTION_ENABLED,
+  FindingType.REPLICATION_FACTOR_ONE,
+  FindingType.MIN_INSYNC_REPLICAS_ONE,
+  FindingType.TARGET_RETENTION_SHORTER,
+  FindingType.TOPIC_DRIFT,
+]);
 
 /** How urgent a finding is. */
 export const Severity = {

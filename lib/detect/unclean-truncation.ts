@@ -7,8 +7,9 @@ import {
   describeGroups,
   listCopiedLostRanges,
   listGroupsPastDivergence,
+  type Mm2AfterTruncation,
 } from "./truncation-consequences";
-import { FindingType, Severity, type Finding } from "./types";
+import { type Evidence, FindingType, Severity, type Finding } from "./types";
 
 /**
  * UNCLEAN_TRUNCATION — a partition's leader epoch rose and the new leader does not hold records the
@@ -35,8 +36,10 @@ import { FindingType, Severity, type Finding } from "./types";
  * - otherwise (the read failed), a LOWER bound from the log ends: logEnd now < before →
  *   lost [newLogEnd, previousLogEnd − 1]; it misses a partition refilled before this cycle.
  * Consequences, in the evidence and summary: the lost offsets each MM2 flow from this cluster had
- * already copied in the previous cycle (they now exist only on its target), and the consumer
- * groups whose commit lies past the first lost offset (truncation-consequences.ts).
+ * already copied in the previous cycle (they now exist only on its target) and where its target
+ * topic holds them, what MM2 did with the new records at the reused offsets (went back and copied
+ * them too — Kafka 4.3.1's MM2 does, seen in the sandbox —, skipped them, or nothing yet), and the
+ * consumer groups whose commit lies past the first lost offset (truncation-consequences.ts).
  * One finding per truncation: scope `UNCLEAN_TRUNCATION|<cluster>|<topic>|<partition>`, tagged and
  * keyed by the new leader epoch.
  */
@@ -95,7 +98,9 @@ function createTruncationCandidate(
   const range = formatRange(lost.first, lost.last);
   // Offsets of the lost range that already hold other records (written after the election).
   const rewritten = now.logEnd === null ? null : minOf(now.logEnd, lost.last + 1n) - lost.first;
-  const copied = listCopiedLostRanges(ctx.previous, cluster.alias, now.topic, now.partition, lost.first, lost.last);
+  const reusedEnd = lost.first + (rewritten ?? 0n);
+  const truncated = { alias: cluster.alias, topic: now.topic, partition: now.partition, first: lost.first, last: lost.last, reusedEnd };
+  const copied = listCopiedLostRanges(ctx, truncated);
   const groups = listGroupsPastDivergence(cluster, now.topic, now.partition, lost.first, now.leaderEpoch);
   const rewrote = rewritten !== null && rewritten > 0n ? `; ${countOf(rewritten, "of these offset")} already hold${rewritten === 1n ? "s" : ""} different records` : "";
   const what = lost.exact
@@ -128,6 +133,7 @@ function createTruncationCandidate(
       ...(copied.length > 0
         ? { copiedByMm2: describeCopied(copied), copiedByMm2Count: copied.reduce((n, c) => n + c.last - c.first + 1n, 0n).toString() }
         : {}),
+      ...describeMm2Evidence(copied),
       ...(groups.length > 0
         ? { groupsPastDivergence: describeGroups(groups), groupsWithoutLeaderEpoch: groups.filter((g) => g.committedLeaderEpoch < 0).length }
         : {}),
@@ -143,8 +149,58 @@ function createTruncationCandidate(
 }
 
 function describeCopiedInWords(c: CopiedLostRange): string {
-  const count = formatCount(c.last - c.first + 1n);
-  return `; MM2 ${c.flow} had already copied ${count} of them (${formatRange(c.first, c.last)}): only ${c.target} still holds them`;
+  const count = c.last - c.first + 1n;
+  const where = c.onTargetFrom === null ? "" : `, as ${describeOnTarget(c, c.onTargetFrom)}`;
+  const copied =
+    `; MM2 ${c.flow} had already copied ${formatCount(count)} of them (${formatRange(c.first, c.last)}): ` +
+    `only ${c.target} still holds them${where}`;
+  const next = c.next;
+  if (next.kind === "pending") return `${copied}; MM2 has not copied past the truncation yet`;
+  if (next.kind === "skipped") {
+    return `${copied}; MM2 then went on past them and skipped the ${countOf(next.last - next.first + 1n, "new record")} at offsets ` +
+      `${formatRange(next.first, next.last)}: ${c.target} will never hold them`;
+  }
+  if (next.copiedTo < next.to) {
+    return `${copied}; MM2 then went back to offset ${next.to}: it copies the new records at the reused offsets too`;
+  }
+  const reused = next.copiedTo - next.to + 1n;
+  const bothTo = next.copiedTo < c.last ? next.copiedTo : c.last;
+  const both = bothTo >= next.to ? `: ${c.target} holds both versions of offsets ${formatRange(next.to, bothTo)}` : "";
+  return `${copied}; MM2 then went back to offset ${next.to} and copied the ${countOf(reused, "new record")} at offsets ` +
+    `${formatRange(next.to, next.copiedTo)} too, as ${c.targetTopic} ${formatRange(next.at, next.at + reused - 1n)}${both}`;
+}
+
+/** Where the targets hold the lost records, and what MM2 did with the new records at the reused offsets. */
+function describeMm2Evidence(copied: readonly CopiedLostRange[]): Evidence {
+  const evidence: Evidence = {};
+  const located = copied.flatMap((c) => (c.onTargetFrom === null ? [] : [`${c.flow}: ${describeOnTarget(c, c.onTargetFrom)}`]));
+  if (located.length > 0) evidence.copiedLostOnTarget = located.join(", ");
+  if (copied.length > 0) evidence.mm2AfterTruncation = copied.map((c) => `${c.flow}: ${describeNext(c.next)}`).join(", ");
+  const rewound = copied.flatMap((c) => (c.next.kind === "rewound" && c.next.copiedTo >= c.next.to ? [{ c, next: c.next }] : []));
+  if (rewound.length > 0) {
+    const at = (next: { to: bigint; copiedTo: bigint; at: bigint }) => formatRange(next.at, next.at + next.copiedTo - next.to);
+    evidence.reusedOffsetsCopied = rewound
+      .map(({ c, next }) => `${c.flow}: ${formatRange(next.to, next.copiedTo)} as ${c.targetTopic} ${at(next)}`)
+      .join(", ");
+    evidence.reusedOffsetsCopiedCount = rewound.reduce((n, { next }) => n + next.copiedTo - next.to + 1n, 0n).toString();
+  }
+  const skipped = copied.flatMap((c) => (c.next.kind === "skipped" ? [{ c, next: c.next }] : []));
+  if (skipped.length > 0) {
+    evidence.reusedOffsetsSkipped = skipped.map(({ c, next }) => `${c.flow}: ${formatRange(next.first, next.last)}`).join(", ");
+    evidence.reusedOffsetsSkippedCount = skipped.reduce((n, { next }) => n + next.last - next.first + 1n, 0n).toString();
+  }
+  return evidence;
+}
+
+/** `east.payments 30–49`: where the target topic holds the copies of the lost records. */
+function describeOnTarget(c: CopiedLostRange, from: bigint): string {
+  return `${c.targetTopic} ${formatRange(from, from + c.last - c.first)}`;
+}
+
+function describeNext(next: Mm2AfterTruncation): string {
+  if (next.kind === "rewound") return `rewound to ${next.to}`;
+  if (next.kind === "skipped") return `skipped ${formatRange(next.first, next.last)}`;
+  return "not past the truncation yet";
 }
 
 function minOf(a: bigint, b: bigint): bigint {

@@ -7,8 +7,11 @@ import type { ItemError, RawDescribeConfigsRequestResource, RawDescribeConfigsRe
 const topicResource: RawDescribeConfigsRequestResource["resourceType"] = 2;
 const brokerResource: RawDescribeConfigsRequestResource["resourceType"] = 4;
 
-/** The topic configs Gapwatch reads: retention (data loss risk), compaction, unclean election, min ISR (NO_CLEAN_SUCCESSOR). */
-export const topicConfigKeys = ["retention.ms", "retention.bytes", "cleanup.policy", "unclean.leader.election.enable", "min.insync.replicas"] as const;
+/**
+ * The topic configs Gapwatch reads: retention (data loss risk), compaction, unclean election, min ISR
+ * (NO_CLEAN_SUCCESSOR), max message size (source/target drift).
+ */
+export const topicConfigKeys = ["retention.ms", "retention.bytes", "cleanup.policy", "unclean.leader.election.enable", "min.insync.replicas", "max.message.bytes"] as const;
 
 const uncleanElectionKey = "unclean.leader.election.enable";
 
@@ -29,7 +32,7 @@ export function reshapeConfigs(names: readonly string[], response: RawDescribeCo
       out.set(name, { error: `${kafkaErrorName(result.errorCode)}${detail}` });
     } else {
       const values: TopicConfigValues = {};
-      // Sensitive configs come back with a null value; these five never are.
+      // Sensitive configs come back with a null value; these six never are.
       for (const c of result.configs) if (typeof c.value === "string") values[c.name] = c.value;
       out.set(name, values);
     }

@@ -39,6 +39,7 @@ export function decodeRecordBatches(
         key: r.key ?? null,
         value: r.value ?? null,
         headers: r.headers.map(([k, v]) => ({ key: k ? k.toString("utf8") : "", value: v ?? null })),
+        ...(logAppendTime ? { logAppendTime: true as const } : {}),
       });
     }
   }

@@ -203,6 +203,8 @@ export interface FetchedRecord {
   key: Buffer | null;
   value: Buffer | null;
   headers: { key: string; value: Buffer | null }[];
+  /** Set (true) when the broker stamped the timestamp (a LogAppendTime topic): the producer's is gone. */
+  logAppendTime?: true;
 }
 
 /** What one partition of a group-less fetch returned. */

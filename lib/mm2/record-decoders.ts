@@ -82,8 +82,10 @@ export function decodeHeartbeat(key: Buffer | null, value: Buffer | null): Heart
  * is a bug in a decoder and is rethrown.
  */
 export function decodeAll<T>(records: Iterable<RawRecord>, decoder: RecordDecoder<T>): DecodeAllResult<T> {
-  const result: DecodeAllResult<T> = { decoded: [], malformed: 0, skipped: 0, lastError: null };
+  const result: DecodeAllResult<T> = { decoded: [], malformed: 0, skipped: 0, lastError: null, malformedAt: [] };
+  let index = -1;
   for (const record of records) {
+    index += 1;
     try {
       result.decoded.push(decoder(record.key, record.value));
     } catch (error) {
@@ -93,6 +95,7 @@ export function decodeAll<T>(records: Iterable<RawRecord>, decoder: RecordDecode
       } else {
         result.malformed += 1;
         result.lastError = error.reason;
+        result.malformedAt.push(index);
       }
     }
   }

@@ -92,6 +92,8 @@ export interface DecodeAllResult<T> {
   skipped: number;
   /** The reason of the last malformed record, or null. */
   lastError: string | null;
+  /** Input positions of the malformed records, ascending (the collector logs their offsets). */
+  malformedAt: number[];
 }
 
 /** A raw record as the collector hands it over (key and value bytes, either may be null). */

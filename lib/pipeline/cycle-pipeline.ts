@@ -2,11 +2,14 @@ import type { AlertService } from "@/lib/alerts/alert-service";
 import { readMetricsOptions } from "@/lib/alerts/metric-series";
 import { updateMetrics } from "@/lib/alerts/metrics";
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
+import { detectPostureRisks } from "@/lib/detect/posture-risks";
 import type { GapwatchConfig } from "@/lib/config";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "@/lib/store";
 import type { FlowTranslation } from "@/lib/translation";
+import { ContentAuditor, type RecordSampleReader } from "./content-audit";
 import { FlowTranslator, listTranslationSamples } from "./flow-translator";
+import { ProgressWindow } from "./progress-window";
 import type { ReadModel } from "./read-model";
 import { createTranslationFindingSource } from "./translation-findings";
 
@@ -21,17 +24,23 @@ const pruneEveryCycles = 60;
  */
 export class CyclePipeline {
   private readonly translator = new FlowTranslator();
+  private readonly progress: ProgressWindow;
   private readonly translationFindings: ReturnType<typeof createTranslationFindingSource>;
   private readonly metricsOptions: ReturnType<typeof readMetricsOptions>;
   private latestModel: ReadModel | null = null;
+  private readonly auditor: ContentAuditor | null;
 
+  /** `samples`: reads records for the content audit (the collector); without it, or with audit.enabled false, no audit. */
   constructor(
     private readonly config: GapwatchConfig,
     private readonly store: Store,
     private readonly alerts: AlertService,
+    samples: RecordSampleReader | null = null,
   ) {
+    this.auditor = samples !== null && config.audit.enabled ? new ContentAuditor(config.audit, config.pollIntervalSeconds, samples) : null;
     this.translationFindings = createTranslationFindingSource(store);
     this.metricsOptions = readMetricsOptions(config);
+    this.progress = new ProgressWindow(config.thresholds.catchUpWindowMs);
   }
 
   /** The read model of the latest cycle, or null before the first one. */
@@ -40,14 +49,32 @@ export class CyclePipeline {
   }
 
   /** Runs the cycle's steps; a failing step is logged and the others still run (a store error never hides alerts). */
-  processCycle(current: Snapshot, previous: Snapshot | null, history: CollectorHistory): ReadModel {
+  async processCycle(current: Snapshot, previous: Snapshot | null, history: CollectorHistory): Promise<ReadModel> {
     const now = current.takenAt;
     const { translations, errors } = this.translate(current, history);
-    const findings = this.translationFindings(translations, now, this.config.thresholds);
-    const { alerts, risks } = this.alerts.processCycle({ current, previous, history, extraFindings: findings });
-    this.record(current, translations);
+    const findings = [...(await this.translationFindings(translations, now, this.config.thresholds)), ...detectPostureRisks(current, now), ...(this.auditor?.findings() ?? [])];
+    const { alerts, risks } = await this.alerts.processCycle({ current, previous, history, extraFindings: findings });
+    await this.record(current, translations);
     updateMetrics(current, alerts, risks, this.metricsOptions);
-    this.latestModel = Object.freeze({ snapshot: current, history, translations, translationErrors: errors, alerts, risks, builtAt: Date.now() });
+    const progress = this.progress.record(current);
+    this.latestModel = Object.freeze({ snapshot: current, history, translations, translationErrors: errors, alerts, risks, progress, audit: this.auditor?.views(now) ?? new Map(), builtAt: Date.now() });
+    return this.latestModel;
+  }
+
+  /**
+   * processCycle, then the content audit of the same snapshot, which reads both clusters (so it runs here, between
+   * the collector's cycles). It sees this cycle's alerts (the focus offsets, and what explains a mismatch); its
+   * AUDIT_MISMATCH findings join the next cycle's alerts, its counters this cycle's read model.
+   */
+  async runCycle(current: Snapshot, previous: Snapshot | null, history: CollectorHistory): Promise<ReadModel> {
+    const model = await this.processCycle(current, previous, history);
+    if (this.auditor === null) return model;
+    try {
+      await this.auditor.auditCycle(current, history, model.alerts);
+    } catch (err) {
+      log.error({ err: err instanceof Error ? err.message : String(err) }, "the content audit failed this cycle");
+    }
+    this.latestModel = Object.freeze({ ...model, audit: this.auditor.views(current.takenAt) });
     return this.latestModel;
   }
 
@@ -62,11 +89,11 @@ export class CyclePipeline {
   }
 
   /** Writes the cycle's samples (partition offsets, translations) and prunes old history now and then. */
-  private record(snapshot: Snapshot, translations: ReadonlyMap<string, FlowTranslation>): void {
+  private async record(snapshot: Snapshot, translations: ReadonlyMap<string, FlowTranslation>): Promise<void> {
     try {
-      this.store.recordFlowSamples(snapshot.flows, snapshot.takenAt);
-      for (const [flow, translation] of translations) this.store.recordTranslationSamples(flow, listTranslationSamples(translation), snapshot.takenAt);
-      if (snapshot.cycle % pruneEveryCycles === 1) this.store.prune(snapshot.takenAt);
+      await this.store.recordFlowSamples(snapshot.flows, snapshot.takenAt);
+      for (const [flow, translation] of translations) await this.store.recordTranslationSamples(flow, listTranslationSamples(translation), snapshot.takenAt);
+      if (snapshot.cycle % pruneEveryCycles === 1) await this.store.prune(snapshot.takenAt);
     } catch (err) {
       log.error({ err: err instanceof Error ? err.message : String(err) }, "writing the cycle to the store failed");
     }

@@ -1,6 +1,8 @@
 import type { AlertRecord, RiskRecord } from "@/lib/alerts/types";
+import type { FlowAuditView } from "@/lib/audit";
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import type { FlowTranslation } from "@/lib/translation";
+import type { ProgressReading } from "./progress-window";
 
 /**
  * What one cycle leaves for the pages and the API: the snapshot, and everything the pipeline computed from it
@@ -16,6 +18,10 @@ export interface ReadModel {
   translationErrors: ReadonlyMap<string, string>;
   alerts: readonly AlertRecord[];
   risks: readonly RiskRecord[];
+  /** MM2's positions and the source log ends now and at the start of the catch-up window (time to catch up). */
+  progress: ProgressReading;
+  /** The content audit per flow id (lib/audit), through this cycle's audit; a flow never audited is absent. */
+  audit: ReadonlyMap<string, FlowAuditView>;
   /** When the pipeline finished this cycle (the snapshot's own time is `snapshot.takenAt`). */
   builtAt: number;
 }

@@ -1,8 +1,9 @@
 import { type AlertService, createAlertService } from "@/lib/alerts/alert-service";
 import { Collector } from "@/lib/collector/collector";
-import { getConfig } from "@/lib/config";
+import { getConfig, type GapwatchConfig } from "@/lib/config";
+import { ConfigError } from "@/lib/errors";
 import { getLogger } from "@/lib/logger";
-import { createSqliteStore, resolveStorePath, type Store } from "@/lib/store";
+import { createPostgresStore, createSqliteStore, resolveStorePath, type Store } from "@/lib/store";
 import { CyclePipeline } from "./cycle-pipeline";
 
 interface Runtime {
@@ -21,16 +22,26 @@ const holder = globalThis as typeof globalThis & { __gapwatchRuntime?: Runtime }
 export function getRuntime(): Runtime {
   if (!holder.__gapwatchRuntime) {
     const config = getConfig();
-    const store = createSqliteStore(resolveStorePath(config.store.path));
+    const store = openStore(config.store);
     const collector = new Collector(config, store);
     const alerts = createAlertService(store, config);
-    const pipeline = new CyclePipeline(config, store, alerts);
-    collector.onCycle((current, previous, history) => {
-      pipeline.processCycle(current, previous, history);
+    const pipeline = new CyclePipeline(config, store, alerts, collector);
+    collector.onCycle(async (current, previous, history) => {
+      await pipeline.runCycle(current, previous, history);
     });
     holder.__gapwatchRuntime = { collector, store, alerts, pipeline };
   }
   return holder.__gapwatchRuntime;
+}
+
+/** The configured store: PostgreSQL (shared by several processes) or the SQLite file of this machine. */
+function openStore(config: GapwatchConfig["store"]): Store {
+  if (config.kind === "postgres") {
+    // The config schema requires a url for postgres; this guards the type, never a silent fall-back to SQLite.
+    if (config.url === undefined) throw new ConfigError("store kind postgres needs store.url");
+    return createPostgresStore(config.url);
+  }
+  return createSqliteStore(resolveStorePath(config.path));
 }
 
 /** Starts the collector loop with the server and stops it cleanly on SIGTERM/SIGINT. */
@@ -41,7 +52,7 @@ export function startRuntime(): void {
     getLogger("runtime").info({ signal }, "stopping");
     await runtime.collector.stop();
     runtime.alerts.stop();
-    runtime.store.close();
+    await runtime.store.close();
     process.exit(0);
   };
   process.once("SIGTERM", () => void stop("SIGTERM"));

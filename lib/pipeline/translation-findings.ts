@@ -23,10 +23,12 @@ const storedWatchSchema = z.object({
  */
 export function createTranslationFindingSource(
   store: Pick<Store, "getValue" | "setValue">,
-): (translations: ReadonlyMap<string, FlowTranslation>, now: number, thresholds: Thresholds) => Finding[] {
-  let watch = loadWatch(store);
+): (translations: ReadonlyMap<string, FlowTranslation>, now: number, thresholds: Thresholds) => Promise<Finding[]> {
+  // Read from the store by the first cycle (a failed read fails that cycle and is tried again by the next).
+  let watch: CheckpointWatch | null = null;
   let last: Finding[] = [];
-  return (translations, now, thresholds) => {
+  return async (translations, now, thresholds) => {
+    watch ??= await loadWatch(store);
     const limits = { replayRecords: thresholds.translationReplayRecords, checkpointStaleMs: thresholds.checkpointStaleMs };
     const findings: Finding[] = [];
     for (const ft of translations.values()) {
@@ -36,7 +38,10 @@ export function createTranslationFindingSource(
       produced.push(...stale.findings);
       findings.push(...produced, ...carryUnjudgedFindings(ft, last, produced));
     }
-    store.setValue(checkpointWatchKey, JSON.stringify({ version: 1, watch }));
+    // The watch stays in memory: a failed write is logged and the next cycle writes it again (a store error never hides alerts).
+    await store.setValue(checkpointWatchKey, JSON.stringify({ version: 1, watch })).catch((err: unknown) =>
+      log.error({ err: err instanceof Error ? err.message : String(err) }, "writing the checkpoint watch to the store failed"),
+    );
     last = findings;
     return findings;
   };
@@ -54,8 +59,8 @@ function carryUnjudgedFindings(ft: FlowTranslation, last: readonly Finding[], pr
 }
 
 /** The stored watch; a missing one is empty, an unreadable one is logged and started afresh. */
-function loadWatch(store: Pick<Store, "getValue">): CheckpointWatch {
-  const raw = store.getValue(checkpointWatchKey);
+async function loadWatch(store: Pick<Store, "getValue">): Promise<CheckpointWatch> {
+  const raw = await store.getValue(checkpointWatchKey);
   if (raw === null) return {};
   try {
     const parsed = storedWatchSchema.safeParse(JSON.parse(raw));

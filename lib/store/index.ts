@@ -9,32 +9,38 @@ import type { Store } from "./types";
 
 export type { PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
 export type { TranslationSample, TranslationSeriesPoint } from "./types";
+export { createPostgresStore } from "./postgres";
 
-/** The SQLite implementation of Store (better-sqlite3, WAL). The only place that runs SQL. */
+/**
+ * The SQLite implementation of Store (better-sqlite3, WAL). better-sqlite3 is synchronous: each call
+ * runs to completion when it is made, so calls apply in the order they are made.
+ */
 export function createSqliteStore(file: string): Store {
   const db = openDatabase(file);
   return {
-    recordFlowSamples: (flows, at) => recordFlowSamples(db, flows, at),
-    readPartitionHistory: (flow, topic, partition, from, to) => readPartitionHistory(db, flow, topic, partition, from, to),
-    readTopicLagSeries: (flow, from, to) => readTopicLagSeries(db, flow, from, to),
-    appendOffsetSyncs: (flow, topic, partition, syncs, at) => appendOffsetSyncs(db, flow, topic, partition, syncs, at),
-    loadOffsetSyncHistory: () => loadOffsetSyncHistory(db),
-    appendCheckpoints: (flow, checkpoints) => appendCheckpoints(db, flow, checkpoints),
-    readCheckpointHistory: (flow, group, topic, partition, limit) => readCheckpointHistory(db, flow, group, topic, partition, limit),
-    saveAlerts: (alerts) => saveAlerts(db, alerts),
-    loadAlerts: (filter) => loadAlerts(db, filter),
-    appendEvent: (event) => appendEvent(db, event),
-    listEvents: (from, to, limit) => listEvents(db, from, to, limit),
-    getValue: (name) => getValue(db, name),
-    setValue: (name, value) => setValue(db, name, value),
-    prune: (now) => {
+    recordFlowSamples: async (flows, at) => recordFlowSamples(db, flows, at),
+    readPartitionHistory: async (flow, topic, partition, from, to) => readPartitionHistory(db, flow, topic, partition, from, to),
+    readTopicLagSeries: async (flow, from, to) => readTopicLagSeries(db, flow, from, to),
+    appendOffsetSyncs: async (flow, topic, partition, syncs, at) => appendOffsetSyncs(db, flow, topic, partition, syncs, at),
+    loadOffsetSyncHistory: async () => loadOffsetSyncHistory(db),
+    appendCheckpoints: async (flow, checkpoints) => appendCheckpoints(db, flow, checkpoints),
+    readCheckpointHistory: async (flow, group, topic, partition, limit) => readCheckpointHistory(db, flow, group, topic, partition, limit),
+    saveAlerts: async (alerts) => saveAlerts(db, alerts),
+    loadAlerts: async (filter) => loadAlerts(db, filter),
+    appendEvent: async (event) => appendEvent(db, event),
+    listEvents: async (from, to, limit) => listEvents(db, from, to, limit),
+    getValue: async (name) => getValue(db, name),
+    setValue: async (name, value) => setValue(db, name, value),
+    prune: async (now) => {
       pruneSeries(db, now);
       pruneHistory(db, now);
       pruneTranslationSeries(db, now);
     },
-    close: () => db.close(),
-    recordTranslationSamples: (flow, samples, at) => recordTranslationSamples(db, flow, samples, at),
-    readTranslationSeries: (flow, group, from, to) => readTranslationSeries(db, flow, group, from, to),
+    close: async () => {
+      db.close();
+    },
+    recordTranslationSamples: async (flow, samples, at) => recordTranslationSamples(db, flow, samples, at),
+    readTranslationSeries: async (flow, group, from, to) => readTranslationSeries(db, flow, group, from, to),
   };
 }
 

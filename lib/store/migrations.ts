@@ -5,7 +5,8 @@
  * Sizes: `partition_samples` keeps one row per flow partition per cycle for the last hour (360
  * rows per partition at the default 10 s poll); `partition_minutes` one row per partition per
  * minute for 7 days (10,080 rows per partition). `offset_syncs` keeps up to 20,000 syncs per
- * partition (see syncs.ts); `events` 30 days.
+ * partition (see syncs.ts); `events` 30 days. `topic_minutes` (migration 3) one row per flow topic per minute for
+ * 7 days: the sparklines read it instead of summing every partition's minute rows.
  */
 export const migrations: { version: number; sql: string }[] = [
   {
@@ -64,6 +65,20 @@ export const migrations: { version: number; sql: string }[] = [
         PRIMARY KEY (flow, group_id, topic, partition, minute)
       ) WITHOUT ROWID;
       CREATE INDEX translation_minutes_minute ON translation_minutes (minute);
+    `,
+  },
+  {
+    // Per-topic lag per minute (series.ts), filled from the partition minutes already stored. TOTAL, not SUM:
+    // a float never overflows, so an absurd stored lag cannot stop the store from opening.
+    version: 3,
+    sql: `
+      CREATE TABLE topic_minutes (
+        flow TEXT NOT NULL, topic TEXT NOT NULL, minute INTEGER NOT NULL, lag INTEGER NOT NULL,
+        PRIMARY KEY (flow, minute, topic)
+      ) WITHOUT ROWID;
+      CREATE INDEX topic_minutes_minute ON topic_minutes (minute);
+      INSERT INTO topic_minutes (flow, topic, minute, lag)
+        SELECT flow, topic, minute, TOTAL(CAST(lag AS INTEGER)) FROM partition_minutes GROUP BY flow, topic, minute;
     `,
   },
 ];

@@ -66,27 +66,28 @@ export interface TranslationSeriesPoint extends TranslationSample {
 }
 
 /**
- * Everything Gapwatch persists. SQLite implements it today; the interface is what a shared
- * PostgreSQL store would implement when several collectors write (ARCHITECTURE.md, scale-out).
+ * Everything Gapwatch persists. Asynchronous so that SQLite (embedded, one machine) and PostgreSQL
+ * (shared by several processes, ARCHITECTURE.md scale-out) implement the same contract. One call's
+ * writes are one transaction; callers await a cycle's writes before the next cycle writes.
  */
 export interface Store {
-  recordFlowSamples(flows: readonly Flow[], at: number): void;
-  readPartitionHistory(flow: string, topic: string, partition: number, from: number, to: number): PartitionSample[];
-  readTopicLagSeries(flow: string, from: number, to: number): TopicLagPoint[];
-  appendOffsetSyncs(flow: string, topic: string, partition: number, syncs: readonly OffsetSyncPoint[], at: number): void;
-  loadOffsetSyncHistory(): Map<string, OffsetSyncPoint[]>;
-  appendCheckpoints(flow: string, checkpoints: readonly CheckpointPoint[]): void;
-  readCheckpointHistory(flow: string, group: string, topic: string, partition: number, limit: number): CheckpointPoint[];
-  saveAlerts<T extends StoredAlert>(alerts: readonly T[]): void;
-  loadAlerts<T extends StoredAlert>(filter?: { state?: string; type?: string; flow?: string }): T[];
-  appendEvent(event: Omit<StoredEvent, "id">): void;
-  listEvents(from: number, to: number, limit: number): StoredEvent[];
-  getValue(name: string): string | null;
-  setValue(name: string, value: string): void;
-  prune(now: number): void;
-  close(): void;
+  recordFlowSamples(flows: readonly Flow[], at: number): Promise<void>;
+  readPartitionHistory(flow: string, topic: string, partition: number, from: number, to: number): Promise<PartitionSample[]>;
+  readTopicLagSeries(flow: string, from: number, to: number): Promise<TopicLagPoint[]>;
+  appendOffsetSyncs(flow: string, topic: string, partition: number, syncs: readonly OffsetSyncPoint[], at: number): Promise<void>;
+  loadOffsetSyncHistory(): Promise<Map<string, OffsetSyncPoint[]>>;
+  appendCheckpoints(flow: string, checkpoints: readonly CheckpointPoint[]): Promise<void>;
+  readCheckpointHistory(flow: string, group: string, topic: string, partition: number, limit: number): Promise<CheckpointPoint[]>;
+  saveAlerts<T extends StoredAlert>(alerts: readonly T[]): Promise<void>;
+  loadAlerts<T extends StoredAlert>(filter?: { state?: string; type?: string; flow?: string }): Promise<T[]>;
+  appendEvent(event: Omit<StoredEvent, "id">): Promise<void>;
+  listEvents(from: number, to: number, limit: number): Promise<StoredEvent[]>;
+  getValue(name: string): Promise<string | null>;
+  setValue(name: string, value: string): Promise<void>;
+  prune(now: number): Promise<void>;
+  close(): Promise<void>;
   /** Writes one cycle's translation samples of a flow (raw, and rolled into that minute). */
-  recordTranslationSamples(flow: string, samples: readonly TranslationSample[], at: number): void;
+  recordTranslationSamples(flow: string, samples: readonly TranslationSample[], at: number): Promise<void>;
   /** A group's translation samples between `from` and `to`, per partition, oldest first. */
-  readTranslationSeries(flow: string, group: string, from: number, to: number): TranslationSeriesPoint[];
+  readTranslationSeries(flow: string, group: string, from: number, to: number): Promise<TranslationSeriesPoint[]>;
 }

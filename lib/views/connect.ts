@@ -2,6 +2,7 @@ import type { ConnectClusterSnapshot, Snapshot } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
 import type { ConnectEndpoint, Connector } from "@/lib/connect";
 import { BadRequestError, NotFoundError } from "@/lib/errors";
+import { redactConnectorConfig } from "./connector-config";
 import { filterRows, sortRows, takePage, type ListSpec, type PageRequest, type SortOrder } from "./pagination";
 
 /** Pill tone per Connect state: RUNNING ok, FAILED crit, PAUSED warn, UNASSIGNED/RESTARTING info. */
@@ -101,14 +102,9 @@ export function pageConnectClusters(snapshot: Snapshot, now: number, request: Pa
   const connect = snapshot.connect.map((c) => ({
     ...c,
     dataAgeMs: c.dataAt === null ? null : now - c.dataAt,
-    connectors: items.filter((e) => e.cluster === c).map(({ connector: { config, ...rest } }) => ({ ...rest, config: redactConfig(config) })),
+    connectors: items.filter((e) => e.cluster === c).map(({ connector: { config, ...rest } }) => ({ ...rest, config: redactConnectorConfig(config) })),
   }));
   return { connect, page };
-}
-
-/** Connector configs can hold credentials (sasl.jaas.config, passwords): never send them out. */
-function redactConfig(config: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(config).map(([k, v]) => [k, /password|secret|jaas|credential|token|key\.pem|keystore/i.test(k) ? "[redacted]" : v]));
 }
 
 /** The REST endpoint of a configured Connect cluster by name (404 naming the known ones). */

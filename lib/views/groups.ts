@@ -264,7 +264,7 @@ export type GroupPageData =
   | { kind: "ok"; takenAt: number; translation: FlowTranslation; group: GroupTranslation; plans: Record<FailoverModeName, FailoverPlan>; series: RereadChartSeries[] };
 
 /** Loads one group's page: rows, both plans, and the re-read vs lag series over [from, to]. */
-export function loadGroupPage(rawFlow: string, rawGroup: string, range: { from: number; to: number }): GroupPageData {
+export async function loadGroupPage(rawFlow: string, rawGroup: string, range: { from: number; to: number }): Promise<GroupPageData> {
   const page = loadGroupsPage(rawFlow);
   if (page.kind !== "ok") return page;
   const ft = page.translation;
@@ -273,13 +273,13 @@ export function loadGroupPage(rawFlow: string, rawGroup: string, range: { from: 
   const uncheckpointed = ft.uncheckpointedGroups.find((g) => g.group === groupId);
   if (uncheckpointed) return { kind: "uncheckpointed", takenAt: page.takenAt, translation: ft, group: uncheckpointed };
   if (!group) return { kind: "group-not-found", flow: ft.flow, group: groupId, known: ft.groups.map((g) => g.group), excluded: ft.excludedGroups.includes(groupId) };
-  return { kind: "ok", takenAt: page.takenAt, translation: ft, group, plans: buildBothPlans(ft.flow, group), series: shapeRereadSeries(readSeriesOrNothing(ft.flow, group.group, range)) };
+  return { kind: "ok", takenAt: page.takenAt, translation: ft, group, plans: buildBothPlans(ft.flow, group), series: shapeRereadSeries(await readSeriesOrNothing(ft.flow, group.group, range)) };
 }
 
 /** The chart is secondary: a failing series read is logged and shown as "no history" instead of failing the page. */
-function readSeriesOrNothing(flow: string, group: string, range: { from: number; to: number }): TranslationSeriesPoint[] {
+async function readSeriesOrNothing(flow: string, group: string, range: { from: number; to: number }): Promise<TranslationSeriesPoint[]> {
   try {
-    return getRuntime().store.readTranslationSeries(flow, group, range.from, range.to);
+    return await getRuntime().store.readTranslationSeries(flow, group, range.from, range.to);
   } catch (err) {
     getLogger("views.groups").warn({ err: err instanceof Error ? err.message : String(err), flow, group }, "reading the translation series failed");
     return [];

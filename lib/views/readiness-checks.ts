@@ -1,4 +1,5 @@
 import type { AlertRecord } from "@/lib/alerts/types";
+import type { FlowAuditView } from "@/lib/audit";
 import type { ClusterSnapshot, Flow, Snapshot, TopicConfigs } from "@/lib/collector/types";
 import { type Connector, ConnectorState } from "@/lib/connect/types";
 import type { Thresholds } from "@/lib/config/thresholds";
@@ -12,7 +13,7 @@ export type ReadinessStatus = "ok" | "degraded" | "not-ready" | "unknown";
 
 /** One readiness reason: what was checked, how it stands, and where its evidence is. */
 export interface ReadinessCheck {
-  id: "connectors" | "topics" | "configs" | "lag" | "alerts" | "groups" | "heartbeats";
+  id: "connectors" | "topics" | "configs" | "lag" | "alerts" | "groups" | "heartbeats" | "content";
   title: string;
   status: ReadinessStatus;
   /** One line an operator understands at 3 a.m. */
@@ -32,6 +33,8 @@ export interface ReadinessInput {
   /** The flow's recovery point objective (config `flows."<id>".rpoSeconds`, default thresholds.lagSeconds). */
   rpoSeconds: number;
   now: number;
+  /** The flow's content audit (lib/audit): null when none ran yet; absent when the caller has no audit (no content check). */
+  audit?: FlowAuditView | null;
 }
 
 const shownItems = 8;
@@ -124,7 +127,10 @@ function describeConnectorProblem(connector: Connector | undefined): string | nu
  */
 export function checkTopics({ snapshot, flow }: ReadinessInput): ReadinessCheck {
   const title = "Topics on the target";
-  if (flow.partitions.length === 0) return makeCheck("topics", title, "not-ready", `MM2's topic filter (${flow.topicsFilter}) matches no source topic`);
+  // Heartbeats topics are copied whatever the filter says: a filter that takes nothing else copies no data.
+  if (flow.partitions.length === 0 || flow.coverage?.matchedByFilter === 0) {
+    return makeCheck("topics", title, "not-ready", `MM2's topic filter (${flow.topicsFilter}) matches no source topic`, [{ text: "topic coverage", href: `${flowPath(flow.id)}#coverage` }]);
+  }
   const target = freshCluster(snapshot, flow.target);
   if (target === null) return makeCheck("topics", title, "unknown", `${flow.target} did not answer this cycle`);
   const counts = countPartitionsByTopic(flow);
@@ -310,4 +316,23 @@ export function checkHeartbeats({ flow, rpoSeconds }: ReadinessInput): Readiness
   }
   if (latency > rpoSeconds * 1000) return makeCheck("heartbeats", title, "degraded", `the newest heartbeat is ${formatAge(latency)} old: beyond the RPO`);
   return makeCheck("heartbeats", title, "ok", `the newest heartbeat is ${formatAge(latency)} old`);
+}
+
+/**
+ * The content audit's line: how many records' content was verified on the target over the last hour, and what did
+ * not match since start. Informational ("ok"): the audit adds proof to the other checks and never stands in for one;
+ * an unexplained mismatch raises AUDIT_MISMATCH (critical), which the alerts check already counts.
+ */
+export function checkContent({ flow, audit }: ReadinessInput): ReadinessCheck {
+  const title = "Record content";
+  if (!audit) return makeCheck("content", title, "ok", "no record content audited yet (audit disabled, or no copied record sampled yet)");
+  const t = audit.totals;
+  const problems = [[t.mismatched, "mismatched"], [t.missing, "missing on the target"], [t.duplicates, "held twice"], [t.foreign, "target records not from this source"]] as const;
+  const notes = problems.filter(([n]) => n > 0).map(([n, what]) => `${formatCount(n)} ${what}`);
+  const items = audit.problems.map((p) => ({
+    text: `${p.outcome}: ${p.topic}[${p.partition}] source ${p.sourceOffset ?? "—"} → target ${p.targetOffsets.join(", ")}`,
+    href: flowPath(flow.id, "topics", p.topic, p.partition),
+  }));
+  const message = `content verified for ${formatCount(audit.verifiedLastHour)} records over the last hour` + (notes.length > 0 ? `; since start ${notes.join(", ")}` : "");
+  return makeCheck("content", title, "ok", message, items);
 }

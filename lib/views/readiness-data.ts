@@ -36,6 +36,7 @@ export function readReadinessOf(model: ReadModel, flow: Flow): FlowReadiness {
     thresholds: config.thresholds,
     rpoSeconds: config.flows[flow.id]?.rpoSeconds ?? config.thresholds.lagSeconds,
     now: model.snapshot.takenAt,
+    audit: model.audit.get(flow.id) ?? null,
   });
   byFlow.set(flow.id, readiness);
   return readiness;

@@ -2,6 +2,7 @@ import { FindingType } from "@/lib/detect/types";
 import {
   checkAlerts,
   checkConnectors,
+  checkContent,
   checkGroups,
   checkHeartbeats,
   checkLag,
@@ -57,6 +58,7 @@ export function assessFlowReadiness(input: ReadinessInput): FlowReadiness {
     checkAlerts(input),
     checkGroups(input),
     checkHeartbeats(input),
+    ...(input.audit === undefined ? [] : [checkContent(input)]),
   ].sort((a, b) => statusRank[b.status] - statusRank[a.status]);
   const worst = checks[0]?.status ?? "ok";
   return {

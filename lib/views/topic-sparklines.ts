@@ -42,23 +42,23 @@ interface SparkState {
 const states = new Map<string, SparkState>();
 
 /** Per-topic lag sparklines of a flow over `rangeMs` up to the snapshot's time, at most 60 points each. */
-export function readTopicSparklines(
+export async function readTopicSparklines(
   store: Pick<Store, "readTopicLagSeries">,
   snapshot: Snapshot,
   flow: Flow,
   range: { key: string; ms: number },
-): ReadonlyMap<string, SparkPoint[]> {
+): Promise<ReadonlyMap<string, SparkPoint[]>> {
   const key = `${flow.id}\u0000${range.key}`;
   let state = states.get(key);
   if (state?.cycle !== snapshot.cycle || state.takenAt !== snapshot.takenAt) {
-    state = advance(store, state, snapshot, flow, range.ms);
+    state = await advance(store, state, snapshot, flow, range.ms);
     states.set(key, state);
   }
   state.shaped ??= shape(state, snapshot.takenAt - state.rangeMs);
   return state.shaped;
 }
 
-function advance(store: Pick<Store, "readTopicLagSeries">, state: SparkState | undefined, snapshot: Snapshot, flow: Flow, rangeMs: number): SparkState {
+async function advance(store: Pick<Store, "readTopicLagSeries">, state: SparkState | undefined, snapshot: Snapshot, flow: Flow, rangeMs: number): Promise<SparkState> {
   const to = snapshot.takenAt;
   const from = to - rangeMs;
   const minute = floorTo(to, minuteMs);
@@ -74,7 +74,7 @@ function advance(store: Pick<Store, "readTopicLagSeries">, state: SparkState | u
   // First use, or cycles this process did not see: read the minutes it may not know from the store.
   const known = state && step > 0 && state.open.minute >= from ? state : undefined;
   const settled = known ? dropBefore(known.settled, bucketMs, from) : new Map<number, Map<string, number>>();
-  for (const p of store.readTopicLagSeries(flow.id, known ? known.open.minute : from, to)) {
+  for (const p of await store.readTopicLagSeries(flow.id, known ? known.open.minute : from, to)) {
     // The newest minute is this cycle's own lags (the store's rows of it hold the same values).
     if (p.at < minute) settle(settled, bucketMs, p.at, p.topic, Number(p.lag));
   }

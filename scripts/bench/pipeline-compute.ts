@@ -4,7 +4,6 @@
 //   node_modules/.bin/tsx scripts/bench/pipeline-compute.ts --partitions 100000 --cycles 20
 //   node_modules/.bin/tsx scripts/bench/pipeline-compute.ts        # 10k, 100k, 1M, each in its own process
 // Used by `npm run bench` (phase 5). Not part of `npm test`.
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { buildFlow } from "@/lib/collector/flow-builder";
 import type { Snapshot } from "@/lib/collector/types";
@@ -13,12 +12,12 @@ import { repoRoot } from "@/lib/sandbox/paths";
 import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors, listWatchChanges, SyncModelCache, translateSnapshotFlow } from "@/lib/translation";
 import { parseFlags } from "../args";
 import { collectGarbage } from "./gc";
+import { resultPrefix, runResultChild } from "./result-child";
 import { readSnapshotFixture, sandboxFixturePath } from "./snapshot-fixture";
 import { type Distribution, round, summarize, toMiB } from "./stats";
 import { createSyntheticWorld, cycleMs } from "./synthetic-world";
 
 const flowId = "east->west";
-const resultPrefix = "RESULT ";
 /** Heap limit of the 1,000,000-partition child. */
 const millionHeapMiB = 12_288;
 
@@ -187,27 +186,11 @@ export async function runPipelineCompute(opts: { sizes: number[]; cycles: number
 }
 
 function runChild(partitions: number, cycles: number, warmup: number, log: (line: string) => void): Promise<ComputeSizeResult> {
-  const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx");
-  const args = [path.join(repoRoot, "scripts", "bench", "pipeline-compute.ts"), "--partitions", String(partitions), "--cycles", String(cycles), "--warmup", String(warmup), "--child"];
-  return new Promise((resolve, reject) => {
-    // 1,000,000 partitions hold about 8 GiB live (two snapshots, the detector memory, the sync models): past Node's default heap limit.
-    const heap = partitions >= 1_000_000 ? ` --max-old-space-size=${millionHeapMiB}` : "";
-    const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""}${heap}`.trim() };
-    const child = spawn(tsx, args, { cwd: repoRoot, env, stdio: ["ignore", "pipe", "inherit"] });
-    let result: ComputeSizeResult | null = null;
-    let buffered = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line.startsWith(resultPrefix)) result = JSON.parse(line.slice(resultPrefix.length)) as ComputeSizeResult;
-        else log(`  ${line}`);
-      }
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => (result && code === 0 ? resolve(result) : reject(new Error(`pipeline-compute at ${partitions} partitions exited with ${code}`))));
-  });
+  // 1,000,000 partitions hold about 8 GiB live (two snapshots, the detector memory, the sync models): past Node's default heap limit.
+  const heap = partitions >= 1_000_000 ? ` --max-old-space-size=${millionHeapMiB}` : "";
+  const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""}${heap}`.trim() };
+  const args = ["--partitions", String(partitions), "--cycles", String(cycles), "--warmup", String(warmup), "--child"];
+  return runResultChild<ComputeSizeResult>("pipeline-compute.ts", args, `pipeline-compute at ${partitions} partitions`, log, env);
 }
 
 /** The summary table of every size. */

@@ -10,6 +10,7 @@ import type { OurPollResult } from "./poll-cost";
 import type { RequestRow } from "./request-tally";
 import { round } from "./stats";
 import { type PipelineComputeReport, renderPipelineCompute } from "./pipeline-compute";
+import { type PipelineCycleReport, renderPipelineCycle } from "./pipeline-cycle";
 
 export interface PollSizeResult {
   /** Benchmark partitions on the source (the same number of remote ones on the target). */
@@ -38,6 +39,8 @@ export interface BenchReport {
   synthetic: PipelineComputeReport | null;
   /** Phase 6: Prometheus update and scrape per size (scripts/bench/metrics-scrape.ts). */
   metrics: ScrapeSizeResult[] | null;
+  /** Phase 7: the whole cycle pipeline with its store, synthetic (scripts/bench/pipeline-cycle.ts). */
+  cycle: PipelineCycleReport | null;
   errors: string[];
 }
 
@@ -56,6 +59,7 @@ export function createReport(): BenchReport {
     detection: null,
     synthetic: null,
     metrics: null,
+    cycle: null,
     errors: [],
   };
 }
@@ -133,6 +137,8 @@ export function renderReport(r: BenchReport): string {
   out.push(r.synthetic ? `${renderPipelineCompute(r.synthetic)}\n(scaled from ${r.synthetic.fixture})` : "(not run)");
   out.push("", "6. Prometheus at scale, synthetic (one flow in the sandbox's topic layout, 1% of partitions lagging; default metrics limits)");
   out.push(r.metrics ? renderMetricsScrape(r.metrics) : "(not run)");
+  out.push("", "7. Whole cycle pipeline, synthetic (phase 5's world; CyclePipeline.processCycle: translation, detectors, alerts, store writes, metrics; median/p95)");
+  out.push(r.cycle ? renderPipelineCycle(r.cycle) : "(not run)");
   if (r.errors.length) out.push("", `Errors: ${r.errors.join("; ")}`);
   return out.join("\n");
 }

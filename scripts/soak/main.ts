@@ -272,15 +272,15 @@ async function finishRun(report: SoakReport, expectations: Expectation[], res: R
   if (res.runtime !== null) {
     const runtime = res.runtime;
     await attempt("stopping the collector", () => runtime.collector.stop());
-    await attempt("matching alerts", () => {
-      const timeline = runtime.store.listEvents(0, Date.now() + 1, 1_000_000);
+    await attempt("matching alerts", async () => {
+      const timeline = await runtime.store.listEvents(0, Date.now() + 1, 1_000_000);
       const occurrences = listOccurrences(runtime.alerts.list({}), timeline);
       const result = matchAlerts(occurrences, expectations, whitelist, createFiringTest(timeline));
       report.alerts = result.occurrences;
       missed = result.missed.length;
     });
     runtime.alerts.stop();
-    runtime.store.close();
+    await runtime.store.close();
   }
   report.expectations = expectations;
   if (res.traffic !== null) {

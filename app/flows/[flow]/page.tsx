@@ -1,15 +1,25 @@
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { Suspense } from "react";
-import { FlowNotFound } from "@/components/flow/flow-not-found";
+import { ContentAuditCard } from "@/components/flow/content-audit-card";
+import { FlowRereadCard } from "@/components/flow/flow-reread-card";
 import { FlowSummaryCard } from "@/components/flow/flow-summary";
 import { NoDataYet } from "@/components/flow/no-data-yet";
 import { TopicTable } from "@/components/flow/topic-table";
 import { PageHeader } from "@/components/layout/page-header";
 import { TimeRangePicker } from "@/components/layout/time-range-picker";
+import { CatchUpLine } from "@/components/coverage/catch-up-line";
+import { CoverageCard } from "@/components/coverage/coverage-card";
 import { ReadinessPanel } from "@/components/readiness/readiness-panel";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { getRuntime } from "@/lib/pipeline/runtime";
+import { titleOfFlowPage } from "@/lib/views/page-titles";
+import { readFlowCatchUp } from "@/lib/views/catch-up";
+import { readAuditOf } from "@/lib/views/audit";
 import { readRequestTime } from "@/lib/views/clock";
+import { readFlowCoverage } from "@/lib/views/coverage";
+import { readFlowHealth } from "@/lib/views/flow-health";
+import { readFlowRereads } from "@/lib/views/flow-rereads";
 import { decodePathSegment, flowPath, lookupFlow, shapeFlowTopicRows } from "@/lib/views/flow-page";
 import { readFlowSummary, readFlowTopicRows } from "@/lib/views/flow-lists";
 import { readReadinessOf } from "@/lib/views/readiness-data";
@@ -22,7 +32,7 @@ export const dynamic = "force-dynamic";
 type Props = { params: Promise<{ flow: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  return { title: `Flow ${decodePathSegment((await params).flow)}` };
+  return { title: titleOfFlowPage(decodePathSegment((await params).flow)) };
 }
 
 /** One MM2 flow: can it fail over now, its summary, then its topics with lag sparklines over the selected range. */
@@ -46,19 +56,17 @@ export default async function FlowPage({ params, searchParams }: Props) {
   }
   const snapshot = model.snapshot;
   const lookup = lookupFlow(snapshot, rawFlow);
-  if (!lookup.found) {
-    return (
-      <>
-        <PageHeader title="Flow not found" updatedAt={snapshot.takenAt} now={now} />
-        <FlowNotFound id={lookup.id} known={lookup.known} />
-      </>
-    );
-  }
+  // Before anything suspends: a 404 status can only be sent before the page starts streaming.
+  if (!lookup.found) notFound();
   const flow = lookup.flow;
+  const summary = readFlowSummary(snapshot, flow);
+  const catchUp = readFlowCatchUp(model.progress, flow);
   // Everything below is computed once per cycle (flow-lists.ts, topic-sparklines.ts): a request shapes, it does not sum.
   const rangeMs = timeRanges[range.key].ms;
-  const sparks = readTopicSparklines(getRuntime().store, snapshot, flow, { key: range.key, ms: rangeMs });
+  const sparks = await readTopicSparklines(getRuntime().store, snapshot, flow, { key: range.key, ms: rangeMs });
   const rows = shapeFlowTopicRows(readFlowTopicRows(snapshot, flow), sparks);
+  const translation = model.translations.get(flow.id);
+  const rereads = translation ? await readFlowRereads(getRuntime().store, translation, range) : null;
   const bucketMinutes = sparkBucketMs(rangeMs) / 60_000;
   const topicHref = Object.fromEntries(rows.map((r) => [r.topic, `${flowPath(flow.id, "topics", r.topic)}?range=${range.key}`]));
   return (
@@ -67,7 +75,13 @@ export default async function FlowPage({ params, searchParams }: Props) {
         {picker}
       </PageHeader>
       <ReadinessPanel readiness={readReadinessOf(model, flow)} />
-      <FlowSummaryCard flow={readFlowSummary(snapshot, flow)} />
+      <FlowSummaryCard flow={summary} health={readFlowHealth(model, flow, summary)} />
+      <div className="mb-4">
+        <CatchUpLine estimate={catchUp} windowSeconds={catchUp.windowSeconds} />
+      </div>
+      <CoverageCard coverage={readFlowCoverage(snapshot, flow)} now={snapshot.takenAt} />
+      <FlowRereadCard flowId={flow.id} series={rereads} rangeLabel={range.label} spanMs={rangeMs} />
+      <ContentAuditCard page={readAuditOf(model, flow.id)} />
       <Card>
         <CardHeader>
           <CardTitle>Topics</CardTitle>

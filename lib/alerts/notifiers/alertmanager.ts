@@ -37,13 +37,18 @@ export function buildAlertLabels(alert: AlertRecord): Record<string, string> {
   return { alertname: alert.type, severity: alert.severity, ...Object.fromEntries(present), gapwatch_key: alert.key };
 }
 
+/** Alertmanager annotations of an alert: its summary, and its evidence as `name=value, …`. */
+export function buildAlertAnnotations(alert: AlertRecord): { summary: string; description: string } {
+  const evidence = Object.entries(alert.evidence).map(([name, value]) => `${name}=${value}`);
+  return { summary: alert.summary, description: evidence.join(", ") };
+}
+
 function toAlertmanagerAlert(alert: AlertRecord, context: PayloadContext) {
   const labels = buildAlertLabels(alert);
-  const evidence = Object.entries(alert.evidence).map(([name, value]) => `${name}=${value}`);
   return {
     status: alert.state,
     labels,
-    annotations: { summary: alert.summary, description: evidence.join(", ") },
+    annotations: buildAlertAnnotations(alert),
     startsAt: new Date(alert.firstSeen).toISOString(),
     endsAt: alert.resolvedAt === null ? ZERO_TIME : new Date(alert.resolvedAt).toISOString(),
     generatorURL: context.externalUrl === null ? "" : `${context.externalUrl}/alerts/${alert.id}`,

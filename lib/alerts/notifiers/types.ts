@@ -11,6 +11,8 @@ export const NotifierKind = {
   SLACK: "slack",
   /** What Alertmanager's webhook_config sends (version "4"), for receivers that already speak it. */
   ALERTMANAGER: "alertmanager",
+  /** Alertmanager's own API (`POST <alertmanager>/api/v2/alerts`), as Prometheus delivers; firing alerts are re-sent. */
+  ALERTMANAGER_API: "alertmanager-api",
 } as const;
 export type NotifierKindName = (typeof NotifierKind)[keyof typeof NotifierKind];
 
@@ -30,6 +32,8 @@ export interface PayloadContext {
   externalUrl: string | null;
   /** When the payload is built (epoch ms). */
   sentAt: number;
+  /** Alertmanager API: the endsAt of a firing alert (epoch ms), unless it is re-sent before then. */
+  firingEndsAt: number;
 }
 
 /** Builds the JSON body for one batch of transitions. */

@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { saveScreenshot, timePageLoad } from "../support/screenshots";
 import { sandboxFlowPath } from "../flow/wait-hydrated";
 
-const checks = ["connectors", "topics", "configs", "lag", "alerts", "groups", "heartbeats"];
+const checks = ["connectors", "topics", "configs", "lag", "alerts", "groups", "heartbeats", "content"];
 const verdicts = ["ready", "degraded", "not-ready", "unknown"];
 
 test("the overview and the flow page answer 'can we fail over now?' with the verdict, each check and its cost", async ({ page }) => {

@@ -40,7 +40,7 @@ async function produce(topic: string, counts: number[]): Promise<void> {
 
 afterAll(async () => {
   await runtime.collector.stop();
-  runtime.store.close();
+  await runtime.store.close();
 });
 
 describe("the collector's flow model matches Kafka to the offset", () => {

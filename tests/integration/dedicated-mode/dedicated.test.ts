@@ -68,7 +68,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.collector.stop();
   runtime?.alerts.stop();
-  runtime?.store.close();
+  await runtime?.store.close();
   if (mm2) await stopDedicatedMm2(mm2);
 });
 

@@ -41,7 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime.collector.stop();
   runtime.alerts.stop();
-  runtime.store.close();
+  await runtime.store.close();
 });
 
 describe("faults injected in the sandbox raise exactly the expected alert with exact evidence", () => {

@@ -89,7 +89,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime.collector.stop();
   runtime.alerts.stop();
-  runtime.store.close();
+  await runtime.store.close();
 });
 
 describe("aborted transactions on a source topic, MM2 reading uncommitted", () => {
@@ -112,7 +112,7 @@ describe("aborted transactions on a source topic, MM2 reading uncommitted", () =
     expect([ledger.readFrom, ledger.cursor, ledger.logEnd]).toEqual([0n, 20n, 20n]);
     expect(alertsOn().map((a) => a.type)).toEqual(["ABORTED_RECORDS_COPIED"]);
     // Persisted in the store every cycle: a restart continues from the cursor with the aborted ranges it knew.
-    const stored = parseLedgers(runtime.store.getValue("transaction-ledger")).ledgers.filter((l) => l.topic === topic).sort((a, b) => a.partition - b.partition);
+    const stored = parseLedgers(await runtime.store.getValue("transaction-ledger")).ledgers.filter((l) => l.topic === topic).sort((a, b) => a.partition - b.partition);
     expect(stored.map((l) => [l.partition, l.cursor, l.aborted.map((a) => `${a.first}-${a.last}`).join(",")])).toEqual([
       [0, 20n, "6-8,17-18"],
       [1, 19n, "6-8,16-17"],

@@ -49,7 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime.collector.stop();
   runtime.alerts.stop();
-  runtime.store.close();
+  await runtime.store.close();
 });
 
 describe("a second writer on a target topic", () => {

@@ -83,7 +83,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime.collector.stop();
   runtime.alerts.stop();
-  runtime.store.close();
+  await runtime.store.close();
 });
 
 describe("MM2's topic filter narrowed, the topic purged, the filter widened", () => {

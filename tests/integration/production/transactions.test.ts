@@ -67,7 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime.collector.stop();
   runtime.alerts.stop();
-  runtime.store.close();
+  await runtime.store.close();
 });
 
 describe("a transactional topic, then idle", () => {

@@ -90,7 +90,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.collector.stop();
   runtime?.alerts.stop();
-  runtime?.store.close();
+  await runtime?.store.close();
   if (state) for (const name of Object.values(names)) await deleteConnector(endpoint(), name).catch(() => undefined);
   if (cluster) await stopMultiBrokerCluster(cluster);
 });
@@ -100,7 +100,12 @@ describe("a 3-broker source cluster loses a broker and gets it back", () => {
     const snapshot = await runtime.collector.runCycle();
     expect(northOf(snapshot).brokers.map((b) => b.nodeId)).toEqual([1, 2, 3]);
     expect(firingKeys()).toEqual([]);
-    expect(northRisks().map((r) => [r.key, r.evidence.topicNames])).toEqual([[`UNCLEAN_ELECTION_ENABLED|${alias}`, "ledger"]]);
+    // Posture: `pairs` (2 replicas) keeps the broker's min.insync.replicas=1, `solo` has one replica.
+    expect(northRisks().map((r) => [r.key, r.evidence.topicNames])).toEqual([
+      [`MIN_INSYNC_REPLICAS_ONE|${alias}`, "pairs"],
+      [`REPLICATION_FACTOR_ONE|${alias}`, "solo"],
+      [`UNCLEAN_ELECTION_ENABLED|${alias}`, "ledger"],
+    ]);
   });
 
   it("SIGKILL of broker 3: while metadata still names it leader, only its partitions are unknown", async () => {
@@ -220,7 +225,7 @@ describe("a 3-broker source cluster loses a broker and gets it back", () => {
     // The outage's alerts resolve once their findings have been absent for the reconciler's one
     // minute of hysteresis (resolveAfterMs); nothing else fires meanwhile.
     await cycleUntil(() => firingKeys().length === 0, "the outage's alerts resolved", 90_000);
-    expect(northRisks().map((r) => r.key)).toEqual([`UNCLEAN_ELECTION_ENABLED|${alias}`]);
+    expect(northRisks().map((r) => r.key)).toEqual([`MIN_INSYNC_REPLICAS_ONE|${alias}`, `REPLICATION_FACTOR_ONE|${alias}`, `UNCLEAN_ELECTION_ENABLED|${alias}`]);
     const resolved = runtime.alerts.list({ state: "resolved" }).filter(isNorthAlert);
     expect(resolved.map((a) => a.key).sort()).toEqual(outageKeys);
     for (const a of resolved) expect([a.key, a.lastSeen < cleanAt]).toEqual([a.key, true]);

@@ -2,15 +2,18 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertRecord } from "@/lib/alerts/types";
-import type { PartitionState, Snapshot } from "@/lib/collector/types";
-import { readPartition, runKafkaTool } from "@/lib/sandbox/kafka-cli";
+import { type FlowPartition, flowPartitionKey, type PartitionState, type Snapshot } from "@/lib/collector/types";
+import { deleteConnector, getMirrorSourceOffsets, putConnectorConfig, stopConnector } from "@/lib/connect";
+import { requestConnect } from "@/lib/connect/client";
+import { type ConsoleRecord, readPartition, runKafkaTool } from "@/lib/sandbox/kafka-cli";
 import { classpathOf } from "@/lib/sandbox/jars";
 import { writeLogConfig } from "@/lib/sandbox/log-config";
+import { connectorNames, sourceConnectorConfig, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
 import { type MultiBrokerCluster, restartClusterBroker, startMultiBrokerCluster, stopClusterBroker, stopMultiBrokerCluster } from "@/lib/sandbox/multi-broker-cluster";
 import { sandboxDir } from "@/lib/sandbox/paths";
 import { sleep } from "@/lib/sandbox/processes";
 import { readSandboxState, type SandboxState } from "@/lib/sandbox/state";
-import { ensureTopics, sandboxKafka } from "@/lib/sandbox/topics";
+import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
 
 /**
@@ -28,9 +31,17 @@ import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/r
  * 50) while broker 2 returns as a follower (it truncates); cycle. The truth is read from record
  * contents: Kafka's ConsoleConsumer before, DumpLogSegments on broker 2's own segment after. Then a
  * clean (preferred) leader change back to broker 2 must stay quiet.
+ *
+ * MM2 copies `ledger` to the sandbox's west (`south.ledger`) all along: a MirrorSourceConnector
+ * `south -> west` on the shared Connect worker (its offset syncs on south, led by broker 3, which
+ * never stops), deleted with its positions and target topic at the end. Before the election it has
+ * copied 0–49; the target's records (ConsoleConsumer) say what it did after.
  */
 const alias = "south";
 const topic = "ledger";
+const targetTopic = `${alias}.${topic}`;
+const flowId = `${alias}->west`;
+const syncsTopic = "mm2-offset-syncs.west.internal";
 const firstBatch = 30;
 const acknowledgedAlone = 20;
 const refill = 40;
@@ -38,6 +49,8 @@ const refill = 40;
 let state: SandboxState;
 let cluster: MultiBrokerCluster | null = null;
 let runtime: ReturnType<typeof createSandboxRuntime>;
+const mm2Source = connectorNames(alias, "west").source;
+const endpoint = () => ({ url: state.connect.url, timeoutMs: 15_000 });
 
 beforeAll(async () => {
   state = readSandboxState();
@@ -54,16 +67,27 @@ beforeAll(async () => {
   report("3-broker cluster up", [`${((Date.now() - started) / 1000).toFixed(1)} s`]);
   await ensureTopics(cluster.bootstrap, [
     { topic, partitions: 1, replicaAssignment: [[2, 1]], configs: { "min.insync.replicas": "1", "unclean.leader.election.enable": "true" } },
+    // MM2's offset syncs led by broker 3, so that they stay writable and readable throughout.
+    { topic: syncsTopic, partitions: 1, replicaAssignment: [[3, 1, 2]], configs: { "cleanup.policy": "compact" } },
   ]);
+  // A crashed earlier run's connector, positions and target topic would make MM2 resume past 0.
+  await removeMm2Flow();
+  const flow = { source: { alias, bootstrap: cluster.bootstrap, replicationFactor: 3 }, target: { alias: "west", bootstrap: state.clusters.west!.bootstrap } };
+  await putConnectorConfig(endpoint(), mm2Source, sourceConnectorConfig(flow, { topics: topic }));
+  await waitForConnectorsRunning(endpoint(), [mm2Source]);
   await produce("a", 0, firstBatch);
   runtime = createSandboxRuntime({ ...state, clusters: { ...state.clusters, [alias]: { bootstrap: cluster.bootstrap } } }, 5);
-  await cycleUntil((s) => ledgerOf(s)?.logEnd === BigInt(firstBatch) && ledgerOf(s)?.isr.length === 2, "ledger written and fully replicated");
+  await cycleUntil(
+    (s) => ledgerOf(s)?.logEnd === BigInt(firstBatch) && ledgerOf(s)?.isr.length === 2 && copiedOf(s)?.targetLogEnd === BigInt(firstBatch),
+    "ledger written, fully replicated and copied to west",
+  );
 });
 
 afterAll(async () => {
   await runtime?.collector.stop();
   runtime?.alerts.stop();
-  runtime?.store.close();
+  await runtime?.store.close();
+  if (state) await removeMm2Flow();
   if (cluster) await stopMultiBrokerCluster(cluster);
 });
 
@@ -76,12 +100,17 @@ describe("an unclean leader election truncates acknowledged records (KAFKA-763)"
     await stopClusterBroker(cluster!, 1, "graceful");
     await waitForPartition((p) => p.leader === 2 && p.isr.join() === "2", "broker 1 out of the ISR");
     await produce("b", firstBatch, acknowledgedAlone);
-    const [seen, values] = await Promise.all([
-      cycleUntil((s) => ledgerOf(s)?.logEnd === BigInt(firstBatch + acknowledgedAlone), "the records acknowledged by broker 2 alone"),
-      readValues(0n, firstBatch + acknowledgedAlone),
-    ]);
+    const acknowledged = BigInt(firstBatch + acknowledgedAlone);
+    const seen = await cycleUntil(
+      (s) => ledgerOf(s)?.logEnd === acknowledged && copiedOf(s)?.mm2Position === acknowledged && copiedOf(s)?.targetLogEnd === acknowledged,
+      "the records acknowledged by broker 2 alone, copied by MM2",
+    );
+    const values = await readValues(0n, firstBatch + acknowledgedAlone);
+    const copiedBefore = await readTarget();
     epochBefore = ledgerOf(seen)!.leaderEpoch;
     before = values;
+    // MM2 has copied 0–49: west holds every value, b-30..b-49 included, at the same offsets.
+    expect(copiedBefore.map((r) => `${r.offset}:${r.value}`)).toEqual([...values].map(([offset, value]) => `${offset}:${value}`));
     // Before any loss: Kafka's DescribeTopicPartitions names no eligible leader replica (KIP-966)
     // besides leader 2, alone in the ISR, so losing broker 2 forces an unclean election.
     expect(ledgerOf(seen)!.eligibleLeaderReplicas).toEqual([]);
@@ -103,17 +132,33 @@ describe("an unclean leader election truncates acknowledged records (KAFKA-763)"
 
     // Kafka's truth: the values before (ConsoleConsumer) and broker 2's own log after (DumpLogSegments):
     // broker 2 wrote 0–49 as leader and now holds, at every offset, what leader 1 has.
-    const after = await dumpSegmentOf(2);
+    const [after] = await Promise.all([dumpSegmentOf(2), waitForCommits({ reader: 45, early: 20 })]);
+    // MM2 copies what the new leader holds until Connect stores its last copied offset 69 (either way).
+    await waitForMm2Offset(BigInt(firstBatch + refill - 1));
+    const target = await readTarget();
     expect(after.size).toBe(firstBatch + refill);
     const gone = [...before].filter(([offset, value]) => after.get(offset) !== value).map(([offset]) => offset);
     report("offsets whose record changed", [gone.map(String).join(",")]);
     expect(gone).toEqual(Array.from({ length: acknowledgedAlone }, (_, i) => BigInt(firstBatch + i)));
     expect([...after.values()].filter((v) => v.startsWith("b-"))).toEqual([]);
-    await waitForCommits({ reader: 45, early: 20 });
+    const onTarget = (label: string) => target.filter((r) => r.value.startsWith(`${label}-`));
+    const offsetsOf = (records: ConsoleRecord[]) => records.map((r) => r.offset);
+    report("west's south.ledger", [target.map((r) => `${r.offset}:${r.value}`).join(" ")]);
+    // What MM2 4.3.1 did (KIP-320: its consumer validated its position against the new leader's
+    // epoch end and rewound to the divergence point, 30): west keeps the lost b-30..b-49 and holds
+    // the new c-30..c-69 after them — both versions of offsets 30–49.
+    const lostCopies = onTarget("b");
+    const newCopies = onTarget("c");
+    expect(lostCopies.map((r) => r.value)).toEqual(gone.map((o) => `b-${o}`));
+    expect(newCopies.map((r) => r.value)).toEqual(Array.from({ length: refill }, (_, i) => `c-${firstBatch + i}`));
+    expect(target).toHaveLength(firstBatch + acknowledgedAlone + refill);
+    const reusedCopies = newCopies.slice(0, acknowledgedAlone);
 
     const snapshot = await runtime.collector.runCycle();
     const ledger = ledgerOf(snapshot)!;
     report("after the election", [JSON.stringify(ledger, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v))]);
+    const syncs = runtime.collector.history().offsetSyncs.get(flowPartitionKey(flowId, topic, 0)) ?? [];
+    report("MM2's offset syncs", [syncs.map((x) => `${x.upstream}->${x.downstream}`).join(" ")]);
     // The old rule alone would see nothing: the log end grew from 50 to 70.
     expect(ledger.logEnd).toBe(BigInt(firstBatch + refill));
     expect(ledger.previousEpochEnd).toEqual({ epoch: epochBefore, endOffset: gone[0] });
@@ -133,11 +178,25 @@ describe("an unclean leader election truncates acknowledged records (KAFKA-763)"
       // `early` committed 20, before the divergence point: it read nothing that is gone.
       groupsPastDivergence: "reader at 45 (no leader epoch)",
       groupsWithoutLeaderEpoch: 1,
+      // MM2's consequences, each compared with west's records above.
+      copiedByMm2: `${flowId}: ${describeOffsets(gone)}`,
+      copiedByMm2Count: String(acknowledgedAlone),
+      copiedLostOnTarget: `${flowId}: ${targetTopic} ${describeOffsets(offsetsOf(lostCopies))}`,
+      mm2AfterTruncation: `${flowId}: rewound to ${gone[0]}`,
+      reusedOffsetsCopied: `${flowId}: ${describeOffsets(gone)} as ${targetTopic} ${describeOffsets(offsetsOf(reusedCopies))}`,
+      reusedOffsetsCopiedCount: String(reusedCopies.length),
     });
+    expect(truncations[0]!.summary).toContain(
+      `; MM2 ${flowId} had already copied 20 of them (${describeOffsets(gone)}): only west still holds them, ` +
+        `as ${targetTopic} ${describeOffsets(offsetsOf(lostCopies))}; MM2 then went back to offset ${gone[0]} and copied the 20 new ` +
+        `records at offsets ${describeOffsets(gone)} too, as ${targetTopic} ${describeOffsets(offsetsOf(reusedCopies))}: ` +
+        `west holds both versions of offsets ${describeOffsets(gone)}`,
+    );
     report("finding", [truncations[0]!.summary]);
     const others = firing().filter((a) => !["UNCLEAN_TRUNCATION", "UNDER_REPLICATED", "NO_CLEAN_SUCCESSOR"].includes(a.type));
     expect(others.map((a) => a.key)).toEqual([]);
-  });
+    // Three broker restarts and four Kafka tool JVMs: on a loaded 2-core machine, past the default 180 s.
+  }, 360_000);
 
   it("a clean (preferred) leader change afterwards stays quiet", async () => {
     const start = ledgerOf(await runtime.collector.runCycle())!;
@@ -251,9 +310,23 @@ async function waitForCommits(offsets: Record<string, number>, timeoutMs = 30_00
 
 /** Offset → value of partition 0, read with Kafka's ConsoleConsumer. */
 async function readValues(from: bigint, count: number): Promise<Map<bigint, string>> {
-  const records = await readPartition(state, cluster!.bootstrap, topic, 0, from, count);
-  expect(records).toHaveLength(count);
+  const records = await readAll(cluster!.bootstrap, topic, from, count);
   return new Map(records.map((r) => [r.offset, r.value]));
+}
+
+/**
+ * `count` records from `from` with ConsoleConsumer. On a loaded machine its 8 s idle timeout can
+ * pass before the first fetch answers (seen: 0 records at load 19): read again, up to a deadline.
+ */
+async function readAll(bootstrap: string, name: string, from: bigint, count: number, timeoutMs = 90_000): Promise<ConsoleRecord[]> {
+  const deadline = Date.now() + timeoutMs;
+  let records = await readPartition(state, bootstrap, name, 0, from, count);
+  while (records.length < count && Date.now() < deadline) {
+    report(`ConsoleConsumer read ${records.length} of ${count} records of ${name}`, ["again"]);
+    records = await readPartition(state, bootstrap, name, 0, from, count);
+  }
+  expect(records).toHaveLength(count);
+  return records;
 }
 
 /** Offset → value of broker `nodeId`'s own first segment of partition 0 (DumpLogSegments). */
@@ -265,12 +338,67 @@ async function dumpSegmentOf(nodeId: number): Promise<Map<bigint, string>> {
   return values;
 }
 
+/** Every record of west's copy `south.ledger` (ConsoleConsumer), up to its log end. */
+async function readTarget(): Promise<ConsoleRecord[]> {
+  const west = state.clusters.west!.bootstrap;
+  const end = (await fetchLogEnds(west, targetTopic)).get(0)!.high;
+  return readAll(west, targetTopic, 0n, Number(end));
+}
+
+/** Waits until Connect stores `last` as MM2's last copied offset of ledger/0 (flushed every 5 s). */
+async function waitForMm2Offset(last: bigint, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let seen = "";
+  while (Date.now() < deadline) {
+    const offsets = await getMirrorSourceOffsets(endpoint(), mm2Source).catch((err: unknown) => String(err));
+    const stored = typeof offsets === "string" ? undefined : offsets.find((o) => o.cluster === alias && o.topic === topic && o.partition === 0);
+    if (stored?.offset === last) return;
+    seen = typeof offsets === "string" ? offsets : String(stored?.offset);
+    await sleep(500);
+  }
+  throw new Error(`timed out waiting for MM2's stored offset ${last}: ${seen}`);
+}
+
+/**
+ * Removes the south -> west flow: the connector stopped, its stored positions deleted (Connect
+ * keeps a deleted connector's offsets, KIP-875), the connector and west's `south.ledger` deleted.
+ */
+async function removeMm2Flow(): Promise<void> {
+  const present = await getMirrorSourceOffsets(endpoint(), mm2Source).then(() => true, () => false);
+  if (present) {
+    await stopConnector(endpoint(), mm2Source);
+    // DELETE …/offsets answers 409 until the tasks have stopped.
+    const deadline = Date.now() + 30_000;
+    while (await requestConnect(endpoint(), "DELETE", `/connectors/${mm2Source}/offsets`).then(() => false, () => Date.now() < deadline)) await sleep(1000);
+    await deleteConnector(endpoint(), mm2Source);
+  }
+  const admin = sandboxKafka(state.clusters.west!.bootstrap, "gapwatch-unclean-election-admin").admin();
+  await admin.connect();
+  try {
+    if ((await admin.listTopics()).includes(targetTopic)) await admin.deleteTopics({ topics: [targetTopic], timeout: 30_000 });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** `30–49` for consecutive offsets, as Gapwatch prints ranges. */
+function describeOffsets(offsets: readonly bigint[]): string {
+  const first = offsets[0]!;
+  const last = offsets[offsets.length - 1]!;
+  expect(last - first + 1n).toBe(BigInt(offsets.length));
+  return `${first}–${last}`;
+}
+
+function copiedOf(snapshot: Snapshot): FlowPartition | undefined {
+  return snapshot.flows.find((f) => f.id === flowId)?.partitions.find((p) => p.topic === topic && p.partition === 0);
+}
+
 function ledgerOf(snapshot: Snapshot): PartitionState | undefined {
   return snapshot.clusters.find((c) => c.alias === alias)?.topics.find((t) => t.name === topic)?.partitions[0];
 }
 
 function firing(): AlertRecord[] {
-  return runtime.alerts.list({ state: "firing" }).filter((a) => a.cluster === alias);
+  return runtime.alerts.list({ state: "firing" }).filter((a) => a.cluster === alias || a.flow === flowId || (a.topic ?? "").startsWith(`${alias}.`));
 }
 
 const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000) =>

@@ -68,7 +68,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await workload?.stop();
   await runtime.collector.stop();
-  runtime.store.close();
+  await runtime.store.close();
 });
 
 describe("offset translation against real MirrorMaker 2", () => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { AlertRecord, RiskRecord } from "@/lib/alerts/types";
 import type { FlowPartition, Snapshot } from "@/lib/collector/types";
+import { ProgressWindow } from "@/lib/pipeline/progress-window";
 import type { PartitionSample } from "@/lib/store";
 import { makeCluster, makeConnect, makeConnector, makeFlow, makeFlowPartition, makeSnapshot, makeTopic, T0 } from "../detect/fixtures";
 
@@ -14,7 +15,19 @@ const runtime = vi.hoisted(() => ({
 
 vi.mock("@/lib/pipeline/runtime", () => ({
   getRuntime: () => ({
-    pipeline: { latest: () => (runtime.snapshot === null ? null : { snapshot: runtime.snapshot, translations: new Map(), translationErrors: new Map() }) },
+    pipeline: {
+      latest: () =>
+        runtime.snapshot === null
+          ? null
+          : {
+              snapshot: runtime.snapshot,
+              translations: new Map(),
+              translationErrors: new Map(),
+              // The pipeline's first cycle: no reference sample yet, so time to catch up is unknown.
+              progress: new ProgressWindow(300_000).record(runtime.snapshot),
+              audit: new Map(),
+            },
+    },
     alerts: { list: () => runtime.alerts, risks: () => runtime.risks },
     store: { readPartitionHistory: () => runtime.history },
   }),
@@ -240,5 +253,27 @@ describe("the other list routes", () => {
     expect(first.body.page).toMatchObject({ limit: 2, sort: "at", total: 3, matched: 3 });
     const next = await call(getHistory, `${path}&cursor=${first.body.page.nextCursor}`, params);
     expect((next.body.samples as { at: number; sourceLogEnd: string }[]).map((s) => [s.at, s.sourceLogEnd])).toEqual([[T0 + 20_000, "102"]]);
+  });
+
+  it("GET …/history answers 404 naming what exists for an unknown flow, topic or partition with no samples", async () => {
+    const partitions = [0, 1, 2, 5].map((partition) => makeFlowPartition({ partition }));
+    runtime.snapshot = makeSnapshot({ flows: [makeFlow({ partitions })] });
+    runtime.history = [];
+    const get = (flow: string, topic: string, partition: string) =>
+      call(getHistory, `/api/flows/${encodeURIComponent(flow)}/partitions/${topic}/${partition}/history`, { flow: encodeURIComponent(flow), topic, partition });
+    const noFlow = await get("north->west", "orders", "2");
+    expect([noFlow.status, noFlow.body.error]).toEqual([404, 'no MM2 flow "north->west"; known flows: east->west']);
+    const noTopic = await get("east->west", "ledger", "0");
+    expect([noTopic.status, noTopic.body.error]).toEqual([404, 'flow east->west replicates no topic "ledger" (use the source topic\'s name); its topics: orders']);
+    const noPartition = await get("east->west", "orders", "3");
+    expect([noPartition.status, noPartition.body.error]).toEqual([404, 'topic orders of flow east->west has no replicated partition "3"; it has partitions 0–2, 5']);
+    // A bad partition number stays a 400 that says what to fix.
+    const bad = await get("east->west", "orders", "x");
+    expect([bad.status, bad.body.error]).toEqual([400, 'partition must be a non-negative integer, got "x"']);
+    // A known partition without samples yet is an empty page; a deleted topic's stored samples are still served.
+    expect((await get("east->west", "orders", "5")).status).toBe(200);
+    runtime.history = [{ at: T0, sourceLogStart: 0n, sourceLogEnd: 7n, mm2Position: 7n, targetLogEnd: 7n, lag: 0n }];
+    const deleted = await get("east->west", "ledger", "0");
+    expect([deleted.status, (deleted.body.samples as unknown[]).length]).toEqual([200, 1]);
   });
 });

@@ -7,7 +7,8 @@ const now = 1_800_000_000_000;
 describe("session tokens", () => {
   it("verifies a token it signed and reports when it expires (8 h later)", () => {
     const token = createSessionToken(secret, now);
-    expect(verifySessionToken(token, secret, now + 1000)).toEqual({ role: "admin", expiresAt: now + sessionLifetimeMs });
+    const nonce = token.split(".")[2];
+    expect(verifySessionToken(token, secret, now + 1000)).toEqual({ role: "admin", expiresAt: now + sessionLifetimeMs, sessionId: nonce });
     expect(sessionLifetimeMs).toBe(8 * 60 * 60 * 1000);
   });
 

@@ -189,9 +189,17 @@ describe("pollCluster: Kafka Streams and share groups", () => {
 });
 
 describe("reshapeTopicConfigs", () => {
-  it("parses the five configs DescribeConfigs returns, min.insync.replicas as a number (null when absent or not one)", () => {
-    const raw = { "retention.ms": "604800000", "retention.bytes": "-1", "cleanup.policy": "compact", "unclean.leader.election.enable": "true", "min.insync.replicas": "2" };
-    expect(reshapeTopicConfigs(raw)).toEqual({ retentionMs: 604_800_000n, retentionBytes: null, cleanupPolicy: "compact", uncleanLeaderElection: true, minInsyncReplicas: 2 });
+  it("parses the six configs DescribeConfigs returns, min.insync.replicas and max.message.bytes as numbers (null when absent or not one)", () => {
+    const raw = {
+      "retention.ms": "604800000",
+      "retention.bytes": "-1",
+      "cleanup.policy": "compact",
+      "unclean.leader.election.enable": "true",
+      "min.insync.replicas": "2",
+      "max.message.bytes": "1048588",
+    };
+    expect(reshapeTopicConfigs(raw)).toEqual({ retentionMs: 604_800_000n, retentionBytes: null, cleanupPolicy: "compact", uncleanLeaderElection: true, minInsyncReplicas: 2, maxMessageBytes: 1_048_588 });
     expect([reshapeTopicConfigs({}).minInsyncReplicas, reshapeTopicConfigs({ "min.insync.replicas": "two" }).minInsyncReplicas]).toEqual([null, null]);
+    expect([reshapeTopicConfigs({}).maxMessageBytes, reshapeTopicConfigs({ "max.message.bytes": "big" }).maxMessageBytes]).toEqual([null, null]);
   });
 });

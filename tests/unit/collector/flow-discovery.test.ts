@@ -107,6 +107,17 @@ describe("discoverFlows from Connect", () => {
     expect(flows[0]?.connectors).toEqual({ source: "mm2-source", sources: ["mm2-source"], checkpoint: "mm2-checkpoint", heartbeat: "mm2-heartbeat" });
     expect(flows[0]?.topicsFilter).toBe("orders|payments");
     expect(flows[0]?.groupsFilter).toBe("payments-.*");
+    // sync.group.offsets.enabled is off by default (MirrorCheckpointConfig).
+    expect(flows[0]?.syncGroupOffsets).toBe(false);
+  });
+
+  it("reads the checkpoint connector's sync.group.offsets.enabled", () => {
+    const connectors = [
+      makeConnector("mm2-source", `${MM2}MirrorSourceConnector`),
+      makeConnector("mm2-checkpoint", `${MM2}MirrorCheckpointConnector`, { "sync.group.offsets.enabled": "true" }),
+    ];
+    expect(discoverFlows([{ name: "connect-1", connectors }], noClusters).map((f) => f.syncGroupOffsets)).toEqual([true]);
+    expect(discoverFlows([{ name: "connect-1", connectors: connectors.slice(0, 1) }], noClusters).map((f) => f.syncGroupOffsets)).toEqual([undefined]);
   });
 
   it("joins a checkpoint connector that runs on another Connect cluster", () => {
@@ -375,10 +386,11 @@ describe("discoverFlows in dedicated mode, from MM2's config topics", () => {
         policy: { kind: "default", separator: "." },
         topicsFilter: ".*",
         topicFilters: [{ connector: "MirrorSourceConnector", topics: ".*", topicsExclude: ".*[\\-\\.]internal, .*\\.replica, __.*" }],
-        // The captured checkpoint connector: groups default, emit and refresh every 5 s.
+        // The captured checkpoint connector: groups default, emit and refresh every 5 s, target groups' offsets synced.
         groupsFilter: ".*",
         groupsExclude: "console-consumer-.*, connect-.*, __.*",
         checkpointTiming: { emitIntervalMs: 5000, refreshGroupsIntervalMs: 5000 },
+        syncGroupOffsets: true,
         warnings: [],
         offsetSyncs: { cluster: "east", topic: "mm2-offset-syncs.west.internal" },
         checkpointsTopic: "east.checkpoints.internal",

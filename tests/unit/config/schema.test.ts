@@ -91,6 +91,6 @@ describe("configSchema", () => {
   });
 
   it("keeps the store path", () => {
-    expect(configSchema.parse({ clusters, store: { path: "/var/lib/gapwatch.db" } }).store).toEqual({ path: "/var/lib/gapwatch.db" });
+    expect(configSchema.parse({ clusters, store: { path: "/var/lib/gapwatch.db" } }).store).toEqual({ kind: "sqlite", path: "/var/lib/gapwatch.db" });
   });
 });

@@ -148,13 +148,14 @@ describe("decodeAll", () => {
     expect(result.malformed).toBe(2);
     expect(result.skipped).toBe(0);
     expect(result.lastError).toBe("OffsetSync key is null");
+    expect(result.malformedAt).toEqual([1, 2]);
   });
 
   it("counts foreign records as skipped, not malformed", () => {
     const foreign = (): never => {
       throw new ForeignRecordError("another connector");
     };
-    expect(decodeAll([{ key: null, value: null }], foreign)).toEqual({ decoded: [], malformed: 0, skipped: 1, lastError: null });
+    expect(decodeAll([{ key: null, value: null }], foreign)).toEqual({ decoded: [], malformed: 0, skipped: 1, lastError: null, malformedAt: [] });
   });
 
   it("rethrows errors that are not MalformedRecordError, since they are bugs", () => {

@@ -33,21 +33,21 @@ function createPipeline(store: Store) {
   return { alerts, pipeline: new CyclePipeline(config, store, alerts) };
 }
 
-afterEach(() => {
-  for (const s of stores.splice(0)) s.close();
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
   dir = undefined as unknown as string;
 });
 
 describe("CyclePipeline", () => {
-  it("turns a purge into a firing DATA_LOSS in the read model, the store and the samples, in one cycle", () => {
+  it("turns a purge into a firing DATA_LOSS in the read model, the store and the samples, in one cycle", async () => {
     const store = openStore();
     const { pipeline } = createPipeline(store);
     expect(pipeline.latest()).toBeNull();
     const first = cycleWith(1, 1000n);
-    pipeline.processCycle(first, null, history);
+    await pipeline.processCycle(first, null, history);
     const second = cycleWith(2, 1700n);
-    const model = pipeline.processCycle(second, first, history);
+    const model = await pipeline.processCycle(second, first, history);
 
     expect(model.snapshot).toBe(second);
     expect(pipeline.latest()).toBe(model);
@@ -55,29 +55,29 @@ describe("CyclePipeline", () => {
     expect(model.alerts.map((a) => [a.type, a.state, a.evidence.firstLostOffset, a.evidence.lastLostOffset, a.evidence.lostCount])).toEqual([
       ["DATA_LOSS", "firing", "1200", "1699", "500"],
     ]);
-    expect(store.loadAlerts().map((a) => [a.type, a.state])).toEqual([["DATA_LOSS", "firing"]]);
-    expect(store.listEvents(0, T0 + 60_000, 10).map((e) => e.kind)).toEqual(["alert-fired"]);
-    const samples = store.readPartitionHistory("east->west", "orders", 2, 0, T0 + 60_000);
+    expect((await store.loadAlerts()).map((a) => [a.type, a.state])).toEqual([["DATA_LOSS", "firing"]]);
+    expect((await store.listEvents(0, T0 + 60_000, 10)).map((e) => e.kind)).toEqual(["alert-fired"]);
+    const samples = await store.readPartitionHistory("east->west", "orders", 2, 0, T0 + 60_000);
     expect(samples.map((s) => [s.at - T0, s.sourceLogStart, s.mm2Position])).toEqual([
       [0, 1000n, 1200n],
       [10_000, 1700n, 1200n],
     ]);
   });
 
-  it("continues after a restart on the same store: the alert stays firing and is not fired again", () => {
+  it("continues after a restart on the same store: the alert stays firing and is not fired again", async () => {
     const store = openStore();
     const before = createPipeline(store);
     const first = cycleWith(1, 1000n);
-    before.pipeline.processCycle(first, null, history);
+    await before.pipeline.processCycle(first, null, history);
     const second = cycleWith(2, 1700n);
-    before.pipeline.processCycle(second, first, history);
+    await before.pipeline.processCycle(second, first, history);
     before.alerts.stop();
 
     const after = createPipeline(store);
     const third = cycleWith(3, 1700n);
-    const model = after.pipeline.processCycle(third, null, history);
+    const model = await after.pipeline.processCycle(third, null, history);
     expect(model.alerts.map((a) => [a.type, a.state, a.evidence.lostCount])).toEqual([["DATA_LOSS", "firing", "500"]]);
-    expect(store.listEvents(0, T0 + 60_000, 10).map((e) => e.kind)).toEqual(["alert-fired"]);
+    expect((await store.listEvents(0, T0 + 60_000, 10)).map((e) => e.kind)).toEqual(["alert-fired"]);
     after.alerts.stop();
   });
 });

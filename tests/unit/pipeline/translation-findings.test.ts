@@ -29,15 +29,14 @@ function unknownAt(now: number): ReadonlyMap<string, FlowTranslation> {
 }
 
 /** Runs a finding source over the given times; returns the CHECKPOINT_STALE evidence owedForMs per call. */
-function runSource(store: Store, times: number[]): (number | null)[][] {
-  let latest = owedAt(times[0] ?? T0);
+async function runSource(store: Store, times: number[]): Promise<(number | null)[][]> {
   const source = createTranslationFindingSource(store);
-  return times.map((now) => {
-    latest = owedAt(now);
-    return source(latest, now, defaultThresholds)
-      .filter((f) => f.type === "CHECKPOINT_STALE")
-      .map((f) => (typeof f.evidence.owedForMs === "number" ? f.evidence.owedForMs : null));
-  });
+  const owed: (number | null)[][] = [];
+  for (const now of times) {
+    const findings = await source(owedAt(now), now, defaultThresholds);
+    owed.push(findings.filter((f) => f.type === "CHECKPOINT_STALE").map((f) => (typeof f.evidence.owedForMs === "number" ? f.evidence.owedForMs : null)));
+  }
+  return owed;
 }
 
 let dir: string;
@@ -48,8 +47,8 @@ beforeEach(() => {
   stores = [];
 });
 
-afterEach(() => {
-  for (const s of stores) s.close();
+afterEach(async () => {
+  for (const s of stores) await s.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -60,22 +59,22 @@ function openStore(): Store {
 }
 
 describe("the translation finding source keeps its checkpoint watch across restarts", () => {
-  it("after a restart the owed checkpoint is still owed since T0: the finding neither resolves nor starts over", () => {
+  it("after a restart the owed checkpoint is still owed since T0: the finding neither resolves nor starts over", async () => {
     const first = openStore();
-    expect(runSource(first, [T0, T0 + 100_000, T0 + 190_000])).toEqual([[], [], [190_000]]);
-    first.close();
+    expect(await runSource(first, [T0, T0 + 100_000, T0 + 190_000])).toEqual([[], [], [190_000]]);
+    await first.close();
     stores = [];
     // A new process: new store handle, new finding source, same database file.
-    expect(runSource(openStore(), [T0 + 200_000, T0 + 210_000])).toEqual([[200_000], [210_000]]);
+    expect(await runSource(openStore(), [T0 + 200_000, T0 + 210_000])).toEqual([[200_000], [210_000]]);
   });
 
-  it("starts afresh (and does not throw) on a stored watch that is corrupt or of another shape", () => {
+  it("starts afresh (and does not throw) on a stored watch that is corrupt or of another shape", async () => {
     const store = openStore();
-    store.setValue("checkpoint-watch", "{not json");
-    expect(runSource(store, [T0 + 200_000, T0 + 390_000])).toEqual([[], [190_000]]);
-    store.setValue("checkpoint-watch", JSON.stringify({ version: 2, watch: [] }));
-    expect(runSource(store, [T0 + 400_000])).toEqual([[]]);
-    expect(JSON.parse(store.getValue("checkpoint-watch") ?? "null")).toEqual({
+    await store.setValue("checkpoint-watch", "{not json");
+    expect(await runSource(store, [T0 + 200_000, T0 + 390_000])).toEqual([[], [190_000]]);
+    await store.setValue("checkpoint-watch", JSON.stringify({ version: 2, watch: [] }));
+    expect(await runSource(store, [T0 + 400_000])).toEqual([[]]);
+    expect(JSON.parse((await store.getValue("checkpoint-watch")) ?? "null")).toEqual({
       version: 1,
       watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 400_000 } },
     });
@@ -83,28 +82,28 @@ describe("the translation finding source keeps its checkpoint watch across resta
 });
 
 describe("a group whose offsets could not be read is not judged", () => {
-  it("keeps CHECKPOINT_STALE (same evidence, same clock) while the group is unknown, and judges again once read", () => {
+  it("keeps CHECKPOINT_STALE (same evidence, same clock) while the group is unknown, and judges again once read", async () => {
     const store = openStore();
     let latest = owedAt(T0);
     const source = createTranslationFindingSource(store);
-    const staleOwed = (now: number) => source(latest, now, defaultThresholds).filter((f) => f.type === "CHECKPOINT_STALE").map((f) => f.evidence.owedForMs);
-    expect(staleOwed(T0)).toEqual([]);
+    const staleOwed = async (now: number) => (await source(latest, now, defaultThresholds)).filter((f) => f.type === "CHECKPOINT_STALE").map((f) => f.evidence.owedForMs);
+    expect(await staleOwed(T0)).toEqual([]);
     latest = owedAt(T0 + 190_000);
-    expect(staleOwed(T0 + 190_000)).toEqual([190_000]);
+    expect(await staleOwed(T0 + 190_000)).toEqual([190_000]);
     latest = unknownAt(T0 + 200_000);
     expect(latest.get("east->west")!.groups[0]!.unknown).toBe("OffsetFetch: COORDINATOR_NOT_AVAILABLE (last read 200 s ago)");
     // Carried as last seen: neither resolved nor re-dated on data that was not read.
-    expect(staleOwed(T0 + 200_000)).toEqual([190_000]);
-    expect(staleOwed(T0 + 260_000)).toEqual([190_000]);
+    expect(await staleOwed(T0 + 200_000)).toEqual([190_000]);
+    expect(await staleOwed(T0 + 260_000)).toEqual([190_000]);
     latest = owedAt(T0 + 270_000);
     // Read again: the clock kept its start (T0), so the checkpoint is owed for 270 s.
-    expect(staleOwed(T0 + 270_000)).toEqual([270_000]);
+    expect(await staleOwed(T0 + 270_000)).toEqual([270_000]);
   });
 
-  it("raises nothing for a group that was never judged and is unknown now", () => {
+  it("raises nothing for a group that was never judged and is unknown now", async () => {
     const store = openStore();
     const latest = unknownAt(T0 + 500_000);
     const source = createTranslationFindingSource(store);
-    expect(source(latest, T0 + 500_000, defaultThresholds)).toEqual([]);
+    expect(await source(latest, T0 + 500_000, defaultThresholds)).toEqual([]);
   });
 });

@@ -20,17 +20,17 @@ beforeEach(() => {
   store = createSqliteStore(path.join(dir, "gapwatch.db"));
 });
 
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe("translation series in the store", () => {
-  it("reads back a group's samples per partition and time, int64 values exact", () => {
-    store.recordTranslationSamples(FLOW, [sample(1, 7n), sample(0, null, { translated: null, groupLag: 9007199254740993n })], T0);
-    store.recordTranslationSamples(FLOW, [sample(0, 3n)], T0 + 10_000);
-    store.recordTranslationSamples(FLOW, [sample(0, 9n, { group: "other" })], T0 + 10_000);
-    const series = store.readTranslationSeries(FLOW, "app", T0, T0 + MINUTE);
+  it("reads back a group's samples per partition and time, int64 values exact", async () => {
+    await store.recordTranslationSamples(FLOW, [sample(1, 7n), sample(0, null, { translated: null, groupLag: 9007199254740993n })], T0);
+    await store.recordTranslationSamples(FLOW, [sample(0, 3n)], T0 + 10_000);
+    await store.recordTranslationSamples(FLOW, [sample(0, 9n, { group: "other" })], T0 + 10_000);
+    const series = await store.readTranslationSeries(FLOW, "app", T0, T0 + MINUTE);
     expect(series.map((p) => [p.partition, p.at, p.reread, p.translated, p.groupLag])).toEqual([
       [0, T0, null, null, 9007199254740993n],
       [0, T0 + 10_000, 3n, 90n, 5n],
@@ -38,12 +38,12 @@ describe("translation series in the store", () => {
     ]);
   });
 
-  it("keeps per-minute rows after raw samples are pruned (last value of each minute)", () => {
-    store.recordTranslationSamples(FLOW, [sample(0, 1n)], T0);
-    store.recordTranslationSamples(FLOW, [sample(0, 2n)], T0 + 30_000);
-    store.recordTranslationSamples(FLOW, [sample(0, 3n)], T0 + 2 * HOUR);
-    store.prune(T0 + 2 * HOUR);
-    const series = store.readTranslationSeries(FLOW, "app", T0 - HOUR, T0 + 3 * HOUR);
+  it("keeps per-minute rows after raw samples are pruned (last value of each minute)", async () => {
+    await store.recordTranslationSamples(FLOW, [sample(0, 1n)], T0);
+    await store.recordTranslationSamples(FLOW, [sample(0, 2n)], T0 + 30_000);
+    await store.recordTranslationSamples(FLOW, [sample(0, 3n)], T0 + 2 * HOUR);
+    await store.prune(T0 + 2 * HOUR);
+    const series = await store.readTranslationSeries(FLOW, "app", T0 - HOUR, T0 + 3 * HOUR);
     expect(series.map((p) => [p.at, p.reread])).toEqual([
       [T0, 2n],
       [T0 + 2 * HOUR, 3n],

@@ -29,59 +29,59 @@ function sumsFromStore(points: readonly TopicLagPoint[]): Map<string, { at: numb
 }
 
 describe("readTopicSparklines", () => {
-  it("equals the store's per-minute sums, cycle after cycle, whether it sees every cycle or only some", () => {
+  it("equals the store's per-minute sums, cycle after cycle, whether it sees every cycle or only some", async () => {
     const store = createSqliteStore(path.join(dir, "every.db"));
     for (let cycle = 1; cycle <= 24; cycle++) {
       const snapshot = snapshotOf(cycle);
       const flow = snapshot.flows[0]!;
       // The pipeline writes a cycle's samples before it publishes the cycle.
-      store.recordFlowSamples(snapshot.flows, snapshot.takenAt);
-      const expected = sumsFromStore(store.readTopicLagSeries(flow.id, snapshot.takenAt - HOUR, snapshot.takenAt));
-      expect(readTopicSparklines(store, snapshot, flow, { key: "every", ms: HOUR }), `cycle ${cycle}`).toEqual(expected);
-      if (cycle % 5 === 0) expect(readTopicSparklines(store, snapshot, flow, { key: "some", ms: HOUR }), `cycle ${cycle}, seen every 5th`).toEqual(expected);
+      await store.recordFlowSamples(snapshot.flows, snapshot.takenAt);
+      const expected = sumsFromStore(await store.readTopicLagSeries(flow.id, snapshot.takenAt - HOUR, snapshot.takenAt));
+      expect(await readTopicSparklines(store, snapshot, flow, { key: "every", ms: HOUR }), `cycle ${cycle}`).toEqual(expected);
+      if (cycle % 5 === 0) expect(await readTopicSparklines(store, snapshot, flow, { key: "some", ms: HOUR }), `cycle ${cycle}, seen every 5th`).toEqual(expected);
     }
     // 24 cycles of 20 s: minutes 0–7 of the hour; orders at minute 7 (cycle 22–24, last 24: 240 + 0).
-    const last = readTopicSparklines(store, snapshotOf(24), snapshotOf(24).flows[0]!, { key: "every", ms: HOUR });
+    const last = await readTopicSparklines(store, snapshotOf(24), snapshotOf(24).flows[0]!, { key: "every", ms: HOUR });
     expect(last.get("orders")!.map((p) => p.lag)).toEqual([37, 60, 97, 120, 157, 180, 217, 240]);
-    store.close();
+    await store.close();
   });
 
-  it("reads the store once, then not at all while it sees every cycle, and from its newest minute after a skipped one", () => {
+  it("reads the store once, then not at all while it sees every cycle, and from its newest minute after a skipped one", async () => {
     const calls: [number, number][] = [];
     const store = {
-      readTopicLagSeries(_flow: string, from: number, to: number): TopicLagPoint[] {
+      readTopicLagSeries(_flow: string, from: number, to: number): Promise<TopicLagPoint[]> {
         calls.push([from - T0, to - T0]);
-        return [];
+        return Promise.resolve([]);
       },
     };
     const read = (cycle: number) => {
       const snapshot = snapshotOf(cycle, "north->south");
       return readTopicSparklines(store, snapshot, snapshot.flows[0]!, { key: "1h", ms: HOUR });
     };
-    read(1);
-    read(2);
-    read(3);
-    read(4);
+    await read(1);
+    await read(2);
+    await read(3);
+    await read(4);
     expect(calls).toEqual([[-HOUR, 0]]);
-    read(6); // cycle 5 was not seen: its minute (1) may hold a later value than cycle 4's
+    await read(6); // cycle 5 was not seen: its minute (1) may hold a later value than cycle 4's
     expect(calls).toEqual([
       [-HOUR, 0],
       [60_000, 100_000],
     ]);
     // Without the store's rows, each topic keeps what the cycles it saw said: minute 0 (cycle 3), minute 1 (cycle 6).
-    expect(read(6).get("orders")!.map((p) => [p.at - T0, p.lag])).toEqual([
+    expect((await read(6)).get("orders")!.map((p) => [p.at - T0, p.lag])).toEqual([
       [0, 37],
       [60_000, 60],
     ]);
   });
 
-  it("keeps at most 60 points, each the largest lag of its bucket, on long ranges", () => {
+  it("keeps at most 60 points, each the largest lag of its bucket, on long ranges", async () => {
     expect([15, 60, 360, 1440, 10_080].map((minutes) => sparkBucketMs(minutes * 60_000) / 60_000)).toEqual([1, 1, 6, 24, 168]);
     const sixHours = 6 * HOUR;
     const minutes: TopicLagPoint[] = Array.from({ length: 360 }, (_, m) => ({ topic: "orders", at: T0 - sixHours + m * 60_000, lag: m % 7 === 0 ? 1000 + m : m }));
-    const store = { readTopicLagSeries: (_flow: string, from: number) => minutes.filter((p) => p.at >= from) };
+    const store = { readTopicLagSeries: async (_flow: string, from: number) => minutes.filter((p) => p.at >= from) };
     const snapshot = snapshotOf(1, "west->east");
-    const points = readTopicSparklines(store, snapshot, snapshot.flows[0]!, { key: "6h", ms: sixHours }).get("orders")!;
+    const points = (await readTopicSparklines(store, snapshot, snapshot.flows[0]!, { key: "6h", ms: sixHours })).get("orders")!;
     expect(points).toHaveLength(61); // 60 six-minute buckets of history and the bucket of this cycle's minute
     // The bucket of minutes 0–5 holds minute 0 (1000); of 6–11 minute 7 (1007); of 354–359 minute 357 (1357).
     expect(points.slice(0, 2)).toEqual([

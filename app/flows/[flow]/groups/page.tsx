@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { FlowNotFound } from "@/components/flow/flow-not-found";
+import { notFound } from "next/navigation";
 import { NoDataYet } from "@/components/flow/no-data-yet";
 import { GroupsTable } from "@/components/groups/groups-table";
 import { UncheckpointedGroupsTable } from "@/components/groups/uncheckpointed-groups";
@@ -7,6 +7,7 @@ import { PageHeader } from "@/components/layout/page-header";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { TextLink } from "@/components/ui/text-link";
 import { formatCount } from "@/lib/format";
+import { titleOfFlowPage } from "@/lib/views/page-titles";
 import { readRequestTime } from "@/lib/views/clock";
 import { decodePathSegment, flowPath } from "@/lib/views/flow-page";
 import { loadGroupsPage } from "@/lib/views/groups";
@@ -17,7 +18,7 @@ type Props = { params: Promise<{ flow: string }> };
 
 /** The browser tab title. */
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  return { title: `Consumer groups · ${decodePathSegment((await params).flow)}` };
+  return { title: titleOfFlowPage(decodePathSegment((await params).flow), "Consumer groups") };
 }
 
 /** The flow's checkpointed consumer groups: what a failover now would replay, skip or leave untranslated. */
@@ -34,14 +35,8 @@ export default async function GroupsPage({ params }: Props) {
       </>
     );
   }
-  if (page.kind === "flow-not-found") {
-    return (
-      <>
-        <PageHeader title="Flow not found" updatedAt={null} now={now} />
-        <FlowNotFound id={page.id} known={page.known} />
-      </>
-    );
-  }
+  // Before anything suspends: a 404 status can only be sent before the page starts streaming.
+  if (page.kind === "flow-not-found") notFound();
   const t = page.translation;
   return (
     <>

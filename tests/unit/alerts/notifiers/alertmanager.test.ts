@@ -3,7 +3,7 @@ import { hashToHex } from "@/lib/alerts/alert-id";
 import { buildAlertLabels, buildAlertmanagerPayload } from "@/lib/alerts/notifiers/alertmanager";
 import { makeTransition, T } from "../helpers";
 
-const context = { receiver: "pager", externalUrl: "https://gapwatch.example.com", sentAt: T + 5_000 };
+const context = { receiver: "pager", externalUrl: "https://gapwatch.example.com", sentAt: T + 5_000, firingEndsAt: T + 245_000 };
 
 describe("buildAlertmanagerPayload", () => {
   it("has the shape of Alertmanager's webhook_config payload, version 4", () => {

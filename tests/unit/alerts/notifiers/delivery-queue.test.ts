@@ -52,7 +52,9 @@ describe("createNotifier", () => {
         { name: "hanging", kind: "webhook", url: hanging.url("/") },
         { name: "slack", kind: "slack", url: healthy.url("/services/x") },
       ],
+      // One try: a timeout is "down", which is otherwise retried for retryForMs.
       maxAttempts: 1,
+      retryForMs: 0,
       // Long enough that the healthy target is served before it even on a loaded CI machine.
       timeoutMs: 3000,
       logger: asLogger(logger),

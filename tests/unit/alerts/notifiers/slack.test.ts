@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildSlackPayload } from "@/lib/alerts/notifiers/slack";
 import { makeTransition, T } from "../helpers";
 
-const context = { receiver: "slack", externalUrl: "https://gapwatch.example.com", sentAt: T };
+const context = { receiver: "slack", externalUrl: "https://gapwatch.example.com", sentAt: T, firingEndsAt: T + 240_000 };
 
 describe("buildSlackPayload", () => {
   it("puts the one-line summary in text and a mrkdwn section per transition with a link", () => {

@@ -4,7 +4,7 @@ import { makeAlert, makeTransition, T } from "../helpers";
 
 describe("buildWebhookPayload", () => {
   it("carries every transition with its full alert record", () => {
-    expect(buildWebhookPayload([makeTransition("refired")], { receiver: "hook", externalUrl: null, sentAt: T })).toEqual({
+    expect(buildWebhookPayload([makeTransition("refired")], { receiver: "hook", externalUrl: null, sentAt: T, firingEndsAt: T + 240_000 })).toEqual({
       version: "1",
       source: "gapwatch",
       sentAt: "2025-01-15T03:00:00.000Z",

@@ -15,7 +15,7 @@ export async function POST(request: Request, ctx: { params: Promise<{ id: string
     requireAdmin(request);
     const { id } = await ctx.params;
     if (!/^[0-9a-f]{16}$/.test(id)) throw new BadRequestError(`alert id must be 16 hex digits, got "${id}"`);
-    const alert = getRuntime().alerts.acknowledge(id, "admin", Date.now());
+    const alert = await getRuntime().alerts.acknowledge(id, "admin", Date.now());
     if (!alert) throw new NotFoundError(`no alert ${id}`);
     return jsonResponse({ alert });
   });

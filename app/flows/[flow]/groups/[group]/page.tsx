@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { Suspense } from "react";
-import { FlowNotFound } from "@/components/flow/flow-not-found";
 import { NoDataYet } from "@/components/flow/no-data-yet";
 import { GroupSummary } from "@/components/groups/group-summary";
 import { PartitionTable } from "@/components/groups/partition-table";
@@ -11,6 +11,7 @@ import { TimeRangePicker } from "@/components/layout/time-range-picker";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { TextLink } from "@/components/ui/text-link";
+import { titleOfFlowPage } from "@/lib/views/page-titles";
 import { readRequestTime } from "@/lib/views/clock";
 import { decodePathSegment, flowPath } from "@/lib/views/flow-page";
 import { loadGroupPage } from "@/lib/views/groups";
@@ -22,7 +23,8 @@ type Props = { params: Promise<{ flow: string; group: string }>; searchParams: P
 
 /** The browser tab title. */
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  return { title: `Group ${decodePathSegment((await params).group)}` };
+  const p = await params;
+  return { title: titleOfFlowPage(decodePathSegment(p.flow), `Group ${decodePathSegment(p.group)}`) };
 }
 
 /** One consumer group: per-partition translation, failover plans, and re-reads against lag over time. */
@@ -30,7 +32,7 @@ export default async function GroupPage({ params, searchParams }: Props) {
   const [{ flow: rawFlow, group: rawGroup }, search] = await Promise.all([params, searchParams]);
   const now = readRequestTime();
   const range = parseTimeRange(search.range, now);
-  const page = loadGroupPage(rawFlow, rawGroup, range);
+  const page = await loadGroupPage(rawFlow, rawGroup, range);
   const picker = (
     <Suspense fallback={null}>
       <TimeRangePicker />
@@ -44,27 +46,8 @@ export default async function GroupPage({ params, searchParams }: Props) {
       </>
     );
   }
-  if (page.kind === "flow-not-found") {
-    return (
-      <>
-        <PageHeader title="Flow not found" updatedAt={null} now={now} />
-        <FlowNotFound id={page.id} known={page.known} />
-      </>
-    );
-  }
-  if (page.kind === "group-not-found") {
-    return (
-      <>
-        <PageHeader title="Consumer group not found" updatedAt={null} now={now} />
-        <EmptyState tone="warn" title={`MM2 does not checkpoint a group "${page.group}" on ${page.flow}`} data-testid="group-not-found">
-          <p>{page.excluded ? "The group exists but the checkpoint connector's groups filter leaves it out." : "No group with that id has committed offsets on a topic this flow replicates."}</p>
-          <p>
-            <TextLink href={flowPath(page.flow, "groups")}>See the {page.known.length} checkpointed group(s)</TextLink>
-          </p>
-        </EmptyState>
-      </>
-    );
-  }
+  // Before anything suspends: a 404 status can only be sent before the page starts streaming.
+  if (page.kind === "flow-not-found" || page.kind === "group-not-found") notFound();
   if (page.kind === "uncheckpointed") {
     const { translation: t, group } = page;
     return (

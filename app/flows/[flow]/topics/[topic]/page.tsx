@@ -1,25 +1,26 @@
 import type { Metadata } from "next";
-import { FlowNotFound } from "@/components/flow/flow-not-found";
+import { notFound } from "next/navigation";
 import { NoDataYet } from "@/components/flow/no-data-yet";
 import { PageHeader } from "@/components/layout/page-header";
 import { PartitionTable } from "@/components/topic/partition-table";
 import { SyntheticBanner } from "@/components/topic/synthetic-banner";
-import { TopicNotFound } from "@/components/topic/topic-not-found";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { TextLink } from "@/components/ui/text-link";
 import { formatCount } from "@/lib/format";
+import { titleOfFlowPage } from "@/lib/views/page-titles";
 import { readRequestTime } from "@/lib/views/clock";
 import { decodePathSegment, flowPath, lookupFlow } from "@/lib/views/flow-page";
 import { readLatestSnapshot } from "@/lib/views/runtime-data";
 import { parseTimeRange } from "@/lib/views/time-range";
-import { listFlowTopicNames, listFlowTopicPartitions, parseSyntheticParam, shapePartitionRows } from "@/lib/views/topic";
+import { listFlowTopicPartitions, parseSyntheticParam, shapePartitionRows } from "@/lib/views/topic";
 
 export const dynamic = "force-dynamic";
 
 type Props = { params: Promise<{ flow: string; topic: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  return { title: `Topic ${decodePathSegment((await params).topic)}` };
+  const p = await params;
+  return { title: titleOfFlowPage(decodePathSegment(p.flow), decodePathSegment(p.topic)) };
 }
 
 /** One replicated topic: every partition's offsets side by side (virtualized table). */
@@ -39,25 +40,12 @@ export default async function TopicPage({ params, searchParams }: Props) {
     );
   }
   const lookup = lookupFlow(snapshot, rawFlow);
-  if (!lookup.found) {
-    return (
-      <>
-        <PageHeader title="Flow not found" updatedAt={snapshot.takenAt} now={now} />
-        <FlowNotFound id={lookup.id} known={lookup.known} />
-      </>
-    );
-  }
+  // Before anything suspends: a 404 status can only be sent before the page starts streaming.
+  if (!lookup.found) notFound();
   const flow = lookup.flow;
   const partitions = listFlowTopicPartitions(flow, topic);
   const base = flowPath(flow.id, "topics", topic);
-  if (partitions.length === 0 && synthetic === 0) {
-    return (
-      <>
-        <PageHeader title={`Topic ${topic}`} updatedAt={snapshot.takenAt} now={now} />
-        <TopicNotFound flowId={flow.id} topic={topic} topics={listFlowTopicNames(flow)} />
-      </>
-    );
-  }
+  if (partitions.length === 0 && synthetic === 0) notFound();
   const lag = partitions.reduce((s, p) => s + (p.lag ?? 0n), 0n);
   const subtitle = (
     <>

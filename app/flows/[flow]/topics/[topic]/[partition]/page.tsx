@@ -1,20 +1,23 @@
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { Suspense } from "react";
-import { FlowNotFound } from "@/components/flow/flow-not-found";
 import { NoDataYet } from "@/components/flow/no-data-yet";
 import { PageHeader } from "@/components/layout/page-header";
 import { TimeRangePicker } from "@/components/layout/time-range-picker";
+import { CatchUpLine } from "@/components/coverage/catch-up-line";
 import { PartitionDetail } from "@/components/partition/partition-detail";
-import { PartitionNotFound } from "@/components/partition/partition-not-found";
 import { TextLink } from "@/components/ui/text-link";
 import { getRuntime } from "@/lib/pipeline/runtime";
 import { flowPartitionKey } from "@/lib/collector/types";
+import { formatPartitionName, titleOfFlowPage } from "@/lib/views/page-titles";
+import { readFlowCatchUp } from "@/lib/views/catch-up";
 import { readRequestTime } from "@/lib/views/clock";
 import { decodePathSegment, flowPath, lookupFlow } from "@/lib/views/flow-page";
 import { placeAlertMarks, shapeCurrentValues, shapeOffsetPoints, shapeOffsetSyncs } from "@/lib/views/partition";
-import { readLatestSnapshot } from "@/lib/views/runtime-data";
+import { readLatestModel } from "@/lib/views/runtime-data";
 import { parseTimeRange } from "@/lib/views/time-range";
-import { findSourcePartitionState, listFlowTopicPartitions } from "@/lib/views/topic";
+import { lookupFlowPartition } from "@/lib/views/partition-lookup";
+import { findSourcePartitionState } from "@/lib/views/topic";
 
 export const dynamic = "force-dynamic";
 
@@ -22,7 +25,7 @@ type Props = { params: Promise<{ flow: string; topic: string; partition: string 
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const p = await params;
-  return { title: `${decodePathSegment(p.topic)}-${p.partition}` };
+  return { title: titleOfFlowPage(decodePathSegment(p.flow), formatPartitionName(decodePathSegment(p.topic), decodePathSegment(p.partition))) };
 }
 
 /** One upstream partition: offsets and lag over time with data loss and resets marked, current values, offset syncs. */
@@ -37,8 +40,9 @@ export default async function PartitionPage({ params, searchParams }: Props) {
       <TimeRangePicker />
     </Suspense>
   );
-  const snapshot = readLatestSnapshot();
-  if (!snapshot) {
+  const model = readLatestModel();
+  const snapshot = model?.snapshot;
+  if (!model || !snapshot) {
     return (
       <>
         <PageHeader title={title} updatedAt={null} now={now}>{picker}</PageHeader>
@@ -47,28 +51,15 @@ export default async function PartitionPage({ params, searchParams }: Props) {
     );
   }
   const lookup = lookupFlow(snapshot, p.flow);
-  if (!lookup.found) {
-    return (
-      <>
-        <PageHeader title="Flow not found" updatedAt={snapshot.takenAt} now={now} />
-        <FlowNotFound id={lookup.id} known={lookup.known} />
-      </>
-    );
-  }
+  // Before anything suspends: a 404 status can only be sent before the page starts streaming.
+  if (!lookup.found) notFound();
   const flow = lookup.flow;
   const topicHref = flowPath(flow.id, "topics", topic);
-  const partitions = listFlowTopicPartitions(flow, topic);
-  const current = /^\d{1,9}$/.test(p.partition) ? partitions.find((x) => x.partition === Number(p.partition)) : undefined;
-  if (!current) {
-    return (
-      <>
-        <PageHeader title={title} updatedAt={snapshot.takenAt} now={now} />
-        <PartitionNotFound topic={topic} partition={p.partition} partitions={partitions.map((x) => x.partition)} topicHref={topicHref} />
-      </>
-    );
-  }
+  const found = lookupFlowPartition(flow, topic, p.partition);
+  if (!found.found) notFound();
+  const current = found.partition;
   const runtime = getRuntime();
-  const samples = runtime.store.readPartitionHistory(flow.id, topic, current.partition, range.from, range.to);
+  const samples = await runtime.store.readPartitionHistory(flow.id, topic, current.partition, range.from, range.to);
   const state = findSourcePartitionState(snapshot, flow, topic, current.partition);
   const broker = state
     ? [
@@ -86,11 +77,18 @@ export default async function PartitionPage({ params, searchParams }: Props) {
     </>
   );
   const alerts = runtime.alerts.list({ flow: flow.id }).filter((a) => a.topic === topic && a.partition === current.partition);
+  const flowCatchUp = readFlowCatchUp(model.progress, flow);
+  const catchUp = flowCatchUp.partitions.find((x) => x.topic === topic && x.partition === current.partition);
   return (
     <>
       <PageHeader title={title} subtitle={subtitle} updatedAt={snapshot.takenAt} now={now}>
         {picker}
       </PageHeader>
+      {catchUp ? (
+        <div className="mb-4">
+          <CatchUpLine estimate={catchUp} windowSeconds={flowCatchUp.windowSeconds} />
+        </div>
+      ) : null}
       <PartitionDetail
         points={shapeOffsetPoints(samples)}
         marks={placeAlertMarks(samples, alerts, range)}

@@ -1,0 +1,119 @@
+import type { ClusterSnapshot, Flow, Snapshot, TopicState } from "@/lib/collector/types";
+import { countOf, summarizeNames } from "./snapshot-views";
+import { compareFlowTopics, type SettingDiff, type TopicDrift } from "./topic-drift";
+import { FindingType, Severity, type Finding } from "./types";
+
+/**
+ * Posture risks: settings that stand until someone changes them, for the Risks page (never alerts).
+ * A cluster that did not answer this cycle carries its last topics and configs (the collector keeps
+ * them), so a risk neither appears nor goes away because a cluster could not be read.
+ *
+ * LOGIC
+ * - REPLICATION_FACTOR_ONE (warning, `REPLICATION_FACTOR_ONE|<cluster>`): replicated topics (a flow's
+ *   source topics on the source, their remote topics on the target; heartbeats left out) with a partition that has one
+ *   replica: losing that broker's disk loses the partition.
+ * - MIN_INSYNC_REPLICAS_ONE (info, `MIN_INSYNC_REPLICAS_ONE|<cluster>`): replicated topics with
+ *   more than one replica and min.insync.replicas=1: an acks=all write is acknowledged by the leader
+ *   alone and lost with it (with one replica the risk above already says so).
+ * - TARGET_RETENTION_SHORTER (warning, `TARGET_RETENTION_SHORTER|<flow>|<topic>`): the target topic's
+ *   retention.ms or retention.bytes is shorter than the source's: after a failover the copy holds less
+ *   history than consumers could re-read at the source.
+ * - TOPIC_DRIFT (warning, `TOPIC_DRIFT|<flow>|<topic>`): another partition count, cleanup.policy,
+ *   a smaller max.message.bytes, a lower min.insync.replicas or unclean election on the target only
+ *   (topic-drift.ts). Settings not read yet on either side are not judged.
+ */
+export function detectPostureRisks(snapshot: Snapshot, now: number): Finding[] {
+  const findings: Finding[] = [];
+  const replicated = listReplicatedTopics(snapshot);
+  for (const cluster of snapshot.clusters) {
+    const topics = cluster.topics.filter((t) => !t.internal && (replicated.get(cluster.alias)?.has(t.name) ?? false));
+    const single = checkSingleReplica(cluster, topics, now);
+    if (single !== null) findings.push(single);
+    const minIsr = checkMinInsyncOne(cluster, topics, now);
+    if (minIsr !== null) findings.push(minIsr);
+  }
+  for (const flow of snapshot.flows) {
+    for (const drift of compareFlowTopics(snapshot, flow)) findings.push(...judgeDrift(flow, drift, now));
+  }
+  return findings;
+}
+
+/**
+ * Per cluster alias, the topics MM2 flows copy from it (source topics) or into it (remote topics); not heartbeats
+ * topics (`heartbeats`, `<alias><separator>heartbeats`), which carry MM2's liveness signal, no data.
+ */
+function listReplicatedTopics(snapshot: Snapshot): Map<string, Set<string>> {
+  const byCluster = new Map<string, Set<string>>();
+  const add = (alias: string, topic: string) => {
+    let topics = byCluster.get(alias);
+    if (topics === undefined) byCluster.set(alias, (topics = new Set()));
+    topics.add(topic);
+  };
+  for (const flow of snapshot.flows) {
+    const heartbeats = `${flow.replicationPolicy.separator}heartbeats`;
+    for (const p of flow.partitions) {
+      if (p.topic === "heartbeats" || p.topic.endsWith(heartbeats)) continue;
+      add(flow.source, p.topic);
+      add(flow.target, p.targetTopic);
+    }
+  }
+  return byCluster;
+}
+
+function checkSingleReplica(cluster: ClusterSnapshot, replicated: readonly TopicState[], now: number): Finding | null {
+  const topics = replicated.filter((t) => t.partitions.some((p) => p.replicas.length === 1)).map((t) => t.name);
+  if (topics.length === 0) return null;
+  return {
+    key: `${FindingType.REPLICATION_FACTOR_ONE}|${cluster.alias}`,
+    type: FindingType.REPLICATION_FACTOR_ONE,
+    severity: Severity.WARNING,
+    cluster: cluster.alias,
+    summary: `${cluster.alias}: ${countOf(topics.length, "topic")} with a single replica (${summarizeNames(topics)}); losing that broker loses their records`,
+    evidence: { topics: topics.length, topicNames: topics.join(",") },
+    observedAt: now,
+  };
+}
+
+function checkMinInsyncOne(cluster: ClusterSnapshot, replicated: readonly TopicState[], now: number): Finding | null {
+  const topics = replicated.filter((t) => t.configs?.minInsyncReplicas === 1 && t.partitions.some((p) => p.replicas.length > 1)).map((t) => t.name);
+  if (topics.length === 0) return null;
+  return {
+    key: `${FindingType.MIN_INSYNC_REPLICAS_ONE}|${cluster.alias}`,
+    type: FindingType.MIN_INSYNC_REPLICAS_ONE,
+    severity: Severity.INFO,
+    cluster: cluster.alias,
+    summary:
+      `${cluster.alias}: ${countOf(topics.length, "replicated topic")} with min.insync.replicas=1 (${summarizeNames(topics)}); ` +
+      "an acks=all write is acknowledged by the leader alone",
+    evidence: { topics: topics.length, topicNames: topics.join(",") },
+    observedAt: now,
+  };
+}
+
+const retentionSettings: ReadonlySet<SettingDiff["setting"]> = new Set(["retention.ms", "retention.bytes"]);
+
+function judgeDrift(flow: Flow, drift: TopicDrift, now: number): Finding[] {
+  const weaker = drift.settings.filter((s) => s.weaker);
+  const retention = weaker.filter((s) => retentionSettings.has(s.setting));
+  const other = weaker.filter((s) => !retentionSettings.has(s.setting));
+  const findings: Finding[] = [];
+  const describe = (s: SettingDiff) => `${s.setting} ${s.target ?? "?"} (source ${s.source ?? "?"})`;
+  const make = (type: typeof FindingType.TARGET_RETENTION_SHORTER | typeof FindingType.TOPIC_DRIFT, settings: SettingDiff[], what: string): Finding => ({
+    key: `${type}|${flow.id}|${drift.topic}`,
+    type,
+    severity: Severity.WARNING,
+    flow: flow.id,
+    cluster: flow.target,
+    topic: drift.topic,
+    summary: `${drift.targetTopic} at ${flow.target} ${what}: ${settings.map(describe).join(", ")}`,
+    evidence: {
+      targetTopic: drift.targetTopic,
+      settings: settings.map((s) => s.setting).join(","),
+      ...Object.fromEntries(settings.flatMap((s) => [[`source:${s.setting}`, s.source], [`target:${s.setting}`, s.target]])),
+    },
+    observedAt: now,
+  });
+  if (retention.length > 0) findings.push(make(FindingType.TARGET_RETENTION_SHORTER, retention, `keeps less than ${drift.topic} at ${flow.source}`));
+  if (other.length > 0) findings.push(make(FindingType.TOPIC_DRIFT, other, `differs from ${drift.topic} at ${flow.source}`));
+  return findings;
+}

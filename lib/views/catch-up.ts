@@ -1,0 +1,120 @@
+import type { Flow } from "@/lib/collector/types";
+import type { ProgressReading, ProgressSample } from "@/lib/pipeline/progress-window";
+
+/**
+ * - `caught-up`: nothing waits to be copied;
+ * - `catching-up`: MM2 copies faster than the source grows: the lag shrinks, `etaSeconds` says when it is gone;
+ * - `not-catching-up`: records wait and MM2 copies no faster than the source grows (or not at all);
+ * - `unknown`: no earlier sample to compare with yet, or the partition was unknown, reset or rewound meanwhile.
+ */
+export type CatchUpState = "caught-up" | "catching-up" | "not-catching-up" | "unknown";
+
+/** Time to catch up of one partition (offsets per second: markers count on both sides). */
+export interface PartitionCatchUp {
+  topic: string;
+  partition: number;
+  state: CatchUpState;
+  /** Offsets not yet copied now. */
+  lag: bigint | null;
+  /** MM2's position advance over the window, per second. */
+  replicationRate: number | null;
+  /** The source log end's advance over the window, per second. */
+  produceRate: number | null;
+  /** lag ÷ (replicationRate − produceRate), when that is positive. */
+  etaSeconds: number | null;
+}
+
+/** The flow: the sums of the partitions' rates and lags; it catches up when its slowest partition does. */
+export interface FlowCatchUp {
+  flow: string;
+  state: CatchUpState;
+  /** Seconds between the two samples compared; null before a second sample. */
+  windowSeconds: number | null;
+  lag: bigint;
+  replicationRate: number | null;
+  produceRate: number | null;
+  /** The slowest catching-up partition's ETA (null unless the whole flow is catching up). */
+  etaSeconds: number | null;
+  notCatchingUp: number;
+  partitions: PartitionCatchUp[];
+}
+
+const estimates = new WeakMap<ProgressSample, Map<string, FlowCatchUp>>();
+
+/**
+ * Compares this cycle's sample with the window's oldest (ReadModel.progress), once per cycle and flow. With
+ * replication rate r and produce rate p over the window, the lag shrinks by r − p a second: the ETA is
+ * lag ÷ (r − p) when r > p; when r ≤ p MM2 is not catching up, whatever the lag ÷ r alone would promise.
+ */
+export function readFlowCatchUp(progress: ProgressReading, flow: Flow): FlowCatchUp {
+  let byFlow = estimates.get(progress.current);
+  if (!byFlow) estimates.set(progress.current, (byFlow = new Map()));
+  const known = byFlow.get(flow.id);
+  if (known) return known;
+  const estimate = estimateFlow(progress, flow);
+  byFlow.set(flow.id, estimate);
+  return estimate;
+}
+
+function estimateFlow({ current, reference }: ProgressReading, flow: Flow): FlowCatchUp {
+  const now = current.flows.get(flow.id);
+  const then = reference?.flows.get(flow.id);
+  const seconds = reference === null ? null : (current.at - reference.at) / 1000;
+  const partitions: PartitionCatchUp[] = flow.partitions.map((p) => {
+    const key = `${p.topic}/${p.partition}`;
+    const i = now?.index.get(key);
+    const j = then?.index.get(key);
+    const base = { topic: p.topic, partition: p.partition, lag: p.offsetLag };
+    if (now === undefined || then === undefined || i === undefined || j === undefined || seconds === null || seconds <= 0 || !now.known[i] || !then.known[j]) {
+      return { ...base, state: p.offsetLag === 0n ? "caught-up" : "unknown", replicationRate: null, produceRate: null, etaSeconds: null };
+    }
+    const copied = now.positions[i]! - then.positions[j]!;
+    const produced = now.logEnds[i]! - then.logEnds[j]!;
+    // A position or log end that went back (reset, rewind, topic recreated) says nothing about a rate.
+    if (copied < 0n || produced < 0n) return { ...base, state: "unknown", replicationRate: null, produceRate: null, etaSeconds: null };
+    const replicationRate = Number(copied) / seconds;
+    const produceRate = Number(produced) / seconds;
+    return { ...base, ...judge(p.offsetLag, replicationRate, produceRate), replicationRate, produceRate };
+  });
+  return summarize(flow, seconds, partitions);
+}
+
+function judge(lag: bigint | null, replicationRate: number, produceRate: number): { state: CatchUpState; etaSeconds: number | null } {
+  if (lag === null) return { state: "unknown", etaSeconds: null };
+  if (lag === 0n) return { state: "caught-up", etaSeconds: 0 };
+  const net = replicationRate - produceRate;
+  return net > 0 ? { state: "catching-up", etaSeconds: Number(lag) / net } : { state: "not-catching-up", etaSeconds: null };
+}
+
+function summarize(flow: Flow, windowSeconds: number | null, partitions: PartitionCatchUp[]): FlowCatchUp {
+  let lag = 0n;
+  let replicationRate = 0;
+  let produceRate = 0;
+  let rated = 0;
+  let notCatchingUp = 0;
+  let unknown = 0;
+  let eta = 0;
+  for (const p of partitions) {
+    lag += p.lag ?? 0n;
+    if (p.replicationRate !== null && p.produceRate !== null) {
+      replicationRate += p.replicationRate;
+      produceRate += p.produceRate;
+      rated++;
+    }
+    if (p.state === "not-catching-up") notCatchingUp++;
+    else if (p.state === "unknown") unknown++;
+    else if (p.etaSeconds !== null) eta = Math.max(eta, p.etaSeconds);
+  }
+  const state: CatchUpState = notCatchingUp > 0 ? "not-catching-up" : unknown > 0 ? "unknown" : lag === 0n ? "caught-up" : "catching-up";
+  return {
+    flow: flow.id,
+    state,
+    windowSeconds,
+    lag,
+    replicationRate: rated === 0 ? null : replicationRate,
+    produceRate: rated === 0 ? null : produceRate,
+    etaSeconds: state === "catching-up" || state === "caught-up" ? eta : null,
+    notCatchingUp,
+    partitions,
+  };
+}

@@ -1,0 +1,102 @@
+import type { Snapshot } from "@/lib/collector/types";
+import type { FlowTranslation } from "@/lib/translation";
+import { decodePathSegment } from "./flow-page";
+
+/**
+ * What a 404 page under /flows/<flow> needs to say what exists instead. Next.js renders not-found.tsx without
+ * the page's params, so the page that calls notFound() cannot hand it the reason: the not-found page gets this
+ * index (built from the latest cycle, capped per flow) and the browser's route params, and explains from both.
+ */
+export interface NotFoundIndex {
+  flows: NotFoundFlow[];
+}
+
+interface NotFoundFlow {
+  id: string;
+  /** Source topics the flow replicates, by name, with their partitions ("0–5"). */
+  topics: { name: string; partitions: string }[];
+  moreTopics: number;
+  /** Groups MM2 checkpoints on the flow, and groups its groups filter leaves out. */
+  groups: string[];
+  moreGroups: number;
+  excludedGroups: string[];
+}
+
+/** Names listed per flow on a 404 page (the page stays small at 100,000 partitions). */
+export const notFoundListLimit = 200;
+
+/** The index of what exists, from the latest cycle's snapshot and translations. */
+export function buildNotFoundIndex(snapshot: Snapshot, translations: ReadonlyMap<string, FlowTranslation>): NotFoundIndex {
+  return {
+    flows: snapshot.flows.map((flow) => {
+      const byTopic = new Map<string, number[]>();
+      for (const p of flow.partitions) {
+        const list = byTopic.get(p.topic);
+        if (list) list.push(p.partition);
+        else byTopic.set(p.topic, [p.partition]);
+      }
+      const topics = [...byTopic].sort(([a], [b]) => a.localeCompare(b)).map(([name, ps]) => ({ name, partitions: describeNumbers(ps.sort((a, b) => a - b)) }));
+      const ft = translations.get(flow.id);
+      const groups = (ft?.groups.map((g) => g.group) ?? []).sort();
+      return {
+        id: flow.id,
+        topics: topics.slice(0, notFoundListLimit),
+        moreTopics: Math.max(0, topics.length - notFoundListLimit),
+        groups: groups.slice(0, notFoundListLimit),
+        moreGroups: Math.max(0, groups.length - notFoundListLimit),
+        excludedGroups: (ft?.excludedGroups ?? []).slice(0, notFoundListLimit),
+      };
+    }),
+  };
+}
+
+/** "0–5", or "0–3, 7" when the numbers (ascending) have holes. */
+export function describeNumbers(numbers: readonly number[]): string {
+  const runs: string[] = [];
+  let start = numbers[0];
+  for (let i = 1; i <= numbers.length; i++) {
+    const prev = numbers[i - 1]!;
+    if (i < numbers.length && numbers[i] === prev + 1) continue;
+    runs.push(start === prev ? String(prev) : `${start}–${prev}`);
+    start = numbers[i];
+  }
+  return runs.join(", ");
+}
+
+/** The route params of a page under /flows/<flow> (URL-encoded or not). */
+export interface FlowRouteParams {
+  flow?: string;
+  topic?: string;
+  partition?: string;
+  group?: string;
+}
+
+/** Which part of a /flows/… URL names nothing, and what exists there instead. */
+export type NotFoundExplanation =
+  | { missing: "flow"; flow: string; known: string[] }
+  | { missing: "group"; flow: string; group: string; groups: string[]; moreGroups: number; excluded: boolean }
+  | { missing: "topic"; flow: string; topic: string; topics: string[]; moreTopics: number }
+  | { missing: "partition"; flow: string; topic: string; partition: string; partitions: string }
+  | { missing: "unknown" };
+
+/** Resolves, outermost first, the first path segment that names nothing in the index. */
+export function explainNotFound(index: NotFoundIndex, params: FlowRouteParams): NotFoundExplanation {
+  if (params.flow === undefined) return { missing: "unknown" };
+  const flowId = decodePathSegment(params.flow);
+  const flow = index.flows.find((f) => f.id === flowId);
+  if (!flow) return { missing: "flow", flow: flowId, known: index.flows.map((f) => f.id) };
+  if (params.group !== undefined) {
+    const group = decodePathSegment(params.group);
+    if (flow.groups.includes(group)) return { missing: "unknown" };
+    return { missing: "group", flow: flow.id, group, groups: flow.groups, moreGroups: flow.moreGroups, excluded: flow.excludedGroups.includes(group) };
+  }
+  if (params.topic === undefined) return { missing: "unknown" };
+  const topicName = decodePathSegment(params.topic);
+  const topic = flow.topics.find((t) => t.name === topicName);
+  // Beyond the listed topics the index cannot tell: it then says the partition is missing, linking to the topic.
+  if (!topic && flow.moreTopics === 0) return { missing: "topic", flow: flow.id, topic: topicName, topics: flow.topics.map((t) => t.name), moreTopics: 0 };
+  if (params.partition === undefined) {
+    return topic ? { missing: "unknown" } : { missing: "topic", flow: flow.id, topic: topicName, topics: flow.topics.map((t) => t.name), moreTopics: flow.moreTopics };
+  }
+  return { missing: "partition", flow: flow.id, topic: topicName, partition: decodePathSegment(params.partition), partitions: topic?.partitions ?? "" };
+}

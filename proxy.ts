@@ -1,0 +1,38 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { allowedHostPatterns, isHostAllowed } from "@/lib/auth/allowed-hosts";
+import { mayRead, readSessionCookie } from "@/lib/auth/session";
+import { getConfig } from "@/lib/config";
+import { errorCodes } from "@/lib/errors";
+
+/** Reachable without an identity when server.requireSignInForReads is on: the sign-in page and its API. */
+const openPaths = new Set(["/signin", "/api/session"]);
+
+/**
+ * Runs before every page and API route (Next.js 16 proxy, Node runtime). Two checks:
+ * 1. the Host header must be one the server answers to (server.allowedHosts): a DNS-rebinding page reaches us under
+ *    its own domain name, so it is refused with 421 before it can read or try admin secrets;
+ * 2. with server.requireSignInForReads, a request without a session or trusted-proxy user is sent to /signin
+ *    (pages) or answered 401 (API); a session cookie that does not verify is 401 too.
+ */
+export function proxy(request: NextRequest): NextResponse {
+  const server = getConfig().server;
+  const host = request.headers.get("host");
+  if (!isHostAllowed(host, allowedHostPatterns(server))) {
+    const error = `host "${host ?? ""}" is not served here; add it to server.allowedHosts in the Gapwatch config`;
+    return NextResponse.json({ error, code: errorCodes.forbidden }, { status: 421, headers: { "cache-control": "no-store" } });
+  }
+  const path = request.nextUrl.pathname;
+  if (!server.requireSignInForReads || openPaths.has(path) || mayRead(request.headers, request.cookies)) return NextResponse.next();
+  if (path.startsWith("/api/")) {
+    const invalid = readSessionCookie(request.cookies) === "invalid";
+    const error = invalid ? "the session cookie is not valid (expired, signed out or malformed); sign in again" : "sign in first: this server requires it for reads";
+    return NextResponse.json({ error, code: errorCodes.unauthorized }, { status: 401, headers: { "cache-control": "no-store" } });
+  }
+  const signin = new URL("/signin", request.url);
+  signin.searchParams.set("next", `${path}${request.nextUrl.search}`);
+  return NextResponse.redirect(signin, 303);
+}
+
+export const config = {
+  matcher: ["/((?!_next/static|_next/image|favicon.ico|logo.svg).*)"],
+};

@@ -1,0 +1,491 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CheckpointPoint, Flow, FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
+import type { Store, StoredAlert, TranslationSample } from "@/lib/store";
+
+/**
+ * The Store contract: one suite of cases every implementation passes (SQLite in the unit project, PostgreSQL in
+ * the store project). Each case gets a fresh, empty database; `open()` may be called again after `close()`
+ * (a restart of Gapwatch on the same database).
+ */
+export interface StoreHarness {
+  /** Points the harness at a new, empty database. */
+  fresh(): Promise<void>;
+  /** Opens a store on the current database. */
+  open(): Store;
+  /** Removes what `fresh` made (after every store of the case was closed). */
+  cleanup(): Promise<void>;
+}
+
+/** 2025-01-15 03:00:00 UTC, on a minute boundary. */
+const T0 = Date.UTC(2025, 0, 15, 3, 0, 0);
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const FLOW = "east->west";
+const ABOVE_2_53 = 9007199254740993n;
+
+function makePartition(overrides: Partial<FlowPartition> = {}): FlowPartition {
+  return {
+    topic: "orders",
+    partition: 0,
+    targetTopic: "east.orders",
+    sourceConnector: "mm2-source",
+    sourceTopicId: null,
+    sourceLogStart: 0n,
+    sourceLogEnd: 100n,
+    sourceLeaderEpoch: 0,
+    mm2Position: 90n,
+    committedPosition: 90n,
+    positionSource: "committed",
+    targetLogStart: 0n,
+    targetLogEnd: 90n,
+    lag: 10n,
+    offsetLag: 10n,
+    lagBasis: "offsets",
+    transactionMarkersSeen: false,
+    targetDensityIssue: null,
+    latestSync: null,
+    oldestUnreplicatedTimestamp: null,
+    unknown: null,
+    ...overrides,
+  };
+}
+
+function makeFlow(partitions: FlowPartition[], id = FLOW): Flow {
+  const [source = "east", target = "west"] = id.split("->");
+  return {
+    id,
+    source,
+    target,
+    discoveredFrom: "connect",
+    connectors: { connectCluster: "connect-1", source: "mm2-source", sources: ["mm2-source"], checkpoint: null, heartbeat: null },
+    replicationPolicy: { kind: "default", separator: "." },
+    topicsFilter: ".*",
+    groupsFilter: ".*",
+    groupsExclude: "console-consumer-.*, connect-.*, __.*",
+    checkpointTiming: { emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 },
+    warnings: [],
+    excludedTopics: [],
+    offsetSyncs: { cluster: source, topic: `mm2-offset-syncs.${target}.internal` },
+    checkpointsTopic: `${source}.checkpoints.internal`,
+    partitions,
+    checkpoints: [],
+    heartbeat: { latestTimestamp: null, latencyMs: null },
+    totals: { topics: 1, partitions: partitions.length, lag: 0n, unknownPositions: 0 },
+    errors: [],
+  };
+}
+
+/** One `orders`/0 sample whose offsets all derive from `end` (lag 10). */
+function sampleAt(store: Store, at: number, end: bigint, partition = 0): Promise<void> {
+  return store.recordFlowSamples([makeFlow([makePartition({ partition, sourceLogEnd: end, mm2Position: end - 10n, targetLogEnd: end - 10n, lag: 10n })])], at);
+}
+
+function expectedSample(at: number, end: bigint) {
+  return { at, sourceLogStart: 0n, sourceLogEnd: end, mm2Position: end - 10n, targetLogEnd: end - 10n, lag: 10n };
+}
+
+interface TestAlert extends StoredAlert {
+  flow: string | null;
+  summary: string;
+}
+
+function makeAlert(overrides: Partial<TestAlert> = {}): TestAlert {
+  return {
+    id: "a-1",
+    key: `REPLICATION_LAG|${FLOW}|records`,
+    type: "REPLICATION_LAG",
+    severity: "warning",
+    state: "open",
+    firstSeen: T0,
+    lastSeen: T0,
+    flow: FLOW,
+    summary: "lag is 5000 records",
+    ...overrides,
+  };
+}
+
+
+/** Registers the contract's cases against one implementation. */
+export function describeStoreContract(harness: StoreHarness): void {
+  const opened: Store[] = [];
+  const open = (): Store => {
+    const store = harness.open();
+    opened.push(store);
+    return store;
+  };
+
+  beforeEach(async () => {
+    await harness.fresh();
+  });
+
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    await harness.cleanup();
+  });
+
+  describe("partition samples", async () => {
+    it("round-trips offsets exactly, including values above 2^53, and nulls", async () => {
+      const s = open();
+      await s.recordFlowSamples(
+        [
+          makeFlow([
+            makePartition({ sourceLogStart: ABOVE_2_53 - 5n, sourceLogEnd: ABOVE_2_53, mm2Position: ABOVE_2_53 - 1n, targetLogEnd: null, lag: 1n }),
+            makePartition({ partition: 1, sourceLogStart: null, sourceLogEnd: null, mm2Position: null, targetLogEnd: null, lag: null }),
+          ]),
+        ],
+        T0,
+      );
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + MINUTE)).toEqual([
+        { at: T0, sourceLogStart: ABOVE_2_53 - 5n, sourceLogEnd: ABOVE_2_53, mm2Position: ABOVE_2_53 - 1n, targetLogEnd: null, lag: 1n },
+      ]);
+      expect(await s.readPartitionHistory(FLOW, "orders", 1, T0, T0 + MINUTE)).toEqual([
+        { at: T0, sourceLogStart: null, sourceLogEnd: null, mm2Position: null, targetLogEnd: null, lag: null },
+      ]);
+    });
+
+    it("returns raw samples in time order within [from, to] and only for the asked partition and flow", async () => {
+      const s = open();
+      await sampleAt(s, T0 + 20 * SECOND, 300n);
+      await sampleAt(s, T0 + 10 * SECOND, 200n);
+      await sampleAt(s, T0, 100n);
+      await sampleAt(s, T0 + 10 * SECOND, 999n, 1);
+      await s.recordFlowSamples([makeFlow([makePartition()], "west->east")], T0 + 10 * SECOND);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 + 5 * SECOND, T0 + 20 * SECOND)).toEqual([
+        expectedSample(T0 + 10 * SECOND, 200n),
+        expectedSample(T0 + 20 * SECOND, 300n),
+      ]);
+    });
+
+    it("returns nothing for a partition without samples", async () => {
+      expect(await open().readPartitionHistory(FLOW, "orders", 7, T0, T0 + HOUR)).toEqual([]);
+    });
+
+    it("rolls samples into one row per minute that keeps the minute's last value", async () => {
+      const s = open();
+      await sampleAt(s, T0 + 10 * SECOND, 100n);
+      await sampleAt(s, T0 + 50 * SECOND, 150n);
+      await sampleAt(s, T0 + 30 * SECOND, 130n);
+      await sampleAt(s, T0 + MINUTE + 10 * SECOND, 200n);
+      await s.prune(T0 + HOUR + 2 * MINUTE);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + HOUR)).toEqual([expectedSample(T0, 130n), expectedSample(T0 + MINUTE, 200n)]);
+    });
+
+    it("answers with minute rows before the oldest raw sample and raw samples from it on", async () => {
+      const s = open();
+      await sampleAt(s, T0, 100n);
+      await sampleAt(s, T0 + 30 * SECOND, 130n);
+      await sampleAt(s, T0 + 60 * SECOND, 160n);
+      await sampleAt(s, T0 + 90 * SECOND, 190n);
+      await sampleAt(s, T0 + 120 * SECOND, 220n);
+      await s.prune(T0 + HOUR + MINUTE);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + 120 * SECOND)).toEqual([
+        expectedSample(T0, 130n),
+        expectedSample(T0 + 60 * SECOND, 160n),
+        expectedSample(T0 + 90 * SECOND, 190n),
+        expectedSample(T0 + 120 * SECOND, 220n),
+      ]);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 + 90 * SECOND, T0 + 120 * SECOND)).toEqual([
+        expectedSample(T0 + 90 * SECOND, 190n),
+        expectedSample(T0 + 120 * SECOND, 220n),
+      ]);
+    });
+
+    // Regression (was a bug in lib/store/series.ts, readPartitionHistory): minute rows are read up to `minute < oldestRaw`, so the
+    // minute bucket that contains the oldest raw sample is returned too, stamped at the minute's start but
+    // holding the minute's LAST value, ahead of the raw samples it duplicates.
+    it("does not repeat raw samples as a minute row when the oldest raw sample falls inside a minute", async () => {
+      const s = open();
+      await sampleAt(s, T0 + 10 * SECOND, 100n);
+      await sampleAt(s, T0 + 20 * SECOND, 110n);
+      await sampleAt(s, T0 + 30 * SECOND, 120n);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + MINUTE)).toEqual([
+        expectedSample(T0 + 10 * SECOND, 100n),
+        expectedSample(T0 + 20 * SECOND, 110n),
+        expectedSample(T0 + 30 * SECOND, 120n),
+      ]);
+    });
+
+    it("sums lag per topic per minute, skipping unknown lags, within [from, to]", async () => {
+      const s = open();
+      await s.recordFlowSamples(
+        [
+          makeFlow([
+            makePartition({ partition: 0, lag: 5n }),
+            makePartition({ partition: 1, lag: 7n }),
+            makePartition({ partition: 2, lag: null }),
+            makePartition({ topic: "payments", targetTopic: "east.payments", lag: 3n }),
+          ]),
+          makeFlow([makePartition({ lag: 1000n })], "west->east"),
+        ],
+        T0 + 10 * SECOND,
+      );
+      await s.recordFlowSamples([makeFlow([makePartition({ partition: 0, lag: 1n }), makePartition({ partition: 1, lag: 2n })])], T0 + MINUTE);
+      await s.recordFlowSamples([makeFlow([makePartition({ lag: 99n })])], T0 + 3 * MINUTE);
+      expect(await s.readTopicLagSeries(FLOW, T0, T0 + 2 * MINUTE)).toEqual([
+        { topic: "orders", at: T0, lag: 12 },
+        { topic: "orders", at: T0 + MINUTE, lag: 3 },
+        { topic: "payments", at: T0, lag: 3 },
+      ]);
+    });
+
+    it("prunes raw samples older than one hour and minute rows older than seven days", async () => {
+      const s = open();
+      await sampleAt(s, T0, 100n);
+      await sampleAt(s, T0 + 7 * DAY - HOUR, 200n);
+      await sampleAt(s, T0 + 7 * DAY, 300n);
+      await s.prune(T0 + 7 * DAY + 30 * SECOND);
+      // Left: the raw sample at 7 d and the minute rows at 7 d − 1 h and 7 d; the T0 minute row is over 7 days old.
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 - DAY, T0 + 8 * DAY)).toEqual([
+        expectedSample(T0 + 7 * DAY - HOUR, 200n),
+        expectedSample(T0 + 7 * DAY, 300n),
+      ]);
+      await s.prune(T0 + 7 * DAY + HOUR + MINUTE);
+      // Now every raw sample is over an hour old: the same offsets come from the minute rows alone.
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 - DAY, T0 + 8 * DAY)).toEqual([
+        expectedSample(T0 + 7 * DAY - HOUR, 200n),
+        expectedSample(T0 + 7 * DAY, 300n),
+      ]);
+      await s.prune(T0 + 14 * DAY);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 - DAY, T0 + 15 * DAY)).toEqual([expectedSample(T0 + 7 * DAY, 300n)]);
+    });
+  });
+
+  describe("offset sync history", async () => {
+    const point = (n: number): OffsetSyncPoint => ({ upstream: BigInt(n) * 10n, downstream: BigInt(n) });
+
+    it("loads syncs per flow partition key in the order they were appended, with exact bigints", async () => {
+      const s = open();
+      await s.appendOffsetSyncs(FLOW, "orders", 0, [point(1), point(2)], T0);
+      await s.appendOffsetSyncs(FLOW, "orders", 1, [{ upstream: ABOVE_2_53, downstream: ABOVE_2_53 - 2n }], T0);
+      await s.appendOffsetSyncs("west->east", "orders", 0, [point(9)], T0);
+      await s.appendOffsetSyncs(FLOW, "orders", 0, [point(3)], T0 + SECOND);
+      await s.appendOffsetSyncs(FLOW, "orders", 0, [], T0 + 2 * SECOND);
+      expect(await s.loadOffsetSyncHistory()).toEqual(
+        new Map([
+          [`${FLOW}|orders|0`, [point(1), point(2), point(3)]],
+          [`${FLOW}|orders|1`, [{ upstream: ABOVE_2_53, downstream: ABOVE_2_53 - 2n }]],
+          ["west->east|orders|0", [point(9)]],
+        ]),
+      );
+    });
+
+    it("keeps only the newest 20,000 syncs of a partition and leaves other partitions alone", async () => {
+      const s = open();
+      await s.appendOffsetSyncs(FLOW, "orders", 1, [point(1), point(2), point(3)], T0);
+      await s.appendOffsetSyncs(FLOW, "orders", 0, Array.from({ length: 20_005 }, (_, i) => point(i)), T0);
+      let history = await s.loadOffsetSyncHistory();
+      let kept = history.get(`${FLOW}|orders|0`) ?? [];
+      expect([kept.length, kept[0], kept.at(-1)]).toEqual([20_000, point(5), point(20_004)]);
+      expect(history.get(`${FLOW}|orders|1`)).toEqual([point(1), point(2), point(3)]);
+
+      await s.appendOffsetSyncs(FLOW, "orders", 0, [point(20_005)], T0 + SECOND);
+      history = await s.loadOffsetSyncHistory();
+      kept = history.get(`${FLOW}|orders|0`) ?? [];
+      expect([kept.length, kept[0], kept.at(-1)]).toEqual([20_000, point(6), point(20_005)]);
+    });
+  });
+
+  describe("checkpoint history", async () => {
+    const checkpoint = (upstream: bigint, at: number, overrides: Partial<CheckpointPoint> = {}): CheckpointPoint => ({
+      group: "billing",
+      topic: "orders",
+      partition: 0,
+      upstream,
+      downstream: upstream - 1n,
+      at,
+      ...overrides,
+    });
+
+    it("reads a group partition's checkpoints newest first, up to the limit", async () => {
+      const s = open();
+      await s.appendCheckpoints(FLOW, [checkpoint(10n, T0), checkpoint(20n, T0 + SECOND)]);
+      await s.appendCheckpoints(FLOW, [checkpoint(ABOVE_2_53, T0 + 2 * SECOND), checkpoint(5n, T0, { group: "other" }), checkpoint(6n, T0, { partition: 1 })]);
+      await s.appendCheckpoints("west->east", [checkpoint(7n, T0)]);
+      await s.appendCheckpoints(FLOW, []);
+      expect(await s.readCheckpointHistory(FLOW, "billing", "orders", 0, 10)).toEqual([
+        checkpoint(ABOVE_2_53, T0 + 2 * SECOND),
+        checkpoint(20n, T0 + SECOND),
+        checkpoint(10n, T0),
+      ]);
+      expect(await s.readCheckpointHistory(FLOW, "billing", "orders", 0, 1)).toEqual([checkpoint(ABOVE_2_53, T0 + 2 * SECOND)]);
+      expect(await s.readCheckpointHistory(FLOW, "nobody", "orders", 0, 10)).toEqual([]);
+    });
+
+    it("prunes checkpoints and events older than 30 days", async () => {
+      const s = open();
+      await s.appendCheckpoints(FLOW, [checkpoint(1n, T0), checkpoint(2n, T0 + 30 * DAY)]);
+      await s.appendEvent({ at: T0, kind: "old", flow: null, cluster: null, message: "old", data: null });
+      await s.appendEvent({ at: T0 + 30 * DAY, kind: "new", flow: null, cluster: null, message: "new", data: null });
+      await s.prune(T0 + 30 * DAY + SECOND);
+      expect(await s.readCheckpointHistory(FLOW, "billing", "orders", 0, 10)).toEqual([checkpoint(2n, T0 + 30 * DAY)]);
+      expect((await s.listEvents(0, T0 + 31 * DAY, 10)).map((e) => e.kind)).toEqual(["new"]);
+    });
+  });
+
+  describe("alerts", async () => {
+    it("stores whole alert records and returns them most recently seen first", async () => {
+      const s = open();
+      const older = makeAlert({ id: "a-1", key: "k1", lastSeen: T0 });
+      const newer = makeAlert({ id: "a-2", key: "k2", lastSeen: T0 + MINUTE, flow: null });
+      await s.saveAlerts([older, newer]);
+      expect(await s.loadAlerts<TestAlert>()).toEqual([newer, older]);
+    });
+
+    it("updates an alert saved again under the same id instead of duplicating it", async () => {
+      const s = open();
+      await s.saveAlerts([makeAlert()]);
+      const resolved = makeAlert({ state: "resolved", severity: "info", lastSeen: T0 + 5 * MINUTE, summary: "lag is back to 0" });
+      await s.saveAlerts([resolved]);
+      expect(await s.loadAlerts<TestAlert>()).toEqual([resolved]);
+    });
+
+    it("filters by state, type and flow", async () => {
+      const s = open();
+      const lagOpen = makeAlert({ id: "a-1", key: "k1", lastSeen: T0 + 3 });
+      const lagResolved = makeAlert({ id: "a-2", key: "k2", state: "resolved", lastSeen: T0 + 2 });
+      const taskOpenOtherFlow = makeAlert({ id: "a-3", key: "k3", type: "TASK_FAILED", flow: "west->east", lastSeen: T0 + 1 });
+      await s.saveAlerts([lagOpen, lagResolved, taskOpenOtherFlow]);
+      expect((await s.loadAlerts<TestAlert>({ state: "open" })).map((a) => a.id)).toEqual(["a-1", "a-3"]);
+      expect((await s.loadAlerts<TestAlert>({ type: "REPLICATION_LAG" })).map((a) => a.id)).toEqual(["a-1", "a-2"]);
+      expect((await s.loadAlerts<TestAlert>({ flow: "west->east" })).map((a) => a.id)).toEqual(["a-3"]);
+      expect(await s.loadAlerts<TestAlert>({ state: "open", type: "TASK_FAILED", flow: FLOW })).toEqual([]);
+    });
+  });
+
+  describe("events", async () => {
+    it("lists events within [from, to] newest first, up to the limit, with their data parsed", async () => {
+      const s = open();
+      await s.appendEvent({ at: T0, kind: "collector-started", flow: null, cluster: null, message: "started", data: undefined });
+      await s.appendEvent({ at: T0 + SECOND, kind: "topic-reset", flow: FLOW, cluster: "east", message: "orders was recreated", data: { topic: "orders", before: "1000" } });
+      await s.appendEvent({ at: T0 + 2 * SECOND, kind: "later", flow: null, cluster: null, message: "later", data: [1, 2] });
+      expect(await s.listEvents(T0, T0 + SECOND, 10)).toEqual([
+        { id: 2, at: T0 + SECOND, kind: "topic-reset", flow: FLOW, cluster: "east", message: "orders was recreated", data: { topic: "orders", before: "1000" } },
+        { id: 1, at: T0, kind: "collector-started", flow: null, cluster: null, message: "started", data: null },
+      ]);
+      expect((await s.listEvents(T0, T0 + 2 * SECOND, 1)).map((e) => e.kind)).toEqual(["later"]);
+    });
+  });
+
+  describe("key-value settings", async () => {
+    it("returns null for a missing name and the latest value after writes", async () => {
+      const s = open();
+      expect(await s.getValue("admin-token")).toBeNull();
+      await s.setValue("admin-token", "one");
+      await s.setValue("admin-token", "two");
+      await s.setValue("other", "x");
+      expect([await s.getValue("admin-token"), await s.getValue("other")]).toEqual(["two", "x"]);
+    });
+  });
+  describe("translation series", () => {
+    const sample = (partition: number, reread: bigint | null, overrides: Partial<TranslationSample> = {}): TranslationSample => ({
+      group: "app",
+      topic: "orders",
+      partition,
+      committed: 100n,
+      translated: 90n,
+      checkpointDownstream: 80n,
+      idealLow: 95n,
+      idealHigh: 95n,
+      reread,
+      failoverReread: 15n,
+      groupLag: 5n,
+      ...overrides,
+    });
+
+    it("reads back a group's samples per partition and time, int64 values exact beyond 2^53", async () => {
+      const s = open();
+      await s.recordTranslationSamples(FLOW, [sample(1, 7n), sample(0, null, { translated: null, committed: ABOVE_2_53, groupLag: ABOVE_2_53 + 2n })], T0);
+      await s.recordTranslationSamples(FLOW, [sample(0, 3n)], T0 + 10 * SECOND);
+      await s.recordTranslationSamples(FLOW, [sample(0, 9n, { group: "other" })], T0 + 10 * SECOND);
+      await s.recordTranslationSamples(FLOW, [], T0 + 20 * SECOND);
+      const series = await s.readTranslationSeries(FLOW, "app", T0, T0 + MINUTE);
+      expect(series.map((p) => [p.partition, p.at, p.committed, p.reread, p.translated, p.groupLag])).toEqual([
+        [0, T0, ABOVE_2_53, null, null, ABOVE_2_53 + 2n],
+        [0, T0 + 10 * SECOND, 100n, 3n, 90n, 5n],
+        [1, T0, 100n, 7n, 90n, 5n],
+      ]);
+      expect(series[2]).toEqual({ ...sample(1, 7n), at: T0 });
+    });
+
+    it("keeps the last value of each minute after raw samples are pruned", async () => {
+      const s = open();
+      await s.recordTranslationSamples(FLOW, [sample(0, 1n)], T0);
+      await s.recordTranslationSamples(FLOW, [sample(0, 2n)], T0 + 30 * SECOND);
+      await s.recordTranslationSamples(FLOW, [sample(0, 3n)], T0 + 2 * HOUR);
+      await s.prune(T0 + 2 * HOUR);
+      expect((await s.readTranslationSeries(FLOW, "app", T0 - HOUR, T0 + 3 * HOUR)).map((p) => [p.at, p.reread])).toEqual([
+        [T0, 2n],
+        [T0 + 2 * HOUR, 3n],
+      ]);
+    });
+  });
+
+  describe("topic rollup", () => {
+    it("keeps each topic's lag of the minute's last cycle, per flow, for seven days", async () => {
+      const s = open();
+      const cycle = (at: number, lags: [string, number, bigint | null][], id = FLOW) =>
+        s.recordFlowSamples([makeFlow(lags.map(([topic, partition, lag]) => makePartition({ topic, partition, lag })), id)], at);
+      await cycle(T0, [["orders", 0, 5n], ["orders", 1, 6n], ["payments", 0, null]]);
+      await cycle(T0 + 30 * SECOND, [["orders", 0, 1n], ["orders", 1, ABOVE_2_53], ["payments", 0, null]]);
+      await cycle(T0 + 30 * SECOND, [["orders", 0, 100n]], "west->east");
+      await cycle(T0 + 2 * MINUTE, [["orders", 0, 7n], ["orders", 1, 8n], ["payments", 0, 2n]]);
+      expect(await s.readTopicLagSeries(FLOW, T0, T0 + 2 * MINUTE)).toEqual([
+        { topic: "orders", at: T0, lag: Number(ABOVE_2_53 + 1n) },
+        { topic: "orders", at: T0 + 2 * MINUTE, lag: 15 },
+        { topic: "payments", at: T0, lag: 0 },
+        { topic: "payments", at: T0 + 2 * MINUTE, lag: 2 },
+      ]);
+      expect(await s.readTopicLagSeries("west->east", T0, T0 + 2 * MINUTE)).toEqual([{ topic: "orders", at: T0, lag: 100 }]);
+      await s.prune(T0 + 7 * DAY + MINUTE);
+      expect(await s.readTopicLagSeries(FLOW, T0, T0 + 8 * DAY)).toEqual([
+        { topic: "orders", at: T0 + 2 * MINUTE, lag: 15 },
+        { topic: "payments", at: T0 + 2 * MINUTE, lag: 2 },
+      ]);
+    });
+  });
+
+  describe("restart", () => {
+    it("keeps every kind of data across close and reopen (migrations applied once, nothing lost)", async () => {
+      const first = open();
+      await sampleAt(first, T0, ABOVE_2_53);
+      await first.appendOffsetSyncs(FLOW, "orders", 0, [{ upstream: ABOVE_2_53, downstream: 7n }], T0);
+      await first.appendCheckpoints(FLOW, [{ group: "billing", topic: "orders", partition: 0, upstream: 11n, downstream: 10n, at: T0 }]);
+      await first.saveAlerts([makeAlert()]);
+      await first.appendEvent({ at: T0, kind: "alert-fired", flow: FLOW, cluster: null, message: "fired", data: { id: "a-1" } });
+      await first.setValue("detector-memory", "{}");
+      await first.close();
+      opened.splice(opened.indexOf(first), 1);
+
+      const second = open();
+      expect(await second.readPartitionHistory(FLOW, "orders", 0, T0, T0 + MINUTE)).toEqual([expectedSample(T0, ABOVE_2_53)]);
+      expect(await second.loadOffsetSyncHistory()).toEqual(new Map([[`${FLOW}|orders|0`, [{ upstream: ABOVE_2_53, downstream: 7n }]]]));
+      expect(await second.readCheckpointHistory(FLOW, "billing", "orders", 0, 5)).toEqual([
+        { group: "billing", topic: "orders", partition: 0, upstream: 11n, downstream: 10n, at: T0 },
+      ]);
+      expect(await second.loadAlerts<TestAlert>()).toEqual([makeAlert()]);
+      expect(await second.listEvents(T0, T0, 5)).toEqual([{ id: 1, at: T0, kind: "alert-fired", flow: FLOW, cluster: null, message: "fired", data: { id: "a-1" } }]);
+      expect(await second.getValue("detector-memory")).toBe("{}");
+      // Ids go on after a restart: a new event is not numbered 1 again.
+      await second.appendEvent({ at: T0 + SECOND, kind: "later", flow: null, cluster: null, message: "later", data: null });
+      expect((await second.listEvents(T0, T0 + SECOND, 5)).map((e) => e.id)).toEqual([2, 1]);
+    });
+  });
+
+  describe("a cycle's samples", () => {
+    it("writes 2,500 partitions of two flows in one call and reads each back exactly", async () => {
+      const s = open();
+      const partitions = Array.from({ length: 2500 }, (_, i) =>
+        makePartition({ topic: `t${i % 50}`, partition: Math.floor(i / 50), sourceLogEnd: ABOVE_2_53 + BigInt(i), lag: BigInt(i) }),
+      );
+      await s.recordFlowSamples([makeFlow(partitions), makeFlow(partitions.slice(0, 10), "west->east")], T0);
+      const last = await s.readPartitionHistory(FLOW, "t49", 49, T0, T0);
+      expect(last.map((p) => [p.sourceLogEnd, p.lag])).toEqual([[ABOVE_2_53 + 2499n, 2499n]]);
+      const sums = await s.readTopicLagSeries(FLOW, T0, T0);
+      expect(sums).toHaveLength(50);
+      // t0 holds partitions i = 0, 50, …, 2450: lag sum 50 · 1225 = 61,250.
+      expect(sums[0]).toEqual({ topic: "t0", at: T0, lag: 61_250 });
+    });
+  });
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import type { FlowTranslation, GroupTranslation } from "@/lib/translation";
+import { buildNotFoundIndex, describeNumbers, explainNotFound, notFoundListLimit } from "@/lib/views/not-found";
+import { lookupFlowPartition } from "@/lib/views/partition-lookup";
+import { makeFlow, makeFlowPartition, makeSnapshot } from "../detect/fixtures";
+
+/** east->west replicating orders (partitions 0–2 and 5) and payments (0); MM2 checkpoints gapwatch-slow. */
+const flow = makeFlow({
+  partitions: [
+    ...[5, 0, 2, 1].map((partition) => makeFlowPartition({ topic: "orders", partition })),
+    makeFlowPartition({ topic: "payments", partition: 0, targetTopic: "east.payments" }),
+  ],
+});
+const snapshot = makeSnapshot({ flows: [flow] });
+const translation = { flow: "east->west", groups: [{ group: "gapwatch-slow" } as GroupTranslation], excludedGroups: ["console-consumer-1"] } as FlowTranslation;
+const index = buildNotFoundIndex(snapshot, new Map([["east->west", translation]]));
+const enc = encodeURIComponent;
+
+describe("buildNotFoundIndex", () => {
+  it("lists each flow's topics with their partitions, and its groups", () => {
+    expect(index).toEqual({
+      flows: [
+        {
+          id: "east->west",
+          topics: [
+            { name: "orders", partitions: "0–2, 5" },
+            { name: "payments", partitions: "0" },
+          ],
+          moreTopics: 0,
+          groups: ["gapwatch-slow"],
+          moreGroups: 0,
+          excludedGroups: ["console-consumer-1"],
+        },
+      ],
+    });
+  });
+
+  it("caps the topics listed per flow and counts the rest", () => {
+    const many = makeFlow({ partitions: Array.from({ length: notFoundListLimit + 3 }, (_, i) => makeFlowPartition({ topic: `t${String(i).padStart(4, "0")}`, partition: 0 })) });
+    const capped = buildNotFoundIndex(makeSnapshot({ flows: [many] }), new Map()).flows[0]!;
+    expect([capped.topics.length, capped.moreTopics, capped.topics.at(-1)!.name, capped.groups]).toEqual([200, 3, "t0199", []]);
+  });
+});
+
+describe("explainNotFound", () => {
+  it("names the outermost segment that names nothing, with what exists there", () => {
+    expect(explainNotFound(index, { flow: enc("nowhere->west"), topic: "orders" })).toEqual({ missing: "flow", flow: "nowhere->west", known: ["east->west"] });
+    expect(explainNotFound(index, { flow: enc("east->west"), topic: "ledger", partition: "0" })).toEqual({
+      missing: "topic",
+      flow: "east->west",
+      topic: "ledger",
+      topics: ["orders", "payments"],
+      moreTopics: 0,
+    });
+    expect(explainNotFound(index, { flow: enc("east->west"), topic: "orders", partition: "3" })).toEqual({
+      missing: "partition",
+      flow: "east->west",
+      topic: "orders",
+      partition: "3",
+      partitions: "0–2, 5",
+    });
+    expect(explainNotFound(index, { flow: enc("east->west"), group: "console-consumer-1" })).toEqual({
+      missing: "group",
+      flow: "east->west",
+      group: "console-consumer-1",
+      groups: ["gapwatch-slow"],
+      moreGroups: 0,
+      excluded: true,
+    });
+  });
+
+  it("says nothing specific when every segment exists (the page itself was not found)", () => {
+    expect(explainNotFound(index, { flow: enc("east->west"), group: "gapwatch-slow" })).toEqual({ missing: "unknown" });
+    expect(explainNotFound(index, {})).toEqual({ missing: "unknown" });
+  });
+});
+
+describe("lookupFlowPartition", () => {
+  it("finds a partition by its plain number only", () => {
+    const found = lookupFlowPartition(flow, "orders", "5");
+    expect(found.found && [found.partition.topic, found.partition.partition]).toEqual(["orders", 5]);
+    expect(lookupFlowPartition(flow, "orders", "05").found).toBe(true);
+    expect(lookupFlowPartition(flow, "orders", "-1")).toEqual({
+      found: false,
+      missing: "partition",
+      message: 'topic orders of flow east->west has no replicated partition "-1"; it has partitions 0–2, 5',
+    });
+  });
+
+  it("says which topics the flow replicates when the topic is unknown", () => {
+    expect(lookupFlowPartition(flow, "east.orders", "0")).toEqual({
+      found: false,
+      missing: "topic",
+      message: 'flow east->west replicates no topic "east.orders" (use the source topic\'s name); its topics: orders, payments',
+    });
+  });
+
+  it("describes partition numbers as runs", () => {
+    expect([describeNumbers([0, 1, 2, 3]), describeNumbers([0, 2, 3, 4, 9]), describeNumbers([])]).toEqual(["0–3", "0, 2–4, 9", ""]);
+  });
+});
