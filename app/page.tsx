@@ -39,14 +39,14 @@ export default function OverviewPage() {
             (a direction whose MirrorSourceConnector is disabled is no flow).
           </p>
         ) : (
-          <div className="grid gap-4">{flows.map((f, i) => <FlowCard key={f.id} flow={f} health={readFlowHealth(model, snapshot.flows[i]!, f)} readiness={readiness.get(f.id)!} />)}</div>
+          <div className="grid grid-cols-1 gap-4">{flows.map((f, i) => <FlowCard key={f.id} flow={f} health={readFlowHealth(model, snapshot.flows[i]!, f)} readiness={readiness.get(f.id)!} />)}</div>
         )}
       </section>
       <section aria-labelledby="clusters-heading">
         <h2 id="clusters-heading" className="mb-2 text-lg font-semibold">
           Clusters
         </h2>
-        <div className="grid gap-4 lg:grid-cols-2">{clusters.map((c) => <ClusterCard key={c.alias} cluster={c} />)}</div>
+        <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">{clusters.map((c) => <ClusterCard key={c.alias} cluster={c} />)}</div>
       </section>
     </>
   );

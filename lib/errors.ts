@@ -11,6 +11,8 @@ export const errorCodes = {
   unauthorized: "GW_UNAUTHORIZED",
   forbidden: "GW_FORBIDDEN",
   rateLimited: "GW_RATE_LIMITED",
+  /** This process's GAPWATCH_ROLE does not serve the request (a collector serves no pages). */
+  notThisRole: "GW_NOT_THIS_ROLE",
 } as const;
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
 
@@ -72,6 +74,7 @@ const statusByCode: Record<ErrorCode, number> = {
   GW_UNAUTHORIZED: 401,
   GW_FORBIDDEN: 403,
   GW_RATE_LIMITED: 429,
+  GW_NOT_THIS_ROLE: 503,
 };
 
 /** HTTP status for an error raised anywhere in lib/; unknown errors are 500. */

@@ -19,6 +19,7 @@ import { runPollPhase } from "./bench/poll-phase";
 import { type BenchReport, createReport, renderReport, writeReportFile } from "./bench/report";
 import { type BenchResources, createResources, removeBenchConnector, stopResources } from "./bench/resources";
 import { runPipelineCompute } from "./bench/pipeline-compute";
+import { runHistorySize } from "./bench/history-size";
 import { runPipelineCycle } from "./bench/pipeline-cycle";
 import { type Stack, startStack } from "./stack";
 
@@ -155,6 +156,12 @@ async function main(): Promise<void> {
   ];
   report.cycle = await runPhase(report, `7. whole cycle pipeline with its store at ${cycleRuns.map((r) => `${r.partitions} ${r.store}`).join(", ")}`, () =>
     runPipelineCycle({ runs: cycleRuns, cycles: opts.syntheticCycles, log: say }),
+  );
+  // Needs no stack: simulated cycles through the real SQLite store (scripts/bench/history-size.ts); 3 h of a 10 s poll
+  // at 2,000 partitions (30 % moving) keeps it to minutes, the tier arithmetic extrapolates to 100,000 × 7 days.
+  const historyHours = opts.syntheticMillion ? 3 : 1;
+  report.history = await runPhase(report, `8. history size (${historyHours} h simulated at 2,000 partitions)`, () =>
+    runHistorySize({ partitions: 2000, active: 0.3, hours: historyHours, pollSeconds: 10, partitionsPerTopic: 20 }, say),
   );
   report.durationSeconds = (Date.now() - started) / 1000;
   const file = writeReportFile(report, path.join(gapwatchDir, "bench"));

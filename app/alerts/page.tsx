@@ -5,7 +5,7 @@ import { AlertFilters } from "@/components/alerts/alert-filters";
 import { PageHeader } from "@/components/layout/page-header";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { isAdmin } from "@/lib/auth/session";
-import { getRuntime } from "@/lib/pipeline/runtime";
+import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { parseAlertFilter } from "@/lib/views/alerts";
 import { readRequestTime } from "@/lib/views/clock";
 
@@ -19,9 +19,9 @@ export default async function AlertsPage({ searchParams }: { searchParams: Searc
   const params = new URLSearchParams(Object.entries(raw).flatMap(([k, v]) => (typeof v === "string" && v !== "" ? [[k, v]] : [])));
   const filter = parseAlertFilter(params);
   const now = readRequestTime();
-  const runtime = getRuntime();
+  const runtime = getServingRuntime();
   const alerts = runtime.alerts.list(filter);
-  const snapshot = runtime.collector.latest();
+  const snapshot = runtime.models.latest()?.snapshot ?? null;
   const events = (await runtime.store.listEvents(now - 7 * 24 * 3600 * 1000, now, 200)).filter((e) => e.kind.startsWith("alert-"));
   const canAct = isAdmin(await headers(), await cookies());
   const firing = alerts.filter((a) => a.state === "firing").length;

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { cookies, headers } from "next/headers";
 import { isAdmin, mayRead } from "@/lib/auth/session";
-import { getRuntime } from "@/lib/pipeline/runtime";
+import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { getLogger } from "@/lib/logger";
 import { linkAlertEvidence } from "@/lib/views/alert-links";
 import { AcknowledgeButton } from "./acknowledge-button";
@@ -19,7 +19,7 @@ export async function AlertBanner() {
   try {
     // On /signin, where server.requireSignInForReads lets anyone in, alerts are data like any other.
     if (!mayRead(await headers(), await cookies())) return null;
-    alerts = getRuntime().alerts.list({ state: "firing" }).filter((a) => a.severity === "critical" && a.acknowledged === null);
+    alerts = getServingRuntime().alerts.list({ state: "firing" }).filter((a) => a.severity === "critical" && a.acknowledged === null);
     signedIn = isAdmin(await headers(), await cookies());
   } catch (err) {
     getLogger("ui").warn({ err: err instanceof Error ? err.message : String(err) }, "alert banner unavailable");

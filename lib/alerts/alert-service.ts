@@ -2,8 +2,11 @@ import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import type { GapwatchConfig } from "@/lib/config";
 import {
   createDetectorMemory,
+  createMemoryPersister,
   type DetectorMemory,
   type Finding,
+  loadDetectorMemoryEntries,
+  type MemoryPersister,
   parseDetectorMemory,
   riskFindingTypes,
   runDetectors,
@@ -13,10 +16,11 @@ import type { Store } from "@/lib/store";
 import { createNotifier, type Notifier } from "./notifiers";
 import { acknowledgeAlert, defaultReconcileOptions, reconcileAlerts } from "./reconcile-alerts";
 import { reconcileRisks } from "./reconcile-risks";
-import type { AlertRecord, AlertTransition, RiskRecord } from "./types";
+import { AlertState, type AlertRecord, type AlertTransition, type RiskRecord } from "./types";
 
 const log = getLogger("alerts");
-const memoryKey = "detector-memory";
+/** Where the previous version kept the whole memory as one JSON value: read once (an upgrade), never written. */
+const legacyMemoryKey = "detector-memory";
 const risksKey = "risks";
 
 /** One cycle as the alert service sees it. */
@@ -56,16 +60,20 @@ export function createAlertService(store: Store, config: GapwatchConfig): AlertS
   let alerts: AlertRecord[] = [];
   let risks: RiskRecord[] = [];
   let memory = createDetectorMemory();
+  // Lists the memory entries that changed since the store last got them; null after a failed write (the next
+  // cycle compares with what the store holds).
+  let persister: MemoryPersister | null = null;
   // What the store kept, read once before the first cycle (started at once, so the pages see it): no cycle is
   // judged without it (that would re-fire stored alerts); a failed read is tried again by the next cycle.
   let restoring: Promise<void> | null = null;
   const restore = () =>
     (restoring ??= (async () => {
-      const [stored, storedRisks, storedMemory] = await Promise.all([store.loadAlerts<AlertRecord>(), loadRisks(store), loadMemory(store)]);
+      const [stored, storedRisks, restored] = await Promise.all([store.loadAlerts<AlertRecord>(), loadRisks(store), loadMemory(store)]);
       // Alerts of risk types stored before risks left the alert list are dropped, not resolved (no notification).
       alerts = stored.filter((a) => !riskFindingTypes.has(a.type));
       risks = storedRisks;
-      memory = storedMemory;
+      memory = restored.memory;
+      persister = restored.persister;
     })().catch((err: unknown) => {
       restoring = null;
       throw err;
@@ -73,11 +81,14 @@ export function createAlertService(store: Store, config: GapwatchConfig): AlertS
   restore().catch((err: unknown) => log.error({ err: err instanceof Error ? err.message : String(err) }, "reading the stored alerts failed"));
   const notifier: Notifier = createNotifier({
     targets: config.notifications.webhooks.map((w, i) => ({ name: `webhook-${i + 1}`, kind: w.format === "json" ? "webhook" : w.format, url: w.url })),
+    // Recorded before sent: a restart, or a shard's new owner, never sends a transition twice.
+    claim: (c) => store.claimNotification(c),
   });
 
   return {
     async processCycle({ current, previous, history, extraFindings }) {
       await restore();
+      alerts = await applyAcknowledgementRequests(store, alerts);
       const now = current.takenAt;
       const result = runDetectors({ previous, current, history, memory, now, thresholds: config.thresholds });
       memory = result.memory;
@@ -88,11 +99,13 @@ export function createAlertService(store: Store, config: GapwatchConfig): AlertS
       try {
         await store.saveAlerts(alerts);
         await store.setValue(risksKey, JSON.stringify(risks));
-        await store.setValue(memoryKey, JSON.stringify(memory));
+        persister ??= createMemoryPersister(await store.loadDetectorMemoryEntries());
+        await store.saveDetectorMemoryEntries(persister.listChanges(memory, now));
         await recordTransitions(store, reconciled.transitions, now);
       } catch (err) {
         // A store error never hides alerts: they are notified, and the next cycle writes every alert, the risks and
-        // the memory again (this cycle's timeline events are what is lost).
+        // the memory entries that differ from what the store holds (this cycle's timeline events are what is lost).
+        persister = null;
         log.error({ err: err instanceof Error ? err.message : String(err) }, "writing the cycle's alerts to the store failed");
       }
       notifier.enqueue(reconciled.transitions);
@@ -118,8 +131,47 @@ export function createAlertService(store: Store, config: GapwatchConfig): AlertS
   };
 }
 
-async function loadMemory(store: Store): Promise<DetectorMemory> {
-  const raw = await store.getValue(memoryKey);
+/**
+ * Applies the acknowledgements web instances queued in the store (GAPWATCH_ROLE=web) to the alerts this service
+ * holds, as acknowledge() does, and removes them; a request for an alert another collector holds stays queued.
+ */
+async function applyAcknowledgementRequests(store: Store, alerts: AlertRecord[]): Promise<AlertRecord[]> {
+  try {
+    const held = new Map(alerts.map((a) => [a.id, a]));
+    const requests = (await store.listAcknowledgementRequests()).filter((r) => held.has(r.alertId));
+    if (requests.length === 0) return alerts;
+    let next = alerts;
+    for (const r of requests) {
+      const alert = held.get(r.alertId)!;
+      if (alert.state !== AlertState.FIRING) continue;
+      next = acknowledgeAlert(next, r.alertId, r.by, r.at);
+      await store.appendEvent({ at: r.at, kind: "alert-acknowledged", flow: alert.flow, cluster: alert.cluster, message: `${alert.type} acknowledged by ${r.by}: ${alert.summary}`, data: { id: r.alertId } });
+    }
+    await store.deleteAcknowledgementRequests(requests.map((r) => r.alertId));
+    return next;
+  } catch (err) {
+    log.error({ err: err instanceof Error ? err.message : String(err) }, "applying queued acknowledgements failed; the next cycle tries again");
+    return alerts;
+  }
+}
+
+/**
+ * The stored detector memory, and a persister that knows what the store holds. A store without entries may be one
+ * the previous version wrote (the whole memory under one key): that is read, and the first cycle writes it all
+ * as entries.
+ */
+async function loadMemory(store: Store): Promise<{ memory: DetectorMemory; persister: MemoryPersister }> {
+  const entries = await store.loadDetectorMemoryEntries();
+  if (entries.length > 0) {
+    const loaded = loadDetectorMemoryEntries(entries);
+    if (loaded.error) log.warn({ err: loaded.error }, "stored detector memory unreadable; starting afresh");
+    return { memory: loaded.memory, persister: createMemoryPersister(entries) };
+  }
+  return { memory: await loadLegacyMemory(store), persister: createMemoryPersister() };
+}
+
+async function loadLegacyMemory(store: Store): Promise<DetectorMemory> {
+  const raw = await store.getValue(legacyMemoryKey);
   if (raw === null) return createDetectorMemory();
   try {
     const parsed = parseDetectorMemory(JSON.parse(raw));

@@ -48,6 +48,10 @@ export function listFocusOffsets(alerts: readonly AlertRef[]): Map<string, bigin
   for (const a of alerts) {
     if (a.state !== "firing" || !explainingTypes.has(a.type) || a.flow === null || a.topic === null || a.partition === null) continue;
     const offsets = focusFields.map((f) => a.evidence[f]).filter((v): v is string => typeof v === "string" && /^\d+$/.test(v)).map(BigInt);
+    // The lost records are gone from the source: the record right after a lost range is what can be compared, and
+    // its copy's target offset confirms the range missing (confirmLostRanges).
+    const last = a.evidence.lastLostOffset;
+    if (a.type === FindingType.DATA_LOSS && typeof last === "string" && /^\d+$/.test(last)) offsets.push(BigInt(last) + 1n);
     if (offsets.length === 0) continue;
     const key = flowPartitionKey(a.flow, a.topic, a.partition);
     focus.set(key, [...(focus.get(key) ?? []), ...offsets]);
@@ -81,6 +85,16 @@ export class MismatchFindings {
       if (later || now - f.observedAt > mismatchHoldMs) this.held.delete(key);
     }
     return [...this.held.values()];
+  }
+
+  /** The held findings, to store (a restart neither resolves an AUDIT_MISMATCH nor restarts its hold). */
+  exportHeld(): Finding[] {
+    return [...this.held.values()];
+  }
+
+  /** Restores stored held findings (at start, before the first audit). */
+  importHeld(findings: readonly Finding[]): void {
+    this.held = new Map(findings.map((f) => [flowPartitionKey(f.flow ?? "", f.topic ?? "", f.partition ?? -1), f]));
   }
 }
 

@@ -1,3 +1,4 @@
+import type { ConfirmedLoss } from "./lost-ranges";
 import type { AuditOutcome, AuditSample } from "./types";
 
 /** What the audit found for one flow topic (or a whole flow) since Gapwatch started. */
@@ -39,9 +40,12 @@ export interface FlowAuditView {
   /** Source records verified (matched or duplicate) over the last hour. */
   verifiedLastHour: number;
   lastCycle: { at: number; audited: number; cost: AuditCost } | null;
+  /** DATA_LOSS ranges the audit confirmed absent from the target, newest first. */
+  confirmedLosses: ConfirmedLoss[];
 }
 
 const problemLimit = 50;
+const confirmedLossLimit = 20;
 const hourMs = 3_600_000;
 
 export function createCounters(): AuditCounters {
@@ -67,7 +71,8 @@ export function countSample(counters: AuditCounters, s: AuditSample): void {
   }
 }
 
-interface FlowTally {
+/** One flow's counters and coverage (exported for the stored state, lib/audit/stored-state.ts). */
+export interface FlowTally {
   totals: AuditCounters;
   topics: Map<string, AuditCounters>;
   /** Partitions compared at least once, per topic. */
@@ -75,6 +80,7 @@ interface FlowTally {
   problems: AuditSample[];
   verified: { at: number; count: number }[];
   lastCycle: FlowAuditView["lastCycle"];
+  confirmedLosses: ConfirmedLoss[];
 }
 
 /** Accumulates each cycle's samples per flow and topic, in memory; callers pass `now`. */
@@ -101,6 +107,27 @@ export class AuditTally {
     tally.lastCycle = { at: now, audited: samples.filter((s) => s.outcome !== "foreign").length, cost };
   }
 
+  /** Adds lost ranges confirmed missing (a range already confirmed is kept as first confirmed); true when any is new. */
+  confirmLosses(flow: string, losses: readonly ConfirmedLoss[]): boolean {
+    const tally = this.flowTally(flow);
+    const keyOf = (l: ConfirmedLoss) => `${l.topic}|${l.partition}|${l.firstLostOffset}|${l.lastLostOffset}`;
+    const known = new Set(tally.confirmedLosses.map(keyOf));
+    const fresh = losses.filter((l) => !known.has(keyOf(l)));
+    tally.confirmedLosses = [...fresh, ...tally.confirmedLosses].slice(0, confirmedLossLimit);
+    return fresh.length > 0;
+  }
+
+  /** A copy of every flow's tally, to store (Gapwatch restarts keep the counters and coverage). */
+  exportState(): Map<string, FlowTally> {
+    return new Map([...this.flows].map(([flow, t]) => [flow, copyTally(t)]));
+  }
+
+  /** Replaces the tallies with stored ones (at start, before the first audit). */
+  importState(flows: ReadonlyMap<string, FlowTally>): void {
+    this.flows.clear();
+    for (const [flow, t] of flows) this.flows.set(flow, copyTally(t));
+  }
+
   /** Flows audited at least once. */
   flowIds(): string[] {
     return [...this.flows.keys()];
@@ -117,15 +144,28 @@ export class AuditTally {
       problems: [...tally.problems],
       verifiedLastHour: tally.verified.filter((v) => v.at > now - hourMs).reduce((n, v) => n + v.count, 0),
       lastCycle: tally.lastCycle,
+      confirmedLosses: [...tally.confirmedLosses],
     };
   }
 
   private flowTally(flow: string): FlowTally {
     let tally = this.flows.get(flow);
     if (tally === undefined) {
-      tally = { totals: createCounters(), topics: new Map(), partitions: new Map(), problems: [], verified: [], lastCycle: null };
+      tally = { totals: createCounters(), topics: new Map(), partitions: new Map(), problems: [], verified: [], lastCycle: null, confirmedLosses: [] };
       this.flows.set(flow, tally);
     }
     return tally;
   }
+}
+
+function copyTally(t: FlowTally): FlowTally {
+  return {
+    totals: { ...t.totals },
+    topics: new Map([...t.topics].map(([topic, c]) => [topic, { ...c }])),
+    partitions: new Map([...t.partitions].map(([topic, set]) => [topic, new Set(set)])),
+    problems: [...t.problems],
+    verified: [...t.verified],
+    lastCycle: t.lastCycle,
+    confirmedLosses: [...t.confirmedLosses],
+  };
 }

@@ -15,6 +15,7 @@ const envSchema = z.object({
   GAPWATCH_HOME: z.string().optional(),
   GAPWATCH_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   GAPWATCH_DISABLE_COLLECTOR: z.enum(["0", "1"]).default("0"),
+  GAPWATCH_ROLE: z.enum(["all", "collector", "web"], { error: "must be all (one process does everything), collector or web" }).default("all"),
 });
 
 export type GapwatchEnv = z.infer<typeof envSchema>;

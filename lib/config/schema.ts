@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { scaleOutSchema } from "./scale-out";
 import { serverSchema } from "./server";
 import { thresholdsSchema } from "./thresholds";
 
@@ -161,12 +162,17 @@ export const configSchema = z.object({
   notifications: z.object({
     webhooks: z.array(z.object({ url: z.url(), format: z.enum(["json", "slack", "alertmanager", "alertmanager-api"]).default("json") }).strict()).default([]),
   }).strict().default({ webhooks: [] }),
+  scaleOut: scaleOutSchema.optional(),
 }).strict().superRefine((config, ctx) => {
   const seen = new Set<string>();
   config.clusters.forEach((c, i) => {
     if (seen.has(c.alias)) ctx.addIssue({ code: "custom", path: ["clusters", i, "alias"], message: `alias "${c.alias}" is listed twice` });
     seen.add(c.alias);
   });
+  if (config.scaleOut && !seen.has(config.scaleOut.homeCluster)) {
+    const known = [...seen].map((a) => `"${a}"`).join(", ");
+    ctx.addIssue({ code: "custom", path: ["scaleOut", "homeCluster"], message: `home cluster "${config.scaleOut.homeCluster}" is not in clusters (${known})` });
+  }
 });
 
 export type GapwatchConfig = z.infer<typeof configSchema>;

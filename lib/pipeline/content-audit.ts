@@ -3,13 +3,19 @@ import {
   type AuditCost,
   type AuditMapping,
   type AuditSample,
+  auditStateKey,
   AuditTally,
   type AuditWindow,
   compareWindow,
+  confirmLostRanges,
   createAuditCursors,
+  decodeAuditState,
+  encodeAuditState,
   type FlowAuditPlan,
   type FlowAuditView,
   listFocusOffsets,
+  listLostRanges,
+  type LostRangeContext,
   mapSourceOffset,
   MismatchFindings,
   planAudit,
@@ -17,14 +23,17 @@ import {
 } from "@/lib/audit";
 import { countAuditMetrics } from "@/lib/alerts/metrics";
 import type { RecordSampleRead } from "@/lib/collector/record-samples";
-import { type CollectorHistory, type Flow, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
+import { type CollectorHistory, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
 import type { AuditConfig } from "@/lib/config";
 import type { Finding } from "@/lib/detect/types";
 import { type FetchedRecord, type FetchRequestItem, type FetchResult, isItemError } from "@/lib/kafka";
 import { getLogger } from "@/lib/logger";
 import { selectLatestEpoch } from "@/lib/mm2";
+import type { Store } from "@/lib/store";
 
 const log = getLogger("audit");
+/** The counters are written to the store every this many cycles; a change of held findings or a confirmed loss at once. */
+const persistEveryCycles = 12;
 
 /** Reads sampled records on one cluster (the collector's readers: Collector.readRecordSamples). */
 export interface RecordSampleReader {
@@ -40,7 +49,9 @@ interface MappedWindow {
  * The content audit of each cycle (issue 16): plan (lib/audit) → read the sampled source records, one Fetch per
  * leader broker → map each to its target offset → read the target around them, one Fetch per leader broker →
  * compare by hashes → count per flow and topic, Prometheus counters, AUDIT_MISMATCH findings for the next
- * alert cycle. Cursors, counters and held findings live in memory (a restart audits afresh).
+ * alert cycle, DATA_LOSS ranges confirmed missing. The counters, coverage and held findings are kept in the store
+ * (see saveState; read before the first cycle's findings), so a
+ * restart neither forgets what was verified nor resolves an AUDIT_MISMATCH; the cursors start afresh.
  */
 export class ContentAuditor {
   private readonly cursors = createAuditCursors();
@@ -49,18 +60,24 @@ export class ContentAuditor {
   private readonly exclude: RegExp[];
   private readonly ignoreHeaders: ReadonlySet<string>;
   private current: Finding[] = [];
+  /** The stored state was read (until then nothing is written, so a failed read never overwrites it). */
+  private loaded = false;
+  private dirty = false;
+  private cyclesSinceSave = 0;
 
   constructor(
     private readonly config: AuditConfig,
     private readonly pollIntervalSeconds: number,
     private readonly reader: RecordSampleReader,
+    private readonly store: Pick<Store, "getValue" | "setValue">,
   ) {
     this.exclude = config.exclude.map((source) => new RegExp(`^(?:${source})$`));
     this.ignoreHeaders = new Set(config.ignoreHeaders);
   }
 
-  /** AUDIT_MISMATCH findings as of the latest audit (held between visits). */
-  findings(): Finding[] {
+  /** AUDIT_MISMATCH findings as of the latest audit (held between visits and restarts). */
+  async findings(): Promise<Finding[]> {
+    await this.loadState();
     return this.current;
   }
 
@@ -76,12 +93,15 @@ export class ContentAuditor {
 
   /** Audits one cycle's sample; `alerts` (the cycle's) give the focus offsets and what explains a mismatch. */
   async auditCycle(snapshot: Snapshot, history: CollectorHistory, alerts: readonly AlertRef[]): Promise<void> {
+    await this.loadState();
     const cpu = process.cpuUsage();
     const now = snapshot.takenAt;
+    const heldBefore = this.current.map((f) => f.key).join();
     const budget = Math.max(1, Math.round((this.config.recordsPerFlowPerMinute * this.pollIntervalSeconds) / 60));
     const plans = planAudit({ flows: snapshot.flows, syncs: history.offsetSyncs, focus: listFocusOffsets(alerts), budget, exclude: this.exclude }, this.cursors);
     if (plans.length === 0) {
       this.current = this.mismatches.update([], alerts, now);
+      await this.saveState(this.current.map((f) => f.key).join() !== heldBefore);
       return;
     }
     const cost: AuditCost = { windows: plans.reduce((n, p) => n + p.windows.length, 0), fetchRequests: 0, bytes: 0, cpuMs: 0 };
@@ -111,12 +131,56 @@ export class ContentAuditor {
     }
     const used = process.cpuUsage(cpu);
     cost.cpuMs = Math.round((used.user + used.system) / 1000);
+    const ranges = listLostRanges(alerts);
+    const contextOf = contextReader(snapshot, history);
+    let urgent = false;
     for (const [flow, samples] of perFlow) {
       this.tally.record(flow, samples, now, cost);
       countAuditMetrics(flow, countOutcomes(samples));
+      if (ranges.size > 0) urgent = this.tally.confirmLosses(flow, confirmLostRanges(flow, ranges, samples, contextOf, now)) || urgent;
     }
+    this.dirty ||= all.length > 0;
     this.current = this.mismatches.update(all, alerts, now);
+    await this.saveState(urgent || this.current.map((f) => f.key).join() !== heldBefore);
     log.debug({ cycle: snapshot.cycle, ...cost, audited: all.length }, "content audit done");
+  }
+
+  /** Reads the stored counters and held findings once; an unreadable state is logged and started afresh. */
+  private async loadState(): Promise<void> {
+    if (this.loaded) return;
+    let raw: string | null;
+    try {
+      raw = await this.store.getValue(auditStateKey);
+    } catch (err) {
+      // Not loaded: tried again next cycle, and nothing is written meanwhile.
+      log.error({ err: err instanceof Error ? err.message : String(err) }, "reading the content audit's state from the store failed");
+      return;
+    }
+    this.loaded = true;
+    if (raw === null) return;
+    try {
+      const state = decodeAuditState(raw);
+      this.tally.importState(state.tallies);
+      this.mismatches.importHeld(state.held);
+      this.current = state.held;
+    } catch (err) {
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, "stored content audit state unreadable; starting afresh");
+    }
+  }
+
+  /** Writes the state when `urgent` (held findings changed, a loss confirmed), else every `persistEveryCycles` cycles if changed. */
+  private async saveState(urgent: boolean): Promise<void> {
+    this.cyclesSinceSave++;
+    if (!this.loaded || !(urgent || (this.dirty && this.cyclesSinceSave >= persistEveryCycles))) return;
+    const value = encodeAuditState({ tallies: this.tally.exportState(), held: this.mismatches.exportHeld() });
+    try {
+      await this.store.setValue(auditStateKey, value);
+      this.dirty = false;
+      this.cyclesSinceSave = 0;
+    } catch (err) {
+      // Kept in memory and written again next cycle (a store error never hides the audit).
+      log.error({ err: err instanceof Error ? err.message : String(err) }, "writing the content audit's state to the store failed");
+    }
   }
 
   /** One read per cluster of one side (one Fetch per leader broker), keyed `cluster|topic|partition`. */
@@ -141,6 +205,16 @@ export class ContentAuditor {
     }
     return out;
   }
+}
+
+/** A flow partition's latest sync epoch and source log start, for confirmLostRanges (indexed on first use only). */
+function contextReader(snapshot: Snapshot, history: CollectorHistory): (key: string) => LostRangeContext | null {
+  let rows: Map<string, FlowPartition> | null = null;
+  return (key) => {
+    rows ??= new Map(snapshot.flows.flatMap((f) => f.partitions.map((p) => [flowPartitionKey(f.id, p.topic, p.partition), p] as const)));
+    const p = rows.get(key);
+    return p === undefined ? null : { epoch: selectLatestEpoch(history.offsetSyncs.get(key) ?? []), sourceLogStart: p.sourceLogStart };
+  };
 }
 
 function sideKey(cluster: string, topic: string, partition: number): string {

@@ -37,7 +37,7 @@ export class CyclePipeline {
     private readonly alerts: AlertService,
     samples: RecordSampleReader | null = null,
   ) {
-    this.auditor = samples !== null && config.audit.enabled ? new ContentAuditor(config.audit, config.pollIntervalSeconds, samples) : null;
+    this.auditor = samples !== null && config.audit.enabled ? new ContentAuditor(config.audit, config.pollIntervalSeconds, samples, store) : null;
     this.translationFindings = createTranslationFindingSource(store);
     this.metricsOptions = readMetricsOptions(config);
     this.progress = new ProgressWindow(config.thresholds.catchUpWindowMs);
@@ -52,7 +52,7 @@ export class CyclePipeline {
   async processCycle(current: Snapshot, previous: Snapshot | null, history: CollectorHistory): Promise<ReadModel> {
     const now = current.takenAt;
     const { translations, errors } = this.translate(current, history);
-    const findings = [...(await this.translationFindings(translations, now, this.config.thresholds)), ...detectPostureRisks(current, now), ...(this.auditor?.findings() ?? [])];
+    const findings = [...(await this.translationFindings(translations, now, this.config.thresholds)), ...detectPostureRisks(current, now), ...((await this.auditor?.findings()) ?? [])];
     const { alerts, risks } = await this.alerts.processCycle({ current, previous, history, extraFindings: findings });
     await this.record(current, translations);
     updateMetrics(current, alerts, risks, this.metricsOptions);

@@ -2,13 +2,17 @@ import path from "node:path";
 import { readEnv } from "@/lib/config/env";
 import { appendEvent, getValue, listEvents, loadAlerts, saveAlerts, setValue } from "./alerts-events";
 import { openDatabase } from "./db";
+import { claimNotification, pruneNotificationLedger } from "./notification-ledger";
 import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "./history";
-import { pruneSeries, readPartitionHistory, readTopicLagSeries, recordFlowSamples } from "./series";
-import { pruneTranslationSeries, readTranslationSeries, recordTranslationSamples } from "./translation-series";
+import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
+import { createSqliteSeries } from "./series";
+import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
+import { createSqliteTranslationSeries } from "./translation-series";
 import type { Store } from "./types";
 
-export type { PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
-export type { TranslationSample, TranslationSeriesPoint } from "./types";
+export type { NotificationClaim, PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
+export type { DetectorMemoryEntryChange, TranslationSample, TranslationSeriesPoint } from "./types";
+export type { AcknowledgementRequest, PublishedReadModel, ReadModelVersion } from "./types";
 export { createPostgresStore } from "./postgres";
 
 /**
@@ -17,10 +21,12 @@ export { createPostgresStore } from "./postgres";
  */
 export function createSqliteStore(file: string): Store {
   const db = openDatabase(file);
+  const series = createSqliteSeries(db);
+  const translations = createSqliteTranslationSeries(db);
   return {
-    recordFlowSamples: async (flows, at) => recordFlowSamples(db, flows, at),
-    readPartitionHistory: async (flow, topic, partition, from, to) => readPartitionHistory(db, flow, topic, partition, from, to),
-    readTopicLagSeries: async (flow, from, to) => readTopicLagSeries(db, flow, from, to),
+    recordFlowSamples: async (flows, at) => series.record(flows, at),
+    readPartitionHistory: async (flow, topic, partition, from, to) => series.readHistory(flow, topic, partition, from, to),
+    readTopicLagSeries: async (flow, from, to) => series.readTopicLag(flow, from, to),
     appendOffsetSyncs: async (flow, topic, partition, syncs, at) => appendOffsetSyncs(db, flow, topic, partition, syncs, at),
     loadOffsetSyncHistory: async () => loadOffsetSyncHistory(db),
     appendCheckpoints: async (flow, checkpoints) => appendCheckpoints(db, flow, checkpoints),
@@ -32,15 +38,25 @@ export function createSqliteStore(file: string): Store {
     getValue: async (name) => getValue(db, name),
     setValue: async (name, value) => setValue(db, name, value),
     prune: async (now) => {
-      pruneSeries(db, now);
+      series.prune(now);
       pruneHistory(db, now);
-      pruneTranslationSeries(db, now);
+      translations.prune(now);
+      pruneNotificationLedger(db, now);
     },
     close: async () => {
       db.close();
     },
-    recordTranslationSamples: async (flow, samples, at) => recordTranslationSamples(db, flow, samples, at),
-    readTranslationSeries: async (flow, group, from, to) => readTranslationSeries(db, flow, group, from, to),
+    recordTranslationSamples: async (flow, samples, at) => translations.record(flow, samples, at),
+    readTranslationSeries: async (flow, group, from, to) => translations.read(flow, group, from, to),
+    saveDetectorMemoryEntries: async (changes) => saveDetectorMemoryEntries(db, changes),
+    loadDetectorMemoryEntries: async () => loadDetectorMemoryEntries(db),
+    publishReadModel: async (model) => publishReadModel(db, model),
+    listReadModelVersions: async () => listReadModelVersions(db),
+    readReadModel: async (shard) => readReadModel(db, shard),
+    requestAcknowledgement: async (request) => requestAcknowledgement(db, request),
+    listAcknowledgementRequests: async () => listAcknowledgementRequests(db),
+    deleteAcknowledgementRequests: async (alertIds) => deleteAcknowledgementRequests(db, alertIds),
+    claimNotification: async (claim) => claimNotification(db, claim),
   };
 }
 

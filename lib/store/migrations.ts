@@ -1,10 +1,11 @@
 /**
  * Numbered schema migrations; each runs once, in order, inside a transaction. Offsets are stored
- * as decimal TEXT (int64 never passes through a JS number), times as INTEGER epoch milliseconds.
+ * as decimal TEXT (int64 never passes through a JS number), times as INTEGER epoch milliseconds; the series tables
+ * of migration 4 store offsets as INTEGER (SQLite's int64, read back with safeIntegers: exact too).
  *
- * Sizes: `partition_samples` keeps one row per flow partition per cycle for the last hour (360
- * rows per partition at the default 10 s poll); `partition_minutes` one row per partition per
- * minute for 7 days (10,080 rows per partition). `offset_syncs` keeps up to 20,000 syncs per
+ * Sizes: since migration 4, `partition_points` holds a partition's rows only for cycles in which it changed:
+ * raw for 1 h, 5-minute for 24 h, hourly for 7 days (at most 816 rows per partition at a 10 s poll; tiers.ts).
+ * `offset_syncs` keeps up to 20,000 syncs per
  * partition (see syncs.ts); `events` 30 days. `topic_minutes` (migration 3) one row per flow topic per minute for
  * 7 days: the sparklines read it instead of summing every partition's minute rows.
  */
@@ -79,6 +80,65 @@ export const migrations: { version: number; sql: string }[] = [
       CREATE INDEX topic_minutes_minute ON topic_minutes (minute);
       INSERT INTO topic_minutes (flow, topic, minute, lag)
         SELECT flow, topic, minute, TOTAL(CAST(lag AS INTEGER)) FROM partition_minutes GROUP BY flow, topic, minute;
+    `,
+  },
+  {
+    // History that fits (tiers.ts): series get integer ids; points hold INTEGER offsets (int64, exact), written
+    // only when a series changed, in three tiers (raw 1 h, 5-minute 24 h, hourly 7 d); topic_minutes gets an index
+    // per topic (its rows are change-only too: the reader finds a topic's last row before a range); the detector
+    // memory is stored per entry (lib/detect/memory-persistence.ts) instead of one JSON value per cycle.
+    // The old raw and minute tables are DROPPED, not converted: at 10,000 partitions they hold ~100 M rows, and
+    // converting them here would hold the first cycle for many minutes in one transaction; the charts fill again
+    // from the upgrade on (raw at once, the coarse tiers as their buckets close). topic_minutes is kept as it is.
+    version: 4,
+    sql: `
+      DROP TABLE IF EXISTS partition_samples;
+      DROP TABLE IF EXISTS partition_minutes;
+      DROP TABLE IF EXISTS translation_samples;
+      DROP TABLE IF EXISTS translation_minutes;
+      CREATE TABLE partition_series (
+        id INTEGER PRIMARY KEY, flow TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL, UNIQUE (flow, topic, partition)
+      );
+      CREATE TABLE partition_points (
+        series INTEGER NOT NULL, tier INTEGER NOT NULL, at INTEGER NOT NULL,
+        source_log_start INTEGER, source_log_end INTEGER, mm2_position INTEGER, target_log_end INTEGER, lag INTEGER,
+        PRIMARY KEY (series, tier, at)
+      ) WITHOUT ROWID;
+      CREATE INDEX partition_points_age ON partition_points (tier, at);
+      CREATE TABLE translation_series (
+        id INTEGER PRIMARY KEY, flow TEXT NOT NULL, group_id TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL,
+        UNIQUE (flow, group_id, topic, partition)
+      );
+      CREATE TABLE translation_points (
+        series INTEGER NOT NULL, tier INTEGER NOT NULL, at INTEGER NOT NULL,
+        committed INTEGER NOT NULL, translated INTEGER, checkpoint_downstream INTEGER, ideal_low INTEGER, ideal_high INTEGER,
+        reread INTEGER, failover_reread INTEGER, group_lag INTEGER,
+        PRIMARY KEY (series, tier, at)
+      ) WITHOUT ROWID;
+      CREATE INDEX translation_points_age ON translation_points (tier, at);
+      CREATE INDEX topic_minutes_topic ON topic_minutes (flow, topic, minute);
+      CREATE TABLE detector_memory (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    `,
+  },
+  {
+    // Roles (read-models.ts): each collector shard's latest read model, one row replaced per cycle, and the
+    // acknowledgements web instances queue for the collector that holds the alert.
+    version: 5,
+    sql: `
+      CREATE TABLE read_models (shard TEXT PRIMARY KEY, cycle INTEGER NOT NULL, taken_at INTEGER NOT NULL, body TEXT NOT NULL);
+      CREATE TABLE acknowledgement_requests (alert_id TEXT PRIMARY KEY, by_user TEXT NOT NULL, at INTEGER NOT NULL);
+    `,
+  },
+  {
+    // Notification ledger (notification-ledger.ts): a transition is recorded per target before it is sent, so a
+    // restart or a shard's new owner never sends it again. 30 days, as events.
+    version: 6,
+    sql: `
+      CREATE TABLE notification_ledger (
+        alert_id TEXT NOT NULL, transition TEXT NOT NULL, at INTEGER NOT NULL, target TEXT NOT NULL,
+        PRIMARY KEY (alert_id, transition, at, target)
+      ) WITHOUT ROWID;
+      CREATE INDEX notification_ledger_at ON notification_ledger (at);
     `,
   },
 ];

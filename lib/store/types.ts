@@ -1,6 +1,6 @@
 import type { CheckpointPoint, Flow, OffsetSyncPoint } from "@/lib/collector/types";
 
-/** One sample of a flow partition's offsets (raw: per cycle; rolled up: last of each minute). */
+/** One sample of a flow partition's offsets (raw: a cycle it changed in; rolled up: last of a 5-minute or hour bucket). */
 export interface PartitionSample {
   at: number;
   sourceLogStart: bigint | null;
@@ -65,12 +65,50 @@ export interface TranslationSeriesPoint extends TranslationSample {
   at: number;
 }
 
+/** One detector memory entry to write (`value` JSON) or delete (`value` null); lib/detect/memory-persistence.ts. */
+export interface DetectorMemoryEntryChange {
+  key: string;
+  value: string | null;
+}
+
+/** Which cycle of a shard's read model is published (lib/pipeline/read-model-codec.ts encodes its body). */
+export interface ReadModelVersion {
+  /** The collector's shard key ("all" while one collector polls everything). */
+  shard: string;
+  cycle: number;
+  takenAt: number;
+}
+
+/** A shard's published read model: its version and its encoded body. */
+export interface PublishedReadModel extends ReadModelVersion {
+  body: string;
+}
+
+/** An acknowledgement made on a web instance, for the collector that holds the alert to apply. */
+export interface AcknowledgementRequest {
+  alertId: string;
+  by: string;
+  at: number;
+}
+
+/**
+ * A notification about to be sent (notification ledger, migration 6): one alert's transition made by the cycle at
+ * `at` (epoch ms), for one notifier target. The four together are unique: a second claim of the same key loses.
+ */
+export interface NotificationClaim {
+  alertId: string;
+  transition: string;
+  at: number;
+  target: string;
+}
+
 /**
  * Everything Gapwatch persists. Asynchronous so that SQLite (embedded, one machine) and PostgreSQL
  * (shared by several processes, ARCHITECTURE.md scale-out) implement the same contract. One call's
  * writes are one transaction; callers await a cycle's writes before the next cycle writes.
  */
 export interface Store {
+  /** Writes the partitions (and topic lags) that changed since this store last wrote them (lib/store/tiers.ts). */
   recordFlowSamples(flows: readonly Flow[], at: number): Promise<void>;
   readPartitionHistory(flow: string, topic: string, partition: number, from: number, to: number): Promise<PartitionSample[]>;
   readTopicLagSeries(flow: string, from: number, to: number): Promise<TopicLagPoint[]>;
@@ -86,8 +124,25 @@ export interface Store {
   setValue(name: string, value: string): Promise<void>;
   prune(now: number): Promise<void>;
   close(): Promise<void>;
-  /** Writes one cycle's translation samples of a flow (raw, and rolled into that minute). */
+  /** Writes the cycle's translation samples of a flow that changed since last written (tiered like partitions). */
   recordTranslationSamples(flow: string, samples: readonly TranslationSample[], at: number): Promise<void>;
   /** A group's translation samples between `from` and `to`, per partition, oldest first. */
   readTranslationSeries(flow: string, group: string, from: number, to: number): Promise<TranslationSeriesPoint[]>;
+  /** Applies a cycle's detector memory changes (only the entries that changed; null deletes). */
+  saveDetectorMemoryEntries(changes: readonly DetectorMemoryEntryChange[]): Promise<void>;
+  /** Every stored detector memory entry as [key, JSON value] (start-up). */
+  loadDetectorMemoryEntries(): Promise<[string, string][]>;
+  /** Replaces the shard's published read model (roles: a collector after each cycle). */
+  publishReadModel(model: PublishedReadModel): Promise<void>;
+  /** Each shard's published version, by shard, without bodies: cheap enough to poll every second or two. */
+  listReadModelVersions(): Promise<ReadModelVersion[]>;
+  readReadModel(shard: string): Promise<PublishedReadModel | null>;
+  /** Queues an acknowledgement (web role); one per alert, the latest wins. */
+  requestAcknowledgement(request: AcknowledgementRequest): Promise<void>;
+  /** Queued acknowledgements, oldest first. */
+  listAcknowledgementRequests(): Promise<AcknowledgementRequest[]>;
+  /** Removes the requests of these alerts once applied. */
+  deleteAcknowledgementRequests(alertIds: readonly string[]): Promise<void>;
+  /** Records a notification before it is sent: true when this call recorded it, false when it was recorded before. */
+  claimNotification(claim: NotificationClaim): Promise<boolean>;
 }

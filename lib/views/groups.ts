@@ -1,4 +1,4 @@
-import { getRuntime } from "@/lib/pipeline/runtime";
+import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { BadRequestError, NotFoundError } from "@/lib/errors";
 import { getLogger } from "@/lib/logger";
 import type { TranslationSeriesPoint } from "@/lib/store";
@@ -279,7 +279,7 @@ export async function loadGroupPage(rawFlow: string, rawGroup: string, range: { 
 /** The chart is secondary: a failing series read is logged and shown as "no history" instead of failing the page. */
 async function readSeriesOrNothing(flow: string, group: string, range: { from: number; to: number }): Promise<TranslationSeriesPoint[]> {
   try {
-    return await getRuntime().store.readTranslationSeries(flow, group, range.from, range.to);
+    return await getServingRuntime().store.readTranslationSeries(flow, group, range.from, range.to);
   } catch (err) {
     getLogger("views.groups").warn({ err: err instanceof Error ? err.message : String(err), flow, group }, "reading the translation series failed");
     return [];

@@ -40,7 +40,8 @@ export interface ReadinessInput {
 const shownItems = 8;
 
 function makeCheck(id: ReadinessCheck["id"], title: string, status: ReadinessStatus, message: string, items: ReadinessCheck["items"] = []): ReadinessCheck {
-  return { id, title, status, message, items: items.slice(0, shownItems) };
+  // Only text and link: callers pass their problems, whose status is already in the check's.
+  return { id, title, status, message, items: items.slice(0, shownItems).map(({ text, href }) => ({ text, href })) };
 }
 
 function worstOf(statuses: ReadinessStatus[]): ReadinessStatus {
@@ -164,7 +165,8 @@ function freshCluster(snapshot: Snapshot, alias: string): ClusterSnapshot | null
 /**
  * The target topic's settings that decide whether records survive are not weaker than the
  * source's: a different cleanup.policy loses records (KAFKA-12254), shorter retention deletes
- * copies the source still holds, unclean election may truncate acknowledged records.
+ * copies the source still holds, a smaller max.message.bytes rejects records the source accepts,
+ * a lower min.insync.replicas or unclean election may lose acknowledged records.
  */
 export function checkTopicConfigs({ snapshot, flow }: ReadinessInput): ReadinessCheck {
   const title = "Target topic settings";
@@ -187,7 +189,7 @@ export function checkTopicConfigs({ snapshot, flow }: ReadinessInput): Readiness
     return makeCheck("configs", title, status, `${problems.length} setting${problems.length === 1 ? "" : "s"} weaker on ${flow.target}: ${problems[0]!.text}`, problems);
   }
   if (unread > 0) return makeCheck("configs", title, "unknown", `settings of ${unread} topic${unread === 1 ? "" : "s"} not read yet (refreshed every few cycles)`);
-  return makeCheck("configs", title, "ok", "cleanup.policy, retention and unclean election on the target match or are safer than the source's");
+  return makeCheck("configs", title, "ok", "cleanup.policy, retention, max.message.bytes, min.insync.replicas and unclean election on the target match or are safer than the source's");
 }
 
 function compareTopicConfigs(source: TopicConfigs, target: TopicConfigs): { status: ReadinessStatus; text: string }[] {
@@ -200,6 +202,17 @@ function compareTopicConfigs(source: TopicConfigs, target: TopicConfigs): { stat
   }
   if (isShorter(target.retentionBytes, source.retentionBytes)) {
     out.push({ status: "degraded", text: `retention.bytes=${describeLimit(target.retentionBytes)}, source keeps ${describeLimit(source.retentionBytes)}` });
+  }
+  // Degraded, not not-ready: every record copied so far fitted (a larger one fails MM2's task with
+  // RecordTooLargeException, which the connectors check reports), so failing over now loses nothing; it is the
+  // next large record that stops the copy, and producers that fail over to the target get it rejected.
+  const [maxFrom, maxTo] = [source.maxMessageBytes ?? null, target.maxMessageBytes ?? null];
+  if (maxFrom !== null && maxTo !== null && maxTo < maxFrom) {
+    out.push({ status: "degraded", text: `max.message.bytes=${maxTo}, source accepts ${maxFrom}: larger records stop MM2's copy` });
+  }
+  // The effective values (the topic's override, else the broker's): fewer replicas must acknowledge on the target.
+  if (source.minInsyncReplicas !== null && target.minInsyncReplicas !== null && target.minInsyncReplicas < source.minInsyncReplicas) {
+    out.push({ status: "degraded", text: `min.insync.replicas=${target.minInsyncReplicas}, source requires ${source.minInsyncReplicas}` });
   }
   if (target.uncleanLeaderElection && !source.uncleanLeaderElection) {
     out.push({ status: "degraded", text: "unclean.leader.election.enable=true (the source's is false)" });

@@ -1,7 +1,7 @@
 import type { Snapshot } from "@/lib/collector/types";
 import { GapwatchError, NotFoundError, errorCodes } from "@/lib/errors";
 import type { ReadModel } from "@/lib/pipeline/read-model";
-import { getRuntime } from "@/lib/pipeline/runtime";
+import { getServingRuntime } from "@/lib/pipeline/runtime";
 
 /** No cycle has finished yet (the server just started): answered 503 by the API. */
 export class NoDataYetError extends GapwatchError {
@@ -19,7 +19,7 @@ export class TranslationUnavailableError extends GapwatchError {
 
 /** The read model of the latest cycle the pipeline finished, or null before the first one. */
 export function readLatestModel(): ReadModel | null {
-  return getRuntime().pipeline.latest();
+  return getServingRuntime().models.latest();
 }
 
 export function requireReadModel(): ReadModel {

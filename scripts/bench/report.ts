@@ -10,6 +10,7 @@ import type { OurPollResult } from "./poll-cost";
 import type { RequestRow } from "./request-tally";
 import { round } from "./stats";
 import { type PipelineComputeReport, renderPipelineCompute } from "./pipeline-compute";
+import { type HistorySizeReport, renderHistorySize } from "./history-size";
 import { type PipelineCycleReport, renderPipelineCycle } from "./pipeline-cycle";
 
 export interface PollSizeResult {
@@ -41,6 +42,8 @@ export interface BenchReport {
   metrics: ScrapeSizeResult[] | null;
   /** Phase 7: the whole cycle pipeline with its store, synthetic (scripts/bench/pipeline-cycle.ts). */
   cycle: PipelineCycleReport | null;
+  /** Phase 8: history size, a simulated stretch of cycles through the SQLite store (scripts/bench/history-size.ts). */
+  history: HistorySizeReport | null;
   errors: string[];
 }
 
@@ -60,6 +63,7 @@ export function createReport(): BenchReport {
     synthetic: null,
     metrics: null,
     cycle: null,
+    history: null,
     errors: [],
   };
 }
@@ -139,6 +143,8 @@ export function renderReport(r: BenchReport): string {
   out.push(r.metrics ? renderMetricsScrape(r.metrics) : "(not run)");
   out.push("", "7. Whole cycle pipeline, synthetic (phase 5's world; CyclePipeline.processCycle: translation, detectors, alerts, store writes, metrics; median/p95)");
   out.push(r.cycle ? renderPipelineCycle(r.cycle) : "(not run)");
+  out.push("", "8. History size (issue 12 item 4: 7 days at 100,000 partitions in ≤ 2 GiB; simulated clock, extrapolated by the tier arithmetic)");
+  out.push(r.history ? renderHistorySize(r.history) : "(not run)");
   if (r.errors.length) out.push("", `Errors: ${r.errors.join("; ")}`);
   return out.join("\n");
 }

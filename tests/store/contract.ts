@@ -152,7 +152,9 @@ export function describeStoreContract(harness: StoreHarness): void {
       await sampleAt(s, T0, 100n);
       await sampleAt(s, T0 + 10 * SECOND, 999n, 1);
       await s.recordFlowSamples([makeFlow([makePartition()], "west->east")], T0 + 10 * SECOND);
+      // The value before `from` (T0's) is carried to `from`.
       expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 + 5 * SECOND, T0 + 20 * SECOND)).toEqual([
+        expectedSample(T0 + 5 * SECOND, 100n),
         expectedSample(T0 + 10 * SECOND, 200n),
         expectedSample(T0 + 20 * SECOND, 300n),
       ]);
@@ -162,34 +164,76 @@ export function describeStoreContract(harness: StoreHarness): void {
       expect(await open().readPartitionHistory(FLOW, "orders", 7, T0, T0 + HOUR)).toEqual([]);
     });
 
-    it("rolls samples into one row per minute that keeps the minute's last value", async () => {
+    it("rolls samples into one row per 5 minutes that keeps the bucket's last value", async () => {
       const s = open();
       await sampleAt(s, T0 + 10 * SECOND, 100n);
       await sampleAt(s, T0 + 50 * SECOND, 150n);
-      await sampleAt(s, T0 + 30 * SECOND, 130n);
-      await sampleAt(s, T0 + MINUTE + 10 * SECOND, 200n);
-      await s.prune(T0 + HOUR + 2 * MINUTE);
-      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + HOUR)).toEqual([expectedSample(T0, 130n), expectedSample(T0 + MINUTE, 200n)]);
+      await sampleAt(s, T0 + 4 * MINUTE, 130n);
+      await sampleAt(s, T0 + 5 * MINUTE + 10 * SECOND, 200n);
+      // Raw rows before T0 + 6 min go; the buckets closed by then were rolled up first.
+      await s.prune(T0 + HOUR + 6 * MINUTE);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + HOUR)).toEqual([expectedSample(T0, 130n), expectedSample(T0 + 5 * MINUTE, 200n)]);
     });
 
-    it("answers with minute rows before the oldest raw sample and raw samples from it on", async () => {
+    it("answers with 5-minute rows before the bucket of the oldest raw sample and raw samples from it on", async () => {
       const s = open();
       await sampleAt(s, T0, 100n);
-      await sampleAt(s, T0 + 30 * SECOND, 130n);
-      await sampleAt(s, T0 + 60 * SECOND, 160n);
-      await sampleAt(s, T0 + 90 * SECOND, 190n);
-      await sampleAt(s, T0 + 120 * SECOND, 220n);
-      await s.prune(T0 + HOUR + MINUTE);
-      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + 120 * SECOND)).toEqual([
+      await sampleAt(s, T0 + 2 * MINUTE, 130n);
+      await sampleAt(s, T0 + 5 * MINUTE, 160n);
+      await sampleAt(s, T0 + 7 * MINUTE, 190n);
+      await sampleAt(s, T0 + 10 * MINUTE, 220n);
+      await s.prune(T0 + HOUR + 5 * MINUTE);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + 10 * MINUTE)).toEqual([
         expectedSample(T0, 130n),
-        expectedSample(T0 + 60 * SECOND, 160n),
-        expectedSample(T0 + 90 * SECOND, 190n),
-        expectedSample(T0 + 120 * SECOND, 220n),
+        expectedSample(T0 + 5 * MINUTE, 160n),
+        expectedSample(T0 + 7 * MINUTE, 190n),
+        expectedSample(T0 + 10 * MINUTE, 220n),
       ]);
-      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 + 90 * SECOND, T0 + 120 * SECOND)).toEqual([
-        expectedSample(T0 + 90 * SECOND, 190n),
-        expectedSample(T0 + 120 * SECOND, 220n),
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 + 7 * MINUTE, T0 + 10 * MINUTE)).toEqual([
+        expectedSample(T0 + 7 * MINUTE, 190n),
+        expectedSample(T0 + 10 * MINUTE, 220n),
       ]);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 + 6 * MINUTE, T0 + 10 * MINUTE)).toEqual([
+        expectedSample(T0 + 6 * MINUTE, 160n),
+        expectedSample(T0 + 7 * MINUTE, 190n),
+        expectedSample(T0 + 10 * MINUTE, 220n),
+      ]);
+    });
+
+    it("writes an idle partition once over 10 cycles yet draws it flat over any range, and writes each change of a busy one", async () => {
+      const s = open();
+      for (let i = 0; i < 10; i++) {
+        const busy = 100n + BigInt(i);
+        await s.recordFlowSamples(
+          [makeFlow([makePartition(), makePartition({ partition: 1, sourceLogEnd: busy, mm2Position: busy - 10n, targetLogEnd: busy - 10n })])],
+          T0 + i * 10 * SECOND,
+        );
+      }
+      // One stored row, carried to the range's start and to the newest cycle written (T0 + 90 s): a flat line.
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + 2 * MINUTE)).toEqual([expectedSample(T0, 100n), expectedSample(T0 + 90 * SECOND, 100n)]);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 + 35 * SECOND, T0 + 60 * SECOND)).toEqual([
+        expectedSample(T0 + 35 * SECOND, 100n),
+        expectedSample(T0 + 60 * SECOND, 100n),
+      ]);
+      const busy = await s.readPartitionHistory(FLOW, "orders", 1, T0, T0 + 90 * SECOND);
+      expect(busy.map((p) => [p.at, p.sourceLogEnd])).toEqual(Array.from({ length: 10 }, (_, i) => [T0 + i * 10 * SECOND, 100n + BigInt(i)]));
+    });
+
+    it("rolls 5-minute rows into hourly rows kept 7 days, and keeps an idle partition's last hourly row beyond them", async () => {
+      const s = open();
+      await sampleAt(s, T0, 5n, 1);
+      await sampleAt(s, T0 + 10 * MINUTE, 100n);
+      await sampleAt(s, T0 + 50 * MINUTE, 200n);
+      await sampleAt(s, T0 + 70 * MINUTE, 300n);
+      // Raw (1 h) and 5-minute rows (24 h) are gone: the hourly rows hold each hour's last value.
+      await s.prune(T0 + 26 * HOUR);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + 2 * HOUR)).toEqual([expectedSample(T0, 200n), expectedSample(T0 + HOUR, 300n)]);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 + 90 * MINUTE, T0 + 2 * HOUR)).toEqual([expectedSample(T0 + 90 * MINUTE, 300n)]);
+      await s.prune(T0 + 10 * DAY);
+      // Over 7 days old, but each partition's newest hourly row stays: an idle partition still has its value.
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 + 9 * DAY, T0 + 10 * DAY)).toEqual([expectedSample(T0 + 9 * DAY, 300n)]);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + 10 * DAY)).toEqual([expectedSample(T0 + HOUR, 300n)]);
+      expect(await s.readPartitionHistory(FLOW, "orders", 1, T0 + 9 * DAY, T0 + 10 * DAY)).toEqual([expectedSample(T0 + 9 * DAY, 5n)]);
     });
 
     // Regression (was a bug in lib/store/series.ts, readPartitionHistory): minute rows are read up to `minute < oldestRaw`, so the
@@ -230,19 +274,19 @@ export function describeStoreContract(harness: StoreHarness): void {
       ]);
     });
 
-    it("prunes raw samples older than one hour and minute rows older than seven days", async () => {
+    it("prunes raw samples older than one hour and coarse rows past their windows", async () => {
       const s = open();
       await sampleAt(s, T0, 100n);
       await sampleAt(s, T0 + 7 * DAY - HOUR, 200n);
       await sampleAt(s, T0 + 7 * DAY, 300n);
       await s.prune(T0 + 7 * DAY + 30 * SECOND);
-      // Left: the raw sample at 7 d and the minute rows at 7 d − 1 h and 7 d; the T0 minute row is over 7 days old.
+      // Left: the raw sample at 7 d and the 5-minute and hourly rows at 7 d − 1 h; T0's are over 24 h and 7 days old.
       expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 - DAY, T0 + 8 * DAY)).toEqual([
         expectedSample(T0 + 7 * DAY - HOUR, 200n),
         expectedSample(T0 + 7 * DAY, 300n),
       ]);
       await s.prune(T0 + 7 * DAY + HOUR + MINUTE);
-      // Now every raw sample is over an hour old: the same offsets come from the minute rows alone.
+      // Now every raw sample is over an hour old: the same offsets come from the 5-minute rows alone.
       expect(await s.readPartitionHistory(FLOW, "orders", 0, T0 - DAY, T0 + 8 * DAY)).toEqual([
         expectedSample(T0 + 7 * DAY - HOUR, 200n),
         expectedSample(T0 + 7 * DAY, 300n),
@@ -405,6 +449,8 @@ export function describeStoreContract(harness: StoreHarness): void {
         [0, T0, ABOVE_2_53, null, null, ABOVE_2_53 + 2n],
         [0, T0 + 10 * SECOND, 100n, 3n, 90n, 5n],
         [1, T0, 100n, 7n, 90n, 5n],
+        // Unchanged: carried to the newest cycle written (T0 + 10 s).
+        [1, T0 + 10 * SECOND, 100n, 7n, 90n, 5n],
       ]);
       expect(series[2]).toEqual({ ...sample(1, 7n), at: T0 });
     });
@@ -422,7 +468,70 @@ export function describeStoreContract(harness: StoreHarness): void {
     });
   });
 
+  describe("detector memory entries", () => {
+    it("applies written and deleted entries and reloads them after a restart", async () => {
+      const first = open();
+      await first.saveDetectorMemoryEntries([
+        { key: "cycle-at", value: "100" },
+        { key: "sync|east->west|orders|0", value: '{"upstream":"9007199254740993"}' },
+        { key: "stall|east->west|orders|0", value: '{"position":"5"}' },
+      ]);
+      await first.saveDetectorMemoryEntries([
+        { key: "cycle-at", value: "110" },
+        { key: "stall|east->west|orders|0", value: null },
+        { key: "finding|k", value: "{}" },
+      ]);
+      await first.saveDetectorMemoryEntries([]);
+      await first.close();
+      opened.splice(opened.indexOf(first), 1);
+      const entries = await open().loadDetectorMemoryEntries();
+      expect(entries.sort(([a], [b]) => a.localeCompare(b))).toEqual([
+        ["cycle-at", "110"],
+        ["finding|k", "{}"],
+        ["sync|east->west|orders|0", '{"upstream":"9007199254740993"}'],
+      ]);
+    });
+  });
+
+  describe("change-only translation samples", () => {
+    const sample = (partition: number, committed: bigint): TranslationSample => ({
+      group: "app", topic: "orders", partition, committed, translated: committed - 10n, checkpointDownstream: null,
+      idealLow: committed - 10n, idealHigh: committed - 10n, reread: 0n, failoverReread: null, groupLag: 3n,
+    });
+
+    it("writes an idle group partition once over 6 cycles, carries it to `from`, and writes each commit of a busy one", async () => {
+      const s = open();
+      for (let i = 0; i < 6; i++) await s.recordTranslationSamples(FLOW, [sample(0, 50n), sample(1, 100n + BigInt(i))], T0 + i * 10 * SECOND);
+      const series = await s.readTranslationSeries(FLOW, "app", T0 + 5 * SECOND, T0 + MINUTE);
+      expect(series.map((p) => [p.partition, p.at, p.committed])).toEqual([
+        [0, T0 + 5 * SECOND, 50n],
+        [0, T0 + 50 * SECOND, 50n],
+        [1, T0 + 5 * SECOND, 100n],
+        [1, T0 + 10 * SECOND, 101n],
+        [1, T0 + 20 * SECOND, 102n],
+        [1, T0 + 30 * SECOND, 103n],
+        [1, T0 + 40 * SECOND, 104n],
+        [1, T0 + 50 * SECOND, 105n],
+      ]);
+      expect(series[0]).toEqual({ ...sample(0, 50n), at: T0 + 5 * SECOND });
+    });
+  });
+
   describe("topic rollup", () => {
+    it("writes a topic's lag only when it changed and carries the last one to `from`", async () => {
+      const s = open();
+      const cycle = (at: number, lag: bigint) => s.recordFlowSamples([makeFlow([makePartition({ lag })])], at);
+      await cycle(T0, 5n);
+      await cycle(T0 + MINUTE, 5n);
+      await cycle(T0 + 2 * MINUTE, 5n);
+      await cycle(T0 + 3 * MINUTE, 8n);
+      expect(await s.readTopicLagSeries(FLOW, T0, T0 + 3 * MINUTE)).toEqual([
+        { topic: "orders", at: T0, lag: 5 },
+        { topic: "orders", at: T0 + 3 * MINUTE, lag: 8 },
+      ]);
+      expect(await s.readTopicLagSeries(FLOW, T0 + MINUTE, T0 + 2 * MINUTE)).toEqual([{ topic: "orders", at: T0 + MINUTE, lag: 5 }]);
+    });
+
     it("keeps each topic's lag of the minute's last cycle, per flow, for seven days", async () => {
       const s = open();
       const cycle = (at: number, lags: [string, number, bigint | null][], id = FLOW) =>
@@ -438,11 +547,53 @@ export function describeStoreContract(harness: StoreHarness): void {
         { topic: "payments", at: T0 + 2 * MINUTE, lag: 2 },
       ]);
       expect(await s.readTopicLagSeries("west->east", T0, T0 + 2 * MINUTE)).toEqual([{ topic: "orders", at: T0, lag: 100 }]);
+      // Minutes older than 24 h become one row per hour with the hour's largest lag; a topic's newest row stays.
       await s.prune(T0 + 7 * DAY + MINUTE);
       expect(await s.readTopicLagSeries(FLOW, T0, T0 + 8 * DAY)).toEqual([
-        { topic: "orders", at: T0 + 2 * MINUTE, lag: 15 },
-        { topic: "payments", at: T0 + 2 * MINUTE, lag: 2 },
+        { topic: "orders", at: T0, lag: Number(ABOVE_2_53 + 1n) },
+        { topic: "payments", at: T0, lag: 2 },
       ]);
+      await s.recordFlowSamples([makeFlow([makePartition({ lag: 4n })])], T0 + 8 * DAY);
+      await s.prune(T0 + 8 * DAY);
+      // The hourly rows are over 7 days old: orders keeps only its new row, payments its newest (carried to `from`).
+      expect(await s.readTopicLagSeries(FLOW, T0 + 7 * DAY, T0 + 8 * DAY)).toEqual([
+        { topic: "orders", at: T0 + 8 * DAY, lag: 4 },
+        { topic: "payments", at: T0 + 7 * DAY, lag: 2 },
+      ]);
+    });
+  });
+
+  describe("notification ledger", () => {
+    it("lets only the first claim of an (alert, transition, cycle, target) key win, across a restart", async () => {
+      const first = open();
+      const claim = { alertId: "a-1", transition: "fired", at: T0, target: "webhook-1" };
+      expect(await first.claimNotification(claim)).toBe(true);
+      expect(await first.claimNotification(claim)).toBe(false);
+      // Another target, another transition or a later incident of the same alert are other keys.
+      expect(await first.claimNotification({ ...claim, target: "webhook-2" })).toBe(true);
+      expect(await first.claimNotification({ ...claim, transition: "resolved" })).toBe(true);
+      expect(await first.claimNotification({ ...claim, at: T0 + MINUTE })).toBe(true);
+      await first.close();
+      opened.splice(opened.indexOf(first), 1);
+      const second = open();
+      expect(await second.claimNotification(claim)).toBe(false);
+      expect(await second.claimNotification({ ...claim, target: "webhook-2" })).toBe(false);
+    });
+
+    it("decides two concurrent claims of one key for exactly one of them", async () => {
+      const [a, b] = [open(), open()];
+      const claim = { alertId: "a-2", transition: "resolved", at: T0, target: "webhook-1" };
+      expect((await Promise.all([a.claimNotification(claim), b.claimNotification(claim)])).filter(Boolean)).toEqual([true]);
+    });
+
+    it("forgets claims older than 30 days when pruned", async () => {
+      const s = open();
+      const claim = { alertId: "a-3", transition: "fired", at: T0, target: "webhook-1" };
+      await s.claimNotification(claim);
+      await s.claimNotification({ ...claim, at: T0 + 2 * DAY });
+      await s.prune(T0 + 31 * DAY);
+      expect(await s.claimNotification(claim)).toBe(true);
+      expect(await s.claimNotification({ ...claim, at: T0 + 2 * DAY })).toBe(false);
     });
   });
 
@@ -486,6 +637,47 @@ export function describeStoreContract(harness: StoreHarness): void {
       expect(sums).toHaveLength(50);
       // t0 holds partitions i = 0, 50, …, 2450: lag sum 50 · 1225 = 61,250.
       expect(sums[0]).toEqual({ topic: "t0", at: T0, lag: 61_250 });
+    });
+  });
+
+  describe("published read models (roles)", () => {
+    it("keeps one row per shard, replaced by each publish, and lists versions without bodies", async () => {
+      const s = open();
+      expect(await s.listReadModelVersions()).toEqual([]);
+      expect(await s.readReadModel("all")).toBeNull();
+      await s.publishReadModel({ shard: "all", cycle: 1, takenAt: T0, body: '{"cycle":1}' });
+      await s.publishReadModel({ shard: "shard-2", cycle: 40, takenAt: T0 + 5 * SECOND, body: '{"cycle":40}' });
+      await s.publishReadModel({ shard: "all", cycle: 2, takenAt: T0 + 10 * SECOND, body: '{"cycle":2}' });
+      expect(await s.listReadModelVersions()).toEqual([
+        { shard: "all", cycle: 2, takenAt: T0 + 10 * SECOND },
+        { shard: "shard-2", cycle: 40, takenAt: T0 + 5 * SECOND },
+      ]);
+      expect(await s.readReadModel("all")).toEqual({ shard: "all", cycle: 2, takenAt: T0 + 10 * SECOND, body: '{"cycle":2}' });
+    });
+
+    it("stores a 2 MB body exactly and keeps it across close and reopen", async () => {
+      const body = JSON.stringify({ offsets: Array.from({ length: 100_000 }, (_, i) => `${ABOVE_2_53 + BigInt(i)}`) });
+      const first = open();
+      await first.publishReadModel({ shard: "all", cycle: 9, takenAt: T0, body });
+      await first.close();
+      opened.splice(opened.indexOf(first), 1);
+      const again = open();
+      const row = await again.readReadModel("all");
+      expect([row?.cycle, row?.body.length, row?.body === body]).toEqual([9, body.length, true]);
+    });
+
+    it("queues acknowledgements (the latest per alert wins), lists them oldest first, and deletes the applied ones", async () => {
+      const s = open();
+      await s.requestAcknowledgement({ alertId: "00000000000000b2", by: "admin", at: T0 + 2 * SECOND });
+      await s.requestAcknowledgement({ alertId: "00000000000000a1", by: "admin", at: T0 + 3 * SECOND });
+      await s.requestAcknowledgement({ alertId: "00000000000000b2", by: "ops", at: T0 + 4 * SECOND });
+      expect(await s.listAcknowledgementRequests()).toEqual([
+        { alertId: "00000000000000a1", by: "admin", at: T0 + 3 * SECOND },
+        { alertId: "00000000000000b2", by: "ops", at: T0 + 4 * SECOND },
+      ]);
+      await s.deleteAcknowledgementRequests(["00000000000000b2", "00000000000000ff"]);
+      await s.deleteAcknowledgementRequests([]);
+      expect(await s.listAcknowledgementRequests()).toEqual([{ alertId: "00000000000000a1", by: "admin", at: T0 + 3 * SECOND }]);
     });
   });
 }

@@ -49,10 +49,10 @@ describe("PostgreSQL store", () => {
     await client.connect();
     const versions = await client.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version");
     const types = await client.query<{ data_type: string }>(
-      "SELECT data_type FROM information_schema.columns WHERE table_name = 'partition_samples' AND column_name IN ('source_log_end', 'lag')",
+      "SELECT data_type FROM information_schema.columns WHERE table_name = 'partition_points' AND column_name IN ('source_log_end', 'lag')",
     );
     await client.end();
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
     expect(types.rows).toEqual([{ data_type: "bigint" }, { data_type: "bigint" }]);
   });
 
@@ -94,10 +94,18 @@ describe("PostgreSQL store", () => {
     const first = createPostgresStore(databaseUrl("rollup_backfill"));
     await first.getValue("x");
     await first.close();
-    // Back to the schema of migration 2, with partition minutes written before the rollup existed.
+    // Back to the schema of migration 2 (migration 4 dropped its partition_minutes: made again as migration 1 did), with
+    // partition minutes written before the rollup existed.
     const client = new pg.Client({ connectionString: databaseUrl("rollup_backfill") });
     await client.connect();
-    await client.query("DROP TABLE topic_minutes; DELETE FROM schema_migrations WHERE version = 3");
+    await client.query(
+      `DROP TABLE topic_minutes, partition_series, partition_points, translation_series, translation_points, detector_memory;
+       DELETE FROM schema_migrations WHERE version IN (3, 4);
+       CREATE TABLE partition_minutes (
+         flow text NOT NULL, topic text NOT NULL, partition integer NOT NULL, minute bigint NOT NULL,
+         source_log_start bigint, source_log_end bigint, mm2_position bigint, target_log_end bigint, lag bigint,
+         PRIMARY KEY (flow, topic, partition, minute))`,
+    );
     await client.query(
       `INSERT INTO partition_minutes (flow, topic, partition, minute, lag) VALUES
          ('east->west', 'orders', 0, 60000, 5), ('east->west', 'orders', 1, 60000, 9007199254740993),

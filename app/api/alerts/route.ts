@@ -1,5 +1,5 @@
 import { handleRoute, jsonResponse } from "@/lib/api/json";
-import { getRuntime } from "@/lib/pipeline/runtime";
+import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { alertList, pageAlerts, parseAlertFilter } from "@/lib/views/alerts";
 import { parsePageRequest } from "@/lib/views/pagination";
 
@@ -14,7 +14,7 @@ export function GET(request: Request) {
   return handleRoute(() => {
     const params = new URL(request.url).searchParams;
     const filter = parseAlertFilter(params);
-    const { items, page } = pageAlerts(getRuntime().alerts.list(filter), parsePageRequest(params, alertList));
+    const { items, page } = pageAlerts(getServingRuntime().alerts.list(filter), parsePageRequest(params, alertList));
     return jsonResponse({ alerts: items, page });
   });
 }

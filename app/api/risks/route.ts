@@ -1,5 +1,5 @@
 import { handleRoute, jsonResponse } from "@/lib/api/json";
-import { getRuntime } from "@/lib/pipeline/runtime";
+import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { parsePageRequest } from "@/lib/views/pagination";
 import { pageRisksView, riskList } from "@/lib/views/risks";
 
@@ -11,5 +11,5 @@ export const dynamic = "force-dynamic";
  * evidence, firstSeen, lastSeen}] (one page, warnings first), byCluster and byGroup (over every risk), page}.
  */
 export function GET(request: Request) {
-  return handleRoute(() => jsonResponse(pageRisksView(getRuntime().alerts.risks(), parsePageRequest(new URL(request.url).searchParams, riskList))));
+  return handleRoute(() => jsonResponse(pageRisksView(getServingRuntime().alerts.risks(), parsePageRequest(new URL(request.url).searchParams, riskList))));
 }

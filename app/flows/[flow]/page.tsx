@@ -12,7 +12,7 @@ import { CatchUpLine } from "@/components/coverage/catch-up-line";
 import { CoverageCard } from "@/components/coverage/coverage-card";
 import { ReadinessPanel } from "@/components/readiness/readiness-panel";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
-import { getRuntime } from "@/lib/pipeline/runtime";
+import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { titleOfFlowPage } from "@/lib/views/page-titles";
 import { readFlowCatchUp } from "@/lib/views/catch-up";
 import { readAuditOf } from "@/lib/views/audit";
@@ -63,10 +63,10 @@ export default async function FlowPage({ params, searchParams }: Props) {
   const catchUp = readFlowCatchUp(model.progress, flow);
   // Everything below is computed once per cycle (flow-lists.ts, topic-sparklines.ts): a request shapes, it does not sum.
   const rangeMs = timeRanges[range.key].ms;
-  const sparks = await readTopicSparklines(getRuntime().store, snapshot, flow, { key: range.key, ms: rangeMs });
+  const sparks = await readTopicSparklines(getServingRuntime().store, snapshot, flow, { key: range.key, ms: rangeMs });
   const rows = shapeFlowTopicRows(readFlowTopicRows(snapshot, flow), sparks);
   const translation = model.translations.get(flow.id);
-  const rereads = translation ? await readFlowRereads(getRuntime().store, translation, range) : null;
+  const rereads = translation ? await readFlowRereads(getServingRuntime().store, translation, range) : null;
   const bucketMinutes = sparkBucketMs(rangeMs) / 60_000;
   const topicHref = Object.fromEntries(rows.map((r) => [r.topic, `${flowPath(flow.id, "topics", r.topic)}?range=${range.key}`]));
   return (

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { getLogger } from "@/lib/logger";
+import type { NotificationClaim } from "@/lib/store";
 import { AlertState, TransitionType, type AlertRecord, type AlertTransition, type TransitionTypeName } from "../types";
 import { buildAlertmanagerPayload } from "./alertmanager";
 import { buildAlertmanagerApiPayload, listPostableAlerts } from "./alertmanager-api";
@@ -41,6 +42,13 @@ export interface NotifierOptions {
   /** Gapwatch's external base URL for links in messages. */
   externalUrl?: string | null;
   logger?: Pick<Logger, "warn" | "error">;
+  /**
+   * The notification ledger (Store.claimNotification): each transition is recorded per target before it is sent
+   * and sent only when this claim recorded it, so a restart or a shard's new owner never sends it twice. A claim
+   * that fails (store down) is sent all the same and logged: a page sent twice beats a page lost (the alert service
+   * notifies when the store fails). Default: every transition is sent.
+   */
+  claim?: (claim: NotificationClaim) => Promise<boolean>;
 }
 
 /** A running notifier. */
@@ -84,6 +92,8 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const resendMs = options.resendMs ?? 60_000;
   const notifyOn = new Set(options.notifyOn ?? [TransitionType.FIRED, TransitionType.REFIRED, TransitionType.RESOLVED]);
   const queues = options.targets.map((target) => createTargetQueue(target, config));
+  // Claims run one batch after another, so batches reach each queue in cycle order.
+  let claiming = Promise.resolve();
   const apiQueues = queues.filter((q) => q.target.kind === NotifierKind.ALERTMANAGER_API);
   // As Prometheus: a firing alert's endsAt is 4 re-send intervals ahead; a cycle longer than resendMs
   // re-sends only once per cycle, so the interval is the longer of the two.
@@ -101,10 +111,21 @@ export function createNotifier(options: NotifierOptions): Notifier {
       const selected = transitions.filter((t) => notifyOn.has(t.type));
       if (selected.length === 0) return;
       const now = Date.now();
-      // Named in the log line if the batch is dropped: the first 20 transitions, then how many more.
-      const carries = selected.slice(0, 20).map((t) => `${t.type} ${t.alert.key}`);
-      if (selected.length > 20) carries.push(`(+${selected.length - 20} more)`);
-      for (const queue of queues) queue.push({ body: JSON.stringify(builders[queue.target.kind](selected, contextFor(queue, now))), carries, resend: false });
+      const push = (queue: TargetQueue, batch: readonly AlertTransition[]) => {
+        if (batch.length === 0) return;
+        queue.push({ body: JSON.stringify(builders[queue.target.kind](batch, contextFor(queue, now))), carries: describeBatch(batch), resend: false });
+      };
+      const claim = options.claim;
+      if (!claim) {
+        for (const queue of queues) push(queue, selected);
+        return;
+      }
+      claiming = claiming.then(async () => {
+        for (const queue of queues) {
+          const won = await Promise.all(selected.map((t) => claimOrSend(claim, t, queue.target.name, config.logger)));
+          push(queue, selected.filter((_, i) => won[i]));
+        }
+      });
     },
     resendFiring(alerts) {
       const now = Date.now();
@@ -119,6 +140,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       for (const queue of apiQueues) queue.push({ body: JSON.stringify(listPostableAlerts(firing, contextFor(queue, now))), carries, resend: true });
     },
     async drain() {
+      await claiming;
       await Promise.all(queues.map((q) => q.idle()));
     },
     stop() {
@@ -131,4 +153,33 @@ export function createNotifier(options: NotifierOptions): Notifier {
       return Object.fromEntries(queues.map((q) => [q.target.name, q.countDropped()]));
     },
   };
+}
+
+/** Named in the log line if a batch is dropped: the first 20 transitions, then how many more. */
+function describeBatch(transitions: readonly AlertTransition[]): string[] {
+  const carries = transitions.slice(0, 20).map((t) => `${t.type} ${t.alert.key}`);
+  if (transitions.length > 20) carries.push(`(+${transitions.length - 20} more)`);
+  return carries;
+}
+
+/** Whether to send a transition to a target: its claim won, or the ledger could not be read (sent, and logged). */
+async function claimOrSend(
+  claim: (claim: NotificationClaim) => Promise<boolean>,
+  transition: AlertTransition,
+  target: string,
+  logger: Pick<Logger, "warn" | "error">,
+): Promise<boolean> {
+  try {
+    return await claim(claimOf(transition, target));
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    logger.error({ error, target, alert: transition.alert.key, transition: transition.type }, "the notification ledger failed; sent anyway, once more if it had been sent");
+    return true;
+  }
+}
+
+/** The ledger key of a transition for one target: the cycle that made it is when it set its time (reconcile-alerts.ts). */
+function claimOf(t: AlertTransition, target: string): NotificationClaim {
+  const at = t.type === TransitionType.FIRED ? t.alert.firstSeen : t.type === TransitionType.RESOLVED ? (t.alert.resolvedAt ?? t.alert.lastSeen) : t.alert.lastSeen;
+  return { alertId: t.alert.id, transition: t.type, at, target };
 }

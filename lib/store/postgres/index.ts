@@ -5,8 +5,11 @@ import { appendEvent, getValue, listEvents, loadAlerts, saveAlerts, setValue } f
 import { createPool, describeDatabaseUrl, inTransaction } from "./connection";
 import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "./history";
 import { applyMigrations } from "./migrations";
-import { pruneSeries, readPartitionHistory, readTopicLagSeries, recordFlowSamples } from "./series";
-import { pruneTranslationSeries, readTranslationSeries, recordTranslationSamples } from "./translation-series";
+import { claimNotification, pruneNotificationLedger } from "./notification-ledger";
+import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
+import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
+import { createPostgresSeries } from "./series";
+import { createPostgresTranslationSeries } from "./translation-series";
 
 /**
  * The PostgreSQL implementation of Store (the `pg` client, a small pool): the same contract as SQLite, for several
@@ -24,10 +27,12 @@ export function createPostgresStore(url: string): Store {
         ready = null;
         throw err;
       }));
+  const series = createPostgresSeries();
+  const translations = createPostgresTranslationSeries();
   return {
-    recordFlowSamples: async (flows, at) => recordFlowSamples(await db(), flows, at),
-    readPartitionHistory: async (flow, topic, partition, from, to) => readPartitionHistory(await db(), flow, topic, partition, from, to),
-    readTopicLagSeries: async (flow, from, to) => readTopicLagSeries(await db(), flow, from, to),
+    recordFlowSamples: async (flows, at) => series.record(await db(), flows, at),
+    readPartitionHistory: async (flow, topic, partition, from, to) => series.readHistory(await db(), flow, topic, partition, from, to),
+    readTopicLagSeries: async (flow, from, to) => series.readTopicLag(await db(), flow, from, to),
     appendOffsetSyncs: async (flow, topic, partition, syncs, at) => appendOffsetSyncs(await db(), flow, topic, partition, syncs, at),
     loadOffsetSyncHistory: async () => loadOffsetSyncHistory(await db()),
     appendCheckpoints: async (flow, checkpoints) => appendCheckpoints(await db(), flow, checkpoints),
@@ -38,14 +43,25 @@ export function createPostgresStore(url: string): Store {
     listEvents: async (from, to, limit) => listEvents(await db(), from, to, limit),
     getValue: async (name) => getValue(await db(), name),
     setValue: async (name, value) => setValue(await db(), name, value),
-    prune: async (now) =>
-      inTransaction(await db(), async (client) => {
-        await pruneSeries(client, now);
+    prune: async (now) => {
+      await inTransaction(await db(), async (client) => {
+        await series.prune(pool, client, now);
         await pruneHistory(client, now);
-        await pruneTranslationSeries(client, now);
-      }),
+        await translations.prune(pool, client, now);
+        await pruneNotificationLedger(client, now);
+      });
+    },
     close: () => pool.end(),
-    recordTranslationSamples: async (flow, samples, at) => recordTranslationSamples(await db(), flow, samples, at),
-    readTranslationSeries: async (flow, group, from, to) => readTranslationSeries(await db(), flow, group, from, to),
+    recordTranslationSamples: async (flow, samples, at) => translations.record(await db(), flow, samples, at),
+    readTranslationSeries: async (flow, group, from, to) => translations.read(await db(), flow, group, from, to),
+    saveDetectorMemoryEntries: async (changes) => saveDetectorMemoryEntries(await db(), changes),
+    loadDetectorMemoryEntries: async () => loadDetectorMemoryEntries(await db()),
+    publishReadModel: async (model) => publishReadModel(await db(), model),
+    listReadModelVersions: async () => listReadModelVersions(await db()),
+    readReadModel: async (shard) => readReadModel(await db(), shard),
+    requestAcknowledgement: async (request) => requestAcknowledgement(await db(), request),
+    listAcknowledgementRequests: async () => listAcknowledgementRequests(await db()),
+    deleteAcknowledgementRequests: async (alertIds) => deleteAcknowledgementRequests(await db(), alertIds),
+    claimNotification: async (claim) => claimNotification(await db(), claim),
   };
 }

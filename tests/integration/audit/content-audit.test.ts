@@ -8,7 +8,8 @@ import type { Snapshot } from "@/lib/collector/types";
 import { flowPartitionKey } from "@/lib/collector/types";
 import { selectLatestEpoch } from "@/lib/mm2";
 import { getRuntime } from "@/lib/pipeline/runtime";
-import { runLag, runResume } from "@/lib/sandbox/scenarios";
+import { readPartition } from "@/lib/sandbox/kafka-cli";
+import { runLag, runPurge, runResume } from "@/lib/sandbox/scenarios";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 import { readFlowAudit } from "@/lib/views/audit";
@@ -21,7 +22,8 @@ import { GET as getAudit } from "@/app/api/flows/[flow]/audit/route";
  * with 0 mismatches; records written into the target topic by a second producer while MM2 is paused must be reported
  * "not from this source" at their exact target offsets, and MM2's copies of the records after them as matched;
  * records with a header, which the sandbox's Connect-mode MM2 (no header.converter set, so the worker's
- * SimpleHeaderConverter) rewrites as Base64 text, must raise AUDIT_MISMATCH with their exact offsets.
+ * SimpleHeaderConverter) rewrites as Base64 text, must raise AUDIT_MISMATCH with their exact offsets; records purged
+ * before MM2 copied them must be confirmed missing on the target with the DATA_LOSS alert's exact range.
  */
 const state = readSandboxState();
 const east = state.clusters.east!.bootstrap;
@@ -161,5 +163,28 @@ describe("the content audit", () => {
     expect(alert.summary).toContain("header.converter=org.apache.kafka.connect.converters.ByteArrayConverter");
     // The tally counts at least the records of that sighting (102 joins once a sync past it is read: not awaited here).
     expect(auditOf()!.topics.find((t) => t.topic === topic)!.mismatched).toBeGreaterThanOrEqual(sources.length);
+  });
+
+  it("confirms a purge's lost range missing on the target with the exact offsets Kafka's own tools read", { timeout: 150_000 }, async () => {
+    // Partition 2 holds source 0–99, copied one to one. The purge deletes 100–149 before MM2 copies them.
+    const report = await runPurge(state, { topic, partition: 2, records: 50, resume: true });
+    expect([report.firstLostOffset, report.lastLostOffset, report.newLogStart]).toEqual(["100", "149", "150"]);
+    // Records after the range: MM2 copies them from the new log start, with a sync at once after the gap.
+    await produce(east, topic, 2, 150, 5, "after");
+    const confirmed = () => auditOf()?.confirmedLosses.find((l) => l.topic === topic && l.partition === 2);
+    await cycleUntil(runtime.collector, () => confirmed() !== undefined, "the lost range confirmed missing", {
+      timeoutMs: 90_000,
+      describe: (s) => `${JSON.stringify(runtime.alerts.list({ type: "DATA_LOSS" }).map((a) => a.evidence))}; row ${rowOf(s, 2)?.mm2Position}/${rowOf(s, 2)?.targetLogEnd}`,
+    });
+    expect(confirmed()).toMatchObject({ flow: FLOW, firstLostOffset: 100n, lastLostOffset: 149n, targetOffset: 100n });
+    const loss = runtime.alerts.list({ type: "DATA_LOSS", state: "firing" }).find((a) => a.topic === topic && a.partition === 2)!;
+    expect([loss.evidence.firstLostOffset, loss.evidence.lastLostOffset]).toEqual([report.firstLostOffset, report.lastLostOffset]);
+    // Kafka's own tools: the source starts at 150 now; the target holds source 99 at 99 and source 150 right after it.
+    expect((await fetchLogEnds(east, topic)).get(2)!.low).toBe(150n);
+    expect((await readPartition(state, west, remote, 2, 99n, 2)).map((r) => [r.offset, r.value])).toEqual([[99n, "source-2-99"], [100n, "after-2-150"]]);
+    // The API shows it with decimal offsets; no mismatch is raised on the partition.
+    const api = await callRoute(getAudit, `/api/flows/${encodeURIComponent(FLOW)}/audit`, { flow: encodeURIComponent(FLOW) });
+    expect(JSON.stringify(api.body)).toContain(`"firstLostOffset":"100","lastLostOffset":"149","targetOffset":"100"`);
+    expect(runtime.alerts.list({ type: "AUDIT_MISMATCH" }).filter((a) => a.partition === 2)).toEqual([]);
   });
 });

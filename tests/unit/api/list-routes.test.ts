@@ -5,7 +5,7 @@ import { ProgressWindow } from "@/lib/pipeline/progress-window";
 import type { PartitionSample } from "@/lib/store";
 import { makeCluster, makeConnect, makeConnector, makeFlow, makeFlowPartition, makeSnapshot, makeTopic, T0 } from "../detect/fixtures";
 
-/** What the routes read through getRuntime(): the latest cycle's snapshot, the alert service, the store. */
+/** What the routes read through getServingRuntime(): the latest cycle's read model, the alerts, the store. */
 const runtime = vi.hoisted(() => ({
   snapshot: null as Snapshot | null,
   alerts: [] as AlertRecord[],
@@ -14,8 +14,8 @@ const runtime = vi.hoisted(() => ({
 }));
 
 vi.mock("@/lib/pipeline/runtime", () => ({
-  getRuntime: () => ({
-    pipeline: {
+  getServingRuntime: () => ({
+    models: {
       latest: () =>
         runtime.snapshot === null
           ? null

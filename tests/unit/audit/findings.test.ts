@@ -39,14 +39,14 @@ describe("MismatchFindings", () => {
 });
 
 describe("listFocusOffsets", () => {
-  it("takes the offsets firing loss, redelivery and position alerts name", () => {
+  it("takes the offsets firing loss, redelivery and position alerts name, and the record right after a lost range", () => {
     const alerts = [
       alert({ evidence: { firstLostOffset: "700", lastLostOffset: "1199" } }),
       alert({ type: "MM2_REDELIVERY", partition: 0, evidence: { firstDuplicateOffset: "30", lastDuplicateOffset: "229" } }),
       alert({ state: "resolved", partition: 1, evidence: { firstLostOffset: "5" } }),
       alert({ type: "REPLICATION_LAG", partition: 3, evidence: { firstLostOffset: "5" } }),
     ];
-    expect(listFocusOffsets(alerts)).toEqual(new Map([["east->west|orders|2", [700n, 1199n]], ["east->west|orders|0", [30n, 229n]]]));
+    expect(listFocusOffsets(alerts)).toEqual(new Map([["east->west|orders|2", [700n, 1199n, 1200n]], ["east->west|orders|0", [30n, 229n]]]));
   });
 });
 

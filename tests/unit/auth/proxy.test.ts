@@ -27,6 +27,17 @@ describe("proxy (every page and API route)", () => {
     expect(proxy(request("http://localhost:3315/", { host: "localhost:3315" })).headers.get("x-middleware-next")).toBe("1");
   });
 
+  it("answers a path with a malformed percent-escape 400 with what to fix, before Next.js's router can 500 on it", async () => {
+    for (const path of ["/api/flows/%E0%A4%A", "/flows/%ZZ"]) {
+      const response = proxy(request(`http://localhost:3315${path}`, { host: "localhost:3315" }));
+      expect([response.status, await response.json()]).toEqual([
+        400,
+        { error: `the path "${path}" has a malformed percent-escape: encode "%" as %25 and each byte as %XX`, code: "GW_BAD_REQUEST" },
+      ]);
+    }
+    expect(proxy(request("http://localhost:3315/flows/east-%3Ewest", { host: "localhost:3315" })).headers.get("x-middleware-next")).toBe("1");
+  });
+
   it("with requireSignInForReads: pages redirect to /signin, the API answers 401, a session passes", async () => {
     config.server.requireSignInForReads = true;
     try {
@@ -42,6 +53,26 @@ describe("proxy (every page and API route)", () => {
       expect(proxy(request("http://localhost:3315/api/flows", { host: "localhost:3315", cookie })).headers.get("x-middleware-next")).toBe("1");
     } finally {
       config.server.requireSignInForReads = false;
+    }
+  });
+
+  it("in the collector role, answers only /api/health and /api/metrics; pages and other routes get 503 naming the role", async () => {
+    process.env.GAPWATCH_ROLE = "collector";
+    try {
+      for (const path of ["/api/health", "/api/metrics"]) {
+        expect(proxy(request(`http://localhost:3315${path}`, { host: "localhost:3315" })).headers.get("x-middleware-next")).toBe("1");
+      }
+      for (const path of ["/", "/api/flows", "/alerts"]) {
+        const response = proxy(request(`http://localhost:3315${path}`, { host: "localhost:3315" }));
+        expect([response.status, await response.json()]).toEqual([503, {
+          error: `this Gapwatch process runs with GAPWATCH_ROLE=collector: it polls and serves only /api/health and /api/metrics; open a web instance (GAPWATCH_ROLE=web) for ${path}`,
+          code: "GW_NOT_THIS_ROLE",
+        }]);
+      }
+      process.env.GAPWATCH_ROLE = "web";
+      expect(proxy(request("http://localhost:3315/api/flows", { host: "localhost:3315" })).headers.get("x-middleware-next")).toBe("1");
+    } finally {
+      delete process.env.GAPWATCH_ROLE;
     }
   });
 });

@@ -79,7 +79,9 @@ function cycle(c: number) {
 }
 
 describe("the detectors at 5,000 partitions", () => {
-  it("find exactly the incidents among them", () => {
+  // A correctness test at size, not a timed one (speed is measured by npm run bench): 6–9 s seen with the unit
+  // project's workers on a loaded 2-core machine, so vitest's 5 s default is too tight.
+  it("find exactly the incidents among them", { timeout: 30_000 }, () => {
     const outputs = runCycles([cycle(1), cycle(2), cycle(3)]);
     expect(outputs[0]!.findings).toEqual([]);
     const found = (i: number) => outputs[i]!.findings.map((f) => [f.key, f.summary]);

@@ -80,4 +80,32 @@ describe("CyclePipeline", () => {
     expect((await store.listEvents(0, T0 + 60_000, 10)).map((e) => e.kind)).toEqual(["alert-fired"]);
     after.alerts.stop();
   });
+  it("persists the detector memory as entries, a cycle writing only those that changed, never as one JSON value", async () => {
+    const store = openStore();
+    const saved: string[][] = [];
+    const counting: Store = {
+      ...store,
+      saveDetectorMemoryEntries: async (changes) => {
+        saved.push(changes.map((c) => c.key));
+        await store.saveDetectorMemoryEntries(changes);
+      },
+    };
+    const { pipeline } = createPipeline(counting);
+    const first = cycleWith(1, 1000n);
+    const second = cycleWith(2, 1700n);
+    const third = cycleWith(3, 1700n);
+    await pipeline.processCycle(first, null, history);
+    await pipeline.processCycle(second, first, history);
+    await pipeline.processCycle(third, second, history);
+    // Cycle 1 writes MM2's committed mark; cycle 2 the loss event and the stall mark (the position stood still a
+    // cycle); cycle 3 only the event again (its last-seen time) — the unchanged marks are not rewritten.
+    const key = "east->west|orders|2";
+    expect(saved).toEqual([
+      ["cycle-at", `committed|${key}`],
+      ["cycle-at", `event|DATA_LOSS|${key}|1200`, `stall|${key}`],
+      ["cycle-at", `event|DATA_LOSS|${key}|1200`],
+    ]);
+    expect(await store.getValue("detector-memory")).toBeNull();
+    expect((await store.loadDetectorMemoryEntries()).find(([key]) => key === "cycle-at")).toEqual(["cycle-at", String(third.takenAt)]);
+  });
 });

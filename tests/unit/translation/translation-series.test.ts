@@ -35,10 +35,12 @@ describe("translation series in the store", () => {
       [0, T0, null, null, 9007199254740993n],
       [0, T0 + 10_000, 3n, 90n, 5n],
       [1, T0, 7n, 90n, 5n],
+      // Partition 1 did not change: its value is carried to the newest cycle written (T0 + 10 s).
+      [1, T0 + 10_000, 7n, 90n, 5n],
     ]);
   });
 
-  it("keeps per-minute rows after raw samples are pruned (last value of each minute)", async () => {
+  it("keeps 5-minute rows after raw samples are pruned (last value of each bucket)", async () => {
     await store.recordTranslationSamples(FLOW, [sample(0, 1n)], T0);
     await store.recordTranslationSamples(FLOW, [sample(0, 2n)], T0 + 30_000);
     await store.recordTranslationSamples(FLOW, [sample(0, 3n)], T0 + 2 * HOUR);

@@ -177,6 +177,28 @@ describe("failover readiness", () => {
     expect(statusOf(assess(withTarget({ cleanupPolicy: "delete", retentionMs: null })), "configs")?.status).toBe("ok");
   });
 
+  it("degrades on a smaller max.message.bytes or a lower min.insync.replicas on the target, never on unread values", () => {
+    const pair = (source: Parameters<typeof makeTopicConfigs>[0], target: Parameters<typeof makeTopicConfigs>[0]) =>
+      healthySnapshot({
+        clusters: [
+          makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }], { configs: makeTopicConfigs(source) })] }),
+          makeCluster("west", { topics: [makeTopic("east.orders", [{ partition: 2 }], { configs: makeTopicConfigs(target) })] }),
+        ],
+      });
+    expect(statusOf(assess(pair({ maxMessageBytes: 1_048_588 }, { maxMessageBytes: 4096 })), "configs")).toMatchObject({
+      status: "degraded",
+      message: "1 setting weaker on west: east.orders: max.message.bytes=4096, source accepts 1048588: larger records stop MM2's copy",
+    });
+    const both = statusOf(assess(pair({ maxMessageBytes: 2_000_000, minInsyncReplicas: 2 }, { maxMessageBytes: 1_048_588, minInsyncReplicas: 1 })), "configs");
+    expect([both?.status, both?.items.map((i) => i.text)]).toEqual([
+      "degraded",
+      ["east.orders: max.message.bytes=1048588, source accepts 2000000: larger records stop MM2's copy", "east.orders: min.insync.replicas=1, source requires 2"],
+    ]);
+    // A larger limit or more required replicas on the target is safer; a limit not read (null/absent) is not compared.
+    expect(statusOf(assess(pair({ maxMessageBytes: 4096, minInsyncReplicas: 1 }, { maxMessageBytes: 1_048_588, minInsyncReplicas: 2 })), "configs")?.status).toBe("ok");
+    expect(statusOf(assess(pair({ maxMessageBytes: 1_048_588, minInsyncReplicas: 2 }, { maxMessageBytes: null, minInsyncReplicas: null })), "configs")?.status).toBe("ok");
+  });
+
   it("is degraded when the oldest record not yet copied is older than the RPO", () => {
     const lagging = makeFlowPartition({ sourceLogEnd: 1500n, mm2Position: 1000n, oldestUnreplicatedTimestamp: T0 - 600_000 });
     const snapshot = healthySnapshot();

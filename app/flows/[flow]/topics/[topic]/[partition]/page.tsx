@@ -7,7 +7,7 @@ import { TimeRangePicker } from "@/components/layout/time-range-picker";
 import { CatchUpLine } from "@/components/coverage/catch-up-line";
 import { PartitionDetail } from "@/components/partition/partition-detail";
 import { TextLink } from "@/components/ui/text-link";
-import { getRuntime } from "@/lib/pipeline/runtime";
+import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { flowPartitionKey } from "@/lib/collector/types";
 import { formatPartitionName, titleOfFlowPage } from "@/lib/views/page-titles";
 import { readFlowCatchUp } from "@/lib/views/catch-up";
@@ -58,7 +58,7 @@ export default async function PartitionPage({ params, searchParams }: Props) {
   const found = lookupFlowPartition(flow, topic, p.partition);
   if (!found.found) notFound();
   const current = found.partition;
-  const runtime = getRuntime();
+  const runtime = getServingRuntime();
   const samples = await runtime.store.readPartitionHistory(flow.id, topic, current.partition, range.from, range.to);
   const state = findSourcePartitionState(snapshot, flow, topic, current.partition);
   const broker = state
@@ -96,7 +96,7 @@ export default async function PartitionPage({ params, searchParams }: Props) {
         spanMs={range.to - range.from}
         current={shapeCurrentValues(current)}
         broker={broker}
-        syncs={shapeOffsetSyncs(runtime.collector.history().offsetSyncs.get(flowPartitionKey(flow.id, topic, current.partition)))}
+        syncs={shapeOffsetSyncs(model.history.offsetSyncs.get(flowPartitionKey(flow.id, topic, current.partition)))}
       />
     </>
   );

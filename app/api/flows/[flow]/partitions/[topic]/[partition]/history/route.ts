@@ -1,5 +1,5 @@
 import { handleRoute, jsonResponse, parseTimeParam } from "@/lib/api/json";
-import { getRuntime } from "@/lib/pipeline/runtime";
+import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { BadRequestError } from "@/lib/errors";
 import { pageHistory, historyList } from "@/lib/views/history";
 import { parsePageRequest } from "@/lib/views/pagination";
@@ -25,7 +25,7 @@ export async function GET(request: Request, ctx: { params: Promise<{ flow: strin
     const flow = decodeFlowParam(params.flow);
     const topic = decodeURIComponent(params.topic);
     const partition = parsePartitionParam(params.partition);
-    const samples = await getRuntime().store.readPartitionHistory(flow, topic, partition, from, to);
+    const samples = await getServingRuntime().store.readPartitionHistory(flow, topic, partition, from, to);
     requireKnownPartition(readLatestSnapshot(), flow, topic, partition, samples.length);
     const { items, page } = pageHistory(samples, pageRequest);
     return jsonResponse({ flow, topic, partition, from, to, samples: items, page });

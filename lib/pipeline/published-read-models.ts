@@ -1,0 +1,78 @@
+import { getLogger } from "@/lib/logger";
+import type { ReadModelVersion, Store } from "@/lib/store";
+import { mergeReadModels } from "./merge-read-models";
+import type { ReadModel } from "./read-model";
+import { decodeTagged, encodeTagged } from "./read-model-codec";
+
+const log = getLogger("pipeline.published");
+
+/** Writes a collector's read model as its shard's row (replacing the previous cycle's). */
+export async function publishReadModel(store: Store, shard: string, model: ReadModel): Promise<void> {
+  await store.publishReadModel({ shard, cycle: model.snapshot.cycle, takenAt: model.snapshot.takenAt, body: encodeTagged(model) });
+}
+
+/**
+ * The read model a web instance serves: every shard's published model, merged (merge-read-models.ts). Each refresh
+ * reads only the (shard, cycle, taken-at) rows; a body is read and decoded only when its shard's version changed,
+ * and the decoded models are cached, so a request never waits for the store.
+ */
+export class PublishedReadModels {
+  private readonly shards = new Map<string, { version: ReadModelVersion; model: ReadModel }>();
+  private merged: ReadModel | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly intervalMs = 1500,
+  ) {}
+
+  /** The merged model of the latest refresh, or null before any collector published. */
+  latest(): ReadModel | null {
+    return this.merged;
+  }
+
+  /** Refreshes now, then every `intervalMs` (a failed refresh is logged and the cached model kept). */
+  start(): void {
+    if (this.timer !== null) return;
+    const tick = () => {
+      this.refresh()
+        .catch((err: unknown) => log.error({ err: err instanceof Error ? err.message : String(err) }, "reading the published read models failed"))
+        .finally(() => {
+          if (this.timer !== null) this.timer = setTimeout(tick, this.intervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await this.refreshing?.catch(() => undefined);
+  }
+
+  /** Reads which shards published what, loads the changed ones, drops the shards whose row is gone. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.load().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async load(): Promise<void> {
+    const versions = await this.store.listReadModelVersions();
+    let changed = versions.length !== this.shards.size;
+    const live = new Set(versions.map((v) => v.shard));
+    for (const shard of this.shards.keys()) if (!live.has(shard)) this.shards.delete(shard);
+    for (const version of versions) {
+      const cached = this.shards.get(version.shard)?.version;
+      if (cached?.cycle === version.cycle && cached.takenAt === version.takenAt) continue;
+      const row = await this.store.readReadModel(version.shard);
+      if (row === null) continue;
+      const model = Object.freeze(decodeTagged(row.body) as ReadModel);
+      this.shards.set(row.shard, { version: { shard: row.shard, cycle: row.cycle, takenAt: row.takenAt }, model });
+      changed = true;
+    }
+    if (changed) this.merged = mergeReadModels([...this.shards.values()].map((s) => s.model));
+  }
+}

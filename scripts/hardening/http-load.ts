@@ -1,0 +1,222 @@
+// Issue 15 item 5: the built app (`next start`, its own process) polling the sandbox under workload, loaded by
+// `connections` autocannon clients for `seconds` mixing every route with bad requests (bad JSON, oversized bodies,
+// unknown parameters, unknown names, unauthenticated admin calls), while slow clients trickle requests a byte at a
+// time. Reports responses by status (no 5xx allowed), the server's peak RSS, and the collector's mean cycle time
+// before and during the load (gapwatch_collector_cycle_seconds from /api/metrics).
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import { findFreePort } from "@/lib/sandbox/free-port";
+import { repoRoot } from "@/lib/sandbox/paths";
+import { sleep } from "@/lib/sandbox/processes";
+import type { SandboxState } from "@/lib/sandbox/state";
+import { startWorkload } from "@/lib/sandbox/workload";
+
+const pollIntervalSeconds = 2;
+
+/** A request of autocannon 8's `requests` sequence (beyond what scripts/bench/autocannon.d.ts declares). */
+interface AutocannonRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** What this phase reads of autocannon 8's result besides the declared fields: counts by status class and code. */
+interface StatusCounts {
+  "5xx": number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+
+/** autocannon with a request sequence per connection. */
+const runAutocannon = autocannon as unknown as (
+  opts: Parameters<typeof autocannon>[0] & { requests: AutocannonRequest[] },
+) => Promise<Awaited<ReturnType<typeof autocannon>> & StatusCounts>;
+const slowClients = 20;
+
+export interface HttpLoadReport {
+  connections: number;
+  seconds: number;
+  requests: number;
+  byStatus: Record<string, number>;
+  status5xx: number;
+  errors: number;
+  timeouts: number;
+  /** The worst p99 of the 8 client groups. */
+  p99Ms: number;
+  slowClients: { opened: number; closedByServer: number; answered5xx: number };
+  peakRssMiB: number;
+  cycleSeconds: { before: number; during: number };
+}
+
+/** Every API route and page, with the bad requests a hostile or broken client sends. */
+function listRequests(): AutocannonRequest[] {
+  const flow = encodeURIComponent("east->west");
+  const huge = "x".repeat(2 * 1024 * 1024);
+  const json = { "content-type": "application/json" };
+  return [
+    ...[
+      "/api/health", "/api/metrics", "/api/flows", `/api/flows/${flow}`, `/api/flows/${flow}/topics`, `/api/flows/${flow}/groups`,
+      `/api/flows/${flow}/groups/gapwatch-fast`, `/api/flows/${flow}/groups/gapwatch-fast/failover.csv?mode=precise`,
+      `/api/flows/${flow}/partitions/orders/0/history`, `/api/flows/${flow}/readiness`, `/api/flows/${flow}/coverage`,
+      `/api/flows/${flow}/audit`, "/api/alerts", "/api/risks", "/api/clusters", "/api/clusters/east/topics", "/api/connect",
+      "/", `/flows/${flow}`, `/flows/${flow}/topics/orders`,
+    ].map((p) => ({ method: "GET", path: p })),
+    // Unknown and absurd parameters, unknown names, malformed escapes.
+    { method: "GET", path: `/api/flows/${flow}?limit=-1&foo=%00&sort=%%&state[]=x` },
+    { method: "GET", path: `/api/flows/${flow}/groups/gapwatch-fast/failover.csv?mode=latest` },
+    { method: "GET", path: `/api/flows/${flow}/partitions/orders/99999999999999999999/history?from=abc&to=-5` },
+    { method: "GET", path: "/api/flows/nowhere->else" },
+    { method: "GET", path: "/api/flows/%E0%A4%A" },
+    { method: "GET", path: `/api/alerts?state=${"z".repeat(4000)}` },
+    // Bad JSON, oversized and wrong-typed bodies, unauthenticated admin calls.
+    { method: "POST", path: "/api/session", headers: json, body: "{\"secret\":" },
+    { method: "POST", path: "/api/session", headers: json, body: huge },
+    { method: "POST", path: "/api/session", headers: json, body: "[1,2,3]" },
+    { method: "POST", path: "/api/alerts/nope/acknowledge", headers: json, body: "{}" },
+    { method: "POST", path: "/api/connect/sandbox/connectors/x/tasks/0/restart", headers: json, body: huge },
+    { method: "GET", path: "/api/health", headers: { cookie: "gapwatch_session=%%%garbage" } },
+  ];
+}
+
+/** Resident set size of a process and its descendants, in MiB (Linux /proc). */
+function readTreeRssMiB(pid: number): number {
+  try {
+    const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+    return rss + children.reduce((sum, c) => sum + readTreeRssMiB(c), 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Sum and count of gapwatch_collector_cycle_seconds. */
+async function readCycleTotals(base: string): Promise<{ sum: number; count: number }> {
+  const text = await (await fetch(`${base}/api/metrics`)).text();
+  const sum = Number(/^gapwatch_collector_cycle_seconds_sum(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1]);
+  const count = Number(/^gapwatch_collector_cycle_seconds_count(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1]);
+  return { sum, count };
+}
+
+const meanCycleSeconds = (a: { sum: number; count: number }, b: { sum: number; count: number }) =>
+  b.count > a.count ? Number(((b.sum - a.sum) / (b.count - a.count)).toFixed(3)) : Number.NaN;
+
+/** Slowloris: each client sends a request line and headers one byte every `byteEveryMs`, never finishing. */
+function startSlowClients(port: number, byteEveryMs: number): { stop(): { opened: number; closedByServer: number; answered5xx: number } } {
+  const request = Buffer.from(`GET /api/flows HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: ${"a".repeat(4000)}\r\n\r\n`);
+  let closedByServer = 0;
+  let answered5xx = 0;
+  let stopping = false;
+  const sockets = Array.from({ length: slowClients }, () => {
+    const socket = net.connect(port, "127.0.0.1");
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent < request.length && !socket.destroyed) socket.write(request.subarray(sent, ++sent));
+    }, byteEveryMs);
+    socket.on("data", (d: Buffer) => {
+      if (/^HTTP\/1\.1 5\d\d/.test(d.toString("latin1"))) answered5xx += 1;
+    });
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      clearInterval(timer);
+      if (!stopping) closedByServer += 1;
+    });
+    return { socket, timer };
+  });
+  return {
+    stop() {
+      stopping = true;
+      for (const { socket, timer } of sockets) {
+        clearInterval(timer);
+        socket.destroy();
+      }
+      return { opened: sockets.length, closedByServer, answered5xx };
+    },
+  };
+}
+
+async function waitForCycles(base: string, server: ChildProcess, cycles: number): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`http-load: next start exited with ${server.exitCode}`);
+    const totals = await readCycleTotals(base).catch(() => ({ count: 0 }));
+    if (totals.count >= cycles) return;
+    if (Date.now() > deadline) throw new Error(`http-load: the server did not complete ${cycles} cycles within 180 s`);
+    await sleep(1000);
+  }
+}
+
+/** Runs the load against a `next start` of the built app (.next) pointed at the running sandbox `state`. */
+export async function runHttpLoad(state: SandboxState, connections: number, seconds: number, log: (line: string) => void): Promise<HttpLoadReport> {
+  if (!existsSync(path.join(repoRoot, ".next", "BUILD_ID"))) throw new Error("http-load needs the built app: run `npm run build` first");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-load-"));
+  const config = path.join(dir, "gapwatch.config.yaml");
+  const clusters = Object.entries(state.clusters).map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}`).join("\n");
+  writeFileSync(config, `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${state.connect.url}\npollIntervalSeconds: ${pollIntervalSeconds}\n`);
+  const port = await findFreePort();
+  const base = `http://127.0.0.1:${port}`;
+  const workload = await startWorkload({ bootstrap: state.clusters.east!.bootstrap, ratePerSecond: 20 });
+  const server = spawn(process.execPath, [path.join(repoRoot, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      GAPWATCH_CONFIG: config,
+      GAPWATCH_DB: path.join(dir, "gapwatch.db"),
+      GAPWATCH_ADMIN_SECRET: randomBytes(24).toString("hex"),
+      GAPWATCH_LOG_LEVEL: "error",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  let peakRssMiB = 0;
+  const sampler = setInterval(() => {
+    peakRssMiB = Math.max(peakRssMiB, readTreeRssMiB(server.pid!));
+  }, 250);
+  try {
+    await waitForCycles(base, server, 3);
+    log(`server ${server.pid} up on ${base}; measuring the cycle time unloaded for ${seconds / 2} s…`);
+    const quietFrom = await readCycleTotals(base);
+    await sleep((seconds / 2) * 1000);
+    const quietTo = await readCycleTotals(base);
+    log(`${connections} clients on ${listRequests().length} requests for ${seconds} s, ${slowClients} slow clients…`);
+    const slow = startSlowClients(port, 500);
+    // Every connection walks the sequence from its start: 8 groups, each starting at another eighth of it, so that a
+    // slow server still sees every request early.
+    const requests = listRequests();
+    const groups = 8;
+    const results = await Promise.all(
+      Array.from({ length: groups }, (_, g) => {
+        const from = Math.floor((g * requests.length) / groups);
+        const rotated = [...requests.slice(from), ...requests.slice(0, from)];
+        return runAutocannon({ url: base, connections: Math.ceil(connections / groups), duration: seconds, timeout: 30, requests: rotated });
+      }),
+    );
+    const slowReport = slow.stop();
+    const byStatus: Record<string, number> = {};
+    for (const r of results) for (const [code, stat] of Object.entries(r.statusCodeStats)) byStatus[code] = (byStatus[code] ?? 0) + stat.count;
+    const total = (pick: (r: (typeof results)[number]) => number) => results.reduce((sum, r) => sum + pick(r), 0);
+    const loadTo = await readCycleTotals(base);
+    return {
+      connections: groups * Math.ceil(connections / groups),
+      seconds,
+      requests: total((r) => r.requests.total),
+      byStatus,
+      status5xx: total((r) => r["5xx"]),
+      errors: total((r) => r.errors),
+      timeouts: total((r) => r.timeouts),
+      p99Ms: Math.max(...results.map((r) => r.latency.p99)),
+      slowClients: slowReport,
+      peakRssMiB: Math.round(peakRssMiB),
+      cycleSeconds: { before: meanCycleSeconds(quietFrom, quietTo), during: meanCycleSeconds(quietTo, loadTo) },
+    };
+  } finally {
+    clearInterval(sampler);
+    server.kill("SIGTERM");
+    await new Promise((resolve) => (server.exitCode !== null ? resolve(null) : server.once("exit", resolve)));
+    await workload.stop();
+  }
+}
