@@ -68,6 +68,17 @@ export function ContentAuditCard({ page }: { page: FlowAuditPage }) {
             </tbody>
           </Table>
         )}
+        {audit === null || audit.confirmedLosses.length === 0 ? null : (
+          <ul className="mt-2 list-inside list-disc text-xs" data-testid="content-audit-confirmed-losses">
+            {audit.confirmedLosses.map((l) => (
+              <li key={`${l.topic}|${l.partition}|${String(l.firstLostOffset)}`} className="font-mono">
+                confirmed missing: {l.topic}[{l.partition}] source {l.firstLostOffset.toString()}–{l.lastLostOffset.toString()} (
+                {formatCount(Number(l.lastLostOffset - l.firstLostOffset + 1n))} records): the target holds source{" "}
+                {(l.lastLostOffset + 1n).toString()} at {l.targetOffset.toString()}, right after source {(l.firstLostOffset - 1n).toString()}
+              </li>
+            ))}
+          </ul>
+        )}
         {audit === null || audit.problems.length === 0 ? null : (
           <ul className="mt-2 list-inside list-disc text-xs" data-testid="content-audit-problems">
             {audit.problems.slice(0, shownProblems).map((p, i) => (

@@ -1,10 +1,11 @@
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { BreakableName } from "@/components/ui/breakable-name";
 import { Pill } from "@/components/ui/pill";
 import { NumTd, Table, Td, Th } from "@/components/ui/table";
 import { formatAge, formatCount } from "@/lib/format";
 import type { ClusterView } from "@/lib/views/clusters";
 
-/** Narrower cells on a phone, so the four columns fit the card at 390 px (long topic names wrap). */
+/** Narrower cells on a phone, so the four columns fit the card at 390 px (long topic names wrap after `.`, `-` or `_`). */
 const cell = "max-sm:px-1.5";
 
 /** One cluster: reachability with data age, brokers, and its topics' partition counts and offsets. */
@@ -49,7 +50,9 @@ export function ClusterCard({ cluster }: { cluster: ClusterView }) {
           <tbody>
             {topics.map((t) => (
               <tr key={t.name} data-testid={`topic-${cluster.alias}-${t.name}`}>
-                <Td className={`font-mono max-sm:break-all ${cell}`}>{t.name}</Td>
+                <Td className={`font-mono max-sm:[overflow-wrap:anywhere] ${cell}`}>
+                  <BreakableName name={t.name} />
+                </Td>
                 <NumTd className={cell}>{t.partitions}</NumTd>
                 <NumTd className={cell}>{formatCount(t.logStartTotal)}</NumTd>
                 <NumTd className={cell}>{formatCount(t.logEndTotal)}</NumTd>

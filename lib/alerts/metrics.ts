@@ -60,9 +60,12 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
   const failoverReady = new Gauge({ name: "gapwatch_flow_failover_ready", help: "1 when the flow's failover readiness verdict is ready, else 0", labelNames: ["flow"], registers });
   const readiness = new Gauge({ name: "gapwatch_flow_readiness", help: "1 for the flow's current readiness verdict, 0 for the others", labelNames: ["flow", "verdict"], registers });
   const errors = new Counter({ name: "gapwatch_collector_errors_total", help: "Errors reported by collector cycles", labelNames: ["kind", "source"], registers });
+  const malformed = new Counter({ name: "gapwatch_malformed_records_total", help: "Records of MM2's and Connect's internal topics that did not decode and were skipped, since start", labelNames: ["cluster", "topic"], registers });
   const audited = new Counter({ name: "gapwatch_audit_records_total", help: "Records compared by the content audit, by outcome (foreign: target records from no source record)", labelNames: ["flow", "result"], registers });
 
   const countedLoss = new Map<string, bigint>();
+  /** The snapshot's malformed counts (per `cluster/topic`, since the collector started) already added to the counter. */
+  const countedMalformed = new Map<string, number>();
   let lastCycle: number | null = null;
   /** The latest cycle's topics and partitions with series, and their text once a scrape asked for it. */
   let selection: Pick<SeriesSelection, "topics" | "partitions"> = { topics: [], partitions: [] };
@@ -139,6 +142,12 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
     for (const c of snapshot.clusters) if (c.error !== null) errors.inc({ kind: "cluster", source: c.alias });
     for (const c of snapshot.connect) if (c.error !== null) errors.inc({ kind: "connect", source: c.name });
     for (const f of snapshot.flows) if (f.errors.length > 0) errors.inc({ kind: "flow", source: f.id }, f.errors.length);
+    for (const [key, count] of Object.entries(snapshot.malformedRecords)) {
+      const added = count - (countedMalformed.get(key) ?? 0);
+      const slash = key.indexOf("/");
+      if (added > 0) malformed.inc({ cluster: key.slice(0, slash), topic: key.slice(slash + 1) }, added);
+      countedMalformed.set(key, count);
+    }
   }
 
   return {

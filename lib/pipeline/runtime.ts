@@ -69,6 +69,10 @@ export function getServingRuntime(): ServingRuntime {
 
 /** A polling runtime; a collector publishes each cycle's read model to the store for the web instances. */
 export function createCollectingRuntime(config: GapwatchConfig, role: "all" | "collector"): Runtime {
+  if (config.scaleOut !== undefined) {
+    // Said at start, so that nobody runs several collectors believing they split the work (README: scaleOut).
+    getLogger("runtime").warn({ homeCluster: config.scaleOut.homeCluster }, "scaleOut is not in effect yet: this collector polls every flow; run one collector");
+  }
   const store = openStore(config.store);
   const collector = new Collector(config, store);
   const alerts = createAlertService(store, config);

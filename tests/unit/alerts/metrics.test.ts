@@ -86,6 +86,16 @@ describe("metrics", () => {
     expect(text).toContain('gapwatch_collector_errors_total{kind="cluster",source="west"} 2');
   });
 
+  it("counts malformed records per cluster and topic by what each cycle added, once per cycle", async () => {
+    const metrics = createMetrics(T);
+    metrics.updateMetrics({ ...snapshot, malformedRecords: { "west/mm2-offset-syncs.west.internal": 5 } }, [], []);
+    metrics.updateMetrics({ ...snapshot, malformedRecords: { "west/mm2-offset-syncs.west.internal": 5 } }, [], []);
+    metrics.updateMetrics({ ...snapshot, cycle: 8, malformedRecords: { "west/mm2-offset-syncs.west.internal": 7, "west/east.checkpoints.internal": 4 } }, [], []);
+    const text = await metrics.renderMetrics();
+    expect(text).toContain('gapwatch_malformed_records_total{cluster="west",topic="mm2-offset-syncs.west.internal"} 7');
+    expect(text).toContain('gapwatch_malformed_records_total{cluster="west",topic="east.checkpoints.internal"} 4');
+  });
+
   it("counts unknown partitions per flow and unknown groups per cluster, and drops an unknown partition's lag", async () => {
     const unread = { error: "OffsetFetch: coordinator 1: Request timed out after 30000 ms", dataAt: T - 10_000 };
     const group = (groupId: string, read: { error: string | null; dataAt: number | null }) => ({ groupId, state: "STABLE", protocolType: "consumer", groupType: "classic", members: 1, offsets: [], ...read });
