@@ -19,6 +19,7 @@ import { runPollPhase } from "./bench/poll-phase";
 import { type BenchReport, createReport, renderReport, writeReportFile } from "./bench/report";
 import { type BenchResources, createResources, removeBenchConnector, stopResources } from "./bench/resources";
 import { runPipelineCompute } from "./bench/pipeline-compute";
+import { measureAuditCost } from "./bench/audit-cost";
 import { runHistorySize } from "./bench/history-size";
 import { runPipelineCycle } from "./bench/pipeline-cycle";
 import { type Stack, startStack } from "./stack";
@@ -163,6 +164,13 @@ async function main(): Promise<void> {
   report.history = await runPhase(report, `8. history size (${historyHours} h simulated at 2,000 partitions)`, () =>
     runHistorySize({ partitions: 2000, active: 0.3, hours: historyHours, pollSeconds: 10, partitionsPerTopic: 20 }, say),
   );
+  // Needs no stack: the real ContentAuditor over phase 5's world, records from a stand-in broker (its requests do not
+  // grow with partitions; its planning and hashing do), at the default budget and at 60 times it.
+  report.audit = await runPhase(report, "9. content audit cost at 1,000 and 10,000 partitions", async () => [
+    await measureAuditCost(1_000, 20, 200, say),
+    await measureAuditCost(10_000, 20, 200, say),
+    await measureAuditCost(10_000, 20, 12_000, say),
+  ]);
   report.durationSeconds = (Date.now() - started) / 1000;
   const file = writeReportFile(report, path.join(gapwatchDir, "bench"));
   say(`\n${renderReport(report)}\n\nJSON: ${file}`);

@@ -6,6 +6,19 @@ import type { PartitionSample, TopicLagPoint } from "./types";
 
 const minuteMs = 60_000;
 const hourMs = 60 * minuteMs;
+/** A stored point of a partition series (values in partitionSpec's column order) as a sample; both stores read it so. */
+export function toPartitionSample(point: { at: number; values: readonly (bigint | null)[] }): PartitionSample {
+  const [sourceLogStart, sourceLogEnd, mm2Position, targetLogEnd, lag] = point.values;
+  return {
+    at: point.at,
+    sourceLogStart: sourceLogStart ?? null,
+    sourceLogEnd: sourceLogEnd ?? null,
+    mm2Position: mm2Position ?? null,
+    targetLogEnd: targetLogEnd ?? null,
+    lag: lag ?? null,
+  };
+}
+
 /**
  * topic_minutes: a row per topic and minute in which its lag changed, for 24 h; then one row per topic and hour (the
  * hour's largest lag: a sparkline over days shows the largest lag per bucket) up to 7 days; the newest row of a
@@ -79,14 +92,7 @@ export function createSqliteSeries(db: SqliteDb) {
     readHistory(flow: string, topic: string, partition: number, from: number, to: number): PartitionSample[] {
       const [series] = partitions.findSeries([flow, topic, partition]);
       if (!series) return [];
-      return partitions.read(series.id, from, to).map(({ at, values: [sourceLogStart, sourceLogEnd, mm2Position, targetLogEnd, lag] }) => ({
-        at,
-        sourceLogStart: sourceLogStart ?? null,
-        sourceLogEnd: sourceLogEnd ?? null,
-        mm2Position: mm2Position ?? null,
-        targetLogEnd: targetLogEnd ?? null,
-        lag: lag ?? null,
-      }));
+      return partitions.read(series.id, from, to).map(toPartitionSample);
     },
 
     /**

@@ -24,7 +24,7 @@ const valueBytes = 200;
 /** Kafka's per-record overhead in a batch is a few bytes; 16 KiB of such records is about 75 of them. */
 const recordsPerRead = Math.floor(tailBatchBytes / (keyBytes + valueBytes));
 
-interface AuditCostResult {
+export interface AuditCostResult {
   partitions: number;
   cycles: number;
   recordsPerFlowPerMinute: number;
@@ -84,7 +84,7 @@ function createStandInReader(current: () => PartitionIndex, history: CollectorHi
   };
 }
 
-async function measureAuditCost(partitions: number, cycles: number, recordsPerFlowPerMinute: number, log: (line: string) => void): Promise<AuditCostResult> {
+export async function measureAuditCost(partitions: number, cycles: number, recordsPerFlowPerMinute: number, log: (line: string) => void): Promise<AuditCostResult> {
   const fixture = readSnapshotFixture();
   const world = createSyntheticWorld(fixture.snapshot, fixture.history.offsetSyncs, flowId, partitions);
   const history: CollectorHistory = { offsetSyncs: world.syncs };
@@ -137,17 +137,24 @@ async function measureAuditCost(partitions: number, cycles: number, recordsPerFl
   };
 }
 
+/** The phase's lines in the bench report: the medians next to the poll's fixed request count. */
+export function renderAuditCost(results: readonly AuditCostResult[]): string {
+  const m = (d: Distribution) => d.median;
+  return results
+    .map(
+      (r) =>
+        `${r.partitions.toLocaleString("en-US")} partitions, ${r.recordsPerFlowPerMinute} records/flow/min: ${m(r.fetchRequestsPerCycle)} Fetch requests, ` +
+        `${m(r.bytesPerCycle).toLocaleString("en-US")} bytes, ${m(r.cpuMsPerCycle)} ms CPU (p95 ${r.cpuMsPerCycle.p95}) per cycle; ` +
+        `${m(r.auditedPerCycle)} records compared per cycle (${r.matched} matched, ${r.notMatched} not, ${r.cycles} cycles)`,
+    )
+    .join("\n");
+}
+
 async function main(): Promise<void> {
   const { flags } = parseFlags(process.argv.slice(2));
   const partitions = Number(flags.partitions ?? 10_000);
   const result = await measureAuditCost(partitions, Number(flags.cycles ?? 20), Number(flags["records-per-minute"] ?? 200), (line) => process.stdout.write(`${line}\n`));
-  const m = (d: Distribution) => d.median;
-  process.stdout.write(
-    `audit cost at ${result.partitions} partitions: ${m(result.fetchRequestsPerCycle)} Fetch requests, ${m(result.bytesPerCycle)} bytes, ` +
-      `${m(result.cpuMsPerCycle)} ms CPU (p95 ${result.cpuMsPerCycle.p95}) per cycle; ${m(result.windowsPerCycle)} windows, ` +
-      `${m(result.auditedPerCycle)} records compared per cycle (${result.matched} matched, ${result.notMatched} not, over ${result.cycles} cycles)\n`,
-  );
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.stdout.write(`audit cost: ${renderAuditCost([result])}\n${JSON.stringify(result)}\n`);
 }
 
-void main();
+if (process.argv[1]?.endsWith("audit-cost.ts")) void main();

@@ -10,6 +10,7 @@ import type { OurPollResult } from "./poll-cost";
 import type { RequestRow } from "./request-tally";
 import { round } from "./stats";
 import { type PipelineComputeReport, renderPipelineCompute } from "./pipeline-compute";
+import { type AuditCostResult, renderAuditCost } from "./audit-cost";
 import { type HistorySizeReport, renderHistorySize } from "./history-size";
 import { type PipelineCycleReport, renderPipelineCycle } from "./pipeline-cycle";
 
@@ -44,6 +45,8 @@ export interface BenchReport {
   cycle: PipelineCycleReport | null;
   /** Phase 8: history size, a simulated stretch of cycles through the SQLite store (scripts/bench/history-size.ts). */
   history: HistorySizeReport | null;
+  /** Phase 9: the content audit's cost per cycle on phase 5's world with a stand-in broker (scripts/bench/audit-cost.ts). */
+  audit: AuditCostResult[] | null;
   errors: string[];
 }
 
@@ -64,6 +67,7 @@ export function createReport(): BenchReport {
     metrics: null,
     cycle: null,
     history: null,
+    audit: null,
     errors: [],
   };
 }
@@ -145,6 +149,8 @@ export function renderReport(r: BenchReport): string {
   out.push(r.cycle ? renderPipelineCycle(r.cycle) : "(not run)");
   out.push("", "8. History size (issue 12 item 4: 7 days at 100,000 partitions in ≤ 2 GiB; simulated clock, extrapolated by the tier arithmetic)");
   out.push(r.history ? renderHistorySize(r.history) : "(not run)");
+  out.push("", "9. Content audit cost per cycle (issue 16: requests, bytes and CPU at 10,000 partitions, next to the poll's 16–18 requests)");
+  out.push(r.audit ? renderAuditCost(r.audit) : "(not run)");
   if (r.errors.length) out.push("", `Errors: ${r.errors.join("; ")}`);
   return out.join("\n");
 }

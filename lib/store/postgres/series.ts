@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Flow } from "@/lib/collector/types";
-import { listPartitionItems, partitionSpec, planTopicCompaction, sumLagPerTopic, topicRetentionMs } from "../series";
+import { listPartitionItems, partitionSpec, planTopicCompaction, sumLagPerTopic, toPartitionSample, topicRetentionMs } from "../series";
 import type { PartitionSample, TopicLagPoint } from "../types";
 import { inTransaction, queryRows } from "./connection";
 import { PostgresTieredTable } from "./tiered-table";
@@ -51,14 +51,7 @@ export function createPostgresSeries() {
       const [series] = await partitions.findSeries(pool, [flow, topic, partition]);
       if (!series) return [];
       const points = (await partitions.read(pool, [series.id], from, to)).get(series.id) ?? [];
-      return points.map(({ at, values: [sourceLogStart, sourceLogEnd, mm2Position, targetLogEnd, lag] }) => ({
-        at,
-        sourceLogStart: sourceLogStart ?? null,
-        sourceLogEnd: sourceLogEnd ?? null,
-        mm2Position: mm2Position ?? null,
-        targetLogEnd: targetLogEnd ?? null,
-        lag: lag ?? null,
-      }));
+      return points.map(toPartitionSample);
     },
 
     /** Total lag per topic per minute over a range, by topic then time, each topic's last row before `from` at `from`. */

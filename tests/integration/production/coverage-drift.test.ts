@@ -8,7 +8,7 @@ import { allTasks, waitForConnector } from "@/lib/sandbox/scenarios/connector-co
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 import { readReadinessOf } from "@/lib/views/readiness-data";
-import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
+import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers } from "../support/runtime";
 
 /**
  * Topic coverage and drift, for real against the sandbox's MM2:
@@ -53,15 +53,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Later files share the sandbox: leave no drifted topic behind.
-  for (const [bootstrap, name] of [
-    [east, topic],
-    [west, remote],
-  ] as const) {
-    const admin = sandboxKafka(bootstrap).admin();
-    await admin.connect();
-    await admin.deleteTopics({ topics: [name] }).catch(() => undefined);
-    await admin.disconnect();
-  }
+  await deleteLeftovers([
+    { bootstrap: east, topics: [topic] },
+    { bootstrap: west, topics: [remote] },
+  ]);
   await runtime.collector.stop();
   runtime.alerts.stop();
   await runtime.store.close();

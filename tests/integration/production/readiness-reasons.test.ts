@@ -10,7 +10,7 @@ import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 import type { FlowReadiness, ReadinessCheck } from "@/lib/views/readiness";
 import { readReadinessOf } from "@/lib/views/readiness-data";
-import { callRoute, createSandboxRuntime, cycleUntil } from "../support/runtime";
+import { callRoute, createSandboxRuntime, cycleUntil, deleteLeftovers } from "../support/runtime";
 
 /**
  * Readiness reasons driven for real against the sandbox's MM2 (coverage-drift.test.ts covers the empty filter,
@@ -72,16 +72,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Later files share the sandbox: leave no topic or group of this file behind (MM2 synced the control group to west).
-  for (const [bootstrap, name] of [
-    [east, topic],
-    [west, remote],
-  ] as const) {
-    const admin = sandboxKafka(bootstrap).admin();
-    await admin.connect();
-    await admin.deleteGroups([checkpointedGroup, excludedGroup]).catch(() => undefined);
-    await admin.deleteTopics({ topics: [name] }).catch(() => undefined);
-    await admin.disconnect();
-  }
+  await deleteLeftovers([
+    { bootstrap: east, topics: [topic], groups: [checkpointedGroup, excludedGroup] },
+    { bootstrap: west, topics: [remote], groups: [checkpointedGroup, excludedGroup] },
+  ]);
   await runtime.collector.stop();
   runtime.alerts.stop();
   await runtime.store.close();

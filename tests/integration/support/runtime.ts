@@ -5,6 +5,7 @@ import { getRuntime } from "@/lib/pipeline/runtime";
 import type { Snapshot } from "@/lib/collector/types";
 import { sleep } from "@/lib/sandbox/processes";
 import type { SandboxState } from "@/lib/sandbox/state";
+import { sandboxKafka } from "@/lib/sandbox/topics";
 
 /**
  * Points Gapwatch's runtime (config, collector, SQLite store) at the running sandbox, exactly as
@@ -50,4 +51,18 @@ export async function cycleUntil(
     snapshot = await collector.runCycle();
   }
   return snapshot;
+}
+
+/**
+ * Later files share the sandbox: deletes what a file created, per cluster (its topics, and groups when given);
+ * a topic or group already gone is not an error.
+ */
+export async function deleteLeftovers(items: readonly { bootstrap: string; topics: string[]; groups?: string[] }[]): Promise<void> {
+  for (const { bootstrap, topics, groups } of items) {
+    const admin = sandboxKafka(bootstrap).admin();
+    await admin.connect();
+    if (groups !== undefined) await admin.deleteGroups(groups).catch(() => undefined);
+    await admin.deleteTopics({ topics }).catch(() => undefined);
+    await admin.disconnect();
+  }
 }
