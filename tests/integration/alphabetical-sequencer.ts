@@ -24,7 +24,6 @@ const measuredSeconds: Record<string, number> = {
   "production/topic-filter": 35,
   "production/transactions": 70,
   "real-clusters/broker-loss": 110,
-  "real-clusters/hostile-records": 57,
   "real-clusters/unclean-election": 53,
   "receivers/alertmanager": 89,
   "receivers/prometheus": 7,
@@ -38,21 +37,13 @@ const measuredSeconds: Record<string, number> = {
 const unmeasuredSeconds = 60;
 
 /**
- * Files that run after every other file of their sandbox. hostile-records leaves garbage in MM2's compacted internal
- * topics for good (it cannot be deleted from them); after it, MM2 4.3.1 emitted no checkpoint for a new lagging group
- * within 120 s (sandbox/replication, reproduced on 2026-12-02), so nothing that needs MM2's checkpoints may follow it.
- */
-const runLast = new Set(["real-clusters/hostile-records"]);
-
-/**
  * Integration files of one shard share one sandbox and some change it for good (a purge leaves orders/2's target
  * behind its source forever; crash-and-offsets restarts the worker), so they run in a fixed, alphabetical order.
  * Sharding (`--shard i/n`) balances the measured times instead of hashing paths.
  */
 export class AlphabeticalSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const last = (f: TestSpecification) => (runLast.has(fileKey(f.moduleId)) ? 1 : 0);
-    return [...files].sort((a, b) => last(a) - last(b) || a.moduleId.localeCompare(b.moduleId));
+    return [...files].sort((a, b) => a.moduleId.localeCompare(b.moduleId));
   }
 
   override async shard(files: TestSpecification[]): Promise<TestSpecification[]> {
