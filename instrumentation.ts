@@ -1,6 +1,7 @@
 /**
  * Next.js calls register() once when the server starts (never during `next build`): the peer-address stamp is
- * installed and the collector starts with the server (GAPWATCH_ROLE=web: the reader of the published read models).
+ * installed and the collector starts with the server (GAPWATCH_ROLE=web: the reader of the published read models),
+ * and the store's revoked sessions are read.
  * Node runtime only; GAPWATCH_DISABLE_COLLECTOR=1 turns it off.
  */
 export async function register(): Promise<void> {
@@ -9,6 +10,9 @@ export async function register(): Promise<void> {
   const { installPeerAddressStamp } = await import("@/lib/auth/client-address");
   installPeerAddressStamp();
   if (process.env.GAPWATCH_DISABLE_COLLECTOR === "1") return;
-  const { startRuntime } = await import("@/lib/pipeline/runtime");
+  const { getServingRuntime, startRuntime } = await import("@/lib/pipeline/runtime");
   startRuntime();
+  // Signed-out sessions are kept in the store: read before requests are served (refused until then).
+  const { attachRevocationStore } = await import("@/lib/auth/revocation");
+  await attachRevocationStore(getServingRuntime().store);
 }

@@ -1,4 +1,7 @@
 // `npm run demo`: the dashboard on a real two-cluster Kafka + MM2 sandbox with traffic. Ctrl-C stops everything.
+// `npm run demo -- --scale-out`: three clusters, two MM2 flows, PostgreSQL, three collectors, two web instances.
+import { parseFlags } from "./args";
+import { runScaleOutDemo } from "./scale-out/scale-out-demo";
 import { startStack } from "./stack";
 
 const started = Date.now();
@@ -22,7 +25,8 @@ async function main(): Promise<void> {
   say(`Gapwatch is ready at ${stack.url} (started in ${((Date.now() - started) / 1000).toFixed(0)} s; admin secret in .gapwatch/demo/admin-secret; Ctrl-C stops)`);
 }
 
-main().catch((err: unknown) => {
+const scaleOut = parseFlags(process.argv.slice(2)).flags["scale-out"] === "true";
+(scaleOut ? runScaleOutDemo(port, say) : main()).catch((err: unknown) => {
   process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

@@ -13,9 +13,12 @@ const running = new Map<ReturnType<typeof spawn>, Promise<void>>();
 /** The homes of the shards started by this process. */
 const shardHomes = new Set<string>();
 
-/** The sandbox home of shard `index` (1-based): the first uses the default home, the others one below it. */
+/**
+ * The sandbox home of shard `index` (1-based), below the default home: the default home's sandbox is the e2e stack's,
+ * which `npm test` starts while the shards still run (a sandbox starting in a home stops what its pidfiles name).
+ */
 export function shardHome(index: number): string {
-  return index === 1 ? gapwatchDir : path.join(gapwatchDir, `it-shard-${index}`);
+  return path.join(gapwatchDir, `it-shard-${index}`);
 }
 
 /** Runs every shard; each waits for the previous one's sandbox to be up before starting its own. */

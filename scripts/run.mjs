@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Entry point of every npm script that must work on a fresh clone: installs npm dependencies when
-// node_modules is missing or older than package-lock.json, then runs scripts/<command>.ts with tsx.
+// node_modules is missing or older than package-lock.json, then runs scripts/<command>.ts with Node and tsx's loader.
 // Plain Node only (nothing here may need a dependency).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
@@ -31,8 +31,12 @@ if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(lock).mtime
   process.stdout.write(`npm dependencies installed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
-const tsx = path.join(root, "node_modules", ".bin", "tsx");
-const child = spawn(tsx, [path.join(root, "scripts", `${command}.ts`), ...args], { cwd: root, stdio: "inherit" });
-// The child shares our process group, so a terminal's Ctrl-C reaches it directly; we only wait.
+// Node with tsx's loader, not the tsx command: the tsx command relays a signal to its child and SIGKILLs it when the
+// child has not reported the signal within 30 ms (tsx 4 relaySignals): under load that cut the demo's and the test
+// runner's stop-by-PID short, leaving JVMs running.
+const script = path.join(root, "scripts", `${command}.ts`);
+const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: root, stdio: "inherit" });
+// A terminal's Ctrl-C reaches the child directly (same process group); a signal sent to this PID only is passed on.
+// The scripts' handlers ignore a second signal while they stop.
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 130 : 1)));

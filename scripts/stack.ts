@@ -101,7 +101,7 @@ function writeStackConfig(state: SandboxState, pollIntervalSeconds: number): str
 }
 
 /** The demo's admin secret (for restart/acknowledge), kept in .gapwatch/demo/admin-secret. */
-function readOrCreateAdminSecret(): string {
+export function readOrCreateAdminSecret(): string {
   if (process.env.GAPWATCH_ADMIN_SECRET) return process.env.GAPWATCH_ADMIN_SECRET;
   const file = path.join(demoDir, "admin-secret");
   mkdirSync(demoDir, { recursive: true });
@@ -109,7 +109,7 @@ function readOrCreateAdminSecret(): string {
   return readFileSync(file, "utf8").trim();
 }
 
-async function waitForHealth(url: string, app: ManagedProcess, timeoutMs = 60_000): Promise<void> {
+export async function waitForHealth(url: string, app: ManagedProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (app.hasExited()) throw new Error(`the dashboard exited during start-up. Last lines of ${app.logFile}:\n${tailFile(app.logFile)}`);
@@ -124,7 +124,7 @@ async function waitForHealth(url: string, app: ManagedProcess, timeoutMs = 60_00
   throw new Error(`the dashboard did not answer ${url} within ${timeoutMs / 1000}s. Last lines of ${app.logFile}:\n${tailFile(app.logFile)}`);
 }
 
-function assertPortFree(port: number): Promise<void> {
+export function assertPortFree(port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", () => reject(new Error(`port ${port} is in use; stop what uses it or set PORT to another port`)));

@@ -1,7 +1,7 @@
 // `npm test`: typecheck beside lint, unit, store (the Store contract on a throwaway PostgreSQL), integration (real Kafka + MM2) with the 5-minute chaos
-// soak and the Next.js build beside it, e2e (Debian Chromium). Prints how long each stage took.
-// `npm test -- --only unit,integration,soak` runs a subset; `--integration-shards 2` splits the integration files
-// over two sandboxes side by side (scripts/integration-shards.ts).
+// soak, the Next.js build and then e2e (Debian Chromium) beside it. Prints how long each stage took.
+// `npm test -- --only unit,integration,soak` runs a subset; `--integration-shards N` splits the integration files
+// over N sandboxes side by side (scripts/integration-shards.ts; 2 by default, 1 runs them all on one sandbox).
 import { ensureKafkaJars } from "@/lib/sandbox/jars";
 import { getKafkaVersion } from "@/lib/sandbox/kafka-version";
 import { buildAppIfChanged, runCommand } from "./app-build";
@@ -18,17 +18,20 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 let stack: Stack | null = null;
 let soak: CiSoak | null = null;
 /**
- * Integration shards (`--integration-shards N`), each on a sandbox of its own: one by default. Two took the stage from
- * 1,257 s to 845 s (2026-12-02), but on 2 cores two sandboxes beside the soak and the build failed MM2-dependent waits
- * in two CI runs (a stalled dedicated MM2; faults/detection right after flow-model's broker restart).
+ * Integration shards (`--integration-shards N`), each on a sandbox of its own: two by default, which took the stage
+ * from 1,257 s to 845 s (2026-12-02). Their two CI failures (faults/detection right after flow-model's broker restart;
+ * a dedicated MM2 that copied nothing for 27 s) are handled by files that leave their sandbox replicating
+ * (waitUntilReplicating in tests/integration/support/runtime.ts) and dedicated-mode's 35 s stall threshold.
  */
-const defaultIntegrationShards = 1;
+const defaultIntegrationShards = 2;
 let integrationShards = defaultIntegrationShards;
 
 interface Stage {
   name: string;
   /** Runs at the same time as this stage when both are selected (else in its place in the order). */
   alongside?: string;
+  /** Stages (when selected and started alongside the same one) this one waits for before it starts. */
+  after?: string[];
   run: (selected: readonly string[]) => Promise<unknown>;
 }
 
@@ -68,14 +71,12 @@ const stages: Stage[] = [
     run: () => buildAppIfChanged(say),
   },
   {
-    name: "integration",
-    run: () => {
-      ensureMonitoringPackages(say); // tests/integration/receivers: a real Prometheus and Alertmanager
-      return runIntegrationShards(integrationShards, say);
-    },
-  },
-  {
     name: "e2e",
+    // Beside the integration shards once the soak and the build are done: never more than three sandboxes at once,
+    // and the stage's ~170 s hidden in the integration stage's tail. Its stack uses the default home's sandbox; the
+    // shards use homes below it (scripts/integration-shards.ts).
+    alongside: "integration",
+    after: ["soak", "build"],
     run: async () => {
       ensureChromium(say);
       const port = Number(process.env.GAPWATCH_E2E_PORT ?? 3100);
@@ -90,6 +91,13 @@ const stages: Stage[] = [
         await stack.stop();
         stack = null;
       }
+    },
+  },
+  {
+    name: "integration",
+    run: () => {
+      ensureMonitoringPackages(say); // tests/integration/receivers: a real Prometheus and Alertmanager
+      return runIntegrationShards(integrationShards, say);
     },
   },
 ];
@@ -119,9 +127,20 @@ async function main(): Promise<void> {
   const beside = new Map<string, { stage: Stage; running: Promise<void> }[]>();
   for (const stage of selected) {
     if (stage.alongside !== undefined && names.includes(stage.alongside)) {
-      say(`\n=== ${stage.name} (alongside ${stage.alongside}) ===`);
-      const started = { stage, running: runTimed(stage, `alongside ${stage.alongside}`) };
-      beside.set(stage.alongside, [...(beside.get(stage.alongside) ?? []), started]);
+      const companions = beside.get(stage.alongside) ?? [];
+      const awaited = companions.filter((c) => stage.after?.includes(c.stage.name));
+      const note = `alongside ${stage.alongside}${awaited.length > 0 ? `, after ${awaited.map((c) => c.stage.name).join(" and ")}` : ""}`;
+      const running = (async (): Promise<void> => {
+        await Promise.all(awaited.map((c) => c.running));
+        // Nothing new starts once a stage failed (the loop below stops the soak then).
+        if (failures.length > 0) {
+          say(`\n(${stage.name} not started: ${failures.join("; ")})`);
+          return;
+        }
+        say(`\n=== ${stage.name} (${note}) ===`);
+        await runTimed(stage, note);
+      })();
+      beside.set(stage.alongside, [...companions, { stage, running }]);
       continue;
     }
     say(`\n=== ${stage.name} ===`);

@@ -1,3 +1,4 @@
+import type { ShardAssignment } from "@/lib/collector/shards";
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import type { GapwatchConfig } from "@/lib/config";
 import {
@@ -12,7 +13,8 @@ import {
   runDetectors,
 } from "@/lib/detect";
 import { getLogger } from "@/lib/logger";
-import type { Store } from "@/lib/store";
+import type { QueuedNotification, Store } from "@/lib/store";
+import { loadShardMemory, ownerOfFindingKey, scopeMemoryChanges, shardRisksKey } from "./alert-scope";
 import { createNotifier, type Notifier } from "./notifiers";
 import { acknowledgeAlert, defaultReconcileOptions, reconcileAlerts } from "./reconcile-alerts";
 import { reconcileRisks } from "./reconcile-risks";
@@ -55,8 +57,13 @@ export interface AlertService {
  * stored alerts (hysteresis, acknowledgement), persists alerts and detector memory (a restart
  * neither loses nor re-fires alerts), records transitions as events and hands them to the notifiers
  * (a background queue: a failing endpoint never slows polling).
+ *
+ * With `scope` (a collector sharing the work, config scaleOut) it holds only what belongs to the shards of the
+ * current cycle (alert-scope.ts): when they change, before the cycle is judged, it reads again from the store what
+ * the held shards' previous owners left — a gained shard's firing alerts stay firing under the same id, its held
+ * events and marks continue — and what it no longer holds stays in the store for the new owner.
  */
-export function createAlertService(store: Store, config: GapwatchConfig): AlertService {
+export function createAlertService(store: Store, config: GapwatchConfig, scope: ShardAssignment | null = null): AlertService {
   let alerts: AlertRecord[] = [];
   let risks: RiskRecord[] = [];
   let memory = createDetectorMemory();
@@ -66,14 +73,19 @@ export function createAlertService(store: Store, config: GapwatchConfig): AlertS
   // What the store kept, read once before the first cycle (started at once, so the pages see it): no cycle is
   // judged without it (that would re-fire stored alerts); a failed read is tried again by the next cycle.
   let restoring: Promise<void> | null = null;
+  // The shards the held state was read for (scope only).
+  let loadedShards: readonly number[] = [];
+  const owns = (key: string) => scope === null || scope.owns(ownerOfFindingKey(key));
   const restore = () =>
     (restoring ??= (async () => {
-      const [stored, storedRisks, restored] = await Promise.all([store.loadAlerts<AlertRecord>(), loadRisks(store), loadMemory(store)]);
+      const shards = scope?.held() ?? null;
+      const [stored, storedRisks, restored] = await Promise.all([store.loadAlerts<AlertRecord>(), loadRisks(store, shards), loadMemory(store, shards)]);
       // Alerts of risk types stored before risks left the alert list are dropped, not resolved (no notification).
-      alerts = stored.filter((a) => !riskFindingTypes.has(a.type));
+      alerts = stored.filter((a) => !riskFindingTypes.has(a.type) && owns(a.key));
       risks = storedRisks;
       memory = restored.memory;
       persister = restored.persister;
+      loadedShards = shards ?? [];
     })().catch((err: unknown) => {
       restoring = null;
       throw err;
@@ -81,26 +93,41 @@ export function createAlertService(store: Store, config: GapwatchConfig): AlertS
   restore().catch((err: unknown) => log.error({ err: err instanceof Error ? err.message : String(err) }, "reading the stored alerts failed"));
   const notifier: Notifier = createNotifier({
     targets: config.notifications.webhooks.map((w, i) => ({ name: `webhook-${i + 1}`, kind: w.format === "json" ? "webhook" : w.format, url: w.url })),
-    // Recorded before sent: a restart, or a shard's new owner, never sends a transition twice.
-    claim: (c) => store.claimNotification(c),
+    // Written with the alerts, claimed in the ledger: a crash before the send loses nothing (queued again at start),
+    // and a restart or a shard's new owner never queues a transition twice.
+    outbox: store,
   });
 
   return {
     async processCycle({ current, previous, history, extraFindings }) {
       await restore();
+      if (scope !== null && !sameShards(scope.held(), loadedShards)) {
+        // The cycle's shards changed: the store holds what this service wrote for the kept ones at its last cycle,
+        // and what the previous owners left for the gained ones.
+        restoring = null;
+        persister = null;
+        await restore();
+      }
       alerts = await applyAcknowledgementRequests(store, alerts);
       const now = current.takenAt;
       const result = runDetectors({ previous, current, history, memory, now, thresholds: config.thresholds });
       memory = result.memory;
-      const findings = [...result.findings, ...extraFindings];
+      // Every collector reads every cluster: a cluster's findings are judged by its shard's owner alone.
+      const findings = [...result.findings, ...extraFindings].filter((f) => owns(f.key));
       const reconciled = reconcileAlerts(alerts, findings.filter((f) => !riskFindingTypes.has(f.type)), now, defaultReconcileOptions);
       alerts = reconciled.alerts;
       risks = reconcileRisks(risks, findings.filter((f) => riskFindingTypes.has(f.type)), now);
+      let queued: QueuedNotification[] | null = null;
       try {
-        await store.saveAlerts(alerts);
-        await store.setValue(risksKey, JSON.stringify(risks));
-        persister ??= createMemoryPersister(await store.loadDetectorMemoryEntries());
-        await store.saveDetectorMemoryEntries(persister.listChanges(memory, now));
+        queued = await store.saveAlerts(alerts, notifier.listDeliveries(reconciled.transitions, now));
+        await saveRisks(store, risks, scope);
+        if (scope === null) {
+          persister ??= createMemoryPersister(await store.loadDetectorMemoryEntries());
+          await store.saveDetectorMemoryEntries(persister.listChanges(memory, now));
+        } else {
+          persister ??= (await loadShardMemory(store, loadedShards)).persister;
+          await store.saveDetectorMemoryEntries(scopeMemoryChanges(persister.listChanges(memory, now), scope));
+        }
         await recordTransitions(store, reconciled.transitions, now);
       } catch (err) {
         // A store error never hides alerts: they are notified, and the next cycle writes every alert, the risks and
@@ -108,7 +135,9 @@ export function createAlertService(store: Store, config: GapwatchConfig): AlertS
         persister = null;
         log.error({ err: err instanceof Error ? err.message : String(err) }, "writing the cycle's alerts to the store failed");
       }
-      notifier.enqueue(reconciled.transitions);
+      // The outbox rows the write queued; if it failed, the transitions are sent from memory.
+      if (queued) notifier.enqueueQueued(queued);
+      else notifier.enqueue(reconciled.transitions);
       notifier.resendFiring(alerts);
       return { alerts, risks, transitions: reconciled.transitions };
     },
@@ -155,12 +184,21 @@ async function applyAcknowledgementRequests(store: Store, alerts: AlertRecord[])
   }
 }
 
+function sameShards(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((s, i) => s === b[i]);
+}
+
 /**
  * The stored detector memory, and a persister that knows what the store holds. A store without entries may be one
  * the previous version wrote (the whole memory under one key): that is read, and the first cycle writes it all
- * as entries.
+ * as entries. With `shards` (scaleOut): the memory those shards' owners stored (alert-scope.ts).
  */
-async function loadMemory(store: Store): Promise<{ memory: DetectorMemory; persister: MemoryPersister }> {
+async function loadMemory(store: Store, shards: readonly number[] | null): Promise<{ memory: DetectorMemory; persister: MemoryPersister }> {
+  if (shards !== null) {
+    const loaded = await loadShardMemory(store, shards);
+    for (const err of loaded.errors) log.warn({ err }, "a shard's stored detector memory is unreadable; it starts afresh");
+    return loaded;
+  }
   const entries = await store.loadDetectorMemoryEntries();
   if (entries.length > 0) {
     const loaded = loadDetectorMemoryEntries(entries);
@@ -183,9 +221,23 @@ async function loadLegacyMemory(store: Store): Promise<DetectorMemory> {
   }
 }
 
+/** The held shards' risks, or every risk without scaleOut (null). */
+async function loadRisks(store: Store, shards: readonly number[] | null): Promise<RiskRecord[]> {
+  if (shards === null) return loadRisksValue(store, risksKey);
+  return (await Promise.all(shards.map((s) => loadRisksValue(store, shardRisksKey(s))))).flat();
+}
+
+/** Writes the risks: one value, or with scaleOut one per held shard (an empty list clears what its owner left). */
+async function saveRisks(store: Store, risks: readonly RiskRecord[], scope: ShardAssignment | null): Promise<void> {
+  if (scope === null) return store.setValue(risksKey, JSON.stringify(risks));
+  for (const shard of scope.held()) {
+    await store.setValue(shardRisksKey(shard), JSON.stringify(risks.filter((r) => scope.shardOfOwner(ownerOfFindingKey(r.key)) === shard)));
+  }
+}
+
 /** Risks as stored by the last cycle (their first-seen times survive a restart); unreadable → none yet. */
-async function loadRisks(store: Store): Promise<RiskRecord[]> {
-  const raw = await store.getValue(risksKey);
+async function loadRisksValue(store: Store, key: string): Promise<RiskRecord[]> {
+  const raw = await store.getValue(key);
   if (raw === null) return [];
   try {
     const parsed: unknown = JSON.parse(raw);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { isIP } from "node:net";
+import { limitSlowClients } from "./request-timeouts";
 import { constantTimeEqual } from "./token";
 
 /**
@@ -9,6 +10,7 @@ import { constantTimeEqual } from "./token";
  * `installPeerAddressStamp` (called once from instrumentation.ts) makes Node's HTTP server write the socket's address
  * into `x-gapwatch-peer` on every request, overwriting whatever the client sent, prefixed with a random per-process
  * stamp: a value without the stamp (sent by a client, or a request that arrived before the hook) is no address.
+ * The same hook shortens the server's header and request timeouts (request-timeouts.ts).
  */
 export const peerHeader = "x-gapwatch-peer";
 
@@ -23,6 +25,8 @@ export function installPeerAddressStamp(): void {
   serverPrototype[stampKey] = stamp;
   const emit = serverPrototype.emit;
   serverPrototype.emit = function stampPeer(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+    // The first connection of each server: headers within 10 s, the whole request within 30 s (request-timeouts.ts).
+    if (event === "connection") limitSlowClients(this);
     if (event === "request") {
       const request = args[0] as http.IncomingMessage;
       request.headers[peerHeader] = `${stamp} ${request.socket.remoteAddress ?? ""}`;

@@ -77,10 +77,10 @@ export function requireAdmin(request: Request, now = Date.now()): Identity {
   throw new UnauthorizedError();
 }
 
-/** Ends the session the cookies carry (if valid), so the same cookie sent again is refused. */
-export function signOut(cookies: CookieReader, now = Date.now()): void {
+/** Ends the session the cookies carry (if valid), so the same cookie sent again is refused, after a restart too. */
+export async function signOut(cookies: CookieReader, now = Date.now()): Promise<void> {
   const session = readSession(cookies, now);
-  if (session) revokeSession(session.sessionId, session.expiresAt, now);
+  if (session) await revokeSession(session.sessionId, session.expiresAt, now);
 }
 
 /** Checks a sign-in attempt against the admin secret (constant time); returns a new token or throws. */

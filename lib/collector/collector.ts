@@ -9,6 +9,7 @@ import { readDedicatedConfigs } from "./dedicated-configs";
 import { discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readings";
 import type { CollectorPersistence } from "./persistence";
+import type { ShardAssignment } from "./shards";
 import { type RecordSampleRead, readRecordSamples } from "./record-samples";
 import { advanceTransactionLedgers } from "./transaction-ledger-read";
 import { type PartitionLedger, parseLedgers, serializeLedgers } from "./transaction-ledger";
@@ -48,9 +49,14 @@ export class Collector {
   private restored: boolean;
   private readonly pendingWrites: Promise<void>[] = [];
 
+  /**
+   * `shards`: with scaleOut (role collector), the flows of the shards this collector holds are the only ones read
+   * (every cluster and Connect cluster is still polled: flows are found from them); null reads every flow.
+   */
   constructor(
     private readonly config: GapwatchConfig,
     private readonly store: CollectorPersistence | null,
+    private readonly shards: ShardAssignment | null = null,
   ) {
     for (const c of config.clusters) {
       this.readers.set(c.alias, createClusterReader({ alias: c.alias, bootstrap: c.bootstrap, tls: c.tls, sasl: c.sasl, clientId: "gapwatch" }));
@@ -126,6 +132,7 @@ export class Collector {
 
   private async collect(): Promise<Snapshot> {
     if (!this.restored && this.store) await this.restore(this.store);
+    this.shards?.beginCycle();
     const started = Date.now();
     const cycle = ++this.cycle;
     const previous = this.latestSnapshot;
@@ -161,7 +168,8 @@ export class Collector {
   private async readFlows(clusters: ClusterSnapshot[], connect: ConnectClusterSnapshot[], now: number, previous: Snapshot | null) {
     const byAlias = new Map(clusters.map((c) => [c.alias, c]));
     const dedicated = await readDedicatedConfigs(clusters, { readers: this.readers, clusters: byAlias, state: this.tailState });
-    const definitions = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows, dedicated);
+    const discovered = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows, dedicated);
+    const definitions = this.shards === null ? discovered : discovered.filter((def) => this.shards!.owns(def.id));
     const read = await Promise.all(
       definitions.map(async (def) => {
         const readings = await readFlow(def, {

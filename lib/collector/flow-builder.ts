@@ -1,6 +1,7 @@
 import type { SyncPoint } from "@/lib/mm2";
 import type { FlowDefinition } from "./flow-discovery";
 import { decideMembership, listExcludedTopics } from "./flow-membership";
+import { internPartitionName } from "./partition-keys";
 import { createUnknownJudge, type FlowReadFailures, type PreviousFlow } from "./partition-unknown";
 import {
   type CheckpointPoint,
@@ -9,6 +10,7 @@ import {
   type Flow,
   type FlowCoverageReading,
   type FlowPartition,
+  flowPartitionKey,
   type PartitionState,
   type TopicState,
 } from "./types";
@@ -56,14 +58,13 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
       continue;
     }
     const remote = targetByName.get(targetTopic)?.partitions;
-    // flowPartitionKey(def.id, topic.name, partition), built once per topic.
-    const historyPrefix = `${def.id}|${topic.name}|`;
     for (let i = 0; i < topic.partitions.length; i++) {
       const p = topic.partitions[i]!;
-      const name = `${topic.name}/${p.partition}`;
+      // Interned: the same strings every cycle, found in the readings' maps without hashing them again.
+      const name = internPartitionName(topic.name, p.partition);
       const lastReplicated = readings.positions?.get(name);
       const t = findPartition(remote, i, p.partition);
-      const history = readings.syncHistory.get(historyPrefix + p.partition);
+      const history = readings.syncHistory.get(flowPartitionKey(def.id, topic.name, p.partition));
       const committedPosition = lastReplicated === undefined ? null : lastReplicated + 1n;
       const latestSync = history === undefined || history.length === 0 ? null : history[history.length - 1]!;
       const derived = derivePosition(latestSync, t?.logEnd ?? null, p.logEnd);
@@ -96,7 +97,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
       });
     }
   }
-  const sorted = sortByTopicAndPartition(partitions);
+  const sorted = sortByTopicAndPartition(partitions, previous?.flow.partitions);
   return {
     id: def.id,
     source: def.source,
@@ -172,16 +173,17 @@ export function summarizeFlowTotals(partitions: readonly FlowPartition[]): Flow[
 /**
  * The partitions sorted by topic as String.prototype.localeCompare orders them, then partition
  * number (a stable sort, as Array.prototype.sort): the topics are sorted once (a few thousand
- * names), not compared per pair of 100,000 partitions.
+ * names), not compared per pair of 100,000 partitions, and not at all when the previous cycle's
+ * flow had the same topics (sortTopicNames).
  */
-function sortByTopicAndPartition(partitions: readonly FlowPartition[]): FlowPartition[] {
+function sortByTopicAndPartition(partitions: readonly FlowPartition[], before: readonly FlowPartition[] | undefined): FlowPartition[] {
   const byTopic = new Map<string, FlowPartition[]>();
   for (const p of partitions) {
     const list = byTopic.get(p.topic);
     if (list === undefined) byTopic.set(p.topic, [p]);
     else list.push(p);
   }
-  const names = [...byTopic.keys()].sort((a, b) => a.localeCompare(b));
+  const names = sortTopicNames(byTopic, before);
   const sorted: FlowPartition[] = [];
   for (let i = 0; i < names.length; ) {
     // Names the collation cannot tell apart sort as one topic (their partitions interleave by number).
@@ -193,6 +195,22 @@ function sortByTopicAndPartition(partitions: readonly FlowPartition[]): FlowPart
     i = end;
   }
   return sorted;
+}
+
+/**
+ * The topic names in localeCompare order. The previous cycle's flow lists its topics in that order already:
+ * when it holds exactly these names, each strictly before the next, that order is the only sorted one, checked
+ * with one comparison per topic instead of a sort (18,200 topics at 100,000 partitions: 31 ms a cycle).
+ */
+function sortTopicNames(byTopic: ReadonlyMap<string, unknown>, before: readonly FlowPartition[] | undefined): string[] {
+  if (before !== undefined && before.length > 0) {
+    const names: string[] = [];
+    for (const p of before) if (names[names.length - 1] !== p.topic) names.push(p.topic);
+    let same = names.length === byTopic.size;
+    for (let i = 0; same && i < names.length; i++) same = byTopic.has(names[i]!) && (i === 0 || names[i - 1]!.localeCompare(names[i]!) < 0);
+    if (same) return names;
+  }
+  return [...byTopic.keys()].sort((a, b) => a.localeCompare(b));
 }
 
 /** The partition numbered `partition` of a topic, looked for first where it is listed in order. */

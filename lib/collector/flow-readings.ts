@@ -22,6 +22,7 @@ import type { FlowDefinition } from "./flow-discovery";
 import type { FlowReadings } from "./flow-builder";
 import { findCopyingConnector } from "./flow-membership";
 import { countMalformed } from "./malformed-records";
+import { internPartitionName } from "./partition-keys";
 import { tailPartition, type TailPosition } from "./topic-tail";
 import { type CheckpointPoint, type ClusterSnapshot, type DedicatedModeStatus, flowPartitionKey } from "./types";
 
@@ -174,7 +175,7 @@ async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: 
     const positions = new Map<string, bigint>();
     for (const r of read) {
       for (const o of r?.offsets ?? []) {
-        const key = `${o.topic}/${o.partition}`;
+        const key = internPartitionName(o.topic, o.partition);
         if (o.cluster !== def.source || (positions.has(key) && findCopyingConnector(def, o.topic) !== r?.name)) continue;
         positions.set(key, o.offset);
       }
@@ -192,8 +193,8 @@ async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: 
     countMalformed(ctx, { cluster: def.target, topic: def.positionsTopic, partition: p.partition }, records, decoded);
     for (const d of decoded.decoded) {
       if (d.cluster !== def.source) continue;
-      if (d.offset === null) positions.delete(`${d.topic}/${d.partition}`);
-      else positions.set(`${d.topic}/${d.partition}`, d.offset);
+      if (d.offset === null) positions.delete(internPartitionName(d.topic, d.partition));
+      else positions.set(internPartitionName(d.topic, d.partition), d.offset);
     }
   }
   return positions;

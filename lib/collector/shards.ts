@@ -7,6 +7,43 @@ export function shardOf(key: string, shards: number): number {
   return (murmur2(new TextEncoder().encode(key)) & 0x7fffffff) % shards;
 }
 
+/**
+ * The shards a collector holds, as its cycles see them (config `scaleOut`, role collector): the membership reports
+ * every change at once, and the set is fixed when a cycle starts, so the flows the collector polls, the alerts and
+ * detector memory its pipeline loads, and what it writes back all belong to the same shards for a whole cycle.
+ */
+export class ShardAssignment {
+  private latest: readonly number[] = [];
+  private pinned: readonly number[] = [];
+
+  constructor(readonly shards: number) {}
+
+  /** The membership's new holding (ascending); applies from the next cycle. */
+  update(held: readonly number[]): void {
+    this.latest = [...held];
+  }
+
+  /** Fixes the holding for the cycle that starts now (the collector calls it first thing in a cycle). */
+  beginCycle(): void {
+    this.pinned = this.latest;
+  }
+
+  /** The shards of the current cycle, ascending; empty before the first assignment. */
+  held(): readonly number[] {
+    return this.pinned;
+  }
+
+  /** The shard of `owner` (a flow id, cluster alias or Connect cluster name). */
+  shardOfOwner(owner: string): number {
+    return shardOf(owner, this.shards);
+  }
+
+  /** Whether the current cycle holds the shard of `owner`. */
+  owns(owner: string): boolean {
+    return this.pinned.includes(this.shardOfOwner(owner));
+  }
+}
+
 /** Kafka's Utils.murmur2 (clients/src/main/java/org/apache/kafka/common/utils/Utils.java), on 32-bit ints. */
 function murmur2(data: Uint8Array): number {
   const length = data.length;

@@ -5,6 +5,7 @@
  */
 import type { Connector } from "@/lib/connect/types";
 import type { CheckpointTiming } from "@/lib/mm2";
+import { internFlowPartitionKey } from "./partition-keys";
 
 export interface BrokerInfo {
   nodeId: number;
@@ -371,7 +372,7 @@ export interface CollectorHistory {
   offsetSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
 }
 
-/** Key of one upstream partition of a flow in `CollectorHistory` maps. */
+/** Key of one upstream partition of a flow in `CollectorHistory` maps: `<flowId>|<topic>|<partition>`, interned. */
 export function flowPartitionKey(flowId: string, topic: string, partition: number): string {
-  return `${flowId}|${topic}|${partition}`;
+  return internFlowPartitionKey(flowId, topic, partition);
 }

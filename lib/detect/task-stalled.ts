@@ -73,11 +73,14 @@ export function detectTaskStalls(
     const waiting = view.partition.lag ?? 0n;
     // The clock runs only while records wait: a cycle with nothing to copy restarts it, so records
     // that arrive after an idle spell just as MM2 restarts are not "not copied for minutes" (soak).
-    const keep = old !== undefined && readMark(old).position === position && waiting > 0n;
+    // Marks hold offsets as decimal strings (bigint's own toString, or read back from the memory as written):
+    // the position is compared as text, and the log end parsed only for a partition standing still that long.
+    const positionText = old !== undefined && waiting > 0n ? position.toString() : null;
+    const keep = old !== undefined && old.position === positionText;
     const mark = keep ? advanceMark(ctx, old, stateOf(view.flow, connectorOf(view.flow, view.partition))) : createMark(position, logEnd, ctx.now);
     next[view.key] = mark;
     const stalledForMs = ctx.now - mark.movedAt - mark.notRunningMs;
-    if (stalledForMs < ctx.thresholds.stallAfterMs || logEnd <= readMark(mark).logEndAtMove || waiting <= 0n) continue;
+    if (stalledForMs < ctx.thresholds.stallAfterMs || waiting <= 0n || logEnd <= BigInt(mark.logEndAtMove)) continue;
     const stalls = stallsByFlow.get(view.flow);
     if (stalls === undefined) stallsByFlow.set(view.flow, [{ view, stalledForMs, pending: waiting }]);
     else stalls.push({ view, stalledForMs, pending: waiting });
@@ -95,23 +98,9 @@ function connectorOf(flow: Flow, partition: FlowPartition): string | null {
   return partition.sourceConnector ?? flow.connectors.source;
 }
 
-/** A mark's offsets, parsed once per mark object. */
-const markOffsets = new WeakMap<PositionMark, { position: bigint; logEndAtMove: bigint }>();
-
-function readMark(mark: PositionMark): { position: bigint; logEndAtMove: bigint } {
-  let offsets = markOffsets.get(mark);
-  if (offsets === undefined) {
-    offsets = { position: BigInt(mark.position), logEndAtMove: BigInt(mark.logEndAtMove) };
-    markOffsets.set(mark, offsets);
-  }
-  return offsets;
-}
-
 /** The mark of a position that moved (or of a partition with nothing waiting) now. */
 function createMark(position: bigint, logEnd: bigint, now: number): PositionMark {
-  const mark: PositionMark = { position: position.toString(), movedAt: now, logEndAtMove: logEnd.toString(), notRunningMs: 0, seenAt: now };
-  markOffsets.set(mark, { position, logEndAtMove: logEnd });
-  return mark;
+  return { position: position.toString(), movedAt: now, logEndAtMove: logEnd.toString(), notRunningMs: 0, seenAt: now };
 }
 
 /**
@@ -121,10 +110,7 @@ function createMark(position: bigint, logEnd: bigint, now: number): PositionMark
  * soak, seed 2028) otherwise came back after the restart with the whole outage counted as stalled time.
  */
 function advanceMark(ctx: DetectorContext, mark: PositionMark, state: SourceState): PositionMark {
-  const next = { ...mark, notRunningMs: mark.notRunningMs + (isClockRunning(state) ? 0 : Math.max(0, ctx.now - mark.seenAt)), seenAt: ctx.now };
-  const offsets = markOffsets.get(mark);
-  if (offsets !== undefined) markOffsets.set(next, offsets);
-  return next;
+  return { ...mark, notRunningMs: mark.notRunningMs + (isClockRunning(state) ? 0 : Math.max(0, ctx.now - mark.seenAt)), seenAt: ctx.now };
 }
 
 /** Time counts, and a verdict is given, while the connector runs or Gapwatch is not told about it. */

@@ -39,8 +39,12 @@ const reasons: Record<ResetSignalName, string> = {
  * - topic-id-changed: both cycles know the source topic ID and it differs.
  * - log-end-rewound: sourceLogEnd went below the previous cycle's, the topic ID is not known to be
  *   the same and the leader epoch did not rise (a rise is UNCLEAN_TRUNCATION, a cluster finding).
- * - position-beyond-log-end: mm2Position > sourceLogEnd in this cycle AND the previous one. One
- *   cycle alone can be a read-order race (position read after a log end that has since grown).
+ * - position-beyond-log-end: mm2Position > sourceLogEnd in this cycle AND the previous one, AND the
+ *   log end read now is still below the position read last cycle. The collector reads MM2's positions
+ *   after the source's log ends, so a position can pass the log end read before it: once (a race), or
+ *   in every cycle when MM2 runs exactly-once (Connect commits its position with each transaction) under
+ *   steady traffic (seen: hostile-records after worker-restarts, 2026-12-02). A position read last cycle
+ *   can never pass a log end read this cycle unless offsets were lost.
  * * recordsToRecopy = offsets MM2 had already passed and will copy again when it resets to the
  * earliest offset of the new topic: min(logEnd, previous mm2Position) − logStart. These land on the target after the old copies:
  * duplicates when the new topic holds the same data. Null when MM2's previous position is unknown.
@@ -55,7 +59,7 @@ export function detectTopicReset(ctx: DetectorContext): EventCandidate[] {
     const signals = [
       hasTopicIdChanged(before, now) && ResetSignal.TOPIC_ID_CHANGED,
       hasLogEndRewound(before, now) && ResetSignal.LOG_END_REWOUND,
-      isBeyondLogEnd(before) && isBeyondLogEnd(now) && ResetSignal.POSITION_BEYOND_LOG_END,
+      staysBeyondLogEnd(before, now) && ResetSignal.POSITION_BEYOND_LOG_END,
     ].filter((s): s is ResetSignalName => s !== false);
     if (signals.length > 0) candidates.push(createResetCandidate(ctx, view, before, signals));
   }
@@ -71,6 +75,11 @@ function hasLogEndRewound(before: FlowPartition, now: FlowPartition): boolean {
   const sameTopic = before.sourceTopicId !== null && before.sourceTopicId === now.sourceTopicId;
   const epochRose = before.sourceLeaderEpoch !== null && now.sourceLeaderEpoch !== null && now.sourceLeaderEpoch > before.sourceLeaderEpoch;
   return !sameTopic && !epochRose;
+}
+
+function staysBeyondLogEnd(before: FlowPartition, now: FlowPartition): boolean {
+  const passed = before.mm2Position !== null && now.sourceLogEnd !== null && now.sourceLogEnd < before.mm2Position;
+  return passed && isBeyondLogEnd(before) && isBeyondLogEnd(now);
 }
 
 function isBeyondLogEnd(partition: FlowPartition): boolean {

@@ -142,13 +142,26 @@ function repairSlots(slots: SyncPoint[], original: readonly SyncPoint[], sync: S
   }
 }
 
-function toPartitionKey(tp: TopicPartition): string {
-  return `${tp.partition}\u0000${tp.topic}`;
+interface PartitionSlots {
+  tp: TopicPartition;
+  slots: readonly SyncPoint[];
+}
+
+/** The first slot whose upstream is at or before `upstream` (a loop: this runs per translated row). */
+function findFirstAtOrBefore(slots: readonly SyncPoint[], upstream: bigint): SyncPoint | undefined {
+  for (let i = 0; i < slots.length; i++) if (slots[i]!.upstream <= upstream) return slots[i];
+  return undefined;
 }
 
 /** The modelled store; create it with createOffsetSyncStore. */
 export class OffsetSyncStore {
-  private readonly partitions = new Map<string, { tp: TopicPartition; slots: readonly SyncPoint[] }>();
+  /**
+   * By topic, then partition number: found without building a key string per lookup (the translation looks
+   * up one partition per group and partition every cycle, 190,000 times at 100,000 partitions).
+   */
+  private readonly partitions = new Map<string, Map<number, PartitionSlots>>();
+  /** In the order they got their first sync (listPartitions). */
+  private readonly order: TopicPartition[] = [];
   private readToEnd = false;
 
   constructor(private readonly initializationMustReadToEnd: boolean) {}
@@ -166,10 +179,13 @@ export class OffsetSyncStore {
       throw new RangeError(`Offset sync ${sync.upstream}:${sync.downstream} is outside the int64 range`);
     }
     const point: SyncPoint = Object.freeze({ upstream: sync.upstream, downstream: sync.downstream });
-    const key = toPartitionKey(sync);
-    const existing = this.partitions.get(key);
+    const existing = this.findPartition(sync);
     if (existing === undefined) {
-      this.partitions.set(key, { tp: { topic: sync.topic, partition: sync.partition }, slots: this.fillSlots(point) });
+      const tp = { topic: sync.topic, partition: sync.partition };
+      let byNumber = this.partitions.get(tp.topic);
+      if (byNumber === undefined) this.partitions.set(tp.topic, (byNumber = new Map()));
+      byNumber.set(tp.partition, { tp, slots: this.fillSlots(point) });
+      this.order.push(tp);
       return;
     }
     const clearAll =
@@ -197,10 +213,10 @@ export class OffsetSyncStore {
   /** Java translateDownstream; `group` is only logged by Kafka and unused here. */
   translateDownstream(_group: string | null, tp: TopicPartition, upstream: bigint): Translation {
     if (!this.readToEnd) return { kind: "empty", reason: "not-read-to-end" };
-    const slots = this.partitions.get(toPartitionKey(tp))?.slots;
+    const slots = this.findPartition(tp)?.slots;
     if (slots === undefined) return { kind: "empty", reason: "no-sync" };
     // Java lookupLatestSync: first slot at or before the offset, else the oldest slot.
-    const sync = slots.find((slot) => slot.upstream <= upstream) ?? getSlot(slots, SYNCS_PER_PARTITION - 1);
+    const sync = findFirstAtOrBefore(slots, upstream) ?? getSlot(slots, SYNCS_PER_PARTITION - 1);
     if (sync.upstream > upstream) return { kind: "too-old", oldest: sync };
     // The "+1 rule": never translate more than one past a known sync (records in between may be dropped).
     const step = upstream === sync.upstream ? 0n : 1n;
@@ -209,18 +225,22 @@ export class OffsetSyncStore {
 
   /** The distinct retained syncs of a partition, newest first (Java's offsetArrayToString view). */
   listRetainedSyncs(tp: TopicPartition): SyncPoint[] {
-    const slots = this.partitions.get(toPartitionKey(tp))?.slots ?? [];
+    const slots = this.findPartition(tp)?.slots ?? [];
     return slots.filter((slot, i) => i === 0 || slot !== slots[i - 1]);
   }
 
   /** The 64 raw slots of a partition (Java syncFor for every index), or null when it has no sync. */
   getSlots(tp: TopicPartition): readonly SyncPoint[] | null {
-    return this.partitions.get(toPartitionKey(tp))?.slots ?? null;
+    return this.findPartition(tp)?.slots ?? null;
   }
 
   /** Topic-partitions that have at least one sync. */
   listPartitions(): TopicPartition[] {
-    return [...this.partitions.values()].map((entry) => entry.tp);
+    return [...this.order];
+  }
+
+  private findPartition(tp: TopicPartition): PartitionSlots | undefined {
+    return this.partitions.get(tp.topic)?.get(tp.partition);
   }
 
   private fillSlots(point: SyncPoint): readonly SyncPoint[] {

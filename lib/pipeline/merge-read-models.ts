@@ -3,10 +3,10 @@ import type { ProgressReading, ProgressSample } from "./progress-window";
 import type { ReadModel } from "./read-model";
 
 /**
- * One read model from the models several collectors published, one per shard. What it assumes: shards are
- * disjoint — each cluster, Connect cluster, flow, alert and risk is in one shard's model (its owner's). When two
- * models still hold the same one (a shard moved and its old owner's row is not replaced yet), the newer model's
- * (later `snapshot.takenAt`) wins. Lists are concatenated in shard order; the merged snapshot is as old as its
+ * One read model from the models several collectors published, one per collector. What it assumes: each flow, alert
+ * and risk is in one collector's model (its shard's owner's); clusters and Connect clusters are in every collector's
+ * (each reads them all to find the flows). When two models hold the same one (a shard moved and its old owner's row
+ * is not stale yet, or a cluster read by both), the newer model's (later `snapshot.takenAt`) wins. Lists are concatenated in shard order; the merged snapshot is as old as its
  * oldest part (its `takenAt`, and `builtAt`, are the minimum: no shard looks fresher than it is) and its cycle
  * is the highest shard cycle.
  */

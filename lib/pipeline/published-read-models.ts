@@ -12,20 +12,26 @@ export async function publishReadModel(store: Store, shard: string, model: ReadM
 }
 
 /**
- * The read model a web instance serves: every shard's published model, merged (merge-read-models.ts). Each refresh
- * reads only the (shard, cycle, taken-at) rows; a body is read and decoded only when its shard's version changed,
- * and the decoded models are cached, so a request never waits for the store.
+ * The read model a web instance serves: every live collector's published model, merged (merge-read-models.ts). Each
+ * refresh reads only the (shard, cycle, taken-at) rows; a body is read and decoded only when its shard's version
+ * changed, and the decoded models are cached, so a request never waits for the store. With `staleAfterMs` (collectors
+ * sharing the work), a row whose cycle is older than that is a dead collector's and is left out.
  */
 export class PublishedReadModels {
   private readonly shards = new Map<string, { version: ReadModelVersion; model: ReadModel }>();
   private merged: ReadModel | null = null;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
+  private readonly intervalMs: number;
+  private readonly staleAfterMs: number;
 
   constructor(
     private readonly store: Store,
-    private readonly intervalMs = 1500,
-  ) {}
+    options: { intervalMs?: number; staleAfterMs?: number | undefined } = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 1500;
+    this.staleAfterMs = options.staleAfterMs ?? Number.POSITIVE_INFINITY;
+  }
 
   /** The merged model of the latest refresh, or null before any collector published. */
   latest(): ReadModel | null {
@@ -60,7 +66,8 @@ export class PublishedReadModels {
   }
 
   private async load(): Promise<void> {
-    const versions = await this.store.listReadModelVersions();
+    const now = Date.now();
+    const versions = (await this.store.listReadModelVersions()).filter((v) => now - v.takenAt <= this.staleAfterMs);
     let changed = versions.length !== this.shards.size;
     const live = new Set(versions.map((v) => v.shard));
     for (const shard of this.shards.keys()) if (!live.has(shard)) this.shards.delete(shard);

@@ -1,10 +1,13 @@
+import os from "node:os";
 import { type AlertService, createAlertService } from "@/lib/alerts/alert-service";
 import { acknowledgeAlert } from "@/lib/alerts/reconcile-alerts";
 import type { AlertRecord, RiskRecord } from "@/lib/alerts/types";
 import { Collector } from "@/lib/collector/collector";
+import { ShardAssignment } from "@/lib/collector/shards";
 import { getConfig, type GapwatchConfig } from "@/lib/config";
 import { type GapwatchRole, readRole } from "@/lib/config/role";
 import { ConfigError } from "@/lib/errors";
+import { createShardMembership, type ShardMembership } from "@/lib/kafka/shard-membership";
 import { getLogger } from "@/lib/logger";
 import { createPostgresStore, createSqliteStore, resolveStorePath, type Store } from "@/lib/store";
 import { CyclePipeline } from "./cycle-pipeline";
@@ -32,6 +35,8 @@ interface Runtime extends ServingRuntime {
   collector: Collector;
   alerts: AlertService;
   pipeline: CyclePipeline;
+  /** With scaleOut (role collector): the shards this collector holds, and its membership of the collectors' group. */
+  sharding: { assignment: ShardAssignment; membership: ShardMembership; collectorId: string } | null;
 }
 
 /** A web instance: the read models collectors published to the shared store. */
@@ -39,8 +44,10 @@ interface WebRuntime extends ServingRuntime {
   published: PublishedReadModels;
 }
 
-/** The collector's shard key until collectors share shards (issue 13 item 3): one collector polls everything. */
+/** The read model key of a collector that polls everything (no scaleOut); sharing collectors publish under their id. */
 const wholeShard = "all";
+/** How often joining the collectors' group is tried again while the home cluster cannot be reached. */
+const joinRetryMs = 5000;
 
 const holder = globalThis as typeof globalThis & { __gapwatchRuntime?: Runtime; __gapwatchWebRuntime?: WebRuntime };
 
@@ -63,33 +70,63 @@ export function getRuntime(): Runtime {
 export function getServingRuntime(): ServingRuntime {
   const config = getConfig();
   if (readRole(config.store) !== "web") return getRuntime();
-  holder.__gapwatchWebRuntime ??= createWebRuntime(openStore(config.store));
+  holder.__gapwatchWebRuntime ??= createWebRuntime(openStore(config.store), readStaleAfterMs(config));
   return holder.__gapwatchWebRuntime;
 }
 
-/** A polling runtime; a collector publishes each cycle's read model to the store for the web instances. */
+/**
+ * A polling runtime; a collector publishes each cycle's read model to the store for the web instances. With scaleOut
+ * and role collector it shares the flows with the other collectors: it polls, judges, stores and notifies only the
+ * flows (and clusters) of the shards the collectors' group assigns it, and publishes under its own collector id.
+ */
 export function createCollectingRuntime(config: GapwatchConfig, role: "all" | "collector"): Runtime {
-  if (config.scaleOut !== undefined) {
-    // Said at start, so that nobody runs several collectors believing they split the work (README: scaleOut).
-    getLogger("runtime").warn({ homeCluster: config.scaleOut.homeCluster }, "scaleOut is not in effect yet: this collector polls every flow; run one collector");
-  }
   const store = openStore(config.store);
-  const collector = new Collector(config, store);
-  const alerts = createAlertService(store, config);
+  const sharding = role === "collector" && config.scaleOut !== undefined ? createSharding(config, config.scaleOut) : null;
+  if (config.scaleOut !== undefined && sharding === null) {
+    // Said at start, so that nobody believes a role-all process shares its work (README: scaleOut).
+    getLogger("runtime").warn({ homeCluster: config.scaleOut.homeCluster }, "scaleOut applies to GAPWATCH_ROLE=collector; this process polls every flow");
+  }
+  const collector = new Collector(config, store, sharding?.assignment ?? null);
+  const alerts = createAlertService(store, config, sharding?.assignment ?? null);
   const pipeline = new CyclePipeline(config, store, alerts, collector);
+  const shardKey = sharding?.collectorId ?? wholeShard;
   collector.onCycle(async (current, previous, history) => {
     const model = await pipeline.runCycle(current, previous, history);
-    if (role === "collector") await publishReadModel(store, wholeShard, model);
+    if (role === "collector") await publishReadModel(store, shardKey, model);
   });
-  return { role, collector, store, alerts, pipeline, models: pipeline };
+  return { role, collector, store, alerts, pipeline, models: pipeline, sharding };
+}
+
+/** A collector's shard assignment, fed by its membership of the collectors' group on the home cluster. */
+function createSharding(config: GapwatchConfig, scaleOut: NonNullable<GapwatchConfig["scaleOut"]>): NonNullable<Runtime["sharding"]> {
+  const home = config.clusters.find((c) => c.alias === scaleOut.homeCluster)!;
+  const assignment = new ShardAssignment(scaleOut.shards);
+  const membership = createShardMembership({
+    connection: { alias: home.alias, bootstrap: home.bootstrap, tls: home.tls, sasl: home.sasl, clientId: "gapwatch" },
+    topic: scaleOut.topic,
+    shards: scaleOut.shards,
+    groupId: scaleOut.groupId,
+    sessionTimeoutMs: scaleOut.sessionTimeoutMs,
+    onChange: (held) => assignment.update(held),
+  });
+  return { assignment, membership, collectorId: `collector-${os.hostname()}-${process.pid}` };
+}
+
+/**
+ * How old a published read model may be and still be served: a live collector publishes every poll interval (plus
+ * its cycle's time); one silent for a session timeout plus three intervals is dead, and its shards are another's.
+ * Without scaleOut, none is ever too old (one collector: its last model is all there is).
+ */
+function readStaleAfterMs(config: GapwatchConfig): number | undefined {
+  return config.scaleOut === undefined ? undefined : config.scaleOut.sessionTimeoutMs + 3 * config.pollIntervalSeconds * 1000;
 }
 
 /**
  * A web runtime: serves the published read models; an acknowledgement is queued in the store for the collector
  * that holds the alert (it applies it at its next cycle, and the pages show it once that cycle is published).
  */
-export function createWebRuntime(store: Store): WebRuntime {
-  const published = new PublishedReadModels(store);
+export function createWebRuntime(store: Store, staleAfterMs?: number): WebRuntime {
+  const published = new PublishedReadModels(store, { staleAfterMs });
   const alertsOf = () => published.latest()?.alerts ?? [];
   return {
     role: "web",
@@ -141,12 +178,55 @@ export function startRuntime(): void {
 }
 
 function startCollectorLoop(): () => Promise<void> {
-  const runtime = getRuntime();
+  return startCollecting(getRuntime());
+}
+
+/**
+ * Starts a polling runtime's loop; a sharing collector also joins the collectors' group (its cycles poll no flow
+ * until the first assignment). The returned stop waits for the running cycle, then leaves the group, so the shards
+ * move to the others at once and never while this process still writes them.
+ */
+export function startCollecting(runtime: Runtime): () => Promise<void> {
+  let stopped = false;
+  const membership = runtime.sharding?.membership;
+  let joined = false;
+  if (membership) {
+    void joinUntilStopped(membership, () => stopped).then((ok) => {
+      joined = ok;
+    });
+  }
   runtime.collector.start();
   return async () => {
+    stopped = true;
     await runtime.collector.stop();
+    // A join still under way (the home cluster unreachable) is left to the process's exit.
+    if (joined) await membership?.stop();
     runtime.alerts.stop();
   };
+}
+
+/**
+ * Joins the collectors' group (true once joined), trying again while the home cluster cannot be reached; false when
+ * stopped first or on a config error (a shard topic with another partition count).
+ */
+async function joinUntilStopped(membership: ShardMembership, isStopped: () => boolean): Promise<boolean> {
+  const log = getLogger("runtime");
+  while (!isStopped()) {
+    try {
+      await membership.start();
+      log.info("joined the collectors' group");
+      return true;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      if (err instanceof ConfigError) {
+        log.error({ err: why }, "scaleOut: cannot join the collectors' group; this collector polls no flow");
+        return false;
+      }
+      log.error({ err: why, retryMs: joinRetryMs }, "joining the collectors' group failed; trying again");
+      await new Promise((resolve) => setTimeout(resolve, joinRetryMs));
+    }
+  }
+  return false;
 }
 
 function startWebLoop(): () => Promise<void> {

@@ -1,5 +1,6 @@
 import { type ConnectEndpoint, type Connector, getConnectors, putConnectorConfig } from "@/lib/connect";
 import { sleep } from "./processes";
+import { fetchLogEnds } from "./topics";
 
 /** `replicationFactor`: of the topics MM2 creates on that cluster (default 1, a single broker). */
 export interface FlowClusters {
@@ -136,4 +137,30 @@ export async function waitForConnectorsRunning(
   }
   const states = last.map((c) => `${c.name}: ${c.state} [${c.tasks.map((t) => `${t.id}=${t.state}${t.rootCause ? ` (${t.rootCause})` : ""}`).join(", ")}]`);
   throw new Error(`MM2 connectors not RUNNING after ${timeoutMs / 1000}s: ${states.join("; ") || "none found"}`);
+}
+
+/**
+ * Waits until each flow has copied at least one heartbeat: `<source>.heartbeats` (MM2's default replication policy)
+ * has records on the flow's target. The upstream heartbeat connector writes one a second on the source, so this
+ * proves the flow's source task reads, writes and creates remote topics, without producing anything ourselves.
+ */
+export async function waitForHeartbeatsCopied(flows: readonly FlowClusters[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const waiting = new Set(flows);
+  let last = "";
+  while (waiting.size > 0) {
+    for (const flow of [...waiting]) {
+      const copied = await fetchLogEnds(flow.target.bootstrap, `${flow.source.alias}.heartbeats`).then(
+        (ends) => [...ends.values()].some((e) => e.high > 0n),
+        (err: unknown) => ((last = err instanceof Error ? err.message : String(err)), false),
+      );
+      if (copied) waiting.delete(flow);
+    }
+    if (waiting.size === 0) return;
+    if (Date.now() > deadline) {
+      const names = [...waiting].map((f) => `${f.source.alias} -> ${f.target.alias}`).join(", ");
+      throw new Error(`MM2 copied no heartbeat for ${names} within ${timeoutMs / 1000}s${last ? ` (last error: ${last})` : ""}`);
+    }
+    await sleep(1000);
+  }
 }

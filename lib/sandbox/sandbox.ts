@@ -6,7 +6,7 @@ import { getKafkaVersion } from "./kafka-version";
 import { startCluster, type SandboxCluster } from "./kraft-cluster";
 import { type MultiBrokerCluster, startMultiBrokerCluster, stopMultiBrokerCluster } from "./multi-broker-cluster";
 import { writeLogConfig } from "./log-config";
-import { connectorNames, createFlowConnectors, waitForConnectorsRunning } from "./mm2-connectors";
+import { connectorNames, createFlowConnectors, type FlowClusters, waitForConnectorsRunning, waitForHeartbeatsCopied } from "./mm2-connectors";
 import { sandboxDir, stateFile } from "./paths";
 import { stopProcess, stopStaleProcesses } from "./processes";
 import { type SandboxState, writeSandboxState } from "./state";
@@ -26,6 +26,12 @@ export interface SandboxOptions {
    * brokers; topics with replication factor 3 and min.insync.replicas=2 (`multiBrokerTopics`).
    */
   sourceBrokers?: 1 | 3;
+  /**
+   * A second MM2 flow run by the same Connect worker (both aliases from `aliases`), e.g. south -> west beside
+   * east -> west: two regions aggregated into one DR site. Its source gets the workload topics, its four
+   * connectors are created, and the start waits until both flows copy (each `<source>.heartbeats` on its target).
+   */
+  secondFlow?: { source: string; target: string };
 }
 
 export interface Sandbox {
@@ -47,6 +53,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const aliases = opts.aliases ?? ["east", "west"];
   if (aliases.length < 2) throw new Error("the sandbox needs at least two clusters (an MM2 source and a target)");
   const [sourceAlias, targetAlias] = aliases as [string, string];
+  const second = opts.secondFlow ?? null;
+  if (second) assertSecondFlow(second, aliases, opts.sourceBrokers ?? 1);
   const { kafkaVersion, jars, classpath, logOption } = await prepareSandbox();
   const clusters = new Map<string, SandboxCluster>();
   let connect: SandboxConnectWorker | null = null;
@@ -71,7 +79,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     for (const c of started) clusters.set(c.alias, c);
     const source = multiBrokerSource ?? clusters.get(sourceAlias)!;
     const target = clusters.get(targetAlias)!;
-    if (opts.createTopics ?? true) await ensureTopics(source.bootstrap, multi ? multiBrokerTopics : workloadTopics);
+    if (opts.createTopics ?? true) {
+      await Promise.all([
+        ensureTopics(source.bootstrap, multi ? multiBrokerTopics : workloadTopics),
+        second ? ensureTopics(clusters.get(second.source)!.bootstrap, workloadTopics) : null,
+      ]);
+    }
     connect = await startConnectWorker({ baseDir: sandboxDir, bootstrap: target.bootstrap, classpath, logOption });
     const endpoint = { url: connect.url, timeoutMs: 15_000 };
     const flow = {
@@ -79,8 +92,16 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       target: { alias: targetAlias, bootstrap: target.bootstrap },
     };
     await createFlowConnectors(endpoint, flow);
-    const names = connectorNames(sourceAlias, targetAlias);
-    await waitForConnectorsRunning(endpoint, Object.values(names), 120_000, [names.checkpoint]);
+    const flows: FlowClusters[] = [flow];
+    if (second) {
+      const bootstrapOf = (alias: string) => ({ alias, bootstrap: clusters.get(alias)!.bootstrap });
+      flows.push({ source: bootstrapOf(second.source), target: bootstrapOf(second.target) });
+      await createFlowConnectors(endpoint, flows[1]!);
+    }
+    const names = flows.map((f) => connectorNames(f.source.alias, f.target.alias));
+    await waitForConnectorsRunning(endpoint, names.flatMap((n) => Object.values(n)), 120_000, names.map((n) => n.checkpoint));
+    // The default sandbox's callers wait for what they need; with two flows the start proves both copy.
+    if (second) await waitForHeartbeatsCopied(flows, 120_000);
   } catch (err) {
     await stop();
     throw err;
@@ -105,6 +126,19 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     connect,
     stop,
   };
+}
+
+/** A second flow joins two single-broker clusters of the sandbox, in another direction than the first. */
+function assertSecondFlow(second: { source: string; target: string }, aliases: string[], sourceBrokers: 1 | 3): void {
+  const [first, firstTarget] = aliases;
+  const known = second.source !== second.target && aliases.includes(second.source) && aliases.includes(second.target);
+  const distinct = second.source !== first || second.target !== firstTarget;
+  if (!known || !distinct || sourceBrokers !== 1) {
+    throw new Error(
+      `a second flow ${second.source} -> ${second.target} must join two single-broker clusters of ${aliases.join(", ")} ` +
+        `in another direction than ${first} -> ${firstTarget}`,
+    );
+  }
 }
 
 /**

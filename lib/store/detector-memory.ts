@@ -14,7 +14,8 @@ export function saveDetectorMemoryEntries(db: SqliteDb, changes: readonly Detect
   })();
 }
 
-/** Every stored entry, as [key, JSON value]. */
-export function loadDetectorMemoryEntries(db: SqliteDb): [string, string][] {
-  return db.prepare("SELECT key, value FROM detector_memory").raw(true).all() as [string, string][];
+/** The stored entries whose key starts with `prefix` (every entry without one), as [key, JSON value]. */
+export function loadDetectorMemoryEntries(db: SqliteDb, prefix?: string): [string, string][] {
+  if (prefix === undefined) return db.prepare("SELECT key, value FROM detector_memory").raw(true).all() as [string, string][];
+  return db.prepare("SELECT key, value FROM detector_memory WHERE substr(key, 1, ?) = ?").raw(true).all(prefix.length, prefix) as [string, string][];
 }

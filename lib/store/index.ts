@@ -2,15 +2,17 @@ import path from "node:path";
 import { readEnv } from "@/lib/config/env";
 import { appendEvent, getValue, listEvents, loadAlerts, saveAlerts, setValue } from "./alerts-events";
 import { openDatabase } from "./db";
-import { claimNotification, pruneNotificationLedger } from "./notification-ledger";
+import { pruneNotificationLedger } from "./notification-ledger";
+import { finishNotifications, listQueuedNotifications, pruneNotificationOutbox, queueNotifications } from "./notification-outbox";
 import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "./history";
 import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
 import { createSqliteSeries } from "./series";
 import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
+import { listRevokedSessions, pruneRevokedSessions, revokeSession } from "./revoked-sessions";
 import { createSqliteTranslationSeries } from "./translation-series";
 import type { Store } from "./types";
 
-export type { NotificationClaim, PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
+export type { NotificationClaim, NotificationDelivery, QueuedNotification, RevokedSession, PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
 export type { DetectorMemoryEntryChange, TranslationSample, TranslationSeriesPoint } from "./types";
 export type { AcknowledgementRequest, PublishedReadModel, ReadModelVersion } from "./types";
 export { createPostgresStore } from "./postgres";
@@ -31,7 +33,12 @@ export function createSqliteStore(file: string): Store {
     loadOffsetSyncHistory: async () => loadOffsetSyncHistory(db),
     appendCheckpoints: async (flow, checkpoints) => appendCheckpoints(db, flow, checkpoints),
     readCheckpointHistory: async (flow, group, topic, partition, limit) => readCheckpointHistory(db, flow, group, topic, partition, limit),
-    saveAlerts: async (alerts) => saveAlerts(db, alerts),
+    // One transaction (the inner one a savepoint): the alerts and the outbox rows their transitions owe.
+    saveAlerts: async (alerts, deliveries = []) =>
+      db.transaction(() => {
+        saveAlerts(db, alerts);
+        return queueNotifications(db, deliveries);
+      })(),
     loadAlerts: async (filter) => loadAlerts(db, filter),
     appendEvent: async (event) => appendEvent(db, event),
     listEvents: async (from, to, limit) => listEvents(db, from, to, limit),
@@ -42,6 +49,8 @@ export function createSqliteStore(file: string): Store {
       pruneHistory(db, now);
       translations.prune(now);
       pruneNotificationLedger(db, now);
+      pruneNotificationOutbox(db, now);
+      pruneRevokedSessions(db, now);
     },
     close: async () => {
       db.close();
@@ -49,14 +58,17 @@ export function createSqliteStore(file: string): Store {
     recordTranslationSamples: async (flow, samples, at) => translations.record(flow, samples, at),
     readTranslationSeries: async (flow, group, from, to) => translations.read(flow, group, from, to),
     saveDetectorMemoryEntries: async (changes) => saveDetectorMemoryEntries(db, changes),
-    loadDetectorMemoryEntries: async () => loadDetectorMemoryEntries(db),
+    loadDetectorMemoryEntries: async (prefix) => loadDetectorMemoryEntries(db, prefix),
     publishReadModel: async (model) => publishReadModel(db, model),
     listReadModelVersions: async () => listReadModelVersions(db),
     readReadModel: async (shard) => readReadModel(db, shard),
     requestAcknowledgement: async (request) => requestAcknowledgement(db, request),
     listAcknowledgementRequests: async () => listAcknowledgementRequests(db),
     deleteAcknowledgementRequests: async (alertIds) => deleteAcknowledgementRequests(db, alertIds),
-    claimNotification: async (claim) => claimNotification(db, claim),
+    listQueuedNotifications: async () => listQueuedNotifications(db),
+    finishNotifications: async (ids, outcome, at) => finishNotifications(db, ids, outcome, at),
+    revokeSession: async (session) => revokeSession(db, session),
+    listRevokedSessions: async (now) => listRevokedSessions(db, now),
   };
 }
 

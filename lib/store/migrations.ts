@@ -141,4 +141,47 @@ export const migrations: { version: number; sql: string }[] = [
       CREATE INDEX notification_ledger_at ON notification_ledger (at);
     `,
   },
+  {
+    // Packed history (tiers.ts, sample-pack.ts): each write's changed samples as one blob per chunk of 1,024 series
+    // (`*_staged`) until their 5-minute bucket closes, then one row per series, tier and pack holding its points
+    // delta-encoded (`*_packs`, keyed by tier and bucket first: each close appends, and prune cuts from the front;
+    // readers find a series' packs by the index); `series_state` each table's newest write and latest prune.
+    // The unpacked points of migration 4 are DROPPED, not converted: converting up to ~80 M rows would hold the first
+    // cycle in one transaction for minutes; the charts fill again from the upgrade on (up to 7 days of partition and
+    // translation charts lost; topic sparklines, detector memory, alerts and syncs stay).
+    version: 7,
+    sql: `
+      DROP TABLE IF EXISTS partition_points;
+      DROP TABLE IF EXISTS translation_points;
+      CREATE TABLE partition_staged (id INTEGER PRIMARY KEY, chunk INTEGER NOT NULL, at INTEGER NOT NULL, data BLOB NOT NULL);
+      CREATE INDEX partition_staged_chunk ON partition_staged (chunk, id);
+      CREATE TABLE partition_packs (
+        series INTEGER NOT NULL, tier INTEGER NOT NULL, bucket INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (tier, bucket, series)
+      ) WITHOUT ROWID;
+      CREATE INDEX partition_packs_series ON partition_packs (series, tier, bucket);
+      CREATE TABLE translation_staged (id INTEGER PRIMARY KEY, chunk INTEGER NOT NULL, at INTEGER NOT NULL, data BLOB NOT NULL);
+      CREATE INDEX translation_staged_chunk ON translation_staged (chunk, id);
+      CREATE TABLE translation_packs (
+        series INTEGER NOT NULL, tier INTEGER NOT NULL, bucket INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (tier, bucket, series)
+      ) WITHOUT ROWID;
+      CREATE INDEX translation_packs_series ON translation_packs (series, tier, bucket);
+      CREATE TABLE series_state (points TEXT PRIMARY KEY, newest_at INTEGER, pruned_at INTEGER);
+    `,
+  },
+  {
+    // Notification outbox (notification-outbox.ts): what a cycle's transitions owe each target, written in the
+    // transaction that writes the alerts and delivered from here, so a crash between the write and the send loses
+    // nothing (queued again at start). Revoked sessions (revoked-sessions.ts): sign-out survives a restart.
+    version: 8,
+    sql: `
+      CREATE TABLE notification_outbox (
+        id INTEGER PRIMARY KEY, alert_id TEXT NOT NULL, transition TEXT NOT NULL, at INTEGER NOT NULL, target TEXT NOT NULL,
+        queued_at INTEGER NOT NULL, payload TEXT NOT NULL, outcome TEXT, finished_at INTEGER
+      );
+      CREATE INDEX notification_outbox_pending ON notification_outbox (id) WHERE finished_at IS NULL;
+      CREATE INDEX notification_outbox_finished ON notification_outbox (finished_at);
+      CREATE TABLE revoked_sessions (session_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE INDEX revoked_sessions_expiry ON revoked_sessions (expires_at);
+    `,
+  },
 ];

@@ -1,7 +1,7 @@
 import type { SqliteDb } from "./db";
 import type { NotificationClaim } from "./types";
 
-/** Records a notification before it is sent; true only for the first claim of its key (INSERT … DO NOTHING won). */
+/** Records a notification before it is queued; true only for the first claim of its key (INSERT … DO NOTHING won). */
 export function claimNotification(db: SqliteDb, c: NotificationClaim): boolean {
   const result = db
     .prepare("INSERT INTO notification_ledger (alert_id, transition, at, target) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")

@@ -35,7 +35,8 @@ export function planTopicCompaction(compactedTo: number, now: number): { from: n
 
 export const partitionSpec = {
   series: "partition_series",
-  points: "partition_points",
+  staged: "partition_staged",
+  packs: "partition_packs",
   keyColumns: ["flow", "topic", "partition"],
   valueColumns: ["source_log_start", "source_log_end", "mm2_position", "target_log_end", "lag"],
 } as const;
@@ -92,7 +93,7 @@ export function createSqliteSeries(db: SqliteDb) {
     readHistory(flow: string, topic: string, partition: number, from: number, to: number): PartitionSample[] {
       const [series] = partitions.findSeries([flow, topic, partition]);
       if (!series) return [];
-      return partitions.read(series.id, from, to).map(toPartitionSample);
+      return (partitions.read([series.id], from, to).get(series.id) ?? []).map(toPartitionSample);
     },
 
     /**

@@ -1,44 +1,68 @@
 import type { SqliteDb } from "./db";
-import { ChangeFilter, coarsestTier, listTierBounds, mergeTierRows, planRollups, type Rollup, type SeriesItem, seriesKey, type TierRow, tiers } from "./tiers";
+import { type CycleEntry, decodeCycle, decodeNewestPoint, decodePack, encodeCycle, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
+import {
+  ChangeFilter, coarsestTier, listStalePackLimit, type PackRow, packOf, packStagedSamples, planRollups, type Rollup, rollUpPacks, type SeriesItem,
+  seriesKey, selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
+} from "./tiers";
 
 /**
- * A tiered, change-only series table of the SQLite store (tiers.ts): `<series>` maps a key (key columns) to an
- * integer id, `<points>` holds (series, tier, at, values…) with values as INTEGER (int64, exact: statements that
- * read them use safeIntegers, so no value passes through a JS number).
+ * A tiered, change-only, packed series table of the SQLite store (tiers.ts, migration 7): `<series>` maps a key (key
+ * columns) to an integer id; `<staged>` holds each write's changed samples as cycle blobs per chunk of ids until their
+ * 5-minute bucket closes; `<packs>` holds (series, tier, bucket, data) packs; `series_state` the newest write and prune.
  */
 interface TieredTableSpec {
   series: string;
-  points: string;
+  staged: string;
+  packs: string;
   keyColumns: readonly string[];
   valueColumns: readonly string[];
 }
+
+type Point = { at: number; values: (bigint | null)[] };
 
 export class SqliteTieredTable {
   private readonly filter = new ChangeFilter();
   private ids: Map<string, number> | null = null;
   private rolledTo: number[] | null = null;
+  /** The end of the newest raw pack written: staged samples before it are merged into their pack (late writes). */
+  private packedTo: number | null = null;
 
   constructor(
     private readonly db: SqliteDb,
     private readonly spec: TieredTableSpec,
   ) {}
 
-  /** Writes the changed items' raw rows at `at`, and the rollups of buckets closed by then, in one transaction. */
+  /** Stages the changed items' samples at `at` and packs and rolls up what closed by then, in one transaction. */
   write(items: readonly SeriesItem[], at: number): void {
-    const { points, valueColumns } = this.spec;
-    const changed = this.filter.listChanged(items);
+    const changed = [...new Map(this.filter.listChanged(items).map((i) => [i.key, i])).values()];
     const rolledTo = [...this.readRolledTo()];
     const rollups = planRollups(rolledTo, at);
-    if (changed.length === 0 && rollups.length === 0) return;
-    const insert = this.db.prepare(`INSERT OR REPLACE INTO ${points} (series, tier, at, ${valueColumns.join(", ")}) VALUES (?, 0, ?, ${valueColumns.map(() => "?").join(", ")})`);
     try {
       this.db.transaction(() => {
+        this.packStaged(packOf(0, at));
         this.runRollups(rollups);
-        for (const item of changed) insert.run(this.idOf(item), at, ...item.values);
+        if (changed.length === 0) return;
+        const chunks = new Map<number, CycleEntry[]>();
+        for (const item of changed) {
+          const id = this.idOf(item);
+          const chunk = Math.floor(id / stagedChunkSize);
+          const list = chunks.get(chunk) ?? [];
+          list.push({ id, values: [...item.values] });
+          chunks.set(chunk, list);
+        }
+        const insert = this.db.prepare(`INSERT INTO ${this.spec.staged} (chunk, at, data) VALUES (?, ?, ?)`);
+        for (const [chunk, entries] of chunks) insert.run(chunk, at, encodeCycle(entries, this.spec.valueColumns.length));
+        this.db
+          .prepare(
+            `INSERT INTO series_state (points, newest_at) VALUES (?, ?)
+             ON CONFLICT (points) DO UPDATE SET newest_at = MAX(IFNULL(newest_at, 0), excluded.newest_at)`,
+          )
+          .run(this.spec.packs, at);
       })();
     } catch (err) {
       // Ids handed out inside the rolled-back transaction do not exist: read them again next time.
       this.ids = null;
+      this.packedTo = null;
       throw err;
     }
     this.rolledTo = rolledTo;
@@ -53,71 +77,131 @@ export class SqliteTieredTable {
     return rows.map((r) => ({ id: Number(r.id), key: r }));
   }
 
-  /** One series' points over [from, to], oldest first, the last value before `from` carried to `from` (tiers.ts). */
-  read(id: number, from: number, to: number): { at: number; values: bigint[] }[] {
-    const { points, valueColumns } = this.spec;
-    const cols = valueColumns.join(", ");
-    const oldestRows = this.db.prepare(`SELECT tier, MIN(at) AS at FROM ${points} WHERE series = ? GROUP BY tier`).all(id) as { tier: number; at: number }[];
-    const oldest = tiers.map((_, tier) => oldestRows.find((r) => r.tier === tier)?.at);
-    const bounds = listTierBounds(oldest, to);
-    const select = this.db.prepare(`SELECT tier, at, ${cols} FROM ${points} WHERE series = ? AND tier = ? AND at >= ? AND at <= ? ORDER BY at`).safeIntegers(true);
-    const last = this.db.prepare(`SELECT tier, at, ${cols} FROM ${points} WHERE series = ? AND tier = ? AND at < ? ORDER BY at DESC LIMIT 1`).safeIntegers(true);
-    const rows: TierRow<bigint[]>[] = [];
-    const previous: TierRow<bigint[]>[] = [];
-    for (let tier = 0; tier < tiers.length; tier++) {
-      for (const r of select.all(id, tier, from, Math.min(to, bounds[tier]! - 1)) as Record<string, bigint>[]) rows.push(this.toRow(r));
-      const before = last.get(id, tier, Math.min(from, bounds[tier]!)) as Record<string, bigint> | undefined;
-      if (before) previous.push(this.toRow(before));
+  /** Each series' points over [from, to], oldest first, the last value before `from` carried to `from` (tiers.ts). */
+  read(ids: readonly number[], from: number, to: number): Map<number, Point[]> {
+    const width = this.spec.valueColumns.length;
+    const stored = new Map<number, TierRow<(bigint | null)[]>[]>(ids.map((id) => [id, []]));
+    const packs = this.db.prepare(`SELECT tier, data FROM ${this.spec.packs} WHERE series = ?`);
+    for (const id of ids) {
+      const rows = stored.get(id)!;
+      for (const p of packs.all(id) as { tier: number; data: Buffer }[]) {
+        for (const point of decodePack(p.data, width)) rows.push({ tier: p.tier, at: point.at, values: point.values });
+      }
     }
-    const newestCycle = this.db.prepare(`SELECT MAX(at) FROM ${points} WHERE tier = 0`).pluck().get() as number | null;
-    return mergeTierRows(rows, previous, bounds, { from, to, newestCycle });
+    const staged = this.db.prepare(`SELECT at, data FROM ${this.spec.staged} WHERE chunk = ? ORDER BY id`);
+    for (const chunk of new Set(ids.map((id) => Math.floor(id / stagedChunkSize)))) {
+      const members = ids.filter((id) => Math.floor(id / stagedChunkSize) === chunk);
+      for (const row of staged.all(chunk) as { at: number; data: Buffer }[]) {
+        for (const id of members) {
+          const values = findCycleEntry(row.data, id, width);
+          if (values === undefined) continue;
+          // A later write at the same time replaces the earlier sample (and a packed one: late writes).
+          const rows = stored.get(id)!;
+          const same = rows.findIndex((r) => r.tier === 0 && r.at === row.at);
+          if (same >= 0) rows.splice(same, 1);
+          rows.push({ tier: 0, at: row.at, values });
+        }
+      }
+    }
+    const state = this.db.prepare("SELECT newest_at, pruned_at FROM series_state WHERE points = ?").get(this.spec.packs) as
+      | { newest_at: number | null; pruned_at: number | null }
+      | undefined;
+    const known = { newestCycle: state?.newest_at ?? null, prunedAt: state?.pruned_at ?? null };
+    return new Map(ids.map((id) => [id, selectSeriesPoints(stored.get(id)!, from, to, known)]));
   }
 
   /**
-   * Drops each tier's rows older than its retention, keeping every series' newest coarsest row (carried forward).
-   * The buckets closed by `now` are rolled up first, so no raw row goes before its bucket's rollup holds it.
+   * Packs and rolls up what closed by `now`, then drops each tier's packs past its window, keeping every series'
+   * newest daily pack (its newest point is the carried-forward value), and records `now` for the readers (tiers.ts).
    */
   prune(now: number): void {
-    const { points } = this.spec;
+    const { packs } = this.spec;
     const rolledTo = [...this.readRolledTo()];
-    this.db.transaction(() => this.runRollups(planRollups(rolledTo, now)))();
-    this.rolledTo = rolledTo;
-    for (let tier = 0; tier < coarsestTier; tier++) {
-      this.db.prepare(`DELETE FROM ${points} WHERE tier = ? AND at < ?`).run(tier, now - tiers[tier]!.retentionMs);
+    try {
+      this.db.transaction(() => {
+        this.packStaged(packOf(0, now));
+        this.runRollups(planRollups(rolledTo, now));
+        for (let tier = 0; tier < coarsestTier; tier++) {
+          this.db.prepare(`DELETE FROM ${packs} WHERE tier = ? AND bucket <= ?`).run(tier, listStalePackLimit(tier, now));
+        }
+        this.db
+          .prepare(
+            `DELETE FROM ${packs} WHERE tier = :tier AND bucket <= :stale
+             AND bucket < (SELECT MAX(p.bucket) FROM ${packs} AS p WHERE p.series = ${packs}.series AND p.tier = :tier)`,
+          )
+          .run({ tier: coarsestTier, stale: listStalePackLimit(coarsestTier, now) });
+        this.db
+          .prepare(
+            `INSERT INTO series_state (points, pruned_at) VALUES (?, ?)
+             ON CONFLICT (points) DO UPDATE SET pruned_at = MAX(IFNULL(pruned_at, 0), excluded.pruned_at)`,
+          )
+          .run(packs, now);
+      })();
+    } catch (err) {
+      this.packedTo = null;
+      throw err;
     }
-    this.db
-      .prepare(
-        `DELETE FROM ${points} WHERE tier = :tier AND at < :cutoff
-         AND at < (SELECT MAX(p.at) FROM ${points} AS p WHERE p.series = ${points}.series AND p.tier = :tier)`,
-      )
-      .run({ tier: coarsestTier, cutoff: now - tiers[coarsestTier]!.retentionMs });
+    this.rolledTo = rolledTo;
   }
 
-  /** Rolls each bucket's last row per series into the coarser tier (SQLite takes the bare columns of MAX(at)'s row). */
+  /** Moves the staged samples before `to` (a 5-minute boundary) into raw packs. */
+  private packStaged(to: number): void {
+    const { staged, packs, valueColumns } = this.spec;
+    const first = this.db.prepare(`SELECT MIN(at) FROM ${staged}`).pluck().get() as number | null;
+    if (first === null || first >= to) return;
+    const width = valueColumns.length;
+    const samples: StagedSample[] = [];
+    for (const row of this.db.prepare(`SELECT at, data FROM ${staged} WHERE at < ? ORDER BY id`).all(to) as { at: number; data: Buffer }[]) {
+      for (const e of decodeCycle(row.data, width)) samples.push({ series: e.id, at: row.at, values: e.values });
+    }
+    // A sample older than the newest pack (a late write) may land in a pack that exists: merge with it.
+    const packedTo = this.readPackedTo();
+    const existing = new Map<string, PackPoint[]>();
+    const select = this.db.prepare(`SELECT data FROM ${packs} WHERE series = ? AND tier = 0 AND bucket = ?`);
+    for (const s of samples) {
+      const bucket = packOf(0, s.at);
+      if (bucket >= packedTo) continue;
+      const key = `${s.series}:${bucket}`;
+      if (existing.has(key)) continue;
+      const row = select.get(s.series, bucket) as { data: Buffer } | undefined;
+      existing.set(key, row ? decodePack(row.data, width) : []);
+    }
+    this.insertPacks(packStagedSamples(samples, existing));
+    this.db.prepare(`DELETE FROM ${staged} WHERE at < ?`).run(to);
+    this.packedTo = Math.max(packedTo, to);
+  }
+
+  /** Rolls each finer pack's newest point into the coarser tier's packs. */
   private runRollups(rollups: readonly Rollup[]): void {
-    if (rollups.length === 0) return;
-    const cols = this.spec.valueColumns.join(", ");
-    const points = this.spec.points;
-    const rollup = this.db.prepare(
-      `INSERT OR REPLACE INTO ${points} (series, tier, at, ${cols})
-       SELECT series, :tier, (at / :width) * :width, ${cols} FROM (
-         SELECT series, MAX(at) AS at, ${cols} FROM ${points} WHERE tier = :tier - 1 AND at >= :from AND at < :to GROUP BY series, at / :width)`,
-    );
-    // The width as a BigInt: bound as a JS number it is a REAL, and at / width would not be an integer division.
-    for (const r of rollups) rollup.run({ tier: r.tier, width: BigInt(tiers[r.tier]!.widthMs), from: r.from, to: r.to });
+    const { packs, valueColumns } = this.spec;
+    const select = this.db.prepare(`SELECT series, bucket, data FROM ${packs} WHERE tier = ? AND bucket >= ? AND bucket < ?`);
+    for (const r of rollups) {
+      const finer = (select.all(r.tier - 1, r.from, r.to) as { series: number; bucket: number; data: Buffer }[]).map((p) => ({
+        series: p.series, bucket: p.bucket, newest: decodeNewestPoint(p.data, valueColumns.length),
+      }));
+      this.insertPacks(rollUpPacks(r.tier, finer));
+    }
   }
 
-  private toRow(r: Record<string, bigint>): TierRow<bigint[]> {
-    return { tier: Number(r.tier), at: Number(r.at), values: this.spec.valueColumns.map((c) => r[c]!) };
+  private insertPacks(rows: readonly PackRow[]): void {
+    const insert = this.db.prepare(`INSERT OR REPLACE INTO ${this.spec.packs} (series, tier, bucket, data) VALUES (?, ?, ?, ?)`);
+    for (const row of rows) insert.run(row.series, row.tier, row.bucket, encodePack(row.points));
   }
 
-  /** Each tier's rollup progress: after a restart, the end of its newest bucket (the older ones were rolled). */
+  private readPackedTo(): number {
+    if (this.packedTo !== null) return this.packedTo;
+    const newest = this.db.prepare(`SELECT MAX(bucket) FROM ${this.spec.packs} WHERE tier = 0`).pluck().get() as number | null;
+    this.packedTo = newest === null ? 0 : newest + tiers[0]!.packMs;
+    return this.packedTo;
+  }
+
+  /** Each tier's rollup progress: after a restart, the end of its newest pack (the older ones were rolled). */
   private readRolledTo(): number[] {
     if (this.rolledTo !== null) return this.rolledTo;
-    const newest = this.db.prepare(`SELECT MAX(at) AS at FROM ${this.spec.points} WHERE tier = ?`);
+    const newest = this.db.prepare(`SELECT MAX(bucket) FROM ${this.spec.packs} WHERE tier = ?`).pluck();
     this.rolledTo = tiers.map((t, tier) => {
-      const at = tier === 0 ? null : (newest.get(tier) as { at: number | null }).at;
-      return at === null ? 0 : at + t.widthMs;
+      const at = tier === 0 ? null : (newest.get(tier) as number | null);
+      return at === null ? 0 : at + t.packMs;
     });
     return this.rolledTo;
   }

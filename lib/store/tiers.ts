@@ -1,26 +1,34 @@
+import type { PackInput, PackInputPoint, PackPoint } from "./sample-pack";
+
 /**
- * Tiered, change-only history (migration 4), shared by both stores for partition and translation series.
+ * Tiered, change-only, packed history (migrations 4 and 7), shared by both stores for partition and translation
+ * series.
  *
- * WRITES: a series (a flow partition, or a group × partition) gets a raw row (tier 0) only in a cycle where one of
- * its values differs from the last row written for it (kept in memory by a ChangeFilter; after a restart the first
- * cycle writes every series again). Coarser tiers are rolled up from the finer one when a bucket closes (the first
- * write after it): one row per series and bucket that changed in it, holding the bucket's last value, stamped at
- * the bucket's start. A cycle therefore writes one row per changed series, plus one row per changed series and
- * bucket when a bucket closes.
+ * WRITES: a series (a flow partition, or a group × partition) gets a raw sample (tier 0) only in a cycle where one of
+ * its values differs from the last one written for it (kept in memory by a ChangeFilter; after a restart the first
+ * cycle writes every series again). A write stores its changed samples as one row per chunk of 1,024 series ids (a
+ * CYCLE blob, sample-pack.ts): its cost follows the number of changed series, not one row and index entry per
+ * sample. When a 5-minute raw bucket closes (the first write or prune after it), its staged samples are PACKED: one
+ * row per series and bucket holding its samples delta-encoded (a few bytes each). Coarser tiers are rolled up from
+ * the finer tier's packs when their own pack closes: a 5-minute point is the newest sample of a raw pack (stamped at
+ * its start), an hourly point the newest 5-minute point of an hour. A crash loses at most the cycle being written.
  *
- * TIERS (rows per series that changes every cycle, 10 s poll): raw 1 h = 360; 5-minute for 24 h = 288; 1-hour
- * for 7 days = 168; 816 in all (2,808 with 1-minute/24 h + 10-minute/7 d). The charts draw 15 min from raw, 24 h
- * from ≤ 288 five-minute points plus the raw hour, 7 d from ≤ 168 hourly points plus the finer tiers: at least
- * one point per pixel column of the charts. At 100,000 partitions of which 30 % move, 816 × 30,000 ≈ 24.5 M rows.
+ * TIERS (points per series that changes every cycle, 10 s poll): raw 1 h = 360 in 12 packs; 5-minute for 24 h = 288
+ * in 24 hourly packs; 1-hour for 7 days = 168 in 7 daily packs. Packs are dropped whole once past their tier's window
+ * (a raw sample lives 1 h to 1 h 5 min plus the prune interval). The charts draw 15 min from raw, 24 h from ≤ 288
+ * five-minute points plus the raw hour, 7 d from ≤ 168 hourly points plus the finer tiers.
  *
- * READS carry the last value forward: an idle series has no row in the range, so the reader returns the last
- * sample before `from` as the first point, at `from`, and its last value again at the newest cycle written (a flat
- * line over the range; mergeTierRows). Pruning keeps each series'
- * newest hourly row however old, so that value is there for a series idle longer than 7 days.
+ * READS carry the last value forward: an idle series has no point in the range, so the reader returns the last
+ * point before `from` as the first point, at `from`, and its last value again at the newest cycle written (a flat
+ * line over the range; mergeTierRows). A series holds at most ~45 packs, so a read decodes all of them and applies
+ * the rules below to its points, exactly as to unpacked rows. Pruning keeps each series' newest daily pack however
+ * old, so its newest hourly point is there for a series idle longer than 7 days.
  */
 interface TierSpec {
-  /** Bucket width (0: raw, every written cycle at its own time). */
+  /** Width of a point's bucket (0: raw, every written cycle at its own time). */
   widthMs: number;
+  /** Width of a pack: the points of one series in one such bucket are stored as one row. */
+  packMs: number;
   retentionMs: number;
 }
 
@@ -28,13 +36,27 @@ const minuteMs = 60_000;
 const hourMs = 60 * minuteMs;
 
 export const tiers: readonly TierSpec[] = [
-  { widthMs: 0, retentionMs: hourMs },
-  { widthMs: 5 * minuteMs, retentionMs: 24 * hourMs },
-  { widthMs: hourMs, retentionMs: 7 * 24 * hourMs },
+  { widthMs: 0, packMs: 5 * minuteMs, retentionMs: hourMs },
+  { widthMs: 5 * minuteMs, packMs: hourMs, retentionMs: 24 * hourMs },
+  { widthMs: hourMs, packMs: 24 * hourMs, retentionMs: 7 * 24 * hourMs },
 ];
 
-/** The tier whose newest row per series prune keeps (the carried-forward value of an idle series). */
+/** The tier whose newest pack per series prune keeps (the carried-forward value of an idle series). */
 export const coarsestTier = tiers.length - 1;
+
+/** Series ids per staged cycle row: a read of one series decodes only its chunk's rows. */
+export const stagedChunkSize = 1024;
+
+/** The start of the pack of `at` in a tier. */
+export function packOf(tier: number, at: number): number {
+  const width = tiers[tier]!.packMs;
+  return Math.floor(at / width) * width;
+}
+
+/** Packs of a tier whose bucket is at or before this are past its window at `now` (their whole bucket is). */
+export function listStalePackLimit(tier: number, now: number): number {
+  return now - tiers[tier]!.retentionMs - tiers[tier]!.packMs;
+}
 
 /** The start of the bucket of `at` in a tier (raw: `at` itself). */
 function bucketOf(tier: number, at: number): number {
@@ -76,7 +98,7 @@ function sameValues(before: SeriesValues | undefined, after: SeriesValues): bool
   return true;
 }
 
-/** One rollup to run: tier `tier`'s buckets in [from, to) from tier − 1's rows. */
+/** One rollup to run: tier `tier`'s packs in [from, to) from the packs of tier − 1 in that range. */
 export interface Rollup {
   tier: number;
   from: number;
@@ -85,13 +107,13 @@ export interface Rollup {
 
 /**
  * The rollups due at `at`, given where each tier was rolled up to (`rolledTo[tier]`, the end of its last rolled
- * bucket; 0: never, so every row of the finer tier is rolled); updates `rolledTo`. Finer tiers first: a coarse
- * bucket is rolled from the finer rows its closing has just rolled.
+ * pack; 0: never, so every pack of the finer tier is rolled); updates `rolledTo`. Finer tiers first: a coarse
+ * pack is rolled from the finer packs its closing has just rolled.
  */
 export function planRollups(rolledTo: number[], at: number): Rollup[] {
   const due: Rollup[] = [];
   for (let tier = 1; tier < tiers.length; tier++) {
-    const to = bucketOf(tier, at);
+    const to = packOf(tier, at);
     const from = rolledTo[tier] ?? 0;
     if (to > from) due.push({ tier, from, to });
     rolledTo[tier] = Math.max(rolledTo[tier] ?? 0, to);
@@ -144,4 +166,108 @@ export function mergeTierRows<V>(
   const end = newestCycle === null ? null : Math.min(to, newestCycle);
   if (last !== undefined && end !== null && end > last.at) points.push({ at: end, values: last.values });
   return points;
+}
+
+/** A pack to write: one series' points of one tier and pack bucket, oldest first. */
+export interface PackRow {
+  series: number;
+  tier: number;
+  bucket: number;
+  points: PackInputPoint[];
+}
+
+/** A staged sample of one series (decoded from a cycle blob); a later one at the same time replaces an earlier. */
+export interface StagedSample {
+  series: number;
+  at: number;
+  values: readonly PackInput[];
+}
+
+/** Staged samples (in write order) as raw packs, one per series and 5-minute bucket; `existing` points are merged. */
+export function packStagedSamples(samples: readonly StagedSample[], existing: ReadonlyMap<string, PackPoint[]>): PackRow[] {
+  const groups = new Map<number, Map<number, PackRow>>();
+  for (const s of samples) {
+    const bucket = packOf(0, s.at);
+    let inBucket = groups.get(bucket);
+    if (inBucket === undefined) groups.set(bucket, (inBucket = new Map()));
+    let row = inBucket.get(s.series);
+    if (row === undefined) {
+      row = { series: s.series, tier: 0, bucket, points: [...(existing.get(`${s.series}:${bucket}`) ?? [])] };
+      inBucket.set(s.series, row);
+    }
+    const last = row.points.at(-1);
+    if (last === undefined || last.at < s.at) row.points.push({ at: s.at, values: s.values });
+    else mergePoint(row.points, { at: s.at, values: s.values });
+  }
+  return [...groups.values()].flatMap((inBucket) => [...inBucket.values()]);
+}
+
+/** Puts a point into time order (a late write), replacing one at the same time. */
+function mergePoint(points: PackInputPoint[], point: PackInputPoint): void {
+  const same = points.findIndex((p) => p.at === point.at);
+  if (same >= 0) points[same] = point;
+  else {
+    points.push(point);
+    points.sort((a, b) => a.at - b.at);
+  }
+}
+
+/** The packs of `tier` rolled from the newest points of tier − 1's packs (each stamped at its finer pack's start). */
+export function rollUpPacks(tier: number, finer: readonly { series: number; bucket: number; newest: PackPoint }[]): PackRow[] {
+  const groups = new Map<string, PackRow>();
+  for (const f of finer) {
+    const bucket = packOf(tier, f.bucket);
+    const key = `${f.series}:${bucket}`;
+    let row = groups.get(key);
+    if (row === undefined) {
+      row = { series: f.series, tier, bucket, points: [] };
+      groups.set(key, row);
+    }
+    row.points.push({ at: f.bucket, values: f.newest.values });
+  }
+  for (const row of groups.values()) row.points.sort((a, b) => a.at - b.at);
+  return [...groups.values()];
+}
+
+/** What a table knows of its own writes and prunes (`series_state`): its newest write, its latest prune. */
+export interface TableState {
+  newestCycle: number | null;
+  prunedAt: number | null;
+}
+
+/**
+ * The stored points a reader may use. Packs are dropped whole, so some points outlive their tier's window until the
+ * pack does: they are hidden as if dropped one by one at the latest prune (`prunedAt`), and so is a coarsest point
+ * past the window unless it stands for the series' newest closed hour (what prune keeps one row per series of).
+ */
+function listVisiblePoints<V>(stored: readonly TierRow<V>[], prunedAt: number | null): readonly TierRow<V>[] {
+  if (prunedAt === null) return stored;
+  const width = tiers[coarsestTier]!.widthMs;
+  const closed = Math.floor(prunedAt / width) * width;
+  let newestClosed = -Infinity;
+  for (const r of stored) if (r.at < closed) newestClosed = Math.max(newestClosed, Math.floor(r.at / width) * width);
+  return stored.filter((r) => r.at >= prunedAt - tiers[r.tier]!.retentionMs || (r.tier === coarsestTier && r.at >= newestClosed));
+}
+
+/**
+ * One series' points over [from, to] from all of its stored points (every tier: decoded packs and staged samples),
+ * by the rules of listTierBounds and mergeTierRows: what the same points stored one row each would read.
+ */
+export function selectSeriesPoints<V>(stored: readonly TierRow<V>[], from: number, to: number, state: TableState): { at: number; values: V }[] {
+  const visible = listVisiblePoints(stored, state.prunedAt);
+  const oldest: (number | undefined)[] = tiers.map(() => undefined);
+  for (const r of visible) if (oldest[r.tier] === undefined || r.at < oldest[r.tier]!) oldest[r.tier] = r.at;
+  const bounds = listTierBounds(oldest, to);
+  const rows = visible.filter((r) => r.at >= from && r.at <= Math.min(to, bounds[r.tier]! - 1));
+  const previous: TierRow<V>[] = [];
+  for (let tier = 0; tier < tiers.length; tier++) {
+    const limit = Math.min(from, bounds[tier]!);
+    let best: TierRow<V> | undefined;
+    for (const r of visible) if (r.tier === tier && r.at < limit && (best === undefined || r.at > best.at)) best = r;
+    if (best !== undefined) previous.push(best);
+  }
+  // The newest cycle written stands for "every series had its value then" only while its raw samples are kept.
+  const { newestCycle, prunedAt } = state;
+  const newest = newestCycle !== null && (prunedAt === null || newestCycle >= prunedAt - tiers[0]!.retentionMs) ? newestCycle : null;
+  return mergeTierRows(rows, previous, bounds, { from, to, newestCycle: newest });
 }

@@ -4,12 +4,14 @@ import { type SeriesItem, seriesKey } from "./tiers";
 import type { TranslationSample, TranslationSeriesPoint } from "./types";
 
 /**
- * Offset-translation series (migration 4): one series per flow × group × partition, change-only and tiered like
- * the partition series (tiers.ts): a group that did not commit and whose translation did not move writes nothing.
+ * Offset-translation series (migrations 4 and 7): one series per flow × group × partition, change-only, tiered and
+ * packed like the partition series (tiers.ts): a group that did not commit and whose translation did not move
+ * writes nothing.
  */
 export const translationSpec = {
   series: "translation_series",
-  points: "translation_points",
+  staged: "translation_staged",
+  packs: "translation_packs",
   keyColumns: ["flow", "group_id", "topic", "partition"],
   valueColumns: ["committed", "translated", "checkpoint_downstream", "ideal_low", "ideal_high", "reread", "failover_reread", "group_lag"],
 } as const;
@@ -49,7 +51,8 @@ export function createSqliteTranslationSeries(db: SqliteDb) {
     /** A group's points over [from, to], by partition then time, each partition's last value carried to `from`. */
     read(flow: string, group: string, from: number, to: number): TranslationSeriesPoint[] {
       const series = table.findSeries([flow, group]).sort((a, b) => String(a.key.topic).localeCompare(String(b.key.topic)) || Number(a.key.partition) - Number(b.key.partition));
-      return series.flatMap(({ id, key }) => table.read(id, from, to).map((p) => toTranslationPoint(group, String(key.topic), Number(key.partition), p.at, p.values)));
+      const points = table.read(series.map((s) => s.id), from, to);
+      return series.flatMap(({ id, key }) => (points.get(id) ?? []).map((p) => toTranslationPoint(group, String(key.topic), Number(key.partition), p.at, p.values)));
     },
 
     prune: (now: number): void => table.prune(now),

@@ -103,6 +103,26 @@ export interface NotificationClaim {
 }
 
 /**
+ * A notification a cycle's transition owes one target (lib/alerts/notifiers): its ledger key, when the cycle queued
+ * it (epoch ms; one batch per target and cycle), and the transition as JSON (`{type, alert}`), sent from the outbox.
+ */
+export interface NotificationDelivery extends NotificationClaim {
+  queuedAt: number;
+  payload: string;
+}
+
+/** An outbox row (migration 8): a delivery whose ledger claim won, waiting until it is delivered or dropped. */
+export interface QueuedNotification extends NotificationDelivery {
+  id: number;
+}
+
+/** A session ended before it expired (sign-out, migration 8); kept until `expiresAt`, when its cookie expires anyway. */
+export interface RevokedSession {
+  sessionId: string;
+  expiresAt: number;
+}
+
+/**
  * Everything Gapwatch persists. Asynchronous so that SQLite (embedded, one machine) and PostgreSQL
  * (shared by several processes, ARCHITECTURE.md scale-out) implement the same contract. One call's
  * writes are one transaction; callers await a cycle's writes before the next cycle writes.
@@ -116,7 +136,13 @@ export interface Store {
   loadOffsetSyncHistory(): Promise<Map<string, OffsetSyncPoint[]>>;
   appendCheckpoints(flow: string, checkpoints: readonly CheckpointPoint[]): Promise<void>;
   readCheckpointHistory(flow: string, group: string, topic: string, partition: number, limit: number): Promise<CheckpointPoint[]>;
-  saveAlerts<T extends StoredAlert>(alerts: readonly T[]): Promise<void>;
+  /**
+   * Upserts the alerts and, in the same transaction, the outbox rows of the notifications their transitions owe
+   * (notification outbox): each delivery is claimed in the notification ledger and queued only when its claim wins,
+   * so a crash after this write re-sends from the outbox, and a transition claimed before is never queued again.
+   * Returns the rows queued, with their ids.
+   */
+  saveAlerts<T extends StoredAlert>(alerts: readonly T[], deliveries?: readonly NotificationDelivery[]): Promise<QueuedNotification[]>;
   loadAlerts<T extends StoredAlert>(filter?: { state?: string; type?: string; flow?: string }): Promise<T[]>;
   appendEvent(event: Omit<StoredEvent, "id">): Promise<void>;
   listEvents(from: number, to: number, limit: number): Promise<StoredEvent[]>;
@@ -130,8 +156,11 @@ export interface Store {
   readTranslationSeries(flow: string, group: string, from: number, to: number): Promise<TranslationSeriesPoint[]>;
   /** Applies a cycle's detector memory changes (only the entries that changed; null deletes). */
   saveDetectorMemoryEntries(changes: readonly DetectorMemoryEntryChange[]): Promise<void>;
-  /** Every stored detector memory entry as [key, JSON value] (start-up). */
-  loadDetectorMemoryEntries(): Promise<[string, string][]>;
+  /**
+   * The stored detector memory entries as [key, JSON value] (start-up): every one, or with `prefix` those whose key
+   * starts with it (a collector's shards: lib/alerts/alert-scope.ts).
+   */
+  loadDetectorMemoryEntries(prefix?: string): Promise<[string, string][]>;
   /** Replaces the shard's published read model (roles: a collector after each cycle). */
   publishReadModel(model: PublishedReadModel): Promise<void>;
   /** Each shard's published version, by shard, without bodies: cheap enough to poll every second or two. */
@@ -143,6 +172,12 @@ export interface Store {
   listAcknowledgementRequests(): Promise<AcknowledgementRequest[]>;
   /** Removes the requests of these alerts once applied. */
   deleteAcknowledgementRequests(alertIds: readonly string[]): Promise<void>;
-  /** Records a notification before it is sent: true when this call recorded it, false when it was recorded before. */
-  claimNotification(claim: NotificationClaim): Promise<boolean>;
+  /** Outbox rows neither delivered nor dropped, oldest first (start-up: queued again). */
+  listQueuedNotifications(): Promise<QueuedNotification[]>;
+  /** Marks outbox rows delivered or dropped: never queued again (kept 30 days, as the ledger). */
+  finishNotifications(ids: readonly number[], outcome: "delivered" | "dropped", at: number): Promise<void>;
+  /** Records a signed-out session until its expiry (a restart, or another web instance, still refuses its cookie). */
+  revokeSession(session: RevokedSession): Promise<void>;
+  /** The revoked sessions that have not expired at `now`. */
+  listRevokedSessions(now: number): Promise<RevokedSession[]>;
 }

@@ -1,6 +1,7 @@
 /**
  * Pure detectors over a FlowTranslation: TRANSLATION_ERROR and CHECKPOINT_STALE. No I/O, no clock.
  */
+import { internPrefixedPartitionKey } from "@/lib/collector/partition-keys";
 import { defaultThresholds } from "@/lib/config/thresholds";
 import { type Evidence, type Finding, FindingType, type SeverityName } from "@/lib/detect/types";
 import type { CheckpointTiming } from "@/lib/mm2";
@@ -155,7 +156,7 @@ export function detectStaleCheckpoints(
     for (const p of g.partitions) {
       const expected = isCheckpointOwed(p);
       if (expected === null) continue;
-      const key = `${groupPrefix}${p.topic}|${p.partition}`;
+      const key = internPrefixedPartitionKey(groupPrefix, p.topic, p.partition);
       const previous = watch[key];
       // Still owed since the same checkpoint: the entry stays as it is (no new object, no new string).
       const entry = previous !== undefined && isSameCheckpoint(previous, p.checkpoint) ? previous : createWatchEntry(p.checkpoint, now);

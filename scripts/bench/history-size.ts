@@ -1,6 +1,7 @@
 // History size (issue 12 item 4): a simulated day of cycles written back-to-back through the real SQLite Store, with
-// simulated clock times (the store's `at` comes from the caller), then the bytes per row of each table (dbstat) ×
-// the rows each tier holds at steady state, extrapolated to 100,000 partitions × 7 days, next to the 2 GB target.
+// simulated clock times (the store's `at` comes from the caller), then the bytes of each table (dbstat) and of each
+// tier's packs, extrapolated to 100,000 partitions × 7 days by the packs each tier holds at steady state (tiers.ts),
+// next to the 2 GB target.
 //   node_modules/.bin/tsx scripts/bench/history-size.ts --partitions 10000 --active 0.3 --hours 24
 // Used by `npm run bench` (phase 8). Not part of `npm test`.
 import Database from "better-sqlite3";
@@ -11,7 +12,8 @@ import { performance } from "node:perf_hooks";
 import type { Flow, FlowPartition } from "@/lib/collector/types";
 import { createSqliteStore } from "@/lib/store";
 import { topicMinuteRowsMs, topicRetentionMs } from "@/lib/store/series";
-import { tiers } from "@/lib/store/tiers";
+import { decodePack, encodePack } from "@/lib/store/sample-pack";
+import { stagedChunkSize, tiers } from "@/lib/store/tiers";
 import { parseFlags } from "../args";
 import { toMiB } from "./stats";
 
@@ -37,11 +39,17 @@ export interface HistorySizeOptions {
 export interface HistorySizeReport extends HistorySizeOptions {
   cycles: number;
   wallSeconds: number;
-  /** Partition rows written per cycle (raw tier, median over the day), and the rollup rows per 5-minute close. */
+  /** Partition samples written per cycle (median over the day) and the bytes of their staged cycle blobs. */
   rawRowsPerCycle: number;
+  stagedBytesPerCycle: number;
+  /** Raw packs written per 5-minute close (median): one per partition that changed in the bucket. */
   rollupRowsPer5Minutes: number;
-  /** Rows and bytes (table + its indexes, dbstat) at the end of the run, per table, and the rows the tier arithmetic expects. */
-  tables: { name: string; rows: number; expectedRows: number; bytes: number; bytesPerRow: number }[];
+  /** Store write time per cycle (wall, this process; SQLite runs on it): median and p95, ms. */
+  writeMs: { median: number; p95: number };
+  /** Rows and bytes (table + its indexes, dbstat) at the end of the run, per table. */
+  tables: { name: string; rows: number; bytes: number; bytesPerRow: number }[];
+  /** partition_packs per tier at the end of the run: packs, points, blob bytes of a full pack (measured, or encoded when none). */
+  packTiers: { tier: number; packs: number; points: number; payloadBytesPerPack: number; measured: boolean }[];
   fileBytes: number;
   /** Rows and bytes at 100,000 partitions × 7 days, steady state, at the same active fraction. */
   extrapolated: { table: string; rows: number; bytes: number }[];
@@ -71,25 +79,33 @@ function makeFlow(partitions: FlowPartition[]): Flow {
   };
 }
 
-/** Rows each table holds per partition (or topic) at steady state after `hours`: active, idle. */
-function rowsAtSteadyState(table: string, hours: number, o: HistorySizeOptions): { perActive: number; perIdle: number; perTopic: boolean } {
-  const cyclesPerHour = 3600 / o.pollSeconds;
-  const window = (retentionMs: number) => Math.min(hours * hourMs, retentionMs);
-  if (table === "partition_points") {
-    // Raw rows wait up to one prune interval past their hour.
-    const raw = (window(tiers[0]!.retentionMs + pruneEveryCycles * o.pollSeconds * 1000) / hourMs) * cyclesPerHour;
-    const coarse = tiers.slice(1).reduce((sum, t) => sum + window(t.retentionMs) / t.widthMs, 0);
-    // An idle partition's one change (the first cycle) sits in each tier until that tier's window passes it.
-    const idle = tiers.filter((t, tier) => tier === tiers.length - 1 || hours * hourMs <= t.retentionMs).length;
-    return { perActive: raw + coarse, perIdle: idle, perTopic: false };
-  }
-  if (table === "topic_minutes") {
-    const minutes = window(topicMinuteRowsMs) / 60_000;
-    const hoursBeyond = Math.max(0, window(topicRetentionMs) - topicMinuteRowsMs) / hourMs;
-    return { perActive: minutes + hoursBeyond, perIdle: 1, perTopic: true };
-  }
-  return { perActive: 1, perIdle: 1, perTopic: false };
+/** Partition i's values at cycle c when it moves every cycle (partitionSpec's columns; the run below writes them). */
+function movingValues(i: number, c: number): bigint[] {
+  const end = 1_000_000n + 10n * BigInt(c + 1);
+  const lag = BigInt((c * 7 + i) % 13);
+  return [0n, end, end - lag, end - lag, lag];
 }
+
+/**
+ * Packs a moving partition holds per tier at steady state, at most: a pack goes at the first prune after its whole
+ * bucket left the window (retention + pack + prune interval); the open pack is not written yet (raw: it is staged).
+ */
+function packsAtSteadyState(tier: number, hours: number, pollSeconds: number): number {
+  const t = tiers[tier]!;
+  const window = Math.min(hours * hourMs, t.retentionMs + t.packMs + pruneEveryCycles * pollSeconds * 1000);
+  return Math.max(0, Math.ceil(window / t.packMs) - 1);
+}
+
+/** A full pack of a tier for a moving partition, encoded: its bytes when the run wrote none of that tier. */
+function encodeFullPack(tier: number, pollSeconds: number): number {
+  const t = tiers[tier]!;
+  const spacing = t.widthMs === 0 ? pollSeconds * 1000 : t.widthMs;
+  const step = spacing / (pollSeconds * 1000);
+  const points = Array.from({ length: t.packMs / spacing }, (_, k) => ({ at: start + k * spacing, values: movingValues(7, (k + 1) * step - 1) }));
+  return encodePack(points).length;
+}
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 export async function runHistorySize(o: HistorySizeOptions, log: (line: string) => void): Promise<HistorySizeReport> {
   // On tmpfs when there is one: the run measures sizes (the same pages on any disk), not a shared disk's fsyncs.
@@ -104,24 +120,30 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
     const cycles = Math.round((o.hours * 3600) / o.pollSeconds);
     const pollMs = o.pollSeconds * 1000;
     const counter = new Database(file, { readonly: true });
-    const rawAt = counter.prepare("SELECT COUNT(*) FROM partition_points WHERE tier = 0 AND at = ?").pluck();
-    const tierAt = counter.prepare("SELECT COUNT(*) FROM partition_points WHERE tier = 1 AND at = ?").pluck();
+    const stagedAt = counter.prepare("SELECT data FROM partition_staged WHERE at = ?").pluck();
+    const packsAt = counter.prepare("SELECT COUNT(*) FROM partition_packs WHERE tier = 0 AND bucket = ?").pluck();
     const rawCounts: number[] = [];
+    const stagedBytes: number[] = [];
     const rollupCounts: number[] = [];
+    const writeMs: number[] = [];
     const began = performance.now();
     for (let c = 0; c < cycles; c++) {
       const at = start + c * pollMs;
       for (let i = 0; i < partitions.length; i++) {
         if (!isActive(i) && c > 0) continue;
-        const p = partitions[i]!;
-        const end = p.sourceLogEnd! + 10n;
-        const lag = BigInt((c * 7 + i) % 13);
-        partitions[i] = { ...p, sourceLogEnd: end, mm2Position: end - lag, targetLogEnd: end - lag, lag, offsetLag: lag };
+        const [, end, position, targetEnd, lag] = movingValues(i, c);
+        partitions[i] = { ...partitions[i]!, sourceLogEnd: end!, mm2Position: position!, targetLogEnd: targetEnd!, lag: lag!, offsetLag: lag! };
       }
+      const writeStart = performance.now();
       await store.recordFlowSamples([makeFlow(partitions)], at);
+      writeMs.push(performance.now() - writeStart);
       if (c % pruneEveryCycles === 1) await store.prune(at);
-      if (c % 30 === 7) rawCounts.push(rawAt.get(at) as number);
-      if (at % (5 * 60_000) === 0 && c > 0) rollupCounts.push(tierAt.get(at - 5 * 60_000) as number);
+      if (c % 30 === 7) {
+        const blobs = stagedAt.all(at) as Buffer[];
+        rawCounts.push(blobs.reduce((n, b) => n + b.readUInt32LE(0), 0));
+        stagedBytes.push(blobs.reduce((n, b) => n + b.length, 0));
+      }
+      if (at % (5 * 60_000) === 0 && c > 0) rollupCounts.push(packsAt.get(at - 5 * 60_000) as number);
       if (c % 1000 === 0) log(`  cycle ${c}/${cycles} (${fix((performance.now() - began) / 1000, 0)} s)`);
     }
     const wallSeconds = (performance.now() - began) / 1000;
@@ -132,33 +154,60 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
     const bytesByName = new Map((db.prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name").all() as { name: string; bytes: number }[]).map((r) => [r.name, r.bytes]));
     const indexesOf = (table: string) =>
       (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?").pluck().all(table) as string[]);
-    const tables = ["partition_points", "partition_series", "topic_minutes"].map((name) => {
+    const tables = ["partition_packs", "partition_staged", "partition_series", "topic_minutes"].map((name) => {
       const rows = db.prepare(`SELECT COUNT(*) FROM ${name}`).pluck().get() as number;
       const bytes = [name, ...indexesOf(name)].reduce((sum, n) => sum + (bytesByName.get(n) ?? 0), 0);
       return { name, rows, bytes, bytesPerRow: fix(bytes / Math.max(1, rows), 1) };
     });
+    const packRows = db.prepare("SELECT tier, data FROM partition_packs").all() as { tier: number; data: Buffer }[];
     db.close();
-    /** The rows the tier arithmetic gives a table after `hours`, at `scale` times the simulated size. */
-    const expectRows = (table: string, hours: number, scale: number) => {
-      const steady = rowsAtSteadyState(table, hours, o);
-      const units = (steady.perTopic ? topics : o.partitions) * scale;
-      const activeUnits = units * (activeTopics / topics);
-      return Math.round(activeUnits * steady.perActive + (units - activeUnits) * steady.perIdle);
-    };
-    const measured = tables.map((t) => ({ ...t, expectedRows: expectRows(t.name, o.hours, 1) }));
-    const scale = targetPartitions / o.partitions;
-    const extrapolated = tables.map((t) => {
-      const rows = expectRows(t.name, targetDays * 24, scale);
-      return { table: t.name, rows, bytes: Math.round(rows * t.bytesPerRow) };
+    const packTiers = tiers.map((_, tier) => {
+      const own = packRows.filter((r) => r.tier === tier).map((r) => ({ bytes: r.data.length, points: decodePack(r.data, 5).length }));
+      const points = own.reduce((n, r) => n + r.points, 0);
+      // A moving partition's packs are the full ones (an idle partition's hold its one change).
+      const full = own.filter((r) => r.points === Math.max(...own.map((x) => x.points)));
+      const payload = full.reduce((n, r) => n + r.bytes, 0);
+      if (own.length > 0) return { tier, packs: own.length, points, payloadBytesPerPack: fix(payload / full.length, 1), measured: true };
+      return { tier, packs: 0, points: 0, payloadBytesPerPack: encodeFullPack(tier, o.pollSeconds), measured: false };
     });
-    const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+    // A pack row's cost beyond its blob (key, index entry, page slack), from the measured table.
+    const packTable = tables[0]!;
+    const overheadPerPack = (packTable.bytes - packRows.reduce((n, r) => n + r.data.length, 0)) / Math.max(1, packTable.rows);
+    const scale = targetPartitions / o.partitions;
+    const units = o.partitions * scale;
+    const activeUnits = units * (activeTopics / topics);
+    // An idle partition keeps one pack: its newest daily pack, holding its one change (its value, carried forward).
+    const idlePackBytes = encodePack([{ at: start, values: movingValues(7, 0) }]).length + overheadPerPack;
+    const activePacksAt = (tier: number) => activeUnits * packsAtSteadyState(tier, targetDays * 24, o.pollSeconds);
+    const packRowCount = tiers.reduce((sum, _, tier) => sum + activePacksAt(tier), units - activeUnits);
+    const packBytes = tiers.reduce(
+      (sum, _, tier) => sum + activePacksAt(tier) * (packTiers[tier]!.payloadBytesPerPack + overheadPerPack),
+      (units - activeUnits) * idlePackBytes,
+    );
+    // Staged: at most one 5-minute bucket of cycles and the cycle that closes it, as measured per sample.
+    const stagedCycles = tiers[0]!.packMs / pollMs + 1;
+    const stagedBytesPerSample = median(stagedBytes) / Math.max(1, median(rawCounts));
+    const topicUnits = topics * scale;
+    const activeTopicUnits = topicUnits * (activeTopics / topics);
+    const topicRows = activeTopicUnits * (topicMinuteRowsMs / 60_000 + (topicRetentionMs - topicMinuteRowsMs) / hourMs) + (topicUnits - activeTopicUnits);
+    const perRow = (name: string) => tables.find((t) => t.name === name)!.bytesPerRow;
+    const extrapolated = [
+      { table: "partition_packs", rows: Math.round(packRowCount), bytes: Math.round(packBytes) },
+      { table: "partition_staged", rows: Math.round(stagedCycles * Math.ceil(units / stagedChunkSize)), bytes: Math.round(stagedCycles * activeUnits * stagedBytesPerSample) },
+      { table: "partition_series", rows: Math.round(units), bytes: Math.round(units * perRow("partition_series")) },
+      { table: "topic_minutes", rows: Math.round(topicRows), bytes: Math.round(topicRows * perRow("topic_minutes")) },
+    ];
+    const sortedWrites = [...writeMs].sort((a, b) => a - b);
     return {
       ...o,
       cycles,
       wallSeconds: fix(wallSeconds, 1),
-      rawRowsPerCycle: sorted(rawCounts)[Math.floor(rawCounts.length / 2)] ?? 0,
-      rollupRowsPer5Minutes: sorted(rollupCounts)[Math.floor(rollupCounts.length / 2)] ?? 0,
-      tables: measured,
+      rawRowsPerCycle: median(rawCounts),
+      stagedBytesPerCycle: median(stagedBytes),
+      rollupRowsPer5Minutes: median(rollupCounts),
+      writeMs: { median: fix(median(writeMs), 2), p95: fix(sortedWrites[Math.floor(sortedWrites.length * 0.95)] ?? 0, 2) },
+      tables,
+      packTiers,
       fileBytes: statSync(file).size,
       extrapolated,
       extrapolatedBytes: extrapolated.reduce((sum, e) => sum + e.bytes, 0),
@@ -173,10 +222,15 @@ export function renderHistorySize(r: HistorySizeReport): string {
   const lines = [
     `history size: ${r.partitions} partitions (${r.partitionsPerTopic} per topic), ${fix(r.active * 100, 0)} % of topics moving every cycle, ` +
       `${r.hours} h at a ${r.pollSeconds} s poll = ${r.cycles} cycles written back-to-back in ${r.wallSeconds} s (SQLite)`,
-    `  partition rows written per cycle: ${r.rawRowsPerCycle} (of ${r.partitions}); rollup rows per 5-minute close: ${r.rollupRowsPer5Minutes}`,
+    `  partition samples written per cycle: ${r.rawRowsPerCycle} (of ${r.partitions}) in ${r.stagedBytesPerCycle} B of staged blobs; ` +
+      `raw packs per 5-minute close: ${r.rollupRowsPer5Minutes}; store write per cycle ${r.writeMs.median} ms median, ${r.writeMs.p95} ms p95`,
     `  after ${r.hours} h: file ${fix(toMiB(r.fileBytes), 1)} MiB`,
-    ...r.tables.map((t) => `    ${t.name.padEnd(18)} ${String(t.rows).padStart(11)} rows (tier arithmetic: ${t.expectedRows}) ${fix(toMiB(t.bytes), 1).toString().padStart(9)} MiB  ${t.bytesPerRow} B/row`),
-    `  extrapolated to ${targetPartitions} partitions × ${targetDays} days (steady-state rows per tier × measured bytes per row):`,
+    ...r.tables.map((t) => `    ${t.name.padEnd(18)} ${String(t.rows).padStart(11)} rows ${fix(toMiB(t.bytes), 1).toString().padStart(9)} MiB  ${t.bytesPerRow} B/row`),
+    ...r.packTiers.map(
+      (t) => `    tier ${t.tier} packs: ${t.packs} holding ${t.points} points, ${t.payloadBytesPerPack} B of blob per full pack${t.measured ? "" : " (none written yet: a full pack, encoded)"}`,
+    ),
+    `  extrapolated to ${targetPartitions} partitions × ${targetDays} days (steady-state packs per tier × (blob + measured row overhead); ` +
+      `staged blobs, series and topic rows × measured bytes):`,
     ...r.extrapolated.map((e) => `    ${e.table.padEnd(18)} ${String(e.rows).padStart(11)} rows ${fix(toMiB(e.bytes), 0).toString().padStart(9)} MiB`),
     `  total ${fix(r.extrapolatedBytes / 1024 ** 3, 2)} GiB (target ≤ ${fix(r.targetBytes / 1024 ** 3, 0)} GiB): ${r.extrapolatedBytes <= r.targetBytes ? "met" : "NOT met"}`,
   ];

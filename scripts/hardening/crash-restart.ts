@@ -18,6 +18,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import type { SandboxState } from "@/lib/sandbox/state";
 import { ensureTopics } from "@/lib/sandbox/topics";
 import { startWorkload } from "@/lib/sandbox/workload";
+import { decodePack } from "@/lib/store/sample-pack";
 
 const pollIntervalSeconds = 2;
 
@@ -120,9 +121,10 @@ function inspectDatabase(file: string): { integrity: string; sampleTimes: Set<nu
   const db = new Database(file);
   try {
     const integrity = (db.pragma("integrity_check") as { integrity_check: string }[]).map((r) => r.integrity_check).join("; ");
-    const points = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'partition_points'").get() !== undefined;
-    const rows = db.prepare(points ? "SELECT DISTINCT at FROM partition_points WHERE tier = 0" : "SELECT DISTINCT at FROM partition_samples").all() as { at: number }[];
-    return { integrity, sampleTimes: new Set(rows.map((r) => r.at)) };
+    // Packed history (migration 7): a cycle's samples are staged, then packed per partition and 5-minute bucket.
+    const staged = db.prepare("SELECT DISTINCT at FROM partition_staged").pluck().all() as number[];
+    const packs = db.prepare("SELECT data FROM partition_packs WHERE tier = 0").pluck().all() as Buffer[];
+    return { integrity, sampleTimes: new Set([...staged, ...packs.flatMap((data) => decodePack(data, 5).map((p) => p.at))]) };
   } finally {
     db.close();
   }
@@ -139,8 +141,72 @@ function readRecordedTransitions(file: string): string[] {
   }
 }
 
-/** Runs `kills` SIGKILLs of the runtime against the running sandbox `state`; `log` gets one line per kill. */
-export async function runCrashRestart(state: SandboxState, kills: number, log: (line: string) => void): Promise<CrashRestartReport> {
+/** `alertId|transition` of every outbox row neither delivered nor dropped (notification outbox, migration 8). */
+function readPendingOutbox(file: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db.prepare("SELECT alert_id, transition FROM notification_outbox WHERE finished_at IS NULL ORDER BY id").all() as { alert_id: string; transition: string }[];
+    return rows.map((r) => `${r.alert_id}|${r.transition}`);
+  } finally {
+    db.close();
+  }
+}
+
+/** The kill between a cycle's store write and its first notification, and what the restart delivered. */
+export interface KillBeforeSendReport {
+  /** Outbox rows the killed process had written but not sent (`alertId|transition`). */
+  pendingAtKill: string[];
+  deliveredBeforeKill: number;
+  /** Deliveries per pending row after the restart (each must be 1). */
+  deliveredAfterRestart: Record<string, number>;
+  /** Anything the receiver got more than once. */
+  duplicated: string[];
+  pendingAfterRestart: string[];
+}
+
+/**
+ * The runtime SIGKILLs itself (GAPWATCH_KILL_AT_SEND, runtime-child.ts) when it is about to POST its first
+ * notification: the alerts and their outbox rows are stored, nothing is sent. A restarted runtime on the same
+ * database must deliver each of those rows exactly once, and the receiver must get nothing twice.
+ */
+export async function runKillBeforeSend(state: SandboxState, log: (line: string) => void): Promise<KillBeforeSendReport> {
+  const { env, dbFile, hookUrl, receiver, stop } = await setUpRun(state);
+  let child = spawnChild({ ...env, GAPWATCH_KILL_AT_SEND: hookUrl });
+  try {
+    const signal = await Promise.race([child.exited, sleep(120_000).then(() => "no notification within 120 s")]);
+    if (signal !== "SIGKILL") throw new Error(`kill-before-send: the runtime was not killed at its first send (${String(signal)})`);
+    const pendingAtKill = readPendingOutbox(dbFile);
+    const deliveredBeforeKill = [...receiver.deliveries.values()].reduce((a, b) => a + b, 0);
+    log(`killed at the first send after ${child.done.length} cycles; outbox rows pending: ${pendingAtKill.join(", ")}`);
+    child = spawnChild(env);
+    await waitFor(() => pendingAtKill.every((k) => receiver.deliveries.has(k)), "the pending notifications after the restart", 60_000);
+    // Two more cycles: nothing is delivered again.
+    const cycles = child.done.length;
+    await waitFor(() => child.done.length >= cycles + 2, "two cycles after the delivery", 60_000);
+    return {
+      pendingAtKill,
+      deliveredBeforeKill,
+      deliveredAfterRestart: Object.fromEntries(pendingAtKill.map((k) => [k, receiver.deliveries.get(k) ?? 0])),
+      duplicated: [...receiver.deliveries].filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`),
+      pendingAfterRestart: readPendingOutbox(dbFile),
+    };
+  } finally {
+    child.process.kill("SIGTERM");
+    await child.exited;
+    await stop();
+  }
+}
+
+/** A run's workload, webhook receiver and database: a topic of its own under a 30 records/s workload. */
+interface RunSetup {
+  env: { GAPWATCH_CONFIG: string; GAPWATCH_DB: string };
+  dbFile: string;
+  hookUrl: string;
+  receiver: { server: Server; deliveries: Map<string, number> };
+  stop(): Promise<void>;
+}
+
+async function setUpRun(state: SandboxState): Promise<RunSetup> {
   const east = state.clusters.east!.bootstrap;
   const topic = `crash-${randomUUID().slice(0, 8)}`;
   await ensureTopics(east, [{ topic, partitions: 3 }]);
@@ -150,13 +216,28 @@ export async function runCrashRestart(state: SandboxState, kills: number, log: (
   const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-crash-"));
   const config = path.join(dir, "gapwatch.config.yaml");
   const dbFile = path.join(dir, "gapwatch.db");
+  const hookUrl = `http://127.0.0.1:${port}/hook`;
   const clusters = Object.entries(state.clusters).map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}`).join("\n");
   writeFileSync(
     config,
     `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${state.connect.url}\npollIntervalSeconds: ${pollIntervalSeconds}\n` +
-      `thresholds: {"lagRecords": 1, "lagSeconds": 1}\nnotifications:\n  webhooks:\n    - url: http://127.0.0.1:${port}/hook\n      format: json\n`,
+      `thresholds: {"lagRecords": 1, "lagSeconds": 1}\nnotifications:\n  webhooks:\n    - url: ${hookUrl}\n      format: json\n`,
   );
-  const env = { GAPWATCH_CONFIG: config, GAPWATCH_DB: dbFile };
+  return {
+    env: { GAPWATCH_CONFIG: config, GAPWATCH_DB: dbFile },
+    dbFile,
+    hookUrl,
+    receiver,
+    stop: async () => {
+      await workload.stop();
+      await new Promise((resolve) => receiver.server.close(resolve));
+    },
+  };
+}
+
+/** Runs `kills` SIGKILLs of the runtime against the running sandbox `state`; `log` gets one line per kill. */
+export async function runCrashRestart(state: SandboxState, kills: number, log: (line: string) => void): Promise<CrashRestartReport> {
+  const { env, dbFile, receiver, stop } = await setUpRun(state);
   const reports: KillReport[] = [];
   let child = spawnChild(env);
   try {
@@ -187,8 +268,7 @@ export async function runCrashRestart(state: SandboxState, kills: number, log: (
   } finally {
     child.process.kill("SIGTERM");
     await child.exited;
-    await workload.stop();
-    await new Promise((resolve) => receiver.server.close(resolve));
+    await stop();
   }
   const recorded = readRecordedTransitions(dbFile);
   return {

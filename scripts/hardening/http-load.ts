@@ -48,16 +48,20 @@ export interface HttpLoadReport {
   timeouts: number;
   /** The worst p99 of the 8 client groups. */
   p99Ms: number;
-  slowClients: { opened: number; closedByServer: number; answered5xx: number };
+  /** Slowloris sockets: how many the server closed, and the longest it held one (s; Node's default allows ~90). */
+  slowClients: { opened: number; closedByServer: number; answered5xx: number; longestHeldSeconds: number };
   peakRssMiB: number;
   cycleSeconds: { before: number; during: number };
 }
 
-/** Every API route and page, with the bad requests a hostile or broken client sends. */
-function listRequests(): AutocannonRequest[] {
+/**
+ * Every API route and page, with the bad requests a hostile or broken client sends. The bad bodies come from this
+ * very origin (`origin`, as a browser's same-origin fetch sends it), so they pass the CSRF check and reach body parsing.
+ */
+function listRequests(origin: string): AutocannonRequest[] {
   const flow = encodeURIComponent("east->west");
   const huge = "x".repeat(2 * 1024 * 1024);
-  const json = { "content-type": "application/json" };
+  const json = { "content-type": "application/json", origin };
   return [
     ...[
       "/api/health", "/api/metrics", "/api/flows", `/api/flows/${flow}`, `/api/flows/${flow}/topics`, `/api/flows/${flow}/groups`,
@@ -106,13 +110,15 @@ const meanCycleSeconds = (a: { sum: number; count: number }, b: { sum: number; c
   b.count > a.count ? Number(((b.sum - a.sum) / (b.count - a.count)).toFixed(3)) : Number.NaN;
 
 /** Slowloris: each client sends a request line and headers one byte every `byteEveryMs`, never finishing. */
-function startSlowClients(port: number, byteEveryMs: number): { stop(): { opened: number; closedByServer: number; answered5xx: number } } {
+function startSlowClients(port: number, byteEveryMs: number): { stop(): HttpLoadReport["slowClients"] } {
   const request = Buffer.from(`GET /api/flows HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: ${"a".repeat(4000)}\r\n\r\n`);
   let closedByServer = 0;
   let answered5xx = 0;
+  let longestHeldMs = 0;
   let stopping = false;
   const sockets = Array.from({ length: slowClients }, () => {
     const socket = net.connect(port, "127.0.0.1");
+    const opened = Date.now();
     let sent = 0;
     const timer = setInterval(() => {
       if (sent < request.length && !socket.destroyed) socket.write(request.subarray(sent, ++sent));
@@ -123,7 +129,9 @@ function startSlowClients(port: number, byteEveryMs: number): { stop(): { opened
     socket.on("error", () => undefined);
     socket.on("close", () => {
       clearInterval(timer);
-      if (!stopping) closedByServer += 1;
+      if (stopping) return;
+      closedByServer += 1;
+      longestHeldMs = Math.max(longestHeldMs, Date.now() - opened);
     });
     return { socket, timer };
   });
@@ -134,7 +142,7 @@ function startSlowClients(port: number, byteEveryMs: number): { stop(): { opened
         clearInterval(timer);
         socket.destroy();
       }
-      return { opened: sockets.length, closedByServer, answered5xx };
+      return { opened: sockets.length, closedByServer, answered5xx, longestHeldSeconds: Number((longestHeldMs / 1000).toFixed(1)) };
     },
   };
 }
@@ -182,11 +190,11 @@ export async function runHttpLoad(state: SandboxState, connections: number, seco
     const quietFrom = await readCycleTotals(base);
     await sleep((seconds / 2) * 1000);
     const quietTo = await readCycleTotals(base);
-    log(`${connections} clients on ${listRequests().length} requests for ${seconds} s, ${slowClients} slow clients…`);
+    log(`${connections} clients on ${listRequests(base).length} requests for ${seconds} s, ${slowClients} slow clients…`);
     const slow = startSlowClients(port, 500);
     // Every connection walks the sequence from its start: 8 groups, each starting at another eighth of it, so that a
     // slow server still sees every request early.
-    const requests = listRequests();
+    const requests = listRequests(base);
     const groups = 8;
     const results = await Promise.all(
       Array.from({ length: groups }, (_, g) => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CheckpointPoint, Flow, FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
-import type { Store, StoredAlert, TranslationSample } from "@/lib/store";
+import type { NotificationDelivery, QueuedNotification, RevokedSession, Store, StoredAlert, TranslationSample } from "@/lib/store";
 
 /**
  * The Store contract: one suite of cases every implementation passes (SQLite in the unit project, PostgreSQL in
@@ -296,6 +296,68 @@ export function describeStoreContract(harness: StoreHarness): void {
     });
   });
 
+  describe("packed samples (migration 7)", () => {
+    /** Partition p's end at cycle c: p0 moves every cycle, p1 every 7th, p2 never; p1's values are unknown for a while. */
+    const endAt = (p: number, c: number): bigint | null => {
+      if (p === 0) return 1_000n + BigInt(c) * 13n + BigInt(c % 5);
+      if (p === 1) return c >= 70 && c < 90 ? null : ABOVE_2_53 + BigInt(Math.floor(c / 7));
+      return 42n;
+    };
+    const partitionAt = (p: number, c: number) => {
+      const end = endAt(p, c);
+      return makePartition({ partition: p, sourceLogEnd: end, mm2Position: end === null ? null : end - 10n, targetLogEnd: end === null ? null : end - 10n, lag: end === null ? null : 10n });
+    };
+    /** What one row per written sample reads (tiers.ts): the samples in range, the last before `from` at `from`, the last again at the newest cycle. */
+    const readUnpacked = (p: number, cycles: number, from: number, to: number) => {
+      const written: { at: number; end: bigint | null }[] = [];
+      for (let c = 0; c < cycles; c++) if (c === 0 || c === 120 || endAt(p, c) !== endAt(p, c - 1)) written.push({ at: T0 + c * 10 * SECOND, end: endAt(p, c) });
+      const sample = (at: number, end: bigint | null) => ({
+        at, sourceLogStart: 0n, sourceLogEnd: end, mm2Position: end === null ? null : end - 10n, targetLogEnd: end === null ? null : end - 10n, lag: end === null ? null : 10n,
+      });
+      const points = written.filter((w) => w.at >= from && w.at <= to).map((w) => sample(w.at, w.end));
+      const before = written.filter((w) => w.at < from).at(-1);
+      if (before && (points.length === 0 || points[0]!.at > from)) points.unshift(sample(from, before.end));
+      const end = Math.min(to, T0 + (cycles - 1) * 10 * SECOND);
+      const last = points.at(-1);
+      if (last && end > last.at) points.push(sample(end, last.sourceLogEnd));
+      return points;
+    };
+
+    it("reads 40 minutes of samples across staged and packed buckets and a restart exactly as one row per sample would", async () => {
+      let s = open();
+      const cycles = 240;
+      for (let c = 0; c < cycles; c++) {
+        // A restart after cycle 119: the first cycle after it writes every partition again.
+        if (c === 120) {
+          await s.close();
+          opened.splice(opened.indexOf(s), 1);
+          s = open();
+        }
+        await s.recordFlowSamples([makeFlow([0, 1, 2].map((p) => partitionAt(p, c)))], T0 + c * 10 * SECOND);
+      }
+      const windows: [number, number][] = [[T0, T0 + HOUR], [T0 + 4 * MINUTE + 55 * SECOND, T0 + 15 * MINUTE], [T0 + 19 * MINUTE + 5 * SECOND, T0 + 21 * MINUTE], [T0 + 39 * MINUTE, T0 + 2 * HOUR]];
+      for (const p of [0, 1, 2]) {
+        for (const [from, to] of windows) expect(await s.readPartitionHistory(FLOW, "orders", p, from, to)).toEqual(readUnpacked(p, cycles, from, to));
+      }
+      expect((await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + HOUR)).length).toBe(240);
+      expect((await s.readPartitionHistory(FLOW, "orders", 1, T0, T0 + HOUR)).length).toBe(readUnpacked(1, cycles, T0, T0 + HOUR).length);
+    });
+
+    it("merges a late sample into the 5-minute pack that already holds its bucket", async () => {
+      const s = open();
+      await sampleAt(s, T0 + 10 * SECOND, 100n);
+      await sampleAt(s, T0 + 5 * MINUTE + 10 * SECOND, 200n);
+      await sampleAt(s, T0 + 20 * SECOND, 110n);
+      await sampleAt(s, T0 + 10 * MINUTE + 10 * SECOND, 300n);
+      expect(await s.readPartitionHistory(FLOW, "orders", 0, T0, T0 + 11 * MINUTE)).toEqual([
+        expectedSample(T0 + 10 * SECOND, 100n),
+        expectedSample(T0 + 20 * SECOND, 110n),
+        expectedSample(T0 + 5 * MINUTE + 10 * SECOND, 200n),
+        expectedSample(T0 + 10 * MINUTE + 10 * SECOND, 300n),
+      ]);
+    });
+  });
+
   describe("offset sync history", async () => {
     const point = (n: number): OffsetSyncPoint => ({ upstream: BigInt(n) * 10n, downstream: BigInt(n) });
 
@@ -491,6 +553,25 @@ export function describeStoreContract(harness: StoreHarness): void {
         ["sync|east->west|orders|0", '{"upstream":"9007199254740993"}'],
       ]);
     });
+
+    it("loads only the entries of one prefix (a collector's shard), % and _ taken literally", async () => {
+      const store = open();
+      await store.saveDetectorMemoryEntries([
+        { key: "@1|cycle-at", value: "100" },
+        { key: "@1|finding|DATA_LOSS|east->west|orders|0|5", value: "{}" },
+        { key: "@10|cycle-at", value: "200" },
+        { key: "@1_|cycle-at", value: "300" },
+        { key: "cycle-at", value: "400" },
+      ]);
+      const sorted = (entries: [string, string][]) => entries.sort(([a], [b]) => a.localeCompare(b));
+      expect(sorted(await store.loadDetectorMemoryEntries("@1|"))).toEqual([
+        ["@1|cycle-at", "100"],
+        ["@1|finding|DATA_LOSS|east->west|orders|0|5", "{}"],
+      ]);
+      expect(await store.loadDetectorMemoryEntries("@1%")).toEqual([]);
+      expect(await store.loadDetectorMemoryEntries("@2|")).toEqual([]);
+      expect((await store.loadDetectorMemoryEntries()).length).toBe(5);
+    });
   });
 
   describe("change-only translation samples", () => {
@@ -563,37 +644,75 @@ export function describeStoreContract(harness: StoreHarness): void {
     });
   });
 
-  describe("notification ledger", () => {
-    it("lets only the first claim of an (alert, transition, cycle, target) key win, across a restart", async () => {
+  describe("notification outbox and ledger", () => {
+    const delivery = (alertId: string, overrides: Partial<NotificationDelivery> = {}): NotificationDelivery => ({
+      alertId,
+      transition: "fired",
+      at: T0,
+      target: "webhook-1",
+      queuedAt: T0 + SECOND,
+      payload: `{"type":"fired","alert":{"id":"${alertId}"}}`,
+      ...overrides,
+    });
+    const keysOf = (rows: readonly QueuedNotification[]) => rows.map((r) => `${r.alertId}|${r.transition}|${r.at - T0}|${r.target}`);
+
+    it("queues with the alerts only the deliveries whose ledger claim wins, keeps them pending across a restart, until finished", async () => {
       const first = open();
-      const claim = { alertId: "a-1", transition: "fired", at: T0, target: "webhook-1" };
-      expect(await first.claimNotification(claim)).toBe(true);
-      expect(await first.claimNotification(claim)).toBe(false);
-      // Another target, another transition or a later incident of the same alert are other keys.
-      expect(await first.claimNotification({ ...claim, target: "webhook-2" })).toBe(true);
-      expect(await first.claimNotification({ ...claim, transition: "resolved" })).toBe(true);
-      expect(await first.claimNotification({ ...claim, at: T0 + MINUTE })).toBe(true);
+      const fired = delivery("a-1");
+      const queued = await first.saveAlerts([makeAlert()], [fired, delivery("a-1", { target: "webhook-2" }), delivery("a-2", { transition: "resolved" })]);
+      expect(keysOf(queued)).toEqual(["a-1|fired|0|webhook-1", "a-1|fired|0|webhook-2", "a-2|resolved|0|webhook-1"]);
+      expect(queued[0]).toEqual({ ...fired, id: queued[0]!.id });
+      expect(queued[1]!.id > queued[0]!.id && queued[2]!.id > queued[1]!.id).toBe(true);
+      // The same key again (a restart judging the cycle again, a shard's new owner) queues nothing; a later incident does.
+      expect(keysOf(await first.saveAlerts([makeAlert()], [fired, delivery("a-1", { at: T0 + MINUTE })]))).toEqual(["a-1|fired|60000|webhook-1"]);
+      expect(await first.loadAlerts<TestAlert>()).toEqual([makeAlert()]);
+      await first.finishNotifications([queued[0]!.id], "delivered", T0 + 2 * SECOND);
+      await first.finishNotifications([queued[2]!.id], "dropped", T0 + 2 * SECOND);
+      await first.finishNotifications([], "delivered", T0 + 2 * SECOND);
       await first.close();
       opened.splice(opened.indexOf(first), 1);
       const second = open();
-      expect(await second.claimNotification(claim)).toBe(false);
-      expect(await second.claimNotification({ ...claim, target: "webhook-2" })).toBe(false);
+      expect(keysOf(await second.listQueuedNotifications())).toEqual(["a-1|fired|0|webhook-2", "a-1|fired|60000|webhook-1"]);
+      expect(await second.saveAlerts([], [fired, delivery("a-2", { transition: "resolved" })])).toEqual([]);
     });
 
-    it("decides two concurrent claims of one key for exactly one of them", async () => {
+    it("decides two concurrent writes of one delivery for exactly one of them", async () => {
       const [a, b] = [open(), open()];
-      const claim = { alertId: "a-2", transition: "resolved", at: T0, target: "webhook-1" };
-      expect((await Promise.all([a.claimNotification(claim), b.claimNotification(claim)])).filter(Boolean)).toEqual([true]);
+      const d = delivery("a-2", { transition: "resolved" });
+      const [x, y] = await Promise.all([a.saveAlerts([], [d]), b.saveAlerts([], [d])]);
+      expect([...keysOf(x!), ...keysOf(y!)]).toEqual(["a-2|resolved|0|webhook-1"]);
+      expect(keysOf(await a.listQueuedNotifications())).toEqual(["a-2|resolved|0|webhook-1"]);
     });
 
-    it("forgets claims older than 30 days when pruned", async () => {
+    it("forgets claims older than 30 days and rows finished 30 days ago when pruned, never a pending row", async () => {
       const s = open();
-      const claim = { alertId: "a-3", transition: "fired", at: T0, target: "webhook-1" };
-      await s.claimNotification(claim);
-      await s.claimNotification({ ...claim, at: T0 + 2 * DAY });
+      const [old, recent, pending] = await s.saveAlerts([], [delivery("a-3"), delivery("a-3", { at: T0 + 2 * DAY }), delivery("a-4")]);
+      await s.finishNotifications([old!.id], "delivered", T0);
+      await s.finishNotifications([recent!.id], "delivered", T0 + 2 * DAY);
       await s.prune(T0 + 31 * DAY);
-      expect(await s.claimNotification(claim)).toBe(true);
-      expect(await s.claimNotification({ ...claim, at: T0 + 2 * DAY })).toBe(false);
+      expect(keysOf(await s.listQueuedNotifications())).toEqual(["a-4|fired|0|webhook-1"]);
+      expect(keysOf(await s.saveAlerts([], [delivery("a-3"), delivery("a-3", { at: T0 + 2 * DAY })]))).toEqual(["a-3|fired|0|webhook-1"]);
+      expect(pending!.id).toBeGreaterThan(recent!.id);
+    });
+  });
+
+  describe("revoked sessions", () => {
+    it("keeps a revoked session across a restart until it expires, and prunes it then", async () => {
+      const first = open();
+      await first.revokeSession({ sessionId: "session-a", expiresAt: T0 + HOUR });
+      await first.revokeSession({ sessionId: "session-b", expiresAt: T0 + 8 * HOUR });
+      await first.revokeSession({ sessionId: "session-a", expiresAt: T0 + HOUR });
+      await first.close();
+      opened.splice(opened.indexOf(first), 1);
+      const second = open();
+      const byId = (rows: RevokedSession[]) => [...rows].sort((x, y) => (x.sessionId < y.sessionId ? -1 : 1));
+      expect(byId(await second.listRevokedSessions(T0))).toEqual([
+        { sessionId: "session-a", expiresAt: T0 + HOUR },
+        { sessionId: "session-b", expiresAt: T0 + 8 * HOUR },
+      ]);
+      expect(await second.listRevokedSessions(T0 + HOUR)).toEqual([{ sessionId: "session-b", expiresAt: T0 + 8 * HOUR }]);
+      await second.prune(T0 + HOUR);
+      expect(await second.listRevokedSessions(0)).toEqual([{ sessionId: "session-b", expiresAt: T0 + 8 * HOUR }]);
     });
   });
 

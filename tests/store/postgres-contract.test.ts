@@ -49,11 +49,11 @@ describe("PostgreSQL store", () => {
     await client.connect();
     const versions = await client.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version");
     const types = await client.query<{ data_type: string }>(
-      "SELECT data_type FROM information_schema.columns WHERE table_name = 'partition_points' AND column_name IN ('source_log_end', 'lag')",
+      "SELECT data_type FROM information_schema.columns WHERE table_name = 'partition_packs' AND column_name IN ('bucket', 'data') ORDER BY column_name",
     );
     await client.end();
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
-    expect(types.rows).toEqual([{ data_type: "bigint" }, { data_type: "bigint" }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
+    expect(types.rows).toEqual([{ data_type: "bigint" }, { data_type: "bytea" }]);
   });
 
   it("rejects a write whose connection is terminated mid-transaction, without an unhandled error, and writes again", async () => {
@@ -99,7 +99,7 @@ describe("PostgreSQL store", () => {
     const client = new pg.Client({ connectionString: databaseUrl("rollup_backfill") });
     await client.connect();
     await client.query(
-      `DROP TABLE topic_minutes, partition_series, partition_points, translation_series, translation_points, detector_memory;
+      `DROP TABLE topic_minutes, partition_series, translation_series, detector_memory;
        DELETE FROM schema_migrations WHERE version IN (3, 4);
        CREATE TABLE partition_minutes (
          flow text NOT NULL, topic text NOT NULL, partition integer NOT NULL, minute bigint NOT NULL,

@@ -36,7 +36,7 @@ export async function POST(request: Request) {
     assertSameOriginJson(request.headers);
     const parsed = bodySchema.safeParse(await request.json().catch(() => null));
     if (!parsed.success) throw new BadRequestError('body must be {"secret": "<admin secret>"} or {"action": "signout"}');
-    if ("action" in parsed.data) return signedOut(request);
+    if ("action" in parsed.data) return await signedOut(request);
     const limiter = getSignInLimiter();
     const address = readClientAddress(request.headers, getConfig().server.proxyAuth);
     const now = Date.now();
@@ -56,14 +56,14 @@ export async function POST(request: Request) {
 
 /** DELETE /api/session — signs out and revokes the session (same-origin only). */
 export async function DELETE(request: Request) {
-  return handleRoute(() => {
+  return handleRoute(async () => {
     assertSameOriginJson(request.headers);
-    return signedOut(request);
+    return await signedOut(request);
   });
 }
 
-function signedOut(request: Request): Response {
-  signOut(readRequestCookies(request));
+async function signedOut(request: Request): Promise<Response> {
+  await signOut(readRequestCookies(request));
   return jsonResponse({ signedIn: false }, 200, { "set-cookie": buildClearedSessionCookie(request) });
 }
 

@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
 import { getLogger } from "@/lib/logger";
-import type { NotificationClaim } from "@/lib/store";
+import type { NotificationClaim, NotificationDelivery, QueuedNotification, Store } from "@/lib/store";
 import { AlertState, TransitionType, type AlertRecord, type AlertTransition, type TransitionTypeName } from "../types";
 import { buildAlertmanagerPayload } from "./alertmanager";
 import { buildAlertmanagerApiPayload, listPostableAlerts } from "./alertmanager-api";
 import { buildSlackPayload } from "./slack";
-import { createTargetQueue, type TargetQueue } from "./target-queue";
+import { type Batch, createTargetQueue, type TargetQueue } from "./target-queue";
 import { NotifierKind, type NotifierKindName, type NotifierTarget, type PayloadBuilder } from "./types";
 import { buildWebhookPayload } from "./webhook";
 
@@ -43,17 +43,23 @@ export interface NotifierOptions {
   externalUrl?: string | null;
   logger?: Pick<Logger, "warn" | "error">;
   /**
-   * The notification ledger (Store.claimNotification): each transition is recorded per target before it is sent
-   * and sent only when this claim recorded it, so a restart or a shard's new owner never sends it twice. A claim
-   * that fails (store down) is sent all the same and logged: a page sent twice beats a page lost (the alert service
-   * notifies when the store fails). Default: every transition is sent.
+   * The store's notification outbox. Its rows (written by Store.saveAlerts with the alerts, from listDeliveries) are
+   * delivered through enqueueQueued and marked delivered or dropped there; those still pending when this notifier
+   * is created (a crash or a restart before they were sent) are queued again at once, each row once.
    */
-  claim?: (claim: NotificationClaim) => Promise<boolean>;
+  outbox?: Pick<Store, "listQueuedNotifications" | "finishNotifications">;
 }
 
 /** A running notifier. */
 export interface Notifier {
-  /** Queues the transitions for every target and returns at once; delivery happens in the background. */
+  /** The deliveries a cycle's transitions owe: one per target and notified transition, for Store.saveAlerts. */
+  listDeliveries(transitions: readonly AlertTransition[], now: number): NotificationDelivery[];
+  /** Queues outbox rows (those Store.saveAlerts returned) and returns at once; delivered in the background. */
+  enqueueQueued(rows: readonly QueuedNotification[]): void;
+  /**
+   * Queues transitions the store could not keep (its write failed) for every target, from memory: not in the
+   * outbox nor the ledger, so a crash loses them and a restart cannot know they were sent.
+   */
   enqueue(transitions: readonly AlertTransition[]): void;
   /**
    * Called every cycle with all alerts: re-sends the firing ones to Alertmanager API targets once
@@ -62,7 +68,7 @@ export interface Notifier {
   resendFiring(alerts: readonly AlertRecord[]): void;
   /** Resolves once every queue is empty and idle (tests, graceful shutdown). */
   drain(): Promise<void>;
-  /** Stops delivering: queued batches are dropped and pending retries abandoned. */
+  /** Stops delivering: queued batches are dropped and pending retries abandoned (outbox rows stay for the next start). */
   stop(): void;
   /** Batches waiting (not counting the one in flight) per target name. */
   countPending(): Record<string, number>;
@@ -73,12 +79,28 @@ export interface Notifier {
 /**
  * Delivers alert transitions to webhooks with retries. Each target has its own queue and worker,
  * so a slow or failing endpoint never delays the others nor the caller (the collector's poll
- * loop): enqueue only builds the payloads and pushes them. Failures are retried with exponential
+ * loop): enqueueing only builds the payloads and pushes them. With the store's outbox, what is sent was written
+ * with the alerts first; each batch is marked delivered or dropped there once settled, so only a crash between a
+ * receiver's answer and that mark (one row update) sends a batch twice, and a crash at any other point loses none. Failures are retried with exponential
  * backoff (target-queue.ts: a target that is down keeps its batches for retryForMs; at most maxQueue
  * wait) and logged with the target's name and host — never its URL path or headers, which often
  * carry tokens.
  */
 export function createNotifier(options: NotifierOptions): Notifier {
+  const outbox = options.outbox;
+  const logger = options.logger ?? getLogger("alerts");
+  // Outbox rows queued or in flight: a row read again at start while queued is not queued twice.
+  const active = new Set<number>();
+  const settle = (batch: Batch, outcome: "delivered" | "dropped") => {
+    if (!outbox || batch.ids.length === 0) return;
+    outbox
+      .finishNotifications(batch.ids, outcome, Date.now())
+      .catch((err: unknown) => {
+        const error = err instanceof Error ? err.message : String(err);
+        logger.error({ error, outcome, carries: batch.carries }, "marking notifications in the outbox failed; a restart sends them again");
+      })
+      .finally(() => batch.ids.forEach((id) => active.delete(id)));
+  };
   const config = {
     fetchImpl: options.fetchImpl ?? fetch,
     maxAttempts: options.maxAttempts ?? 5,
@@ -87,13 +109,12 @@ export function createNotifier(options: NotifierOptions): Notifier {
     maxDelayMs: options.maxDelayMs ?? 60_000,
     timeoutMs: options.timeoutMs ?? 5000,
     maxQueue: options.maxQueue ?? 100,
-    logger: options.logger ?? getLogger("alerts"),
+    logger,
+    settle,
   };
   const resendMs = options.resendMs ?? 60_000;
   const notifyOn = new Set(options.notifyOn ?? [TransitionType.FIRED, TransitionType.REFIRED, TransitionType.RESOLVED]);
   const queues = options.targets.map((target) => createTargetQueue(target, config));
-  // Claims run one batch after another, so batches reach each queue in cycle order.
-  let claiming = Promise.resolve();
   const apiQueues = queues.filter((q) => q.target.kind === NotifierKind.ALERTMANAGER_API);
   // As Prometheus: a firing alert's endsAt is 4 re-send intervals ahead; a cycle longer than resendMs
   // re-sends only once per cycle, so the interval is the longer of the two.
@@ -106,26 +127,59 @@ export function createNotifier(options: NotifierOptions): Notifier {
     sentAt: now,
     firingEndsAt: now + firingTtlMs,
   });
+  const push = (queue: TargetQueue, batch: readonly AlertTransition[], ids: number[]) => {
+    if (batch.length === 0) return;
+    const body = JSON.stringify(builders[queue.target.kind](batch, contextFor(queue, Date.now())));
+    queue.push({ body, carries: describeBatch(batch), resend: false, ids });
+  };
+  /** Outbox rows into batches: one per target and cycle (queuedAt), in the order they were written. */
+  const pushRows = (rows: readonly QueuedNotification[]) => {
+    const groups = new Map<string, QueuedNotification[]>();
+    for (const row of rows.filter((r) => !active.has(r.id))) {
+      const key = JSON.stringify([row.target, row.queuedAt]);
+      const group = groups.get(key);
+      if (group) group.push(row);
+      else groups.set(key, [row]);
+    }
+    for (const [first, ...rest] of groups.values()) {
+      const group = [first!, ...rest];
+      const ids = group.map((r) => r.id);
+      ids.forEach((id) => active.add(id));
+      const transitions = group.map((r) => JSON.parse(r.payload) as AlertTransition);
+      const queue = queues.find((q) => q.target.name === first!.target);
+      if (queue) {
+        push(queue, transitions, ids);
+        continue;
+      }
+      logger.error({ target: first!.target, dropped: describeBatch(transitions) }, "queued notifications for a target no longer configured; dropped");
+      settle({ body: "", carries: describeBatch(transitions), resend: false, ids }, "dropped");
+    }
+  };
+  // Start-up, then each cycle's rows, one after another: a row is never queued by both (`active`). A failed read of
+  // the pending rows is tried again with the next cycle's rows.
+  let restored = !outbox;
+  const restore = async () => {
+    if (restored || !outbox) return;
+    try {
+      pushRows(await outbox.listQueuedNotifications());
+      restored = true;
+    } catch (err) {
+      logger.error({ error: err instanceof Error ? err.message : String(err) }, "reading the notification outbox failed; tried again with the next cycle");
+    }
+  };
+  let chain = restore();
   return {
+    listDeliveries(transitions, now) {
+      const selected = transitions.filter((t) => notifyOn.has(t.type));
+      const payloads = selected.map((t) => JSON.stringify({ type: t.type, alert: t.alert }));
+      return queues.flatMap((q) => selected.map((t, i) => ({ ...claimOf(t, q.target.name), queuedAt: now, payload: payloads[i]! })));
+    },
+    enqueueQueued(rows) {
+      chain = chain.then(restore).then(() => pushRows(rows));
+    },
     enqueue(transitions) {
       const selected = transitions.filter((t) => notifyOn.has(t.type));
-      if (selected.length === 0) return;
-      const now = Date.now();
-      const push = (queue: TargetQueue, batch: readonly AlertTransition[]) => {
-        if (batch.length === 0) return;
-        queue.push({ body: JSON.stringify(builders[queue.target.kind](batch, contextFor(queue, now))), carries: describeBatch(batch), resend: false });
-      };
-      const claim = options.claim;
-      if (!claim) {
-        for (const queue of queues) push(queue, selected);
-        return;
-      }
-      claiming = claiming.then(async () => {
-        for (const queue of queues) {
-          const won = await Promise.all(selected.map((t) => claimOrSend(claim, t, queue.target.name, config.logger)));
-          push(queue, selected.filter((_, i) => won[i]));
-        }
-      });
+      for (const queue of queues) push(queue, selected, []);
     },
     resendFiring(alerts) {
       const now = Date.now();
@@ -137,10 +191,10 @@ export function createNotifier(options: NotifierOptions): Notifier {
       if (firing.length === 0) return;
       // A newer re-send carries every firing alert: it replaces one still waiting.
       const carries = [`re-send of ${firing.length} firing alerts`];
-      for (const queue of apiQueues) queue.push({ body: JSON.stringify(listPostableAlerts(firing, contextFor(queue, now))), carries, resend: true });
+      for (const queue of apiQueues) queue.push({ body: JSON.stringify(listPostableAlerts(firing, contextFor(queue, now))), carries, resend: true, ids: [] });
     },
     async drain() {
-      await claiming;
+      await chain;
       await Promise.all(queues.map((q) => q.idle()));
     },
     stop() {
@@ -160,22 +214,6 @@ function describeBatch(transitions: readonly AlertTransition[]): string[] {
   const carries = transitions.slice(0, 20).map((t) => `${t.type} ${t.alert.key}`);
   if (transitions.length > 20) carries.push(`(+${transitions.length - 20} more)`);
   return carries;
-}
-
-/** Whether to send a transition to a target: its claim won, or the ledger could not be read (sent, and logged). */
-async function claimOrSend(
-  claim: (claim: NotificationClaim) => Promise<boolean>,
-  transition: AlertTransition,
-  target: string,
-  logger: Pick<Logger, "warn" | "error">,
-): Promise<boolean> {
-  try {
-    return await claim(claimOf(transition, target));
-  } catch (err) {
-    const error = err instanceof Error ? err.message : String(err);
-    logger.error({ error, target, alert: transition.alert.key, transition: transition.type }, "the notification ledger failed; sent anyway, once more if it had been sent");
-    return true;
-  }
 }
 
 /** The ledger key of a transition for one target: the cycle that made it is when it set its time (reconcile-alerts.ts). */

@@ -8,6 +8,8 @@ export interface Batch {
   carries: string[];
   /** A re-send of the firing alerts (resendFiring): replaced by a newer one while waiting. */
   resend: boolean;
+  /** The notification outbox rows it delivers (none for a re-send, or when the store could not keep them). */
+  ids: number[];
 }
 
 /** How a target's queue delivers (NotifierOptions, defaults applied). */
@@ -20,6 +22,8 @@ export interface QueueConfig {
   timeoutMs: number;
   maxQueue: number;
   logger: Pick<Logger, "warn" | "error">;
+  /** Called once per batch when it is delivered, or dropped (retries given up, queue full); not when stopped. */
+  settle(batch: Batch, outcome: "delivered" | "dropped"): void;
 }
 
 export type TargetQueue = ReturnType<typeof createTargetQueue>;
@@ -83,6 +87,7 @@ export function createTargetQueue(target: NotifierTarget, config: QueueConfig) {
     for (let attempt = 1; !stopped; attempt++) {
       try {
         await post(batch.body);
+        config.settle(batch, "delivered");
         return;
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
@@ -91,8 +96,11 @@ export function createTargetQueue(target: NotifierTarget, config: QueueConfig) {
         if (attempt >= config.maxAttempts && (!down || Date.now() - firstTry >= config.retryForMs)) {
           dropped += 1;
           config.logger.error({ ...where, attempts: attempt, error, dropped: batch.carries }, "alert notification dropped after retries");
+          config.settle(batch, "dropped");
           return;
         }
+        // Stopped while this try was in flight: no retry to wait for.
+        if (stopped) return;
         const delayMs = Math.min(config.baseDelayMs * 2 ** (attempt - 1), config.maxDelayMs);
         config.logger.warn({ ...where, attempt, delayMs, error }, "alert notification failed; retrying");
         await sleep(delayMs);
@@ -119,6 +127,7 @@ export function createTargetQueue(target: NotifierTarget, config: QueueConfig) {
         const oldest = batches.shift()!;
         dropped += 1;
         config.logger.warn({ ...where, maxQueue: config.maxQueue, dropped: oldest.carries }, "alert notification queue full; dropped the oldest batch");
+        config.settle(oldest, "dropped");
       }
       if (running) {
         batches.push(batch);

@@ -1,23 +1,19 @@
 import type pg from "pg";
 import type { StoredAlert, StoredEvent } from "../types";
-import { inTransaction, queryRows } from "./connection";
+import { queryRows } from "./connection";
 import { rowsPerStatement, transpose } from "./series";
 
-/** Upserts alert records by id; the full record is kept as JSON text (bigints already strings). */
-export async function saveAlerts(pool: pg.Pool, alerts: readonly StoredAlert[]): Promise<void> {
-  const byId = new Map(alerts.map((a) => [a.id, [a.id, a.key, a.type, a.severity, a.state, JSON.stringify(a), a.firstSeen, a.lastSeen]]));
-  if (byId.size === 0) return;
-  const rows = [...byId.values()];
-  await inTransaction(pool, async (client) => {
-    for (let i = 0; i < rows.length; i += rowsPerStatement) {
-      await client.query(
-        `INSERT INTO alerts (id, key, type, severity, state, record, first_seen, last_seen)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
-         ON CONFLICT (id) DO UPDATE SET severity = excluded.severity, state = excluded.state, record = excluded.record, last_seen = excluded.last_seen`,
-        transpose(rows.slice(i, i + rowsPerStatement), 8),
-      );
-    }
-  });
+/** Upserts alert records by id on the caller's transaction (index.ts); the full record is kept as JSON text (bigints already strings). */
+export async function writeAlerts(client: pg.PoolClient, alerts: readonly StoredAlert[]): Promise<void> {
+  const rows = [...new Map(alerts.map((a) => [a.id, [a.id, a.key, a.type, a.severity, a.state, JSON.stringify(a), a.firstSeen, a.lastSeen]])).values()];
+  for (let i = 0; i < rows.length; i += rowsPerStatement) {
+    await client.query(
+      `INSERT INTO alerts (id, key, type, severity, state, record, first_seen, last_seen)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
+       ON CONFLICT (id) DO UPDATE SET severity = excluded.severity, state = excluded.state, record = excluded.record, last_seen = excluded.last_seen`,
+      transpose(rows.slice(i, i + rowsPerStatement), 8),
+    );
+  }
 }
 
 export async function loadAlerts<T extends StoredAlert>(pool: pg.Pool, filter: { state?: string; type?: string; flow?: string } = {}): Promise<T[]> {

@@ -25,7 +25,11 @@ export async function saveDetectorMemoryEntries(pool: pg.Pool, changes: readonly
   });
 }
 
-/** Every stored entry, as [key, JSON value]. */
-export async function loadDetectorMemoryEntries(pool: pg.Pool): Promise<[string, string][]> {
-  return (await queryRows<{ key: string; value: string }>(pool, "SELECT key, value FROM detector_memory")).map((r) => [r.key, r.value]);
+/** The stored entries whose key starts with `prefix` (every entry without one), as [key, JSON value]. */
+export async function loadDetectorMemoryEntries(pool: pg.Pool, prefix?: string): Promise<[string, string][]> {
+  // starts_with compares characters, not the collation's order (a key range would depend on the locale).
+  const rows = prefix === undefined
+    ? await queryRows<{ key: string; value: string }>(pool, "SELECT key, value FROM detector_memory")
+    : await queryRows<{ key: string; value: string }>(pool, "SELECT key, value FROM detector_memory WHERE starts_with(key, $1)", [prefix]);
+  return rows.map((r) => [r.key, r.value]);
 }

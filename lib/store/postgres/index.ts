@@ -1,14 +1,16 @@
 import type pg from "pg";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "../types";
-import { appendEvent, getValue, listEvents, loadAlerts, saveAlerts, setValue } from "./alerts-events";
+import { appendEvent, getValue, listEvents, loadAlerts, setValue, writeAlerts } from "./alerts-events";
 import { createPool, describeDatabaseUrl, inTransaction } from "./connection";
 import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "./history";
 import { applyMigrations } from "./migrations";
-import { claimNotification, pruneNotificationLedger } from "./notification-ledger";
+import { pruneNotificationLedger } from "./notification-ledger";
+import { finishNotifications, listQueuedNotifications, pruneNotificationOutbox, queueNotifications } from "./notification-outbox";
 import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
 import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
 import { createPostgresSeries } from "./series";
+import { listRevokedSessions, pruneRevokedSessions, revokeSession } from "./revoked-sessions";
 import { createPostgresTranslationSeries } from "./translation-series";
 
 /**
@@ -37,7 +39,12 @@ export function createPostgresStore(url: string): Store {
     loadOffsetSyncHistory: async () => loadOffsetSyncHistory(await db()),
     appendCheckpoints: async (flow, checkpoints) => appendCheckpoints(await db(), flow, checkpoints),
     readCheckpointHistory: async (flow, group, topic, partition, limit) => readCheckpointHistory(await db(), flow, group, topic, partition, limit),
-    saveAlerts: async (alerts) => saveAlerts(await db(), alerts),
+    // One transaction: the alerts and the outbox rows their transitions owe.
+    saveAlerts: async (alerts, deliveries = []) =>
+      inTransaction(await db(), async (client) => {
+        await writeAlerts(client, alerts);
+        return queueNotifications(client, deliveries);
+      }),
     loadAlerts: async (filter) => loadAlerts(await db(), filter),
     appendEvent: async (event) => appendEvent(await db(), event),
     listEvents: async (from, to, limit) => listEvents(await db(), from, to, limit),
@@ -49,19 +56,24 @@ export function createPostgresStore(url: string): Store {
         await pruneHistory(client, now);
         await translations.prune(pool, client, now);
         await pruneNotificationLedger(client, now);
+        await pruneNotificationOutbox(client, now);
+        await pruneRevokedSessions(client, now);
       });
     },
     close: () => pool.end(),
     recordTranslationSamples: async (flow, samples, at) => translations.record(await db(), flow, samples, at),
     readTranslationSeries: async (flow, group, from, to) => translations.read(await db(), flow, group, from, to),
     saveDetectorMemoryEntries: async (changes) => saveDetectorMemoryEntries(await db(), changes),
-    loadDetectorMemoryEntries: async () => loadDetectorMemoryEntries(await db()),
+    loadDetectorMemoryEntries: async (prefix) => loadDetectorMemoryEntries(await db(), prefix),
     publishReadModel: async (model) => publishReadModel(await db(), model),
     listReadModelVersions: async () => listReadModelVersions(await db()),
     readReadModel: async (shard) => readReadModel(await db(), shard),
     requestAcknowledgement: async (request) => requestAcknowledgement(await db(), request),
     listAcknowledgementRequests: async () => listAcknowledgementRequests(await db()),
     deleteAcknowledgementRequests: async (alertIds) => deleteAcknowledgementRequests(await db(), alertIds),
-    claimNotification: async (claim) => claimNotification(await db(), claim),
+    listQueuedNotifications: async () => listQueuedNotifications(await db()),
+    finishNotifications: async (ids, outcome, at) => finishNotifications(await db(), ids, outcome, at),
+    revokeSession: async (session) => revokeSession(await db(), session),
+    listRevokedSessions: async (now) => listRevokedSessions(await db(), now),
   };
 }

@@ -1,57 +1,68 @@
 import type pg from "pg";
-import { ChangeFilter, coarsestTier, listTierBounds, mergeTierRows, planRollups, type Rollup, type SeriesItem, seriesKey, type TierRow, tiers } from "../tiers";
+import { type CycleEntry, decodeCycle, decodeNewestPoint, decodePack, encodeCycle, encodePack, findCycleEntry, type PackPoint } from "../sample-pack";
+import {
+  ChangeFilter, coarsestTier, listStalePackLimit, type PackRow, packOf, packStagedSamples, planRollups, type Rollup, rollUpPacks, type SeriesItem,
+  seriesKey, selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
+} from "../tiers";
 import { inTransaction, queryRows } from "./connection";
 import { rowsPerStatement, transpose } from "./series";
 
-/** A tiered, change-only series table of the PostgreSQL store: the SQLite store's (lib/store/tiered-table.ts), values bigint. */
+/** A tiered, change-only, packed series table of the PostgreSQL store: the SQLite store's (lib/store/tiered-table.ts). */
 interface PostgresTieredTableSpec {
   series: string;
-  points: string;
+  staged: string;
+  packs: string;
   keyColumns: readonly string[];
   /** Each key column's type, for unnest (text, int). */
   keyTypes: readonly string[];
   valueColumns: readonly string[];
 }
 
-const str = (v: bigint | null) => (v === null ? null : v.toString());
-const big = (v: string | null) => (v === null ? null : BigInt(v));
+type Point = { at: number; values: (bigint | null)[] };
 
 export class PostgresTieredTable {
   private readonly filter = new ChangeFilter();
   private ids: Map<string, number> | null = null;
   private rolledTo: number[] | null = null;
+  /** The end of the newest raw pack written: staged samples before it are merged into their pack (late writes). */
+  private packedTo: number | null = null;
 
   constructor(private readonly spec: PostgresTieredTableSpec) {}
 
-  /** Writes the changed items' raw rows at `at` and the rollups of buckets closed by then, in one transaction. */
+  /** Stages the changed items' samples at `at` and packs and rolls up what closed by then, in one transaction. */
   async write(pool: pg.Pool, items: readonly SeriesItem[], at: number): Promise<void> {
-    const { points, valueColumns } = this.spec;
-    // One row per key: an upsert may not touch the same row twice in one statement.
+    // One entry per key: a cycle blob holds a series once.
     const changed = [...new Map(this.filter.listChanged(items).map((i) => [i.key, i])).values()];
     const rolledTo = [...(await this.readRolledTo(pool))];
     const rollups = planRollups(rolledTo, at);
-    if (changed.length === 0 && rollups.length === 0) return;
-    const cols = valueColumns.join(", ");
-    const updates = valueColumns.map((c) => `${c} = excluded.${c}`).join(", ");
     try {
       await inTransaction(pool, async (client) => {
+        await this.packStaged(client, packOf(0, at));
         await this.runRollups(client, rollups);
+        if (changed.length === 0) return;
         const ids = await this.listIds(client, changed);
-        const width = valueColumns.length + 1;
-        const placeholders = valueColumns.map((_, i) => `$${i + 2}::bigint[]`).join(", ");
-        const names = valueColumns.map((_, i) => `v${i}`);
-        for (let i = 0; i < changed.length; i += rowsPerStatement) {
-          const rows = changed.slice(i, i + rowsPerStatement).map((item, j) => [ids[i + j], ...item.values.map(str)]);
-          await client.query(
-            `INSERT INTO ${points} (series, tier, at, ${cols}) SELECT s, 0, $${width + 1}::bigint, ${names.join(", ")}
-             FROM unnest($1::bigint[], ${placeholders}) AS u(s, ${names.join(", ")})
-             ON CONFLICT (series, tier, at) DO UPDATE SET ${updates}`,
-            [...transpose(rows, width), at],
-          );
-        }
+        const chunks = new Map<number, CycleEntry[]>();
+        changed.forEach((item, i) => {
+          const chunk = Math.floor(ids[i]! / stagedChunkSize);
+          const list = chunks.get(chunk) ?? [];
+          list.push({ id: ids[i]!, values: [...item.values] });
+          chunks.set(chunk, list);
+        });
+        const width = this.spec.valueColumns.length;
+        const rows = [...chunks].map(([chunk, entries]) => [chunk, encodeCycle(entries, width)]);
+        await client.query(`INSERT INTO ${this.spec.staged} (chunk, at, data) SELECT c, $3::bigint, d FROM unnest($1::int[], $2::bytea[]) AS u(c, d)`, [
+          ...transpose(rows, 2),
+          at,
+        ]);
+        await client.query(
+          `INSERT INTO series_state (points, newest_at) VALUES ($1, $2)
+           ON CONFLICT (points) DO UPDATE SET newest_at = GREATEST(series_state.newest_at, excluded.newest_at)`,
+          [this.spec.packs, at],
+        );
       });
     } catch (err) {
       this.ids = null;
+      this.packedTo = null;
       throw err;
     }
     this.rolledTo = rolledTo;
@@ -67,82 +78,146 @@ export class PostgresTieredTable {
   }
 
   /** Each series' points over [from, to], oldest first, the last value before `from` carried to `from` (tiers.ts). */
-  async read(pool: pg.Pool, ids: readonly number[], from: number, to: number): Promise<Map<number, { at: number; values: (bigint | null)[] }[]>> {
-    const { points, valueColumns } = this.spec;
-    const cols = valueColumns.join(", ");
-    const result = new Map<number, { at: number; values: (bigint | null)[] }[]>();
+  async read(pool: pg.Pool, ids: readonly number[], from: number, to: number): Promise<Map<number, Point[]>> {
+    const width = this.spec.valueColumns.length;
+    const result = new Map<number, Point[]>();
     if (ids.length === 0) return result;
-    const oldest = await queryRows<{ series: string; tier: number; at: string }>(
+    const stored = new Map<number, TierRow<(bigint | null)[]>[]>(ids.map((id) => [id, []]));
+    const packs = await queryRows<{ series: string; tier: number; data: Buffer }>(
       pool,
-      `SELECT series, tier, MIN(at) AS at FROM ${points} WHERE series = ANY($1::bigint[]) GROUP BY series, tier`,
+      `SELECT series, tier, data FROM ${this.spec.packs} WHERE series = ANY($1::bigint[])`,
       [ids],
     );
-    const oldestOf = groupBySeries(oldest);
-    const bounds = new Map(ids.map((id) => {
-      const own = oldestOf.get(id) ?? [];
-      return [id, listTierBounds(tiers.map((_, tier) => {
-        const row = own.find((r) => r.tier === tier);
-        return row === undefined ? undefined : Number(row.at);
-      }), to)];
-    }));
-    type Row = Record<string, string | null> & { series: string; tier: number; at: string };
-    const toRow = (r: Row): TierRow<(bigint | null)[]> => ({ tier: r.tier, at: Number(r.at), values: valueColumns.map((c) => big(r[c] ?? null)) });
-    const inRange = await queryRows<Row>(pool, `SELECT series, tier, at, ${cols} FROM ${points} WHERE series = ANY($1::bigint[]) AND at >= $2 AND at <= $3`, [ids, from, to]);
-    const wanted = ids.flatMap((id) => tiers.map((_, tier) => [id, tier, Math.min(from, bounds.get(id)![tier]!)]));
-    const previous = await queryRows<Row>(
+    for (const p of packs) {
+      const rows = stored.get(Number(p.series))!;
+      for (const point of decodePack(p.data, width)) rows.push({ tier: p.tier, at: point.at, values: point.values });
+    }
+    const chunks = [...new Set(ids.map((id) => Math.floor(id / stagedChunkSize)))];
+    const staged = await queryRows<{ chunk: number; at: string; data: Buffer }>(
       pool,
-      `SELECT b.series, b.tier, p.at, ${valueColumns.map((c) => `p.${c}`).join(", ")}
-       FROM unnest($1::bigint[], $2::smallint[], $3::bigint[]) AS b(series, tier, bound)
-       CROSS JOIN LATERAL (SELECT at, ${cols} FROM ${points} WHERE series = b.series AND tier = b.tier AND at < b.bound ORDER BY at DESC LIMIT 1) AS p`,
-      transpose(wanted, 3),
+      `SELECT chunk, at, data FROM ${this.spec.staged} WHERE chunk = ANY($1::int[]) ORDER BY id`,
+      [chunks],
     );
-    const [newest] = await queryRows<{ at: string | null }>(pool, `SELECT MAX(at) AS at FROM ${points} WHERE tier = 0`);
-    const newestCycle = newest?.at == null ? null : Number(newest.at);
-    const rowsOf = groupBySeries(inRange);
-    const previousOf = groupBySeries(previous);
-    for (const id of ids) result.set(id, mergeTierRows((rowsOf.get(id) ?? []).map(toRow), (previousOf.get(id) ?? []).map(toRow), bounds.get(id)!, { from, to, newestCycle }));
+    for (const row of staged) {
+      for (const id of ids) {
+        if (Math.floor(id / stagedChunkSize) !== row.chunk) continue;
+        const values = findCycleEntry(row.data, id, width);
+        if (values === undefined) continue;
+        // A later write at the same time replaces the earlier sample (and a packed one: late writes).
+        const rows = stored.get(id)!;
+        const same = rows.findIndex((r) => r.tier === 0 && r.at === Number(row.at));
+        if (same >= 0) rows.splice(same, 1);
+        rows.push({ tier: 0, at: Number(row.at), values });
+      }
+    }
+    const [state] = await queryRows<{ newest_at: string | null; pruned_at: string | null }>(
+      pool,
+      "SELECT newest_at, pruned_at FROM series_state WHERE points = $1",
+      [this.spec.packs],
+    );
+    const known = {
+      newestCycle: state?.newest_at == null ? null : Number(state.newest_at),
+      prunedAt: state?.pruned_at == null ? null : Number(state.pruned_at),
+    };
+    for (const id of ids) result.set(id, selectSeriesPoints(stored.get(id)!, from, to, known));
     return result;
   }
 
-  /** Drops each tier's rows older than its retention, keeping every series' newest coarsest row; rolls up first (SQLite's). */
+  /** Packs and rolls up what closed by `now`, drops packs past their window (SQLite's), records `now` for readers. */
   async prune(pool: pg.Pool, client: pg.PoolClient, now: number): Promise<void> {
-    const { points } = this.spec;
+    const { packs } = this.spec;
     const rolledTo = [...(await this.readRolledTo(pool))];
-    await this.runRollups(client, planRollups(rolledTo, now));
+    try {
+      await this.packStaged(client, packOf(0, now));
+      await this.runRollups(client, planRollups(rolledTo, now));
+    } catch (err) {
+      this.packedTo = null;
+      throw err;
+    }
     this.rolledTo = rolledTo;
     for (let tier = 0; tier < coarsestTier; tier++) {
-      await client.query(`DELETE FROM ${points} WHERE tier = $1 AND at < $2`, [tier, now - tiers[tier]!.retentionMs]);
+      await client.query(`DELETE FROM ${packs} WHERE tier = $1 AND bucket <= $2`, [tier, listStalePackLimit(tier, now)]);
     }
     await client.query(
-      `DELETE FROM ${points} AS t WHERE tier = $1 AND at < $2
-       AND at < (SELECT MAX(p.at) FROM ${points} AS p WHERE p.series = t.series AND p.tier = $1)`,
-      [coarsestTier, now - tiers[coarsestTier]!.retentionMs],
+      `DELETE FROM ${packs} AS t WHERE tier = $1 AND bucket <= $2
+       AND bucket < (SELECT MAX(p.bucket) FROM ${packs} AS p WHERE p.series = t.series AND p.tier = $1)`,
+      [coarsestTier, listStalePackLimit(coarsestTier, now)],
+    );
+    await client.query(
+      `INSERT INTO series_state (points, pruned_at) VALUES ($1, $2)
+       ON CONFLICT (points) DO UPDATE SET pruned_at = GREATEST(series_state.pruned_at, excluded.pruned_at)`,
+      [packs, now],
     );
   }
 
-  /** Rolls each bucket's last row per series into the coarser tier. */
+  /** Moves the staged samples before `to` (a 5-minute boundary) into raw packs. */
+  private async packStaged(client: pg.PoolClient, to: number): Promise<void> {
+    const { staged, packs, valueColumns } = this.spec;
+    const width = valueColumns.length;
+    const rows = (await client.query<{ at: string; data: Buffer }>(`SELECT at, data FROM ${staged} WHERE at < $1 ORDER BY id`, [to])).rows;
+    if (rows.length === 0) return;
+    const samples: StagedSample[] = [];
+    for (const row of rows) for (const e of decodeCycle(row.data, width)) samples.push({ series: e.id, at: Number(row.at), values: e.values });
+    // A sample older than the newest pack (a late write) may land in a pack that exists: merge with it.
+    const packedTo = await this.readPackedTo(client);
+    const late = new Map<string, [number, number]>();
+    for (const s of samples) {
+      const bucket = packOf(0, s.at);
+      if (bucket < packedTo) late.set(`${s.series}:${bucket}`, [s.series, bucket]);
+    }
+    const existing = new Map<string, PackPoint[]>();
+    if (late.size > 0) {
+      const found = await client.query<{ series: string; bucket: string; data: Buffer }>(
+        `SELECT p.series, p.bucket, p.data FROM unnest($1::bigint[], $2::bigint[]) AS k(series, bucket)
+         JOIN ${packs} AS p ON p.series = k.series AND p.tier = 0 AND p.bucket = k.bucket`,
+        transpose([...late.values()], 2),
+      );
+      for (const r of found.rows) existing.set(`${Number(r.series)}:${Number(r.bucket)}`, decodePack(r.data, width));
+    }
+    await this.insertPacks(client, packStagedSamples(samples, existing));
+    await client.query(`DELETE FROM ${staged} WHERE at < $1`, [to]);
+    this.packedTo = Math.max(packedTo, to);
+  }
+
+  /** Rolls each finer pack's newest point into the coarser tier's packs. */
   private async runRollups(client: pg.PoolClient, rollups: readonly Rollup[]): Promise<void> {
-    const { points, valueColumns } = this.spec;
-    const cols = valueColumns.join(", ");
-    const updates = valueColumns.map((c) => `${c} = excluded.${c}`).join(", ");
+    const width = this.spec.valueColumns.length;
     for (const r of rollups) {
+      const { rows } = await client.query<{ series: string; bucket: string; data: Buffer }>(
+        `SELECT series, bucket, data FROM ${this.spec.packs} WHERE tier = $1 AND bucket >= $2 AND bucket < $3`,
+        [r.tier - 1, r.from, r.to],
+      );
+      const finer = rows.map((p) => ({ series: Number(p.series), bucket: Number(p.bucket), newest: decodeNewestPoint(p.data, width) }));
+      await this.insertPacks(client, rollUpPacks(r.tier, finer));
+    }
+  }
+
+  private async insertPacks(client: pg.PoolClient, rows: readonly PackRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += rowsPerStatement) {
+      const chunk = rows.slice(i, i + rowsPerStatement).map((r) => [r.series, r.tier, r.bucket, encodePack(r.points)]);
       await client.query(
-        `INSERT INTO ${points} (series, tier, at, ${cols})
-         SELECT DISTINCT ON (series, at / $2::bigint) series, $1::smallint, (at / $2::bigint) * $2::bigint, ${cols}
-         FROM ${points} WHERE tier = $1::smallint - 1 AND at >= $3 AND at < $4 ORDER BY series, at / $2::bigint, at DESC
-         ON CONFLICT (series, tier, at) DO UPDATE SET ${updates}`,
-        [r.tier, tiers[r.tier]!.widthMs, r.from, r.to],
+        `INSERT INTO ${this.spec.packs} (series, tier, bucket, data) SELECT * FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bytea[])
+         ON CONFLICT (tier, bucket, series) DO UPDATE SET data = excluded.data`,
+        transpose(chunk, 4),
       );
     }
   }
 
-  /** Each tier's rollup progress: after a restart, the end of its newest bucket (the older ones were rolled). */
+  private async readPackedTo(client: pg.PoolClient): Promise<number> {
+    if (this.packedTo !== null) return this.packedTo;
+    const { rows } = await client.query<{ bucket: string | null }>(`SELECT MAX(bucket) AS bucket FROM ${this.spec.packs} WHERE tier = 0`);
+    const newest = rows[0]?.bucket;
+    this.packedTo = newest == null ? 0 : Number(newest) + tiers[0]!.packMs;
+    return this.packedTo;
+  }
+
+  /** Each tier's rollup progress: after a restart, the end of its newest pack (the older ones were rolled). */
   private async readRolledTo(pool: pg.Pool): Promise<number[]> {
     if (this.rolledTo !== null) return this.rolledTo;
-    const rows = await queryRows<{ tier: number; at: string }>(pool, `SELECT tier, MAX(at) AS at FROM ${this.spec.points} WHERE tier > 0 GROUP BY tier`);
+    const rows = await queryRows<{ tier: number; bucket: string }>(pool, `SELECT tier, MAX(bucket) AS bucket FROM ${this.spec.packs} WHERE tier > 0 GROUP BY tier`);
     this.rolledTo = tiers.map((t, tier) => {
       const row = rows.find((r) => r.tier === tier);
-      return row === undefined ? 0 : Number(row.at) + t.widthMs;
+      return row === undefined ? 0 : Number(row.bucket) + t.packMs;
     });
     return this.rolledTo;
   }
@@ -167,15 +242,4 @@ export class PostgresTieredTable {
     }
     return items.map((i) => this.ids!.get(i.key)!);
   }
-}
-
-function groupBySeries<R extends { series: string }>(rows: readonly R[]): Map<number, R[]> {
-  const groups = new Map<number, R[]>();
-  for (const r of rows) {
-    const id = Number(r.series);
-    const list = groups.get(id);
-    if (list) list.push(r);
-    else groups.set(id, [r]);
-  }
-  return groups;
 }

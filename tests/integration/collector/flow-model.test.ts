@@ -6,13 +6,12 @@ import type { Snapshot } from "@/lib/collector/types";
 import { restartConnector } from "@/lib/connect";
 import { restartBroker, stopBroker } from "@/lib/sandbox/broker-control";
 import { describeTopicIds, runKafkaTool, topicIdToHex } from "@/lib/sandbox/kafka-cli";
-import { waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
 import { sandboxDir } from "@/lib/sandbox/paths";
 import { sleep } from "@/lib/sandbox/processes";
 import { runLag, runResume } from "@/lib/sandbox/scenarios";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
+import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen, waitUntilReplicating } from "../support/runtime";
 
 const state = readSandboxState();
 const east = state.clusters.east!.bootstrap;
@@ -147,7 +146,7 @@ describe("the collector's flow model matches Kafka to the offset", () => {
       await restartBroker(state, "west");
       // Connect keeps its own topics on west: wait until it and MM2 run again before other tests.
       await restartConnector({ url: state.connect.url }, "mm2-east-west-source").catch(() => undefined);
-      await waitForConnectorsRunning({ url: state.connect.url }, ["mm2-east-west-source", "mm2-east-west-heartbeat"], 120_000);
+      await waitUntilReplicating(state);
     }
     const recovered = await cycleUntil((s) => s.clusters.every((c) => c.reachable && !c.stale), "west reachable again", 120_000);
     expect(recovered.clusters.find((c) => c.alias === "west")!.dataAt).toBe(recovered.takenAt);

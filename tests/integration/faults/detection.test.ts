@@ -8,7 +8,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import { runFailTask, runPurge, runRecover, runResetNone, runResume, runTopicReset } from "@/lib/sandbox/scenarios";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, sandboxKafka } from "@/lib/sandbox/topics";
-import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
+import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen, waitUntilReplicating } from "../support/runtime";
 
 /**
  * Each sandbox fault, injected for real, raises exactly the expected alert with exact evidence
@@ -42,6 +42,8 @@ afterAll(async () => {
   await runtime.collector.stop();
   runtime.alerts.stop();
   await runtime.store.close();
+  // fail-task and reset-none reconfigured MM2's source connector: the next file needs it copying again.
+  await waitUntilReplicating(state);
 });
 
 describe("faults injected in the sandbox raise exactly the expected alert with exact evidence", () => {

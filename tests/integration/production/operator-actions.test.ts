@@ -9,7 +9,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import { runLag, runResume } from "@/lib/sandbox/scenarios";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen, waitUntilReplicating } from "../support/runtime";
 
 /**
  * Operator actions that must never page anyone, done for real: MM2's source connector paused for
@@ -55,6 +55,8 @@ afterAll(async () => {
   await runtime.collector.stop();
   runtime.alerts.stop();
   await runtime.store.close();
+  // The source connector was paused, deleted and re-created: the next file needs MM2 copying again.
+  await waitUntilReplicating(state);
 });
 
 describe("operator actions raise nothing", () => {

@@ -17,7 +17,7 @@ import {
 import { sandboxDir } from "@/lib/sandbox/paths";
 import { readSandboxState, type SandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, multiBrokerTopics, sandboxKafka } from "@/lib/sandbox/topics";
-import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen, waitUntilReplicating } from "../support/runtime";
 import { describePartitions, readLogEnds } from "./kafka-cli-truth";
 
 /**
@@ -93,6 +93,8 @@ afterAll(async () => {
   await runtime?.store.close();
   if (state) for (const name of Object.values(names)) await deleteConnector(endpoint(), name).catch(() => undefined);
   if (cluster) await stopMultiBrokerCluster(cluster);
+  // Its connectors came and went on the shared Connect worker (rebalances): the next file needs east -> west copying.
+  if (state) await waitUntilReplicating(state);
 });
 
 describe("a 3-broker source cluster loses a broker and gets it back", () => {

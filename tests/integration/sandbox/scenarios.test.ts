@@ -1,9 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { describeTopicIds } from "@/lib/sandbox/kafka-cli";
 import { sleep } from "@/lib/sandbox/processes";
 import { runFailTask, runLag, runPurge, runRecover, runResume, runTopicReset } from "@/lib/sandbox/scenarios";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
+import { waitUntilReplicating } from "../support/runtime";
 
 /** Connect's view of a connector, read with plain fetch (independent of lib/connect). */
 async function readConnectorStatus(url: string, name: string): Promise<{ connector: { state: string }; tasks: { id: number; state: string; trace?: string }[] }> {
@@ -17,6 +18,9 @@ async function produce(bootstrap: string, topic: string, partition: number, coun
   await producer.send({ topic, acks: -1, messages: Array.from({ length: count }, (_, seq) => ({ partition, value: JSON.stringify({ topic, partition, seq, run: "scenario-test" }) })) });
   await producer.disconnect();
 }
+
+// fail-task, recover, lag and resume reconfigure MM2's source connector: the next file needs it copying again.
+afterAll(() => waitUntilReplicating(readSandboxState()));
 
 describe("sandbox fault scenarios take real effect in Kafka and Connect", () => {
   const state = readSandboxState();

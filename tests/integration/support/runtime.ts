@@ -1,11 +1,14 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { restartConnector } from "@/lib/connect";
 import { getRuntime } from "@/lib/pipeline/runtime";
 import type { Snapshot } from "@/lib/collector/types";
+import { connectorNames, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
 import { sleep } from "@/lib/sandbox/processes";
+import { formatRemoteTopicName } from "@/lib/sandbox/remote-topic";
 import type { SandboxState } from "@/lib/sandbox/state";
-import { sandboxKafka } from "@/lib/sandbox/topics";
+import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 
 /**
  * Points Gapwatch's runtime (config, collector, SQLite store) at the running sandbox, exactly as
@@ -65,4 +68,54 @@ export async function deleteLeftovers(items: readonly { bootstrap: string; topic
     await admin.deleteTopics({ topics }).catch(() => undefined);
     await admin.disconnect();
   }
+}
+
+/** Written only by `waitUntilReplicating`: one partition, replicated by MM2's `.*` filter like any workload topic. */
+const replicationProbeTopic = "it-replication-probe";
+/** How long a RUNNING MM2 may copy nothing before its source connector and tasks are restarted (once). */
+const stuckAfterMs = 45_000;
+
+/**
+ * Waits until the shared sandbox copies east -> west again after a file disturbed it (a broker or worker restart, a
+ * paused or reconfigured connector): MM2's source and heartbeat connectors RUNNING, then a record produced now on
+ * east present on west (the remote topic's log end reaches the source's). RUNNING alone is not enough: after
+ * collector/flow-model restarted west's broker, faults/detection timed out because MM2 had not resumed copying (CI,
+ * 2026-12-02); a source task still stuck after 45 s is restarted once, and said so.
+ */
+export async function waitUntilReplicating(state: SandboxState, timeoutMs = 150_000): Promise<void> {
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  const endpoint = { url: state.connect.url };
+  const { source, heartbeat } = connectorNames("east", "west");
+  await waitForConnectorsRunning(endpoint, [source, heartbeat], timeoutMs);
+  const east = state.clusters.east!.bootstrap;
+  const west = state.clusters.west!.bootstrap;
+  await ensureTopics(east, [{ topic: replicationProbeTopic, partitions: 1 }]);
+  const producer = sandboxKafka(east, "gapwatch-it-replication-probe").producer();
+  await producer.connect();
+  try {
+    await producer.send({ topic: replicationProbeTopic, acks: -1, messages: [{ value: `probe ${new Date().toISOString()}` }] });
+  } finally {
+    await producer.disconnect();
+  }
+  const sourceEnd = (await fetchLogEnds(east, replicationProbeTopic)).get(0)!.high;
+  const remote = formatRemoteTopicName("east", replicationProbeTopic);
+  const say = (what: string) => void process.stderr.write(`[integration] ${what} ${((Date.now() - started) / 1000).toFixed(1)} s after the check began\n`);
+  let restarted = false;
+  let targetEnd: bigint | null = null;
+  while (Date.now() < deadline) {
+    // The remote topic appears once MM2's topic refresh (5 s) has seen the probe topic.
+    targetEnd = (await fetchLogEnds(west, remote).catch(() => null))?.get(0)?.high ?? null;
+    if (targetEnd !== null && targetEnd >= sourceEnd) {
+      say("sandbox replicating again");
+      return;
+    }
+    if (!restarted && Date.now() - started > stuckAfterMs) {
+      restarted = true;
+      say(`MM2 RUNNING but ${remote} at ${targetEnd ?? "(missing)"} < ${sourceEnd}: restarting ${source} and its tasks`);
+      await restartConnector(endpoint, source, false).catch(() => undefined);
+    }
+    await sleep(500);
+  }
+  throw new Error(`MM2 copied no fresh record in ${timeoutMs / 1000}s: ${remote} ends at ${targetEnd ?? "(missing)"}, source at ${sourceEnd}`);
 }

@@ -11,7 +11,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import { waitForConnector } from "@/lib/sandbox/scenarios/connector-control";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { createSandboxRuntime, cycleUntil as cycleUntilSeen } from "../support/runtime";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen, waitUntilReplicating } from "../support/runtime";
 
 /**
  * What production MM2 does every week, done for real: the Connect worker killed with SIGKILL while
@@ -87,6 +87,8 @@ afterAll(async () => {
   await runtime.collector.stop();
   runtime.alerts.stop();
   await runtime.store.close();
+  // The worker was restarted (exactly-once at the end): whatever runs next on this sandbox needs MM2 copying.
+  await waitUntilReplicating(state);
 });
 
 describe("MM2's worker and offsets under production events", () => {

@@ -99,10 +99,10 @@ describe("isAdmin and mayRead (pages)", () => {
 describe("sign-out and secret rotation", () => {
   const jar = (token: string) => ({ get: (n: string) => (n === sessionCookieName ? { value: token } : undefined) });
 
-  it("revokes the signed-out session only: the same cookie is then refused, another session still works", () => {
+  it("revokes the signed-out session only: the same cookie is then refused, another session still works", async () => {
     const signedOut = signIn(secret, now);
     const other = signIn(secret, now);
-    signOut(jar(signedOut), now + 1000);
+    await signOut(jar(signedOut), now + 1000);
     expect(readSessionCookie(jar(signedOut), now + 2000)).toBe("invalid");
     expect(() => requireAdmin(restartRequest({ cookie: `${sessionCookieName}=${signedOut}` }), now + 2000)).toThrow(UnauthorizedError);
     expect(readSession(jar(other), now + 2000)).toMatchObject({ role: "admin" });

@@ -40,4 +40,31 @@ describe("buildFlow at 5,000 partitions", () => {
     expect(at(5, 4)).toMatchObject({ sourceLogEnd: 6_004n, targetLogEnd: 5_994n, committedPosition: 5_984n, mm2Position: 5_984n, positionSource: "committed", lag: 20n });
     expect(flow.totals).toEqual({ topics: 1_000, partitions: 5_000, lag: 2_500n * 10n + 2_500n * 20n, unknownPositions: 0 });
   });
+
+  it("keeps the localeCompare order when it reuses the previous cycle's topic order, and sorts again when the topics changed", () => {
+    const names = Array.from({ length: 1_000 }, (_, i) => `${spellings[i % 4]}${(i * 7919) % 1_000}`);
+    const build = (topics: readonly string[], previous: ReturnType<typeof buildFlow> | null) =>
+      buildFlow(
+        makeDefinition(),
+        makeCluster("east", topics.map((name) => makeTopic(name, [{ partition: 0, logStart: 0n, logEnd: 10n }, { partition: 1, logStart: 0n, logEnd: 10n }]))),
+        makeCluster("west", topics.map((name) => makeTopic(`east.${name}`, [{ partition: 0, logStart: 0n, logEnd: 10n }, { partition: 1, logStart: 0n, logEnd: 10n }]))),
+        makeReadings({}),
+        T0,
+        previous === null ? null : { flow: previous, takenAt: T0 - 5_000 },
+      );
+    const sortedNames = (topics: readonly string[]) => [...topics].sort((a, b) => a.localeCompare(b));
+    const order = (flow: ReturnType<typeof buildFlow>) => flow.partitions.map((p) => `${p.topic}/${p.partition}`);
+    const expected = (topics: readonly string[]) => sortedNames(topics).flatMap((name) => [`${name}/0`, `${name}/1`]);
+
+    const first = build(names, null);
+    // The same topics listed in another order: the previous order is reused, and it is the sorted one.
+    const same = build([...names].reverse(), first);
+    expect(order(same)).toEqual(expected(names));
+    // One topic more (between two others), one less: sorted again.
+    const changed = [...names.slice(1), "orders-5000"];
+    const next = build(changed, same);
+    expect(order(next)).toEqual(expected(changed));
+    expect(next.partitions).toHaveLength(2_000);
+    expect(next.partitions.some((p) => p.topic === names[0])).toBe(false);
+  });
 });

@@ -56,6 +56,18 @@ describe("TOPIC_RESET", () => {
     ]);
   });
 
+  it("recognises a reset without topic IDs from a stale position the new log end stays below", () => {
+    // The recreated topic's log end grows (300 → 350) yet stays below the position Connect still holds for the old one.
+    const noIds = { sourceTopicId: null, sourceLogEnd: 300n };
+    const [, second] = runCycles([
+      { snapshot: makeSnapshot({ cycle: 1, partitions: [{ ...recreated, ...noIds }] }) },
+      { snapshot: makeSnapshot({ cycle: 2, partitions: [{ ...recreated, ...noIds, sourceLogEnd: 350n }] }) },
+    ]);
+    expect(findingsOf(second, FindingType.TOPIC_RESET).map((f) => [f.key, f.evidence.detectedBy, f.evidence.recordsToRecopy])).toEqual([
+      [`TOPIC_RESET|east->west|orders|2|t${T0 + 10_000}`, "position-beyond-log-end", "350"],
+    ]);
+  });
+
   describe("benign cases", () => {
     it("ignores offset syncs rewinding with the same topic ID: a worker crash re-copies what Connect had not committed", () => {
       const partition = makeFlowPartition({ sourceLogEnd: 6000n, mm2Position: 5000n, targetLogEnd: 5000n, latestSync: { upstream: 4999n, downstream: 4999n } });
@@ -90,6 +102,20 @@ describe("TOPIC_RESET", () => {
       const racing = makeFlowPartition({ sourceLogEnd: 1000n, mm2Position: 1010n });
       const [, second] = runCycles([{ snapshot: makeSnapshot({ cycle: 1 }) }, { snapshot: makeSnapshot({ cycle: 2, partitions: [racing] }) }]);
       expect(findingsOf(second, FindingType.TOPIC_RESET)).toEqual([]);
+    });
+
+    it("ignores an exactly-once MM2's position past the log end in every cycle while the log end keeps passing it", () => {
+      // Seen for real: Connect commits an exactly-once MM2's position with each transaction and the collector reads it
+      // after the source's log ends, so under 10 records/s it was past them in every cycle; the target held each
+      // source record once (offsets 0–243 copied to 0–332 with transaction markers).
+      const eos = { sourceLogStart: 0n, positionSource: "committed" as const };
+      const [, second, third] = runCycles([
+        { snapshot: makeSnapshot({ cycle: 1, partitions: [makeFlowPartition({ ...eos, sourceLogEnd: 50n, mm2Position: 53n, committedPosition: 53n, targetLogEnd: 69n })] }) },
+        { snapshot: makeSnapshot({ cycle: 2, partitions: [makeFlowPartition({ ...eos, sourceLogEnd: 101n, mm2Position: 104n, committedPosition: 104n, targetLogEnd: 138n })] }) },
+        { snapshot: makeSnapshot({ cycle: 3, partitions: [makeFlowPartition({ ...eos, sourceLogEnd: 152n, mm2Position: 155n, committedPosition: 155n, targetLogEnd: 207n })] }) },
+      ]);
+      expect(findingsOf(second, FindingType.TOPIC_RESET)).toEqual([]);
+      expect(findingsOf(third, FindingType.TOPIC_RESET)).toEqual([]);
     });
 
     it("does not judge the first cycle or stale data", () => {

@@ -60,4 +60,21 @@ describe("web runtime (GAPWATCH_ROLE=web) over a collector's published read mode
     expect([web.models.latest()?.snapshot.cycle, web.alerts.list()[0]?.acknowledged]).toEqual([3, { by: "admin", at: T0 + 15_000 }]);
     await web.published.stop();
   });
+
+  it("with sharing collectors, leaves out a collector's model older than the bound (a dead collector's)", async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-web-"));
+    const shared = (store = createSqliteStore(path.join(dir, "gapwatch.db")));
+    const pipeline = new CyclePipeline(config, shared, createAlertService(shared, config));
+    const now = Date.now();
+    // Collector a polled the flow 60 s ago and went silent; collector b, live, holds no flow.
+    await publishReadModel(shared, "collector-a", await pipeline.processCycle(makeSnapshot({ cycle: 7, takenAt: now - 60_000 }), null, history));
+    await publishReadModel(shared, "collector-b", await pipeline.processCycle({ ...makeSnapshot({ cycle: 3, takenAt: now - 1_000 }), flows: [] }, null, history));
+
+    const bounded = createWebRuntime(shared, 30_000);
+    await bounded.published.refresh();
+    expect([bounded.models.latest()?.snapshot.cycle, bounded.models.latest()?.snapshot.flows.map((f) => f.id)]).toEqual([3, []]);
+    const unbounded = createWebRuntime(shared);
+    await unbounded.published.refresh();
+    expect([unbounded.models.latest()?.snapshot.cycle, unbounded.models.latest()?.snapshot.flows.map((f) => f.id)]).toEqual([7, ["east->west"]]);
+  });
 });
