@@ -1,4 +1,4 @@
-import type { ShardAssignment } from "@/lib/collector/shards";
+import { type ShardAssignment, shardValueKey } from "@/lib/collector/shards";
 import { createMemoryPersister, type DetectorMemory, loadDetectorMemoryEntries, type MemoryEntryChange, type MemoryPersister } from "@/lib/detect";
 import type { Store } from "@/lib/store";
 
@@ -35,7 +35,7 @@ function shardPrefix(shard: number): string {
 
 /** The kv name of a shard's risks. */
 export function shardRisksKey(shard: number): string {
-  return `risks@${shard}`;
+  return shardValueKey("risks", shard);
 }
 
 /**
@@ -65,6 +65,22 @@ export function mergeDetectorMemories(parts: readonly DetectorMemory[]): Detecto
     positions: Object.assign({}, ...parts.map((p) => p.positions)) as DetectorMemory["positions"],
     committed: Object.assign({}, ...parts.map((p) => p.committed)) as DetectorMemory["committed"],
     lastFindings: parts.flatMap((p) => p.lastFindings).sort((a, b) => a.key.localeCompare(b.key)),
+  };
+}
+
+/**
+ * The part of a memory whose owners `keep` accepts: what a collector still holds when it loses shards (their entries
+ * are in the store for the new owner). Per-partition sections are keyed by flow partition key (`<flow>|…`).
+ */
+export function selectDetectorMemory(memory: DetectorMemory, keep: (owner: string) => boolean): DetectorMemory {
+  const section = <T>(records: Record<string, T>) => Object.fromEntries(Object.entries(records).filter(([key]) => keep(key.split("|", 1)[0]!)));
+  return {
+    version: 1,
+    events: memory.events.filter((e) => keep(ownerOfFindingKey(e.finding.key))),
+    syncMarkers: section(memory.syncMarkers),
+    positions: section(memory.positions),
+    committed: section(memory.committed),
+    lastFindings: memory.lastFindings.filter((f) => keep(ownerOfFindingKey(f.key))),
   };
 }
 

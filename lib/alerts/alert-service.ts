@@ -14,7 +14,7 @@ import {
 } from "@/lib/detect";
 import { getLogger } from "@/lib/logger";
 import type { QueuedNotification, Store } from "@/lib/store";
-import { loadShardMemory, ownerOfFindingKey, scopeMemoryChanges, shardRisksKey } from "./alert-scope";
+import { loadShardMemory, mergeDetectorMemories, ownerOfFindingKey, scopeMemoryChanges, selectDetectorMemory, shardRisksKey } from "./alert-scope";
 import { createNotifier, type Notifier } from "./notifiers";
 import { acknowledgeAlert, defaultReconcileOptions, reconcileAlerts } from "./reconcile-alerts";
 import { reconcileRisks } from "./reconcile-risks";
@@ -59,9 +59,11 @@ export interface AlertService {
  * (a background queue: a failing endpoint never slows polling).
  *
  * With `scope` (a collector sharing the work, config scaleOut) it holds only what belongs to the shards of the
- * current cycle (alert-scope.ts): when they change, before the cycle is judged, it reads again from the store what
- * the held shards' previous owners left — a gained shard's firing alerts stay firing under the same id, its held
- * events and marks continue — and what it no longer holds stays in the store for the new owner.
+ * current cycle (alert-scope.ts): when they change, before the cycle is judged, it reads from the store what the
+ * gained shards' previous owners left — a gained shard's firing alerts stay firing under the same id, its held
+ * events and marks continue — keeps the kept shards' state as it holds it (the store's copy may trail: a routine
+ * advance of a committed mark is written at most once a minute), and drops the lost shards' state, which stays in
+ * the store for their new owner.
  */
 export function createAlertService(store: Store, config: GapwatchConfig, scope: ShardAssignment | null = null): AlertService {
   let alerts: AlertRecord[] = [];
@@ -91,6 +93,30 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
       throw err;
     }));
   restore().catch((err: unknown) => log.error({ err: err instanceof Error ? err.message : String(err) }, "reading the stored alerts failed"));
+  // A failed read throws before anything changed: the cycle fails and the next one follows the shards again.
+  const followShards = async (assignment: ShardAssignment) => {
+    const held = assignment.held();
+    const gained = held.filter((s) => !loadedShards.includes(s));
+    const isGained = (key: string) => gained.includes(assignment.shardOfOwner(ownerOfFindingKey(key)));
+    const isKept = (owner: string) => {
+      const shard = assignment.shardOfOwner(owner);
+      return held.includes(shard) && loadedShards.includes(shard);
+    };
+    const [stored, gainedRisks, gainedMemory] = await Promise.all([
+      gained.length === 0 ? [] : store.loadAlerts<AlertRecord>(),
+      loadRisks(store, gained),
+      loadShardMemory(store, gained),
+    ]);
+    for (const err of gainedMemory.errors) log.warn({ err }, "a shard's stored detector memory is unreadable; it starts afresh");
+    // Entries that did not load stay in the store until a persister that read them deletes them: the next write
+    // reads the held shards' entries again, as after a failed write.
+    if (gainedMemory.errors.length > 0) persister = null;
+    alerts = [...alerts.filter((a) => isKept(ownerOfFindingKey(a.key))), ...stored.filter((a) => !riskFindingTypes.has(a.type) && isGained(a.key))];
+    risks = [...risks.filter((r) => isKept(ownerOfFindingKey(r.key))), ...gainedRisks];
+    // The persister still knows the kept shards' stored entries; this cycle's write rewrites the gained shards' once.
+    memory = mergeDetectorMemories([selectDetectorMemory(memory, isKept), gainedMemory.memory]);
+    loadedShards = held;
+  };
   const notifier: Notifier = createNotifier({
     targets: config.notifications.webhooks.map((w, i) => ({ name: `webhook-${i + 1}`, kind: w.format === "json" ? "webhook" : w.format, url: w.url })),
     // Written with the alerts, claimed in the ledger: a crash before the send loses nothing (queued again at start),
@@ -101,13 +127,7 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
   return {
     async processCycle({ current, previous, history, extraFindings }) {
       await restore();
-      if (scope !== null && !sameShards(scope.held(), loadedShards)) {
-        // The cycle's shards changed: the store holds what this service wrote for the kept ones at its last cycle,
-        // and what the previous owners left for the gained ones.
-        restoring = null;
-        persister = null;
-        await restore();
-      }
+      if (scope !== null && !sameShards(scope.held(), loadedShards)) await followShards(scope);
       alerts = await applyAcknowledgementRequests(store, alerts);
       const now = current.takenAt;
       const result = runDetectors({ previous, current, history, memory, now, thresholds: config.thresholds });

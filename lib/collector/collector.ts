@@ -13,13 +13,12 @@ import type { ShardAssignment } from "./shards";
 import { type RecordSampleRead, readRecordSamples } from "./record-samples";
 import { advanceTransactionLedgers } from "./transaction-ledger-read";
 import { type PartitionLedger, parseLedgers, serializeLedgers } from "./transaction-ledger";
+import { LedgerShards, ledgerStoreKey } from "./transaction-ledger-shards";
 import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, ledgerKey, type Snapshot, type TransactionLedgerView } from "./types";
 import { checkTargetDensity, selectFlowDensityIssues } from "./target-density";
 import { applySourceTails, fetchSourceTails } from "./unreplicated-tail";
 
 const log = getLogger("collector");
-/** Store key of the transaction ledgers (transaction-ledger.ts): a restart continues where they were. */
-const ledgerStoreKey = "transaction-ledger";
 
 /** Called after every cycle with the new and the previous snapshot (lib/pipeline). */
 export type CycleListener = (current: Snapshot, previous: Snapshot | null, history: CollectorHistory) => void | Promise<void>;
@@ -36,8 +35,10 @@ export class Collector {
   private readonly markerPartitions = new Set<string>();
   /** Flow partitions whose target is written by others than MM2 alone, with why (`flowPartitionKey`). */
   private readonly untrustedTargets = new Map<string, string>();
-  /** Transaction ledgers by `ledgerKey`, persisted every cycle. */
+  /** Transaction ledgers by `ledgerKey`, persisted every cycle (a restart continues where they were). */
   private readonly ledgers = new Map<string, PartitionLedger>();
+  /** With scaleOut: which held shards each ledger is stored under (transaction-ledger-shards.ts). */
+  private readonly ledgerShards: LedgerShards | null;
   private ledgerViews: Record<string, TransactionLedgerView> = {};
   private latestSnapshot: Snapshot | null = null;
   private cycle = 0;
@@ -62,6 +63,7 @@ export class Collector {
       this.readers.set(c.alias, createClusterReader({ alias: c.alias, bootstrap: c.bootstrap, tls: c.tls, sasl: c.sasl, clientId: "gapwatch" }));
     }
     this.tailState = createFlowTailState();
+    this.ledgerShards = shards === null ? null : new LedgerShards(shards);
     this.restored = store === null;
   }
 
@@ -133,6 +135,11 @@ export class Collector {
   private async collect(): Promise<Snapshot> {
     if (!this.restored && this.store) await this.restore(this.store);
     this.shards?.beginCycle();
+    if (this.ledgerShards && this.store) {
+      // A failed read fails the cycle, as restore() does: no held shard's ledgers start over while the store has them.
+      const unreadable = await this.ledgerShards.follow(this.ledgers, this.store);
+      for (const err of unreadable) log.warn({ err }, "a shard's stored transaction ledgers are unreadable; reading again from the log start");
+    }
     const started = Date.now();
     const cycle = ++this.cycle;
     const previous = this.latestSnapshot;
@@ -202,6 +209,7 @@ export class Collector {
     }
     const refined = applySourceTails(flows, source.tails, this.markerPartitions);
     const ledgers = await advanceTransactionLedgers(this.ledgers, refined, byAlias, this.readers, now);
+    this.ledgerShards?.claim(this.ledgers, refined);
     for (const e of ledgers.errors) log.warn({ err: e }, "transaction ledger not read");
     this.ledgerViews = ledgers.views;
     return refined;
@@ -210,9 +218,10 @@ export class Collector {
   /** Keeps the transaction ledgers for a restart (the pipeline writes the cycle's samples). */
   private async persist(): Promise<void> {
     await Promise.all(this.pendingWrites.splice(0));
-    if (!this.store || this.ledgers.size === 0) return;
+    if (!this.store) return;
     try {
-      await this.store.setValue(ledgerStoreKey, serializeLedgers(this.ledgers));
+      if (this.ledgerShards) await this.ledgerShards.save(this.ledgers, this.store);
+      else if (this.ledgers.size > 0) await this.store.setValue(ledgerStoreKey, serializeLedgers(this.ledgers));
     } catch (err) {
       log.error({ err: describeError(err) }, "writing the transaction ledgers to the store failed");
     }
@@ -229,7 +238,8 @@ export class Collector {
    * the cycle and is retried by the next one: no cycle runs without the history a restart must continue from.
    */
   private async restore(store: CollectorPersistence): Promise<void> {
-    const [history, ledgers] = await Promise.all([store.loadOffsetSyncHistory(), store.getValue(ledgerStoreKey)]);
+    // With scaleOut the held shards' ledgers are read at each change of them (LedgerShards.follow).
+    const [history, ledgers] = await Promise.all([store.loadOffsetSyncHistory(), this.ledgerShards ? null : store.getValue(ledgerStoreKey)]);
     for (const [key, syncs] of history) this.tailState.syncHistory.set(key, syncs);
     const stored = parseLedgers(ledgers);
     if (stored.error !== null) log.warn({ err: stored.error }, "stored transaction ledgers unreadable; reading again from the log start");

@@ -7,6 +7,11 @@ export function shardOf(key: string, shards: number): number {
   return (murmur2(new TextEncoder().encode(key)) & 0x7fffffff) % shards;
 }
 
+/** The kv name of a shard's part of a value the collectors keep per shard (`risks@3`, `checkpoint-watch@3`). */
+export function shardValueKey(name: string, shard: number): string {
+  return `${name}@${shard}`;
+}
+
 /**
  * The shards a collector holds, as its cycles see them (config `scaleOut`, role collector): the membership reports
  * every change at once, and the set is fixed when a cycle starts, so the flows the collector polls, the alerts and

@@ -1,6 +1,7 @@
 import type { AlertService } from "@/lib/alerts/alert-service";
 import { readMetricsOptions } from "@/lib/alerts/metric-series";
 import { updateMetrics } from "@/lib/alerts/metrics";
+import type { ShardAssignment } from "@/lib/collector/shards";
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import { detectPostureRisks } from "@/lib/detect/posture-risks";
 import type { GapwatchConfig } from "@/lib/config";
@@ -30,15 +31,19 @@ export class CyclePipeline {
   private latestModel: ReadModel | null = null;
   private readonly auditor: ContentAuditor | null;
 
-  /** `samples`: reads records for the content audit (the collector); without it, or with audit.enabled false, no audit. */
+  /**
+   * `samples`: reads records for the content audit (the collector); without it, or with audit.enabled false, no audit.
+   * `scope`: the shards a collector holds (scaleOut), whose checkpoint watch it keeps.
+   */
   constructor(
     private readonly config: GapwatchConfig,
     private readonly store: Store,
     private readonly alerts: AlertService,
     samples: RecordSampleReader | null = null,
+    scope: ShardAssignment | null = null,
   ) {
     this.auditor = samples !== null && config.audit.enabled ? new ContentAuditor(config.audit, config.pollIntervalSeconds, samples, store) : null;
-    this.translationFindings = createTranslationFindingSource(store);
+    this.translationFindings = createTranslationFindingSource(store, scope);
     this.metricsOptions = readMetricsOptions(config);
     this.progress = new ProgressWindow(config.thresholds.catchUpWindowMs);
   }

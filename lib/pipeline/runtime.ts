@@ -88,7 +88,7 @@ export function createCollectingRuntime(config: GapwatchConfig, role: "all" | "c
   }
   const collector = new Collector(config, store, sharding?.assignment ?? null);
   const alerts = createAlertService(store, config, sharding?.assignment ?? null);
-  const pipeline = new CyclePipeline(config, store, alerts, collector);
+  const pipeline = new CyclePipeline(config, store, alerts, collector, sharding?.assignment ?? null);
   const shardKey = sharding?.collectorId ?? wholeShard;
   collector.onCycle(async (current, previous, history) => {
     const model = await pipeline.runCycle(current, previous, history);

@@ -1,14 +1,15 @@
 import type { SqliteDb } from "./db";
 import { type CycleEntry, decodeCycle, decodeNewestPoint, decodePack, encodeCycle, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
 import {
-  ChangeFilter, coarsestTier, listStalePackLimit, type PackRow, packOf, packStagedSamples, planRollups, type Rollup, rollUpPacks, type SeriesItem,
-  seriesKey, selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
+  ChangeFilter, coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, planRollups, type Rollup, rollUpPacks,
+  type SeriesItem, seriesKey, selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
 } from "./tiers";
 
 /**
  * A tiered, change-only, packed series table of the SQLite store (tiers.ts, migration 7): `<series>` maps a key (key
  * columns) to an integer id; `<staged>` holds each write's changed samples as cycle blobs per chunk of ids until their
- * 5-minute bucket closes; `<packs>` holds (series, tier, bucket, data) packs; `series_state` the newest write and prune.
+ * chunk is packed after their 5-minute bucket closed; `<packs>` holds (series, tier, bucket, data) packs;
+ * `series_state` the newest write and prune.
  */
 interface TieredTableSpec {
   series: string;
@@ -24,23 +25,21 @@ export class SqliteTieredTable {
   private readonly filter = new ChangeFilter();
   private ids: Map<string, number> | null = null;
   private rolledTo: number[] | null = null;
-  /** The end of the newest raw pack written: staged samples before it are merged into their pack (late writes). */
-  private packedTo: number | null = null;
+  /** The time of the latest write or prune: closed buckets are packed in proportion to the time since (countChunksToPack). */
+  private lastAt: number | null = null;
 
   constructor(
     private readonly db: SqliteDb,
     private readonly spec: TieredTableSpec,
   ) {}
 
-  /** Stages the changed items' samples at `at` and packs and rolls up what closed by then, in one transaction. */
+  /** Stages the changed items' samples at `at`, packs this write's slice of the closed buckets and rolls up, in one transaction. */
   write(items: readonly SeriesItem[], at: number): void {
     const changed = [...new Map(this.filter.listChanged(items).map((i) => [i.key, i])).values()];
     const rolledTo = [...this.readRolledTo()];
-    const rollups = planRollups(rolledTo, at);
     try {
       this.db.transaction(() => {
-        this.packStaged(packOf(0, at));
-        this.runRollups(rollups);
+        this.packAndRollUp(rolledTo, at);
         if (changed.length === 0) return;
         const chunks = new Map<number, CycleEntry[]>();
         for (const item of changed) {
@@ -62,10 +61,10 @@ export class SqliteTieredTable {
     } catch (err) {
       // Ids handed out inside the rolled-back transaction do not exist: read them again next time.
       this.ids = null;
-      this.packedTo = null;
       throw err;
     }
     this.rolledTo = rolledTo;
+    this.lastAt = Math.max(this.lastAt ?? at, at);
     this.filter.remember(changed);
   }
 
@@ -111,64 +110,66 @@ export class SqliteTieredTable {
   }
 
   /**
-   * Packs and rolls up what closed by `now`, then drops each tier's packs past its window, keeping every series'
-   * newest daily pack (its newest point is the carried-forward value), and records `now` for the readers (tiers.ts).
+   * Packs its slice of the closed buckets and rolls up, then drops each tier's packs past its window, keeping every
+   * series' newest daily pack (its newest point is the carried-forward value), and records `now` for the readers.
    */
   prune(now: number): void {
     const { packs } = this.spec;
     const rolledTo = [...this.readRolledTo()];
-    try {
-      this.db.transaction(() => {
-        this.packStaged(packOf(0, now));
-        this.runRollups(planRollups(rolledTo, now));
-        for (let tier = 0; tier < coarsestTier; tier++) {
-          this.db.prepare(`DELETE FROM ${packs} WHERE tier = ? AND bucket <= ?`).run(tier, listStalePackLimit(tier, now));
-        }
-        this.db
-          .prepare(
-            `DELETE FROM ${packs} WHERE tier = :tier AND bucket <= :stale
-             AND bucket < (SELECT MAX(p.bucket) FROM ${packs} AS p WHERE p.series = ${packs}.series AND p.tier = :tier)`,
-          )
-          .run({ tier: coarsestTier, stale: listStalePackLimit(coarsestTier, now) });
-        this.db
-          .prepare(
-            `INSERT INTO series_state (points, pruned_at) VALUES (?, ?)
-             ON CONFLICT (points) DO UPDATE SET pruned_at = MAX(IFNULL(pruned_at, 0), excluded.pruned_at)`,
-          )
-          .run(packs, now);
-      })();
-    } catch (err) {
-      this.packedTo = null;
-      throw err;
-    }
+    this.db.transaction(() => {
+      this.packAndRollUp(rolledTo, now);
+      for (let tier = 0; tier < coarsestTier; tier++) {
+        this.db.prepare(`DELETE FROM ${packs} WHERE tier = ? AND bucket <= ?`).run(tier, listStalePackLimit(tier, now));
+      }
+      this.db
+        .prepare(
+          `DELETE FROM ${packs} WHERE tier = :tier AND bucket <= :stale
+           AND bucket < (SELECT MAX(p.bucket) FROM ${packs} AS p WHERE p.series = ${packs}.series AND p.tier = :tier)`,
+        )
+        .run({ tier: coarsestTier, stale: listStalePackLimit(coarsestTier, now) });
+      this.db
+        .prepare(
+          `INSERT INTO series_state (points, pruned_at) VALUES (?, ?)
+           ON CONFLICT (points) DO UPDATE SET pruned_at = MAX(IFNULL(pruned_at, 0), excluded.pruned_at)`,
+        )
+        .run(packs, now);
+    })();
     this.rolledTo = rolledTo;
+    this.lastAt = Math.max(this.lastAt ?? now, now);
   }
 
-  /** Moves the staged samples before `to` (a 5-minute boundary) into raw packs. */
-  private packStaged(to: number): void {
+  /**
+   * Packs this call's slice of the chunks holding staged samples of closed buckets (oldest first; countChunksToPack),
+   * then rolls up the coarse packs whose raw packs are all written (none of their samples left staged).
+   */
+  private packAndRollUp(rolledTo: number[], at: number): void {
+    const open = packOf(0, at);
+    const pending = this.db
+      .prepare(`SELECT chunk, MIN(at) AS oldest FROM ${this.spec.staged} WHERE at < ? GROUP BY chunk ORDER BY oldest, chunk`)
+      .all(open) as { chunk: number; oldest: number }[];
+    const count = countChunksToPack(pending.map((p) => p.oldest), this.lastAt, at);
+    for (const p of pending.slice(0, count)) this.packChunk(p.chunk, open);
+    const left = pending[count];
+    this.runRollups(planRollups(rolledTo, left === undefined ? open : packOf(0, left.oldest)));
+  }
+
+  /** Moves one chunk's staged samples before `to` (the open bucket's start) into raw packs. */
+  private packChunk(chunk: number, to: number): void {
     const { staged, packs, valueColumns } = this.spec;
-    const first = this.db.prepare(`SELECT MIN(at) FROM ${staged}`).pluck().get() as number | null;
-    if (first === null || first >= to) return;
     const width = valueColumns.length;
     const samples: StagedSample[] = [];
-    for (const row of this.db.prepare(`SELECT at, data FROM ${staged} WHERE at < ? ORDER BY id`).all(to) as { at: number; data: Buffer }[]) {
-      for (const e of decodeCycle(row.data, width)) samples.push({ series: e.id, at: row.at, values: e.values });
-    }
-    // A sample older than the newest pack (a late write) may land in a pack that exists: merge with it.
-    const packedTo = this.readPackedTo();
+    const rows = this.db.prepare(`SELECT at, data FROM ${staged} WHERE chunk = ? AND at < ? ORDER BY id`).all(chunk, to) as { at: number; data: Buffer }[];
+    for (const row of rows) for (const e of decodeCycle(row.data, width)) samples.push({ series: e.id, at: row.at, values: e.values });
+    // A bucket this chunk was packed for already (a late write) has packs: merge with them.
     const existing = new Map<string, PackPoint[]>();
-    const select = this.db.prepare(`SELECT data FROM ${packs} WHERE series = ? AND tier = 0 AND bucket = ?`);
-    for (const s of samples) {
-      const bucket = packOf(0, s.at);
-      if (bucket >= packedTo) continue;
-      const key = `${s.series}:${bucket}`;
-      if (existing.has(key)) continue;
-      const row = select.get(s.series, bucket) as { data: Buffer } | undefined;
-      existing.set(key, row ? decodePack(row.data, width) : []);
+    const select = this.db.prepare(`SELECT series, data FROM ${packs} WHERE tier = 0 AND bucket = ? AND series >= ? AND series < ?`);
+    for (const bucket of new Set(samples.map((s) => packOf(0, s.at)))) {
+      for (const row of select.all(bucket, chunk * stagedChunkSize, (chunk + 1) * stagedChunkSize) as { series: number; data: Buffer }[]) {
+        existing.set(`${row.series}:${bucket}`, decodePack(row.data, width));
+      }
     }
     this.insertPacks(packStagedSamples(samples, existing));
-    this.db.prepare(`DELETE FROM ${staged} WHERE at < ?`).run(to);
-    this.packedTo = Math.max(packedTo, to);
+    this.db.prepare(`DELETE FROM ${staged} WHERE chunk = ? AND at < ?`).run(chunk, to);
   }
 
   /** Rolls each finer pack's newest point into the coarser tier's packs. */
@@ -186,13 +187,6 @@ export class SqliteTieredTable {
   private insertPacks(rows: readonly PackRow[]): void {
     const insert = this.db.prepare(`INSERT OR REPLACE INTO ${this.spec.packs} (series, tier, bucket, data) VALUES (?, ?, ?, ?)`);
     for (const row of rows) insert.run(row.series, row.tier, row.bucket, encodePack(row.points));
-  }
-
-  private readPackedTo(): number {
-    if (this.packedTo !== null) return this.packedTo;
-    const newest = this.db.prepare(`SELECT MAX(bucket) FROM ${this.spec.packs} WHERE tier = 0`).pluck().get() as number | null;
-    this.packedTo = newest === null ? 0 : newest + tiers[0]!.packMs;
-    return this.packedTo;
   }
 
   /** Each tier's rollup progress: after a restart, the end of its newest pack (the older ones were rolled). */

@@ -8,10 +8,13 @@ import type { PackInput, PackInputPoint, PackPoint } from "./sample-pack";
  * its values differs from the last one written for it (kept in memory by a ChangeFilter; after a restart the first
  * cycle writes every series again). A write stores its changed samples as one row per chunk of 1,024 series ids (a
  * CYCLE blob, sample-pack.ts): its cost follows the number of changed series, not one row and index entry per
- * sample. When a 5-minute raw bucket closes (the first write or prune after it), its staged samples are PACKED: one
- * row per series and bucket holding its samples delta-encoded (a few bytes each). Coarser tiers are rolled up from
- * the finer tier's packs when their own pack closes: a 5-minute point is the newest sample of a raw pack (stamped at
- * its start), an hourly point the newest 5-minute point of an hour. A crash loses at most the cycle being written.
+ * sample. Once a 5-minute raw bucket closes, its staged samples are PACKED: one row per series and bucket holding
+ * its samples delta-encoded (a few bytes each), a slice of chunks per write spread over the next 5 minutes
+ * (countChunksToPack), so that no write packs every series at once; a chunk's staged rows are packed and deleted in
+ * one transaction, so a reader finds each sample once, staged or packed. Coarser tiers are rolled up from the finer
+ * tier's packs when their own pack closes and every raw pack before it is written: a 5-minute point is the newest
+ * sample of a raw pack (stamped at its start), an hourly point the newest 5-minute point of an hour. A crash loses at
+ * most the cycle being written.
  *
  * TIERS (points per series that changes every cycle, 10 s poll): raw 1 h = 360 in 12 packs; 5-minute for 24 h = 288
  * in 24 hourly packs; 1-hour for 7 days = 168 in 7 daily packs. Packs are dropped whole once past their tier's window
@@ -46,6 +49,27 @@ export const coarsestTier = tiers.length - 1;
 
 /** Series ids per staged cycle row: a read of one series decodes only its chunk's rows. */
 export const stagedChunkSize = 1024;
+
+/** Staged samples of a closed raw bucket are packed over this long after it closed: before the next one closes. */
+const packSpreadMs = (tiers[0]!.packMs * 4) / 5;
+
+/**
+ * How many chunks holding staged samples of closed buckets (`oldest`: each one's oldest sample, ascending) a write or
+ * prune at `at` packs, the oldest first: every chunk with a sample older than the bucket that just closed (after a
+ * restart, a late write, or writes too far apart), and of the others a share in proportion to the time since the
+ * previous write (`previousAt`; null after a restart) of what is left of the 4 minutes after the close, rounded up;
+ * all of them from then on.
+ */
+export function countChunksToPack(oldest: readonly number[], previousAt: number | null, at: number): number {
+  const open = packOf(0, at);
+  const overdue = oldest.filter((o) => o < open - tiers[0]!.packMs).length;
+  const rest = oldest.length - overdue;
+  const deadline = open + packSpreadMs;
+  const since = Math.max(previousAt ?? open, open);
+  if (at >= deadline) return oldest.length;
+  if (at <= since) return overdue;
+  return overdue + Math.ceil((rest * (at - since)) / (deadline - since));
+}
 
 /** The start of the pack of `at` in a tier. */
 export function packOf(tier: number, at: number): number {

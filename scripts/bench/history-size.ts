@@ -44,8 +44,10 @@ export interface HistorySizeReport extends HistorySizeOptions {
   stagedBytesPerCycle: number;
   /** Raw packs written per 5-minute close (median): one per partition that changed in the bucket. */
   rollupRowsPer5Minutes: number;
-  /** Store write time per cycle (wall, this process; SQLite runs on it): median and p95, ms. */
-  writeMs: { median: number; p95: number };
+  /** Store time per cycle (wall, this process; SQLite runs on it: the write, and the prune when the cycle ran one): median, p95, max, ms. */
+  writeMs: { median: number; p95: number; max: number };
+  /** The 3 slowest cycles (cycle number, store time in ms): which close, pack or rollup they ran. */
+  slowest: { cycle: number; ms: number }[];
   /** Rows and bytes (table + its indexes, dbstat) at the end of the run, per table. */
   tables: { name: string; rows: number; bytes: number; bytesPerRow: number }[];
   /** partition_packs per tier at the end of the run: packs, points, blob bytes of a full pack (measured, or encoded when none). */
@@ -136,14 +138,15 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
       }
       const writeStart = performance.now();
       await store.recordFlowSamples([makeFlow(partitions)], at);
-      writeMs.push(performance.now() - writeStart);
       if (c % pruneEveryCycles === 1) await store.prune(at);
+      writeMs.push(performance.now() - writeStart);
       if (c % 30 === 7) {
         const blobs = stagedAt.all(at) as Buffer[];
         rawCounts.push(blobs.reduce((n, b) => n + b.readUInt32LE(0), 0));
         stagedBytes.push(blobs.reduce((n, b) => n + b.length, 0));
       }
-      if (at % (5 * 60_000) === 0 && c > 0) rollupCounts.push(packsAt.get(at - 5 * 60_000) as number);
+      // The bucket before the one that just closed: packed whole by now (its packing is spread over the next bucket).
+      if (at % (5 * 60_000) === 0 && c > 30) rollupCounts.push(packsAt.get(at - 10 * 60_000) as number);
       if (c % 1000 === 0) log(`  cycle ${c}/${cycles} (${fix((performance.now() - began) / 1000, 0)} s)`);
     }
     const wallSeconds = (performance.now() - began) / 1000;
@@ -165,7 +168,8 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
       const own = packRows.filter((r) => r.tier === tier).map((r) => ({ bytes: r.data.length, points: decodePack(r.data, 5).length }));
       const points = own.reduce((n, r) => n + r.points, 0);
       // A moving partition's packs are the full ones (an idle partition's hold its one change).
-      const full = own.filter((r) => r.points === Math.max(...own.map((x) => x.points)));
+      const most = own.reduce((n, r) => Math.max(n, r.points), 0);
+      const full = own.filter((r) => r.points === most);
       const payload = full.reduce((n, r) => n + r.bytes, 0);
       if (own.length > 0) return { tier, packs: own.length, points, payloadBytesPerPack: fix(payload / full.length, 1), measured: true };
       return { tier, packs: 0, points: 0, payloadBytesPerPack: encodeFullPack(tier, o.pollSeconds), measured: false };
@@ -184,7 +188,9 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
       (sum, _, tier) => sum + activePacksAt(tier) * (packTiers[tier]!.payloadBytesPerPack + overheadPerPack),
       (units - activeUnits) * idlePackBytes,
     );
-    // Staged: at most one 5-minute bucket of cycles and the cycle that closes it, as measured per sample.
+    // Staged: at most one 5-minute bucket of cycles and the cycle that closes it, as measured per sample (a closed
+    // bucket is packed a chunk at a time over the next 4 minutes: each packed chunk frees a bucket of cycles while the
+    // open bucket gains one, so the peak stays at the close).
     const stagedCycles = tiers[0]!.packMs / pollMs + 1;
     const stagedBytesPerSample = median(stagedBytes) / Math.max(1, median(rawCounts));
     const topicUnits = topics * scale;
@@ -198,6 +204,7 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
       { table: "topic_minutes", rows: Math.round(topicRows), bytes: Math.round(topicRows * perRow("topic_minutes")) },
     ];
     const sortedWrites = [...writeMs].sort((a, b) => a - b);
+    const slowest = writeMs.map((ms, cycle) => ({ cycle, ms: fix(ms, 1) })).sort((a, b) => b.ms - a.ms).slice(0, 3);
     return {
       ...o,
       cycles,
@@ -205,7 +212,8 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
       rawRowsPerCycle: median(rawCounts),
       stagedBytesPerCycle: median(stagedBytes),
       rollupRowsPer5Minutes: median(rollupCounts),
-      writeMs: { median: fix(median(writeMs), 2), p95: fix(sortedWrites[Math.floor(sortedWrites.length * 0.95)] ?? 0, 2) },
+      writeMs: { median: fix(median(writeMs), 2), p95: fix(sortedWrites[Math.floor(sortedWrites.length * 0.95)] ?? 0, 2), max: fix(sortedWrites.at(-1) ?? 0, 2) },
+      slowest,
       tables,
       packTiers,
       fileBytes: statSync(file).size,
@@ -223,7 +231,9 @@ export function renderHistorySize(r: HistorySizeReport): string {
     `history size: ${r.partitions} partitions (${r.partitionsPerTopic} per topic), ${fix(r.active * 100, 0)} % of topics moving every cycle, ` +
       `${r.hours} h at a ${r.pollSeconds} s poll = ${r.cycles} cycles written back-to-back in ${r.wallSeconds} s (SQLite)`,
     `  partition samples written per cycle: ${r.rawRowsPerCycle} (of ${r.partitions}) in ${r.stagedBytesPerCycle} B of staged blobs; ` +
-      `raw packs per 5-minute close: ${r.rollupRowsPer5Minutes}; store write per cycle ${r.writeMs.median} ms median, ${r.writeMs.p95} ms p95`,
+      `raw packs per 5-minute close: ${r.rollupRowsPer5Minutes}`,
+    `  store time per cycle (write + prune): ${r.writeMs.median} ms median, ${r.writeMs.p95} ms p95, ${r.writeMs.max} ms max; ` +
+      `slowest cycles ${r.slowest.map((w) => `${w.cycle} (${w.ms} ms)`).join(", ")} (cycle 0 writes every partition)`,
     `  after ${r.hours} h: file ${fix(toMiB(r.fileBytes), 1)} MiB`,
     ...r.tables.map((t) => `    ${t.name.padEnd(18)} ${String(t.rows).padStart(11)} rows ${fix(toMiB(t.bytes), 1).toString().padStart(9)} MiB  ${t.bytesPerRow} B/row`),
     ...r.packTiers.map(

@@ -343,6 +343,26 @@ export function describeStoreContract(harness: StoreHarness): void {
       expect((await s.readPartitionHistory(FLOW, "orders", 1, T0, T0 + HOUR)).length).toBe(readUnpacked(1, cycles, T0, T0 + HOUR).length);
     });
 
+    it("reads every sample once at each write while a closed bucket's 3 chunks are packed over several writes, across a restart", async () => {
+      let s = open();
+      // 2,100 partitions: 3 chunks of series ids, packed one per write after the close at T0 + 5 min (tiers.ts).
+      const flowAt = (c: number) => makeFlow(Array.from({ length: 2100 }, (_, p) => makePartition({ partition: p, sourceLogEnd: 1000n + BigInt(c) * 7n + BigInt(p), mm2Position: 900n })));
+      for (let c = 0; c <= 34; c++) {
+        if (c === 32) {
+          // A restart between the packing of chunk 0 and of the others.
+          await s.close();
+          opened.splice(opened.indexOf(s), 1);
+          s = open();
+        }
+        await s.recordFlowSamples([flowAt(c)], T0 + c * 10 * SECOND);
+        if (c < 29) continue;
+        for (const p of [0, 1500, 2099]) {
+          const history = await s.readPartitionHistory(FLOW, "orders", p, T0, T0 + HOUR);
+          expect(history.map((h) => [h.at, h.sourceLogEnd])).toEqual(Array.from({ length: c + 1 }, (_, k) => [T0 + k * 10 * SECOND, 1000n + BigInt(k) * 7n + BigInt(p)]));
+        }
+      }
+    });
+
     it("merges a late sample into the 5-minute pack that already holds its bucket", async () => {
       const s = open();
       await sampleAt(s, T0 + 10 * SECOND, 100n);

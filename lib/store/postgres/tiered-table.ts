@@ -1,8 +1,8 @@
 import type pg from "pg";
 import { type CycleEntry, decodeCycle, decodeNewestPoint, decodePack, encodeCycle, encodePack, findCycleEntry, type PackPoint } from "../sample-pack";
 import {
-  ChangeFilter, coarsestTier, listStalePackLimit, type PackRow, packOf, packStagedSamples, planRollups, type Rollup, rollUpPacks, type SeriesItem,
-  seriesKey, selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
+  ChangeFilter, coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, planRollups, type Rollup, rollUpPacks,
+  type SeriesItem, seriesKey, selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
 } from "../tiers";
 import { inTransaction, queryRows } from "./connection";
 import { rowsPerStatement, transpose } from "./series";
@@ -24,21 +24,19 @@ export class PostgresTieredTable {
   private readonly filter = new ChangeFilter();
   private ids: Map<string, number> | null = null;
   private rolledTo: number[] | null = null;
-  /** The end of the newest raw pack written: staged samples before it are merged into their pack (late writes). */
-  private packedTo: number | null = null;
+  /** The time of the latest write or prune: closed buckets are packed in proportion to the time since (countChunksToPack). */
+  private lastAt: number | null = null;
 
   constructor(private readonly spec: PostgresTieredTableSpec) {}
 
-  /** Stages the changed items' samples at `at` and packs and rolls up what closed by then, in one transaction. */
+  /** Stages the changed items' samples at `at`, packs this write's slice of the closed buckets and rolls up, in one transaction. */
   async write(pool: pg.Pool, items: readonly SeriesItem[], at: number): Promise<void> {
     // One entry per key: a cycle blob holds a series once.
     const changed = [...new Map(this.filter.listChanged(items).map((i) => [i.key, i])).values()];
     const rolledTo = [...(await this.readRolledTo(pool))];
-    const rollups = planRollups(rolledTo, at);
     try {
       await inTransaction(pool, async (client) => {
-        await this.packStaged(client, packOf(0, at));
-        await this.runRollups(client, rollups);
+        await this.packAndRollUp(client, rolledTo, at);
         if (changed.length === 0) return;
         const ids = await this.listIds(client, changed);
         const chunks = new Map<number, CycleEntry[]>();
@@ -62,10 +60,10 @@ export class PostgresTieredTable {
       });
     } catch (err) {
       this.ids = null;
-      this.packedTo = null;
       throw err;
     }
     this.rolledTo = rolledTo;
+    this.lastAt = Math.max(this.lastAt ?? at, at);
     this.filter.remember(changed);
   }
 
@@ -123,18 +121,13 @@ export class PostgresTieredTable {
     return result;
   }
 
-  /** Packs and rolls up what closed by `now`, drops packs past their window (SQLite's), records `now` for readers. */
+  /** Packs its slice of the closed buckets and rolls up, drops packs past their window (SQLite's), records `now` for readers. */
   async prune(pool: pg.Pool, client: pg.PoolClient, now: number): Promise<void> {
     const { packs } = this.spec;
     const rolledTo = [...(await this.readRolledTo(pool))];
-    try {
-      await this.packStaged(client, packOf(0, now));
-      await this.runRollups(client, planRollups(rolledTo, now));
-    } catch (err) {
-      this.packedTo = null;
-      throw err;
-    }
+    await this.packAndRollUp(client, rolledTo, now);
     this.rolledTo = rolledTo;
+    this.lastAt = Math.max(this.lastAt ?? now, now);
     for (let tier = 0; tier < coarsestTier; tier++) {
       await client.query(`DELETE FROM ${packs} WHERE tier = $1 AND bucket <= $2`, [tier, listStalePackLimit(tier, now)]);
     }
@@ -150,33 +143,40 @@ export class PostgresTieredTable {
     );
   }
 
-  /** Moves the staged samples before `to` (a 5-minute boundary) into raw packs. */
-  private async packStaged(client: pg.PoolClient, to: number): Promise<void> {
+  /**
+   * Packs this call's slice of the chunks holding staged samples of closed buckets (oldest first; countChunksToPack),
+   * then rolls up the coarse packs whose raw packs are all written (none of their samples left staged).
+   */
+  private async packAndRollUp(client: pg.PoolClient, rolledTo: number[], at: number): Promise<void> {
+    const open = packOf(0, at);
+    const pending = (
+      await client.query<{ chunk: number; oldest: string }>(
+        `SELECT chunk, MIN(at) AS oldest FROM ${this.spec.staged} WHERE at < $1 GROUP BY chunk ORDER BY oldest, chunk`,
+        [open],
+      )
+    ).rows.map((r) => ({ chunk: r.chunk, oldest: Number(r.oldest) }));
+    const count = countChunksToPack(pending.map((p) => p.oldest), this.lastAt, at);
+    for (const p of pending.slice(0, count)) await this.packChunk(client, p.chunk, open);
+    const left = pending[count];
+    await this.runRollups(client, planRollups(rolledTo, left === undefined ? open : packOf(0, left.oldest)));
+  }
+
+  /** Moves one chunk's staged samples before `to` (the open bucket's start) into raw packs. */
+  private async packChunk(client: pg.PoolClient, chunk: number, to: number): Promise<void> {
     const { staged, packs, valueColumns } = this.spec;
     const width = valueColumns.length;
-    const rows = (await client.query<{ at: string; data: Buffer }>(`SELECT at, data FROM ${staged} WHERE at < $1 ORDER BY id`, [to])).rows;
-    if (rows.length === 0) return;
+    const rows = (await client.query<{ at: string; data: Buffer }>(`SELECT at, data FROM ${staged} WHERE chunk = $1 AND at < $2 ORDER BY id`, [chunk, to])).rows;
     const samples: StagedSample[] = [];
     for (const row of rows) for (const e of decodeCycle(row.data, width)) samples.push({ series: e.id, at: Number(row.at), values: e.values });
-    // A sample older than the newest pack (a late write) may land in a pack that exists: merge with it.
-    const packedTo = await this.readPackedTo(client);
-    const late = new Map<string, [number, number]>();
-    for (const s of samples) {
-      const bucket = packOf(0, s.at);
-      if (bucket < packedTo) late.set(`${s.series}:${bucket}`, [s.series, bucket]);
-    }
+    // A bucket this chunk was packed for already (a late write) has packs: merge with them.
     const existing = new Map<string, PackPoint[]>();
-    if (late.size > 0) {
-      const found = await client.query<{ series: string; bucket: string; data: Buffer }>(
-        `SELECT p.series, p.bucket, p.data FROM unnest($1::bigint[], $2::bigint[]) AS k(series, bucket)
-         JOIN ${packs} AS p ON p.series = k.series AND p.tier = 0 AND p.bucket = k.bucket`,
-        transpose([...late.values()], 2),
-      );
-      for (const r of found.rows) existing.set(`${Number(r.series)}:${Number(r.bucket)}`, decodePack(r.data, width));
-    }
+    const found = await client.query<{ series: string; bucket: string; data: Buffer }>(
+      `SELECT series, bucket, data FROM ${packs} WHERE tier = 0 AND bucket = ANY($1::bigint[]) AND series >= $2 AND series < $3`,
+      [[...new Set(samples.map((s) => packOf(0, s.at)))], chunk * stagedChunkSize, (chunk + 1) * stagedChunkSize],
+    );
+    for (const r of found.rows) existing.set(`${Number(r.series)}:${Number(r.bucket)}`, decodePack(r.data, width));
     await this.insertPacks(client, packStagedSamples(samples, existing));
-    await client.query(`DELETE FROM ${staged} WHERE at < $1`, [to]);
-    this.packedTo = Math.max(packedTo, to);
+    await client.query(`DELETE FROM ${staged} WHERE chunk = $1 AND at < $2`, [chunk, to]);
   }
 
   /** Rolls each finer pack's newest point into the coarser tier's packs. */
@@ -201,14 +201,6 @@ export class PostgresTieredTable {
         transpose(chunk, 4),
       );
     }
-  }
-
-  private async readPackedTo(client: pg.PoolClient): Promise<number> {
-    if (this.packedTo !== null) return this.packedTo;
-    const { rows } = await client.query<{ bucket: string | null }>(`SELECT MAX(bucket) AS bucket FROM ${this.spec.packs} WHERE tier = 0`);
-    const newest = rows[0]?.bucket;
-    this.packedTo = newest == null ? 0 : Number(newest) + tiers[0]!.packMs;
-    return this.packedTo;
   }
 
   /** Each tier's rollup progress: after a restart, the end of its newest pack (the older ones were rolled). */

@@ -4,10 +4,16 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ownerOfFindingKey, ownerOfMemoryEntry } from "@/lib/alerts/alert-scope";
 import { createAlertService } from "@/lib/alerts/alert-service";
+import type { AlertRecord } from "@/lib/alerts/types";
 import { ShardAssignment, shardOf } from "@/lib/collector/shards";
 import { parseConfigText } from "@/lib/config";
+import { defaultThresholds } from "@/lib/config/thresholds";
+import { flowPartitionKey } from "@/lib/collector/types";
+import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
 import { createSqliteStore, type Store } from "@/lib/store";
-import { makeFlowPartition, makeSnapshot } from "../detect/fixtures";
+import { translateFlow } from "@/lib/translation";
+import { makeFlowPartition, makeSnapshot, T0 } from "../detect/fixtures";
+import { makeCheckpoint, makeFlow, makeGroup, steadySyncs } from "../translation/fixtures";
 
 const config = parseConfigText("clusters:\n  - alias: east\n    bootstrap: east:9092\n  - alias: west\n    bootstrap: west:9092\n", "test.yaml", {});
 const history = { offsetSyncs: new Map() };
@@ -38,6 +44,32 @@ function holding(shards: number[]): ShardAssignment {
   assignment.update(shards);
   assignment.beginCycle();
   return assignment;
+}
+
+function moveTo(assignment: ShardAssignment, shards: number[]): void {
+  assignment.update(shards);
+  assignment.beginCycle();
+}
+
+/**
+ * The store, listing the alerts, values and memory prefixes read through it; `failAlertWrites` makes saveAlerts fail
+ * as a database error would.
+ */
+function watchedStore(store: Store) {
+  const reads: string[] = [];
+  const control = { failAlertWrites: false };
+  const watched = new Proxy(store, {
+    get(target, prop) {
+      const member: unknown = Reflect.get(target, prop);
+      if (typeof member !== "function") return member;
+      return (...args: unknown[]): unknown => {
+        if (prop === "saveAlerts" && control.failAlertWrites) return Promise.reject(new Error("SQLITE_BUSY: database is locked"));
+        if (prop === "loadAlerts" || prop === "getValue" || prop === "loadDetectorMemoryEntries") reads.push([String(prop), ...args.map(String)].join(" "));
+        return (member as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { store: watched, reads, control };
 }
 
 afterEach(async () => {
@@ -119,5 +151,93 @@ describe("alert service scoped to shards", () => {
     expect(a.list()).toEqual([]);
     expect((await store.loadAlerts()).map((x) => [x.type, x.state])).toEqual([["DATA_LOSS", "firing"]]);
     a.stop();
+  });
+});
+
+describe("a change of held shards reads only the gained ones", () => {
+  it("reads the gained shard's alerts, risks and memory, and none of the kept shard's", async () => {
+    const { store, reads } = watchedStore(openStore());
+    const shards = holding([1]);
+    const service = createAlertService(store, config, shards);
+    await service.processCycle({ current: cycleWith(1, 1000n), previous: null, history, extraFindings: [] });
+    const fired = await service.processCycle({ current: cycleWith(2, 1700n), previous: cycleWith(1, 1000n), history, extraFindings: [] });
+    const id = fired.alerts[0]!.id;
+    reads.splice(0);
+    moveTo(shards, [1, 2]);
+    const after = await service.processCycle({ current: cycleWith(3, 1700n), previous: cycleWith(2, 1700n), history, extraFindings: [] });
+    expect(reads).toEqual(["loadAlerts", "getValue risks@2", "loadDetectorMemoryEntries @2|"]);
+    expect(after.alerts.map((a) => [a.id, a.type, a.state])).toEqual([[id, "DATA_LOSS", "firing"]]);
+    expect(after.transitions).toEqual([]);
+    service.stop();
+  });
+
+  it("keeps what it holds for a kept shard in memory although the store's copy trails it (a write failed)", async () => {
+    const base = openStore();
+    const { store, control } = watchedStore(base);
+    const shards = holding([1]);
+    const service = createAlertService(store, config, shards);
+    await service.processCycle({ current: cycleWith(1, 1000n), previous: null, history, extraFindings: [] });
+    const fired = await service.processCycle({ current: cycleWith(2, 1700n), previous: cycleWith(1, 1000n), history, extraFindings: [] });
+    const id = fired.alerts[0]!.id;
+    // A web instance queued an acknowledgement; the cycle applies it, and writing the alerts fails.
+    await base.requestAcknowledgement({ alertId: id, by: "ops@example.com", at: T0 + 25_000 });
+    control.failAlertWrites = true;
+    const acked = await service.processCycle({ current: cycleWith(3, 1700n), previous: cycleWith(2, 1700n), history, extraFindings: [] });
+    expect(acked.alerts.map((a) => a.acknowledged?.by)).toEqual(["ops@example.com"]);
+    expect((await base.loadAlerts<AlertRecord>()).map((a) => a.acknowledged)).toEqual([null]);
+    expect(await base.listAcknowledgementRequests()).toEqual([]);
+    control.failAlertWrites = false;
+    // Shard 2 joins: shard 1's alert is still acknowledged (as held, not as stored), and now written.
+    moveTo(shards, [1, 2]);
+    const after = await service.processCycle({ current: cycleWith(4, 1700n), previous: cycleWith(3, 1700n), history, extraFindings: [] });
+    expect(after.alerts.map((a) => [a.id, a.state, a.acknowledged?.by, a.acknowledged?.at])).toEqual([[id, "firing", "ops@example.com", T0 + 25_000]]);
+    expect((await base.loadAlerts<AlertRecord>()).map((a) => a.acknowledged?.by)).toEqual(["ops@example.com"]);
+    service.stop();
+  });
+});
+
+/** Group "app" of east->west at 9995 on orders/0, latest checkpoint 9000→9000 taken at T0: MM2 owes one from T0 on. */
+function owedCheckpoints(now: number) {
+  const checkpoint = { ...makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0), at: T0 };
+  const ft = translateFlow({
+    flow: makeFlow({ checkpoints: [checkpoint] }),
+    sourceGroups: [makeGroup("app", { "orders/0": 9995n })],
+    syncHistory: new Map([[flowPartitionKey("east->west", "orders", 0), steadySyncs(10, 10_000)]]),
+    now,
+  });
+  return new Map([[ft.flow, ft]]);
+}
+
+describe("CHECKPOINT_STALE across a handover", () => {
+  it("the new owner continues the alert (same id, first seen) and its clock (owed since T0)", async () => {
+    const store = openStore();
+    const collector = (shards: number[]) => {
+      const scope = holding(shards);
+      return { scope, source: createTranslationFindingSource(store, scope), alerts: createAlertService(store, config, scope) };
+    };
+    const runAt = async (c: ReturnType<typeof collector>, now: number, withFlow: boolean) => {
+      const snapshot = makeSnapshot({ cycle: 1 + (now - T0) / 10_000, takenAt: now });
+      const current = withFlow ? snapshot : { ...snapshot, flows: [] };
+      const extraFindings = await c.source(withFlow ? owedCheckpoints(now) : new Map(), now, defaultThresholds);
+      return c.alerts.processCycle({ current, previous: null, history, extraFindings });
+    };
+    const stale = (r: Awaited<ReturnType<typeof runAt>>) =>
+      r.alerts.filter((x) => x.type === "CHECKPOINT_STALE").map((x) => [x.id, x.state, x.firstSeen, x.evidence.owedForMs]);
+
+    const a = collector([1]);
+    const b = collector([0, 2, 3]);
+    expect(stale(await runAt(a, T0, true))).toEqual([]);
+    expect(stale(await runAt(b, T0 + 10_000, false))).toEqual([]);
+    const fired = stale(await runAt(a, T0 + 190_000, true));
+    expect(fired.map(([, state, firstSeen, owed]) => [state, firstSeen, owed])).toEqual([["firing", T0 + 190_000, 190_000]]);
+    expect(stale(await runAt(b, T0 + 195_000, false))).toEqual([]);
+    a.alerts.stop();
+
+    // A is gone; B takes shard 1 at its next cycle: not fired again, not even updated (same summary, "for 3 min").
+    moveTo(b.scope, [0, 1, 2, 3]);
+    const taken = await runAt(b, T0 + 200_000, true);
+    expect(stale(taken)).toEqual([[fired[0]![0], "firing", T0 + 190_000, 200_000]]);
+    expect(taken.transitions).toEqual([]);
+    b.alerts.stop();
   });
 });
