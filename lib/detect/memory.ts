@@ -7,7 +7,8 @@ import { z } from "zod";
 import { FindingType, Severity, type DetectorMemory } from "./types";
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-const findingSchema = z.object({
+/** A stored Finding (also the translation findings kept with the checkpoint watch, lib/pipeline). */
+export const findingSchema = z.object({
   key: z.string(),
   type: z.enum(FindingType),
   severity: z.enum(Severity),

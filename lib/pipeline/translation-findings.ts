@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type ShardAssignment, shardValueKey } from "@/lib/collector/shards";
+import { findingSchema } from "@/lib/detect/memory";
 import type { Finding } from "@/lib/detect/types";
 import type { Thresholds } from "@/lib/config/thresholds";
 import { getLogger } from "@/lib/logger";
@@ -17,14 +18,24 @@ const checkpointWatchKey = "checkpoint-watch";
 const storedWatchSchema = z.object({
   version: z.literal(1),
   watch: z.record(z.string(), z.object({ checkpoint: z.string().nullable(), dueSince: z.number().int().nonnegative() })),
+  // Values written before the findings were kept have none: their first cycle carries nothing, as it did then.
+  findings: z.array(findingSchema).default([]),
 });
+
+/** What a cycle judges with: the checkpoint watch, and last cycle's findings (carried while unjudged). */
+interface Judged {
+  watch: CheckpointWatch;
+  findings: readonly Finding[];
+}
 
 /**
  * TRANSLATION_ERROR and CHECKPOINT_STALE findings for the alerting pipeline, from the latest
- * cycle's translations. The checkpoint watch (which checkpoints MM2 owes since when) is kept in the
- * store between cycles and restarts, so a restart of Gapwatch neither resolves a CHECKPOINT_STALE
- * alert nor starts its clock again. With `scope` (scaleOut) the watch is kept per shard (createShardedWatch): a
- * shard's new owner continues the previous owner's clocks.
+ * cycle's translations. The checkpoint watch (which checkpoints MM2 owes since when) and the last
+ * cycle's findings are kept in the store between cycles and restarts, so a restart of Gapwatch
+ * neither resolves a CHECKPOINT_STALE alert nor starts its clock again, and a first cycle that
+ * cannot judge a group carries its findings as the cycle before the restart left them. With `scope`
+ * (scaleOut) both are kept per shard (createShardedWatch): a shard's new owner continues the
+ * previous owner's clocks and findings.
  */
 export function createTranslationFindingSource(
   store: Pick<Store, "getValue" | "setValue">,
@@ -32,10 +43,10 @@ export function createTranslationFindingSource(
 ): (translations: ReadonlyMap<string, FlowTranslation>, now: number, thresholds: Thresholds) => Promise<Finding[]> {
   const stored = scope === null ? createSingleWatch(store) : createShardedWatch(store, scope);
   // Read from the store by the first cycle (a failed read fails that cycle and is tried again by the next).
-  let watch: CheckpointWatch | null = null;
-  let last: Finding[] = [];
+  let judged: Judged | null = null;
   return async (translations, now, thresholds) => {
-    watch = await stored.follow(watch);
+    const last = await stored.follow(judged);
+    let watch = last.watch;
     const limits = { replayRecords: thresholds.translationReplayRecords, checkpointStaleMs: thresholds.checkpointStaleMs };
     const findings: Finding[] = [];
     for (const ft of translations.values()) {
@@ -43,13 +54,13 @@ export function createTranslationFindingSource(
       const stale = detectStaleCheckpoints(ft, watch, now, limits);
       watch = stale.watch;
       produced.push(...stale.findings);
-      findings.push(...produced, ...carryUnjudgedFindings(ft, last, produced));
+      findings.push(...produced, ...carryUnjudgedFindings(ft, last.findings, produced));
     }
-    // The watch stays in memory: a failed write is logged and the next cycle writes it again (a store error never hides alerts).
-    await stored.save(watch).catch((err: unknown) =>
+    judged = { watch, findings };
+    // Kept in memory: a failed write is logged and the next cycle writes it again (a store error never hides alerts).
+    await stored.save(judged).catch((err: unknown) =>
       log.error({ err: err instanceof Error ? err.message : String(err) }, "writing the checkpoint watch to the store failed"),
     );
-    last = findings;
     return findings;
   };
 }
@@ -65,24 +76,43 @@ function carryUnjudgedFindings(ft: FlowTranslation, last: readonly Finding[], pr
   return last.filter((f) => f.flow === ft.flow && !keys.has(f.key) && unjudged(f));
 }
 
-/** Where the watch is kept between cycles: `follow` gives the watch to judge with (null before the first cycle). */
+/**
+ * Where the watch and findings are kept between cycles: `follow` gives what to judge with (`judged`: what the last
+ * cycle left in memory, null before the first), `save` writes what changed.
+ */
 interface StoredWatch {
-  follow(watch: CheckpointWatch | null): Promise<CheckpointWatch>;
-  save(watch: CheckpointWatch): Promise<void>;
+  follow(judged: Judged | null): Promise<Judged>;
+  save(judged: Judged): Promise<void>;
 }
 
-/** One value for every flow (no scaleOut): read by the first cycle, written by each. */
+/**
+ * One value for every flow (no scaleOut): read by the first cycle, written by a cycle that changed it. At 100,000
+ * flows the watch is megabytes of JSON; a firing finding's evidence (CHECKPOINT_STALE's owedForMs) changes every
+ * cycle, so the value is then rewritten every cycle, as it was before it held findings.
+ */
 function createSingleWatch(store: Pick<Store, "getValue" | "setValue">): StoredWatch {
+  // The value the store holds as far as this source knows (as read by the first cycle, then as written).
+  let written: string | null = null;
   return {
-    follow: async (watch) => watch ?? parseWatch(await store.getValue(checkpointWatchKey)),
-    save: (watch) => store.setValue(checkpointWatchKey, JSON.stringify({ version: 1, watch })),
+    async follow(judged) {
+      if (judged !== null) return judged;
+      written = await store.getValue(checkpointWatchKey);
+      return parseStored(written);
+    },
+    async save(judged) {
+      const value = encodeStored(judged);
+      if (value === written) return;
+      await store.setValue(checkpointWatchKey, value);
+      written = value;
+    },
   };
 }
 
 /**
- * One value per shard (scaleOut): when the held shards change, the lost shards' entries are dropped and the gained
- * shards' read (a shard never stored takes its flows' entries from the single value of the version before, once);
- * the kept shards' entries stay as they are in memory. Each cycle writes each held shard's entries, when changed.
+ * One value per shard (scaleOut), holding the shard's flows' watch entries and findings: when the held shards change,
+ * the lost shards' parts are dropped and the gained shards' read (a shard never stored takes its flows' parts from
+ * the single value of the version before, once); the kept shards' parts stay as they are in memory. Each cycle writes
+ * each held shard's part, when changed.
  */
 function createShardedWatch(store: Pick<Store, "getValue" | "setValue">, scope: ShardAssignment): StoredWatch {
   let loaded: readonly number[] = [];
@@ -90,43 +120,49 @@ function createShardedWatch(store: Pick<Store, "getValue" | "setValue">, scope: 
   const written = new Map<number, string>();
   // The shard of each flow, hashed once (a watch holds an entry per group partition: 200,000 at 100,000 partitions).
   const flowShards = new Map<string, number>();
-  const shardOfEntry = (key: string) => {
-    const flow = key.slice(0, key.indexOf("|"));
+  const shardOfFlow = (flow: string) => {
     let shard = flowShards.get(flow);
     if (shard === undefined) flowShards.set(flow, (shard = scope.shardOfOwner(flow)));
     return shard;
   };
-  /** The watch's entries of each of `shards` (every one present, empty when it has none). */
-  const splitWatch = (watch: CheckpointWatch, shards: readonly number[]) => {
-    const parts = new Map<number, CheckpointWatch>(shards.map((s) => [s, {}]));
-    for (const key in watch) {
-      const part = parts.get(shardOfEntry(key));
-      if (part !== undefined) part[key] = watch[key]!;
+  /** The watch entries and findings of each of `shards` (every one present, empty when it has none). */
+  const split = (judged: Judged, shards: readonly number[]) => {
+    const parts = new Map(shards.map((s) => [s, { watch: {} as CheckpointWatch, findings: [] as Finding[] }]));
+    for (const key in judged.watch) {
+      const part = parts.get(shardOfFlow(key.slice(0, key.indexOf("|"))));
+      if (part !== undefined) part.watch[key] = judged.watch[key]!;
     }
+    // Every translation finding names its flow.
+    for (const f of judged.findings) if (f.flow !== undefined) parts.get(shardOfFlow(f.flow))?.findings.push(f);
     return parts;
   };
   return {
-    async follow(watch) {
+    async follow(judged) {
       const held = scope.held();
       const gained = held.filter((s) => !loaded.includes(s));
-      if (watch !== null && gained.length === 0 && held.length === loaded.length) return watch;
+      if (judged !== null && gained.length === 0 && held.length === loaded.length) return judged;
       const raw = await Promise.all(gained.map((s) => store.getValue(shardValueKey(checkpointWatchKey, s))));
-      const legacy = raw.includes(null) ? splitWatch(parseWatch(await store.getValue(checkpointWatchKey)), gained) : null;
-      const next: CheckpointWatch = {};
-      for (const part of splitWatch(watch ?? {}, held.filter((s) => loaded.includes(s))).values()) Object.assign(next, part);
+      const legacy = raw.includes(null) ? split(parseStored(await store.getValue(checkpointWatchKey)), gained) : null;
+      const next = { watch: {} as CheckpointWatch, findings: [] as Finding[] };
+      const add = (part: Judged | undefined) => {
+        Object.assign(next.watch, part?.watch);
+        next.findings.push(...(part?.findings ?? []));
+      };
+      const kept = held.filter((s) => loaded.includes(s));
+      for (const part of split(judged ?? { watch: {}, findings: [] }, kept).values()) add(part);
       for (const s of loaded) if (!held.includes(s)) written.delete(s);
       gained.forEach((shard, i) => {
         const value = raw[i] ?? null;
         if (value === null) written.delete(shard);
         else written.set(shard, value);
-        Object.assign(next, value === null ? legacy?.get(shard) : parseWatch(value));
+        add(value === null ? legacy?.get(shard) : parseStored(value));
       });
       loaded = held;
       return next;
     },
-    async save(watch) {
-      for (const [shard, part] of splitWatch(watch, scope.held())) {
-        const value = JSON.stringify({ version: 1, watch: part });
+    async save(judged) {
+      for (const [shard, part] of split(judged, scope.held())) {
+        const value = encodeStored(part);
         if (written.get(shard) === value) continue;
         await store.setValue(shardValueKey(checkpointWatchKey, shard), value);
         written.set(shard, value);
@@ -135,15 +171,20 @@ function createShardedWatch(store: Pick<Store, "getValue" | "setValue">, scope: 
   };
 }
 
-/** A stored watch; a missing one is empty, an unreadable one is logged and started afresh. */
-function parseWatch(raw: string | null): CheckpointWatch {
-  if (raw === null) return {};
+/** A stored value: the watch and the findings (JSON-safe: offsets in their evidence are decimal strings). */
+function encodeStored(judged: Judged): string {
+  return JSON.stringify({ version: 1, watch: judged.watch, findings: judged.findings });
+}
+
+/** A stored value; a missing one is empty, an unreadable one is logged and started afresh. */
+function parseStored(raw: string | null): Judged {
+  if (raw === null) return { watch: {}, findings: [] };
   try {
     const parsed = storedWatchSchema.safeParse(JSON.parse(raw));
-    if (parsed.success) return parsed.data.watch;
+    if (parsed.success) return parsed.data;
     log.warn({ err: parsed.error.message }, "stored checkpoint watch unreadable; starting afresh");
   } catch (err) {
     log.warn({ err: err instanceof Error ? err.message : String(err) }, "stored checkpoint watch is not JSON; starting afresh");
   }
-  return {};
+  return { watch: {}, findings: [] };
 }

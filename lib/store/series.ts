@@ -20,14 +20,16 @@ export function toPartitionSample(point: { at: number; values: readonly (bigint 
 }
 
 /**
- * topic_minutes: a row per topic and minute in which its lag changed, for 24 h; then one row per topic and hour (the
- * hour's largest lag: a sparkline over days shows the largest lag per bucket) up to 7 days; the newest row of a
- * topic stays beyond (carried forward). 30,000 changing topics ≈ 30,000 × (1,440 + 144) ≈ 48 M rows at most.
+ * topic_hours (migration 9): a row per topic and hour holding, as a JSON array of [minute of the hour, lag], the
+ * minutes of that hour in which its lag changed, for 24 h; then the hour's largest lag alone at the hour's start (a
+ * sparkline over days shows the largest lag per bucket) up to 7 days; the newest row of a topic stays beyond (carried
+ * forward). A row per topic and hour instead of per minute: the flow and topic names and index entries are stored
+ * once an hour, not once a minute (30,000 changing topics ≈ 30,000 × (24 + 144) ≈ 5 M rows at most).
  */
 export const topicMinuteRowsMs = 24 * hourMs;
 export const topicRetentionMs = tiers.at(-1)!.retentionMs;
 
-/** The hours of topic minute rows to compact at `now`: [from, to), `to` an hour boundary 24 h back. */
+/** The hours of topic rows to compact to their largest lag at `now`: [from, to), `to` an hour boundary 24 h back. */
 export function planTopicCompaction(compactedTo: number, now: number): { from: number; to: number } | null {
   const to = Math.floor((now - topicMinuteRowsMs) / hourMs) * hourMs;
   return to > compactedTo ? { from: compactedTo, to } : null;
@@ -81,10 +83,18 @@ export function createSqliteSeries(db: SqliteDb) {
         }
       }
       if (changed.length === 0) return;
-      const insert = db.prepare("INSERT OR REPLACE INTO topic_minutes (flow, topic, minute, lag) VALUES (?, ?, ?, ?)");
-      const minute = Math.floor(at / minuteMs) * minuteMs;
+      // Appends [minute of the hour, lag] to the topic's hour row, or replaces the last point when it is of the same minute.
+      const upsert = db.prepare(
+        `INSERT INTO topic_hours (flow, topic, hour, data) VALUES (?, ?, ?, json_array(json_array(?, ?)))
+         ON CONFLICT (flow, topic, hour) DO UPDATE SET data = CASE
+           WHEN data ->> '$[#-1][0]' = excluded.data ->> '$[0][0]' THEN json_set(data, '$[#-1]', excluded.data -> '$[0]')
+           ELSE json_insert(data, '$[#]', excluded.data -> '$[0]') END`,
+      );
+      const hour = Math.floor(at / hourMs) * hourMs;
+      const minuteOfHour = Math.floor((at - hour) / minuteMs);
       db.transaction(() => {
-        for (const [flow, topic, lag] of changed) insert.run(flow, topic, minute, lag);
+        // As integers (a JS number is bound as a REAL: 12 would be stored as 12.0), a lag beyond int64 as a REAL.
+        for (const [flow, topic, lag] of changed) upsert.run(flow, topic, hour, BigInt(minuteOfHour), Math.abs(lag) < 2 ** 63 ? BigInt(lag) : lag);
       })();
       for (const [flow, topic, lag] of changed) topicLags.set(`${flow}\u0000${topic}`, lag);
     },
@@ -105,19 +115,26 @@ export function createSqliteSeries(db: SqliteDb) {
       const topics = db
         .prepare(
           `WITH RECURSIVE t(topic) AS (
-             SELECT MIN(topic) FROM topic_minutes WHERE flow = :flow
-             UNION ALL SELECT (SELECT MIN(topic) FROM topic_minutes WHERE flow = :flow AND topic > t.topic) FROM t WHERE t.topic IS NOT NULL)
+             SELECT MIN(topic) FROM topic_hours WHERE flow = :flow
+             UNION ALL SELECT (SELECT MIN(topic) FROM topic_hours WHERE flow = :flow AND topic > t.topic) FROM t WHERE t.topic IS NOT NULL)
            SELECT topic FROM t WHERE topic IS NOT NULL`,
         )
         .pluck()
         .all({ flow }) as string[];
-      const inRange = db.prepare("SELECT minute AS at, lag FROM topic_minutes WHERE flow = ? AND topic = ? AND minute >= ? AND minute <= ? ORDER BY minute");
-      const before = db.prepare("SELECT lag FROM topic_minutes WHERE flow = ? AND topic = ? AND minute < ? ORDER BY minute DESC LIMIT 1").pluck();
+      const select = `SELECT hour + (value ->> 0) * ${minuteMs} AS at, value ->> 1 AS lag FROM topic_hours, json_each(topic_hours.data)`;
+      // Hour rows after `from` − 1 h may hold points at or after `from`.
+      const inRange = db.prepare(`${select} WHERE flow = ? AND topic = ? AND hour > ? AND hour <= ? AND at >= ? AND at <= ? ORDER BY at`);
+      // The last point before `from` is in one of the two newest hour rows before it (the newest may hold only later ones).
+      const before = db.prepare(
+        `${select} WHERE flow = :flow AND topic = :topic AND at < :from
+         AND hour IN (SELECT hour FROM topic_hours WHERE flow = :flow AND topic = :topic AND hour < :from ORDER BY hour DESC LIMIT 2)
+         ORDER BY at DESC LIMIT 1`,
+      );
       const points: TopicLagPoint[] = [];
       for (const topic of topics) {
-        const rows = inRange.all(flow, topic, from, to) as { at: number; lag: number }[];
-        const previous = rows[0]?.at === from ? undefined : (before.get(flow, topic, from) as number | undefined);
-        if (previous !== undefined) points.push({ topic, at: from, lag: previous });
+        const rows = inRange.all(flow, topic, from - hourMs, to, from, to) as { at: number; lag: number }[];
+        const previous = rows[0]?.at === from ? undefined : (before.get({ flow, topic, from }) as { lag: number } | undefined);
+        if (previous !== undefined) points.push({ topic, at: from, lag: previous.lag });
         for (const r of rows) points.push({ topic, at: r.at, lag: r.lag });
       }
       return points;
@@ -128,21 +145,15 @@ export function createSqliteSeries(db: SqliteDb) {
       partitions.prune(now);
       const compaction = planTopicCompaction(compactedTo, now);
       if (compaction) {
-        // The bucket arithmetic on BigInts: a JS number is bound as a REAL, and minute / hour would not be an integer.
-        const hour = BigInt(hourMs);
-        db.transaction(() => {
-          db.prepare(
-            `INSERT OR REPLACE INTO topic_minutes (flow, topic, minute, lag)
-             SELECT flow, topic, (minute / :hour) * :hour, MAX(lag) FROM topic_minutes WHERE minute >= :from AND minute < :to
-             GROUP BY flow, topic, minute / :hour`,
-          ).run({ hour, ...compaction });
-          db.prepare("DELETE FROM topic_minutes WHERE minute >= :from AND minute < :to AND minute % :hour != 0").run({ hour, ...compaction });
-        })();
+        db.prepare(
+          `UPDATE topic_hours SET data = json_array(json_array(0, (SELECT MAX(value ->> 1) FROM json_each(topic_hours.data))))
+           WHERE hour >= ? AND hour < ? AND (json_array_length(data) > 1 OR data ->> '$[0][0]' <> 0)`,
+        ).run(compaction.from, compaction.to);
         compactedTo = compaction.to;
       }
       db.prepare(
-        `DELETE FROM topic_minutes WHERE minute < ?
-         AND minute < (SELECT MAX(t.minute) FROM topic_minutes AS t WHERE t.flow = topic_minutes.flow AND t.topic = topic_minutes.topic)`,
+        `DELETE FROM topic_hours WHERE hour < ?
+         AND hour < (SELECT MAX(t.hour) FROM topic_hours AS t WHERE t.flow = topic_hours.flow AND t.topic = topic_hours.topic)`,
       ).run(now - topicRetentionMs);
     },
   };

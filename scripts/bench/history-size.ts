@@ -21,6 +21,8 @@ const targetBytes = 2 * 1024 ** 3;
 const targetPartitions = 100_000;
 const targetDays = 7;
 const hourMs = 3_600_000;
+/** Hours a topic's row holds only its largest lag (series.ts). */
+const compactedHours = (topicRetentionMs - topicMinuteRowsMs) / hourMs;
 /** The pipeline prunes every 60th cycle (lib/pipeline/cycle-pipeline.ts). */
 const pruneEveryCycles = 60;
 /** 2025-01-15 00:00 UTC: the simulated day starts on an hour boundary. */
@@ -157,12 +159,22 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
     const bytesByName = new Map((db.prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name").all() as { name: string; bytes: number }[]).map((r) => [r.name, r.bytes]));
     const indexesOf = (table: string) =>
       (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?").pluck().all(table) as string[]);
-    const tables = ["partition_packs", "partition_staged", "partition_series", "topic_minutes"].map((name) => {
+    const tables = ["partition_packs", "partition_staged", "partition_series", "topic_hours"].map((name) => {
       const rows = db.prepare(`SELECT COUNT(*) FROM ${name}`).pluck().get() as number;
       const bytes = [name, ...indexesOf(name)].reduce((sum, n) => sum + (bytesByName.get(n) ?? 0), 0);
       return { name, rows, bytes, bytesPerRow: fix(bytes / Math.max(1, rows), 1) };
     });
     const packRows = db.prepare("SELECT tier, data FROM partition_packs").all() as { tier: number; data: Buffer }[];
+    // A topic hour row as compacted after 24 h (its largest lag alone), measured on a scratch copy of each topic's rows
+    // repeated for the compacted hours of 7 days (a few rows would measure page slack, not rows).
+    db.exec(
+      `CREATE TABLE scratch_topic_hours (flow TEXT NOT NULL, topic TEXT NOT NULL, hour INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (flow, topic, hour)) WITHOUT ROWID;
+       CREATE INDEX scratch_topic_hours_hour ON scratch_topic_hours (hour);
+       INSERT INTO scratch_topic_hours WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${compactedHours})
+         SELECT flow, topic, hour - i * ${hourMs}, json_array(json_array(0, (SELECT MAX(value ->> 1) FROM json_each(data)))) FROM topic_hours, n`,
+    );
+    const scratchBytes = db.prepare("SELECT SUM(pgsize) FROM dbstat WHERE name LIKE 'scratch_topic_hours%'").pluck().get() as number;
+    const compactedTopicRow = scratchBytes / Math.max(1, db.prepare("SELECT COUNT(*) FROM scratch_topic_hours").pluck().get() as number);
     db.close();
     const packTiers = tiers.map((_, tier) => {
       const own = packRows.filter((r) => r.tier === tier).map((r) => ({ bytes: r.data.length, points: decodePack(r.data, 5).length }));
@@ -195,13 +207,18 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
     const stagedBytesPerSample = median(stagedBytes) / Math.max(1, median(rawCounts));
     const topicUnits = topics * scale;
     const activeTopicUnits = topicUnits * (activeTopics / topics);
-    const topicRows = activeTopicUnits * (topicMinuteRowsMs / 60_000 + (topicRetentionMs - topicMinuteRowsMs) / hourMs) + (topicUnits - activeTopicUnits);
     const perRow = (name: string) => tables.find((t) => t.name === name)!.bytesPerRow;
+    // A moving topic: a row per hour, its minutes for 24 h, then its largest lag alone; an idle one keeps its newest row.
+    const minuteHours = topicMinuteRowsMs / hourMs;
+    const topicRows = activeTopicUnits * (minuteHours + compactedHours) + (topicUnits - activeTopicUnits);
+    const topicBytes =
+      activeTopicUnits * (minuteHours * perRow("topic_hours") + compactedHours * compactedTopicRow) +
+      (topicUnits - activeTopicUnits) * compactedTopicRow;
     const extrapolated = [
       { table: "partition_packs", rows: Math.round(packRowCount), bytes: Math.round(packBytes) },
       { table: "partition_staged", rows: Math.round(stagedCycles * Math.ceil(units / stagedChunkSize)), bytes: Math.round(stagedCycles * activeUnits * stagedBytesPerSample) },
       { table: "partition_series", rows: Math.round(units), bytes: Math.round(units * perRow("partition_series")) },
-      { table: "topic_minutes", rows: Math.round(topicRows), bytes: Math.round(topicRows * perRow("topic_minutes")) },
+      { table: "topic_hours", rows: Math.round(topicRows), bytes: Math.round(topicBytes) },
     ];
     const sortedWrites = [...writeMs].sort((a, b) => a - b);
     const slowest = writeMs.map((ms, cycle) => ({ cycle, ms: fix(ms, 1) })).sort((a, b) => b.ms - a.ms).slice(0, 3);
@@ -240,7 +257,7 @@ export function renderHistorySize(r: HistorySizeReport): string {
       (t) => `    tier ${t.tier} packs: ${t.packs} holding ${t.points} points, ${t.payloadBytesPerPack} B of blob per full pack${t.measured ? "" : " (none written yet: a full pack, encoded)"}`,
     ),
     `  extrapolated to ${targetPartitions} partitions × ${targetDays} days (steady-state packs per tier × (blob + measured row overhead); ` +
-      `staged blobs, series and topic rows × measured bytes):`,
+      `staged blobs and series rows × measured bytes; topic hour rows × measured bytes, written or compacted):`,
     ...r.extrapolated.map((e) => `    ${e.table.padEnd(18)} ${String(e.rows).padStart(11)} rows ${fix(toMiB(e.bytes), 0).toString().padStart(9)} MiB`),
     `  total ${fix(r.extrapolatedBytes / 1024 ** 3, 2)} GiB (target ≤ ${fix(r.targetBytes / 1024 ** 3, 0)} GiB): ${r.extrapolatedBytes <= r.targetBytes ? "met" : "NOT met"}`,
   ];

@@ -633,6 +633,32 @@ export function describeStoreContract(harness: StoreHarness): void {
       expect(await s.readTopicLagSeries(FLOW, T0 + MINUTE, T0 + 2 * MINUTE)).toEqual([{ topic: "orders", at: T0 + MINUTE, lag: 5 }]);
     });
 
+    it("reads a topic's minutes across its hour rows, carrying the last one before `from`, and compacts each hour to its largest lag", async () => {
+      const s = open();
+      const cycle = (at: number, lag: bigint) => s.recordFlowSamples([makeFlow([makePartition({ lag })])], at);
+      await cycle(T0 + 50 * MINUTE, 3n);
+      await cycle(T0 + 59 * MINUTE, 4n);
+      await cycle(T0 + 61 * MINUTE, 4n);
+      await cycle(T0 + 62 * MINUTE, 6n);
+      await cycle(T0 + 62 * MINUTE + 30 * SECOND, 7n);
+      await cycle(T0 + 130 * MINUTE, 9n);
+      // The minute's last cycle wins; a range inside an hour carries the point before it from the same or an older hour.
+      expect(await s.readTopicLagSeries(FLOW, T0 + 65 * MINUTE, T0 + 125 * MINUTE)).toEqual([{ topic: "orders", at: T0 + 65 * MINUTE, lag: 7 }]);
+      expect(await s.readTopicLagSeries(FLOW, T0 + 61 * MINUTE, T0 + 61 * MINUTE)).toEqual([{ topic: "orders", at: T0 + 61 * MINUTE, lag: 4 }]);
+      expect(await s.readTopicLagSeries(FLOW, T0 + 60 * MINUTE, T0 + 180 * MINUTE)).toEqual([
+        { topic: "orders", at: T0 + 60 * MINUTE, lag: 4 },
+        { topic: "orders", at: T0 + 62 * MINUTE, lag: 7 },
+        { topic: "orders", at: T0 + 130 * MINUTE, lag: 9 },
+      ]);
+      // 24 h later the first two hours hold their largest lag at the hour's start; the third keeps its minutes.
+      await s.prune(T0 + DAY + 150 * MINUTE);
+      expect(await s.readTopicLagSeries(FLOW, T0, T0 + 180 * MINUTE)).toEqual([
+        { topic: "orders", at: T0, lag: 4 },
+        { topic: "orders", at: T0 + 60 * MINUTE, lag: 7 },
+        { topic: "orders", at: T0 + 130 * MINUTE, lag: 9 },
+      ]);
+    });
+
     it("keeps each topic's lag of the minute's last cycle, per flow, for seven days", async () => {
       const s = open();
       const cycle = (at: number, lags: [string, number, bigint | null][], id = FLOW) =>

@@ -52,7 +52,7 @@ describe("PostgreSQL store", () => {
       "SELECT data_type FROM information_schema.columns WHERE table_name = 'partition_packs' AND column_name IN ('bucket', 'data') ORDER BY column_name",
     );
     await client.end();
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
     expect(types.rows).toEqual([{ data_type: "bigint" }, { data_type: "bytea" }]);
   });
 
@@ -89,7 +89,7 @@ describe("PostgreSQL store", () => {
     expect(describeDatabaseUrl(`${url}?sslmode=require`)).toBe(`postgres://127.0.0.1:${port}/no_such_database`);
   });
 
-  it("fills the topic rollup (migration 3) from the partition minutes a database of migration 2 holds", async () => {
+  it("fills the topic rollup (migration 3, then hour rows: 9) from the partition minutes a database of migration 2 holds", async () => {
     await admin.query("CREATE DATABASE rollup_backfill");
     const first = createPostgresStore(databaseUrl("rollup_backfill"));
     await first.getValue("x");
@@ -99,8 +99,8 @@ describe("PostgreSQL store", () => {
     const client = new pg.Client({ connectionString: databaseUrl("rollup_backfill") });
     await client.connect();
     await client.query(
-      `DROP TABLE topic_minutes, partition_series, translation_series, detector_memory;
-       DELETE FROM schema_migrations WHERE version IN (3, 4);
+      `DROP TABLE topic_hours, partition_series, translation_series, detector_memory;
+       DELETE FROM schema_migrations WHERE version IN (3, 4, 9);
        CREATE TABLE partition_minutes (
          flow text NOT NULL, topic text NOT NULL, partition integer NOT NULL, minute bigint NOT NULL,
          source_log_start bigint, source_log_end bigint, mm2_position bigint, target_log_end bigint, lag bigint,

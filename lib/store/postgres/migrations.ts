@@ -161,6 +161,22 @@ const migrations: { version: number; sql: string }[] = [
       CREATE INDEX revoked_sessions_expiry ON revoked_sessions (expires_at);
     `,
   },
+  {
+    // Topic lag per hour row, as SQLite's migration 9: a topic's changed minutes of an hour and their lags as two
+    // arrays; the minute rows are CONVERTED in one INSERT…SELECT (the sparklines carry over).
+    version: 9,
+    sql: `
+      CREATE TABLE topic_hours (
+        flow text NOT NULL, topic text NOT NULL, hour bigint NOT NULL, minutes smallint[] NOT NULL, lags numeric[] NOT NULL,
+        PRIMARY KEY (flow, topic, hour)
+      );
+      CREATE INDEX topic_hours_hour ON topic_hours (hour);
+      INSERT INTO topic_hours (flow, topic, hour, minutes, lags)
+        SELECT flow, topic, minute / 3600000 * 3600000, array_agg((minute % 3600000 / 60000)::smallint ORDER BY minute), array_agg(lag ORDER BY minute)
+        FROM topic_minutes GROUP BY flow, topic, minute / 3600000;
+      DROP TABLE topic_minutes;
+    `,
+  },
 ];
 
 /** Any fixed key: several Gapwatch processes starting at once apply the migrations one after another. */

@@ -6,6 +6,11 @@ import { inTransaction, queryRows } from "./connection";
 import { PostgresTieredTable } from "./tiered-table";
 
 const minuteMs = 60_000;
+const hourMs = 60 * minuteMs;
+/** An hour row's last minute is the one being written. */
+const sameMinute = "topic_hours.minutes[cardinality(topic_hours.minutes)] = excluded.minutes[1]";
+/** Each point of the hour rows `h`, as (at, lag). */
+const hourPoints = `unnest(h.minutes, h.lags) AS p(m, lag)`;
 /** Rows per INSERT: a cycle of 100,000 partitions is 10 statements per table, each array one parameter. */
 export const rowsPerStatement = 10_000;
 
@@ -34,13 +39,20 @@ export function createPostgresSeries() {
         }
       }
       if (changed.length === 0) return;
-      const minute = Math.floor(at / minuteMs) * minuteMs;
+      const hour = Math.floor(at / hourMs) * hourMs;
+      const minuteOfHour = Math.floor((at - hour) / minuteMs);
       await inTransaction(pool, async (client) => {
         for (let i = 0; i < changed.length; i += rowsPerStatement) {
+          // Appends the minute and lag to the topic's hour row, or replaces the last lag when it is of the same minute
+          // (SET reads the row as it was).
           await client.query(
-            `INSERT INTO topic_minutes (flow, topic, minute, lag) SELECT f, t, $4::bigint, l FROM unnest($1::text[], $2::text[], $3::numeric[]) AS u(f, t, l)
-             ON CONFLICT (flow, minute, topic) DO UPDATE SET lag = excluded.lag`,
-            [...transpose(changed.slice(i, i + rowsPerStatement), 3), minute],
+            `INSERT INTO topic_hours (flow, topic, hour, minutes, lags)
+             SELECT f, t, $4::bigint, ARRAY[$5::smallint], ARRAY[l] FROM unnest($1::text[], $2::text[], $3::numeric[]) AS u(f, t, l)
+             ON CONFLICT (flow, topic, hour) DO UPDATE SET
+               minutes = CASE WHEN ${sameMinute} THEN topic_hours.minutes ELSE topic_hours.minutes || excluded.minutes END,
+               lags = CASE WHEN ${sameMinute} THEN topic_hours.lags[1:cardinality(topic_hours.lags) - 1] || excluded.lags
+                 ELSE topic_hours.lags || excluded.lags END`,
+            [...transpose(changed.slice(i, i + rowsPerStatement), 3), hour, minuteOfHour],
           );
         }
       });
@@ -54,19 +66,24 @@ export function createPostgresSeries() {
       return points.map(toPartitionSample);
     },
 
-    /** Total lag per topic per minute over a range, by topic then time, each topic's last row before `from` at `from`. */
+    /** Total lag per topic per minute over a range, by topic then time, each topic's last point before `from` at `from`. */
     async readTopicLag(pool: pg.Pool, flow: string, from: number, to: number): Promise<TopicLagPoint[]> {
       const rows = await queryRows<{ topic: string; at: string; lag: string }>(
         pool,
         `WITH RECURSIVE t(topic) AS (
-           SELECT MIN(topic COLLATE "C") FROM topic_minutes WHERE flow = $1
-           UNION ALL SELECT (SELECT MIN(topic COLLATE "C") FROM topic_minutes WHERE flow = $1 AND topic COLLATE "C" > t.topic) FROM t WHERE t.topic IS NOT NULL)
+           SELECT MIN(topic COLLATE "C") FROM topic_hours WHERE flow = $1
+           UNION ALL SELECT (SELECT MIN(topic COLLATE "C") FROM topic_hours WHERE flow = $1 AND topic COLLATE "C" > t.topic) FROM t WHERE t.topic IS NOT NULL)
          SELECT topic, at, lag FROM (
            SELECT t.topic, $2::bigint AS at, b.lag FROM t
-             CROSS JOIN LATERAL (SELECT lag FROM topic_minutes WHERE flow = $1 AND topic = t.topic AND minute < $2 ORDER BY minute DESC LIMIT 1) AS b
-             WHERE t.topic IS NOT NULL AND NOT EXISTS (SELECT 1 FROM topic_minutes WHERE flow = $1 AND topic = t.topic AND minute = $2)
+             CROSS JOIN LATERAL (
+               SELECT p.lag FROM (SELECT hour, minutes, lags FROM topic_hours WHERE flow = $1 AND topic = t.topic AND hour < $2::bigint ORDER BY hour DESC LIMIT 2) AS h,
+                 ${hourPoints} WHERE h.hour + p.m * ${minuteMs} < $2::bigint ORDER BY h.hour + p.m * ${minuteMs} DESC LIMIT 1) AS b
+             WHERE t.topic IS NOT NULL AND NOT EXISTS (
+               SELECT 1 FROM topic_hours AS h, ${hourPoints}
+               WHERE h.flow = $1 AND h.topic = t.topic AND h.hour > $2::bigint - ${hourMs} AND h.hour <= $2::bigint AND h.hour + p.m * ${minuteMs} = $2::bigint)
            UNION ALL
-           SELECT topic, minute AS at, lag FROM topic_minutes WHERE flow = $1 AND minute >= $2 AND minute <= $3) AS points
+           SELECT h.topic, h.hour + p.m * ${minuteMs} AS at, p.lag FROM topic_hours AS h, ${hourPoints}
+             WHERE h.flow = $1 AND h.hour > $2::bigint - ${hourMs} AND h.hour <= $3::bigint AND h.hour + p.m * ${minuteMs} BETWEEN $2::bigint AND $3::bigint) AS points
          ORDER BY topic COLLATE "C", at`,
         [flow, from, to],
       );
@@ -78,21 +95,17 @@ export function createPostgresSeries() {
       await partitions.prune(pool, client, now);
       const compaction = planTopicCompaction(compactedTo, now);
       if (compaction) {
-        const values = [3_600_000, compaction.from, compaction.to];
         await client.query(
-          `INSERT INTO topic_minutes (flow, topic, minute, lag)
-           SELECT flow, topic, (minute / $1::bigint) * $1::bigint, MAX(lag) FROM topic_minutes WHERE minute >= $2 AND minute < $3
-           GROUP BY flow, topic, minute / $1::bigint
-           ON CONFLICT (flow, minute, topic) DO UPDATE SET lag = excluded.lag`,
-          values,
+          `UPDATE topic_hours SET minutes = ARRAY[0::smallint], lags = ARRAY[(SELECT MAX(l) FROM unnest(lags) AS l)]
+           WHERE hour >= $1 AND hour < $2 AND (cardinality(minutes) > 1 OR minutes[1] <> 0)`,
+          [compaction.from, compaction.to],
         );
-        await client.query("DELETE FROM topic_minutes WHERE minute >= $2 AND minute < $3 AND minute % $1::bigint <> 0", values);
         // Remembered at once: a rolled-back prune compacts the same hours again next time (idempotent).
         compactedTo = compaction.to;
       }
       await client.query(
-        `DELETE FROM topic_minutes AS m WHERE minute < $1
-         AND minute < (SELECT MAX(t.minute) FROM topic_minutes AS t WHERE t.flow = m.flow AND t.topic = m.topic)`,
+        `DELETE FROM topic_hours AS m WHERE hour < $1
+         AND hour < (SELECT MAX(t.hour) FROM topic_hours AS t WHERE t.flow = m.flow AND t.topic = m.topic)`,
         [now - topicRetentionMs],
       );
     },

@@ -2,12 +2,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createAlertService, type AlertService } from "@/lib/alerts/alert-service";
 import { ShardAssignment } from "@/lib/collector/shards";
 import { flowPartitionKey } from "@/lib/collector/types";
+import { parseConfigText } from "@/lib/config";
 import { defaultThresholds } from "@/lib/config/thresholds";
+import type { Finding } from "@/lib/detect/types";
 import { createSqliteStore, type Store } from "@/lib/store";
 import { translateFlow, type FlowTranslation } from "@/lib/translation";
 import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
+import { makeSnapshot } from "../detect/fixtures";
 import { makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "../translation/fixtures";
 
 /**
@@ -18,14 +22,19 @@ function owedAt(now: number, flows: readonly string[] = ["east->west"]): Readonl
   return new Map(flows.map((id) => [id, translateOwed(now, id)]));
 }
 
-function translateOwed(now: number, id: string): FlowTranslation {
+function translateOwed(now: number, id: string, committed = 9995n): FlowTranslation {
   const checkpoint = { ...makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0), at: T0 };
   return translateFlow({
     flow: makeFlow({ id, target: id.split("->")[1]!, checkpoints: [checkpoint] }),
-    sourceGroups: [makeGroup("app", { "orders/0": 9995n })],
+    sourceGroups: [makeGroup("app", { "orders/0": committed })],
     syncHistory: new Map([[flowPartitionKey(id, "orders", 0), steadySyncs(10, 10_000)]]),
     now,
   });
+}
+
+/** As owedAt, but "app" committed 9000, the latest checkpoint's upstream offset: MM2 owes nothing. */
+function caughtUpAt(now: number): ReadonlyMap<string, FlowTranslation> {
+  return new Map([["east->west", translateOwed(now, "east->west", 9000n)]]);
 }
 
 /** As owedAt, but the group's OffsetFetch failed this cycle: the rows use the read from T0. */
@@ -85,6 +94,7 @@ describe("the translation finding source keeps its checkpoint watch across resta
     expect(JSON.parse((await store.getValue("checkpoint-watch")) ?? "null")).toEqual({
       version: 1,
       watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 400_000 } },
+      findings: [],
     });
   });
 });
@@ -130,7 +140,13 @@ function holding(shards: number[]): ShardAssignment {
 const staleOf = (findings: readonly { type: string; flow?: string | null; evidence: Record<string, unknown> }[]) =>
   findings.filter((f) => f.type === "CHECKPOINT_STALE").map((f) => [f.flow, f.evidence.owedForMs]);
 
-const storedWatch = async (store: Store, key: string) => JSON.parse((await store.getValue(key)) ?? "null") as unknown;
+/** A stored value, its findings (when it has them) as [key, owedForMs]. */
+const storedWatch = async (store: Store, key: string) => {
+  const value = JSON.parse((await store.getValue(key)) ?? "null") as { findings?: { key: string; evidence: Record<string, unknown> }[] } | null;
+  return value?.findings === undefined ? value : { ...value, findings: value.findings.map((f) => [f.key, f.evidence.owedForMs]) };
+};
+const WEST_STALE = "CHECKPOINT_STALE|east->west|app|orders|0";
+const SOUTH_STALE = "CHECKPOINT_STALE|east->south|app|orders|0";
 
 describe("collectors sharing the work keep the checkpoint watch per shard (scaleOut)", () => {
   it("two collectors never overwrite each other's clocks, and a shard's new owner keeps the previous owner's", async () => {
@@ -146,12 +162,13 @@ describe("collectors sharing the work keep the checkpoint watch per shard (scale
     expect(await storedWatch(store, "checkpoint-watch@1")).toEqual({
       version: 1,
       watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 } },
+      findings: [[WEST_STALE, 190_000]],
     });
     const bWatch = { "east->south|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 50_000 } };
-    expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({ version: 1, watch: bWatch });
+    expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({ version: 1, watch: bWatch, findings: [[SOUTH_STALE, 200_000]] });
     expect([await storedWatch(store, "checkpoint-watch@0"), await storedWatch(store, "checkpoint-watch@3")]).toEqual([
-      { version: 1, watch: {} },
-      { version: 1, watch: {} },
+      { version: 1, watch: {}, findings: [] },
+      { version: 1, watch: {}, findings: [] },
     ]);
     expect(await store.getValue("checkpoint-watch")).toBeNull();
 
@@ -166,13 +183,14 @@ describe("collectors sharing the work keep the checkpoint watch per shard (scale
     expect(await storedWatch(store, "checkpoint-watch@1")).toEqual({
       version: 1,
       watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 } },
+      findings: [[WEST_STALE, 300_000]],
     });
 
     // B loses shard 2: its clock is no longer held (a later gain reads what the store has), and stays stored.
     bShards.update([0, 1, 3]);
     bShards.beginCycle();
     expect(staleOf(await b(owedAt(T0 + 310_000), T0 + 310_000, defaultThresholds))).toEqual([["east->west", 310_000]]);
-    expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({ version: 1, watch: bWatch });
+    expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({ version: 1, watch: bWatch, findings: [[SOUTH_STALE, 250_000]] });
   });
 
   it("a shard never stored takes its flows' clocks from the single value of the version before, once", async () => {
@@ -190,6 +208,7 @@ describe("collectors sharing the work keep the checkpoint watch per shard (scale
     expect(await storedWatch(store, "checkpoint-watch@1")).toEqual({
       version: 1,
       watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 } },
+      findings: [[WEST_STALE, 190_000]],
     });
     // The old value is left for the shards not upgraded yet; once a shard is stored, it is what a restart reads.
     expect(await storedWatch(store, "checkpoint-watch")).toEqual(legacy);
@@ -203,6 +222,134 @@ describe("collectors sharing the work keep the checkpoint watch per shard (scale
     expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({
       version: 1,
       watch: { "east->south|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 20_000 } },
+      findings: [[SOUTH_STALE, 190_000]],
     });
+  });
+});
+
+const config = parseConfigText("clusters:\n  - alias: east\n    bootstrap: east:9092\n  - alias: west\n    bootstrap: west:9092\n", "test.yaml", {});
+
+/** A Gapwatch process (or a collector): a finding source and an alert service on the store. */
+function startGapwatch(store: Store, scope: ShardAssignment | null = null) {
+  return { source: createTranslationFindingSource(store, scope), alerts: createAlertService(store, config, scope) };
+}
+
+/**
+ * One cycle at `now` (a snapshot with east->west unless `withFlow` is false): the source's findings, then the
+ * CHECKPOINT_STALE alerts as [state, firstSeen, lastSeen, owedForMs] and the transitions of the cycle.
+ */
+async function runCycle(
+  gapwatch: { source: ReturnType<typeof createTranslationFindingSource>; alerts: AlertService },
+  translations: ReadonlyMap<string, FlowTranslation>,
+  now: number,
+  withFlow = true,
+) {
+  const snapshot = makeSnapshot({ cycle: 1 + (now - T0) / 10_000, takenAt: now });
+  const findings = await gapwatch.source(translations, now, defaultThresholds);
+  const result = await gapwatch.alerts.processCycle({
+    current: withFlow ? snapshot : { ...snapshot, flows: [] },
+    previous: null,
+    history: { offsetSyncs: new Map() },
+    extraFindings: findings,
+  });
+  const stale = result.alerts.filter((a) => a.type === "CHECKPOINT_STALE");
+  return {
+    findings,
+    alerts: stale.map((a) => [a.state, a.firstSeen, a.lastSeen, a.evidence.owedForMs]),
+    ids: stale.map((a) => a.id),
+    transitions: result.transitions.filter((t) => t.alert.type === "CHECKPOINT_STALE").map((t) => t.type),
+  };
+}
+
+/** Before the restart: CHECKPOINT_STALE fires at T0 + 190 s on the store; returns its finding and alert id. */
+async function fireBeforeRestart(store: Store): Promise<{ finding: Finding; id: string }> {
+  const gapwatch = startGapwatch(store);
+  expect((await runCycle(gapwatch, owedAt(T0), T0)).findings).toEqual([]);
+  const fired = await runCycle(gapwatch, owedAt(T0 + 190_000), T0 + 190_000);
+  expect([fired.alerts, fired.transitions]).toEqual([[["firing", T0 + 190_000, T0 + 190_000, 190_000]], ["fired"]]);
+  gapwatch.alerts.stop();
+  return { finding: fired.findings[0]!, id: fired.ids[0]! };
+}
+
+describe("a first cycle after a restart that cannot judge a group carries its stored findings", () => {
+  it("the group's offsets unknown: the finding is carried as stored, its alert stays firing, nothing resolves", async () => {
+    const first = openStore();
+    const before = await fireBeforeRestart(first);
+    expect([before.finding.key, before.finding.evidence.owedForMs]).toEqual(["CHECKPOINT_STALE|east->west|app|orders|0", 190_000]);
+    await first.close();
+    stores = [];
+    // A new process 210 s later (well past resolveAfterMs, 60 s), whose first cycle cannot read the group's offsets.
+    const restarted = startGapwatch(openStore());
+    const carried = await runCycle(restarted, unknownAt(T0 + 400_000), T0 + 400_000);
+    expect(carried.findings).toEqual([before.finding]);
+    expect([carried.ids, carried.alerts, carried.transitions]).toEqual([[before.id], [["firing", T0 + 190_000, T0 + 400_000, 190_000]], []]);
+    // Read again: judged on what is read (owed since T0, as the stored watch says); the same alert, never resolved
+    // ("updated": its summary now says 7 min instead of 3).
+    const judged = await runCycle(restarted, owedAt(T0 + 410_000), T0 + 410_000);
+    expect([judged.alerts, judged.transitions]).toEqual([[["firing", T0 + 190_000, T0 + 410_000, 410_000]], ["updated"]]);
+    restarted.alerts.stop();
+  });
+
+  it("control: the group read and caught up: the alert resolves 60 s (resolveAfterMs) after it was last seen, as before", async () => {
+    const first = openStore();
+    await fireBeforeRestart(first);
+    await first.close();
+    stores = [];
+    const restarted = startGapwatch(openStore());
+    const early = await runCycle(restarted, caughtUpAt(T0 + 220_000), T0 + 220_000);
+    expect([early.findings, early.alerts, early.transitions]).toEqual([[], [["firing", T0 + 190_000, T0 + 190_000, 190_000]], []]);
+    const late = await runCycle(restarted, caughtUpAt(T0 + 250_000), T0 + 250_000);
+    expect([late.alerts, late.transitions]).toEqual([[["resolved", T0 + 190_000, T0 + 190_000, 190_000]], ["resolved"]]);
+    restarted.alerts.stop();
+  });
+
+  it("a value of the version before (no findings) carries none, and its clock still counts", async () => {
+    const store = openStore();
+    const watch = { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 } };
+    await store.setValue("checkpoint-watch", JSON.stringify({ version: 1, watch }));
+    const source = createTranslationFindingSource(store);
+    expect(await source(unknownAt(T0 + 400_000), T0 + 400_000, defaultThresholds)).toEqual([]);
+    expect(staleOf(await source(owedAt(T0 + 410_000), T0 + 410_000, defaultThresholds))).toEqual([["east->west", 410_000]]);
+  });
+
+  it("writes the value only when the watch or the findings changed, and a restart that carries them writes nothing", async () => {
+    const store = openStore();
+    const writes: string[] = [];
+    const counted = {
+      getValue: (key: string) => store.getValue(key),
+      setValue: (key: string, value: string) => (writes.push(key), store.setValue(key, value)),
+    };
+    const source = createTranslationFindingSource(counted);
+    const counts: number[] = [];
+    for (const now of [T0, T0 + 10_000, T0 + 190_000, T0 + 200_000]) {
+      await source(owedAt(now), now, defaultThresholds);
+      counts.push(writes.length);
+    }
+    // The entry owed since T0; unchanged; CHECKPOINT_STALE fires; its owedForMs grows.
+    expect(counts).toEqual([1, 1, 2, 3]);
+    const restarted = createTranslationFindingSource(counted);
+    expect(staleOf(await restarted(unknownAt(T0 + 210_000), T0 + 210_000, defaultThresholds))).toEqual([["east->west", 200_000]]);
+    expect(writes).toEqual(["checkpoint-watch", "checkpoint-watch", "checkpoint-watch"]);
+  });
+
+  it("scaleOut: a collector that gains the shard carries the previous owner's findings of the group it cannot read", async () => {
+    const store = openStore();
+    const a = startGapwatch(store, holding([1]));
+    const bShards = holding([0, 2, 3]);
+    const b = startGapwatch(store, bShards);
+    expect((await runCycle(a, owedAt(T0), T0)).findings).toEqual([]);
+    expect((await runCycle(b, new Map(), T0 + 10_000, false)).alerts).toEqual([]);
+    const fired = await runCycle(a, owedAt(T0 + 190_000), T0 + 190_000);
+    expect([fired.alerts, fired.transitions]).toEqual([[["firing", T0 + 190_000, T0 + 190_000, 190_000]], ["fired"]]);
+    expect((await runCycle(b, new Map(), T0 + 195_000, false)).alerts).toEqual([]);
+    a.alerts.stop();
+
+    // A is gone; B takes shard 1 and cannot read the group's offsets in its first cycle with it.
+    bShards.update([0, 1, 2, 3]);
+    bShards.beginCycle();
+    const taken = await runCycle(b, unknownAt(T0 + 400_000), T0 + 400_000);
+    expect(taken.findings).toEqual(fired.findings);
+    expect([taken.ids, taken.alerts, taken.transitions]).toEqual([fired.ids, [["firing", T0 + 190_000, T0 + 400_000, 190_000]], []]);
+    b.alerts.stop();
   });
 });
