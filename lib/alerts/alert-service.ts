@@ -88,6 +88,7 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
       memory = restored.memory;
       persister = restored.persister;
       loadedShards = shards ?? [];
+      if (scope !== null && loadedShards.length > 0) requeueOwnedRows(scope, loadedShards);
     })().catch((err: unknown) => {
       restoring = null;
       throw err;
@@ -116,12 +117,18 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
     // The persister still knows the kept shards' stored entries; this cycle's write rewrites the gained shards' once.
     memory = mergeDetectorMemories([selectDetectorMemory(memory, isKept), gainedMemory.memory]);
     loadedShards = held;
+    if (gained.length > 0) requeueOwnedRows(assignment, gained);
   };
+  // Only a shard's owner sends its notifications: the rows a previous owner wrote but had not sent when it died
+  // are sent by the collector that gains the shard (the outbox's start-up re-queue covers one process only).
+  const requeueOwnedRows = (assignment: ShardAssignment, shards: readonly number[]) =>
+    notifier.requeuePending((t) => shards.includes(assignment.shardOfOwner(ownerOfFindingKey(t.alert.key))));
   const notifier: Notifier = createNotifier({
     targets: config.notifications.webhooks.map((w, i) => ({ name: `webhook-${i + 1}`, kind: w.format === "json" ? "webhook" : w.format, url: w.url })),
     // Written with the alerts, claimed in the ledger: a crash before the send loses nothing (queued again at start),
     // and a restart or a shard's new owner never queues a transition twice.
     outbox: store,
+    restoreAtStart: scope === null,
   });
 
   return {

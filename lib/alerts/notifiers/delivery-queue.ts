@@ -48,6 +48,11 @@ export interface NotifierOptions {
    * is created (a crash or a restart before they were sent) are queued again at once, each row once.
    */
   outbox?: Pick<Store, "listQueuedNotifications" | "finishNotifications">;
+  /**
+   * Queue the outbox's pending rows at start (default true). A collector sharing the work passes false and calls
+   * requeuePending for the shards it gains: another collector's rows are its owner's to send.
+   */
+  restoreAtStart?: boolean;
 }
 
 /** A running notifier. */
@@ -56,6 +61,11 @@ export interface Notifier {
   listDeliveries(transitions: readonly AlertTransition[], now: number): NotificationDelivery[];
   /** Queues outbox rows (those Store.saveAlerts returned) and returns at once; delivered in the background. */
   enqueueQueued(rows: readonly QueuedNotification[]): void;
+  /**
+   * Queues the outbox's pending rows whose transition `belongs` here (a gained shard's: its previous owner may have
+   * died before sending them). Rows already queued by this notifier are not queued twice.
+   */
+  requeuePending(belongs: (transition: AlertTransition) => boolean): void;
   /**
    * Queues transitions the store could not keep (its write failed) for every target, from memory: not in the
    * outbox nor the ledger, so a crash loses them and a restart cannot know they were sent.
@@ -157,7 +167,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   };
   // Start-up, then each cycle's rows, one after another: a row is never queued by both (`active`). A failed read of
   // the pending rows is tried again with the next cycle's rows.
-  let restored = !outbox;
+  let restored = !outbox || options.restoreAtStart === false;
   const restore = async () => {
     if (restored || !outbox) return;
     try {
@@ -176,6 +186,18 @@ export function createNotifier(options: NotifierOptions): Notifier {
     },
     enqueueQueued(rows) {
       chain = chain.then(restore).then(() => pushRows(rows));
+    },
+    requeuePending(belongs) {
+      if (!outbox) return;
+      chain = chain.then(async () => {
+        try {
+          const rows = await outbox.listQueuedNotifications();
+          pushRows(rows.filter((row) => belongs(JSON.parse(row.payload) as AlertTransition)));
+        } catch (err) {
+          const error = err instanceof Error ? err.message : String(err);
+          logger.error({ error }, "reading the notification outbox for gained shards failed; a restart sends its rows");
+        }
+      });
     },
     enqueue(transitions) {
       const selected = transitions.filter((t) => notifyOn.has(t.type));

@@ -64,6 +64,27 @@ describe("createNotifier with the store's notification outbox", () => {
     expect(typesReceived()).toEqual([["fired 00000000000000a1", "resolved 00000000000000b2"]]);
   });
 
+  it("a sharing collector sends no pending row at start, only the rows of the shards it gains, each once", async () => {
+    receiver = await startReceiver((_, res) => reply(res, 200));
+    const store = openStore();
+    const planner = createNotifier({ targets: [{ name: "webhook-1", kind: "webhook", url: receiver.url("/hook") }] });
+    const east = makeTransition("fired", { id: "00000000000000e1", key: "DATA_LOSS|east->west|orders|3|0" });
+    const south = makeTransition("fired", { id: "00000000000000f2", key: "DATA_LOSS|south->west|orders|1|0" });
+    // Written by a collector that died before sending them.
+    await store.saveAlerts([east.alert, south.alert], planner.listDeliveries([east, south], T));
+    const gaining = notifierOn(store, { restoreAtStart: false });
+    await gaining.drain();
+    expect(receiver.received).toEqual([]);
+    gaining.requeuePending((t) => t.alert.key.includes("|east->west|"));
+    await gaining.drain();
+    expect(typesReceived()).toEqual([["fired 00000000000000e1"]]);
+    await expect.poll(async () => (await store.listQueuedNotifications()).map((r) => r.alertId)).toEqual(["00000000000000f2"]);
+    // Gaining the same shard again finds nothing left to send for it.
+    gaining.requeuePending((t) => t.alert.key.includes("|east->west|"));
+    await gaining.drain();
+    expect(typesReceived()).toEqual([["fired 00000000000000e1"]]);
+  });
+
   it("queues a row read at start once although the cycle's write hands it over too, one batch per target and cycle", async () => {
     receiver = await startReceiver((_, res) => reply(res, 200));
     const store = openStore();
