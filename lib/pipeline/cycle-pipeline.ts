@@ -57,7 +57,8 @@ export class CyclePipeline {
   async processCycle(current: Snapshot, previous: Snapshot | null, history: CollectorHistory): Promise<ReadModel> {
     const now = current.takenAt;
     const { translations, errors } = this.translate(current, history);
-    const findings = [...(await this.translationFindings(translations, now, this.config.thresholds)), ...detectPostureRisks(current, now), ...((await this.auditor?.findings()) ?? [])];
+    const untranslated = new Set(errors.keys());
+    const findings = [...(await this.translationFindings(translations, now, this.config.thresholds, untranslated)), ...detectPostureRisks(current, now), ...((await this.auditor?.findings()) ?? [])];
     const { alerts, risks } = await this.alerts.processCycle({ current, previous, history, extraFindings: findings });
     await this.record(current, translations);
     updateMetrics(current, alerts, risks, this.metricsOptions);

@@ -40,11 +40,17 @@ interface Judged {
 export function createTranslationFindingSource(
   store: Pick<Store, "getValue" | "setValue">,
   scope: ShardAssignment | null = null,
-): (translations: ReadonlyMap<string, FlowTranslation>, now: number, thresholds: Thresholds) => Promise<Finding[]> {
+): (
+  translations: ReadonlyMap<string, FlowTranslation>,
+  now: number,
+  thresholds: Thresholds,
+  untranslatedFlows?: ReadonlySet<string>,
+) => Promise<Finding[]> {
   const stored = scope === null ? createSingleWatch(store) : createShardedWatch(store, scope);
   // Read from the store by the first cycle (a failed read fails that cycle and is tried again by the next).
   let judged: Judged | null = null;
-  return async (translations, now, thresholds) => {
+  // `untranslatedFlows`: flows whose translation failed this cycle; their findings stay as they were (unknown).
+  return async (translations, now, thresholds, untranslatedFlows = new Set()) => {
     const last = await stored.follow(judged);
     let watch = last.watch;
     const limits = { replayRecords: thresholds.translationReplayRecords, checkpointStaleMs: thresholds.checkpointStaleMs };
@@ -56,6 +62,7 @@ export function createTranslationFindingSource(
       produced.push(...stale.findings);
       findings.push(...produced, ...carryUnjudgedFindings(ft, last.findings, produced));
     }
+    findings.push(...last.findings.filter((f) => f.flow !== undefined && untranslatedFlows.has(f.flow) && !translations.has(f.flow)));
     judged = { watch, findings };
     // Kept in memory: a failed write is logged and the next cycle writes it again (a store error never hides alerts).
     await stored.save(judged).catch((err: unknown) =>

@@ -118,6 +118,19 @@ describe("a group whose offsets could not be read is not judged", () => {
     expect(await staleOwed(T0 + 270_000)).toEqual([270_000]);
   });
 
+  it("keeps a flow's findings as they were when translating its cycle failed, and drops them when the flow is gone", async () => {
+    const store = openStore();
+    const source = createTranslationFindingSource(store);
+    await source(owedAt(T0), T0, defaultThresholds);
+    const fired = await source(owedAt(T0 + 190_000), T0 + 190_000, defaultThresholds);
+    expect(fired.map((f) => [f.type, f.flow, f.evidence.owedForMs])).toEqual([["CHECKPOINT_STALE", "east->west", 190_000]]);
+    // The cycle pipeline could not translate east->west: no translation, the flow named as untranslated.
+    expect(await source(new Map(), T0 + 200_000, defaultThresholds, new Set(["east->west"]))).toEqual(fired);
+    expect(await source(new Map(), T0 + 260_000, defaultThresholds, new Set(["east->west"]))).toEqual(fired);
+    // A flow that is no longer there (not translated and not named) is judged gone: nothing is carried.
+    expect(await source(new Map(), T0 + 270_000, defaultThresholds)).toEqual([]);
+  });
+
   it("raises nothing for a group that was never judged and is unknown now", async () => {
     const store = openStore();
     const latest = unknownAt(T0 + 500_000);
