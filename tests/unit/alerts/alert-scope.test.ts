@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ownerOfFindingKey, ownerOfMemoryEntry } from "@/lib/alerts/alert-scope";
 import { createAlertService } from "@/lib/alerts/alert-service";
 import type { AlertRecord } from "@/lib/alerts/types";
-import { ShardAssignment, shardOf } from "@/lib/collector/shards";
+import { shardOf } from "@/lib/collector/shards";
 import { parseConfigText } from "@/lib/config";
 import { defaultThresholds } from "@/lib/config/thresholds";
 import { flowPartitionKey } from "@/lib/collector/types";
@@ -14,6 +14,7 @@ import { createSqliteStore, type Store } from "@/lib/store";
 import { translateFlow } from "@/lib/translation";
 import { makeFlowPartition, makeSnapshot, T0 } from "../detect/fixtures";
 import { makeCheckpoint, makeFlow, makeGroup, steadySyncs } from "../translation/fixtures";
+import { holdShards, moveShards } from "../collector/shard-fixtures";
 
 const config = parseConfigText("clusters:\n  - alias: east\n    bootstrap: east:9092\n  - alias: west\n    bootstrap: west:9092\n", "test.yaml", {});
 const history = { offsetSyncs: new Map() };
@@ -39,17 +40,7 @@ function openStore(): Store {
   return store;
 }
 
-function holding(shards: number[]): ShardAssignment {
-  const assignment = new ShardAssignment(SHARDS);
-  assignment.update(shards);
-  assignment.beginCycle();
-  return assignment;
-}
-
-function moveTo(assignment: ShardAssignment, shards: number[]): void {
-  assignment.update(shards);
-  assignment.beginCycle();
-}
+const holding = (shards: number[]) => holdShards(shards, SHARDS);
 
 /**
  * The store, listing the alerts, values and memory prefixes read through it; `failAlertWrites` makes saveAlerts fail
@@ -163,7 +154,7 @@ describe("a change of held shards reads only the gained ones", () => {
     const fired = await service.processCycle({ current: cycleWith(2, 1700n), previous: cycleWith(1, 1000n), history, extraFindings: [] });
     const id = fired.alerts[0]!.id;
     reads.splice(0);
-    moveTo(shards, [1, 2]);
+    moveShards(shards, [1, 2]);
     const after = await service.processCycle({ current: cycleWith(3, 1700n), previous: cycleWith(2, 1700n), history, extraFindings: [] });
     expect(reads).toEqual(["loadAlerts", "getValue risks@2", "loadDetectorMemoryEntries @2|"]);
     expect(after.alerts.map((a) => [a.id, a.type, a.state])).toEqual([[id, "DATA_LOSS", "firing"]]);
@@ -188,7 +179,7 @@ describe("a change of held shards reads only the gained ones", () => {
     expect(await base.listAcknowledgementRequests()).toEqual([]);
     control.failAlertWrites = false;
     // Shard 2 joins: shard 1's alert is still acknowledged (as held, not as stored), and now written.
-    moveTo(shards, [1, 2]);
+    moveShards(shards, [1, 2]);
     const after = await service.processCycle({ current: cycleWith(4, 1700n), previous: cycleWith(3, 1700n), history, extraFindings: [] });
     expect(after.alerts.map((a) => [a.id, a.state, a.acknowledged?.by, a.acknowledged?.at])).toEqual([[id, "firing", "ops@example.com", T0 + 25_000]]);
     expect((await base.loadAlerts<AlertRecord>()).map((a) => a.acknowledged?.by)).toEqual(["ops@example.com"]);
@@ -234,7 +225,7 @@ describe("CHECKPOINT_STALE across a handover", () => {
     a.alerts.stop();
 
     // A is gone; B takes shard 1 at its next cycle: not fired again, not even updated (same summary, "for 3 min").
-    moveTo(b.scope, [0, 1, 2, 3]);
+    moveShards(b.scope, [0, 1, 2, 3]);
     const taken = await runAt(b, T0 + 200_000, true);
     expect(stale(taken)).toEqual([[fired[0]![0], "firing", T0 + 190_000, 200_000]]);
     expect(taken.transitions).toEqual([]);

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ShardAssignment } from "@/lib/collector/shards";
 import { createPartitionLedger, type PartitionLedger, parseLedgers, serializeLedgers } from "@/lib/collector/transaction-ledger";
 import { LedgerShards } from "@/lib/collector/transaction-ledger-shards";
 import { ledgerKey } from "@/lib/collector/types";
 import { createSqliteStore, type Store } from "@/lib/store";
 import { makeFlow, makeFlowPartition } from "../translation/fixtures";
+import { holdShards, moveShards } from "./shard-fixtures";
 
 /** With 4 shards: east->west is on shard 1, east->south on shard 2; both copy east's `orders`. */
 const SHARDS = 4;
@@ -35,17 +35,7 @@ const ordersKey = ledgerKey("east", "orders", 0);
 const describeLedgers = (ledgers: Iterable<PartitionLedger>) => [...ledgers].map((l) => [ledgerKey(l.cluster, l.topic, l.partition), String(l.windowFrom), String(l.cursor)]);
 const storedLedgers = async (store: Store, key: string) => describeLedgers(parseLedgers(await store.getValue(key)).ledgers);
 
-function holding(shards: number[]): ShardAssignment {
-  const assignment = new ShardAssignment(SHARDS);
-  assignment.update(shards);
-  assignment.beginCycle();
-  return assignment;
-}
-
-function moveTo(assignment: ShardAssignment, shards: number[]): void {
-  assignment.update(shards);
-  assignment.beginCycle();
-}
+const holding = (shards: number[]) => holdShards(shards, SHARDS);
 
 /** A store that lists the names it was asked to read and write. */
 function countingStore(store: Store) {
@@ -96,11 +86,11 @@ describe("transaction ledgers stored per shard (scaleOut)", () => {
     expect([await store.getValue("transaction-ledger@0"), await store.getValue("transaction-ledger@3"), await store.getValue("transaction-ledger")]).toEqual(["[]", "[]", null]);
 
     // A loses shard 1: it holds no ledger any more, and the store keeps A's for the next owner.
-    moveTo(aShards, []);
+    moveShards(aShards, []);
     await a.shards.follow(a.ledgers, store);
     expect(a.ledgers.size).toBe(0);
     // B gains it: it reads shard 1's value only, and keeps A's ledger (from 100) under both shards.
-    moveTo(bShards, [0, 1, 2, 3]);
+    moveShards(bShards, [0, 1, 2, 3]);
     const counted = countingStore(store);
     expect(await b.shards.follow(b.ledgers, counted)).toEqual([]);
     expect(counted.reads).toEqual(["transaction-ledger@1"]);
@@ -126,7 +116,7 @@ describe("transaction ledgers stored per shard (scaleOut)", () => {
     await shards.follow(ledgers, store);
     ledgers.set(ordersKey, ledgerOf("orders", 0, 300n, 420n));
     shards.claim(ledgers, [eastSouth]);
-    moveTo(assignment, [1, 2]);
+    moveShards(assignment, [1, 2]);
     await shards.follow(ledgers, store);
     expect(describeLedgers(ledgers.values())).toEqual([[ordersKey, "300", "420"]]);
   });

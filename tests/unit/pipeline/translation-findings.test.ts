@@ -13,6 +13,7 @@ import { translateFlow, type FlowTranslation } from "@/lib/translation";
 import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
 import { makeSnapshot } from "../detect/fixtures";
 import { makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "../translation/fixtures";
+import { holdShards } from "../collector/shard-fixtures";
 
 /**
  * Group "app" at 9995 on orders/0, latest checkpoint 9000→9000 taken at T0: MM2 owes 9991 from T0 on. `flows`: the
@@ -142,12 +143,7 @@ describe("a group whose offsets could not be read is not judged", () => {
 /** With 4 shards: east->west is on shard 1, east->south on shard 2. */
 const SHARDS = 4;
 
-function holding(shards: number[]): ShardAssignment {
-  const assignment = new ShardAssignment(SHARDS);
-  assignment.update(shards);
-  assignment.beginCycle();
-  return assignment;
-}
+const holding = (shards: number[]) => holdShards(shards, SHARDS);
 
 /** The CHECKPOINT_STALE findings' flow and owedForMs. */
 const staleOf = (findings: readonly { type: string; flow?: string | null; evidence: Record<string, unknown> }[]) =>
