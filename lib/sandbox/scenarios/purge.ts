@@ -1,11 +1,10 @@
 import { pauseConnector, resumeConnector } from "@/lib/connect";
 import { connectorNames } from "../mm2-connectors";
-import { type ConsoleRecord, readPartition } from "../kafka-cli";
-import { sleep } from "../processes";
 import { formatRemoteTopicName } from "../remote-topic";
 import { bootstrapOf, type SandboxState } from "../state";
 import { fetchLogEnds, sandboxKafka } from "../topics";
 import { allTasks, readSettledPosition, waitForConnector } from "./connector-control";
+import { findPausedPosition, followCopiesAfterResume, readCandidates } from "./replicated-position";
 
 export interface PurgeOptions {
   source?: string;
@@ -23,7 +22,11 @@ export interface PurgeReport {
   scenario: "purge";
   topic: string;
   partition: number;
-  /** Where MM2 really stood: the offset after the last record that reached the target. */
+  /**
+   * Where MM2 really stood: the offset after the last record it copied from before the deletion. Resumed, that
+   * includes records its consumer had fetched before the deletion and copied only after the resume; not resumed,
+   * it is what the target held while paused (such records may still land once MM2 is resumed).
+   */
   mm2Position: string;
   /** MM2's position as committed to Connect's offsets topic (can trail the real one by a flush). */
   committedPosition: string;
@@ -40,7 +43,8 @@ export interface PurgeReport {
 /**
  * Data loss, for real: pause MM2's source connector, wait for its committed position to settle,
  * produce records, delete everything up to the log end with DeleteRecords, resume. Every record
- * from MM2's position to the old log end is gone before MM2 copied it.
+ * from MM2's position to the old log end is gone before MM2 copied it. The position is read from the
+ * records on the target (replicated-position.ts), never from a figure Gapwatch computes.
  */
 export async function runPurge(state: SandboxState, opts: PurgeOptions = {}): Promise<PurgeReport> {
   const source = opts.source ?? "east";
@@ -54,9 +58,10 @@ export async function runPurge(state: SandboxState, opts: PurgeOptions = {}): Pr
   await pauseConnector(endpoint, connector);
   await waitForConnector(endpoint, connector, allTasks("PAUSED"), "PAUSED");
   const committedPosition = await readSettledPosition(endpoint, connector, topic, partition);
-  // Source records around MM2's committed position, read before they are deleted: the last one on
-  // the target is looked up among them once the target has settled (after the deletion).
+  // Source records from just before MM2's committed position, read before they are deleted: the
+  // records on the target are matched to their source offsets among them (after the deletion).
   const candidates = await readCandidates(state, bootstrap, topic, partition, committedPosition);
+  const target = { state, bootstrap: bootstrapOf(state, opts.target ?? "west"), topic: formatRemoteTopicName(source, topic), partition };
 
   const kafka = sandboxKafka(bootstrap, "gapwatch-scenario-purge");
   const producer = kafka.producer();
@@ -77,12 +82,14 @@ export async function runPurge(state: SandboxState, opts: PurgeOptions = {}): Pr
   const faultAt = Date.now();
   await admin.disconnect();
   const newLogStart = (await fetchLogEnds(bootstrap, topic)).get(partition)!.low;
-  const mm2Position = await findReplicatedPosition(state, source, opts.target ?? "west", topic, partition, committedPosition, candidates);
+  const paused = await findPausedPosition(target, committedPosition, candidates);
 
   const resume = opts.resume ?? true;
+  let mm2Position = paused.position;
   if (resume) {
     await resumeConnector(endpoint, connector);
     await waitForConnector(endpoint, connector, allTasks("RUNNING"), "RUNNING");
+    mm2Position = await followCopiesAfterResume(target, paused, candidates);
   }
   return {
     scenario: "purge",
@@ -98,52 +105,4 @@ export async function runPurge(state: SandboxState, opts: PurgeOptions = {}): Pr
     resumed: resume,
     faultAt,
   };
-}
-
-/** Up to 150 source records from 50 before MM2's committed position (fewer when the log holds fewer). */
-async function readCandidates(state: SandboxState, bootstrap: string, topic: string, partition: number, committed: bigint): Promise<ConsoleRecord[]> {
-  const ends = (await fetchLogEnds(bootstrap, topic)).get(partition)!;
-  const from = committed - 50n > ends.low ? committed - 50n : ends.low;
-  const count = Number(ends.high - from < 150n ? ends.high - from : 150n);
-  // The console consumer gives up after 8 s without a record: on a loaded machine it can start that
-  // slowly and return nothing (60-minute soak, seed 2028). The records exist: read again.
-  let records: ConsoleRecord[] = [];
-  for (let attempt = 0; count > 0 && records.length < count && attempt < 3; attempt++) {
-    records = await readPartition(state, bootstrap, topic, partition, from, count);
-  }
-  return records;
-}
-
-/**
- * The exact position MM2 reached on a paused partition, from the records themselves: once the
- * target's log end has stopped moving (records MM2 had in flight when paused land a little later),
- * the value of its last record is found among the source records read before the purge (workload
- * values are unique). Connect's committed offset alone can trail by a flush.
- */
-async function findReplicatedPosition(
-  state: SandboxState,
-  source: string,
-  target: string,
-  topic: string,
-  partition: number,
-  committed: bigint,
-  candidates: readonly ConsoleRecord[],
-): Promise<bigint> {
-  const targetBootstrap = bootstrapOf(state, target);
-  const targetTopic = formatRemoteTopicName(source, topic);
-  let targetEnd = -1n;
-  for (;;) {
-    const end = (await fetchLogEnds(targetBootstrap, targetTopic)).get(partition)?.high ?? 0n;
-    if (end === targetEnd) break;
-    targetEnd = end;
-    await sleep(2000);
-  }
-  if (targetEnd === 0n) return committed;
-  const [last] = await readPartition(state, targetBootstrap, targetTopic, partition, targetEnd - 1n, 1);
-  const match = candidates.find((r) => r.value === last?.value);
-  if (!match) {
-    const range = candidates.length ? `${candidates[0]!.offset}..${candidates.at(-1)!.offset}` : "none";
-    throw new Error(`could not find the last replicated record of ${targetTopic}/${partition} among source offsets ${range}`);
-  }
-  return match.offset + 1n;
 }
