@@ -1,4 +1,4 @@
-import type { ShardAssignment } from "@/lib/collector/shards";
+import { describeThisCollector, type ShardAssignment } from "@/lib/collector/shards";
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import type { GapwatchConfig } from "@/lib/config";
 import {
@@ -88,7 +88,6 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
       memory = restored.memory;
       persister = restored.persister;
       loadedShards = shards ?? [];
-      if (scope !== null && loadedShards.length > 0) requeueOwnedRows(scope, loadedShards);
     })().catch((err: unknown) => {
       restoring = null;
       throw err;
@@ -117,18 +116,15 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
     // The persister still knows the kept shards' stored entries; this cycle's write rewrites the gained shards' once.
     memory = mergeDetectorMemories([selectDetectorMemory(memory, isKept), gainedMemory.memory]);
     loadedShards = held;
-    if (gained.length > 0) requeueOwnedRows(assignment, gained);
   };
-  // Only a shard's owner sends its notifications: the rows a previous owner wrote but had not sent when it died
-  // are sent by the collector that gains the shard (the outbox's start-up re-queue covers one process only).
-  const requeueOwnedRows = (assignment: ShardAssignment, shards: readonly number[]) =>
-    notifier.requeuePending((t) => shards.includes(assignment.shardOfOwner(ownerOfFindingKey(t.alert.key))));
   const notifier: Notifier = createNotifier({
     targets: config.notifications.webhooks.map((w, i) => ({ name: `webhook-${i + 1}`, kind: w.format === "json" ? "webhook" : w.format, url: w.url })),
     // Written with the alerts, claimed in the ledger: a crash before the send loses nothing (queued again at start),
     // and a restart or a shard's new owner never queues a transition twice.
     outbox: store,
-    restoreAtStart: scope === null,
+    // Sharing the work, a row is leased to the collector that wrote it for one session timeout, renewed while it
+    // sends or retries: a rebalance moves the shard at once but never its rows in flight (takeOverPending).
+    lease: scope === null || config.scaleOut === undefined ? undefined : { owner: describeThisCollector(), ms: config.scaleOut.sessionTimeoutMs },
   });
 
   return {
@@ -146,7 +142,7 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
       risks = reconcileRisks(risks, findings.filter((f) => riskFindingTypes.has(f.type)), now);
       let queued: QueuedNotification[] | null = null;
       try {
-        queued = await store.saveAlerts(alerts, notifier.listDeliveries(reconciled.transitions, now));
+        queued = await store.saveAlerts(alerts, notifier.listDeliveries(reconciled.transitions, now), notifier.leaseFor(Date.now()));
         await saveRisks(store, risks, scope);
         if (scope === null) {
           persister ??= createMemoryPersister(await store.loadDetectorMemoryEntries());
@@ -165,6 +161,9 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
       // The outbox rows the write queued; if it failed, the transitions are sent from memory.
       if (queued) notifier.enqueueQueued(queued);
       else notifier.enqueue(reconciled.transitions);
+      // Rows of the held shards no live collector sends: a previous owner died before sending them, or this
+      // collector's own from before a restart.
+      if (scope !== null) notifier.takeOverPending((t) => scope.owns(ownerOfFindingKey(t.alert.key)));
       notifier.resendFiring(alerts);
       return { alerts, risks, transitions: reconciled.transitions };
     },

@@ -1,3 +1,5 @@
+import { hostname } from "node:os";
+
 /**
  * Which shard a flow (or a cluster in no flow) belongs to when collectors share the work (config `scaleOut`).
  * The hash is Kafka's default partitioner's (BuiltInPartitioner.partitionForKey): toPositive(murmur2(utf8 key)) %
@@ -10,6 +12,11 @@ export function shardOf(key: string, shards: number): number {
 /** The kv name of a shard's part of a value the collectors keep per shard (`risks@3`, `checkpoint-watch@3`). */
 export function shardValueKey(name: string, shard: number): string {
   return `${name}@${shard}`;
+}
+
+/** This process as a collector sharing the work: its published read model's name and its outbox leases' owner. */
+export function describeThisCollector(): string {
+  return `collector-${hostname()}-${process.pid}`;
 }
 
 /**

@@ -3,7 +3,7 @@ import { readEnv } from "@/lib/config/env";
 import { appendEvent, getValue, listEvents, loadAlerts, saveAlerts, setValue } from "./alerts-events";
 import { openDatabase } from "./db";
 import { pruneNotificationLedger } from "./notification-ledger";
-import { finishNotifications, listQueuedNotifications, pruneNotificationOutbox, queueNotifications } from "./notification-outbox";
+import { finishNotifications, leaseNotifications, listQueuedNotifications, pruneNotificationOutbox, queueNotifications } from "./notification-outbox";
 import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "./history";
 import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
 import { createSqliteSeries } from "./series";
@@ -12,7 +12,7 @@ import { listRevokedSessions, pruneRevokedSessions, revokeSession } from "./revo
 import { createSqliteTranslationSeries } from "./translation-series";
 import type { Store } from "./types";
 
-export type { NotificationClaim, NotificationDelivery, QueuedNotification, RevokedSession, PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
+export type { NotificationClaim, NotificationDelivery, NotificationLease, QueuedNotification, RevokedSession, PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
 export type { DetectorMemoryEntryChange, TranslationSample, TranslationSeriesPoint } from "./types";
 export type { AcknowledgementRequest, PublishedReadModel, ReadModelVersion } from "./types";
 export { createPostgresStore } from "./postgres";
@@ -34,10 +34,10 @@ export function createSqliteStore(file: string): Store {
     appendCheckpoints: async (flow, checkpoints) => appendCheckpoints(db, flow, checkpoints),
     readCheckpointHistory: async (flow, group, topic, partition, limit) => readCheckpointHistory(db, flow, group, topic, partition, limit),
     // One transaction (the inner one a savepoint): the alerts and the outbox rows their transitions owe.
-    saveAlerts: async (alerts, deliveries = []) =>
+    saveAlerts: async (alerts, deliveries = [], lease) =>
       db.transaction(() => {
         saveAlerts(db, alerts);
-        return queueNotifications(db, deliveries);
+        return queueNotifications(db, deliveries, lease ?? null);
       })(),
     loadAlerts: async (filter) => loadAlerts(db, filter),
     appendEvent: async (event) => appendEvent(db, event),
@@ -66,6 +66,7 @@ export function createSqliteStore(file: string): Store {
     listAcknowledgementRequests: async () => listAcknowledgementRequests(db),
     deleteAcknowledgementRequests: async (alertIds) => deleteAcknowledgementRequests(db, alertIds),
     listQueuedNotifications: async () => listQueuedNotifications(db),
+    leaseNotifications: async (ids, lease, now) => leaseNotifications(db, ids, lease, now),
     finishNotifications: async (ids, outcome, at) => finishNotifications(db, ids, outcome, at),
     revokeSession: async (session) => revokeSession(db, session),
     listRevokedSessions: async (now) => listRevokedSessions(db, now),

@@ -201,4 +201,13 @@ export const migrations: { version: number; sql: string }[] = [
       DROP TABLE topic_minutes;
     `,
   },
+  {
+    // Outbox leases (notification-outbox.ts, collectors sharing the work): the collector that queued a row keeps
+    // sending it, through a rebalance too, while it renews the lease; another takes it only once the lease ran out.
+    version: 10,
+    sql: `
+      ALTER TABLE notification_outbox ADD COLUMN lease_owner TEXT;
+      ALTER TABLE notification_outbox ADD COLUMN lease_until INTEGER;
+    `,
+  },
 ];

@@ -111,9 +111,21 @@ export interface NotificationDelivery extends NotificationClaim {
   payload: string;
 }
 
+/**
+ * Who sends an outbox row, and until when (collectors sharing the work, migration 10): a row stays with the collector
+ * that queued it — through a rebalance too, while it retries a target that is down — as long as that collector renews
+ * the lease; another collector takes the row only once the lease has run out (its holder died or lost the store).
+ */
+export interface NotificationLease {
+  owner: string;
+  until: number;
+}
+
 /** An outbox row (migration 8): a delivery whose ledger claim won, waiting until it is delivered or dropped. */
 export interface QueuedNotification extends NotificationDelivery {
   id: number;
+  /** Null for a single Gapwatch process: every pending row is its own. */
+  lease: NotificationLease | null;
 }
 
 /** A session ended before it expired (sign-out, migration 8); kept until `expiresAt`, when its cookie expires anyway. */
@@ -140,9 +152,13 @@ export interface Store {
    * Upserts the alerts and, in the same transaction, the outbox rows of the notifications their transitions owe
    * (notification outbox): each delivery is claimed in the notification ledger and queued only when its claim wins,
    * so a crash after this write re-sends from the outbox, and a transition claimed before is never queued again.
-   * Returns the rows queued, with their ids.
+   * Returns the rows queued, with their ids; with `lease`, the rows are leased to its owner as they are written.
    */
-  saveAlerts<T extends StoredAlert>(alerts: readonly T[], deliveries?: readonly NotificationDelivery[]): Promise<QueuedNotification[]>;
+  saveAlerts<T extends StoredAlert>(
+    alerts: readonly T[],
+    deliveries?: readonly NotificationDelivery[],
+    lease?: NotificationLease,
+  ): Promise<QueuedNotification[]>;
   loadAlerts<T extends StoredAlert>(filter?: { state?: string; type?: string; flow?: string }): Promise<T[]>;
   appendEvent(event: Omit<StoredEvent, "id">): Promise<void>;
   listEvents(from: number, to: number, limit: number): Promise<StoredEvent[]>;
@@ -174,6 +190,11 @@ export interface Store {
   deleteAcknowledgementRequests(alertIds: readonly string[]): Promise<void>;
   /** Outbox rows neither delivered nor dropped, oldest first (start-up: queued again). */
   listQueuedNotifications(): Promise<QueuedNotification[]>;
+  /**
+   * Leases pending outbox rows to `lease.owner` until `lease.until`: those with no lease, a lease that ran out at `now`,
+   * or the owner's own. Returns the ids it leased (a row another owner holds, or a finished one, is left alone).
+   */
+  leaseNotifications(ids: readonly number[], lease: NotificationLease, now: number): Promise<number[]>;
   /** Marks outbox rows delivered or dropped: never queued again (kept 30 days, as the ledger). */
   finishNotifications(ids: readonly number[], outcome: "delivered" | "dropped", at: number): Promise<void>;
   /** Records a signed-out session until its expiry (a restart, or another web instance, still refuses its cookie). */

@@ -363,6 +363,35 @@ export function describeStoreContract(harness: StoreHarness): void {
       }
     });
 
+    it("reads the same points while a closed hour's 3 chunks are rolled up over several writes, across a restart", async () => {
+      let s = open();
+      // 2,100 partitions moving every cycle over the last minute of the hour [T0, T0 + 1 h), then its close: each
+      // write after it packs and rolls up one chunk of series ids (rollup-plan.ts), a restart between the first two.
+      const H = T0 + HOUR;
+      const endOf = (c: number, p: number) => 1000n + BigInt(c) * 7n + BigInt(p);
+      const flowAt = (c: number) => makeFlow(Array.from({ length: 2100 }, (_, p) => makePartition({ partition: p, sourceLogEnd: endOf(c, p), mm2Position: 900n })));
+      const tail = (p: number) => [...Array.from({ length: 6 }, (_, c) => [H - (6 - c) * 10 * SECOND, endOf(c, p)]), [H - SECOND, endOf(5, p)]];
+      for (let c = 0; c <= 11; c++) {
+        if (c === 8) {
+          await s.close();
+          opened.splice(opened.indexOf(s), 1);
+          s = open();
+        }
+        await s.recordFlowSamples([flowAt(c)], H - 60 * SECOND + c * 10 * SECOND);
+        if (c < 6) continue;
+        for (const p of [0, 1500, 2099]) {
+          const history = await s.readPartitionHistory(FLOW, "orders", p, H - 10 * MINUTE, H - SECOND);
+          expect(history.map((h) => [h.at, h.sourceLogEnd])).toEqual(tail(p));
+        }
+      }
+      // Once the hour's raw packs are pruned, each series reads its 5-minute point: the last bucket's newest sample.
+      await s.prune(H + 66 * MINUTE);
+      for (const p of [0, 1500, 2099]) {
+        const history = await s.readPartitionHistory(FLOW, "orders", p, H - 10 * MINUTE, H - SECOND);
+        expect(history.map((h) => [h.at, h.sourceLogEnd])).toEqual([[H - 5 * MINUTE, endOf(5, p)]]);
+      }
+    });
+
     it("merges a late sample into the 5-minute pack that already holds its bucket", async () => {
       const s = open();
       await sampleAt(s, T0 + 10 * SECOND, 100n);
@@ -707,7 +736,7 @@ export function describeStoreContract(harness: StoreHarness): void {
       const fired = delivery("a-1");
       const queued = await first.saveAlerts([makeAlert()], [fired, delivery("a-1", { target: "webhook-2" }), delivery("a-2", { transition: "resolved" })]);
       expect(keysOf(queued)).toEqual(["a-1|fired|0|webhook-1", "a-1|fired|0|webhook-2", "a-2|resolved|0|webhook-1"]);
-      expect(queued[0]).toEqual({ ...fired, id: queued[0]!.id });
+      expect(queued[0]).toEqual({ ...fired, id: queued[0]!.id, lease: null });
       expect(queued[1]!.id > queued[0]!.id && queued[2]!.id > queued[1]!.id).toBe(true);
       // The same key again (a restart judging the cycle again, a shard's new owner) queues nothing; a later incident does.
       expect(keysOf(await first.saveAlerts([makeAlert()], [fired, delivery("a-1", { at: T0 + MINUTE })]))).toEqual(["a-1|fired|60000|webhook-1"]);
@@ -720,6 +749,26 @@ export function describeStoreContract(harness: StoreHarness): void {
       const second = open();
       expect(keysOf(await second.listQueuedNotifications())).toEqual(["a-1|fired|0|webhook-2", "a-1|fired|60000|webhook-1"]);
       expect(await second.saveAlerts([], [fired, delivery("a-2", { transition: "resolved" })])).toEqual([]);
+    });
+
+    it("leases rows to the collector that wrote them; another takes them only once the lease ran out, finished ones never", async () => {
+      const [a, b] = [open(), open()];
+      const leaseA = { owner: "collector-a", until: T0 + 30 * SECOND };
+      const [held, finished] = await a.saveAlerts([], [delivery("l-1"), delivery("l-2")], leaseA);
+      expect([held!.lease, finished!.lease]).toEqual([leaseA, leaseA]);
+      expect((await b.listQueuedNotifications()).map((r) => [r.alertId, r.lease])).toEqual([["l-1", leaseA], ["l-2", leaseA]]);
+      await a.finishNotifications([finished!.id], "delivered", T0 + SECOND);
+      const leaseB = { owner: "collector-b", until: T0 + 90 * SECOND };
+      // While collector-a's lease runs, collector-b gets nothing; collector-a renews its own.
+      expect(await b.leaseNotifications([held!.id, finished!.id], leaseB, T0 + 29 * SECOND)).toEqual([]);
+      const renewed = { owner: "collector-a", until: T0 + 60 * SECOND };
+      expect(await a.leaseNotifications([held!.id, finished!.id], renewed, T0 + 29 * SECOND)).toEqual([held!.id]);
+      expect(await b.leaseNotifications([held!.id], leaseB, T0 + 59 * SECOND)).toEqual([]);
+      // Not renewed: once it ran out, collector-b takes the pending row, never the finished one.
+      expect(await b.leaseNotifications([held!.id, finished!.id], leaseB, T0 + 61 * SECOND)).toEqual([held!.id]);
+      expect((await a.listQueuedNotifications()).map((r) => [r.alertId, r.lease])).toEqual([["l-1", leaseB]]);
+      expect(await a.leaseNotifications([held!.id], renewed, T0 + 62 * SECOND)).toEqual([]);
+      expect(await a.leaseNotifications([], renewed, T0)).toEqual([]);
     });
 
     it("decides two concurrent writes of one delivery for exactly one of them", async () => {

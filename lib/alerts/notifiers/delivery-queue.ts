@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { getLogger } from "@/lib/logger";
-import type { NotificationClaim, NotificationDelivery, QueuedNotification, Store } from "@/lib/store";
+import type { NotificationClaim, NotificationDelivery, NotificationLease, QueuedNotification, Store } from "@/lib/store";
 import { AlertState, TransitionType, type AlertRecord, type AlertTransition, type TransitionTypeName } from "../types";
 import { buildAlertmanagerPayload } from "./alertmanager";
 import { buildAlertmanagerApiPayload, listPostableAlerts } from "./alertmanager-api";
@@ -47,12 +47,13 @@ export interface NotifierOptions {
    * delivered through enqueueQueued and marked delivered or dropped there; those still pending when this notifier
    * is created (a crash or a restart before they were sent) are queued again at once, each row once.
    */
-  outbox?: Pick<Store, "listQueuedNotifications" | "finishNotifications">;
+  outbox?: Pick<Store, "listQueuedNotifications" | "leaseNotifications" | "finishNotifications">;
   /**
-   * Queue the outbox's pending rows at start (default true). A collector sharing the work passes false and calls
-   * requeuePending for the shards it gains: another collector's rows are its owner's to send.
+   * A collector sharing the work: the outbox rows it sends are leased to `owner` for `ms` (renewed every third of it
+   * while queued or in flight, retries included), and it takes other rows only through takeOverPending, once their
+   * lease ran out. Without it (one Gapwatch process) every pending row is queued at start.
    */
-  restoreAtStart?: boolean;
+  lease?: { owner: string; ms: number };
 }
 
 /** A running notifier. */
@@ -61,11 +62,14 @@ export interface Notifier {
   listDeliveries(transitions: readonly AlertTransition[], now: number): NotificationDelivery[];
   /** Queues outbox rows (those Store.saveAlerts returned) and returns at once; delivered in the background. */
   enqueueQueued(rows: readonly QueuedNotification[]): void;
+  /** The lease to write the cycle's outbox rows with (Store.saveAlerts), or undefined without the lease option. */
+  leaseFor(now: number): NotificationLease | undefined;
   /**
-   * Queues the outbox's pending rows whose transition `belongs` here (a gained shard's: its previous owner may have
-   * died before sending them). Rows already queued by this notifier are not queued twice.
+   * Leases and queues the outbox's pending rows whose transition `belongs` here (a held shard's) and that no live
+   * collector holds: never leased, or their lease ran out (their collector died, or lost the store for a whole
+   * lease). A row another collector still renews is its to finish, through a rebalance too: never sent by both.
    */
-  requeuePending(belongs: (transition: AlertTransition) => boolean): void;
+  takeOverPending(belongs: (transition: AlertTransition) => boolean): void;
   /**
    * Queues transitions the store could not keep (its write failed) for every target, from memory: not in the
    * outbox nor the ledger, so a crash loses them and a restart cannot know they were sent.
@@ -78,7 +82,7 @@ export interface Notifier {
   resendFiring(alerts: readonly AlertRecord[]): void;
   /** Resolves once every queue is empty and idle (tests, graceful shutdown). */
   drain(): Promise<void>;
-  /** Stops delivering: queued batches are dropped and pending retries abandoned (outbox rows stay for the next start). */
+  /** Stops delivering: queued batches are dropped, retries and lease renewals abandoned (outbox rows stay). */
   stop(): void;
   /** Batches waiting (not counting the one in flight) per target name. */
   countPending(): Record<string, number>;
@@ -165,9 +169,25 @@ export function createNotifier(options: NotifierOptions): Notifier {
       settle({ body: "", carries: describeBatch(transitions), resend: false, ids }, "dropped");
     }
   };
+  const lease = options.lease;
+  const renewal = lease && outbox ? setInterval(() => void renewLeases(lease, outbox), lease.ms / 3) : null;
+  renewal?.unref();
+  const renewLeases = async (held: { owner: string; ms: number }, store: NonNullable<typeof outbox>) => {
+    const ids = [...active];
+    if (ids.length === 0) return;
+    try {
+      const now = Date.now();
+      const kept = new Set(await store.leaseNotifications(ids, { owner: held.owner, until: now + held.ms }, now));
+      const lost = ids.filter((id) => !kept.has(id) && active.has(id));
+      // Finished meanwhile, or taken by another collector after this one could not renew for a whole lease.
+      if (lost.length > 0) logger.warn({ ids: lost }, "outbox rows this collector still holds were finished or taken over; another may send them too");
+    } catch (err) {
+      logger.error({ error: err instanceof Error ? err.message : String(err) }, "renewing the outbox leases failed; tried again shortly");
+    }
+  };
   // Start-up, then each cycle's rows, one after another: a row is never queued by both (`active`). A failed read of
   // the pending rows is tried again with the next cycle's rows.
-  let restored = !outbox || options.restoreAtStart === false;
+  let restored = !outbox || lease !== undefined;
   const restore = async () => {
     if (restored || !outbox) return;
     try {
@@ -187,15 +207,22 @@ export function createNotifier(options: NotifierOptions): Notifier {
     enqueueQueued(rows) {
       chain = chain.then(restore).then(() => pushRows(rows));
     },
-    requeuePending(belongs) {
-      if (!outbox) return;
+    leaseFor(now) {
+      return lease ? { owner: lease.owner, until: now + lease.ms } : undefined;
+    },
+    takeOverPending(belongs) {
+      if (!outbox || !lease) return;
       chain = chain.then(async () => {
         try {
-          const rows = await outbox.listQueuedNotifications();
-          pushRows(rows.filter((row) => belongs(JSON.parse(row.payload) as AlertTransition)));
+          const now = Date.now();
+          const free = (row: QueuedNotification) => row.lease === null || row.lease.until < now || row.lease.owner === lease.owner;
+          const rows = (await outbox.listQueuedNotifications()).filter((r) => !active.has(r.id) && free(r) && belongs(JSON.parse(r.payload) as AlertTransition));
+          if (rows.length === 0) return;
+          const won = new Set(await outbox.leaseNotifications(rows.map((r) => r.id), { owner: lease.owner, until: now + lease.ms }, now));
+          pushRows(rows.filter((r) => won.has(r.id)));
         } catch (err) {
           const error = err instanceof Error ? err.message : String(err);
-          logger.error({ error }, "reading the notification outbox for gained shards failed; a restart sends its rows");
+          logger.error({ error }, "taking over the outbox rows of held shards failed; tried again with the next cycle");
         }
       });
     },
@@ -220,6 +247,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       await Promise.all(queues.map((q) => q.idle()));
     },
     stop() {
+      if (renewal) clearInterval(renewal);
       for (const queue of queues) queue.stop();
     },
     countPending() {

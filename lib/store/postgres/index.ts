@@ -6,7 +6,7 @@ import { createPool, describeDatabaseUrl, inTransaction } from "./connection";
 import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "./history";
 import { applyMigrations } from "./migrations";
 import { pruneNotificationLedger } from "./notification-ledger";
-import { finishNotifications, listQueuedNotifications, pruneNotificationOutbox, queueNotifications } from "./notification-outbox";
+import { finishNotifications, leaseNotifications, listQueuedNotifications, pruneNotificationOutbox, queueNotifications } from "./notification-outbox";
 import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
 import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
 import { createPostgresSeries } from "./series";
@@ -40,10 +40,10 @@ export function createPostgresStore(url: string): Store {
     appendCheckpoints: async (flow, checkpoints) => appendCheckpoints(await db(), flow, checkpoints),
     readCheckpointHistory: async (flow, group, topic, partition, limit) => readCheckpointHistory(await db(), flow, group, topic, partition, limit),
     // One transaction: the alerts and the outbox rows their transitions owe.
-    saveAlerts: async (alerts, deliveries = []) =>
+    saveAlerts: async (alerts, deliveries = [], lease) =>
       inTransaction(await db(), async (client) => {
         await writeAlerts(client, alerts);
-        return queueNotifications(client, deliveries);
+        return queueNotifications(client, deliveries, lease ?? null);
       }),
     loadAlerts: async (filter) => loadAlerts(await db(), filter),
     appendEvent: async (event) => appendEvent(await db(), event),
@@ -72,6 +72,7 @@ export function createPostgresStore(url: string): Store {
     listAcknowledgementRequests: async () => listAcknowledgementRequests(await db()),
     deleteAcknowledgementRequests: async (alertIds) => deleteAcknowledgementRequests(await db(), alertIds),
     listQueuedNotifications: async () => listQueuedNotifications(await db()),
+    leaseNotifications: async (ids, lease, now) => leaseNotifications(await db(), ids, lease, now),
     finishNotifications: async (ids, outcome, at) => finishNotifications(await db(), ids, outcome, at),
     revokeSession: async (session) => revokeSession(await db(), session),
     listRevokedSessions: async (now) => listRevokedSessions(await db(), now),

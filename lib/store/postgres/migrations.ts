@@ -177,6 +177,14 @@ const migrations: { version: number; sql: string }[] = [
       DROP TABLE topic_minutes;
     `,
   },
+  {
+    // Outbox leases, as SQLite's migration 10.
+    version: 10,
+    sql: `
+      ALTER TABLE notification_outbox ADD COLUMN lease_owner text;
+      ALTER TABLE notification_outbox ADD COLUMN lease_until bigint;
+    `,
+  },
 ];
 
 /** Any fixed key: several Gapwatch processes starting at once apply the migrations one after another. */

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { NotificationDelivery, QueuedNotification } from "../types";
+import type { NotificationDelivery, NotificationLease, QueuedNotification } from "../types";
 import { inTransaction, queryRows } from "./connection";
 
 const keepFinishedMs = 30 * 24 * 60 * 60 * 1000;
@@ -12,7 +12,11 @@ interface OutboxRow {
   target: string;
   queued_at: string;
   payload: string;
+  lease_owner: string | null;
+  lease_until: string | null;
 }
+
+const outboxColumns = "id, alert_id, transition, at, target, queued_at, payload, lease_owner, lease_until";
 
 const toQueued = (r: OutboxRow): QueuedNotification => ({
   id: Number(r.id),
@@ -22,6 +26,7 @@ const toQueued = (r: OutboxRow): QueuedNotification => ({
   target: r.target,
   queuedAt: Number(r.queued_at),
   payload: r.payload,
+  lease: r.lease_owner === null || r.lease_until === null ? null : { owner: r.lease_owner, until: Number(r.lease_until) },
 });
 
 /**
@@ -29,7 +34,11 @@ const toQueued = (r: OutboxRow): QueuedNotification => ({
  * transaction's client that writes the alerts (index.ts). The ledger's primary key decides between collectors racing on
  * one transition: the second INSERT waits for the first to commit, then does nothing, and queues nothing.
  */
-export async function queueNotifications(client: pg.PoolClient, deliveries: readonly NotificationDelivery[]): Promise<QueuedNotification[]> {
+export async function queueNotifications(
+  client: pg.PoolClient,
+  deliveries: readonly NotificationDelivery[],
+  lease: NotificationLease | null,
+): Promise<QueuedNotification[]> {
   if (deliveries.length === 0) return [];
   const byKey = new Map(deliveries.map((d) => [`${d.alertId}|${d.transition}|${d.at}|${d.target}`, d]));
   const rows = [...byKey.values()];
@@ -41,10 +50,11 @@ export async function queueNotifications(client: pg.PoolClient, deliveries: read
        INSERT INTO notification_ledger (alert_id, transition, at, target) SELECT alert_id, transition, at, target FROM d
        ON CONFLICT DO NOTHING RETURNING alert_id, transition, at, target
      )
-     INSERT INTO notification_outbox (alert_id, transition, at, target, queued_at, payload)
-     SELECT d.alert_id, d.transition, d.at, d.target, d.queued_at, d.payload FROM d JOIN claimed USING (alert_id, transition, at, target)
+     INSERT INTO notification_outbox (alert_id, transition, at, target, queued_at, payload, lease_owner, lease_until)
+     SELECT d.alert_id, d.transition, d.at, d.target, d.queued_at, d.payload, $7, $8
+     FROM d JOIN claimed USING (alert_id, transition, at, target)
      ORDER BY d.n
-     RETURNING id, alert_id, transition, at, target, queued_at, payload`,
+     RETURNING ${outboxColumns}`,
     [
       rows.map((d) => d.alertId),
       rows.map((d) => d.transition),
@@ -52,6 +62,8 @@ export async function queueNotifications(client: pg.PoolClient, deliveries: read
       rows.map((d) => d.target),
       rows.map((d) => d.queuedAt),
       rows.map((d) => d.payload),
+      lease?.owner ?? null,
+      lease?.until ?? null,
     ],
   );
   return queued.map(toQueued).sort((a, b) => a.id - b.id);
@@ -60,9 +72,20 @@ export async function queueNotifications(client: pg.PoolClient, deliveries: read
 export async function listQueuedNotifications(pool: pg.Pool): Promise<QueuedNotification[]> {
   const rows = await queryRows<OutboxRow>(
     pool,
-    "SELECT id, alert_id, transition, at, target, queued_at, payload FROM notification_outbox WHERE finished_at IS NULL ORDER BY id",
+    `SELECT ${outboxColumns} FROM notification_outbox WHERE finished_at IS NULL ORDER BY id`,
   );
   return rows.map(toQueued);
+}
+
+export async function leaseNotifications(pool: pg.Pool, ids: readonly number[], lease: NotificationLease, now: number): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await pool.query<{ id: string }>(
+    `UPDATE notification_outbox SET lease_owner = $2, lease_until = $3
+     WHERE id = ANY($1::bigint[]) AND finished_at IS NULL AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < $4)
+     RETURNING id`,
+    [ids, lease.owner, lease.until, now],
+  );
+  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
 export async function finishNotifications(pool: pg.Pool, ids: readonly number[], outcome: "delivered" | "dropped", at: number): Promise<void> {

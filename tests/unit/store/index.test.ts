@@ -32,7 +32,7 @@ describe("SQLite migrations", () => {
     const db = new Database(file, { readonly: true });
     try {
       const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[];
-      expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
+      expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     } finally {
       db.close();
     }

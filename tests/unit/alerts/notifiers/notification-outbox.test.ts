@@ -64,25 +64,70 @@ describe("createNotifier with the store's notification outbox", () => {
     expect(typesReceived()).toEqual([["fired 00000000000000a1", "resolved 00000000000000b2"]]);
   });
 
-  it("a sharing collector sends no pending row at start, only the rows of the shards it gains, each once", async () => {
+  it("a sharing collector sends no pending row at start; it takes over the held shards' rows no live collector holds, each once", async () => {
     receiver = await startReceiver((_, res) => reply(res, 200));
     const store = openStore();
     const planner = createNotifier({ targets: [{ name: "webhook-1", kind: "webhook", url: receiver.url("/hook") }] });
     const east = makeTransition("fired", { id: "00000000000000e1", key: "DATA_LOSS|east->west|orders|3|0" });
     const south = makeTransition("fired", { id: "00000000000000f2", key: "DATA_LOSS|south->west|orders|1|0" });
-    // Written by a collector that died before sending them.
-    await store.saveAlerts([east.alert, south.alert], planner.listDeliveries([east, south], T));
-    const gaining = notifierOn(store, { restoreAtStart: false });
+    // Written by a collector that died before sending them: its lease ran out a moment ago.
+    const queued = await store.saveAlerts([east.alert, south.alert], planner.listDeliveries([east, south], T), { owner: "collector-dead", until: Date.now() - 1 });
+    expect(queued.map((q) => q.lease?.owner)).toEqual(["collector-dead", "collector-dead"]);
+    const gaining = notifierOn(store, { lease: { owner: "collector-b", ms: 60_000 } });
     await gaining.drain();
     expect(receiver.received).toEqual([]);
-    gaining.requeuePending((t) => t.alert.key.includes("|east->west|"));
+    gaining.takeOverPending((t) => t.alert.key.includes("|east->west|"));
     await gaining.drain();
     expect(typesReceived()).toEqual([["fired 00000000000000e1"]]);
-    await expect.poll(async () => (await store.listQueuedNotifications()).map((r) => r.alertId)).toEqual(["00000000000000f2"]);
-    // Gaining the same shard again finds nothing left to send for it.
-    gaining.requeuePending((t) => t.alert.key.includes("|east->west|"));
+    await expect.poll(async () => (await store.listQueuedNotifications()).map((r) => [r.alertId, r.lease?.owner])).toEqual([["00000000000000f2", "collector-dead"]]);
+    // Taking over the same shard again finds nothing left to send for it.
+    gaining.takeOverPending((t) => t.alert.key.includes("|east->west|"));
     await gaining.drain();
     expect(typesReceived()).toEqual([["fired 00000000000000e1"]]);
+  });
+
+  it("a rebalance leaves a row retrying against a down target with the collector that queued it: delivered once, by it", async () => {
+    // Down for the first 5 tries (503), 250 ms apart: the row is in retry for over a second, twice its 500 ms lease.
+    receiver = await startReceiver((n, res) => reply(res, n < 5 ? 503 : 200));
+    const store = openStore();
+    const transition = makeTransition("fired", { id: "00000000000000a7", key: "DATA_LOSS|east->west|orders|3|0" });
+    const retrying = { baseDelayMs: 250, maxDelayMs: 250, maxAttempts: 10 };
+    const previousOwner = notifierOn(store, { lease: { owner: "collector-a", ms: 500 }, ...retrying });
+    previousOwner.enqueueQueued(await store.saveAlerts([transition.alert], previousOwner.listDeliveries([transition], T), previousOwner.leaseFor(Date.now())));
+    // The shard moved to collector-b, which looks for rows to take over every 100 ms while collector-a retries.
+    const newOwner = notifierOn(store, { lease: { owner: "collector-b", ms: 500 } });
+    const started = Date.now();
+    while (Date.now() - started < 2500) {
+      newOwner.takeOverPending(() => true);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await Promise.all([previousOwner.drain(), newOwner.drain()]);
+    expect(receiver.received).toHaveLength(6);
+    expect(typesReceived()).toEqual(Array.from({ length: 6 }, () => ["fired 00000000000000a7"]));
+    await expect.poll(async () => (await store.listQueuedNotifications()).length).toBe(0);
+    previousOwner.stop();
+    newOwner.stop();
+  });
+
+  it("a row whose collector died while retrying is taken over once its lease ran out, and sent once", async () => {
+    receiver = await startReceiver((n, res) => reply(res, n === 0 ? 503 : 200));
+    const store = openStore();
+    const transition = makeTransition("fired", { id: "00000000000000a8", key: "DATA_LOSS|east->west|orders|3|0" });
+    const dying = notifierOn(store, { lease: { owner: "collector-a", ms: 400 }, baseDelayMs: 60_000 });
+    dying.enqueueQueued(await store.saveAlerts([transition.alert], dying.listDeliveries([transition], T), dying.leaseFor(Date.now())));
+    await expect.poll(() => receiver!.received.length).toBe(1);
+    // Killed while waiting for its retry: nothing renews the lease any more.
+    dying.stop();
+    const newOwner = notifierOn(store, { lease: { owner: "collector-b", ms: 400 } });
+    newOwner.takeOverPending(() => true);
+    await newOwner.drain();
+    expect(receiver.received).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    newOwner.takeOverPending(() => true);
+    await newOwner.drain();
+    expect(receiver.received).toHaveLength(2);
+    await expect.poll(async () => (await store.listQueuedNotifications()).length).toBe(0);
+    newOwner.stop();
   });
 
   it("queues a row read at start once although the cycle's write hands it over too, one batch per target and cycle", async () => {
