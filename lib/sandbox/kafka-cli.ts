@@ -68,7 +68,9 @@ export interface ConsoleRecord {
 /**
  * Reads up to `max` records of one partition from `offset`, group-less, with Kafka's own
  * ConsoleConsumer (ground truth for tests and scenarios). Ask for no more records than the
- * partition holds from `offset`: the tool otherwise waits for its 8 s timeout.
+ * partition holds from `offset`: the tool otherwise waits for its 8 s timeout. The timeout also runs while
+ * the tool fetches its first record: on a loaded machine (load 16, CI of 2026-12-02) that took longer and the
+ * read came back empty, so an empty read is tried twice more.
  */
 export async function readPartition(
   state: SandboxState,
@@ -78,14 +80,13 @@ export async function readPartition(
   offset: bigint,
   max: number,
 ): Promise<ConsoleRecord[]> {
-  const out = await runKafkaTool(state, "org.apache.kafka.tools.consumer.ConsoleConsumer", [
-    "--bootstrap-server", bootstrap, "--topic", topic, "--partition", String(partition), "--offset", offset.toString(),
-    "--max-messages", String(max), "--timeout-ms", "8000", "--formatter-property", "print.offset=true",
-  ]);
-  const records: ConsoleRecord[] = [];
-  for (const line of out.split("\n")) {
-    const m = /^Offset:(\d+)\t(.*)$/.exec(line);
-    if (m) records.push({ offset: BigInt(m[1]!), value: m[2]! });
+  let records: ConsoleRecord[] = [];
+  for (let attempt = 0; max > 0 && records.length === 0 && attempt < 3; attempt++) {
+    const out = await runKafkaTool(state, "org.apache.kafka.tools.consumer.ConsoleConsumer", [
+      "--bootstrap-server", bootstrap, "--topic", topic, "--partition", String(partition), "--offset", offset.toString(),
+      "--max-messages", String(max), "--timeout-ms", "8000", "--formatter-property", "print.offset=true",
+    ]);
+    records = [...out.matchAll(/^Offset:(\d+)\t(.*)$/gm)].map((m) => ({ offset: BigInt(m[1]!), value: m[2]! }));
   }
   return records;
 }

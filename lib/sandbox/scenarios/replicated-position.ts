@@ -36,7 +36,7 @@ export async function readCandidates(
   const from = committed - 50n > ends.low ? committed - 50n : ends.low;
   const count = Number(ends.high - from < maxCandidates ? ends.high - from : maxCandidates);
   // The console consumer gives up after 8 s without a record: on a loaded machine it can start that
-  // slowly and return nothing (60-minute soak, seed 2028). The records exist: read again.
+  // slowly and return fewer (60-minute soak, seed 2028). The records exist: read again.
   let records: ConsoleRecord[] = [];
   for (let attempt = 0; count > 0 && records.length < count && attempt < 3; attempt++) {
     records = await readPartition(state, bootstrap, topic, partition, from, count);

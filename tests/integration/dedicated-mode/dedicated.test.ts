@@ -232,10 +232,15 @@ async function produce(to: readonly number[], count: number): Promise<void> {
 type CopiedRecord = { partition: number; offset: number; value: { topic: string; partition: number; offset: number } };
 
 async function readTargetTopic(count: number): Promise<CopiedRecord[]> {
-  const out = await runKafkaTool(state, "org.apache.kafka.tools.consumer.ConsoleConsumer", [
-    "--bootstrap-server", west, "--topic", targetTopic, "--from-beginning", "--max-messages", String(count), "--timeout-ms", "10000",
-    "--formatter-property", "print.partition=true", "--formatter-property", "print.offset=true",
-  ]);
+  // The tool's timeout also runs while it fetches its first record: under load (16, CI of 2026-12-02) a read came
+  // back empty. The records exist: read again.
+  let out = "";
+  for (let attempt = 0; attempt < 3 && (out.match(/^Partition:/gm)?.length ?? 0) < count; attempt++) {
+    out = await runKafkaTool(state, "org.apache.kafka.tools.consumer.ConsoleConsumer", [
+      "--bootstrap-server", west, "--topic", targetTopic, "--from-beginning", "--max-messages", String(count), "--timeout-ms", "10000",
+      "--formatter-property", "print.partition=true", "--formatter-property", "print.offset=true",
+    ]);
+  }
   return [...out.matchAll(/^Partition:(\d+)\tOffset:(\d+)\t(.*)$/gm)]
     .map((m) => ({ partition: Number(m[1]), offset: Number(m[2]), value: JSON.parse(m[3]!) as CopiedRecord["value"] }))
     .sort((a, b) => a.partition - b.partition || a.offset - b.offset);
