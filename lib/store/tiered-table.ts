@@ -1,14 +1,16 @@
 import type { SqliteDb } from "./db";
 import { type CycleEntry, decodeCycle, decodeNewestPoint, decodePack, encodeCycle, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
+import { hasRollupDue, listPackBuckets, planRollupSlices, resumeRollup, type RollupProgress, type RollupSlice } from "./rollup-plan";
 import {
-  ChangeFilter, coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, planRollups, type Rollup, rollUpPacks,
+  ChangeFilter, coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, rollUpPacks,
   type SeriesItem, seriesKey, selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
 } from "./tiers";
 
 /**
  * A tiered, change-only, packed series table of the SQLite store (tiers.ts, migration 7): `<series>` maps a key (key
  * columns) to an integer id; `<staged>` holds each write's changed samples as cycle blobs per chunk of ids until their
- * chunk is packed after their 5-minute bucket closed; `<packs>` holds (series, tier, bucket, data) packs;
+ * chunk is packed after their 5-minute bucket closed; `<packs>` holds (series, tier, bucket, data) packs, rolled up
+ * a chunk at a time (rollup-plan.ts);
  * `series_state` the newest write and prune.
  */
 interface TieredTableSpec {
@@ -24,7 +26,7 @@ type Point = { at: number; values: (bigint | null)[] };
 export class SqliteTieredTable {
   private readonly filter = new ChangeFilter();
   private ids: Map<string, number> | null = null;
-  private rolledTo: number[] | null = null;
+  private rollups: RollupProgress[] | null = null;
   /** The time of the latest write or prune: closed buckets are packed in proportion to the time since (countChunksToPack). */
   private lastAt: number | null = null;
 
@@ -33,13 +35,13 @@ export class SqliteTieredTable {
     private readonly spec: TieredTableSpec,
   ) {}
 
-  /** Stages the changed items' samples at `at`, packs this write's slice of the closed buckets and rolls up, in one transaction. */
+  /** Stages the changed items' samples at `at`, packs and rolls up this write's slice of the closed buckets, in one transaction. */
   write(items: readonly SeriesItem[], at: number): void {
     const changed = [...new Map(this.filter.listChanged(items).map((i) => [i.key, i])).values()];
-    const rolledTo = [...this.readRolledTo()];
+    const rollups = this.copyRollups();
     try {
       this.db.transaction(() => {
-        this.packAndRollUp(rolledTo, at);
+        this.packAndRollUp(rollups, at);
         if (changed.length === 0) return;
         const chunks = new Map<number, CycleEntry[]>();
         for (const item of changed) {
@@ -63,7 +65,7 @@ export class SqliteTieredTable {
       this.ids = null;
       throw err;
     }
-    this.rolledTo = rolledTo;
+    this.rollups = rollups;
     this.lastAt = Math.max(this.lastAt ?? at, at);
     this.filter.remember(changed);
   }
@@ -115,9 +117,9 @@ export class SqliteTieredTable {
    */
   prune(now: number): void {
     const { packs } = this.spec;
-    const rolledTo = [...this.readRolledTo()];
+    const rollups = this.copyRollups();
     this.db.transaction(() => {
-      this.packAndRollUp(rolledTo, now);
+      this.packAndRollUp(rollups, now);
       for (let tier = 0; tier < coarsestTier; tier++) {
         this.db.prepare(`DELETE FROM ${packs} WHERE tier = ? AND bucket <= ?`).run(tier, listStalePackLimit(tier, now));
       }
@@ -134,23 +136,26 @@ export class SqliteTieredTable {
         )
         .run(packs, now);
     })();
-    this.rolledTo = rolledTo;
+    this.rollups = rollups;
     this.lastAt = Math.max(this.lastAt ?? now, now);
   }
 
   /**
    * Packs this call's slice of the chunks holding staged samples of closed buckets (oldest first; countChunksToPack),
-   * then rolls up the coarse packs whose raw packs are all written (none of their samples left staged).
+   * then rolls up this call's slice of the chunks whose coarse packs closed (planRollupSlices).
    */
-  private packAndRollUp(rolledTo: number[], at: number): void {
+  private packAndRollUp(rollups: RollupProgress[], at: number): void {
     const open = packOf(0, at);
     const pending = this.db
       .prepare(`SELECT chunk, MIN(at) AS oldest FROM ${this.spec.staged} WHERE at < ? GROUP BY chunk ORDER BY oldest, chunk`)
       .all(open) as { chunk: number; oldest: number }[];
     const count = countChunksToPack(pending.map((p) => p.oldest), this.lastAt, at);
     for (const p of pending.slice(0, count)) this.packChunk(p.chunk, open);
-    const left = pending[count];
-    this.runRollups(planRollups(rolledTo, left === undefined ? open : packOf(0, left.oldest)));
+    if (!hasRollupDue(rollups, at)) return;
+    const staged = new Map(pending.slice(count).map((p) => [p.chunk, packOf(0, p.oldest)]));
+    const maxId = this.db.prepare(`SELECT MAX(id) FROM ${this.spec.series}`).pluck().get() as number | null;
+    const chunks = maxId === null ? 0 : Math.floor(maxId / stagedChunkSize) + 1;
+    for (const slice of planRollupSlices(rollups, chunks, (c) => staged.get(c) ?? open, this.lastAt, at)) this.rollUpSlice(slice);
   }
 
   /** Moves one chunk's staged samples before `to` (the open bucket's start) into raw packs. */
@@ -172,16 +177,22 @@ export class SqliteTieredTable {
     this.db.prepare(`DELETE FROM ${staged} WHERE chunk = ? AND at < ?`).run(chunk, to);
   }
 
-  /** Rolls each finer pack's newest point into the coarser tier's packs. */
-  private runRollups(rollups: readonly Rollup[]): void {
+  /** Rolls the newest point of each finer pack of one chunk's series into the coarser tier's packs. */
+  private rollUpSlice(slice: RollupSlice): void {
     const { packs, valueColumns } = this.spec;
-    const select = this.db.prepare(`SELECT series, bucket, data FROM ${packs} WHERE tier = ? AND bucket >= ? AND bucket < ?`);
-    for (const r of rollups) {
-      const finer = (select.all(r.tier - 1, r.from, r.to) as { series: number; bucket: number; data: Buffer }[]).map((p) => ({
-        series: p.series, bucket: p.bucket, newest: decodeNewestPoint(p.data, valueColumns.length),
-      }));
-      this.insertPacks(rollUpPacks(r.tier, finer));
+    const width = valueColumns.length;
+    const lo = slice.chunk * stagedChunkSize;
+    // One bucket at a time: the primary key (tier, bucket, series) then finds the chunk's packs by a range.
+    const select = this.db.prepare(`SELECT series, data FROM ${packs} WHERE tier = ? AND bucket = ? AND series >= ? AND series < ?`);
+    const oldest = this.db.prepare(`SELECT MIN(bucket) FROM ${packs} WHERE tier = ?`).pluck().get(slice.tier - 1) as number | null;
+    if (oldest === null) return;
+    const finer: { series: number; bucket: number; newest: PackPoint }[] = [];
+    for (const bucket of listPackBuckets(slice.tier - 1, slice.from, slice.to, oldest)) {
+      for (const p of select.all(slice.tier - 1, bucket, lo, lo + stagedChunkSize) as { series: number; data: Buffer }[]) {
+        finer.push({ series: p.series, bucket, newest: decodeNewestPoint(p.data, width) });
+      }
     }
+    this.insertPacks(rollUpPacks(slice.tier, finer));
   }
 
   private insertPacks(rows: readonly PackRow[]): void {
@@ -189,15 +200,17 @@ export class SqliteTieredTable {
     for (const row of rows) insert.run(row.series, row.tier, row.bucket, encodePack(row.points));
   }
 
-  /** Each tier's rollup progress: after a restart, the end of its newest pack (the older ones were rolled). */
-  private readRolledTo(): number[] {
-    if (this.rolledTo !== null) return this.rolledTo;
-    const newest = this.db.prepare(`SELECT MAX(bucket) FROM ${this.spec.packs} WHERE tier = ?`).pluck();
-    this.rolledTo = tiers.map((t, tier) => {
-      const at = tier === 0 ? null : (newest.get(tier) as number | null);
-      return at === null ? 0 : at + t.packMs;
-    });
-    return this.rolledTo;
+  /** A copy of each tier's rollup progress (kept once the transaction commits); after a restart, resumeRollup's. */
+  private copyRollups(): RollupProgress[] {
+    if (this.rollups === null) {
+      const newest = this.db.prepare(`SELECT MAX(bucket) FROM ${this.spec.packs} WHERE tier = ?`).pluck();
+      const highest = this.db.prepare(`SELECT MAX(series) FROM ${this.spec.packs} WHERE tier = ? AND bucket = ?`).pluck();
+      this.rollups = tiers.map((_, tier) => {
+        const bucket = tier === 0 ? null : (newest.get(tier) as number | null);
+        return resumeRollup(tier, bucket, bucket === null ? null : (highest.get(tier, bucket) as number | null));
+      });
+    }
+    return this.rollups.map((p) => ({ rolledTo: p.rolledTo, partial: p.partial === null ? null : { ...p.partial } }));
   }
 
   private idOf(item: SeriesItem): number {

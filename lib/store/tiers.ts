@@ -12,9 +12,9 @@ import type { PackInput, PackInputPoint, PackPoint } from "./sample-pack";
  * its samples delta-encoded (a few bytes each), a slice of chunks per write spread over the next 5 minutes
  * (countChunksToPack), so that no write packs every series at once; a chunk's staged rows are packed and deleted in
  * one transaction, so a reader finds each sample once, staged or packed. Coarser tiers are rolled up from the finer
- * tier's packs when their own pack closes and every raw pack before it is written: a 5-minute point is the newest
- * sample of a raw pack (stamped at its start), an hourly point the newest 5-minute point of an hour. A crash loses at
- * most the cycle being written.
+ * tier's packs when their own pack closes, a chunk of series at a time once its finer packs are written, spread over
+ * the same 4 minutes (rollup-plan.ts): a 5-minute point is the newest sample of a raw pack (stamped at its start), an
+ * hourly point the newest 5-minute point of an hour. A crash loses at most the cycle being written.
  *
  * TIERS (points per series that changes every cycle, 10 s poll): raw 1 h = 360 in 12 packs; 5-minute for 24 h = 288
  * in 24 hourly packs; 1-hour for 7 days = 168 in 7 daily packs. Packs are dropped whole once past their tier's window
@@ -51,7 +51,7 @@ export const coarsestTier = tiers.length - 1;
 export const stagedChunkSize = 1024;
 
 /** Staged samples of a closed raw bucket are packed over this long after it closed: before the next one closes. */
-const packSpreadMs = (tiers[0]!.packMs * 4) / 5;
+export const packSpreadMs = (tiers[0]!.packMs * 4) / 5;
 
 /**
  * How many chunks holding staged samples of closed buckets (`oldest`: each one's oldest sample, ascending) a write or
@@ -120,29 +120,6 @@ function sameValues(before: SeriesValues | undefined, after: SeriesValues): bool
   if (before === undefined || before.length !== after.length) return false;
   for (let i = 0; i < after.length; i++) if (before[i] !== after[i]) return false;
   return true;
-}
-
-/** One rollup to run: tier `tier`'s packs in [from, to) from the packs of tier − 1 in that range. */
-export interface Rollup {
-  tier: number;
-  from: number;
-  to: number;
-}
-
-/**
- * The rollups due at `at`, given where each tier was rolled up to (`rolledTo[tier]`, the end of its last rolled
- * pack; 0: never, so every pack of the finer tier is rolled); updates `rolledTo`. Finer tiers first: a coarse
- * pack is rolled from the finer packs its closing has just rolled.
- */
-export function planRollups(rolledTo: number[], at: number): Rollup[] {
-  const due: Rollup[] = [];
-  for (let tier = 1; tier < tiers.length; tier++) {
-    const to = packOf(tier, at);
-    const from = rolledTo[tier] ?? 0;
-    if (to > from) due.push({ tier, from, to });
-    rolledTo[tier] = Math.max(rolledTo[tier] ?? 0, to);
-  }
-  return due;
 }
 
 /** A stored row of one series and tier. */

@@ -228,10 +228,17 @@ function staleFinding(
   now: number,
 ): Finding {
   const c = p.checkpoint;
-  const minutes = Math.round(owedMs / 60_000);
-  const summary = c
-    ? `MM2 has not checkpointed ${g.group} on ${p.topic}/${p.partition} for ${minutes} min: committed ${p.committed}, latest checkpoint ${c.upstream}→${c.downstream}, MM2 should emit →${expected}`
-    : `MM2 has never checkpointed ${g.group} on ${p.topic}/${p.partition} (committed ${p.committed}, translatable to ${expected}) for ${minutes} min`;
+  const evidence = {
+    committed: p.committed.toString(),
+    checkpointUpstream: c ? c.upstream.toString() : null,
+    checkpointDownstream: c ? c.downstream.toString() : null,
+    checkpointAgeMs: c ? c.ageMs : null,
+    expectedDownstream: expected.toString(),
+    owedForMs: owedMs,
+    thresholdMs,
+    emitIntervalMs: ft.checkpointTiming.emitIntervalMs,
+    refreshGroupsIntervalMs: ft.checkpointTiming.refreshGroupsIntervalMs,
+  };
   return {
     key: `CHECKPOINT_STALE|${ft.flow}|${g.group}|${p.topic}|${p.partition}`,
     type: FindingType.CHECKPOINT_STALE,
@@ -241,20 +248,32 @@ function staleFinding(
     topic: p.topic,
     partition: p.partition,
     group: g.group,
-    summary,
-    evidence: {
-      committed: p.committed.toString(),
-      checkpointUpstream: c ? c.upstream.toString() : null,
-      checkpointDownstream: c ? c.downstream.toString() : null,
-      checkpointAgeMs: c ? c.ageMs : null,
-      expectedDownstream: expected.toString(),
-      owedForMs: owedMs,
-      thresholdMs,
-      emitIntervalMs: ft.checkpointTiming.emitIntervalMs,
-      refreshGroupsIntervalMs: ft.checkpointTiming.refreshGroupsIntervalMs,
-    },
+    summary: describeStaleCheckpoint(g.group, p.topic, p.partition, evidence),
+    evidence,
     observedAt: now,
   };
+}
+
+/** CHECKPOINT_STALE's summary, from its evidence (the owed time in whole minutes). */
+function describeStaleCheckpoint(group: string, topic: string, partition: number, e: Evidence): string {
+  const minutes = Math.round(Number(e.owedForMs) / 60_000);
+  return e.checkpointUpstream !== null
+    ? `MM2 has not checkpointed ${group} on ${topic}/${partition} for ${minutes} min: committed ${e.committed}, latest checkpoint ${e.checkpointUpstream}→${e.checkpointDownstream}, MM2 should emit →${e.expectedDownstream}`
+    : `MM2 has never checkpointed ${group} on ${topic}/${partition} (committed ${e.committed}, translatable to ${e.expectedDownstream}) for ${minutes} min`;
+}
+
+/**
+ * A CHECKPOINT_STALE finding as it reads at `at`: its clocks (owedForMs, checkpointAgeMs) moved by `at − observedAt`,
+ * its summary said again. The caller keeps a finding time-free by restating it at its debt's start (owedForMs 0)
+ * and restores it at the time it reads it; any other finding is returned as it is.
+ */
+export function restateStaleCheckpoint(finding: Finding, at: number): Finding {
+  const { evidence: e, group, topic, partition } = finding;
+  if (finding.type !== FindingType.CHECKPOINT_STALE || group === undefined || topic === undefined || partition === undefined) return finding;
+  const shift = at - finding.observedAt;
+  const age = e.checkpointAgeMs;
+  const evidence = { ...e, owedForMs: Number(e.owedForMs) + shift, checkpointAgeMs: typeof age === "number" ? age + shift : (age ?? null) };
+  return { ...finding, summary: describeStaleCheckpoint(group, topic, partition, evidence), evidence, observedAt: at };
 }
 
 function describeSkip(p: PartitionTranslation): string {

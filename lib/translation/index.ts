@@ -23,6 +23,7 @@ export {
   detectTranslationErrors,
   listWatchChanges,
   loadWatchEntries,
+  restateStaleCheckpoint,
   type CheckpointWatch,
   type TranslationThresholds,
 } from "./detectors";

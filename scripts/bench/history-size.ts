@@ -170,7 +170,7 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
     db.exec(
       `CREATE TABLE scratch_topic_hours (flow TEXT NOT NULL, topic TEXT NOT NULL, hour INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (flow, topic, hour)) WITHOUT ROWID;
        CREATE INDEX scratch_topic_hours_hour ON scratch_topic_hours (hour);
-       INSERT INTO scratch_topic_hours WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${compactedHours})
+       INSERT OR IGNORE INTO scratch_topic_hours WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${compactedHours})
          SELECT flow, topic, hour - i * ${hourMs}, json_array(json_array(0, (SELECT MAX(value ->> 1) FROM json_each(data)))) FROM topic_hours, n`,
     );
     const scratchBytes = db.prepare("SELECT SUM(pgsize) FROM dbstat WHERE name LIKE 'scratch_topic_hours%'").pluck().get() as number;

@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { type CycleEntry, decodeCycle, decodeNewestPoint, decodePack, encodeCycle, encodePack, findCycleEntry, type PackPoint } from "../sample-pack";
+import { hasRollupDue, listPackBuckets, planRollupSlices, resumeRollup, type RollupProgress, type RollupSlice } from "../rollup-plan";
 import {
-  ChangeFilter, coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, planRollups, type Rollup, rollUpPacks,
+  ChangeFilter, coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, rollUpPacks,
   type SeriesItem, seriesKey, selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
 } from "../tiers";
 import { inTransaction, queryRows } from "./connection";
@@ -23,20 +24,20 @@ type Point = { at: number; values: (bigint | null)[] };
 export class PostgresTieredTable {
   private readonly filter = new ChangeFilter();
   private ids: Map<string, number> | null = null;
-  private rolledTo: number[] | null = null;
+  private rollups: RollupProgress[] | null = null;
   /** The time of the latest write or prune: closed buckets are packed in proportion to the time since (countChunksToPack). */
   private lastAt: number | null = null;
 
   constructor(private readonly spec: PostgresTieredTableSpec) {}
 
-  /** Stages the changed items' samples at `at`, packs this write's slice of the closed buckets and rolls up, in one transaction. */
+  /** Stages the changed items' samples at `at`, packs and rolls up this write's slice of the closed buckets, in one transaction. */
   async write(pool: pg.Pool, items: readonly SeriesItem[], at: number): Promise<void> {
     // One entry per key: a cycle blob holds a series once.
     const changed = [...new Map(this.filter.listChanged(items).map((i) => [i.key, i])).values()];
-    const rolledTo = [...(await this.readRolledTo(pool))];
+    const rollups = await this.copyRollups(pool);
     try {
       await inTransaction(pool, async (client) => {
-        await this.packAndRollUp(client, rolledTo, at);
+        await this.packAndRollUp(client, rollups, at);
         if (changed.length === 0) return;
         const ids = await this.listIds(client, changed);
         const chunks = new Map<number, CycleEntry[]>();
@@ -62,7 +63,7 @@ export class PostgresTieredTable {
       this.ids = null;
       throw err;
     }
-    this.rolledTo = rolledTo;
+    this.rollups = rollups;
     this.lastAt = Math.max(this.lastAt ?? at, at);
     this.filter.remember(changed);
   }
@@ -124,9 +125,9 @@ export class PostgresTieredTable {
   /** Packs its slice of the closed buckets and rolls up, drops packs past their window (SQLite's), records `now` for readers. */
   async prune(pool: pg.Pool, client: pg.PoolClient, now: number): Promise<void> {
     const { packs } = this.spec;
-    const rolledTo = [...(await this.readRolledTo(pool))];
-    await this.packAndRollUp(client, rolledTo, now);
-    this.rolledTo = rolledTo;
+    const rollups = await this.copyRollups(pool);
+    await this.packAndRollUp(client, rollups, now);
+    this.rollups = rollups;
     this.lastAt = Math.max(this.lastAt ?? now, now);
     for (let tier = 0; tier < coarsestTier; tier++) {
       await client.query(`DELETE FROM ${packs} WHERE tier = $1 AND bucket <= $2`, [tier, listStalePackLimit(tier, now)]);
@@ -145,9 +146,9 @@ export class PostgresTieredTable {
 
   /**
    * Packs this call's slice of the chunks holding staged samples of closed buckets (oldest first; countChunksToPack),
-   * then rolls up the coarse packs whose raw packs are all written (none of their samples left staged).
+   * then rolls up this call's slice of the chunks whose coarse packs closed (planRollupSlices).
    */
-  private async packAndRollUp(client: pg.PoolClient, rolledTo: number[], at: number): Promise<void> {
+  private async packAndRollUp(client: pg.PoolClient, rollups: RollupProgress[], at: number): Promise<void> {
     const open = packOf(0, at);
     const pending = (
       await client.query<{ chunk: number; oldest: string }>(
@@ -157,8 +158,11 @@ export class PostgresTieredTable {
     ).rows.map((r) => ({ chunk: r.chunk, oldest: Number(r.oldest) }));
     const count = countChunksToPack(pending.map((p) => p.oldest), this.lastAt, at);
     for (const p of pending.slice(0, count)) await this.packChunk(client, p.chunk, open);
-    const left = pending[count];
-    await this.runRollups(client, planRollups(rolledTo, left === undefined ? open : packOf(0, left.oldest)));
+    if (!hasRollupDue(rollups, at)) return;
+    const staged = new Map(pending.slice(count).map((p) => [p.chunk, packOf(0, p.oldest)]));
+    const [{ max }] = (await client.query<{ max: string | null }>(`SELECT MAX(id) AS max FROM ${this.spec.series}`)).rows as [{ max: string | null }];
+    const chunks = max === null ? 0 : Math.floor(Number(max) / stagedChunkSize) + 1;
+    for (const slice of planRollupSlices(rollups, chunks, (c) => staged.get(c) ?? open, this.lastAt, at)) await this.rollUpSlice(client, slice);
   }
 
   /** Moves one chunk's staged samples before `to` (the open bucket's start) into raw packs. */
@@ -179,17 +183,20 @@ export class PostgresTieredTable {
     await client.query(`DELETE FROM ${staged} WHERE chunk = $1 AND at < $2`, [chunk, to]);
   }
 
-  /** Rolls each finer pack's newest point into the coarser tier's packs. */
-  private async runRollups(client: pg.PoolClient, rollups: readonly Rollup[]): Promise<void> {
-    const width = this.spec.valueColumns.length;
-    for (const r of rollups) {
-      const { rows } = await client.query<{ series: string; bucket: string; data: Buffer }>(
-        `SELECT series, bucket, data FROM ${this.spec.packs} WHERE tier = $1 AND bucket >= $2 AND bucket < $3`,
-        [r.tier - 1, r.from, r.to],
-      );
-      const finer = rows.map((p) => ({ series: Number(p.series), bucket: Number(p.bucket), newest: decodeNewestPoint(p.data, width) }));
-      await this.insertPacks(client, rollUpPacks(r.tier, finer));
-    }
+  /** Rolls the newest point of each finer pack of one chunk's series into the coarser tier's packs. */
+  private async rollUpSlice(client: pg.PoolClient, slice: RollupSlice): Promise<void> {
+    const { packs, valueColumns } = this.spec;
+    const width = valueColumns.length;
+    const lo = slice.chunk * stagedChunkSize;
+    const [{ min }] = (await client.query<{ min: string | null }>(`SELECT MIN(bucket) AS min FROM ${packs} WHERE tier = $1`, [slice.tier - 1]))
+      .rows as [{ min: string | null }];
+    if (min === null) return;
+    const { rows } = await client.query<{ series: string; bucket: string; data: Buffer }>(
+      `SELECT series, bucket, data FROM ${packs} WHERE tier = $1 AND bucket = ANY($2::bigint[]) AND series >= $3 AND series < $4`,
+      [slice.tier - 1, listPackBuckets(slice.tier - 1, slice.from, slice.to, Number(min)), lo, lo + stagedChunkSize],
+    );
+    const finer = rows.map((p) => ({ series: Number(p.series), bucket: Number(p.bucket), newest: decodeNewestPoint(p.data, width) }));
+    await this.insertPacks(client, rollUpPacks(slice.tier, finer));
   }
 
   private async insertPacks(client: pg.PoolClient, rows: readonly PackRow[]): Promise<void> {
@@ -203,15 +210,21 @@ export class PostgresTieredTable {
     }
   }
 
-  /** Each tier's rollup progress: after a restart, the end of its newest pack (the older ones were rolled). */
-  private async readRolledTo(pool: pg.Pool): Promise<number[]> {
-    if (this.rolledTo !== null) return this.rolledTo;
-    const rows = await queryRows<{ tier: number; bucket: string }>(pool, `SELECT tier, MAX(bucket) AS bucket FROM ${this.spec.packs} WHERE tier > 0 GROUP BY tier`);
-    this.rolledTo = tiers.map((t, tier) => {
-      const row = rows.find((r) => r.tier === tier);
-      return row === undefined ? 0 : Number(row.bucket) + t.packMs;
-    });
-    return this.rolledTo;
+  /** A copy of each tier's rollup progress (kept once the transaction commits); after a restart, resumeRollup's. */
+  private async copyRollups(pool: pg.Pool): Promise<RollupProgress[]> {
+    if (this.rollups === null) {
+      const { packs } = this.spec;
+      const rows = await queryRows<{ tier: number; bucket: string; series: string }>(
+        pool,
+        `SELECT n.tier, n.bucket, (SELECT MAX(p.series) FROM ${packs} AS p WHERE p.tier = n.tier AND p.bucket = n.bucket) AS series
+         FROM (SELECT tier, MAX(bucket) AS bucket FROM ${packs} WHERE tier > 0 GROUP BY tier) AS n`,
+      );
+      this.rollups = tiers.map((_, tier) => {
+        const row = tier === 0 ? undefined : rows.find((r) => r.tier === tier);
+        return resumeRollup(tier, row === undefined ? null : Number(row.bucket), row === undefined ? null : Number(row.series));
+      });
+    }
+    return this.rollups.map((p) => ({ rolledTo: p.rolledTo, partial: p.partial === null ? null : { ...p.partial } }));
   }
 
   /** The ids of the items' series, in order, creating the missing ones. */

@@ -96,6 +96,7 @@ describe("the translation finding source keeps its checkpoint watch across resta
       version: 1,
       watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 400_000 } },
       findings: [],
+      current: [],
     });
   });
 });
@@ -149,10 +150,16 @@ const holding = (shards: number[]) => holdShards(shards, SHARDS);
 const staleOf = (findings: readonly { type: string; flow?: string | null; evidence: Record<string, unknown> }[]) =>
   findings.filter((f) => f.type === "CHECKPOINT_STALE").map((f) => [f.flow, f.evidence.owedForMs]);
 
-/** A stored value, its findings (when it has them) as [key, owedForMs]. */
+/**
+ * A stored value, its carried findings (when it has them) as [key, owedForMs], its cycle's own findings as [key,
+ * observedAt] (CHECKPOINT_STALE's: the start of its debt, owedForMs 0).
+ */
 const storedWatch = async (store: Store, key: string) => {
-  const value = JSON.parse((await store.getValue(key)) ?? "null") as { findings?: { key: string; evidence: Record<string, unknown> }[] } | null;
-  return value?.findings === undefined ? value : { ...value, findings: value.findings.map((f) => [f.key, f.evidence.owedForMs]) };
+  type Stored = { key: string; observedAt: number | null; evidence: Record<string, unknown> };
+  const value = JSON.parse((await store.getValue(key)) ?? "null") as { findings?: Stored[]; current?: Stored[] } | null;
+  if (value?.findings === undefined) return value;
+  const current = value.current?.map((f) => [f.key, f.observedAt, f.evidence.owedForMs]);
+  return { ...value, findings: value.findings.map((f) => [f.key, f.evidence.owedForMs]), ...(current === undefined ? {} : { current }) };
 };
 const WEST_STALE = "CHECKPOINT_STALE|east->west|app|orders|0";
 const SOUTH_STALE = "CHECKPOINT_STALE|east->south|app|orders|0";
@@ -171,13 +178,14 @@ describe("collectors sharing the work keep the checkpoint watch per shard (scale
     expect(await storedWatch(store, "checkpoint-watch@1")).toEqual({
       version: 1,
       watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 } },
-      findings: [[WEST_STALE, 190_000]],
+      findings: [],
+      current: [[WEST_STALE, T0, 0]],
     });
     const bWatch = { "east->south|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 50_000 } };
-    expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({ version: 1, watch: bWatch, findings: [[SOUTH_STALE, 200_000]] });
+    expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({ version: 1, watch: bWatch, findings: [], current: [[SOUTH_STALE, T0 + 50_000, 0]] });
     expect([await storedWatch(store, "checkpoint-watch@0"), await storedWatch(store, "checkpoint-watch@3")]).toEqual([
-      { version: 1, watch: {}, findings: [] },
-      { version: 1, watch: {}, findings: [] },
+      { version: 1, watch: {}, findings: [], current: [] },
+      { version: 1, watch: {}, findings: [], current: [] },
     ]);
     expect(await store.getValue("checkpoint-watch")).toBeNull();
 
@@ -192,14 +200,15 @@ describe("collectors sharing the work keep the checkpoint watch per shard (scale
     expect(await storedWatch(store, "checkpoint-watch@1")).toEqual({
       version: 1,
       watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 } },
-      findings: [[WEST_STALE, 300_000]],
+      findings: [],
+      current: [[WEST_STALE, T0, 0]],
     });
 
     // B loses shard 2: its clock is no longer held (a later gain reads what the store has), and stays stored.
     bShards.update([0, 1, 3]);
     bShards.beginCycle();
     expect(staleOf(await b(owedAt(T0 + 310_000), T0 + 310_000, defaultThresholds))).toEqual([["east->west", 310_000]]);
-    expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({ version: 1, watch: bWatch, findings: [[SOUTH_STALE, 250_000]] });
+    expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({ version: 1, watch: bWatch, findings: [], current: [[SOUTH_STALE, T0 + 50_000, 0]] });
   });
 
   it("a shard never stored takes its flows' clocks from the single value of the version before, once", async () => {
@@ -217,7 +226,8 @@ describe("collectors sharing the work keep the checkpoint watch per shard (scale
     expect(await storedWatch(store, "checkpoint-watch@1")).toEqual({
       version: 1,
       watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 } },
-      findings: [[WEST_STALE, 190_000]],
+      findings: [],
+      current: [[WEST_STALE, T0, 0]],
     });
     // The old value is left for the shards not upgraded yet; once a shard is stored, it is what a restart reads.
     expect(await storedWatch(store, "checkpoint-watch")).toEqual(legacy);
@@ -231,7 +241,8 @@ describe("collectors sharing the work keep the checkpoint watch per shard (scale
     expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({
       version: 1,
       watch: { "east->south|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 20_000 } },
-      findings: [[SOUTH_STALE, 190_000]],
+      findings: [],
+      current: [[SOUTH_STALE, T0 + 20_000, 0]],
     });
   });
 });
@@ -281,7 +292,7 @@ async function fireBeforeRestart(store: Store): Promise<{ finding: Finding; id: 
 }
 
 describe("a first cycle after a restart that cannot judge a group carries its stored findings", () => {
-  it("the group's offsets unknown: the finding is carried as stored, its alert stays firing, nothing resolves", async () => {
+  it("the group's offsets unknown: the finding is carried, owed since its stored start, its alert stays firing, nothing resolves", async () => {
     const first = openStore();
     const before = await fireBeforeRestart(first);
     expect([before.finding.key, before.finding.evidence.owedForMs]).toEqual(["CHECKPOINT_STALE|east->west|app|orders|0", 190_000]);
@@ -290,12 +301,15 @@ describe("a first cycle after a restart that cannot judge a group carries its st
     // A new process 210 s later (well past resolveAfterMs, 60 s), whose first cycle cannot read the group's offsets.
     const restarted = startGapwatch(openStore());
     const carried = await runCycle(restarted, unknownAt(T0 + 400_000), T0 + 400_000);
-    expect(carried.findings).toEqual([before.finding]);
-    expect([carried.ids, carried.alerts, carried.transitions]).toEqual([[before.id], [["firing", T0 + 190_000, T0 + 400_000, 190_000]], []]);
-    // Read again: judged on what is read (owed since T0, as the stored watch says); the same alert, never resolved
-    // ("updated": its summary now says 7 min instead of 3).
+    // Stored without its clocks (owed since T0), it reads as at the cycle that reads it: owed for 400 s, "7 min"
+    // instead of 3 ("updated", as the minutes moved), checkpoint 400 s old; nothing else changed.
+    const summary = before.finding.summary.replace("for 3 min", "for 7 min");
+    const evidence = { ...before.finding.evidence, owedForMs: 400_000, checkpointAgeMs: 400_000 };
+    expect(carried.findings).toEqual([{ ...before.finding, summary, evidence, observedAt: T0 + 400_000 }]);
+    expect([carried.ids, carried.alerts, carried.transitions]).toEqual([[before.id], [["firing", T0 + 190_000, T0 + 400_000, 400_000]], ["updated"]]);
+    // Read again: judged on what is read (owed since T0, as the stored watch says); the same alert, never resolved.
     const judged = await runCycle(restarted, owedAt(T0 + 410_000), T0 + 410_000);
-    expect([judged.alerts, judged.transitions]).toEqual([[["firing", T0 + 190_000, T0 + 410_000, 410_000]], ["updated"]]);
+    expect([judged.alerts, judged.transitions]).toEqual([[["firing", T0 + 190_000, T0 + 410_000, 410_000]], []]);
     restarted.alerts.stop();
   });
 
@@ -321,7 +335,7 @@ describe("a first cycle after a restart that cannot judge a group carries its st
     expect(staleOf(await source(owedAt(T0 + 410_000), T0 + 410_000, defaultThresholds))).toEqual([["east->west", 410_000]]);
   });
 
-  it("writes the value only when the watch or the findings changed, and a restart that carries them writes nothing", async () => {
+  it("writes the value only when the watch or the findings changed (not while CHECKPOINT_STALE fires on), nor after a restart", async () => {
     const store = openStore();
     const writes: string[] = [];
     const counted = {
@@ -330,15 +344,18 @@ describe("a first cycle after a restart that cannot judge a group carries its st
     };
     const source = createTranslationFindingSource(counted);
     const counts: number[] = [];
-    for (const now of [T0, T0 + 10_000, T0 + 190_000, T0 + 200_000]) {
-      await source(owedAt(now), now, defaultThresholds);
+    const owed: unknown[] = [];
+    // T0, T0 + 10 s, then 40 cycles from T0 + 190 s, every 10 s, CHECKPOINT_STALE firing in each.
+    for (const now of [T0, T0 + 10_000, ...Array.from({ length: 40 }, (_, i) => T0 + 190_000 + i * 10_000)]) {
+      owed.push(...staleOf(await source(owedAt(now), now, defaultThresholds)).map(([, ms]) => ms));
       counts.push(writes.length);
     }
-    // The entry owed since T0; unchanged; CHECKPOINT_STALE fires; its owedForMs grows.
-    expect(counts).toEqual([1, 1, 2, 3]);
+    // The entry owed since T0; unchanged; CHECKPOINT_STALE fires (one write); its owedForMs grows, nothing written.
+    expect(counts).toEqual([1, 1, ...Array<number>(40).fill(2)]);
+    expect(owed).toEqual(Array.from({ length: 40 }, (_, i) => 190_000 + i * 10_000));
     const restarted = createTranslationFindingSource(counted);
-    expect(staleOf(await restarted(unknownAt(T0 + 210_000), T0 + 210_000, defaultThresholds))).toEqual([["east->west", 200_000]]);
-    expect(writes).toEqual(["checkpoint-watch", "checkpoint-watch", "checkpoint-watch"]);
+    expect(staleOf(await restarted(unknownAt(T0 + 600_000), T0 + 600_000, defaultThresholds))).toEqual([["east->west", 600_000]]);
+    expect(writes).toEqual(["checkpoint-watch", "checkpoint-watch"]);
   });
 
   it("scaleOut: a collector that gains the shard carries the previous owner's findings of the group it cannot read", async () => {
@@ -357,8 +374,10 @@ describe("a first cycle after a restart that cannot judge a group carries its st
     bShards.update([0, 1, 2, 3]);
     bShards.beginCycle();
     const taken = await runCycle(b, unknownAt(T0 + 400_000), T0 + 400_000);
-    expect(taken.findings).toEqual(fired.findings);
-    expect([taken.ids, taken.alerts, taken.transitions]).toEqual([fired.ids, [["firing", T0 + 190_000, T0 + 400_000, 190_000]], []]);
+    // As read by B's cycle: owed since T0, for 400 s ("updated": 7 min instead of 3).
+    expect(staleOf(taken.findings)).toEqual([["east->west", 400_000]]);
+    expect(taken.findings.map((f) => f.key)).toEqual(fired.findings.map((f) => f.key));
+    expect([taken.ids, taken.alerts, taken.transitions]).toEqual([fired.ids, [["firing", T0 + 190_000, T0 + 400_000, 400_000]], ["updated"]]);
     b.alerts.stop();
   });
 });

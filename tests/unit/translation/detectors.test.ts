@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type CheckpointPoint } from "@/lib/collector/types";
 import { detectStaleCheckpoints, detectTranslationErrors, translateFlow, type CheckpointWatch, type FlowTranslation } from "@/lib/translation";
-import { resolveCheckpointStaleMs } from "@/lib/translation/detectors";
+import { resolveCheckpointStaleMs, restateStaleCheckpoint } from "@/lib/translation/detectors";
 import { FLOW, makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, syncs, T0 } from "./fixtures";
 
 const MINUTE = 60_000;
@@ -99,6 +99,27 @@ describe("detectStaleCheckpoints", () => {
     expect(second.findings[0]?.summary).toMatch(/never checkpointed app on orders\/0/);
     const caughtUp = translateFlow({ flow: makeFlow(), sourceGroups: [], syncHistory: new Map(), now: later });
     expect(detectStaleCheckpoints(caughtUp, second.watch, later, threshold).watch).toEqual({ "other->flow|x|t|0": { checkpoint: null, dueSince: 1 } });
+  });
+});
+
+describe("restateStaleCheckpoint: a CHECKPOINT_STALE finding kept time-free and read at a later cycle", () => {
+  const threshold = { replayRecords: 1000, checkpointStaleMs: 5 * MINUTE };
+  /** The finding detectStaleCheckpoints gives at `now` for a checkpoint owed since T0 (checkpointed at T0, or never). */
+  const staleAt = (now: number, checkpoints: CheckpointPoint[]) => {
+    const watch = detectStaleCheckpoints(translateApp(9995n, checkpoints, T0), {}, T0, threshold).watch;
+    return detectStaleCheckpoints(translateApp(9995n, checkpoints, now), watch, now, threshold).findings[0]!;
+  };
+
+  it("restated at the debt's start and back at a later cycle reads exactly as judged then: clocks, summary, time", () => {
+    for (const checkpoints of [[{ ...makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0), at: T0 }], []]) {
+      const at6 = staleAt(T0 + 6 * MINUTE, checkpoints);
+      const pinned = restateStaleCheckpoint(at6, T0);
+      expect([pinned.observedAt, pinned.evidence.owedForMs, pinned.summary.includes("0 min")]).toEqual([T0, 0, true]);
+      expect(restateStaleCheckpoint(pinned, T0 + 6 * MINUTE)).toEqual(at6);
+      expect(restateStaleCheckpoint(pinned, T0 + 11 * MINUTE + 40_000)).toEqual(staleAt(T0 + 11 * MINUTE + 40_000, checkpoints));
+    }
+    const other = { ...staleAt(T0 + 6 * MINUTE, []), type: "TRANSLATION_ERROR" as const };
+    expect(restateStaleCheckpoint(other, T0)).toBe(other);
   });
 });
 
