@@ -1,7 +1,8 @@
 /**
  * Next.js calls register() once when the server starts (never during `next build`): the peer-address stamp is
- * installed and the collector starts with the server (GAPWATCH_ROLE=web: the reader of the published read models),
- * and the store's revoked sessions are read.
+ * installed and the collector starts with the server — with GAPWATCH_ROLE=all as a child process of its own
+ * (collector-process.ts), so page renders never share its event loop; GAPWATCH_ROLE=web: the reader of the published
+ * read models — and the store's revoked sessions are read.
  * Node runtime only; GAPWATCH_DISABLE_COLLECTOR=1 turns it off.
  */
 export async function register(): Promise<void> {
@@ -10,8 +11,8 @@ export async function register(): Promise<void> {
   const { installPeerAddressStamp } = await import("@/lib/auth/client-address");
   installPeerAddressStamp();
   if (process.env.GAPWATCH_DISABLE_COLLECTOR === "1") return;
-  const { getServingRuntime, startRuntime } = await import("@/lib/pipeline/runtime");
-  startRuntime();
+  const { getServingRuntime, startServerRuntime } = await import("@/lib/pipeline/runtime");
+  startServerRuntime();
   // Signed-out sessions are kept in the store: read before requests are served (refused until then).
   const { attachRevocationStore } = await import("@/lib/auth/revocation");
   await attachRevocationStore(getServingRuntime().store);

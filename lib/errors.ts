@@ -13,6 +13,8 @@ export const errorCodes = {
   rateLimited: "GW_RATE_LIMITED",
   /** This process's GAPWATCH_ROLE does not serve the request (a collector serves no pages). */
   notThisRole: "GW_NOT_THIS_ROLE",
+  /** Role all's collector process is not running or did not answer (it is started again on its own). */
+  collectorUnavailable: "GW_COLLECTOR_UNAVAILABLE",
 } as const;
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
 
@@ -65,6 +67,13 @@ export class ConnectApiError extends GapwatchError {
   }
 }
 
+/** The collector process of GAPWATCH_ROLE=all (lib/pipeline/collector-process.ts) cannot answer now. */
+export class CollectorUnavailableError extends GapwatchError {
+  constructor(message: string) {
+    super(errorCodes.collectorUnavailable, message);
+  }
+}
+
 const statusByCode: Record<ErrorCode, number> = {
   GW_CONFIG: 500,
   GW_BAD_REQUEST: 400,
@@ -75,6 +84,7 @@ const statusByCode: Record<ErrorCode, number> = {
   GW_FORBIDDEN: 403,
   GW_RATE_LIMITED: 429,
   GW_NOT_THIS_ROLE: 503,
+  GW_COLLECTOR_UNAVAILABLE: 503,
 };
 
 /** HTTP status for an error raised anywhere in lib/; unknown errors are 500. */

@@ -168,7 +168,8 @@ export class Collector {
         log.error({ err: describeError(err) }, "cycle listener failed");
       }
     }
-    log.debug({ cycle, durationMs: snapshot.durationMs, flows: flows.length }, "cycle done");
+    // durationMs is the poll; totalMs adds the store write and the listeners (pipeline, publishing): the whole cycle.
+    log.debug({ cycle, durationMs: snapshot.durationMs, totalMs: Date.now() - started, flows: flows.length }, "cycle done");
     return snapshot;
   }
 

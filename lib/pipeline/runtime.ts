@@ -1,15 +1,15 @@
-import os from "node:os";
 import { type AlertService, createAlertService } from "@/lib/alerts/alert-service";
 import { acknowledgeAlert } from "@/lib/alerts/reconcile-alerts";
 import type { AlertRecord, RiskRecord } from "@/lib/alerts/types";
 import { Collector } from "@/lib/collector/collector";
-import { ShardAssignment } from "@/lib/collector/shards";
+import { describeThisCollector, ShardAssignment } from "@/lib/collector/shards";
 import { getConfig, type GapwatchConfig } from "@/lib/config";
 import { type GapwatchRole, readRole } from "@/lib/config/role";
 import { ConfigError } from "@/lib/errors";
 import { createShardMembership, type ShardMembership } from "@/lib/kafka/shard-membership";
 import { getLogger } from "@/lib/logger";
 import { createPostgresStore, createSqliteStore, resolveStorePath, type Store } from "@/lib/store";
+import { type CollectorProcess, serveParentProcess, startCollectorProcess } from "./collector-process";
 import { CyclePipeline } from "./cycle-pipeline";
 import { PublishedReadModels, publishReadModel } from "./published-read-models";
 import type { ReadModel } from "./read-model";
@@ -28,6 +28,8 @@ export interface ServingRuntime {
   store: Store;
   models: { latest(): ReadModel | null };
   alerts: AlertReader;
+  /** Role all's server: the metrics of its collector process (the cycle time, lag, alerts live there). */
+  collectorMetrics?: () => Promise<string>;
 }
 
 /** A process that polls (roles all and collector): its collector, pipeline and alert service. */
@@ -66,8 +68,12 @@ export function getRuntime(): Runtime {
   return holder.__gapwatchRuntime;
 }
 
-/** What pages and routes read: this process's pipeline (roles all, collector) or the store's published models (web). */
+/**
+ * What pages and routes read: the store's published models (role web, and role all's server once its collector
+ * process runs: startServerRuntime) or this process's pipeline (role collector; role all in scripts and tests).
+ */
 export function getServingRuntime(): ServingRuntime {
+  if (holder.__gapwatchWebRuntime) return holder.__gapwatchWebRuntime;
   const config = getConfig();
   if (readRole(config.store) !== "web") return getRuntime();
   holder.__gapwatchWebRuntime ??= createWebRuntime(openStore(config.store), readStaleAfterMs(config));
@@ -79,7 +85,11 @@ export function getServingRuntime(): ServingRuntime {
  * and role collector it shares the flows with the other collectors: it polls, judges, stores and notifies only the
  * flows (and clusters) of the shards the collectors' group assigns it, and publishes under its own collector id.
  */
-export function createCollectingRuntime(config: GapwatchConfig, role: "all" | "collector"): Runtime {
+export function createCollectingRuntime(
+  config: GapwatchConfig,
+  role: "all" | "collector",
+  options: { publish?: boolean } = {},
+): Runtime {
   const store = openStore(config.store);
   const sharding = role === "collector" && config.scaleOut !== undefined ? createSharding(config, config.scaleOut) : null;
   if (config.scaleOut !== undefined && sharding === null) {
@@ -92,7 +102,7 @@ export function createCollectingRuntime(config: GapwatchConfig, role: "all" | "c
   const shardKey = sharding?.collectorId ?? wholeShard;
   collector.onCycle(async (current, previous, history) => {
     const model = await pipeline.runCycle(current, previous, history);
-    if (role === "collector") await publishReadModel(store, shardKey, model);
+    if (role === "collector" || options.publish === true) await publishReadModel(store, shardKey, model);
   });
   return { role, collector, store, alerts, pipeline, models: pipeline, sharding };
 }
@@ -109,7 +119,7 @@ function createSharding(config: GapwatchConfig, scaleOut: NonNullable<GapwatchCo
     sessionTimeoutMs: scaleOut.sessionTimeoutMs,
     onChange: (held) => assignment.update(held),
   });
-  return { assignment, membership, collectorId: `collector-${os.hostname()}-${process.pid}` };
+  return { assignment, membership, collectorId: describeThisCollector() };
 }
 
 /**
@@ -157,6 +167,66 @@ function openStore(config: GapwatchConfig["store"]): Store {
     return createPostgresStore(config.url);
   }
   return createSqliteStore(resolveStorePath(config.path));
+}
+
+/**
+ * The server's start (instrumentation.ts). Role all: the collector and pipeline run in a child process that publishes
+ * each cycle to the SQLite file (collector-process.ts), and this process serves the published read model, so the
+ * HTTP load never delays a cycle; SIGTERM/SIGINT stop the child by PID first. Roles collector and web: startRuntime.
+ * Returns role all's collector process, or null for the other roles.
+ */
+export function startServerRuntime(): Pick<CollectorProcess, "pid" | "stop"> | null {
+  const config = getConfig();
+  if (readRole(config.store) !== "all") {
+    startRuntime();
+    return null;
+  }
+  // Opened (and migrated) here before the child opens the same file: the two never race on a migration.
+  const web: WebRuntime = createWebRuntime(openStore(config.store));
+  const child = startCollectorProcess(() => void web.published.refresh().catch(() => undefined));
+  holder.__gapwatchWebRuntime = { ...web, role: "all", collectorMetrics: () => child.renderMetrics() };
+  web.published.start();
+  getLogger("runtime").info({ role: "all", collectorPid: child.pid() }, "started: serving; the collector has its own process");
+  const stop = async () => {
+    await child.stop();
+    await web.published.stop();
+  };
+  const exit = async (signal: string) => {
+    getLogger("runtime").info({ signal }, "stopping");
+    await stop();
+    await web.store.close();
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void exit("SIGTERM"));
+  process.once("SIGINT", () => void exit("SIGINT"));
+  return { pid: () => child.pid(), stop };
+}
+
+/**
+ * Role all's collector process (collector-process.ts): polls as role all does, publishes each cycle's read model
+ * for the server's process and tells it so; answers its metrics requests with `renderMetrics`; stops on SIGTERM,
+ * SIGINT, or when the server's process is gone.
+ */
+export function runCollectorChild(renderMetrics: () => Promise<string>): void {
+  const config = getConfig();
+  const role = readRole(config.store);
+  if (role !== "all") throw new ConfigError(`the collector process belongs to GAPWATCH_ROLE=all, this one has ${role}`);
+  const runtime = createCollectingRuntime(config, "all", { publish: true });
+  holder.__gapwatchRuntime = runtime;
+  const stopLoop = startCollecting(runtime);
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= stopLoop()
+      .then(() => runtime.store.close())
+      .finally(() => process.exit(0));
+    return stopping;
+  };
+  const published = serveParentProcess(renderMetrics, stop);
+  // Listeners run in order: this one after the runtime's own, which published the cycle.
+  runtime.collector.onCycle((snapshot) => published(snapshot.cycle));
+  process.once("SIGTERM", () => void stop());
+  process.once("SIGINT", () => void stop());
+  getLogger("runtime").info({ role: "all", pid: process.pid }, "collector process polling");
 }
 
 /**

@@ -1,9 +1,12 @@
 // Issue 15 item 5: the built app (`next start`, its own process) polling the sandbox under workload, loaded by
 // `connections` autocannon clients for `seconds` mixing every route with bad requests (bad JSON, oversized bodies,
 // unknown parameters, unknown names, unauthenticated admin calls), while slow clients trickle requests a byte at a
-// time. Reports responses by status (no 5xx allowed), the server's peak RSS, and the collector's mean cycle time
-// before and during the load (gapwatch_collector_cycle_seconds from /api/metrics).
+// time. Reports responses by status (no 5xx allowed), the peak RSS of the server's process tree, and the collector's
+// cycles before and during the load: count, mean, p95 and max, from the collector's own "cycle done" log lines, so a
+// scrape slowed by the load neither delays nor skews them. At the end the server gets SIGTERM; every process of its
+// tree (GAPWATCH_ROLE=all's collector process among them) must be gone 5 s later.
 import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
@@ -51,7 +54,33 @@ export interface HttpLoadReport {
   /** Slowloris sockets: how many the server closed, and the longest it held one (s; Node's default allows ~90). */
   slowClients: { opened: number; closedByServer: number; answered5xx: number; longestHeldSeconds: number };
   peakRssMiB: number;
-  cycleSeconds: { before: number; during: number };
+  /** PIDs of the server's process tree (the collector process among them) still running 5 s after its SIGTERM. */
+  processesLeft: number[];
+  /** The collector's cycles that finished in the idle half-period before the load, and during the load. */
+  cycles: { idle: CycleStats; load: CycleStats };
+}
+
+/**
+ * The cycles that finished in a window: `poll` is the collector's poll (gapwatch_collector_cycle_seconds), `total` the
+ * whole cycle with the store write and the pipeline; count, then mean, p95 and max in seconds.
+ */
+interface CycleStats {
+  count: number;
+  poll: DurationStats;
+  total: DurationStats;
+}
+
+interface DurationStats {
+  mean: number;
+  p95: number;
+  max: number;
+}
+
+/** One finished cycle: when its "cycle done" line was logged (epoch ms), its poll and its whole duration. */
+interface CycleDone {
+  at: number;
+  durationMs: number;
+  totalMs: number;
 }
 
 /**
@@ -87,27 +116,61 @@ function listRequests(origin: string): AutocannonRequest[] {
   ];
 }
 
-/** Resident set size of a process and its descendants, in MiB (Linux /proc). */
-function readTreeRssMiB(pid: number): number {
+/** Resident set size of a process and its descendants, in MiB (Linux /proc); adds every PID of the tree to `seen`. */
+function readTreeRssMiB(pid: number, seen: Set<number>): number {
   try {
     const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+    seen.add(pid);
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-    return rss + children.reduce((sum, c) => sum + readTreeRssMiB(c), 0);
+    return rss + children.reduce((sum, c) => sum + readTreeRssMiB(c, seen), 0);
   } catch {
     return 0;
   }
 }
 
-/** Sum and count of gapwatch_collector_cycle_seconds. */
-async function readCycleTotals(base: string): Promise<{ sum: number; count: number }> {
-  const text = await (await fetch(`${base}/api/metrics`)).text();
-  const sum = Number(/^gapwatch_collector_cycle_seconds_sum(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1]);
-  const count = Number(/^gapwatch_collector_cycle_seconds_count(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1]);
-  return { sum, count };
+/**
+ * Collects the collector's "cycle done" lines (debug level) from the server's stderr; any line at error level or above
+ * is passed on to this process's stderr, as the server's own stderr was before.
+ */
+function collectCycles(server: ChildProcess): CycleDone[] {
+  const cycles: CycleDone[] = [];
+  createInterface({ input: server.stderr! }).on("line", (line) => {
+    let entry: { level?: number; time?: number; msg?: string; durationMs?: number; totalMs?: number };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      process.stderr.write(`${line}\n`);
+      return;
+    }
+    const { msg, time, durationMs, totalMs } = entry;
+    if (msg === "cycle done" && time !== undefined && durationMs !== undefined && totalMs !== undefined) {
+      cycles.push({ at: time, durationMs, totalMs });
+    }
+    else if ((entry.level ?? 0) >= 50) process.stderr.write(`${line}\n`);
+  });
+  return cycles;
 }
 
-const meanCycleSeconds = (a: { sum: number; count: number }, b: { sum: number; count: number }) =>
-  b.count > a.count ? Number(((b.sum - a.sum) / (b.count - a.count)).toFixed(3)) : Number.NaN;
+/** The cycles that finished in [from, to): their count, and mean, p95 (nearest rank) and max of both durations. */
+function summariseCycles(cycles: readonly CycleDone[], from: number, to: number): CycleStats {
+  const within = cycles.filter((c) => c.at >= from && c.at < to);
+  return {
+    count: within.length,
+    poll: describeDurations(within.map((c) => c.durationMs)),
+    total: describeDurations(within.map((c) => c.totalMs)),
+  };
+}
+
+function describeDurations(ms: readonly number[]): DurationStats {
+  if (ms.length === 0) return { mean: Number.NaN, p95: Number.NaN, max: Number.NaN };
+  const seconds = ms.map((n) => n / 1000).sort((a, b) => a - b);
+  const round = (n: number) => Number(n.toFixed(3));
+  return {
+    mean: round(seconds.reduce((sum, n) => sum + n, 0) / seconds.length),
+    p95: round(seconds[Math.ceil(0.95 * seconds.length) - 1]!),
+    max: round(seconds.at(-1)!),
+  };
+}
 
 /** Slowloris: each client sends a request line and headers one byte every `byteEveryMs`, never finishing. */
 function startSlowClients(port: number, byteEveryMs: number): { stop(): HttpLoadReport["slowClients"] } {
@@ -147,12 +210,26 @@ function startSlowClients(port: number, byteEveryMs: number): { stop(): HttpLoad
   };
 }
 
-async function waitForCycles(base: string, server: ChildProcess, cycles: number): Promise<void> {
+/** Which of `pids` still run `waitMs` after the server exited (none should: it stops its children by PID). */
+async function listSurvivors(pids: ReadonlySet<number>, waitMs: number): Promise<number[]> {
+  const isRunning = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const deadline = Date.now() + waitMs;
+  while ([...pids].some(isRunning) && Date.now() < deadline) await sleep(250);
+  return [...pids].filter(isRunning);
+}
+
+async function waitForCycles(done: readonly CycleDone[], server: ChildProcess, cycles: number): Promise<void> {
   const deadline = Date.now() + 180_000;
   for (;;) {
     if (server.exitCode !== null) throw new Error(`http-load: next start exited with ${server.exitCode}`);
-    const totals = await readCycleTotals(base).catch(() => ({ count: 0 }));
-    if (totals.count >= cycles) return;
+    if (done.length >= cycles) return;
     if (Date.now() > deadline) throw new Error(`http-load: the server did not complete ${cycles} cycles within 180 s`);
     await sleep(1000);
   }
@@ -175,21 +252,25 @@ export async function runHttpLoad(state: SandboxState, connections: number, seco
       GAPWATCH_CONFIG: config,
       GAPWATCH_DB: path.join(dir, "gapwatch.db"),
       GAPWATCH_ADMIN_SECRET: randomBytes(24).toString("hex"),
-      GAPWATCH_LOG_LEVEL: "error",
+      // Debug for the collector's "cycle done" lines; collectCycles passes on only errors.
+      GAPWATCH_LOG_LEVEL: "debug",
       NEXT_TELEMETRY_DISABLED: "1",
     },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", "ignore", "pipe"],
   });
+  const done = collectCycles(server);
   let peakRssMiB = 0;
+  const treePids = new Set<number>();
   const sampler = setInterval(() => {
-    peakRssMiB = Math.max(peakRssMiB, readTreeRssMiB(server.pid!));
+    peakRssMiB = Math.max(peakRssMiB, readTreeRssMiB(server.pid!, treePids));
   }, 250);
+  let report: Omit<HttpLoadReport, "processesLeft">;
   try {
-    await waitForCycles(base, server, 3);
+    await waitForCycles(done, server, 3);
     log(`server ${server.pid} up on ${base}; measuring the cycle time unloaded for ${seconds / 2} s…`);
-    const quietFrom = await readCycleTotals(base);
+    const quietFrom = Date.now();
     await sleep((seconds / 2) * 1000);
-    const quietTo = await readCycleTotals(base);
+    const loadFrom = Date.now();
     log(`${connections} clients on ${listRequests(base).length} requests for ${seconds} s, ${slowClients} slow clients…`);
     const slow = startSlowClients(port, 500);
     // Every connection walks the sequence from its start: 8 groups, each starting at another eighth of it, so that a
@@ -207,8 +288,8 @@ export async function runHttpLoad(state: SandboxState, connections: number, seco
     const byStatus: Record<string, number> = {};
     for (const r of results) for (const [code, stat] of Object.entries(r.statusCodeStats)) byStatus[code] = (byStatus[code] ?? 0) + stat.count;
     const total = (pick: (r: (typeof results)[number]) => number) => results.reduce((sum, r) => sum + pick(r), 0);
-    const loadTo = await readCycleTotals(base);
-    return {
+    const loadTo = Date.now();
+    report = {
       connections: groups * Math.ceil(connections / groups),
       seconds,
       requests: total((r) => r.requests.total),
@@ -219,7 +300,7 @@ export async function runHttpLoad(state: SandboxState, connections: number, seco
       p99Ms: Math.max(...results.map((r) => r.latency.p99)),
       slowClients: slowReport,
       peakRssMiB: Math.round(peakRssMiB),
-      cycleSeconds: { before: meanCycleSeconds(quietFrom, quietTo), during: meanCycleSeconds(quietTo, loadTo) },
+      cycles: { idle: summariseCycles(done, quietFrom, loadFrom), load: summariseCycles(done, loadFrom, loadTo) },
     };
   } finally {
     clearInterval(sampler);
@@ -227,4 +308,5 @@ export async function runHttpLoad(state: SandboxState, connections: number, seco
     await new Promise((resolve) => (server.exitCode !== null ? resolve(null) : server.once("exit", resolve)));
     await workload.stop();
   }
+  return { ...report, processesLeft: await listSurvivors(treePids, 5000) };
 }

@@ -27,8 +27,12 @@ export async function runSandboxPhases(opts: SandboxPhaseOptions, print: (line: 
     if (opts.loadSeconds > 0) {
       const report = await runHttpLoad(sandbox.state, opts.loadClients, opts.loadSeconds, print);
       print(JSON.stringify({ httpLoad: report }, null, 2));
-      const bad = report.status5xx > 0 || report.slowClients.answered5xx > 0;
-      print(bad ? "HTTP-LOAD FAILED: 5xx answers above" : `http-load OK: ${report.requests} requests, no 5xx, peak RSS ${report.peakRssMiB} MiB`);
+      const bad = report.status5xx > 0 || report.slowClients.answered5xx > 0 || report.processesLeft.length > 0;
+      print(
+        bad
+          ? "HTTP-LOAD FAILED: 5xx answers or processes left running, above"
+          : `http-load OK: ${report.requests} requests, no 5xx, peak RSS ${report.peakRssMiB} MiB, every server process stopped`,
+      );
       failed ||= bad;
     }
   } finally {

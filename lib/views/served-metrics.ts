@@ -1,0 +1,16 @@
+import { renderMetrics, updateReadinessMetrics } from "@/lib/alerts/metrics";
+import { getServingRuntime } from "@/lib/pipeline/runtime";
+import { listFlowReadiness } from "./readiness-data";
+import { readLatestModel } from "./runtime-data";
+
+/**
+ * GET /api/metrics's text: this process's registry with each flow's readiness set from the latest model, or — on role
+ * all's server, whose collector runs in its own process — that process's (it answers with this very function).
+ */
+export function renderServedMetrics(): Promise<string> {
+  const { collectorMetrics } = getServingRuntime();
+  if (collectorMetrics !== undefined) return collectorMetrics();
+  const model = readLatestModel();
+  if (model !== null) updateReadinessMetrics(listFlowReadiness(model));
+  return renderMetrics();
+}
