@@ -191,14 +191,7 @@ export function startServerRuntime(): Pick<CollectorProcess, "pid" | "stop"> | n
     await child.stop();
     await web.published.stop();
   };
-  const exit = async (signal: string) => {
-    getLogger("runtime").info({ signal }, "stopping");
-    await stop();
-    await web.store.close();
-    process.exit(0);
-  };
-  process.once("SIGTERM", () => void exit("SIGTERM"));
-  process.once("SIGINT", () => void exit("SIGINT"));
+  exitOnSignals(stop, web.store);
   return { pid: () => child.pid(), stop };
 }
 
@@ -237,14 +230,19 @@ export function startRuntime(): void {
   const serving = getServingRuntime();
   const stopLoop = serving.role === "web" ? startWebLoop() : startCollectorLoop();
   getLogger("runtime").info({ role: serving.role }, "started");
-  const stop = async (signal: string) => {
+  exitOnSignals(stopLoop, serving.store);
+}
+
+/** On SIGTERM or SIGINT: stops what runs, closes the store, exits. */
+function exitOnSignals(stop: () => Promise<void>, store: Store): void {
+  const exit = async (signal: string) => {
     getLogger("runtime").info({ signal }, "stopping");
-    await stopLoop();
-    await serving.store.close();
+    await stop();
+    await store.close();
     process.exit(0);
   };
-  process.once("SIGTERM", () => void stop("SIGTERM"));
-  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void exit("SIGTERM"));
+  process.once("SIGINT", () => void exit("SIGINT"));
 }
 
 function startCollectorLoop(): () => Promise<void> {
