@@ -66,8 +66,10 @@ export function detectPositionMoves(
       if (old !== undefined) next[view.key] = old;
       continue;
     }
+    // The mark's positions, parsed once for every use below.
+    const was = old === undefined ? undefined : readMark(old);
     const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
-    const found = sameTopic ? findMove(ctx, view, old) : null;
+    const found = sameTopic ? findMove(ctx, view, was!) : null;
     // The connector has just stopped: judged next cycle against the mark as it was (absorbing the
     // committed position into `highest` now would hide a move made while it stays stopped).
     if (found === "wait") {
@@ -79,42 +81,40 @@ export function detectPositionMoves(
     // (seen in the soak: 11 partitions 2 records "ahead"), and the next cycle's target holds them.
     // A pending move is kept in the mark as committed > highest (otherwise highest ≥ committed).
     if (found?.direction === "forward") {
-      const mark = readMark(old!);
+      const mark = was!;
       if (!(mark.committed === committed && committed > mark.highest)) {
-        next[view.key] = createMark(committed, mark.highest, sourceTopicId, old);
+        next[view.key] = createMark(committed, mark.highest, sourceTopicId, old, was);
         continue;
       }
     }
     const move = found;
     if (move !== null) candidates.push(createMoveCandidate(view, move, "connect-offsets"));
-    const highest = move === null && sameTopic ? maxOffset(readMark(old).highest, mm2Position ?? committed) : (mm2Position ?? committed);
-    next[view.key] = createMark(committed, maxOffset(highest, committed), sourceTopicId, old);
+    const highest = move === null && sameTopic ? maxOffset(was!.highest, mm2Position ?? committed) : (mm2Position ?? committed);
+    next[view.key] = createMark(committed, maxOffset(highest, committed), sourceTopicId, old, was);
   }
   candidates.push(...findSkipsInSyncs(ctx).map(([view, move]) => createMoveCandidate(view, move, "offset-sync-gap")));
   return { candidates, marks: next };
 }
 
-/** A mark's positions, parsed once per mark object (an unchanged mark stays the same object). */
-const markPositions = new WeakMap<CommittedMark, { committed: bigint; highest: bigint }>();
-
+/**
+ * A mark's positions, parsed once per partition and cycle. Not cached per mark object: on a busy flow
+ * every mark changes every cycle, and a WeakMap of 100,000 marks cost more to fill and look up (and
+ * to collect) than parsing two decimal strings.
+ */
 function readMark(mark: CommittedMark): { committed: bigint; highest: bigint } {
-  let positions = markPositions.get(mark);
-  if (positions === undefined) {
-    positions = { committed: BigInt(mark.committed), highest: BigInt(mark.highest) };
-    markPositions.set(mark, positions);
-  }
-  return positions;
+  return { committed: BigInt(mark.committed), highest: BigInt(mark.highest) };
 }
 
-/** The mark for these values: `old` itself when it already holds them. */
-function createMark(committed: bigint, highest: bigint, topicId: string | null, old: CommittedMark | undefined): CommittedMark {
-  if (old !== undefined && old.topicId === topicId) {
-    const was = readMark(old);
-    if (was.committed === committed && was.highest === highest) return old;
-  }
-  const mark: CommittedMark = { committed: committed.toString(), highest: highest.toString(), topicId };
-  markPositions.set(mark, { committed, highest });
-  return mark;
+/** The mark for these values: `old` itself when it already holds them (`was`: readMark(old)). */
+function createMark(
+  committed: bigint,
+  highest: bigint,
+  topicId: string | null,
+  old: CommittedMark | undefined,
+  was: { committed: bigint; highest: bigint } | undefined,
+): CommittedMark {
+  if (old !== undefined && was !== undefined && old.topicId === topicId && was.committed === committed && was.highest === highest) return old;
+  return { committed: committed.toString(), highest: highest.toString(), topicId };
 }
 
 /**
@@ -154,10 +154,10 @@ function findSkipsInSyncs(ctx: DetectorContext): [FlowPartitionView, Move][] {
 const maxMarkerRun = 2n;
 
 /** A move, nothing, or "wait": a forward move cannot be judged before the next cycle. */
-function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: CommittedMark): Move | "wait" | null {
+function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: { committed: bigint; highest: bigint }): Move | "wait" | null {
   const p = view.partition;
   const committed = p.committedPosition!;
-  const { committed: before, highest } = readMark(mark);
+  const { committed: before, highest } = mark;
   if (committed < before) {
     return highest > committed ? { direction: "back", from: highest, to: committed, range: { first: committed, last: highest - 1n, exact: true } } : null;
   }

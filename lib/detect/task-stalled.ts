@@ -77,7 +77,7 @@ export function detectTaskStalls(
     // the position is compared as text, and the log end parsed only for a partition standing still that long.
     const positionText = old !== undefined && waiting > 0n ? position.toString() : null;
     const keep = old !== undefined && old.position === positionText;
-    const mark = keep ? advanceMark(ctx, old, stateOf(view.flow, connectorOf(view.flow, view.partition))) : createMark(position, logEnd, ctx.now);
+    const mark = keep ? advanceMark(ctx, old, stateOf(view.flow, connectorOf(view.flow, view.partition))) : createMark(positionText ?? position.toString(), logEnd, ctx.now);
     next[view.key] = mark;
     const stalledForMs = ctx.now - mark.movedAt - mark.notRunningMs;
     if (stalledForMs < ctx.thresholds.stallAfterMs || waiting <= 0n || logEnd <= BigInt(mark.logEndAtMove)) continue;
@@ -98,9 +98,9 @@ function connectorOf(flow: Flow, partition: FlowPartition): string | null {
   return partition.sourceConnector ?? flow.connectors.source;
 }
 
-/** The mark of a position that moved (or of a partition with nothing waiting) now. */
-function createMark(position: bigint, logEnd: bigint, now: number): PositionMark {
-  return { position: position.toString(), movedAt: now, logEndAtMove: logEnd.toString(), notRunningMs: 0, seenAt: now };
+/** The mark of a position that moved (or of a partition with nothing waiting) now; `position` as a decimal string. */
+function createMark(position: string, logEnd: bigint, now: number): PositionMark {
+  return { position, movedAt: now, logEndAtMove: logEnd.toString(), notRunningMs: 0, seenAt: now };
 }
 
 /**

@@ -219,8 +219,8 @@ export class OffsetSyncStore {
     const sync = findFirstAtOrBefore(slots, upstream) ?? getSlot(slots, SYNCS_PER_PARTITION - 1);
     if (sync.upstream > upstream) return { kind: "too-old", oldest: sync };
     // The "+1 rule": never translate more than one past a known sync (records in between may be dropped).
-    const step = upstream === sync.upstream ? 0n : 1n;
-    return { kind: "translated", downstream: wrapLong(sync.downstream + step), sync };
+    // (At the sync itself the downstream offset is the sync's own, an int64 already: no arithmetic.)
+    return { kind: "translated", downstream: upstream === sync.upstream ? sync.downstream : wrapLong(sync.downstream + 1n), sync };
   }
 
   /** The distinct retained syncs of a partition, newest first (Java's offsetArrayToString view). */

@@ -24,7 +24,7 @@ import {
   type SyncPoint,
   type TopicPartition,
 } from "@/lib/mm2";
-import type { IdealOffset } from "./types";
+import type { IdealOffset, ModelTranslation } from "./types";
 
 /** How MirrorCheckpointTask's store was loaded (see the module comment). */
 export interface ReplayOptions {
@@ -46,8 +46,24 @@ export function replaySyncHistory(tp: TopicPartition, history: readonly SyncPoin
   return store;
 }
 
-interface CacheEntry {
+/**
+ * MM2's translations from one sync of a partition's model: the sync's downstream (`at`) and one past it
+ * (`past`), shared by every row that gets them, from cycle to cycle, until a row translates with another sync.
+ */
+export interface SyncTranslations {
+  sync: SyncPoint | null;
+  at: ModelTranslation | null;
+  past: ModelTranslation | null;
+}
+
+/** A partition's replayed model, its latest epoch, and the translations its rows share. */
+export interface SyncModel {
   store: OffsetSyncStore;
+  epoch: readonly SyncPoint[];
+  translations: SyncTranslations;
+}
+
+interface CacheEntry extends SyncModel {
   consumed: number;
   last: SyncPoint | null;
   epoch: SyncPoint[];
@@ -71,7 +87,7 @@ export class SyncModelCache {
   constructor(private readonly options: ReplayOptions = {}) {}
 
   /** The model and the latest epoch (for exact mapping) of one partition's history, valid until the key's next lookup. */
-  lookup(key: string, tp: TopicPartition, history: readonly SyncPoint[]): { store: OffsetSyncStore; epoch: readonly SyncPoint[] } {
+  lookup(key: string, tp: TopicPartition, history: readonly SyncPoint[]): SyncModel {
     const entry = this.entries.get(key);
     const resumeAt = entry ? findResumeIndex(entry, history) : -1;
     if (!entry || resumeAt < 0) {
@@ -80,6 +96,7 @@ export class SyncModelCache {
         consumed: history.length,
         last: history.at(-1) ?? null,
         epoch: selectLatestEpoch(history),
+        translations: { sync: null, at: null, past: null },
         usedInCycle: this.cycle,
       };
       this.entries.set(key, fresh);

@@ -18,10 +18,10 @@
  *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
  */
 import { type CheckpointPoint, type ClusterSnapshot, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
-import { compileGroupFilter, type OffsetSyncStore, type SyncPoint } from "@/lib/mm2";
+import { compileGroupFilter, type SyncPoint } from "@/lib/mm2";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
 import { addTotals, estimateReread, sumTotals } from "./reread";
-import { mapIdealOffset, type ReplayOptions, SyncModelCache } from "./sync-model";
+import { mapIdealOffset, type ReplayOptions, type SyncModel, SyncModelCache, type SyncTranslations } from "./sync-model";
 import {
   type FlowTranslation,
   type GroupTranslation,
@@ -110,7 +110,7 @@ interface IndexedPartition {
   tp: { topic: string; partition: number };
   /** The partition's sync history and replayed model, looked up once per call for all the groups on it. */
   history?: readonly SyncPoint[];
-  model?: { store: OffsetSyncStore; epoch: readonly SyncPoint[] };
+  model?: SyncModel;
 }
 
 /** The flow's partitions by topic and partition number (a later duplicate wins, as in a Map). */
@@ -265,11 +265,11 @@ function translateOffset(
       : notLoaded(ctx.flow);
     return { translation, ideal: { kind: "unknown", reason: "no-sync" } };
   }
-  const { store, epoch } = (indexed.model ??= ctx.cache.lookup(indexed.key, tp, history));
+  const { store, epoch, translations } = (indexed.model ??= ctx.cache.lookup(indexed.key, tp, history));
   const ideal = mapIdealOffset(epoch, committed, denseDownstream);
   if (!ctx.syncsLoaded) return { translation: notLoaded(ctx.flow), ideal };
   const t = store.translateDownstream(ctx.group, tp, committed);
-  if (t.kind === "translated") return { translation: describeTranslation(t.sync, t.downstream), ideal };
+  if (t.kind === "translated") return { translation: describeTranslation(translations, t.sync, t.downstream), ideal };
   if (t.kind === "too-old") {
     const detail = `offset ${committed} is older than the oldest sync MM2 keeps (upstream ${t.oldest.upstream}): MM2 translates it to −1 and emits no checkpoint`;
     return { translation: { kind: "untranslatable", reason: UntranslatableReason.OLDER_THAN_OLDEST_SYNC, detail }, ideal };
@@ -280,18 +280,21 @@ function translateOffset(
 /**
  * MM2's translation from one sync, shared by every row it gives (it gives sync.downstream at the
  * sync, one more past it): 190,000 group partitions do not need 190,000 copies of a few hundred.
+ * Kept with the partition's model (the object the row's lookup already holds), where a WeakMap keyed
+ * by sync cost a hash lookup in a table of every sync per row, and more CPU than it saved.
  */
-const translationsBySync = new WeakMap<SyncPoint, { at?: ModelTranslation; past?: ModelTranslation }>();
-
-function describeTranslation(sync: SyncPoint, downstream: bigint): ModelTranslation {
-  let known = translationsBySync.get(sync);
-  if (known === undefined) translationsBySync.set(sync, (known = {}));
+function describeTranslation(shared: SyncTranslations, sync: SyncPoint, downstream: bigint): ModelTranslation {
+  if (shared.sync !== sync) {
+    shared.sync = sync;
+    shared.at = null;
+    shared.past = null;
+  }
   const at = downstream === sync.downstream;
-  const cached = at ? known.at : known.past;
-  if (cached !== undefined && cached.kind === "translated" && cached.downstream === downstream) return cached;
+  const cached = at ? shared.at : shared.past;
+  if (cached !== null && cached.kind === "translated" && cached.downstream === downstream) return cached;
   const translation: ModelTranslation = { kind: "translated", downstream, syncUpstream: sync.upstream, syncDownstream: sync.downstream };
-  if (at) known.at = translation;
-  else known.past = translation;
+  if (at) shared.at = translation;
+  else shared.past = translation;
   return translation;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { translateFlow, type PartitionTranslation, type TranslateFlowInput } from "@/lib/translation";
+import { SyncModelCache, translateFlow, type PartitionTranslation, type TranslateFlowInput } from "@/lib/translation";
 import { FLOW, makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, syncs, T0 } from "./fixtures";
 
 /** Translates one group "app" with the given committed offsets and options; returns its rows by "topic/partition". */
@@ -115,6 +115,32 @@ describe("translateFlow: MM2's translation, the ideal offset and the re-read cou
     expect(rows.get("orders/0")!.failoverReread?.records).toBe(49n);
     const noCheckpoint = translateApp({ "orders/0": 150n });
     expect(noCheckpoint.get("orders/0")!.failoverReread?.records).toBe(49n);
+  });
+});
+
+describe("translateFlow: translations shared by the rows of one sync", () => {
+  it("rows at and past the same sync share one translation each, from cycle to cycle, until a newer sync translates them", () => {
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100], [200, 200]) });
+    const cache = new SyncModelCache();
+    const translate = (offsets: Record<string, Record<string, bigint>>) => {
+      const groups = Object.entries(offsets).map(([id, o]) => makeGroup(id, o));
+      const ft = translateFlow({ flow: makeFlow(), sourceGroups: groups, syncHistory: history, now: T0, cache });
+      return new Map(ft.groups.map((g) => [g.group, g.partitions[0]!.translation]));
+    };
+    const first = translate({ a: { "orders/0": 250n }, b: { "orders/0": 260n }, c: { "orders/0": 200n } });
+    expect(first.get("a")).toEqual({ kind: "translated", downstream: 201n, syncUpstream: 200n, syncDownstream: 200n });
+    expect(first.get("b")).toBe(first.get("a"));
+    expect(first.get("c")).toEqual({ kind: "translated", downstream: 200n, syncUpstream: 200n, syncDownstream: 200n });
+    // The next cycle: the groups moved, the same sync translates them, with the same objects.
+    const second = translate({ a: { "orders/0": 270n }, c: { "orders/0": 200n } });
+    expect(second.get("a")).toBe(first.get("a"));
+    expect(second.get("c")).toBe(first.get("c"));
+    // A newer sync arrives: rows past it translate from it; a row below it still from (200, 200), rightly.
+    history.get([...history.keys()][0]!)!.push({ upstream: 300n, downstream: 300n });
+    const third = translate({ a: { "orders/0": 310n }, b: { "orders/0": 300n }, c: { "orders/0": 250n } });
+    expect(third.get("a")).toEqual({ kind: "translated", downstream: 301n, syncUpstream: 300n, syncDownstream: 300n });
+    expect(third.get("b")).toEqual({ kind: "translated", downstream: 300n, syncUpstream: 300n, syncDownstream: 300n });
+    expect(third.get("c")).toEqual({ kind: "translated", downstream: 201n, syncUpstream: 200n, syncDownstream: 200n });
   });
 });
 
