@@ -36,6 +36,7 @@ export function mergeReadModels(models: readonly ReadModel[]): ReadModel | null 
     progress: mergeProgress(byAge.map((m) => m.progress)),
     audit: mergeMaps(byAge.map((m) => m.audit)),
     builtAt: Math.min(...byAge.map((m) => m.builtAt)),
+    offsetSyncsHeld: mergeHeldCounts(byAge),
   });
 }
 
@@ -44,6 +45,19 @@ function mergeByKey<T>(lists: readonly (readonly T[])[], keyOf: (item: T) => str
   const merged = new Map<string, T>();
   for (const list of lists) for (const item of list) merged.set(keyOf(item), item);
   return [...merged.values()];
+}
+
+/** Per key, the count of the model whose offset syncs the merged history took (the newest holding the key). */
+function mergeHeldCounts(byAge: readonly ReadModel[]): Map<string, number> {
+  const held = new Map<string, number>();
+  for (const model of byAge) {
+    for (const key of model.history.offsetSyncs.keys()) {
+      const count = model.offsetSyncsHeld?.get(key);
+      if (count === undefined) held.delete(key);
+      else held.set(key, count);
+    }
+  }
+  return held;
 }
 
 function mergeMaps<K, V>(maps: readonly ReadonlyMap<K, V>[]): Map<K, V> {

@@ -3,12 +3,23 @@ import type { ReadModelVersion, Store } from "@/lib/store";
 import { mergeReadModels } from "./merge-read-models";
 import type { ReadModel } from "./read-model";
 import { decodeTagged, encodeTagged } from "./read-model-codec";
+import { trimReadModel } from "./served-read-model";
 
 const log = getLogger("pipeline.published");
 
-/** Writes a collector's read model as its shard's row (replacing the previous cycle's). */
+/** Writes a collector's read model as its shard's row (replacing the previous cycle's): what pages read of it. */
 export async function publishReadModel(store: Store, shard: string, model: ReadModel): Promise<void> {
-  await store.publishReadModel({ shard, cycle: model.snapshot.cycle, takenAt: model.snapshot.takenAt, body: encodeTagged(model) });
+  await store.publishReadModel({ shard, cycle: model.snapshot.cycle, takenAt: model.snapshot.takenAt, body: encodeReadModel(model) });
+}
+
+/** The text of a model as published (trimmed to what is served: served-read-model.ts). */
+export function encodeReadModel(model: ReadModel): string {
+  return encodeTagged(trimReadModel(model));
+}
+
+/** A published model from its text (decoded in slices: requests are served in between). */
+export async function decodeReadModel(text: string): Promise<ReadModel> {
+  return (await decodeTagged(text)) as ReadModel;
 }
 
 /**
@@ -76,7 +87,7 @@ export class PublishedReadModels {
       if (cached?.cycle === version.cycle && cached.takenAt === version.takenAt) continue;
       const row = await this.store.readReadModel(version.shard);
       if (row === null) continue;
-      const model = Object.freeze(decodeTagged(row.body) as ReadModel);
+      const model = Object.freeze(await decodeReadModel(row.body));
       this.shards.set(row.shard, { version: { shard: row.shard, cycle: row.cycle, takenAt: row.takenAt }, model });
       changed = true;
     }

@@ -24,4 +24,9 @@ export interface ReadModel {
   audit: ReadonlyMap<string, FlowAuditView>;
   /** When the pipeline finished this cycle (the snapshot's own time is `snapshot.takenAt`). */
   builtAt: number;
+  /**
+   * A published model only (served-read-model.ts), whose `history` keeps a partition's newest offset syncs: how many
+   * the collector holds, per key where it holds more than were kept.
+   */
+  offsetSyncsHeld?: ReadonlyMap<string, number>;
 }

@@ -1,8 +1,10 @@
 import type { AlertRecord } from "@/lib/alerts/types";
-import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
+import type { FlowPartition } from "@/lib/collector/types";
 import { type Evidence, FindingType } from "@/lib/detect/types";
 import type { PartitionSample } from "@/lib/store";
 import { formatCount } from "@/lib/format";
+import type { ReadModel } from "@/lib/pipeline/read-model";
+import { servedOffsetSyncs } from "@/lib/pipeline/served-read-model";
 
 /**
  * The partition page's server→client boundary: bigint offsets become numbers for the charts
@@ -144,16 +146,25 @@ export interface SyncRowView {
   downstreamValue: number;
 }
 
-/** The newest `limit` offset syncs of the full history, newest first. */
-export function shapeOffsetSyncs(history: readonly OffsetSyncPoint[] | undefined, limit = 64): { rows: SyncRowView[]; total: number } {
-  const all = history ?? [];
-  const start = Math.max(0, all.length - limit);
+/**
+ * A partition's newest offset syncs, newest first, numbered and counted as the collector holds them: a published
+ * model keeps only the newest `servedOffsetSyncs` of them, with the count held (served-read-model.ts).
+ */
+export function shapeOffsetSyncs(
+  model: Pick<ReadModel, "history" | "offsetSyncsHeld">,
+  key: string,
+): { rows: SyncRowView[]; total: number } {
+  const kept = model.history.offsetSyncs.get(key) ?? [];
+  const total = model.offsetSyncsHeld?.get(key) ?? kept.length;
+  const start = Math.max(0, kept.length - servedOffsetSyncs);
   const rows: SyncRowView[] = [];
-  for (let i = all.length - 1; i >= start; i--) {
-    const s = all[i]!;
-    rows.push({ index: i, upstream: formatCount(s.upstream), downstream: formatCount(s.downstream), upstreamValue: Number(s.upstream), downstreamValue: Number(s.downstream) });
+  for (let i = kept.length - 1; i >= start; i--) {
+    const s = kept[i]!;
+    const index = total - kept.length + i;
+    const [upstream, downstream] = [formatCount(s.upstream), formatCount(s.downstream)];
+    rows.push({ index, upstream, downstream, upstreamValue: Number(s.upstream), downstreamValue: Number(s.downstream) });
   }
-  return { rows, total: all.length };
+  return { rows, total };
 }
 
 /** The "current values" panel: label → formatted value. */

@@ -1,19 +1,20 @@
 // Size of a published read model (GAPWATCH_ROLE=collector writes one per cycle; web instances read it) and the CPU
-// of encoding and decoding it (lib/pipeline/read-model-codec.ts), at the sandbox's size and at 10,000 partitions:
-// the real CyclePipeline over the synthetic world (synthetic-world.ts) on a throwaway SQLite file, 3 cycles, then
-// the last cycle's model encoded and decoded 5 times (median). Prints; asserts nothing.
+// of trimming and encoding it and of decoding it (lib/pipeline/published-read-models.ts), at the sandbox's size and
+// at 10,000 partitions: the real CyclePipeline over the synthetic world (synthetic-world.ts) on a throwaway SQLite
+// file, 3 cycles, then the last cycle's model encoded and decoded 5 times (median), with the longest the event loop
+// waited while a decode ran (monitorEventLoopDelay's max). Prints; asserts nothing.
 //   node_modules/.bin/tsx scripts/bench/read-model-codec.ts [--partitions 10000]
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { createAlertService } from "@/lib/alerts/alert-service";
 import { buildFlow } from "@/lib/collector/flow-builder";
 import type { Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
 import type { ReadModel } from "@/lib/pipeline/read-model";
-import { decodeTagged, encodeTagged } from "@/lib/pipeline/read-model-codec";
+import { decodeReadModel, encodeReadModel } from "@/lib/pipeline/published-read-models";
 import { createSqliteStore } from "@/lib/store";
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
@@ -49,19 +50,29 @@ async function buildModel(partitions: number | null): Promise<{ model: ReadModel
   }
 }
 
-function measure(model: ReadModel): { bytes: number; encodeMs: number; decodeMs: number } {
+type Measured = { bytes: number; lines: number; encodeMs: number; decodeMs: number; blockMs: number };
+
+/** Median encode and decode times, and the longest the event loop waited during a decode (it yields between lines). */
+async function measure(model: ReadModel): Promise<Measured> {
   const encodeMs: number[] = [];
   const decodeMs: number[] = [];
+  const blockMs: number[] = [];
   let text = "";
   for (let i = 0; i < 5; i++) {
     let t = performance.now();
-    text = encodeTagged(model);
+    text = encodeReadModel(model);
     encodeMs.push(performance.now() - t);
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
     t = performance.now();
-    decodeTagged(text);
+    await decodeReadModel(text);
     decodeMs.push(performance.now() - t);
+    delay.disable();
+    blockMs.push(delay.max / 1e6);
   }
-  return { bytes: Buffer.byteLength(text), encodeMs: summarize(encodeMs).median, decodeMs: summarize(decodeMs).median };
+  const lines = text.split("\n").length;
+  const median = (values: number[]) => summarize(values).median;
+  return { bytes: Buffer.byteLength(text), lines, encodeMs: median(encodeMs), decodeMs: median(decodeMs), blockMs: median(blockMs) };
 }
 
 async function main(): Promise<void> {
@@ -69,11 +80,12 @@ async function main(): Promise<void> {
   const sizes = flags.partitions === undefined ? [null, 10_000] : [Number(flags.partitions)];
   for (const size of sizes) {
     const { model, partitions } = await buildModel(size);
-    const m = measure(model);
+    const m = await measure(model);
     const syncs = [...model.history.offsetSyncs.values()].reduce((n, s) => n + s.length, 0);
     process.stdout.write(
       `${partitions} flow partitions (${model.translations.get(flowId)?.groups.length ?? 0} groups, ${syncs} offset syncs, ${model.alerts.length} alerts): ` +
-        `body ${(m.bytes / 1024 / 1024).toFixed(2)} MiB, encode ${m.encodeMs.toFixed(1)} ms, decode ${m.decodeMs.toFixed(1)} ms (median of 5)\n`,
+        `body ${(m.bytes / 1024 / 1024).toFixed(2)} MiB in ${m.lines} lines, encode ${m.encodeMs.toFixed(1)} ms, decode ${m.decodeMs.toFixed(1)} ms, ` +
+        `longest event-loop wait during a decode ${m.blockMs.toFixed(1)} ms (medians of 5)\n`,
     );
   }
 }

@@ -96,7 +96,7 @@ export default async function PartitionPage({ params, searchParams }: Props) {
         spanMs={range.to - range.from}
         current={shapeCurrentValues(current)}
         broker={broker}
-        syncs={shapeOffsetSyncs(model.history.offsetSyncs.get(flowPartitionKey(flow.id, topic, current.partition)))}
+        syncs={shapeOffsetSyncs(model, flowPartitionKey(flow.id, topic, current.partition))}
       />
     </>
   );

@@ -1,0 +1,40 @@
+import type { ClusterSnapshot, ConsumerGroupState, OffsetSyncPoint } from "@/lib/collector/types";
+import type { ReadModel } from "./read-model";
+
+/** The newest offset syncs of a partition its page lists (the collector holds up to 20,000 per partition). */
+export const servedOffsetSyncs = 64;
+
+/**
+ * The read model as a collector publishes it: only what pages and API routes read, every answer the same as from the
+ * full model. Of each partition's offset syncs the newest `servedOffsetSyncs`, with how many the collector holds in
+ * `offsetSyncsHeld` where it holds more (the page numbers and counts them); of each consumer group on a cluster no
+ * offsets (pages count the groups and their read errors; a flow's groups and offsets are in its translation).
+ */
+export function trimReadModel(model: ReadModel): ReadModel {
+  const offsetSyncs = new Map<string, readonly OffsetSyncPoint[]>();
+  const held = new Map(model.offsetSyncsHeld);
+  for (const [key, syncs] of model.history.offsetSyncs) {
+    if (syncs.length <= servedOffsetSyncs) {
+      offsetSyncs.set(key, syncs);
+      continue;
+    }
+    offsetSyncs.set(key, syncs.slice(-servedOffsetSyncs));
+    if (!held.has(key)) held.set(key, syncs.length);
+  }
+  return {
+    ...model,
+    snapshot: { ...model.snapshot, clusters: model.snapshot.clusters.map(dropGroupOffsets) },
+    history: { offsetSyncs },
+    offsetSyncsHeld: held,
+  };
+}
+
+function dropGroupOffsets(cluster: ClusterSnapshot): ClusterSnapshot {
+  return { ...cluster, groups: cluster.groups.map(dropOffsets) };
+}
+
+function dropOffsets(group: ConsumerGroupState): ConsumerGroupState {
+  const trimmed: ConsumerGroupState = { ...group, offsets: [] };
+  delete trimmed.shareOffsets;
+  return trimmed;
+}
