@@ -1,4 +1,6 @@
-import type { ClusterSnapshot, ConsumerGroupState, OffsetSyncPoint } from "@/lib/collector/types";
+import type { ClusterSnapshot, ConnectClusterSnapshot, ConsumerGroupState, Flow, OffsetSyncPoint } from "@/lib/collector/types";
+import { redactConnectorConfig } from "@/lib/connect/connector-config";
+import type { Connector } from "@/lib/connect";
 import type { ReadModel } from "./read-model";
 
 /** The newest offset syncs of a partition its page lists (the collector holds up to 20,000 per partition). */
@@ -8,7 +10,9 @@ export const servedOffsetSyncs = 64;
  * The read model as a collector publishes it: only what pages and API routes read, every answer the same as from the
  * full model. Of each partition's offset syncs the newest `servedOffsetSyncs`, with how many the collector holds in
  * `offsetSyncsHeld` where it holds more (the page numbers and counts them); of each consumer group on a cluster no
- * offsets (pages count the groups and their read errors; a flow's groups and offsets are in its translation).
+ * offsets (pages count the groups and their read errors; a flow's groups and offsets are in its translation). Connector
+ * configs are redacted as pages show them (connector-config.ts): the published model sits in a store other processes
+ * read, and credentials in a connector's config never need to.
  */
 export function trimReadModel(model: ReadModel): ReadModel {
   const offsetSyncs = new Map<string, readonly OffsetSyncPoint[]>();
@@ -23,7 +27,12 @@ export function trimReadModel(model: ReadModel): ReadModel {
   }
   return {
     ...model,
-    snapshot: { ...model.snapshot, clusters: model.snapshot.clusters.map(dropGroupOffsets) },
+    snapshot: {
+      ...model.snapshot,
+      clusters: model.snapshot.clusters.map(dropGroupOffsets),
+      connect: model.snapshot.connect.map(redactConnectCluster),
+      flows: model.snapshot.flows.map(redactDedicatedStatus),
+    },
     history: { offsetSyncs },
     offsetSyncsHeld: held,
   };
@@ -37,4 +46,17 @@ function dropOffsets(group: ConsumerGroupState): ConsumerGroupState {
   const trimmed: ConsumerGroupState = { ...group, offsets: [] };
   delete trimmed.shareOffsets;
   return trimmed;
+}
+
+function redactConnectCluster(cluster: ConnectClusterSnapshot): ConnectClusterSnapshot {
+  return { ...cluster, connectors: cluster.connectors.map(redactConnector) };
+}
+
+function redactDedicatedStatus(flow: Flow): Flow {
+  if (!flow.dedicatedStatus) return flow;
+  return { ...flow, dedicatedStatus: { ...flow.dedicatedStatus, connectors: flow.dedicatedStatus.connectors.map(redactConnector) } };
+}
+
+function redactConnector(connector: Connector): Connector {
+  return { ...connector, config: redactConnectorConfig(connector.config) };
 }

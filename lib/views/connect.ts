@@ -2,7 +2,7 @@ import type { ConnectClusterSnapshot, Snapshot } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
 import type { ConnectEndpoint, Connector } from "@/lib/connect";
 import { BadRequestError, NotFoundError } from "@/lib/errors";
-import { redactConnectorConfig } from "./connector-config";
+import { redactConnectorConfig } from "@/lib/connect/connector-config";
 import { filterRows, sortRows, takePage, type ListSpec, type PageRequest, type SortOrder } from "./pagination";
 
 /** Pill tone per Connect state: RUNNING ok, FAILED crit, PAUSED warn, UNASSIGNED/RESTARTING info. */

@@ -11,7 +11,7 @@ import { decodeReadModel, encodeReadModel } from "@/lib/pipeline/published-read-
 import type { ReadModel } from "@/lib/pipeline/read-model";
 import { createSqliteStore, type Store } from "@/lib/store";
 import { shapeOffsetSyncs } from "@/lib/views/partition";
-import { FLOW, makeCluster, makeFlowPartition, makeHistory, makeSnapshot, makeTopic, T0 } from "../detect/fixtures";
+import { FLOW, makeCluster, makeConnect, makeConnector, makeFlowPartition, makeHistory, makeSnapshot, makeTopic, T0 } from "../detect/fixtures";
 
 /** The model the mocked runtime serves: the pipeline's own, or the one decoded from what it published. */
 const served = vi.hoisted(() => ({ model: null as ReadModel | null }));
@@ -82,6 +82,9 @@ const groups: ConsumerGroupState[] = [
 /** 100 offset syncs on orders/2, every 15 source offsets (one every offset.lag.max records), oldest first. */
 const syncs: [number, number][] = Array.from({ length: 100 }, (_, i) => [i * 15, 4000 + i * 15]);
 const syncKey = flowPartitionKey(FLOW, "orders", 2);
+/** MM2's source connector with a credential in its config, as Connect's REST API returns it. */
+const jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="mm2" password="s3cret-in-config";';
+const connect = [makeConnect([makeConnector({ config: { "tasks.max": "1", "source.cluster.sasl.jaas.config": jaas } })])];
 
 let dir = "";
 let store: Store | null = null;
@@ -95,9 +98,9 @@ beforeAll(async () => {
   const pipeline = new CyclePipeline(getConfig(), store, createAlertService(store, getConfig()));
   const partitions = [makeFlowPartition({ sourceLogStart: 0n, sourceLogEnd: 2000n, mm2Position: 1500n, targetLogEnd: 5500n, latestSync: { upstream: 1485n, downstream: 5485n } })];
   const east = { ...makeCluster("east"), topics: [makeTopic("orders", [{ partition: 2 }], { topicId: "id-1" })], groups };
-  const first = makeSnapshot({ cycle: 1, partitions, east });
+  const first = makeSnapshot({ cycle: 1, partitions, east, connect });
   await pipeline.processCycle(first, null, makeHistory(syncs));
-  full = await pipeline.processCycle(makeSnapshot({ cycle: 2, partitions, east }), first, makeHistory(syncs));
+  full = await pipeline.processCycle(makeSnapshot({ cycle: 2, partitions, east, connect }), first, makeHistory(syncs));
   published = await decodeReadModel(encodeReadModel(full));
 });
 
@@ -118,6 +121,12 @@ describe("the published read model: what is served, trimmed", () => {
     expect(full.snapshot.clusters[0]!.groups[0]!.offsets).toHaveLength(1);
     expect(full.translations.get(FLOW)!.groups.map((g) => [g.group, g.partitions[0]!.committed])).toEqual([["app", 1495n]]);
     expect(published.translations).toEqual(full.translations);
+  });
+
+  it("publishes connector configs redacted as pages show them: no credential reaches the shared store", () => {
+    expect(full.snapshot.connect[0]!.connectors[0]!.config).toEqual({ "tasks.max": "1", "source.cluster.sasl.jaas.config": jaas });
+    expect(published.snapshot.connect[0]!.connectors[0]!.config).toEqual({ "tasks.max": "1", "source.cluster.sasl.jaas.config": "[redacted]" });
+    expect(encodeReadModel(full)).not.toContain("s3cret-in-config");
   });
 
   it("answers every route that reads the model exactly as the full model does", async () => {

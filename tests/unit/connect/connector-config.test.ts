@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactConnectorConfig } from "@/lib/views/connector-config";
+import { redactConnectorConfig } from "@/lib/connect/connector-config";
 
 describe("redactConnectorConfig", () => {
   it("shows only keys known to hold no secret, with their client prefixes; everything else is [redacted]", () => {
