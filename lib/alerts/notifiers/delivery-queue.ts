@@ -170,9 +170,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     }
   };
   const lease = options.lease;
-  const renewal = lease && outbox ? setInterval(() => void renewLeases(lease, outbox), lease.ms / 3) : null;
-  renewal?.unref();
-  const renewLeases = async (held: { owner: string; ms: number }, store: NonNullable<typeof outbox>) => {
+  const renewLeases = async (held: NonNullable<typeof lease>, store: NonNullable<typeof outbox>) => {
     const ids = [...active];
     if (ids.length === 0) return;
     try {
@@ -185,6 +183,8 @@ export function createNotifier(options: NotifierOptions): Notifier {
       logger.error({ error: err instanceof Error ? err.message : String(err) }, "renewing the outbox leases failed; tried again shortly");
     }
   };
+  const renewal = lease && outbox ? setInterval(() => void renewLeases(lease, outbox), lease.ms / 3) : null;
+  renewal?.unref();
   // Start-up, then each cycle's rows, one after another: a row is never queued by both (`active`). A failed read of
   // the pending rows is tried again with the next cycle's rows.
   let restored = !outbox || lease !== undefined;
