@@ -6,7 +6,7 @@ import { findFreePort } from "@/lib/sandbox/free-port";
 import { findPostgresBin } from "@/lib/sandbox/postgres";
 import { gapwatchDir } from "@/lib/sandbox/paths";
 import { parseFlags } from "./args";
-import { createBenchCollector } from "./bench/bench-collector";
+import { createBenchRuntime } from "./bench/bench-collector";
 import { createStoppedBenchConnector } from "./bench/bench-connector";
 import { connectBenchAdmins, deleteTopicsMatching } from "./bench/bench-topics";
 import { launchChromium } from "./bench/browser";
@@ -22,6 +22,7 @@ import { runPipelineCompute } from "./bench/pipeline-compute";
 import { measureAuditCost } from "./bench/audit-cost";
 import { runHistorySize } from "./bench/history-size";
 import { runPipelineCycle } from "./bench/pipeline-cycle";
+import { judgeTargets } from "./bench/targets";
 import { type Stack, startStack } from "./stack";
 
 /** The dashboard's poll interval in the bench stack; detection latency counts a miss after 3 of them. */
@@ -77,7 +78,8 @@ async function measureWithStack(stack: Stack, res: BenchResources, opts: BenchOp
   const admins = (res.admins = await connectBenchAdmins("east", state.clusters.east!.bootstrap, state.clusters.west!.bootstrap));
   // Before any benchmark topic exists, so MM2 never copies one of them.
   res.benchConnector = await createStoppedBenchConnector(state, "east", "west");
-  const collector = (res.collector = createBenchCollector(state));
+  const runtime = (res.runtime = createBenchRuntime(state));
+  const collector = runtime.collector;
   const naive = (res.naive = await connectNaivePoller(state.clusters));
 
   report.pollCost =
@@ -92,8 +94,8 @@ async function measureWithStack(stack: Stack, res: BenchResources, opts: BenchOp
   }
   await naive.close();
   res.naive = null;
-  await collector.stop();
-  res.collector = null;
+  await runtime.stop();
+  res.runtime = null;
   const deleted = await runPhase(report, "removing the benchmark topics", () => deleteTopicsMatching(admins, (name) => name.startsWith("bench-") || name.startsWith(`${admins.sourceAlias}.bench-`)));
   if (deleted !== null) report.deleteSeconds = deleted / 1000;
   // After the topics are gone (so none of them leaves the flow while it still exists) and before
@@ -172,6 +174,7 @@ async function main(): Promise<void> {
     await measureAuditCost(10_000, 20, 12_000, say),
   ]);
   report.durationSeconds = (Date.now() - started) / 1000;
+  report.targets = judgeTargets(report);
   const file = writeReportFile(report, path.join(gapwatchDir, "bench"));
   say(`\n${renderReport(report)}\n\nJSON: ${file}`);
   process.exit(report.errors.length ? 1 : 0);

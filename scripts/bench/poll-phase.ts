@@ -35,7 +35,7 @@ export async function runPollPhase(admins: BenchTopicAdmins, collector: Collecto
       result.createSeconds = (performance.now() - started) / 1000;
       opts.log(`  all partitions served ${result.createSeconds.toFixed(1)} s after the first CreateTopics`);
       result.ours = await measureOurCycles(collector, opts.flowId, opts.cycles);
-      opts.log(`  ours: ${result.ours.requestsPerCycle.median} requests/cycle, ${result.ours.wallMs.median.toFixed(0)} ms median cycle`);
+      opts.log(`  ours: ${result.ours.requestsPerCycle.median} requests/cycle, poll ${result.ours.pollWallMs.median.toFixed(0)} ms, whole cycle ${result.ours.wallMs.median.toFixed(0)} ms (medians)`);
       result.naive = await measureNaiveCycles(naive, opts.cycles, opts.naiveBudgetMs);
       opts.log(`  naive: ${result.naive.requestsPerCycle.median} requests/cycle, ${result.naive.wallMs.median.toFixed(0)} ms median cycle`);
     } catch (err) {

@@ -13,6 +13,7 @@ import { type PipelineComputeReport, renderPipelineCompute } from "./pipeline-co
 import { type AuditCostResult, renderAuditCost } from "./audit-cost";
 import { type HistorySizeReport, renderHistorySize } from "./history-size";
 import { type PipelineCycleReport, renderPipelineCycle } from "./pipeline-cycle";
+import type { TargetVerdict } from "./targets";
 
 export interface PollSizeResult {
   /** Benchmark partitions on the source (the same number of remote ones on the target). */
@@ -47,6 +48,8 @@ export interface BenchReport {
   history: HistorySizeReport | null;
   /** Phase 9: the content audit's cost per cycle on phase 5's world with a stand-in broker (scripts/bench/audit-cost.ts). */
   audit: AuditCostResult[] | null;
+  /** Issue 12's targets judged from the figures above (scripts/bench/targets.ts), written when the run ends. */
+  targets: TargetVerdict[];
   errors: string[];
 }
 
@@ -68,6 +71,7 @@ export function createReport(): BenchReport {
     cycle: null,
     history: null,
     audit: null,
+    targets: [],
     errors: [],
   };
 }
@@ -86,16 +90,17 @@ export function renderReport(r: BenchReport): string {
   const m = r.machine;
   out.push(`Gapwatch benchmark ${r.date} — ${m.cpuCount} × ${m.cpuModel}, ${Math.round(m.totalMemoryMiB / 1024)} GiB, ${m.os}, Node ${m.node}, Kafka ${r.kafkaVersion}`);
   out.push(`Run took ${(r.durationSeconds / 60).toFixed(1)} min (stack start ${fmt(r.stackStartSeconds)} s); load average at start ${m.loadAverageAtStart.join(" / ")}. ${r.note}`);
-  out.push("", "1+2. Poll cost per cycle: Gapwatch's collector (both clusters, full cycle) vs a naive kafkajs poller (fetchTopicMetadata + fetchTopicOffsets per topic)");
+  out.push("", "1+2. Cost per cycle: Gapwatch's poll (both clusters, Connect, MM2's topics) and whole cycle (poll + the server's pipeline: translation, detectors, alerts, SQLite store, metrics, published read model) vs a naive kafkajs poller (fetchTopicMetadata + fetchTopicOffsets per topic)");
   out.push(
     formatTable(
-      ["bench partitions", "topics east/west", "create req/served s", "ours req/cycle", "ours Metadata+ListOffsets", "ours wall p50/p95 ms", "ours CPU p50 ms", "RSS/heap MiB", "naive req/cycle", "naive wall p50/p95 ms", "naive/ours req"],
+      ["bench partitions", "topics east/west", "create req/served s", "ours req/cycle", "ours Metadata+ListOffsets", "ours poll p50/p95 ms", "ours whole cycle p50/p95 ms", "ours CPU p50 ms", "RSS/heap MiB", "naive req/cycle", "naive wall p50/p95 ms", "naive/ours req"],
       r.pollCost.map((s) => [
         s.benchPartitions,
         s.ours ? `${s.ours.topics.east ?? "?"}/${s.ours.topics.west ?? "?"}` : "—",
         `${fmt(s.createRequestSeconds)}/${fmt(s.createSeconds)}`,
         s.ours ? s.ours.requestsPerCycle.median : "—",
         s.ours ? sumMedians(s.ours.requests, ["Metadata", "ListOffsets"]) : "—",
+        s.ours ? `${fmt(s.ours.pollWallMs.median)}/${fmt(s.ours.pollWallMs.p95)}` : "—",
         s.ours ? `${fmt(s.ours.wallMs.median)}/${fmt(s.ours.wallMs.p95)}` : "—",
         s.ours ? fmt(s.ours.cpuMs.median) : "—",
         s.ours ? `${fmt(s.ours.rssMiB)}/${fmt(s.ours.heapUsedMiB)}` : "—",
@@ -151,6 +156,8 @@ export function renderReport(r: BenchReport): string {
   out.push(r.history ? renderHistorySize(r.history) : "(not run)");
   out.push("", "9. Content audit cost per cycle (issue 16: requests, bytes and CPU at 10,000 partitions, next to the poll's 16–18 requests)");
   out.push(r.audit ? renderAuditCost(r.audit) : "(not run)");
+  out.push("", "Issue 12's targets, judged from the figures above");
+  out.push(formatTable(["measured", "target", "figure", "phase", "verdict"], r.targets.map((t) => [t.what, t.target, t.measured, t.phase, t.verdict])));
   if (r.errors.length) out.push("", `Errors: ${r.errors.join("; ")}`);
   return out.join("\n");
 }

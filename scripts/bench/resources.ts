@@ -1,6 +1,6 @@
 import type { Browser } from "@playwright/test";
-import type { Collector } from "@/lib/collector/collector";
 import type { Stack } from "../stack";
+import type { BenchRuntime } from "./bench-collector";
 import { type BenchConnector, deleteBenchConnector } from "./bench-connector";
 import { type BenchTopicAdmins, deleteTopicsMatching, isBenchTopic } from "./bench-topics";
 import type { NaivePoller } from "./naive-poller";
@@ -12,13 +12,14 @@ export interface BenchResources {
   admins: BenchTopicAdmins | null;
   /** The STOPPED source connector that puts the benchmark topics in the flow. */
   benchConnector: BenchConnector | null;
-  collector: Collector | null;
+  /** Phase 1's collector with the server's pipeline and a store of its own. */
+  runtime: BenchRuntime | null;
   naive: NaivePoller | null;
   browser: Browser | null;
 }
 
 export function createResources(): BenchResources {
-  return { stack: null, admins: null, benchConnector: null, collector: null, naive: null, browser: null };
+  return { stack: null, admins: null, benchConnector: null, runtime: null, naive: null, browser: null };
 }
 
 /**
@@ -28,7 +29,7 @@ export function createResources(): BenchResources {
  */
 export async function stopResources(res: BenchResources, report: BenchReport): Promise<void> {
   await res.naive?.close();
-  await res.collector?.stop();
+  await res.runtime?.stop();
   if (res.admins) {
     const { sourceAlias } = res.admins;
     const ms = await deleteTopicsMatching(res.admins, (t) => isBenchTopic(sourceAlias, t)).catch((err: unknown) => {

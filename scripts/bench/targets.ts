@@ -1,0 +1,81 @@
+// Issue 12's targets judged against one bench report: every figure next to its target, met or not, and where a
+// phase did not run, "not measured" (never "met"). The report prints this table last and keeps it in its JSON.
+import type { BenchReport } from "./report";
+
+export interface TargetVerdict {
+  /** What is measured, with the size it is judged at. */
+  what: string;
+  target: string;
+  /** The figure as measured, with its unit; "not measured" when the phase did not run or had no such size. */
+  measured: string;
+  /** Which bench phase the figure comes from. */
+  phase: string;
+  verdict: "met" | "NOT met" | "not measured" | "reported";
+}
+
+const mbPerMiB = 1.048576;
+
+/** The phase-7 (whole pipeline, store included) result nearest 100,000 partitions on SQLite, if any ran. */
+function findCycleAt100k(r: BenchReport) {
+  return r.cycle?.sizes.find((s) => s.store === "sqlite" && s.partitions >= 90_000) ?? null;
+}
+
+function judge(value: number | null, limit: number, show: (v: number) => string): Pick<TargetVerdict, "measured" | "verdict"> {
+  if (value === null || !Number.isFinite(value)) return { measured: "not measured", verdict: "not measured" };
+  return { measured: show(value), verdict: value <= limit ? "met" : "NOT met" };
+}
+
+const ms = (v: number) => `${Math.round(v)} ms`;
+const kiBToKB = (kiB: number | null) => (kiB === null ? null : kiB * 1.024);
+
+/** Every target of issue 12 the bench measures, judged from the report's own figures. */
+export function judgeTargets(r: BenchReport): TargetVerdict[] {
+  const verdicts: TargetVerdict[] = [];
+  const add = (what: string, target: string, phase: string, judged: Pick<TargetVerdict, "measured" | "verdict">) =>
+    verdicts.push({ what, target, phase, ...judged });
+
+  const cycle = findCycleAt100k(r);
+  const cycleSize = cycle ? cycle.partitions.toLocaleString("en-US") : "100,000";
+  add(`whole pipeline CPU per cycle, median, ${cycleSize} partitions`, "≤ 250 ms", "7", judge(cycle?.cpuMs.median ?? null, 250, ms));
+  add(`peak RSS, whole pipeline, ${cycleSize} partitions`, "≤ 600 MB", "7",
+    judge(cycle ? cycle.peakRssMiB * mbPerMiB : null, 600, (v) => `${Math.round(v)} MB`));
+
+  const growth = r.synthetic?.growth ?? null;
+  add("1,000,000 partitions: CPU per cycle against 100,000 (10 = linear)", "run and reported", "5",
+    growth === null ? { measured: "not measured", verdict: "not measured" } : { measured: `×${growth.cpu.toFixed(1)} CPU, ×${growth.heap.toFixed(1)} heap`, verdict: "reported" });
+
+  const poll = [...r.pollCost].reverse().find((s) => s.ours !== null && s.benchPartitions >= 10_000) ?? null;
+  add(`whole cycle wall (poll + pipeline), median, ${poll ? poll.benchPartitions.toLocaleString("en-US") : "10,000"} real partitions`, "≤ 1,000 ms", "1",
+    judge(poll?.ours?.wallMs.median ?? null, 1000, ms));
+
+  const naive = poll?.naive ?? null;
+  add(`naive kafkajs poller, same run, ${poll ? poll.benchPartitions.toLocaleString("en-US") : "10,000"} partitions`, "baseline", "2",
+    naive === null || poll?.ours == null ? { measured: "not measured", verdict: "not measured" } : {
+      measured: `${naive.requestsPerCycle.median} requests and ${ms(naive.wallMs.median)} per cycle (ours ${poll.ours.requestsPerCycle.median} and ${ms(poll.ours.pollWallMs.median)} poll)`,
+      verdict: "reported",
+    });
+
+  const history = r.history;
+  add("history, 100,000 partitions × 7 days (extrapolated)", "≤ 2 GiB", "8",
+    judge(history ? history.extrapolatedBytes / 1024 ** 3 : null, history ? history.targetBytes / 1024 ** 3 : 2, (v) => `${v.toFixed(2)} GiB`));
+
+  const load = (name: string) => r.http?.load.find((l) => l.name === name) ?? null;
+  const at = r.http ? `${r.http.benchPartitions.toLocaleString("en-US")} partitions` : "10,000 partitions";
+  add(`GET /api/flows/{flow} default response, ${at}`, "≤ 256 KB", "4", judge(kiBToKB(load("flow API")?.responseKiB ?? null), 256, (v) => `${v.toFixed(1)} KB`));
+  for (const name of ["flow API", "topic page", "flow page"]) {
+    add(`${name} p99 under 50 connections, ${at}`, "≤ 50 ms", "4", judge(load(name)?.p99Ms ?? null, 50, ms));
+  }
+  const ttfb = r.http && r.http.pages.length > 0 ? Math.max(...r.http.pages.map((p) => p.ttfbMs)) : null;
+  add(`page TTFB, slowest first load of ${r.http?.pages.length ?? 0} pages, ${at}`, "≤ 200 ms (p95)", "4", judge(ttfb, 200, ms));
+
+  const scrape = r.metrics?.find((s) => s.partitions >= 90_000) ?? null;
+  add("Prometheus scrape size, 100,000 partitions", "< 1,000 KB", "6", judge(scrape ? scrape.scrapeBytes / 1000 : null, 1000, (v) => `${Math.round(v)} KB`));
+  add("Prometheus scrape CPU, median, 100,000 partitions", "< 100 ms", "6", judge(scrape?.scrapeCpuMs.median ?? null, 100, ms));
+
+  const detection = r.detection?.summary ?? null;
+  const injections = detection?.reduce((sum, s) => sum + s.injections, 0) ?? 0;
+  const missed = detection?.reduce((sum, s) => sum + s.missed, 0) ?? 0;
+  add("faults not detected within 3 poll intervals", "0 (each miss counted)", "3",
+    detection === null || injections === 0 ? { measured: "not measured", verdict: "not measured" } : { measured: `${missed} of ${injections}`, verdict: missed === 0 ? "met" : "NOT met" });
+  return verdicts;
+}

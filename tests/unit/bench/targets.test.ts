@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import type { CycleSizeResult } from "@/scripts/bench/pipeline-cycle";
+import { createReport } from "@/scripts/bench/report";
+import { summarize } from "@/scripts/bench/stats";
+import { judgeTargets, type TargetVerdict } from "@/scripts/bench/targets";
+
+const find = (verdicts: TargetVerdict[], start: string) => {
+  const found = verdicts.find((v) => v.what.startsWith(start));
+  if (!found) throw new Error(`no verdict starting "${start}" in ${verdicts.map((v) => v.what).join(" | ")}`);
+  return found;
+};
+
+const cycleAt = (partitions: number, cpuMs: number[], peakRssMiB: number): CycleSizeResult => ({
+  store: "sqlite",
+  partitions,
+  warmupCycles: 3,
+  cycles: cpuMs.length,
+  cpuMs: summarize(cpuMs),
+  wallMs: summarize(cpuMs),
+  storeWallMs: summarize([1]),
+  storeCallsPerCycle: 10,
+  storeRowsPerCycle: 100,
+  storeErrors: 0,
+  alerts: 0,
+  peakRssMiB,
+  storeSizeMiB: 1,
+});
+
+describe("judgeTargets", () => {
+  it("says not measured, never met, for every phase that did not run", () => {
+    const verdicts = judgeTargets(createReport());
+    expect(verdicts.length).toBe(14);
+    expect(new Set(verdicts.map((v) => v.verdict))).toEqual(new Set(["not measured"]));
+  });
+
+  it("judges each figure against its target, at the size the issue names", () => {
+    const report = createReport();
+    // 10,010 partitions is no 100k figure: only the 100,012 row is judged.
+    report.cycle = { sizes: [cycleAt(10_010, [100, 120, 110], 400), cycleAt(100_012, [2400, 2538, 2600], 2697)] };
+    report.http = {
+      benchPartitions: 10_000,
+      load: [
+        { name: "flow API", path: "/api/flows/x", connections: 50, seconds: 10, p50Ms: 12, p99Ms: 48, requestsPerSecond: 900, completed: 9000, non2xx: 0, errors: 0, timeouts: 0, responseKiB: 250 },
+        { name: "topic page", path: "/flows/x/topics/t", connections: 50, seconds: 10, p50Ms: 30, p99Ms: 51, requestsPerSecond: 500, completed: 5000, non2xx: 0, errors: 0, timeouts: 0, responseKiB: 80 },
+      ],
+      pages: [
+        { name: "overview", path: "/", serverFirstGetMs: 50, ttfbMs: 120, domContentLoadedMs: 300, loadMs: 400, documentKiB: 20 },
+        { name: "flow page", path: "/flows/x", serverFirstGetMs: 50, ttfbMs: 201, domContentLoadedMs: 300, loadMs: 400, documentKiB: 20 },
+      ],
+      dashboardRssMiB: { beforeLoad: 200, afterLoad: 300 },
+    };
+    const verdicts = judgeTargets(report);
+    expect(find(verdicts, "whole pipeline CPU")).toMatchObject({ what: "whole pipeline CPU per cycle, median, 100,012 partitions", measured: "2538 ms", verdict: "NOT met" });
+    // 2,697 MiB is 2,828 MB.
+    expect(find(verdicts, "peak RSS")).toMatchObject({ measured: "2828 MB", verdict: "NOT met" });
+    // 250 KiB is 256.0 KB: at the limit, met.
+    expect(find(verdicts, "GET /api/flows/{flow} default response")).toMatchObject({ measured: "256.0 KB", verdict: "met" });
+    expect(find(verdicts, "flow API p99")).toMatchObject({ measured: "48 ms", verdict: "met" });
+    expect(find(verdicts, "topic page p99")).toMatchObject({ measured: "51 ms", verdict: "NOT met" });
+    expect(find(verdicts, "flow page p99")).toMatchObject({ measured: "not measured", verdict: "not measured" });
+    expect(find(verdicts, "page TTFB")).toMatchObject({ what: "page TTFB, slowest first load of 2 pages, 10,000 partitions", measured: "201 ms", verdict: "NOT met" });
+  });
+
+  it("counts every missed injection as a failed target", () => {
+    const report = createReport();
+    const summary = { medianApiMs: 900, medianBannerMs: 1200, medianCycleStartMs: 800, medianScenarioSeconds: 3 };
+    report.detection = {
+      rounds: 5,
+      summary: [
+        { scenario: "purge", injections: 5, detected: 5, missed: 0, ...summary },
+        { scenario: "fail-task", injections: 5, detected: 4, missed: 1, ...summary },
+      ],
+      injections: [],
+    };
+    expect(find(judgeTargets(report), "faults not detected")).toMatchObject({ measured: "1 of 10", verdict: "NOT met" });
+  });
+});
