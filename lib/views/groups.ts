@@ -10,10 +10,12 @@ import {
   type FlowTranslation,
   formatResetCsv,
   type GroupTranslation,
+  type PartitionTranslation,
   type UncheckpointedGroup,
   type UntranslatableReasonName,
 } from "@/lib/translation";
 import { lookupFlow } from "./flow-page";
+import { parseTopicQuery, topicQuery } from "./flow-lists";
 import { filterRows, parsePageRequest, sortRows, takePage, type KeyedRow, type ListSpec, type PageRequest, type SortOrder } from "./pagination";
 import type { ReadModel } from "@/lib/pipeline/read-model";
 import { readLatestModel, requireFlow, requireReadModel, TranslationUnavailableError } from "./runtime-data";
@@ -135,9 +137,63 @@ export function listGroupSummaries(ft: FlowTranslation, request: PageRequest<Gro
   };
 }
 
-/** GET /api/flows/{flow}/groups/{group} body: per-partition rows and both failover plans. */
-export function describeGroup(ft: FlowTranslation, group: GroupTranslation) {
-  const plans = buildBothPlans(ft.flow, group);
+const groupPartitionSorts = ["replay", "lag", "topic"] as const;
+type GroupPartitionSort = (typeof groupPartitionSorts)[number];
+
+/**
+ * A group's partitions (a group may read thousands): a row with its translation is about 0.6–0.9 KB of JSON and each
+ * plan adds about 0.1 KB per partition, so 200 rows stay under 256 KB; the failover CSV holds the whole plan.
+ */
+export const groupPartitionList: ListSpec<GroupPartitionSort> = {
+  list: "group-partitions",
+  sorts: groupPartitionSorts,
+  defaultSort: "replay",
+  defaultLimit: 200,
+  maxLimit: 5000,
+  query: topicQuery,
+};
+
+/** Records replayed on failover now (MM2's offsets: the `mm2` plan) or the group's lag, largest and unknown first. */
+const groupPartitionOrders: Record<GroupPartitionSort, SortOrder<PartitionTranslation>> = {
+  replay: { keyOf: (p) => [p.failoverReread?.records ?? null, p.topic, p.partition], directions: ["desc", "asc", "asc"] },
+  lag: { keyOf: (p) => [p.groupLag, p.topic, p.partition], directions: ["desc", "asc", "asc"] },
+  topic: { keyOf: (p) => [p.topic, p.partition], directions: ["asc", "asc"] },
+};
+
+/** A group's sorted partitions and whole plans, per group of a cycle's translation (a new cycle, new objects). */
+const groupDetails = new WeakMap<GroupTranslation, { plans?: Record<FailoverModeName, FailoverPlan>; by: Map<GroupPartitionSort, KeyedRow<PartitionTranslation>[]> }>();
+
+function detailsOf(group: GroupTranslation) {
+  let details = groupDetails.get(group);
+  if (!details) groupDetails.set(group, (details = { by: new Map() }));
+  return details;
+}
+
+/**
+ * GET /api/flows/{flow}/groups/{group} body: one page of the group's partitions (translation, checkpoint, ideal
+ * offset, re-read counts), their untranslatable ones, and both failover plans: each plan's totals over the whole group
+ * (`rowCount`, `omittedCount`, `rereadRecords`) with the rows and omissions of this page's partitions.
+ */
+export function describeGroup(
+  ft: FlowTranslation,
+  group: GroupTranslation,
+  request: PageRequest<GroupPartitionSort> = parsePageRequest(new URLSearchParams(), groupPartitionList),
+) {
+  const details = detailsOf(group);
+  const order = groupPartitionOrders[request.sort];
+  let sorted = details.by.get(request.sort);
+  if (!sorted) details.by.set(request.sort, (sorted = sortRows(group.partitions, order)));
+  const query = parseTopicQuery(request.q);
+  const matching = filterRows(sorted, query === null ? null : (p) => query.topicMatches(p.topic, p.targetTopic ?? "") && (query.partition === null || query.partition === p.partition));
+  const { items, page } = takePage(matching, order, request, sorted.length);
+  const whole = (details.plans ??= buildBothPlans(ft.flow, group));
+  const shown = buildBothPlans(ft.flow, { ...group, partitions: items });
+  const planOf = (mode: FailoverModeName) => ({
+    ...shown[mode],
+    rowCount: whole[mode].rows.length,
+    omittedCount: whole[mode].omitted.length,
+    rereadRecords: whole[mode].rereadRecords,
+  });
   return {
     flow: ft.flow,
     target: ft.target,
@@ -148,9 +204,10 @@ export function describeGroup(ft: FlowTranslation, group: GroupTranslation) {
     members: group.members,
     unknown: group.unknown,
     totals: group.totals,
-    partitions: group.partitions,
-    untranslatable: listUntranslatable(group),
-    plans: { mm2: plans.mm2, precise: plans.precise },
+    partitions: items,
+    page,
+    untranslatable: listUntranslatable({ ...group, partitions: items }),
+    plans: { mm2: planOf("mm2"), precise: planOf("precise") },
   };
 }
 
