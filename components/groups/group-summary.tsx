@@ -1,7 +1,7 @@
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Pill } from "@/components/ui/pill";
 import { formatAge, formatCount } from "@/lib/format";
-import type { FailoverModeName, FailoverPlan, GroupTranslation } from "@/lib/translation";
+import type { FailoverModeName, GroupTranslation } from "@/lib/translation";
 import { FailoverDownloads } from "./failover-downloads";
 import { Stat } from "@/components/ui/stat";
 
@@ -10,8 +10,11 @@ const modeText: Record<FailoverModeName, string> = {
   precise: "exact target positions from the full sync history; a bracket's low bound (never skips); MM2's value where nothing is provable",
 };
 
+/** What the summary says of a plan: its totals over the whole group. */
+type PlanTotals = { rowCount: number; omittedCount: number; rereadRecords: bigint };
+
 /** A group's totals and both failover plans with what they would re-read. */
-export function GroupSummary({ flow, target, group, plans }: { flow: string; target: string; group: GroupTranslation; plans: Record<FailoverModeName, FailoverPlan> }) {
+export function GroupSummary({ flow, target, group, plans }: { flow: string; target: string; group: GroupTranslation; plans: Record<FailoverModeName, PlanTotals> }) {
   const t = group.totals;
   return (
     <Card className="mb-4" data-testid="group-summary">
@@ -35,14 +38,14 @@ export function GroupSummary({ flow, target, group, plans }: { flow: string; tar
         <ul className="mt-4 space-y-2 text-sm">
           {(["mm2", "precise"] as const).map((mode) => (
             <li key={mode} data-testid={`plan-${mode}`}>
-              <span className="font-semibold">{mode === "mm2" ? "MM2 plan" : "Precise plan"}</span>: {plans[mode].rows.length} partition(s), re-reads at most{" "}
+              <span className="font-semibold">{mode === "mm2" ? "MM2 plan" : "Precise plan"}</span>: {plans[mode].rowCount} partition(s), re-reads at most{" "}
               <span className="font-mono">{formatCount(plans[mode].rereadRecords)}</span> records
-              {plans[mode].omitted.length ? `, ${plans[mode].omitted.length} partition(s) left out (no offset)` : ""}. <span className="text-zinc-600 dark:text-zinc-400">{modeText[mode]}.</span>
+              {plans[mode].omittedCount ? `, ${plans[mode].omittedCount} partition(s) left out (no offset)` : ""}. <span className="text-zinc-600 dark:text-zinc-400">{modeText[mode]}.</span>
             </li>
           ))}
         </ul>
         <div className="mt-3 flex flex-wrap items-center gap-3 text-xs text-zinc-600 dark:text-zinc-400">
-          <FailoverDownloads flow={flow} group={group.group} rows={{ mm2: plans.mm2.rows.length, precise: plans.precise.rows.length }} />
+          <FailoverDownloads flow={flow} group={group.group} rows={{ mm2: plans.mm2.rowCount, precise: plans.precise.rowCount }} />
           <span>
             Apply on the target: <code className="font-mono">kafka-consumer-groups.sh --bootstrap-server &lt;{target}&gt; --reset-offsets --from-file plan.csv --group {group.group} --execute</code> (group stopped).
           </span>

@@ -212,7 +212,7 @@ export function describeGroup(
 }
 
 /** Both failover plans of a group. */
-export function buildBothPlans(flowId: string, group: GroupTranslation): Record<FailoverModeName, FailoverPlan> {
+function buildBothPlans(flowId: string, group: GroupTranslation): Record<FailoverModeName, FailoverPlan> {
   return { mm2: buildFailoverPlan(flowId, group, "mm2"), precise: buildFailoverPlan(flowId, group, "precise") };
 }
 
@@ -318,10 +318,35 @@ export type GroupPageData =
   | Exclude<GroupsPageData, { kind: "ok" }>
   | { kind: "group-not-found"; flow: string; group: string; known: string[]; excluded: boolean }
   | { kind: "uncheckpointed"; takenAt: number; translation: FlowTranslation; group: UncheckpointedGroup }
-  | { kind: "ok"; takenAt: number; translation: FlowTranslation; group: GroupTranslation; plans: Record<FailoverModeName, FailoverPlan>; series: RereadChartSeries[] };
+  | { kind: "ok"; takenAt: number; translation: FlowTranslation; group: GroupTranslation; detail: GroupDetail; series: RereadChartSeries[] };
 
-/** Loads one group's page: rows, both plans, and the re-read vs lag series over [from, to]. */
-export async function loadGroupPage(rawFlow: string, rawGroup: string, range: { from: number; to: number }): Promise<GroupPageData> {
+type GroupDetail = ReturnType<typeof describeGroup>;
+
+/** The page's list request from its search parameters; a bad one falls back to the first page and says why. */
+export function readGroupPageRequest(search: Record<string, string | string[] | undefined>): { request: PageRequest<GroupPartitionSort>; problem: string | null } {
+  const params = new URLSearchParams();
+  for (const name of ["sort", "q", "cursor", "limit"]) {
+    const value = search[name];
+    if (typeof value === "string") params.set(name, value);
+  }
+  try {
+    return { request: parsePageRequest(params, groupPartitionList), problem: null };
+  } catch (err) {
+    if (!(err instanceof BadRequestError)) throw err;
+    return { request: parsePageRequest(new URLSearchParams(), groupPartitionList), problem: err.message };
+  }
+}
+
+/**
+ * Loads one group's page: one page of its partitions (largest replay first by default), both plans with their
+ * totals, and the re-read vs lag series over [from, to] of the whole group and of the page's partitions.
+ */
+export async function loadGroupPage(
+  rawFlow: string,
+  rawGroup: string,
+  range: { from: number; to: number },
+  request: PageRequest<GroupPartitionSort> = parsePageRequest(new URLSearchParams(), groupPartitionList),
+): Promise<GroupPageData> {
   const page = loadGroupsPage(rawFlow);
   if (page.kind !== "ok") return page;
   const ft = page.translation;
@@ -330,7 +355,10 @@ export async function loadGroupPage(rawFlow: string, rawGroup: string, range: { 
   const uncheckpointed = ft.uncheckpointedGroups.find((g) => g.group === groupId);
   if (uncheckpointed) return { kind: "uncheckpointed", takenAt: page.takenAt, translation: ft, group: uncheckpointed };
   if (!group) return { kind: "group-not-found", flow: ft.flow, group: groupId, known: ft.groups.map((g) => g.group), excluded: ft.excludedGroups.includes(groupId) };
-  return { kind: "ok", takenAt: page.takenAt, translation: ft, group, plans: buildBothPlans(ft.flow, group), series: shapeRereadSeries(await readSeriesOrNothing(ft.flow, group.group, range)) };
+  const detail = describeGroup(ft, group, request);
+  const shown = new Set(detail.partitions.map((p) => `${p.topic}/${p.partition}`));
+  const series = shapeRereadSeries(await readSeriesOrNothing(ft.flow, group.group, range)).filter((s) => s.key === "total" || shown.has(s.key));
+  return { kind: "ok", takenAt: page.takenAt, translation: ft, group, detail, series };
 }
 
 /** The chart is secondary: a failing series read is logged and shown as "no history" instead of failing the page. */

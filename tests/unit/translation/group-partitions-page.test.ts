@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildFailoverPlan, translateFlow } from "@/lib/translation";
-import { describeGroup, groupPartitionList, requireGroup } from "@/lib/views/groups";
+import { describeGroup, groupPartitionList, readGroupPageRequest, requireGroup } from "@/lib/views/groups";
 import { parsePageRequest } from "@/lib/views/pagination";
 import { makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, syncs, T0 } from "./fixtures";
 
@@ -57,5 +57,12 @@ describe("GET /api/flows/{flow}/groups/{group}: one page of a group's partitions
 
   it("refuses a bad sort, naming the ones it accepts", () => {
     expect(() => request("sort=reread")).toThrow('query parameter "sort" must be one of "replay", "lag", "topic", got "reread"');
+  });
+
+  it("the page falls back to the first page on a bad parameter and says why, keeping good ones", () => {
+    expect(readGroupPageRequest({ sort: "lag", q: "orders", range: "1h" })).toEqual({ request: expect.objectContaining({ sort: "lag", q: "orders", after: null, limit: 200 }), problem: null });
+    const bad = readGroupPageRequest({ sort: "topic", cursor: "not-a-cursor!" });
+    expect(bad.request).toMatchObject({ sort: "replay", q: null, after: null });
+    expect(bad.problem).toBe('query parameter "cursor" is not a cursor of this list: pass page.nextCursor of the previous answer unchanged, got "not-a-cursor!"');
   });
 });

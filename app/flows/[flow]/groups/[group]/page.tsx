@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { Suspense } from "react";
 import { NoDataYet } from "@/components/flow/no-data-yet";
 import { GroupSummary } from "@/components/groups/group-summary";
+import { PartitionPageNav } from "@/components/groups/partition-page-nav";
 import { PartitionTable } from "@/components/groups/partition-table";
 import { RereadChart } from "@/components/groups/reread-chart";
 import { UncheckpointedPartitionTable } from "@/components/groups/uncheckpointed-groups";
@@ -14,7 +15,7 @@ import { TextLink } from "@/components/ui/text-link";
 import { titleOfFlowPage } from "@/lib/views/page-titles";
 import { readRequestTime } from "@/lib/views/clock";
 import { decodePathSegment, flowPath } from "@/lib/views/flow-page";
-import { loadGroupPage } from "@/lib/views/groups";
+import { groupPagePath, loadGroupPage, readGroupPageRequest } from "@/lib/views/groups";
 import { parseTimeRange } from "@/lib/views/time-range";
 
 export const dynamic = "force-dynamic";
@@ -32,7 +33,8 @@ export default async function GroupPage({ params, searchParams }: Props) {
   const [{ flow: rawFlow, group: rawGroup }, search] = await Promise.all([params, searchParams]);
   const now = readRequestTime();
   const range = parseTimeRange(search.range, now);
-  const page = await loadGroupPage(rawFlow, rawGroup, range);
+  const list = readGroupPageRequest(search);
+  const page = await loadGroupPage(rawFlow, rawGroup, range, list.request);
   const picker = (
     <Suspense fallback={null}>
       <TimeRangePicker />
@@ -79,7 +81,7 @@ export default async function GroupPage({ params, searchParams }: Props) {
       </>
     );
   }
-  const { translation: t, group } = page;
+  const { translation: t, group, detail } = page;
   return (
     <>
       <PageHeader
@@ -94,7 +96,7 @@ export default async function GroupPage({ params, searchParams }: Props) {
       >
         {picker}
       </PageHeader>
-      <GroupSummary flow={t.flow} target={t.target} group={group} plans={page.plans} />
+      <GroupSummary flow={t.flow} target={t.target} group={group} plans={detail.plans} />
       <Card className="mb-4">
         <CardHeader>
           <CardTitle>Re-reads against the group&apos;s lag</CardTitle>
@@ -110,7 +112,8 @@ export default async function GroupPage({ params, searchParams }: Props) {
           <span className="text-xs text-zinc-600 dark:text-zinc-400">Re-read = ideal − offset; brackets count their high bound; negative counts are records SKIPPED</span>
         </CardHeader>
         <CardContent>
-          <PartitionTable rows={group.partitions} />
+          <PartitionPageNav basePath={groupPagePath(t.flow, group.group)} page={detail.page} q={list.request.q} shown={detail.partitions.length} range={range.key} problem={list.problem} />
+          <PartitionTable rows={detail.partitions} />
         </CardContent>
       </Card>
     </>
