@@ -12,8 +12,9 @@ const inputClass =
  * partitions; the failover CSVs always hold all of them.
  */
 export function PartitionPageNav({ basePath, page, q, shown, range, problem }: { basePath: string; page: PageInfo; q: string | null; shown: number; range: string; problem: string | null }) {
-  const link = (extra: Record<string, string>) => `${basePath}?${new URLSearchParams({ range, sort: page.sort, ...(q ? { q } : {}), ...extra })}`;
-  const firstShownNote = page.matched === page.total ? `${page.total.toLocaleString("en-US")} partitions` : `${page.matched.toLocaleString("en-US")} of ${page.total.toLocaleString("en-US")} partitions match “${q}”`;
+  const link = (extra: Record<string, string>) => `${basePath}?${new URLSearchParams({ range, sort: page.sort, limit: String(page.limit), ...(q ? { q } : {}), ...extra })}`;
+  const count = (n: number) => n.toLocaleString("en-US");
+  const ofWhat = q === null ? `${count(page.total)} partitions` : `${count(page.matched)} partitions matching “${q}” (${count(page.total)} in the group)`;
   return (
     <div className="mb-3 space-y-2 text-sm" data-testid="partition-page-nav">
       {problem !== null ? (
@@ -42,10 +43,10 @@ export function PartitionPageNav({ basePath, page, q, shown, range, problem }: {
         </button>
       </form>
       <p className="text-xs text-zinc-600 dark:text-zinc-400">
-        {shown.toLocaleString("en-US")} shown of {firstShownNote}, by {sortLabels[page.sort] ?? page.sort}.{" "}
+        {count(shown)} of {ofWhat} shown, by {sortLabels[page.sort] ?? page.sort}.{" "}
         {page.nextCursor !== null ? (
           <TextLink href={link({ cursor: page.nextCursor })} data-testid="partition-page-next">
-            Next {page.limit.toLocaleString("en-US")} →
+            Next {count(page.limit)} →
           </TextLink>
         ) : null}
       </p>
