@@ -52,6 +52,16 @@ test("the groups page lists the workload's groups, and a group's page offers bot
     for (const line of lines) expect(line.startsWith("east.")).toBe(true);
   }
 
+  // The partition list is paged on the server: a search narrows it to one topic, and says how many match.
+  const nav = page.getByTestId("partition-page-nav");
+  await nav.getByRole("searchbox").fill("orders");
+  await nav.getByRole("button", { name: "Show" }).click();
+  await expect(page).toHaveURL(/[?&]q=orders/);
+  const names = await page.getByTestId("partition-table").locator("tbody tr td:first-child").allInnerTexts();
+  expect(names.length).toBeGreaterThan(0);
+  for (const name of names) expect(name).toMatch(/^orders\/\d+/);
+  await expect(page.getByTestId("partition-page-nav")).toContainText(`${names.length} of ${names.length} partitions matching “orders”`);
+
   const bad = await request.get(`/api/flows/${flow}/groups/gapwatch-slow/failover.csv?mode=latest`);
   expect(bad.status()).toBe(400);
   expect(((await bad.json()) as { error: string }).error).toContain('"mm2", "precise"');
