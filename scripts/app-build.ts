@@ -2,12 +2,18 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { collectorBundleDir, collectorBundleStamp } from "@/lib/pipeline/collector-entry";
 import { repoRoot } from "@/lib/sandbox/paths";
+import { bundleCollectorProcess } from "./collector-bundle";
 
 const hashFile = path.join(repoRoot, ".next", "gapwatch-source-hash");
-const sourceRoots = ["app", "components", "lib", "public", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package-lock.json", "instrumentation.ts"];
+const buildIdFile = path.join(repoRoot, ".next", "BUILD_ID");
+const sourceRoots = [
+  "app", "components", "lib", "public", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package-lock.json",
+  "instrumentation.ts", "collector-process.ts", "scripts/collector-bundle.ts",
+];
 
-/** Hash of everything `next build` reads, so a later run can skip an unchanged build. */
+/** Hash of everything `next build` and the collector's bundle read, so a later run can skip an unchanged build. */
 function hashSources(): string {
   const hash = createHash("sha256");
   const visit = (p: string) => {
@@ -23,14 +29,31 @@ function hashSources(): string {
   return hash.digest("hex");
 }
 
-/** Runs `next build` unless the sources are unchanged since the last successful build. */
+/** Builds the app unless the sources are unchanged since the last successful build and its collector bundle. */
 export async function buildAppIfChanged(log: (line: string) => void): Promise<"built" | "up to date"> {
-  const hash = hashSources();
-  if (existsSync(hashFile) && readFileSync(hashFile, "utf8") === hash && existsSync(path.join(repoRoot, ".next", "BUILD_ID"))) return "up to date";
-  log("Building the dashboard (next build)…");
-  await runCommand(path.join(repoRoot, "node_modules", ".bin", "next"), ["build"], { NEXT_TELEMETRY_DISABLED: "1" });
-  writeFileSync(hashFile, hash);
+  if (existsSync(hashFile) && readFileSync(hashFile, "utf8") === hashSources() && hasCollectorBundle()) return "up to date";
+  await buildApp(log);
   return "built";
+}
+
+/**
+ * `npm run build` and buildAppIfChanged: `next build`, then role all's collector process bundled with the same
+ * build (scripts/collector-bundle.ts); the source hash is recorded last, for buildAppIfChanged.
+ */
+export async function buildApp(log: (line: string) => void): Promise<void> {
+  // Hashed first: a source edited during the build makes the next buildAppIfChanged build again.
+  const hash = hashSources();
+  log("Building the dashboard (next build) and its collector process (esbuild)…");
+  await runCommand(path.join(repoRoot, "node_modules", ".bin", "next"), ["build"], { NEXT_TELEMETRY_DISABLED: "1" });
+  await bundleCollectorProcess();
+  writeFileSync(hashFile, hash);
+}
+
+/** True when .next holds a build and the collector bundle made with it. */
+function hasCollectorBundle(): boolean {
+  const stamp = path.join(repoRoot, collectorBundleDir, collectorBundleStamp);
+  if (!existsSync(buildIdFile) || !existsSync(stamp)) return false;
+  return readFileSync(stamp, "utf8").trim() === readFileSync(buildIdFile, "utf8").trim();
 }
 
 /** Runs a command in the repository root, inheriting output; rejects on a non-zero exit. */

@@ -4,9 +4,9 @@
 // IPC channel; the server's process serves the published model as a web instance does. This file holds both ends of
 // that channel: the server's (start, stop by PID, ask for the metrics) and the child's (answer, exit with the parent).
 import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
 import { CollectorUnavailableError } from "@/lib/errors";
 import { getLogger } from "@/lib/logger";
+import { resolveCollectorEntry } from "./collector-entry";
 
 const log = getLogger("pipeline.collector-process");
 /** Wait before a child that exited unasked is started again. */
@@ -31,12 +31,16 @@ export interface CollectorProcess {
 
 /**
  * Starts the collector process, and starts it again when it exits unasked (logged as an error: the pages show the
- * data's age meanwhile). Node with tsx's loader, as every script here runs: the child runs lib/ from source.
- * `onPublished` is called each time the child has published a cycle's read model.
+ * data's age meanwhile). The built server runs the bundle its build made; otherwise (next dev, tests) the child runs
+ * lib/ from source with tsx's loader (collector-entry.ts); the "started" log line says which. `onPublished` is called
+ * each time the child has published a cycle's read model.
  */
 export function startCollectorProcess(onPublished: (cycle: number) => void): CollectorProcess {
-  // `next start` and the scripts run in the repository root, where the entry file is.
-  const entry = path.join(process.cwd(), "collector-process.ts");
+  // `next start` and the scripts run in the repository root, where the entry file and .next are.
+  const entry = resolveCollectorEntry(process.cwd(), process.env.NODE_ENV);
+  if (entry.fallback !== null) {
+    log.warn({ why: entry.fallback }, "the collector process runs from source with tsx, not built with the app");
+  }
   const pending = new Map<number, { resolve(text: string): void; reject(err: Error): void; timer: NodeJS.Timeout }>();
   let nextId = 0;
   let stopping = false;
@@ -51,11 +55,11 @@ export function startCollectorProcess(onPublished: (cycle: number) => void): Col
     }
   };
   const launch = () => {
-    child = spawn(process.execPath, ["--import", "tsx", entry], {
+    child = spawn(process.execPath, entry.args, {
       cwd: process.cwd(),
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
-    log.info({ pid: child.pid }, "collector process started");
+    log.info({ pid: child.pid, entry: entry.kind, file: entry.args.at(-1) }, "collector process started");
     child.on("message", (message: ChildMessage) => {
       if (message.type === "published") return onPublished(message.cycle);
       const waiting = pending.get(message.id);

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import type { Browser } from "@playwright/test";
+import { readTreeRss, type TreeRss } from "../process-rss";
 import { nameBenchTopic } from "./bench-topics";
 import { measureFirstLoad, type PageLoad } from "./browser";
 import { type DashboardClient, pollUntil } from "./dashboard-client";
@@ -9,7 +9,8 @@ export interface HttpPhaseResult {
   benchPartitions: number;
   load: LoadResult[];
   pages: PageLoad[];
-  dashboardRssMiB: { beforeLoad: number | null; afterLoad: number | null };
+  /** `next start`'s own RSS (self) and its collector process's (descendants, GAPWATCH_ROLE=all), summed in total. */
+  dashboardRssMiB: { beforeLoad: TreeRss | null; afterLoad: TreeRss | null };
 }
 
 /**
@@ -38,7 +39,7 @@ export async function runHttpPhase(
     { name: "topic page", path: `/flows/${flow}/topics/${topic}` },
     { name: "flow page", path: `/flows/${flow}` },
   ];
-  const beforeLoad = readRssMiB(dashboardPid);
+  const beforeLoad = readTreeRss(dashboardPid);
   const load: LoadResult[] = [];
   for (const t of targets) {
     log(`  autocannon ${t.path} (50 connections, ${loadSeconds} s)…`);
@@ -46,15 +47,5 @@ export async function runHttpPhase(
   }
   const pages: PageLoad[] = [];
   for (const p of [{ name: "overview", path: "/" }, ...targets.slice(1)]) pages.push(await measureFirstLoad(browser, dashboard.base, p.name, p.path));
-  return { benchPartitions, load, pages, dashboardRssMiB: { beforeLoad, afterLoad: readRssMiB(dashboardPid) } };
-}
-
-/** Resident set size of a process from /proc (Linux), or null. */
-function readRssMiB(pid: number): number | null {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
+  return { benchPartitions, load, pages, dashboardRssMiB: { beforeLoad, afterLoad: readTreeRss(dashboardPid) } };
 }

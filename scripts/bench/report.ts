@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { InjectionResult, LatencySummary } from "./detection-latency";
-import type { PageLoad } from "./browser";
-import type { LoadResult } from "./http-load";
+import type { TreeRss } from "../process-rss";
+import type { HttpPhaseResult } from "./http-phase";
 import type { ScrapeSizeResult } from "./metrics-scrape";
 import { describeMachine, type MachineInfo } from "./machine-info";
 import type { NaivePollResult } from "./naive-poller";
@@ -37,7 +37,7 @@ export interface BenchReport {
   stackStartSeconds: number | null;
   pollCost: PollSizeResult[];
   deleteSeconds: number | null;
-  http: { benchPartitions: number; load: LoadResult[]; pages: PageLoad[]; dashboardRssMiB: { beforeLoad: number | null; afterLoad: number | null } } | null;
+  http: HttpPhaseResult | null;
   detection: { rounds: number; summary: LatencySummary[]; injections: InjectionResult[] } | null;
   synthetic: PipelineComputeReport | null;
   /** Phase 6: Prometheus update and scrape per size (scripts/bench/metrics-scrape.ts). */
@@ -143,7 +143,9 @@ export function renderReport(r: BenchReport): string {
         r.http.pages.map((p) => [`${p.name} ${p.path}`, fmt(p.serverFirstGetMs), fmt(p.ttfbMs), fmt(p.domContentLoadedMs), fmt(p.loadMs), fmt(p.documentKiB)]),
       ),
     );
-    out.push(`Dashboard (next start) RSS: ${fmt(r.http.dashboardRssMiB.beforeLoad)} MiB before the load, ${fmt(r.http.dashboardRssMiB.afterLoad)} MiB after.`);
+    const { beforeLoad, afterLoad } = r.http.dashboardRssMiB;
+    const rss = `${renderTreeRss(beforeLoad)} MiB before the load, ${renderTreeRss(afterLoad)} MiB after`;
+    out.push(`Dashboard RSS (next start + its collector process = total): ${rss}.`);
   } else out.push("(not run)");
 
   out.push("", "5. Pipeline computation at scale, synthetic (the sandbox snapshot's topics and groups copied; CPU per cycle of buildFlow, runDetectors and the flow translation; median/p95)");
@@ -206,6 +208,10 @@ export function formatTable(headers: string[], rows: (string | number)[][]): str
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
   const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   return [line(cells[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n");
+}
+
+function renderTreeRss(rss: TreeRss | null): string {
+  return rss === null ? "—" : `${fmt(rss.self)} + ${fmt(rss.descendants)} = ${fmt(rss.total)}`;
 }
 
 function fmt(value: number | null): string {

@@ -1,14 +1,14 @@
 // Issue 15 item 5: the built app (`next start`, its own process) polling the sandbox under workload, loaded by
 // `connections` autocannon clients for `seconds` mixing every route with bad requests (bad JSON, oversized bodies,
 // unknown parameters, unknown names, unauthenticated admin calls), while slow clients trickle requests a byte at a
-// time. Reports responses by status (no 5xx allowed), the peak RSS of the server's process tree, and the collector's
-// cycles before and during the load: count, mean, p95 and max, from the collector's own "cycle done" log lines, so a
-// scrape slowed by the load neither delays nor skews them. At the end the server gets SIGTERM; every process of its
-// tree (GAPWATCH_ROLE=all's collector process among them) must be gone 5 s later.
+// time. Reports responses by status (no 5xx allowed), the peak RSS of the server, of its collector process and of
+// both, and the collector's cycles before and during the load: count, mean, p95 and max, from the collector's own
+// "cycle done" log lines, so a scrape slowed by the load neither delays nor skews them. At the end the server gets
+// SIGTERM; every process of its tree (GAPWATCH_ROLE=all's collector process among them) must be gone 5 s later.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -18,6 +18,7 @@ import { repoRoot } from "@/lib/sandbox/paths";
 import { sleep } from "@/lib/sandbox/processes";
 import type { SandboxState } from "@/lib/sandbox/state";
 import { startWorkload } from "@/lib/sandbox/workload";
+import { readTreeRss } from "../process-rss";
 
 const pollIntervalSeconds = 2;
 
@@ -53,7 +54,8 @@ export interface HttpLoadReport {
   p99Ms: number;
   /** Slowloris sockets: how many the server closed, and the longest it held one (s; Node's default allows ~90). */
   slowClients: { opened: number; closedByServer: number; answered5xx: number; longestHeldSeconds: number };
-  peakRssMiB: number;
+  /** Peak RSS, MiB, sampled every 250 ms: `next start`'s own, its collector process's (role all), their sum. */
+  peakRssMiB: { server: number; collector: number; total: number };
   /** PIDs of the server's process tree (the collector process among them) still running 5 s after its SIGTERM. */
   processesLeft: number[];
   /** The collector's cycles that finished in the idle half-period before the load, and during the load. */
@@ -114,18 +116,6 @@ function listRequests(origin: string): AutocannonRequest[] {
     { method: "POST", path: "/api/connect/sandbox/connectors/x/tasks/0/restart", headers: json, body: huge },
     { method: "GET", path: "/api/health", headers: { cookie: "gapwatch_session=%%%garbage" } },
   ];
-}
-
-/** Resident set size of a process and its descendants, in MiB (Linux /proc); adds every PID of the tree to `seen`. */
-function readTreeRssMiB(pid: number, seen: Set<number>): number {
-  try {
-    const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
-    seen.add(pid);
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-    return rss + children.reduce((sum, c) => sum + readTreeRssMiB(c, seen), 0);
-  } catch {
-    return 0;
-  }
 }
 
 /**
@@ -259,10 +249,14 @@ export async function runHttpLoad(state: SandboxState, connections: number, seco
     stdio: ["ignore", "ignore", "pipe"],
   });
   const done = collectCycles(server);
-  let peakRssMiB = 0;
+  const peak = { server: 0, collector: 0, total: 0 };
   const treePids = new Set<number>();
   const sampler = setInterval(() => {
-    peakRssMiB = Math.max(peakRssMiB, readTreeRssMiB(server.pid!, treePids));
+    const rss = readTreeRss(server.pid!, treePids);
+    if (rss === null) return;
+    peak.server = Math.max(peak.server, rss.self);
+    peak.collector = Math.max(peak.collector, rss.descendants);
+    peak.total = Math.max(peak.total, rss.total);
   }, 250);
   let report: Omit<HttpLoadReport, "processesLeft">;
   try {
@@ -299,7 +293,7 @@ export async function runHttpLoad(state: SandboxState, connections: number, seco
       timeouts: total((r) => r.timeouts),
       p99Ms: Math.max(...results.map((r) => r.latency.p99)),
       slowClients: slowReport,
-      peakRssMiB: Math.round(peakRssMiB),
+      peakRssMiB: { server: Math.round(peak.server), collector: Math.round(peak.collector), total: Math.round(peak.total) },
       cycles: { idle: summariseCycles(done, quietFrom, loadFrom), load: summariseCycles(done, loadFrom, loadTo) },
     };
   } finally {

@@ -31,7 +31,7 @@ export async function runSandboxPhases(opts: SandboxPhaseOptions, print: (line: 
       print(
         bad
           ? "HTTP-LOAD FAILED: 5xx answers or processes left running, above"
-          : `http-load OK: ${report.requests} requests, no 5xx, peak RSS ${report.peakRssMiB} MiB, every server process stopped`,
+          : `http-load OK: ${report.requests} requests, no 5xx, peak RSS ${report.peakRssMiB.server} MiB server, ${report.peakRssMiB.collector} MiB collector process, ${report.peakRssMiB.total} MiB both, every server process stopped`,
       );
       failed ||= bad;
     }

@@ -47,7 +47,7 @@ describe("judgeTargets", () => {
         { name: "overview", path: "/", serverFirstGetMs: 50, ttfbMs: 120, domContentLoadedMs: 300, loadMs: 400, documentKiB: 20 },
         { name: "flow page", path: "/flows/x", serverFirstGetMs: 50, ttfbMs: 201, domContentLoadedMs: 300, loadMs: 400, documentKiB: 20 },
       ],
-      dashboardRssMiB: { beforeLoad: 200, afterLoad: 300 },
+      dashboardRssMiB: { beforeLoad: { self: 170, descendants: 30, total: 200 }, afterLoad: { self: 260, descendants: 40, total: 300 } },
     };
     const verdicts = judgeTargets(report);
     expect(find(verdicts, "whole pipeline CPU")).toMatchObject({ what: "whole pipeline CPU per cycle, median, 100,012 partitions", measured: "2538 ms", verdict: "NOT met" });
