@@ -8,7 +8,12 @@ export function toJson(value: unknown): string {
 }
 
 export function jsonResponse(value: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(toJson(value), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers } });
+  return jsonTextResponse(toJson(value), status, headers);
+}
+
+/** A JSON answer already serialized (model-answers.ts keeps them per cycle). */
+export function jsonTextResponse(text: string, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(text, { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers } });
 }
 
 /**

@@ -56,6 +56,30 @@ export function readFlowCatchUp(progress: ProgressReading, flow: Flow): FlowCatc
   return estimate;
 }
 
+/** Per estimate (one per cycle and flow): where each partition's entries are, so a page picks its own without a scan. */
+const positionsOf = new WeakMap<FlowCatchUp, Map<string, number[]>>();
+
+/**
+ * The flow's time to catch up with only the given partitions' entries, in the estimate's own order (a flow may have
+ * 100,000 partitions; a page shows 100).
+ */
+export function pickCatchUpOf(catchUp: FlowCatchUp, page: readonly { topic: string; partition: number }[]): FlowCatchUp {
+  let positions = positionsOf.get(catchUp);
+  if (!positions) {
+    positions = new Map();
+    catchUp.partitions.forEach((p, i) => {
+      const key = `${p.topic}\u0000${p.partition}`;
+      const known = positions!.get(key);
+      if (known) known.push(i);
+      else positions!.set(key, [i]);
+    });
+    positionsOf.set(catchUp, positions);
+  }
+  const wanted = new Set<number>();
+  for (const p of page) for (const i of positions.get(`${p.topic}\u0000${p.partition}`) ?? []) wanted.add(i);
+  return { ...catchUp, partitions: [...wanted].sort((a, b) => a - b).map((i) => catchUp.partitions[i]!) };
+}
+
 function estimateFlow({ current, reference }: ProgressReading, flow: Flow): FlowCatchUp {
   const now = current.flows.get(flow.id);
   const then = reference?.flows.get(flow.id);

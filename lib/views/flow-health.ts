@@ -1,5 +1,5 @@
 import type { AlertRecord } from "@/lib/alerts/types";
-import type { Flow } from "@/lib/collector/types";
+import type { Flow, FlowPartition } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
 import type { Thresholds } from "@/lib/config/thresholds";
 import type { ReadModel } from "@/lib/pipeline/read-model";
@@ -56,9 +56,16 @@ function explainLag(f: FlowSummary, maxPartitionLag: bigint, limits: HealthLimit
   return null;
 }
 
+/** The largest known partition lag per partition list (one list per cycle and flow; 10,000 partitions at a scan). */
+const maxLagOf = new WeakMap<readonly FlowPartition[], bigint>();
+
 /** The pill's inputs from a cycle: the flow's largest partition lag and its firing critical alerts. */
 export function collectFlowHealthInput(summary: FlowSummary, flow: Flow, alerts: readonly AlertRecord[]): FlowHealthInput {
-  const maxPartitionLag = flow.partitions.reduce((max, p) => (p.unknown === null && p.lag !== null && p.lag > max ? p.lag : max), 0n);
+  let maxPartitionLag = maxLagOf.get(flow.partitions);
+  if (maxPartitionLag === undefined) {
+    maxPartitionLag = flow.partitions.reduce((max, p) => (p.unknown === null && p.lag !== null && p.lag > max ? p.lag : max), 0n);
+    maxLagOf.set(flow.partitions, maxPartitionLag);
+  }
   const criticalAlerts = alerts.filter((a) => a.flow === flow.id && a.state === "firing" && a.severity === "critical").length;
   return { summary, maxPartitionLag, criticalAlerts };
 }

@@ -1,4 +1,5 @@
 import type { Snapshot } from "@/lib/collector/types";
+import type { ReadModel } from "@/lib/pipeline/read-model";
 import type { FlowTranslation } from "@/lib/translation";
 import { decodePathSegment } from "./flow-page";
 
@@ -24,6 +25,19 @@ interface NotFoundFlow {
 
 /** Names listed per flow on a 404 page (the page stays small at 100,000 partitions). */
 export const notFoundListLimit = 200;
+
+/**
+ * Next.js renders a segment's not-found.tsx with every page under it (the fallback of its not-found boundary), so
+ * every /flows/… request would index all the flow's partitions (10,000 sorted names): once per read model instead.
+ */
+const indexes = new WeakMap<ReadModel, NotFoundIndex>();
+
+/** The index of what exists in a read model's cycle, built on first use. */
+export function readNotFoundIndex(model: ReadModel): NotFoundIndex {
+  let index = indexes.get(model);
+  if (!index) indexes.set(model, (index = buildNotFoundIndex(model.snapshot, model.translations)));
+  return index;
+}
 
 /** The index of what exists, from the latest cycle's snapshot and translations. */
 export function buildNotFoundIndex(snapshot: Snapshot, translations: ReadonlyMap<string, FlowTranslation>): NotFoundIndex {

@@ -1,7 +1,7 @@
 import { PageHeader } from "@/components/layout/page-header";
 import { NotFoundDetails } from "@/components/layout/not-found-details";
 import { readRequestTime } from "@/lib/views/clock";
-import { buildNotFoundIndex } from "@/lib/views/not-found";
+import { readNotFoundIndex } from "@/lib/views/not-found";
 import { readLatestModel } from "@/lib/views/runtime-data";
 
 /** HTTP 404 for an unknown flow, topic, partition or group: what the URL asked for and what exists instead. */
@@ -10,7 +10,7 @@ export default function FlowRouteNotFound() {
   return (
     <>
       <PageHeader title="Not found" updatedAt={model?.snapshot.takenAt ?? null} now={readRequestTime()} />
-      <NotFoundDetails index={model ? buildNotFoundIndex(model.snapshot, model.translations) : { flows: [] }} />
+      <NotFoundDetails index={model ? readNotFoundIndex(model) : { flows: [] }} />
     </>
   );
 }

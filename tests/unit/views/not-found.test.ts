@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { ReadModel } from "@/lib/pipeline/read-model";
 import type { FlowTranslation, GroupTranslation } from "@/lib/translation";
-import { buildNotFoundIndex, describeNumbers, explainNotFound, notFoundListLimit } from "@/lib/views/not-found";
+import { buildNotFoundIndex, describeNumbers, explainNotFound, notFoundListLimit, readNotFoundIndex } from "@/lib/views/not-found";
 import { lookupFlowPartition } from "@/lib/views/partition-lookup";
 import { makeFlow, makeFlowPartition, makeSnapshot } from "../detect/fixtures";
 
@@ -39,6 +40,23 @@ describe("buildNotFoundIndex", () => {
     const many = makeFlow({ partitions: Array.from({ length: notFoundListLimit + 3 }, (_, i) => makeFlowPartition({ topic: `t${String(i).padStart(4, "0")}`, partition: 0 })) });
     const capped = buildNotFoundIndex(makeSnapshot({ flows: [many] }), new Map()).flows[0]!;
     expect([capped.topics.length, capped.moreTopics, capped.topics.at(-1)!.name, capped.groups]).toEqual([200, 3, "t0199", []]);
+  });
+});
+
+describe("readNotFoundIndex", () => {
+  const modelOf = (s: typeof snapshot) => ({ snapshot: s, translations: new Map([["east->west", translation]]) }) as unknown as ReadModel;
+
+  it("builds a model's index once: every page under /flows renders the not-found fallback", () => {
+    const model = modelOf(snapshot);
+    const first = readNotFoundIndex(model);
+    expect(first).toEqual(index);
+    expect(readNotFoundIndex(model)).toBe(first);
+  });
+
+  it("indexes the next cycle's model afresh", () => {
+    readNotFoundIndex(modelOf(snapshot));
+    const next = makeSnapshot({ cycle: 2, flows: [makeFlow({ partitions: [makeFlowPartition({ topic: "ledger", partition: 3 })] })] });
+    expect(readNotFoundIndex(modelOf(next)).flows[0]!.topics).toEqual([{ name: "ledger", partitions: "3" }]);
   });
 });
 

@@ -1,5 +1,6 @@
-import { handleRoute, jsonResponse } from "@/lib/api/json";
-import { type FlowCatchUp, readFlowCatchUp } from "@/lib/views/catch-up";
+import { handleRoute } from "@/lib/api/json";
+import { respondFromModel } from "@/lib/api/model-answers";
+import { pickCatchUpOf, readFlowCatchUp } from "@/lib/views/catch-up";
 import { flowPartitionList, listCheckpointsOf, pageFirstFlowTopics, pageFlowPartitions, readFlowSummary } from "@/lib/views/flow-lists";
 import { parsePageRequest } from "@/lib/views/pagination";
 import { decodeFlowParam } from "@/lib/views/params";
@@ -18,25 +19,25 @@ export async function GET(request: Request, ctx: { params: Promise<{ flow: strin
     const model = requireReadModel();
     const snapshot = model.snapshot;
     const flow = requireFlow(snapshot, decodeFlowParam((await ctx.params).flow));
-    const pageRequest = parsePageRequest(new URL(request.url).searchParams, flowPartitionList);
-    const partitions = pageFlowPartitions(snapshot, flow, pageRequest);
-    const topics = pageFirstFlowTopics(snapshot, flow, pageRequest);
-    return jsonResponse({
-      takenAt: snapshot.takenAt,
-      flow: readFlowSummary(snapshot, flow),
-      topics: topics.items,
-      topicsPage: topics.page,
-      partitions: partitions.items,
-      page: partitions.page,
-      checkpoints: listCheckpointsOf(snapshot, flow, partitions.items),
-      heartbeat: flow.heartbeat,
-      catchUp: pickPageCatchUp(readFlowCatchUp(model.progress, flow), partitions.items),
+    const params = new URL(request.url).searchParams;
+    const pageRequest = parsePageRequest(params, flowPartitionList);
+    // The parsed request, plus the cursor as sent (valid, since it parsed): one answer per model and query.
+    const key = [flow.id, pageRequest.sort, pageRequest.limit, pageRequest.q ?? "", params.get("cursor") ?? ""].join("\u0000");
+    return respondFromModel(model, key, () => {
+      const partitions = pageFlowPartitions(snapshot, flow, pageRequest);
+      const topics = pageFirstFlowTopics(snapshot, flow, pageRequest);
+      return {
+        takenAt: snapshot.takenAt,
+        flow: readFlowSummary(snapshot, flow),
+        topics: topics.items,
+        topicsPage: topics.page,
+        partitions: partitions.items,
+        page: partitions.page,
+        checkpoints: listCheckpointsOf(snapshot, flow, partitions.items),
+        heartbeat: flow.heartbeat,
+        // The flow's time to catch up, with the partitions of the page only.
+        catchUp: pickCatchUpOf(readFlowCatchUp(model.progress, flow), partitions.items),
+      };
     });
   });
-}
-
-/** The flow's time to catch up, with the partitions of the page only (a flow may have 100,000). */
-function pickPageCatchUp(catchUp: FlowCatchUp, page: readonly { topic: string; partition: number }[]) {
-  const wanted = new Set(page.map((p) => `${p.topic}/${p.partition}`));
-  return { ...catchUp, partitions: catchUp.partitions.filter((p) => wanted.has(`${p.topic}/${p.partition}`)) };
 }
