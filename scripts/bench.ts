@@ -39,6 +39,9 @@ interface BenchOptions {
   syntheticCycles: number;
   /** Also 1,000,000 partitions (3 cycles) in phase 5: the growth ratio against the 100k size. */
   syntheticMillion: boolean;
+  /** `--only stack`: phases 1–4 (the running stack); `--only synthetic`: phases 5–9 (no stack); both by default. */
+  stack: boolean;
+  synthetic: boolean;
 }
 
 /** Defaults are the full run; `--quick` is a smoke run of every phase at small sizes. */
@@ -48,7 +51,19 @@ function readOptions(argv: string[]): BenchOptions {
   const num = (name: string, full: number, small: number) => (flags[name] !== undefined ? Number(flags[name]) : quick ? small : full);
   const sizes = (flags.sizes ?? (quick ? "500,1000" : "1000,5000,10000")).split(",").map(Number);
   if (sizes.some((s) => !Number.isInteger(s) || s <= 0)) throw new Error(`--sizes must be positive integers, got "${flags.sizes}"`);
-  return { sizes, cycles: num("cycles", 20, 5), rounds: num("rounds", 5, 1), loadSeconds: num("load-seconds", 10, 3), syntheticPartitions: num("synthetic", 100_000, 20_000), syntheticCycles: num("synthetic-cycles", 20, 3), syntheticMillion: !quick };
+  const only = flags.only ?? "";
+  if (!["", "stack", "synthetic"].includes(only)) throw new Error(`--only must be "stack" (phases 1–4) or "synthetic" (phases 5–9), got "${only}"`);
+  return {
+    sizes,
+    cycles: num("cycles", 20, 5),
+    rounds: num("rounds", 5, 1),
+    loadSeconds: num("load-seconds", 10, 3),
+    syntheticPartitions: num("synthetic", 100_000, 20_000),
+    syntheticCycles: num("synthetic-cycles", 20, 3),
+    syntheticMillion: !quick,
+    stack: only !== "synthetic",
+    synthetic: only !== "stack",
+  };
 }
 
 /** Runs one phase; a failure is recorded and the run goes on with the next phase. */
@@ -126,6 +141,17 @@ async function main(): Promise<void> {
     });
   }
 
+  if (opts.stack) await measureStackPhases(opts, report, res, port, stopAll);
+  if (opts.synthetic) await measureSyntheticPhases(opts, report);
+  report.durationSeconds = (Date.now() - started) / 1000;
+  report.targets = judgeTargets(report);
+  const file = writeReportFile(report, path.join(gapwatchDir, "bench"));
+  say(`\n${renderReport(report)}\n\nJSON: ${file}`);
+  process.exit(report.errors.length ? 1 : 0);
+}
+
+/** Phases 1–4 on a stack of their own (sandbox, workload, dashboard), stopped by PID when they are done. */
+async function measureStackPhases(opts: BenchOptions, report: BenchReport, res: BenchResources, port: number, stopAll: () => Promise<void>): Promise<void> {
   say(`Gapwatch benchmark: sizes ${opts.sizes.join(", ")} partitions, ${opts.cycles} cycles each, ${opts.rounds} injections per fault, dashboard on port ${port}.`);
   try {
     const t = Date.now();
@@ -141,6 +167,10 @@ async function main(): Promise<void> {
     say("\nStopping the stack and removing the benchmark's topics…");
     await stopAll();
   }
+}
+
+/** Phases 5–9: no stack, each on a synthetic world or a simulated clock. */
+async function measureSyntheticPhases(opts: BenchOptions, report: BenchReport): Promise<void> {
 
   // Needs no stack: scaled from the committed sandbox snapshot (scripts/bench/pipeline-compute.ts).
   const computeSizes = [10_000, opts.syntheticPartitions, ...(opts.syntheticMillion ? [1_000_000] : [])];
@@ -173,11 +203,6 @@ async function main(): Promise<void> {
     await measureAuditCost(10_000, 20, 200, say),
     await measureAuditCost(10_000, 20, 12_000, say),
   ]);
-  report.durationSeconds = (Date.now() - started) / 1000;
-  report.targets = judgeTargets(report);
-  const file = writeReportFile(report, path.join(gapwatchDir, "bench"));
-  say(`\n${renderReport(report)}\n\nJSON: ${file}`);
-  process.exit(report.errors.length ? 1 : 0);
 }
 
 main().catch((err: unknown) => {
