@@ -31,6 +31,7 @@ export {
   resolveInitializationMustReadToEnd,
   SYNCS_PER_PARTITION,
   toOptionalLong,
+  translateFromSync,
   type OffsetSyncStoreOptions,
   type Translation,
 } from "./offset-sync-store";

@@ -83,6 +83,15 @@ export function resolveInitializationMustReadToEnd(kafkaVersion: string, checkpo
   return hasFlag ? !checkpointsReadOk : true;
 }
 
+/**
+ * The downstream offset MM2 translates `upstream` to from `sync` (at or below it). The "+1 rule": never
+ * more than one past a known sync (records in between may be dropped); at the sync itself the sync's
+ * own downstream offset, an int64 already (no arithmetic).
+ */
+export function translateFromSync(sync: SyncPoint, upstream: bigint): bigint {
+  return upstream === sync.upstream ? sync.downstream : wrapLong(sync.downstream + 1n);
+}
+
 /** Java long arithmetic: results wrap modulo 2^64 like `jUpstream + (1L << j) - (1L << i)`. */
 function wrapLong(value: bigint): bigint {
   return BigInt.asIntN(64, value);
@@ -213,14 +222,21 @@ export class OffsetSyncStore {
   /** Java translateDownstream; `group` is only logged by Kafka and unused here. */
   translateDownstream(_group: string | null, tp: TopicPartition, upstream: bigint): Translation {
     if (!this.readToEnd) return { kind: "empty", reason: "not-read-to-end" };
-    const slots = this.findPartition(tp)?.slots;
-    if (slots === undefined) return { kind: "empty", reason: "no-sync" };
-    // Java lookupLatestSync: first slot at or before the offset, else the oldest slot.
-    const sync = findFirstAtOrBefore(slots, upstream) ?? getSlot(slots, SYNCS_PER_PARTITION - 1);
+    const sync = this.lookupLatestSync(tp, upstream);
+    if (sync === null) return { kind: "empty", reason: "no-sync" };
     if (sync.upstream > upstream) return { kind: "too-old", oldest: sync };
-    // The "+1 rule": never translate more than one past a known sync (records in between may be dropped).
-    // (At the sync itself the downstream offset is the sync's own, an int64 already: no arithmetic.)
-    return { kind: "translated", downstream: upstream === sync.upstream ? sync.downstream : wrapLong(sync.downstream + 1n), sync };
+    return { kind: "translated", downstream: translateFromSync(sync, upstream), sync };
+  }
+
+  /**
+   * Java lookupLatestSync: the first slot at or before `upstream`, else the oldest slot (too old when
+   * above it); null without a sync for the partition. Ignores readToEnd: for callers that checked it
+   * and translate a row without a Translation object each (190,000 rows a cycle at 100,000 partitions).
+   */
+  lookupLatestSync(tp: TopicPartition, upstream: bigint): SyncPoint | null {
+    const slots = this.findPartition(tp)?.slots;
+    if (slots === undefined) return null;
+    return findFirstAtOrBefore(slots, upstream) ?? getSlot(slots, SYNCS_PER_PARTITION - 1);
   }
 
   /** The distinct retained syncs of a partition, newest first (Java's offsetArrayToString view). */

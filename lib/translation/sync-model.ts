@@ -17,6 +17,7 @@
  */
 import {
   createOffsetSyncStore,
+  type DownstreamMapping,
   findLastAtOrBefore,
   mapBetweenSyncs,
   OffsetSyncStore,
@@ -40,7 +41,7 @@ export function replaySyncHistory(tp: TopicPartition, history: readonly SyncPoin
   const atStartup = Math.min(Math.max(options.syncsReadAtStartup ?? 0, 0), history.length);
   history.forEach((sync, index) => {
     if (index === atStartup) store.markReadToEnd();
-    store.addSync({ ...tp, upstream: sync.upstream, downstream: sync.downstream });
+    store.addSync({ topic: tp.topic, partition: tp.partition, upstream: sync.upstream, downstream: sync.downstream });
   });
   if (!store.isReadToEnd()) store.markReadToEnd();
   return store;
@@ -105,7 +106,7 @@ export class SyncModelCache {
     if (resumeAt < history.length) {
       for (let i = resumeAt; i < history.length; i++) {
         const sync = history[i]!;
-        entry.store.addSync({ ...tp, upstream: sync.upstream, downstream: sync.downstream });
+        entry.store.addSync({ topic: tp.topic, partition: tp.partition, upstream: sync.upstream, downstream: sync.downstream });
       }
       // The history only grew at its end (same object at the same place): the latest epoch continues
       // from the one already selected. After a trim at the front it is selected again from the history.
@@ -177,7 +178,15 @@ export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint, de
   // An exact mapping has exactly an exact IdealOffset's fields.
   if (mapped.kind === "exact") return mapped;
   if (mapped.kind === "none") return { kind: "unknown", reason: mapped.reason };
+  // A bounded bracket (about half the rows of a busy flow) has exactly a bracket IdealOffset's fields: no copy.
+  if (isBoundedBracket(mapped)) return mapped;
   const high = mapped.high ?? sync.downstream + (upstream - sync.upstream);
   return mapped.low === high ? { kind: "exact", downstream: high, basis: "pinned-by-bounds" } : { kind: "bracket", low: mapped.low, high, reason: mapped.reason };
 }
 
+type BracketMapping = Extract<DownstreamMapping, { kind: "bracket" }>;
+
+/** A bracket with both bounds, and two of them (equal bounds pin the offset: exact). */
+function isBoundedBracket(mapped: BracketMapping): mapped is BracketMapping & { high: bigint } {
+  return mapped.high !== null && mapped.low !== mapped.high;
+}

@@ -18,7 +18,7 @@
  *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
  */
 import { type CheckpointPoint, type ClusterSnapshot, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
-import { compileGroupFilter, type SyncPoint } from "@/lib/mm2";
+import { compileGroupFilter, type SyncPoint, translateFromSync } from "@/lib/mm2";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
 import { addTotals, estimateReread, sumTotals } from "./reread";
 import { mapIdealOffset, type ReplayOptions, type SyncModel, SyncModelCache, type SyncTranslations } from "./sync-model";
@@ -105,9 +105,9 @@ function compareTopicPartitions(a: { topic: string; partition: number }, b: { to
 
 /** A flow partition with its history key, per topic and partition number. */
 interface IndexedPartition {
+  /** Also the partition's TopicPartition for the model (its topic and number: no copy per partition and cycle). */
   fp: FlowPartition;
   key: string;
-  tp: { topic: string; partition: number };
   /** The partition's sync history and replayed model, looked up once per call for all the groups on it. */
   history?: readonly SyncPoint[];
   model?: SyncModel;
@@ -119,7 +119,7 @@ function indexFlowPartitions(flow: Flow): Map<string, Map<number, IndexedPartiti
   for (const fp of flow.partitions) {
     let topic = byTopic.get(fp.topic);
     if (topic === undefined) byTopic.set(fp.topic, (topic = new Map()));
-    topic.set(fp.partition, { fp, key: flowPartitionKey(flow.id, fp.topic, fp.partition), tp: { topic: fp.topic, partition: fp.partition } });
+    topic.set(fp.partition, { fp, key: flowPartitionKey(flow.id, fp.topic, fp.partition) });
   }
   return byTopic;
 }
@@ -229,10 +229,14 @@ function translatePartition(
   }
   const { fp } = indexed;
   const history = (indexed.history ??= ctx.syncHistory.get(indexed.key) ?? []);
-  const { translation, ideal } = translateOffset(ctx, indexed, history, committed, fp.targetDensityIssue === null);
+  const model = history.length === 0 ? null : (indexed.model ??= ctx.cache.lookup(indexed.key, fp, history));
+  const ideal: IdealOffset = model === null ? { kind: "unknown", reason: "no-sync" } : mapIdealOffset(model.epoch, committed, fp.targetDensityIssue === null);
+  const translation = translateCommitted(ctx, indexed, model, committed);
   const lag = fp.sourceLogEnd === null ? null : fp.sourceLogEnd - committed;
-  const reread = estimateReread(ideal, translation.kind === "translated" ? translation.downstream : null);
-  const checkpointReread = estimateReread(ideal, checkpoint?.downstream ?? null);
+  const translated = translation.kind === "translated" ? translation.downstream : null;
+  const reread = estimateReread(ideal, translated);
+  // A checkpoint at MM2's translation (the usual case) re-reads what the translation does: one estimate for both.
+  const checkpointReread = checkpoint !== null && checkpoint.downstream === translated ? reread : estimateReread(ideal, checkpoint?.downstream ?? null);
   return {
     topic,
     partition,
@@ -251,48 +255,41 @@ function translatePartition(
   };
 }
 
-function translateOffset(
-  ctx: RowContext,
-  indexed: IndexedPartition,
-  history: readonly SyncPoint[],
-  committed: bigint,
-  denseDownstream: boolean,
-): { translation: ModelTranslation; ideal: IdealOffset } {
-  const { tp } = indexed;
-  if (history.length === 0) {
-    const translation: ModelTranslation = ctx.syncsLoaded
-      ? { kind: "untranslatable", reason: UntranslatableReason.NO_SYNC, detail: `MM2 has written no offset sync for ${tp.topic}/${tp.partition} yet` }
-      : notLoaded(ctx.flow);
-    return { translation, ideal: { kind: "unknown", reason: "no-sync" } };
+/** MM2's translation of a committed offset by the partition's replayed model (null: no sync in the history). */
+function translateCommitted(ctx: RowContext, indexed: IndexedPartition, model: SyncModel | null, committed: bigint): ModelTranslation {
+  const tp = indexed.fp;
+  if (model === null) {
+    return ctx.syncsLoaded ? { kind: "untranslatable", reason: UntranslatableReason.NO_SYNC, detail: `MM2 has written no offset sync for ${tp.topic}/${tp.partition} yet` } : notLoaded(ctx.flow);
   }
-  const { store, epoch, translations } = (indexed.model ??= ctx.cache.lookup(indexed.key, tp, history));
-  const ideal = mapIdealOffset(epoch, committed, denseDownstream);
-  if (!ctx.syncsLoaded) return { translation: notLoaded(ctx.flow), ideal };
-  const t = store.translateDownstream(ctx.group, tp, committed);
-  if (t.kind === "translated") return { translation: describeTranslation(translations, t.sync, t.downstream), ideal };
+  if (!ctx.syncsLoaded) return notLoaded(ctx.flow);
+  // The usual row, without a Translation object: the store's latest sync at or before the offset.
+  const sync = model.store.isReadToEnd() ? model.store.lookupLatestSync(tp, committed) : null;
+  if (sync !== null && sync.upstream <= committed) return describeTranslation(model.translations, sync, committed);
+  const t = model.store.translateDownstream(ctx.group, tp, committed);
+  if (t.kind === "translated") return describeTranslation(model.translations, t.sync, committed);
   if (t.kind === "too-old") {
     const detail = `offset ${committed} is older than the oldest sync MM2 keeps (upstream ${t.oldest.upstream}): MM2 translates it to −1 and emits no checkpoint`;
-    return { translation: { kind: "untranslatable", reason: UntranslatableReason.OLDER_THAN_OLDEST_SYNC, detail }, ideal };
+    return { kind: "untranslatable", reason: UntranslatableReason.OLDER_THAN_OLDEST_SYNC, detail };
   }
-  return { translation: t.reason === "no-sync" ? { kind: "untranslatable", reason: UntranslatableReason.NO_SYNC, detail: `no offset sync for ${tp.topic}/${tp.partition}` } : notLoaded(ctx.flow), ideal };
+  return t.reason === "no-sync" ? { kind: "untranslatable", reason: UntranslatableReason.NO_SYNC, detail: `no offset sync for ${tp.topic}/${tp.partition}` } : notLoaded(ctx.flow);
 }
 
 /**
- * MM2's translation from one sync, shared by every row it gives (it gives sync.downstream at the
- * sync, one more past it): 190,000 group partitions do not need 190,000 copies of a few hundred.
- * Kept with the partition's model (the object the row's lookup already holds), where a WeakMap keyed
- * by sync cost a hash lookup in a table of every sync per row, and more CPU than it saved.
+ * MM2's translation of `committed` from one sync, shared by every row it gives (it gives sync.downstream at
+ * the sync, one more past it: fixed by the sync, a frozen point): 190,000 group partitions do not need
+ * 190,000 copies of a few hundred. Kept with the partition's model (the object the row's lookup already
+ * holds), where a WeakMap keyed by sync cost a hash lookup in a table of every sync per row.
  */
-function describeTranslation(shared: SyncTranslations, sync: SyncPoint, downstream: bigint): ModelTranslation {
+function describeTranslation(shared: SyncTranslations, sync: SyncPoint, committed: bigint): ModelTranslation {
   if (shared.sync !== sync) {
     shared.sync = sync;
     shared.at = null;
     shared.past = null;
   }
-  const at = downstream === sync.downstream;
+  const at = committed === sync.upstream;
   const cached = at ? shared.at : shared.past;
-  if (cached !== null && cached.kind === "translated" && cached.downstream === downstream) return cached;
-  const translation: ModelTranslation = { kind: "translated", downstream, syncUpstream: sync.upstream, syncDownstream: sync.downstream };
+  if (cached !== null) return cached;
+  const translation: ModelTranslation = { kind: "translated", downstream: translateFromSync(sync, committed), syncUpstream: sync.upstream, syncDownstream: sync.downstream };
   if (at) shared.at = translation;
   else shared.past = translation;
   return translation;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MalformedRecordError } from "@/lib/mm2/errors";
-import { createOffsetSyncStore, resolveInitializationMustReadToEnd } from "@/lib/mm2/offset-sync-store";
+import { createOffsetSyncStore, resolveInitializationMustReadToEnd, translateFromSync } from "@/lib/mm2/offset-sync-store";
 import { JavaRandom } from "./helpers/java-random";
 import {
   assertSparseSync,
@@ -172,6 +172,31 @@ describe("OffsetSyncStore beyond the Java tests", () => {
     const store = createOffsetSyncStore();
     expect(() => store.handleRecord(Buffer.from("0006", "hex"), Buffer.alloc(16))).toThrow(MalformedRecordError);
     expect(store.listPartitions()).toEqual([]);
+  });
+
+  it("looks up the sync a translation uses, as translateDownstream does, without a Translation object", () => {
+    const store = createOffsetSyncStore();
+    store.markReadToEnd();
+    expect(store.lookupLatestSync(tp, 150n)).toBeNull();
+    sync(store, tp, 100n, 200n);
+    sync(store, tp, 150n, 251n);
+    expect(store.lookupLatestSync(tp, 160n)).toEqual({ upstream: 150n, downstream: 251n });
+    expect(store.lookupLatestSync(tp, 149n)).toEqual({ upstream: 100n, downstream: 200n });
+    // Older than every slot: the oldest slot (upstream above the offset), which translateDownstream calls too old.
+    expect(store.lookupLatestSync(tp, 5n)).toEqual({ upstream: 100n, downstream: 200n });
+    expect(store.translateDownstream(null, tp, 5n)).toMatchObject({ kind: "too-old", oldest: { upstream: 100n } });
+    expect(store.lookupLatestSync({ topic: "topic1", partition: 9 }, 150n)).toBeNull();
+    // The lookup does not look at readToEnd: its caller checks it (translateDownstream declines before it).
+    const loading = createOffsetSyncStore();
+    sync(loading, tp, 100n, 200n);
+    expect(loading.lookupLatestSync(tp, 150n)).toEqual({ upstream: 100n, downstream: 200n });
+    expect(loading.translateDownstream(null, tp, 150n)).toEqual({ kind: "empty", reason: "not-read-to-end" });
+  });
+
+  it("translates from a sync by the +1 rule, wrapping like a Java long", () => {
+    expect(translateFromSync({ upstream: 150n, downstream: 251n }, 150n)).toBe(251n);
+    expect(translateFromSync({ upstream: 150n, downstream: 251n }, 9_000n)).toBe(252n);
+    expect(translateFromSync({ upstream: 0n, downstream: 9_223_372_036_854_775_807n }, 1n)).toBe(-9_223_372_036_854_775_808n);
   });
 
   it("does not change slot arrays returned earlier when a new sync arrives", () => {
