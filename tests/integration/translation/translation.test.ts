@@ -131,8 +131,11 @@ describe("offset translation against real MirrorMaker 2", () => {
       await runtime.collector.runCycle();
     }
 
-    const detail = await callRoute(getGroup, `/api/flows/${flowParam}/groups/${slow}`, { flow: flowParam, group: slow });
-    const planRows = detail.body.plans as Record<string, { rows: { topic: string; partition: number; offset: string; rereadRecords: string | null }[] }>;
+    // In topic order, the CSV's order; one page holds the group's every partition (its plans' rows are the page's).
+    const detail = await callRoute(getGroup, `/api/flows/${flowParam}/groups/${slow}?sort=topic`, { flow: flowParam, group: slow });
+    expect(detail.body.page).toMatchObject({ sort: "topic", nextCursor: null });
+    const planRows = detail.body.plans as Record<string, { rowCount: number; rows: { topic: string; partition: number; offset: string; rereadRecords: string | null }[] }>;
+    for (const mode of ["mm2", "precise"]) expect(planRows[mode]!.rows).toHaveLength(planRows[mode]!.rowCount);
     const predict = (mode: string) => planRows[mode]!.rows.filter((r) => r.topic === targetTopic && committed.has(r.partition)).reduce((sum, r) => sum + BigInt(r.rereadRecords ?? "0"), 0n);
     const groupList = await callRoute(getGroups, `/api/flows/${flowParam}/groups`, { flow: flowParam });
     expect((groupList.body.groups as { group: string }[]).map((g) => g.group)).toContain(slow);
