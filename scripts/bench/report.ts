@@ -89,6 +89,7 @@ export function renderReport(r: BenchReport): string {
   const out: string[] = [];
   const m = r.machine;
   out.push(`Gapwatch benchmark ${r.date} — ${m.cpuCount} × ${m.cpuModel}, ${Math.round(m.totalMemoryMiB / 1024)} GiB, ${m.os}, Node ${m.node}, Kafka ${r.kafkaVersion}`);
+  out.push(`Commit ${m.commit ?? "unknown"}.`);
   out.push(`Run took ${(r.durationSeconds / 60).toFixed(1)} min (stack start ${fmt(r.stackStartSeconds)} s); load average at start ${m.loadAverageAtStart.join(" / ")}. ${r.note}`);
   out.push("", "1+2. Cost per cycle: Gapwatch's poll (both clusters, Connect, MM2's topics) and whole cycle (poll + the server's pipeline: translation, detectors, alerts, SQLite store, metrics, published read model) vs a naive kafkajs poller (fetchTopicMetadata + fetchTopicOffsets per topic)");
   out.push(
