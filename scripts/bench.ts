@@ -194,7 +194,7 @@ async function measureSyntheticPhases(opts: BenchOptions, report: BenchReport): 
   // at 2,000 partitions (30 % moving) keeps it to minutes, the tier arithmetic extrapolates to 100,000 × 7 days.
   const historyHours = opts.syntheticMillion ? 3 : 1;
   report.history = await runPhase(report, `8. history size (${historyHours} h simulated at 2,000 partitions)`, () =>
-    runHistorySize({ partitions: 2000, active: 0.3, hours: historyHours, pollSeconds: 10, partitionsPerTopic: 20 }, say),
+    runHistorySize({ store: "sqlite", vacuum: "auto", partitions: 2000, active: 0.3, hours: historyHours, pollSeconds: 10, partitionsPerTopic: 20 }, say),
   );
   // Needs no stack: the real ContentAuditor over phase 5's world, records from a stand-in broker (its requests do not
   // grow with partitions; its planning and hashing do), at the default budget and at 60 times it.

@@ -1,20 +1,19 @@
-// History size (issue 12 item 4): a simulated day of cycles written back-to-back through the real SQLite Store, with
-// simulated clock times (the store's `at` comes from the caller), then the bytes of each table (dbstat) and of each
-// tier's packs, extrapolated to 100,000 partitions × 7 days by the packs each tier holds at steady state (tiers.ts),
-// next to the 2 GB target.
-//   node_modules/.bin/tsx scripts/bench/history-size.ts --partitions 10000 --active 0.3 --hours 24
-// Used by `npm run bench` (phase 8). Not part of `npm test`.
-import Database from "better-sqlite3";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+// History size (issue 12 item 4): a simulated day of cycles written back-to-back through the real SQLite or PostgreSQL
+// Store, with simulated clock times (the store's `at` comes from the caller), then the bytes of each table (SQLite's
+// dbstat; PostgreSQL's pg_total_relation_size) and of each tier's packs, extrapolated to 100,000 partitions × 7 days by
+// the packs each tier holds at steady state (tiers.ts), next to the 2 GB target.
+//   node_modules/.bin/tsx scripts/bench/history-size.ts --partitions 10000 --active 0.3 --hours 24 [--store postgres
+//     [--vacuum after-prune|auto]]
+// Used by `npm run bench` (phase 8, SQLite). Not part of `npm test`.
 import { performance } from "node:perf_hooks";
 import type { Flow, FlowPartition } from "@/lib/collector/types";
-import { createSqliteStore } from "@/lib/store";
 import { topicMinuteRowsMs, topicRetentionMs } from "@/lib/store/series";
 import { decodePack, encodePack } from "@/lib/store/sample-pack";
 import { stagedChunkSize, tiers } from "@/lib/store/tiers";
 import { parseFlags } from "../args";
+import type { HistoryProbe, HistorySizes, VacuumMode } from "./history-probe";
+import { openPostgresProbe } from "./history-postgres-probe";
+import { openSqliteProbe } from "./history-sqlite-probe";
 import { toMiB } from "./stats";
 
 const targetBytes = 2 * 1024 ** 3;
@@ -28,8 +27,13 @@ const pruneEveryCycles = 60;
 /** 2025-01-15 00:00 UTC: the simulated day starts on an hour boundary. */
 const start = Date.UTC(2025, 0, 15);
 const fix = (value: number, digits: number): number => Number(value.toFixed(digits));
+/** Measured at the end; partition_packs first (its row overhead is extrapolated). */
+const measuredTables = ["partition_packs", "partition_staged", "partition_series", "topic_hours"];
 
 export interface HistorySizeOptions {
+  store: "sqlite" | "postgres";
+  /** PostgreSQL only (history-probe.ts). */
+  vacuum: VacuumMode;
   partitions: number;
   /** Fraction of topics (whole topics) whose partitions move every cycle; the others never change. */
   active: number;
@@ -46,12 +50,17 @@ export interface HistorySizeReport extends HistorySizeOptions {
   stagedBytesPerCycle: number;
   /** Raw packs written per 5-minute close (median): one per partition that changed in the bucket. */
   rollupRowsPer5Minutes: number;
-  /** Store time per cycle (wall, this process; SQLite runs on it: the write, and the prune when the cycle ran one): median, p95, max, ms. */
+  /**
+   * Store time per cycle (wall, this process; SQLite runs on it, PostgreSQL beside it: the write, and the prune when
+   * the cycle ran one): median, p95, max, ms.
+   */
   writeMs: { median: number; p95: number; max: number };
   /** The 3 slowest cycles (cycle number, store time in ms): which close, pack or rollup they ran. */
   slowest: { cycle: number; ms: number }[];
-  /** Rows and bytes (table + its indexes, dbstat) at the end of the run, per table. */
+  /** Rows and bytes (table + its indexes, dbstat; PostgreSQL: pg_total_relation_size) at the end of the run, per table. */
   tables: { name: string; rows: number; bytes: number; bytesPerRow: number }[];
+  packParts: HistorySizes["packParts"];
+  vacuumState: HistorySizes["vacuum"];
   /** partition_packs per tier at the end of the run: packs, points, blob bytes of a full pack (measured, or encoded when none). */
   packTiers: { tier: number; packs: number; points: number; payloadBytesPerPack: number; measured: boolean }[];
   fileBytes: number;
@@ -111,21 +120,22 @@ function encodeFullPack(tier: number, pollSeconds: number): number {
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
+/** The store's probe: a scratch SQLite file, or a throwaway PostgreSQL server. */
+function openProbe(o: HistorySizeOptions): Promise<HistoryProbe> {
+  if (o.store === "postgres") return openPostgresProbe(measuredTables, compactedHours, hourMs, o.vacuum);
+  return Promise.resolve(openSqliteProbe(measuredTables, compactedHours, hourMs));
+}
+
 export async function runHistorySize(o: HistorySizeOptions, log: (line: string) => void): Promise<HistorySizeReport> {
-  // On tmpfs when there is one: the run measures sizes (the same pages on any disk), not a shared disk's fsyncs.
-  const dir = mkdtempSync(path.join(existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir(), "gapwatch-history-"));
-  const file = path.join(dir, "history.db");
+  const probe = await openProbe(o);
   try {
-    const store = createSqliteStore(file);
+    const { store } = probe;
     const topics = Math.ceil(o.partitions / o.partitionsPerTopic);
     const activeTopics = Math.round(topics * o.active);
     const partitions = Array.from({ length: o.partitions }, (_, i) => makePartition(`t${Math.floor(i / o.partitionsPerTopic)}`, i % o.partitionsPerTopic));
     const isActive = (i: number) => Math.floor(i / o.partitionsPerTopic) < activeTopics;
     const cycles = Math.round((o.hours * 3600) / o.pollSeconds);
     const pollMs = o.pollSeconds * 1000;
-    const counter = new Database(file, { readonly: true });
-    const stagedAt = counter.prepare("SELECT data FROM partition_staged WHERE at = ?").pluck();
-    const packsAt = counter.prepare("SELECT COUNT(*) FROM partition_packs WHERE tier = 0 AND bucket = ?").pluck();
     const rawCounts: number[] = [];
     const stagedBytes: number[] = [];
     const rollupCounts: number[] = [];
@@ -140,42 +150,24 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
       }
       const writeStart = performance.now();
       await store.recordFlowSamples([makeFlow(partitions)], at);
-      if (c % pruneEveryCycles === 1) await store.prune(at);
+      const prunes = c % pruneEveryCycles === 1;
+      if (prunes) await store.prune(at);
       writeMs.push(performance.now() - writeStart);
+      // Not timed: what autovacuum does beside the server (PostgreSQL, --vacuum after-prune).
+      if (prunes) await probe.afterPrune();
       if (c % 30 === 7) {
-        const blobs = stagedAt.all(at) as Buffer[];
+        const blobs = await probe.listStagedBlobs(at);
         rawCounts.push(blobs.reduce((n, b) => n + b.readUInt32LE(0), 0));
         stagedBytes.push(blobs.reduce((n, b) => n + b.length, 0));
       }
       // The bucket before the one that just closed: packed whole by now (its packing is spread over the next bucket).
-      if (at % (5 * 60_000) === 0 && c > 30) rollupCounts.push(packsAt.get(at - 10 * 60_000) as number);
+      if (at % (5 * 60_000) === 0 && c > 30) rollupCounts.push(await probe.countRawPacks(at - 10 * 60_000));
       if (c % 1000 === 0) log(`  cycle ${c}/${cycles} (${fix((performance.now() - began) / 1000, 0)} s)`);
     }
     const wallSeconds = (performance.now() - began) / 1000;
-    await store.close();
-    counter.close();
-    const db = new Database(file);
-    db.pragma("wal_checkpoint(TRUNCATE)");
-    const bytesByName = new Map((db.prepare("SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name").all() as { name: string; bytes: number }[]).map((r) => [r.name, r.bytes]));
-    const indexesOf = (table: string) =>
-      (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?").pluck().all(table) as string[]);
-    const tables = ["partition_packs", "partition_staged", "partition_series", "topic_hours"].map((name) => {
-      const rows = db.prepare(`SELECT COUNT(*) FROM ${name}`).pluck().get() as number;
-      const bytes = [name, ...indexesOf(name)].reduce((sum, n) => sum + (bytesByName.get(n) ?? 0), 0);
-      return { name, rows, bytes, bytesPerRow: fix(bytes / Math.max(1, rows), 1) };
-    });
-    const packRows = db.prepare("SELECT tier, data FROM partition_packs").all() as { tier: number; data: Buffer }[];
-    // A topic hour row as compacted after 24 h (its largest lag alone), measured on a scratch copy of each topic's rows
-    // repeated for the compacted hours of 7 days (a few rows would measure page slack, not rows).
-    db.exec(
-      `CREATE TABLE scratch_topic_hours (flow TEXT NOT NULL, topic TEXT NOT NULL, hour INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (flow, topic, hour)) WITHOUT ROWID;
-       CREATE INDEX scratch_topic_hours_hour ON scratch_topic_hours (hour);
-       INSERT OR IGNORE INTO scratch_topic_hours WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${compactedHours})
-         SELECT flow, topic, hour - i * ${hourMs}, json_array(json_array(0, (SELECT MAX(value ->> 1) FROM json_each(data)))) FROM topic_hours, n`,
-    );
-    const scratchBytes = db.prepare("SELECT SUM(pgsize) FROM dbstat WHERE name LIKE 'scratch_topic_hours%'").pluck().get() as number;
-    const compactedTopicRow = scratchBytes / Math.max(1, db.prepare("SELECT COUNT(*) FROM scratch_topic_hours").pluck().get() as number);
-    db.close();
+    const sizes = await probe.measure();
+    const { packRows, compactedTopicRow } = sizes;
+    const tables = sizes.tables.map((t) => ({ ...t, bytesPerRow: fix(t.bytes / Math.max(1, t.rows), 1) }));
     const packTiers = tiers.map((_, tier) => {
       const own = packRows.filter((r) => r.tier === tier).map((r) => ({ bytes: r.data.length, points: decodePack(r.data, 5).length }));
       const points = own.reduce((n, r) => n + r.points, 0);
@@ -233,26 +225,37 @@ export async function runHistorySize(o: HistorySizeOptions, log: (line: string) 
       slowest,
       tables,
       packTiers,
-      fileBytes: statSync(file).size,
+      packParts: sizes.packParts,
+      vacuumState: sizes.vacuum,
+      fileBytes: sizes.fileBytes,
       extrapolated,
       extrapolatedBytes: extrapolated.reduce((sum, e) => sum + e.bytes, 0),
       targetBytes,
     };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await probe.dispose();
   }
+}
+
+const packRowsOf = (r: HistorySizeReport) => r.tables.find((t) => t.name === "partition_packs")?.rows ?? 0;
+
+function renderVacuum(v: NonNullable<HistorySizeReport["vacuumState"]>): string {
+  const who = v.mode === "after-prune" ? "the bench ran VACUUM after each prune" : "left to autovacuum";
+  return `    vacuum (${who}): ${v.tables.map((t) => `${t.name} ${t.autovacuums} autovacuums, ${t.vacuums} VACUUMs, ${t.deadTuples} dead tuples at the end`).join("; ")}`;
 }
 
 export function renderHistorySize(r: HistorySizeReport): string {
   const lines = [
     `history size: ${r.partitions} partitions (${r.partitionsPerTopic} per topic), ${fix(r.active * 100, 0)} % of topics moving every cycle, ` +
-      `${r.hours} h at a ${r.pollSeconds} s poll = ${r.cycles} cycles written back-to-back in ${r.wallSeconds} s (SQLite)`,
+      `${r.hours} h at a ${r.pollSeconds} s poll = ${r.cycles} cycles written back-to-back in ${r.wallSeconds} s (${r.store === "postgres" ? "PostgreSQL" : "SQLite"})`,
     `  partition samples written per cycle: ${r.rawRowsPerCycle} (of ${r.partitions}) in ${r.stagedBytesPerCycle} B of staged blobs; ` +
       `raw packs per 5-minute close: ${r.rollupRowsPer5Minutes}`,
     `  store time per cycle (write + prune): ${r.writeMs.median} ms median, ${r.writeMs.p95} ms p95, ${r.writeMs.max} ms max; ` +
       `slowest cycles ${r.slowest.map((w) => `${w.cycle} (${w.ms} ms)`).join(", ")} (cycle 0 writes every partition)`,
     `  after ${r.hours} h: file ${fix(toMiB(r.fileBytes), 1)} MiB`,
     ...r.tables.map((t) => `    ${t.name.padEnd(18)} ${String(t.rows).padStart(11)} rows ${fix(toMiB(t.bytes), 1).toString().padStart(9)} MiB  ${t.bytesPerRow} B/row`),
+    `    partition_packs per row: ${r.packParts.map((p) => `${p.name} ${fix(p.bytes / Math.max(1, packRowsOf(r)), 1)} B`).join(", ")}`,
+    ...(r.vacuumState === null ? [] : [renderVacuum(r.vacuumState)]),
     ...r.packTiers.map(
       (t) => `    tier ${t.tier} packs: ${t.packs} holding ${t.points} points, ${t.payloadBytesPerPack} B of blob per full pack${t.measured ? "" : " (none written yet: a full pack, encoded)"}`,
     ),
@@ -267,8 +270,10 @@ export function renderHistorySize(r: HistorySizeReport): string {
 async function main(): Promise<void> {
   const { flags } = parseFlags(process.argv.slice(2));
   const num = (name: string, fallback: number) => (typeof flags[name] === "string" ? Number(flags[name]) : fallback);
+  const store = flags.store === "postgres" ? "postgres" : "sqlite";
+  const vacuum = flags.vacuum === "auto" ? "auto" : "after-prune";
   const report = await runHistorySize(
-    { partitions: num("partitions", 10_000), active: num("active", 0.3), hours: num("hours", 24), pollSeconds: num("poll-seconds", 10), partitionsPerTopic: num("partitions-per-topic", 20) },
+    { store, vacuum, partitions: num("partitions", 10_000), active: num("active", 0.3), hours: num("hours", 24), pollSeconds: num("poll-seconds", 10), partitionsPerTopic: num("partitions-per-topic", 20) },
     (line) => process.stdout.write(`${line}\n`),
   );
   process.stdout.write(`${renderHistorySize(report)}\n`);

@@ -78,11 +78,11 @@ function makeFlow(partitions: FlowPartition[], id = FLOW): Flow {
 }
 
 /** One `orders`/0 sample whose offsets all derive from `end` (lag 10). */
-function sampleAt(store: Store, at: number, end: bigint, partition = 0): Promise<void> {
+export function sampleAt(store: Store, at: number, end: bigint, partition = 0): Promise<void> {
   return store.recordFlowSamples([makeFlow([makePartition({ partition, sourceLogEnd: end, mm2Position: end - 10n, targetLogEnd: end - 10n, lag: 10n })])], at);
 }
 
-function expectedSample(at: number, end: bigint) {
+export function expectedSample(at: number, end: bigint) {
   return { at, sourceLogStart: 0n, sourceLogEnd: end, mm2Position: end - 10n, targetLogEnd: end - 10n, lag: 10n };
 }
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createPostgresStore } from "@/lib/store";
 import { stripUrlUserInfo } from "@/lib/logger/redact";
 import { createPool, describeDatabaseUrl, inTransaction } from "@/lib/store/postgres/connection";
-import { describeStoreContract } from "./contract";
+import { describeStoreContract, expectedSample, sampleAt } from "./contract";
 
 const serverUrl = inject("postgresUrl");
 let admin: pg.Client;
@@ -52,8 +52,64 @@ describe("PostgreSQL store", () => {
       "SELECT data_type FROM information_schema.columns WHERE table_name = 'partition_packs' AND column_name IN ('bucket', 'data') ORDER BY column_name",
     );
     await client.end();
-    expect(versions.rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(versions.rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     expect(types.rows).toEqual([{ data_type: "bigint" }, { data_type: "bytea" }]);
+  });
+
+  it("re-keys the pack tables of a migration-10 database (migration 11), keeping its packs, packing after it", async () => {
+    const t0 = Date.UTC(2025, 0, 15, 3, 0, 0);
+    const minute = 60_000;
+    await admin.query("CREATE DATABASE packs_rekey");
+    const first = createPostgresStore(databaseUrl("packs_rekey"));
+    await sampleAt(first, t0 + 10_000, 100n);
+    await sampleAt(first, t0 + 4 * minute, 130n);
+    await sampleAt(first, t0 + 5 * minute + 10_000, 200n);
+    // Packs the first two buckets (raw) and rolls them into the hour's 5-minute pack.
+    await first.prune(t0 + 62 * minute);
+    const before = await first.readPartitionHistory("east->west", "orders", 0, t0, t0 + 10 * minute);
+    await first.close();
+    // The raw samples since the window's start (prune time − 1 h), packed; the 10 s one is past it.
+    expect(before).toEqual([expectedSample(t0 + 4 * minute, 130n), expectedSample(t0 + 5 * minute + 10_000, 200n)]);
+    const client = new pg.Client({ connectionString: databaseUrl("packs_rekey") });
+    await client.connect();
+    // Back to migration 10's keys, the packs kept.
+    for (const table of ["partition_packs", "translation_packs"]) {
+      await client.query(
+        `ALTER TABLE ${table} DROP CONSTRAINT ${table}_pkey; DROP INDEX ${table}_age;
+         ALTER TABLE ${table} ADD PRIMARY KEY (tier, bucket, series);
+         CREATE INDEX ${table}_series ON ${table} (series, tier, bucket);
+         ALTER TABLE ${table} RESET (autovacuum_vacuum_scale_factor)`,
+      );
+    }
+    await client.query("DELETE FROM schema_migrations WHERE version = 11");
+    const packs = await client.query<{ tier: number; n: string }>(
+      "SELECT tier, COUNT(*) AS n FROM partition_packs GROUP BY tier ORDER BY tier",
+    );
+    expect(packs.rows).toEqual([{ tier: 0, n: "2" }, { tier: 1, n: "1" }]);
+    const store = createPostgresStore(databaseUrl("packs_rekey"));
+    expect(await store.readPartitionHistory("east->west", "orders", 0, t0, t0 + 10 * minute)).toEqual(before);
+    // Packing after the upgrade (INSERT … ON CONFLICT infers the new key).
+    await sampleAt(store, t0 + 63 * minute, 300n);
+    await store.prune(t0 + 69 * minute);
+    expect(await store.readPartitionHistory("east->west", "orders", 0, t0 + 60 * minute, t0 + 66 * minute)).toEqual([
+      expectedSample(t0 + 60 * minute, 200n),
+      expectedSample(t0 + 63 * minute, 300n),
+    ]);
+    await store.close();
+    const indexes = await client.query<{ def: string }>(
+      "SELECT indexdef AS def FROM pg_indexes WHERE tablename IN ('partition_packs', 'translation_packs') ORDER BY indexname",
+    );
+    const options = await client.query<{ options: string[] }>(
+      "SELECT reloptions AS options FROM pg_class WHERE relname = 'partition_packs'",
+    );
+    await client.end();
+    expect(indexes.rows.map((r) => r.def)).toEqual([
+      "CREATE INDEX partition_packs_age ON public.partition_packs USING btree (tier, bucket)",
+      "CREATE UNIQUE INDEX partition_packs_pkey ON public.partition_packs USING btree (series, tier, bucket)",
+      "CREATE INDEX translation_packs_age ON public.translation_packs USING btree (tier, bucket)",
+      "CREATE UNIQUE INDEX translation_packs_pkey ON public.translation_packs USING btree (series, tier, bucket)",
+    ]);
+    expect(options.rows).toEqual([{ options: ["autovacuum_vacuum_scale_factor=0.02"] }]);
   });
 
   it("rejects a write whose connection is terminated mid-transaction, without an unhandled error, and writes again", async () => {
