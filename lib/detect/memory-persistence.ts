@@ -25,6 +25,7 @@
  */
 import type { CommittedMark, DetectorMemory, Finding, PositionMark } from "./types";
 import { createDetectorMemory, parseDetectorMemory } from "./memory";
+import { readSectionChanges } from "./section-changes";
 
 /** One entry to write (`value` JSON) or to delete (`value` null). */
 export interface MemoryEntryChange {
@@ -48,7 +49,10 @@ const cycleAtKey = "cycle-at";
 interface Section<T> {
   /** The section of the memory last listed (its unchanged entries are the same objects in the next). */
   seen: Readonly<Record<string, T>>;
-  seenKeys: readonly string[];
+  seenSize: number;
+  /** The `now` it was listed at, and the id of its SectionChanges (0: none). */
+  seenNow: number;
+  seenId: number;
   /** The JSON stored per key, and when it was written (0: read from the store). */
   stored: Record<string, { json: string; at: number }>;
   /** Whether stored keys were ever checked against a memory (those read from the store were not). */
@@ -56,7 +60,7 @@ interface Section<T> {
 }
 
 function createSection<T>(): Section<T> {
-  return { seen: {}, seenKeys: [], stored: {}, swept: false };
+  return { seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, stored: {}, swept: false };
 }
 
 /**
@@ -161,6 +165,8 @@ function listTextChanges(text: Map<string, string>, changes: MemoryEntryChange[]
  * One per-partition section. The detectors keep an unchanged entry as the same object, so only the
  * changed ones are serialized: `encode` gives the JSON to store (null: not stored, deleted if it
  * was); a change `routine` calls ordinary is written at most `advanceWriteMs` after the last write.
+ * A section a detector made from the one listed last cycle, dropping no key, is listed from the
+ * keys it touched (section-changes.ts): at 100,000 partitions walking every key cost ~170 ms a cycle.
  */
 function listSectionChanges<T extends object>(
   section: Section<T>,
@@ -171,42 +177,67 @@ function listSectionChanges<T extends object>(
   encode: (entry: T) => string | null,
   routine?: (before: T, after: T) => boolean,
 ): void {
-  const keys = Object.keys(entries);
-  let kept = 0;
-  for (const key of keys) {
-    const entry = entries[key]!;
-    const before = section.seen[key];
-    if (before !== undefined) kept++;
-    if (before === entry) continue;
-    const stored = section.stored[key];
-    // Checked before serializing: on a busy flow every committed mark advances every cycle.
-    if (stored !== undefined && before !== undefined && routine?.(before, entry) === true && now - stored.at < advanceWriteMs) {
-      // Still compared with `before` next cycle, so the advance is written once the minute is up.
-      continue;
+  const made = readSectionChanges(entries);
+  // The touched keys hold every change only relative to what this persister listed and stored last
+  // cycle (TASK_STALLED's marks also need that cycle's `now`: see putAdvancedMark).
+  const fromSeen = made !== undefined && made.baseId !== 0 && made.baseId === section.seenId && made.baseNow === section.seenNow && made.now === now;
+  if (fromSeen && section.swept && !made.dropped) {
+    for (const key of made.touched) listEntryChange(section, entries[key]!, section.seen[key], changes, kind, key, now, encode, routine);
+    section.seenSize = made.size;
+  } else {
+    const keys = Object.keys(entries);
+    let kept = 0;
+    for (const key of keys) {
+      const entry = entries[key]!;
+      const before = section.seen[key];
+      if (before !== undefined) kept++;
+      if (before !== entry) listEntryChange(section, entry, before, changes, kind, key, now, encode, routine);
     }
-    const json = encode(entry);
-    if (json === (stored?.json ?? null)) continue;
-    if (json === null) {
-      delete section.stored[key];
-      changes.push({ key: kind + key, value: null });
-    } else {
-      section.stored[key] = { json, at: now };
-      changes.push({ key: kind + key, value: json });
-    }
-  }
-  // Entries gone from the memory: their stored rows go too (none when every key seen last cycle is
-  // still there, and the rows read from the store were checked once).
-  if (kept !== section.seenKeys.length || !section.swept) {
-    for (const key of Object.keys(section.stored)) {
-      if (entries[key] === undefined) {
-        delete section.stored[key];
-        changes.push({ key: kind + key, value: null });
+    // Entries gone from the memory: their stored rows go too (none when every key seen last cycle is
+    // still there, and the rows read from the store were checked once).
+    if (kept !== section.seenSize || !section.swept) {
+      for (const key of Object.keys(section.stored)) {
+        if (entries[key] === undefined) {
+          delete section.stored[key];
+          changes.push({ key: kind + key, value: null });
+        }
       }
+      section.swept = true;
     }
-    section.swept = true;
+    section.seenSize = keys.length;
   }
   section.seen = entries;
-  section.seenKeys = keys;
+  section.seenNow = now;
+  section.seenId = made?.id ?? 0;
+}
+
+/** One entry that is not the object it was last cycle (`before`). */
+function listEntryChange<T extends object>(
+  section: Section<T>,
+  entry: T,
+  before: T | undefined,
+  changes: MemoryEntryChange[],
+  kind: string,
+  key: string,
+  now: number,
+  encode: (entry: T) => string | null,
+  routine?: (before: T, after: T) => boolean,
+): void {
+  const stored = section.stored[key];
+  // Checked before serializing: on a busy flow every committed mark advances every cycle.
+  if (stored !== undefined && before !== undefined && routine?.(before, entry) === true && now - stored.at < advanceWriteMs) {
+    // Still compared with `before` next cycle, so the advance is written once the minute is up.
+    return;
+  }
+  const json = encode(entry);
+  if (json === (stored?.json ?? null)) return;
+  if (json === null) {
+    delete section.stored[key];
+    changes.push({ key: kind + key, value: null });
+  } else {
+    section.stored[key] = { json, at: now };
+    changes.push({ key: kind + key, value: json });
+  }
 }
 
 /** MM2 only advanced: same topic, neither position went down, no pending forward move. */

@@ -15,6 +15,7 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
+import { createSectionBuilder } from "./section-changes";
 import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
 
 type Direction = "back" | "forward";
@@ -54,7 +55,7 @@ export function detectPositionMoves(
   ctx: DetectorContext,
   marks: Readonly<Record<string, CommittedMark>>,
 ): { candidates: EventCandidate[]; marks: Record<string, CommittedMark> } {
-  const next: Record<string, CommittedMark> = {};
+  const next = createSectionBuilder(marks, ctx.now);
   const candidates: EventCandidate[] = [];
   const freshFlows = new Set(ctx.current.flows.filter((flow) => isFlowFresh(ctx.current, flow)));
   // One pass over every partition: a partition that left every flow forgets its mark; the others
@@ -63,7 +64,7 @@ export function detectPositionMoves(
     const { committedPosition: committed, mm2Position, sourceTopicId } = view.partition;
     const old = marks[view.key];
     if (committed === null || !freshFlows.has(view.flow) || view.partition.unknown !== null) {
-      if (old !== undefined) next[view.key] = old;
+      if (old !== undefined) next.put(view.key, old, old);
       continue;
     }
     // The mark's positions, parsed once for every use below.
@@ -73,7 +74,7 @@ export function detectPositionMoves(
     // The connector has just stopped: judged next cycle against the mark as it was (absorbing the
     // committed position into `highest` now would hide a move made while it stays stopped).
     if (found === "wait") {
-      next[view.key] = old!;
+      next.put(view.key, old, old!);
       continue;
     }
     // A forward move counts once it holds in two cycles in a row with the same committed position:
@@ -83,17 +84,17 @@ export function detectPositionMoves(
     if (found?.direction === "forward") {
       const mark = was!;
       if (!(mark.committed === committed && committed > mark.highest)) {
-        next[view.key] = createMark(committed, mark.highest, sourceTopicId, old, was);
+        next.put(view.key, old, createMark(committed, mark.highest, sourceTopicId, old, was));
         continue;
       }
     }
     const move = found;
     if (move !== null) candidates.push(createMoveCandidate(view, move, "connect-offsets"));
     const highest = move === null && sameTopic ? maxOffset(was!.highest, mm2Position ?? committed) : (mm2Position ?? committed);
-    next[view.key] = createMark(committed, maxOffset(highest, committed), sourceTopicId, old, was);
+    next.put(view.key, old, createMark(committed, maxOffset(highest, committed), sourceTopicId, old, was));
   }
   candidates.push(...findSkipsInSyncs(ctx).map(([view, move]) => createMoveCandidate(view, move, "offset-sync-gap")));
-  return { candidates, marks: next };
+  return { candidates, marks: next.finish() };
 }
 
 /**

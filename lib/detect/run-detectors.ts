@@ -42,7 +42,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
   const { previous, current, history, memory, now, thresholds } = input;
   const before = indexFreshFlowPartitions(previous);
   const fresh = indexFreshFlowPartitions(current);
-  const syncs = stepSyncs(memory.syncMarkers, history, (key) => fresh.has(key) && before.has(key), (key) => fresh.has(key));
+  const syncs = stepSyncs(memory.syncMarkers, history, (key) => fresh.has(key) && before.has(key), (key) => fresh.has(key), now);
   const ctx: DetectorContext = {
     previous,
     current,

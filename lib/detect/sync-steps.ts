@@ -6,6 +6,7 @@
  * like losses.
  */
 import type { CollectorHistory, OffsetSyncPoint } from "@/lib/collector/types";
+import { createSectionBuilder } from "./section-changes";
 import type { DetectorMemory } from "./types";
 
 type SyncMarker = DetectorMemory["syncMarkers"][string];
@@ -58,9 +59,10 @@ export function stepSyncs(
   history: CollectorHistory,
   isJudged: (key: string) => boolean,
   isFresh: (key: string) => boolean,
+  now: number,
 ): { newSyncs: Map<string, readonly OffsetSyncPoint[]>; markers: DetectorMemory["syncMarkers"] } {
   const newSyncs = new Map<string, readonly OffsetSyncPoint[]>();
-  const next: DetectorMemory["syncMarkers"] = {};
+  const next = createSectionBuilder(markers, now);
   for (const [key, syncs] of history.offsetSyncs) {
     const newest = syncs[syncs.length - 1];
     const old = markers[key];
@@ -69,11 +71,11 @@ export function stepSyncs(
       if (at >= 0 && at < syncs.length - 1) newSyncs.set(key, syncs.slice(at));
       // The marker is the newest sync already: keep it as it is.
       const marker = at >= 0 && at === syncs.length - 1 ? old : newest === undefined ? old : createMarker(newest);
-      if (marker !== undefined) next[key] = marker;
+      if (marker !== undefined) next.put(key, old, marker);
       continue;
     }
     const marker = old ?? (newest !== undefined && isFresh(key) ? createMarker(newest) : undefined);
-    if (marker !== undefined) next[key] = marker;
+    if (marker !== undefined) next.put(key, old, marker);
   }
-  return { newSyncs, markers: next };
+  return { newSyncs, markers: next.finish() };
 }

@@ -10,6 +10,7 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
+import { createSectionBuilder, type SectionBuilder } from "./section-changes";
 import { FindingType, Severity, type Finding, type PositionMark } from "./types";
 
 /**
@@ -56,7 +57,7 @@ export function detectTaskStalls(
 ): { findings: Finding[]; marks: Record<string, PositionMark> } {
   const stateOf = createSourceStateLookup(ctx.current);
   const freshFlows = new Set(ctx.current.flows.filter((flow) => isFlowFresh(ctx.current, flow)));
-  const next: Record<string, PositionMark> = {};
+  const next = createSectionBuilder(marks, ctx.now);
   const stallsByFlow = new Map<Flow, Stall[]>();
   // One pass over every partition: the marks of partitions still in the snapshot are advanced
   // (vanished partitions are dropped), then the fresh ones are judged (listFreshFlowPartitions order).
@@ -65,7 +66,7 @@ export function detectTaskStalls(
     const { mm2Position: position, sourceLogEnd: logEnd } = view.partition;
     const judged = freshFlows.has(view.flow) && view.partition.unknown === null && position !== null && logEnd !== null;
     if (!judged) {
-      if (old !== undefined) next[view.key] = advanceMark(ctx, old, stateOf(view.flow, connectorOf(view.flow, view.partition)));
+      if (old !== undefined) putAdvancedMark(next, view.key, old, advanceMark(ctx, old, stateOf(view.flow, connectorOf(view.flow, view.partition))));
       continue;
     }
     // Records waiting = data records (lag), not offsets: an idle transactional partition ends
@@ -78,7 +79,9 @@ export function detectTaskStalls(
     const positionText = old !== undefined && waiting > 0n ? position.toString() : null;
     const keep = old !== undefined && old.position === positionText;
     const mark = keep ? advanceMark(ctx, old, stateOf(view.flow, connectorOf(view.flow, view.partition))) : createMark(positionText ?? position.toString(), logEnd, ctx.now);
-    next[view.key] = mark;
+    // A mark made now is not stored (memory-persistence.ts): a change only where the old one was.
+    if (keep) putAdvancedMark(next, view.key, old, mark);
+    else next.put(view.key, old, mark, old !== undefined && isStoredMark(old));
     const stalledForMs = ctx.now - mark.movedAt - mark.notRunningMs;
     if (stalledForMs < ctx.thresholds.stallAfterMs || waiting <= 0n || logEnd <= BigInt(mark.logEndAtMove)) continue;
     const stalls = stallsByFlow.get(view.flow);
@@ -90,7 +93,20 @@ export function detectTaskStalls(
     const running = stalls.filter((s) => isClockRunning(stateOf(flow, connectorOf(flow, s.view.partition))));
     if (running[0] !== undefined) findings.push(createStallFinding(ctx, flow, running, connectorOf(flow, running[0].view.partition)));
   }
-  return { findings, marks: next };
+  return { findings, marks: next.finish() };
+}
+
+/**
+ * An advanced mark is stored as `old` was (seenAt is not stored) unless its not-running time grew
+ * or `old` was not stored (made in the cycle it was last seen).
+ */
+function putAdvancedMark(next: SectionBuilder<PositionMark>, key: string, old: PositionMark, mark: PositionMark): void {
+  next.put(key, old, mark, mark.notRunningMs !== old.notRunningMs || !isStoredMark(old));
+}
+
+/** Whether the persister stored the mark in the cycle it was last seen: not when it was made in that cycle. */
+function isStoredMark(mark: PositionMark): boolean {
+  return mark.movedAt !== mark.seenAt;
 }
 
 /** Each partition is judged by the source connector that copies it (a flow can have several). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createDetectorMemory } from "@/lib/detect/memory";
 import { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange } from "@/lib/detect/memory-persistence";
 import type { DetectorOutput } from "@/lib/detect/types";
-import { makeFlowPartition, makeHistory, makeSnapshot, runCycles, T0 } from "./fixtures";
+import { makeConnect, makeConnector, makeFlowPartition, makeHistory, makeSnapshot, makeTask, runCycles, T0 } from "./fixtures";
 
 const STUCK = "east->west|orders|2";
 const MOVING = "east->west|orders|3";
@@ -92,6 +92,34 @@ describe("detector memory persistence", () => {
       { key: `sync|${MOVING}`, value: null },
       { key: `committed|${STUCK}`, value: null },
       { key: `committed|${MOVING}`, value: null },
+    ]);
+  });
+
+  it("lists a detector's sections from the keys it touched: the same changes as walking every key", () => {
+    const cycles = twoPartitionCycles(6);
+    // Cycle 4: the connector is seen paused; cycle 5: orders/2 copies again; cycle 6: orders/3 left the flow
+    // (its offset syncs are still read).
+    cycles[3]!.snapshot.connect = [makeConnect([makeConnector({ state: "PAUSED", tasks: [makeTask(0, { state: "PAUSED" })] })])];
+    const [, moving] = cycles[4]!.snapshot.flows[0]!.partitions;
+    cycles[4]!.snapshot.flows[0]!.partitions = [makeFlowPartition({ partition: 2, sourceLogEnd: 600n, mm2Position: 500n }), moving!];
+    cycles[5]!.snapshot.flows[0]!.partitions = [makeFlowPartition({ partition: 2, sourceLogEnd: 700n, mm2Position: 700n })];
+    const outputs = runCycles(cycles);
+    const touched = createMemoryPersister();
+    const walked = createMemoryPersister();
+    const changes = outputs.map((o, i) => {
+      // Copies of the sections: not made by a detector, so listed by walking every key.
+      const copy = { ...o.memory, syncMarkers: { ...o.memory.syncMarkers }, positions: { ...o.memory.positions }, committed: { ...o.memory.committed } };
+      const listed = touched.listChanges(o.memory, T0 + i * 60_000);
+      expect(walked.listChanges(copy, T0 + i * 60_000)).toEqual(listed);
+      return listed.map((c) => [c.key, c.value === null ? null : c.key.startsWith("stall|") ? c.value : "json"]);
+    });
+    // orders/2's stall mark, stored in cycle 2, is advanced every cycle: written again only when the pause added to
+    // its not-running time, and deleted when it moved.
+    const paused = JSON.stringify({ position: "100", movedAt: T0, logEndAtMove: "200", notRunningMs: 60_000 });
+    expect(changes.slice(3)).toEqual([
+      [["cycle-at", "json"], ["finding|TASK_STALLED|east->west", null], [`sync|${MOVING}`, "json"], [`stall|${STUCK}`, paused], [`committed|${MOVING}`, "json"]],
+      [["cycle-at", "json"], [`sync|${MOVING}`, "json"], [`stall|${STUCK}`, null], [`committed|${STUCK}`, "json"], [`committed|${MOVING}`, "json"]],
+      [["cycle-at", "json"], [`committed|${STUCK}`, "json"], [`committed|${MOVING}`, null]],
     ]);
   });
 
