@@ -6,13 +6,18 @@ const sortLabels: Record<string, string> = { replay: "records replayed on failov
 const inputClass =
   "rounded border border-zinc-300 bg-white px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-blue-500 dark:border-zinc-700 dark:bg-zinc-900";
 
+type PartitionPageNavProps = { basePath: string; page: PageInfo; q: string | null; shown: number; range: string; problem: string | null };
+
 /**
  * Above a group's partition table: how many of its partitions this page shows and in which order, a search and sort
  * (a plain GET form: it works without JavaScript), and the link to the next page. A group may read thousands of
  * partitions; the failover CSVs always hold all of them.
  */
-export function PartitionPageNav({ basePath, page, q, shown, range, problem }: { basePath: string; page: PageInfo; q: string | null; shown: number; range: string; problem: string | null }) {
-  const link = (extra: Record<string, string>) => `${basePath}?${new URLSearchParams({ range, sort: page.sort, limit: String(page.limit), ...(q ? { q } : {}), ...extra })}`;
+export function PartitionPageNav({ basePath, page, q, shown, range, problem }: PartitionPageNavProps) {
+  const link = (extra: Record<string, string>) => {
+    const params = new URLSearchParams({ range, sort: page.sort, limit: String(page.limit), ...(q ? { q } : {}), ...extra });
+    return `${basePath}?${params}`;
+  };
   const count = (n: number) => n.toLocaleString("en-US");
   const ofWhat = q === null ? `${count(page.total)} partitions` : `${count(page.matched)} partitions matching “${q}” (${count(page.total)} in the group)`;
   return (

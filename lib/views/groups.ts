@@ -163,6 +163,13 @@ const groupPartitionOrders: Record<GroupPartitionSort, SortOrder<PartitionTransl
 /** A group's sorted partitions and whole plans, per group of a cycle's translation (a new cycle, new objects). */
 const groupDetails = new WeakMap<GroupTranslation, { plans?: Record<FailoverModeName, FailoverPlan>; by: Map<GroupPartitionSort, KeyedRow<PartitionTranslation>[]> }>();
 
+/** `q` as a flow's partition lists read it (flow-lists.ts parseTopicQuery); null matches every row. */
+function matchGroupPartitions(q: string | null): ((p: PartitionTranslation) => boolean) | null {
+  const query = parseTopicQuery(q);
+  if (query === null) return null;
+  return (p) => query.topicMatches(p.topic, p.targetTopic ?? "") && (query.partition === null || query.partition === p.partition);
+}
+
 function detailsOf(group: GroupTranslation) {
   let details = groupDetails.get(group);
   if (!details) groupDetails.set(group, (details = { by: new Map() }));
@@ -177,14 +184,13 @@ function detailsOf(group: GroupTranslation) {
 export function describeGroup(
   ft: FlowTranslation,
   group: GroupTranslation,
-  request: PageRequest<GroupPartitionSort> = parsePageRequest(new URLSearchParams(), groupPartitionList),
+  request: PageRequest<GroupPartitionSort>,
 ) {
   const details = detailsOf(group);
   const order = groupPartitionOrders[request.sort];
   let sorted = details.by.get(request.sort);
   if (!sorted) details.by.set(request.sort, (sorted = sortRows(group.partitions, order)));
-  const query = parseTopicQuery(request.q);
-  const matching = filterRows(sorted, query === null ? null : (p) => query.topicMatches(p.topic, p.targetTopic ?? "") && (query.partition === null || query.partition === p.partition));
+  const matching = filterRows(sorted, matchGroupPartitions(request.q));
   const { items, page } = takePage(matching, order, request, sorted.length);
   const whole = (details.plans ??= buildBothPlans(ft.flow, group));
   const shown = buildBothPlans(ft.flow, { ...group, partitions: items });
@@ -345,7 +351,7 @@ export async function loadGroupPage(
   rawFlow: string,
   rawGroup: string,
   range: { from: number; to: number },
-  request: PageRequest<GroupPartitionSort> = parsePageRequest(new URLSearchParams(), groupPartitionList),
+  request: PageRequest<GroupPartitionSort>,
 ): Promise<GroupPageData> {
   const page = loadGroupsPage(rawFlow);
   if (page.kind !== "ok") return page;
