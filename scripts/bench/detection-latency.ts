@@ -6,11 +6,14 @@ export type { InjectionResult, LatencyContext } from "./measure-injection";
 
 export interface LatencySummary {
   scenario: ScenarioName;
+  /** Injections tried: detected + missed + notInjected. */
   injections: number;
   /** Detected by a cycle that started within 3 poll intervals of the fault. */
   detected: number;
   missed: number;
-  /** Medians over every injection, a miss counting as slower than any detection: null when half or more missed. */
+  /** Tried but the fault never ran (its setup failed; the injection's error says why): nothing to detect. */
+  notInjected: number;
+  /** Medians over every injected fault, a miss counting as slower than any detection: null when half or more missed. */
   medianApiMs: number | null;
   medianBannerMs: number | null;
   medianCycleStartMs: number | null;
@@ -37,12 +40,14 @@ export async function measureDetectionLatency(ctx: LatencyContext, rounds: numbe
 
 export function summarizeLatency(results: readonly InjectionResult[]): LatencySummary[] {
   return (["purge", "topic-reset", "fail-task"] as const).map((scenario) => {
-    const runs = results.filter((r) => r.scenario === scenario);
+    const tried = results.filter((r) => r.scenario === scenario);
+    const runs = tried.filter((r) => r.injected);
     return {
       scenario,
-      injections: runs.length,
+      injections: tried.length,
       detected: runs.filter((r) => !r.missed).length,
       missed: runs.filter((r) => r.missed).length,
+      notInjected: tried.length - runs.length,
       medianApiMs: medianCountingMisses(runs, (r) => r.apiMs),
       medianBannerMs: medianCountingMisses(runs, (r) => r.bannerMs),
       medianCycleStartMs: medianCountingMisses(runs, (r) => r.cycleStartMs),

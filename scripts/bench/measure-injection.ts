@@ -21,7 +21,13 @@ export interface InjectionResult {
    * (fail-task: the same task every round) its lastSeen when first listed.
    */
   cycleStartMs: number | null;
-  /** Not detected by a cycle that started within 3 poll intervals of the fault (or never): counted, never dropped. */
+  /**
+   * Whether the fault was injected: false when the run failed before it (its throwaway topic never replicated, the
+   * previous round's alert never resolved, the scenario threw): no fault happened, so there is nothing to detect.
+   * Reported apart (`error` says why), never dropped and never counted as detected.
+   */
+  injected: boolean;
+  /** Injected and not detected by a cycle that started within 3 poll intervals of the fault (or never): counted, never dropped. */
   missed: boolean;
   error: string | null;
 }
@@ -62,6 +68,9 @@ export async function measureInjection(ctx: LatencyContext, spec: InjectionSpec)
     const started = Date.now();
     const report = await spec.inject();
     const returned = Date.now();
+    // Injected: a miss until its alert is seen in time.
+    result.injected = true;
+    result.missed = true;
     const done = report.faultAt ?? returned;
     result.faultAt = done;
     result.scenarioSeconds = (returned - started) / 1000;
@@ -88,9 +97,12 @@ export async function measureInjection(ctx: LatencyContext, spec: InjectionSpec)
   return result;
 }
 
-/** An injection before (or without) its measurement: a miss until measured. */
+/**
+ * An injection before its fault ran: not injected (`error` says why). measureInjection marks it injected once the
+ * scenario returned, and a miss until its alert is seen in time.
+ */
 export function failedInjection(scenario: ScenarioName, target: string, error: string | null): InjectionResult {
-  return { scenario, target, scenarioSeconds: 0, faultAt: null, apiMs: null, bannerMs: null, cycleStartMs: null, missed: true, error };
+  return { scenario, target, scenarioSeconds: 0, faultAt: null, apiMs: null, bannerMs: null, cycleStartMs: null, injected: false, missed: false, error };
 }
 
 /** Leaves the banner empty: acknowledged alerts stay firing but leave it until they fire anew. */

@@ -122,12 +122,17 @@ export function renderReport(r: BenchReport): string {
   if (r.detection) {
     out.push(
       formatTable(
-        ["scenario", "detected in 3 polls", "missed", "median API ms", "median banner ms", "median detecting cycle start ms", "median scenario s"],
-        r.detection.summary.map((s) => [s.scenario, `${s.detected}/${s.injections}`, String(s.missed), fmt(s.medianApiMs), fmt(s.medianBannerMs), fmt(s.medianCycleStartMs), fmt(s.medianScenarioSeconds)]),
+        ["scenario", "detected in 3 polls", "missed", "not injected", "median API ms", "median banner ms", "median detecting cycle start ms", "median scenario s"],
+        r.detection.summary.map((s) => [
+          s.scenario, `${s.detected}/${s.injections - s.notInjected}`, String(s.missed), String(s.notInjected),
+          fmt(s.medianApiMs), fmt(s.medianBannerMs), fmt(s.medianCycleStartMs), fmt(s.medianScenarioSeconds),
+        ]),
       ),
     );
-    const failed = r.detection.injections.filter((i) => i.error);
-    if (failed.length) out.push(`Not measured: ${failed.map((i) => `${i.scenario} ${i.target}: ${i.error}`).join("; ")}`);
+    const unrun = r.detection.injections.filter((i) => !i.injected);
+    if (unrun.length) out.push(`Not injected (setup failed; no fault happened): ${unrun.map((i) => `${i.scenario} ${i.target}: ${i.error}`).join("; ")}`);
+    const failed = r.detection.injections.filter((i) => i.injected && i.error);
+    if (failed.length) out.push(`Injected, with errors: ${failed.map((i) => `${i.scenario} ${i.target}: ${i.error}`).join("; ")}`);
   } else out.push("(not run)");
 
   out.push("", `4. API and pages on the ${r.http?.benchPartitions ?? "?"}-partition flow (autocannon; first loads in Chromium, fresh context)`);

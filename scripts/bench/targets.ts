@@ -73,9 +73,14 @@ export function judgeTargets(r: BenchReport): TargetVerdict[] {
   add("Prometheus scrape CPU, median, 100,000 partitions", "< 100 ms", "6", judge(scrape?.scrapeCpuMs.median ?? null, 100, ms));
 
   const detection = r.detection?.summary ?? null;
-  const injections = detection?.reduce((sum, s) => sum + s.injections, 0) ?? 0;
   const missed = detection?.reduce((sum, s) => sum + s.missed, 0) ?? 0;
+  const notInjected = detection?.reduce((sum, s) => sum + s.notInjected, 0) ?? 0;
+  const injected = (detection?.reduce((sum, s) => sum + s.injections, 0) ?? 0) - notInjected;
+  // A fault whose setup failed never happened: not a miss, but said beside the figure so the sample's size shows.
+  const unrun = notInjected === 0 ? "" : ` (${notInjected} more not injected: setup failed)`;
   add("faults not detected within 3 poll intervals", "0 (each miss counted)", "3",
-    detection === null || injections === 0 ? { measured: "not measured", verdict: "not measured" } : { measured: `${missed} of ${injections}`, verdict: missed === 0 ? "met" : "NOT met" });
+    detection === null || injected === 0
+      ? { measured: notInjected === 0 ? "not measured" : `none of ${notInjected} injected (setup failed)`, verdict: "not measured" }
+      : { measured: `${missed} of ${injected}${unrun}`, verdict: missed === 0 ? "met" : "NOT met" });
   return verdicts;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CycleSizeResult } from "@/scripts/bench/pipeline-cycle";
+import { summarizeLatency } from "@/scripts/bench/detection-latency";
+import { failedInjection, type InjectionResult, type ScenarioName } from "@/scripts/bench/measure-injection";
 import { createReport } from "@/scripts/bench/report";
 import { summarize } from "@/scripts/bench/stats";
 import { judgeTargets, type TargetVerdict } from "@/scripts/bench/targets";
@@ -67,11 +69,39 @@ describe("judgeTargets", () => {
     report.detection = {
       rounds: 5,
       summary: [
-        { scenario: "purge", injections: 5, detected: 5, missed: 0, ...summary },
-        { scenario: "fail-task", injections: 5, detected: 4, missed: 1, ...summary },
+        { scenario: "purge", injections: 5, detected: 5, missed: 0, notInjected: 0, ...summary },
+        { scenario: "fail-task", injections: 5, detected: 4, missed: 1, notInjected: 0, ...summary },
       ],
       injections: [],
     };
     expect(find(judgeTargets(report), "faults not detected")).toMatchObject({ measured: "1 of 10", verdict: "NOT met" });
+  });
+
+  it("says how many faults were not injected beside the misses, never as detected", () => {
+    const at = (scenario: ScenarioName, injected: boolean, cycleStartMs: number | null, missed: boolean): InjectionResult => ({
+      ...failedInjection(scenario, `${scenario}-target`, injected ? null : "timed out after 180s waiting for latency-reset-0 to be replicated"),
+      injected,
+      missed,
+      cycleStartMs,
+      apiMs: cycleStartMs === null ? null : cycleStartMs + 500,
+    });
+    const injections = [
+      at("topic-reset", false, null, false),
+      at("topic-reset", true, 4000, false),
+      at("topic-reset", true, 6000, false),
+      at("purge", true, 3000, false),
+      at("purge", true, null, true),
+      at("purge", true, 2000, false),
+    ];
+    const summary = summarizeLatency(injections);
+    // Not in the median: 4,000 / 6,000 (pickQuantile's lower middle); counted as a miss it would be 6,000.
+    expect(summary.find((s) => s.scenario === "topic-reset")).toMatchObject({ injections: 3, detected: 2, missed: 0, notInjected: 1, medianCycleStartMs: 4000 });
+    // The miss sorts last: the median of 2,000 / 3,000 / miss is 3,000.
+    expect(summary.find((s) => s.scenario === "purge")).toMatchObject({ injections: 3, detected: 2, missed: 1, notInjected: 0, medianCycleStartMs: 3000 });
+    const report = createReport();
+    report.detection = { rounds: 3, summary, injections };
+    expect(find(judgeTargets(report), "faults not detected")).toMatchObject({ measured: "1 of 5 (1 more not injected: setup failed)", verdict: "NOT met" });
+    report.detection = { rounds: 1, summary: summarizeLatency(injections.slice(0, 1)), injections: injections.slice(0, 1) };
+    expect(find(judgeTargets(report), "faults not detected")).toMatchObject({ measured: "none of 1 injected (setup failed)", verdict: "not measured" });
   });
 });
