@@ -9,6 +9,8 @@
  * CYCLE: a write's samples of many series at one time, by series id: a u32 count, then per entry a u32 id, a u8 null
  * mask and each value as an int64 (0 when null): fixed width, so one series is found by binary search.
  */
+import type { ChangedRows, SeriesValue } from "./series-batch";
+
 export type PackValues = (bigint | null)[];
 
 export interface PackPoint {
@@ -200,30 +202,55 @@ export function decodeNewestPoint(buf: Uint8Array, width: number): PackPoint {
   return readPoint(r, width, undefined);
 }
 
-export interface CycleEntry {
-  id: number;
-  values: PackValues;
-}
-
 const entryBytes = (width: number) => 5 + 8 * width;
 
-/** Encodes one write's entries (any order; ids unique) as a cycle blob, sorted by id. */
-export function encodeCycle(entries: readonly CycleEntry[], width: number): Buffer {
-  const sorted = [...entries].sort((a, b) => a.id - b.id);
+/**
+ * Encodes one write's changed rows (ascending by id, ids unique) as a cycle blob per chunk of `chunkSize` ids, all
+ * views of one Buffer; row `changed.rows[k]`'s values are `columns[j][row]` (SeriesBatch.values).
+ */
+export function encodeCycles(
+  changed: ChangedRows,
+  columns: readonly (readonly SeriesValue[])[],
+  chunkSize: number,
+): { chunk: number; data: Buffer }[] {
+  const { ids, rows } = changed;
+  const width = columns.length;
   const size = entryBytes(width);
-  const buf = Buffer.alloc(4 + sorted.length * size);
-  buf.writeUInt32LE(sorted.length, 0);
-  sorted.forEach((e, i) => {
-    const at = 4 + i * size;
-    buf.writeUInt32LE(e.id, at);
-    let mask = 0;
-    e.values.forEach((v, j) => {
-      if (v === null) mask |= 1 << j;
-      else buf.writeBigInt64LE(v, at + 5 + 8 * j);
-    });
-    buf[at + 4] = mask;
-  });
-  return buf;
+  const starts: number[] = [];
+  for (let k = 0; k < ids.length; k++) {
+    if (k === 0 || Math.floor(ids[k]! / chunkSize) !== Math.floor(ids[k - 1]! / chunkSize)) starts.push(k);
+  }
+  // Zero-filled: a null value's bytes are 0. A DataView writes an int64 at any offset without BigInt arithmetic.
+  const buf = Buffer.alloc(4 * starts.length + ids.length * size);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const blobs: { chunk: number; data: Buffer }[] = [];
+  let offset = 0;
+  for (let s = 0; s < starts.length; s++) {
+    const from = starts[s]!;
+    const to = starts[s + 1] ?? ids.length;
+    const begin = offset;
+    view.setUint32(offset, to - from, true);
+    offset += 4;
+    for (let k = from; k < to; k++) {
+      view.setUint32(offset, ids[k]!, true);
+      let mask = 0;
+      for (let j = 0; j < width; j++) {
+        const v = columns[j]![rows[k]!]!;
+        if (v === null) mask |= 1 << j;
+        else view.setBigInt64(offset + 5 + 8 * j, toInt64(v), true);
+      }
+      buf[offset + 4] = mask;
+      offset += size;
+    }
+    blobs.push({ chunk: Math.floor(ids[from]! / chunkSize), data: buf.subarray(begin, offset) });
+  }
+  return blobs;
+}
+
+/** `v` when it fits an int64 (a DataView would store it modulo 2^64). */
+function toInt64(v: bigint): bigint {
+  if (BigInt.asIntN(64, v) !== v) throw new RangeError(`${v} is not an int64`);
+  return v;
 }
 
 function readEntryValues(buf: Buffer, at: number, width: number): PackValues {

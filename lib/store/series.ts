@@ -1,7 +1,8 @@
 import type { Flow } from "@/lib/collector/types";
 import type { SqliteDb } from "./db";
 import { SqliteTieredTable } from "./tiered-table";
-import { type SeriesItem, seriesKey, tiers } from "./tiers";
+import type { Columns, SeriesBatch, SeriesValue } from "./series-batch";
+import { tiers } from "./tiers";
 import type { PartitionSample, TopicLagPoint } from "./types";
 
 const minuteMs = 60_000;
@@ -43,16 +44,27 @@ export const partitionSpec = {
   valueColumns: ["source_log_start", "source_log_end", "mm2_position", "target_log_end", "lag"],
 } as const;
 
-/** A flow's partitions as series items (values in partitionSpec's column order). */
-export function listPartitionItems(flows: readonly Flow[]): SeriesItem[] {
-  const items: SeriesItem[] = [];
+/** The flows' partitions as one batch (keys and values in partitionSpec's column order). */
+export function listPartitionBatch(flows: readonly Flow[]): SeriesBatch {
+  const count = flows.reduce((sum, f) => sum + f.partitions.length, 0);
+  const [flowIds, topics, partitions] = [new Array<string>(count), new Array<string>(count), new Array<number>(count)];
+  const values = partitionSpec.valueColumns.map(() => new Array<SeriesValue>(count));
+  const [sourceLogStart, sourceLogEnd, mm2Position, targetLogEnd, lag] = values as Columns<5>;
+  let i = 0;
   for (const flow of flows) {
     for (const p of flow.partitions) {
-      const keyValues = [flow.id, p.topic, p.partition];
-      items.push({ key: seriesKey(keyValues), keyValues, values: [p.sourceLogStart, p.sourceLogEnd, p.mm2Position, p.targetLogEnd, p.lag] });
+      flowIds[i] = flow.id;
+      topics[i] = p.topic;
+      partitions[i] = p.partition;
+      sourceLogStart[i] = p.sourceLogStart;
+      sourceLogEnd[i] = p.sourceLogEnd;
+      mm2Position[i] = p.mm2Position;
+      targetLogEnd[i] = p.targetLogEnd;
+      lag[i] = p.lag;
+      i++;
     }
   }
-  return items;
+  return { keys: [flowIds, topics, partitions], values };
 }
 
 /**
@@ -61,7 +73,18 @@ export function listPartitionItems(flows: readonly Flow[]): SeriesItem[] {
  */
 export function sumLagPerTopic(flow: Flow): Map<string, bigint> {
   const sums = new Map<string, bigint>();
-  for (const p of flow.partitions) sums.set(p.topic, (sums.get(p.topic) ?? 0n) + (p.lag ?? 0n));
+  // A flow lists a topic's partitions together (flow-builder.ts): each run is summed, then added to the map once.
+  let topic: string | null = null;
+  let sum = 0n;
+  for (const p of flow.partitions) {
+    if (p.topic !== topic) {
+      if (topic !== null) sums.set(topic, (sums.get(topic) ?? 0n) + sum);
+      topic = p.topic;
+      sum = 0n;
+    }
+    if (p.lag !== null) sum += p.lag;
+  }
+  if (topic !== null) sums.set(topic, (sums.get(topic) ?? 0n) + sum);
   return sums;
 }
 
@@ -75,7 +98,7 @@ export function createSqliteSeries(db: SqliteDb) {
   return {
     /** Writes the partitions and topic lags that changed since they were last written. */
     record(flows: readonly Flow[], at: number): void {
-      partitions.write(listPartitionItems(flows), at);
+      partitions.write(listPartitionBatch(flows), at);
       const changed: [string, string, number][] = [];
       for (const flow of flows) {
         for (const [topic, lag] of sumLagPerTopic(flow)) {

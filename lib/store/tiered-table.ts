@@ -1,9 +1,11 @@
+import type { Statement } from "better-sqlite3";
 import type { SqliteDb } from "./db";
-import { type CycleEntry, decodeCycle, decodeNewestPoint, decodePack, encodeCycle, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
+import { decodeCycle, decodeNewestPoint, decodePack, encodeCycles, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
 import { hasRollupDue, listPackBuckets, planRollupSlices, resumeRollup, type RollupProgress, type RollupSlice } from "./rollup-plan";
+import { ChangeFilter, type ChangedRows, listKeyValues, type SeriesBatch, SeriesIds } from "./series-batch";
 import {
-  ChangeFilter, coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, rollUpPacks,
-  type SeriesItem, seriesKey, selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
+  coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, rollUpPacks,
+  selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
 } from "./tiers";
 
 /**
@@ -24,8 +26,8 @@ interface TieredTableSpec {
 type Point = { at: number; values: (bigint | null)[] };
 
 export class SqliteTieredTable {
-  private readonly filter = new ChangeFilter();
-  private ids: Map<string, number> | null = null;
+  private readonly filter: ChangeFilter;
+  private ids: SeriesIds | null = null;
   private rollups: RollupProgress[] | null = null;
   /** The time of the latest write or prune: closed buckets are packed in proportion to the time since (countChunksToPack). */
   private lastAt: number | null = null;
@@ -33,32 +35,29 @@ export class SqliteTieredTable {
   constructor(
     private readonly db: SqliteDb,
     private readonly spec: TieredTableSpec,
-  ) {}
+  ) {
+    this.filter = new ChangeFilter(spec.valueColumns.length);
+  }
 
-  /** Stages the changed items' samples at `at`, packs and rolls up this write's slice of the closed buckets, in one transaction. */
-  write(items: readonly SeriesItem[], at: number): void {
-    const changed = [...new Map(this.filter.listChanged(items).map((i) => [i.key, i])).values()];
+  /** Stages the changed rows' samples at `at`, packs and rolls up this write's slice of the closed buckets, in one transaction. */
+  write(batch: SeriesBatch, at: number): void {
     const rollups = this.copyRollups();
+    let changed: ChangedRows;
     try {
-      this.db.transaction(() => {
+      changed = this.db.transaction(() => {
         this.packAndRollUp(rollups, at);
-        if (changed.length === 0) return;
-        const chunks = new Map<number, CycleEntry[]>();
-        for (const item of changed) {
-          const id = this.idOf(item);
-          const chunk = Math.floor(id / stagedChunkSize);
-          const list = chunks.get(chunk) ?? [];
-          list.push({ id, values: [...item.values] });
-          chunks.set(chunk, list);
-        }
+        // A series not known yet is one never written: it is changed, and its id is created here.
+        const rows = this.filter.listChanged(batch, this.listIds(batch));
+        if (rows.ids.length === 0) return rows;
         const insert = this.db.prepare(`INSERT INTO ${this.spec.staged} (chunk, at, data) VALUES (?, ?, ?)`);
-        for (const [chunk, entries] of chunks) insert.run(chunk, at, encodeCycle(entries, this.spec.valueColumns.length));
+        for (const { chunk, data } of encodeCycles(rows, batch.values, stagedChunkSize)) insert.run(chunk, at, data);
         this.db
           .prepare(
             `INSERT INTO series_state (points, newest_at) VALUES (?, ?)
              ON CONFLICT (points) DO UPDATE SET newest_at = MAX(IFNULL(newest_at, 0), excluded.newest_at)`,
           )
           .run(this.spec.packs, at);
+        return rows;
       })();
     } catch (err) {
       // Ids handed out inside the rolled-back transaction do not exist: read them again next time.
@@ -67,7 +66,7 @@ export class SqliteTieredTable {
     }
     this.rollups = rollups;
     this.lastAt = Math.max(this.lastAt ?? at, at);
-    this.filter.remember(changed);
+    this.filter.remember(batch, changed);
   }
 
   /** The series ids of the rows whose key columns equal `where` (a prefix of the key columns), with their keys. */
@@ -213,17 +212,31 @@ export class SqliteTieredTable {
     return this.rollups.map((p) => ({ rolledTo: p.rolledTo, partial: p.partial === null ? null : { ...p.partial } }));
   }
 
-  private idOf(item: SeriesItem): number {
+  /** Each batch row's series id, creating the series not known yet (in the caller's transaction). */
+  private listIds(batch: SeriesBatch): number[] {
     const { series, keyColumns } = this.spec;
-    if (this.ids === null) {
+    let known = this.ids;
+    if (known === null) {
+      known = new SeriesIds();
       const rows = this.db.prepare(`SELECT id, ${keyColumns.join(", ")} FROM ${series}`).raw(true).all() as [number, ...(string | number)[]][];
-      this.ids = new Map(rows.map(([id, ...key]) => [seriesKey(key), id]));
+      for (const [id, ...key] of rows) known.add(key, id);
+      this.ids = known;
     }
-    const known = this.ids.get(item.key);
-    if (known !== undefined) return known;
-    const placeholders = keyColumns.map(() => "?").join(", ");
-    const { lastInsertRowid } = this.db.prepare(`INSERT INTO ${series} (${keyColumns.join(", ")}) VALUES (${placeholders})`).run(...item.keyValues);
-    this.ids.set(item.key, Number(lastInsertRowid));
-    return Number(lastInsertRowid);
+    const count = batch.keys[0]!.length;
+    const ids: number[] = new Array<number>(count);
+    const insertSql = `INSERT INTO ${series} (${keyColumns.join(", ")}) VALUES (${keyColumns.map(() => "?").join(", ")})`;
+    let insert: Statement | null = null;
+    for (let i = 0; i < count; i++) {
+      let id = known.find(batch.keys, i);
+      if (id === undefined) {
+        insert ??= this.db.prepare(insertSql);
+        const key = listKeyValues(batch.keys, i);
+        id = Number(insert.run(...key).lastInsertRowid);
+        known.add(key, id);
+      }
+      ids[i] = id;
+    }
+    known.keep(batch.keys, ids);
+    return ids;
   }
 }

@@ -5,8 +5,8 @@ import type { PackInput, PackInputPoint, PackPoint } from "./sample-pack";
  * series.
  *
  * WRITES: a series (a flow partition, or a group × partition) gets a raw sample (tier 0) only in a cycle where one of
- * its values differs from the last one written for it (kept in memory by a ChangeFilter; after a restart the first
- * cycle writes every series again). A write stores its changed samples as one row per chunk of 1,024 series ids (a
+ * its values differs from the last one written for it (kept in memory by a ChangeFilter, series-batch.ts; after a
+ * restart the first cycle writes every series again). A write stores its changed samples as one row per chunk of 1,024 series ids (a
  * CYCLE blob, sample-pack.ts): its cost follows the number of changed series, not one row and index entry per
  * sample. Once a 5-minute raw bucket closes, its staged samples are PACKED: one row per series and bucket holding
  * its samples delta-encoded (a few bytes each), a slice of chunks per write spread over the next 5 minutes
@@ -86,40 +86,6 @@ export function listStalePackLimit(tier: number, now: number): number {
 function bucketOf(tier: number, at: number): number {
   const width = tiers[tier]!.widthMs;
   return width === 0 ? at : Math.floor(at / width) * width;
-}
-
-type SeriesValues = readonly (bigint | null)[];
-
-/** One series' values this cycle: `key` is seriesKey(keyValues) (the key columns, in order). */
-export interface SeriesItem {
-  key: string;
-  keyValues: readonly (string | number)[];
-  values: SeriesValues;
-}
-
-/** The in-memory key of a series (its key columns joined). */
-export const seriesKey = (keyValues: readonly (string | number)[]): string => keyValues.join("\u0000");
-
-/**
- * The values last written per series key, so that a cycle writes only the series that changed. `listChanged`
- * does not remember: the caller calls `remember` once the write committed (a failed write is tried again).
- */
-export class ChangeFilter {
-  private readonly last = new Map<string, SeriesValues>();
-
-  listChanged<T extends { key: string; values: SeriesValues }>(items: readonly T[]): T[] {
-    return items.filter((item) => !sameValues(this.last.get(item.key), item.values));
-  }
-
-  remember(items: readonly { key: string; values: SeriesValues }[]): void {
-    for (const item of items) this.last.set(item.key, item.values);
-  }
-}
-
-function sameValues(before: SeriesValues | undefined, after: SeriesValues): boolean {
-  if (before === undefined || before.length !== after.length) return false;
-  for (let i = 0; i < after.length; i++) if (before[i] !== after[i]) return false;
-  return true;
 }
 
 /** A stored row of one series and tier. */

@@ -1,6 +1,6 @@
 import type { SqliteDb } from "./db";
 import { SqliteTieredTable } from "./tiered-table";
-import { type SeriesItem, seriesKey } from "./tiers";
+import type { Columns, SeriesBatch, SeriesValue } from "./series-batch";
 import type { TranslationSample, TranslationSeriesPoint } from "./types";
 
 /**
@@ -16,13 +16,28 @@ export const translationSpec = {
   valueColumns: ["committed", "translated", "checkpoint_downstream", "ideal_low", "ideal_high", "reread", "failover_reread", "group_lag"],
 } as const;
 
-/** A flow's samples as series items (values in translationSpec's column order). */
-export function listTranslationItems(flow: string, samples: readonly TranslationSample[]): SeriesItem[] {
-  return samples.map((s) => {
-    const keyValues = [flow, s.group, s.topic, s.partition];
-    const values = [s.committed, s.translated, s.checkpointDownstream, s.idealLow, s.idealHigh, s.reread, s.failoverReread, s.groupLag];
-    return { key: seriesKey(keyValues), keyValues, values };
-  });
+/** A flow's samples as one batch (keys and values in translationSpec's column order). */
+export function listTranslationBatch(flow: string, samples: readonly TranslationSample[]): SeriesBatch {
+  const count = samples.length;
+  // One loop filling preallocated columns: a map per column costs three times as much at 190,000 samples.
+  const [groups, topics, partitions] = [new Array<string>(count), new Array<string>(count), new Array<number>(count)];
+  const values = translationSpec.valueColumns.map(() => new Array<SeriesValue>(count));
+  const [committed, translated, downstream, idealLow, idealHigh, reread, failoverReread, groupLag] = values as Columns<8>;
+  for (let i = 0; i < count; i++) {
+    const s = samples[i]!;
+    groups[i] = s.group;
+    topics[i] = s.topic;
+    partitions[i] = s.partition;
+    committed[i] = s.committed;
+    translated[i] = s.translated;
+    downstream[i] = s.checkpointDownstream;
+    idealLow[i] = s.idealLow;
+    idealHigh[i] = s.idealHigh;
+    reread[i] = s.reread;
+    failoverReread[i] = s.failoverReread;
+    groupLag[i] = s.groupLag;
+  }
+  return { keys: [new Array<string>(count).fill(flow), groups, topics, partitions], values };
 }
 
 /** Turns a stored series' values (translationSpec's columns) back into a point. */
@@ -46,7 +61,7 @@ export function createSqliteTranslationSeries(db: SqliteDb) {
   const table = new SqliteTieredTable(db, translationSpec);
   return {
     /** Writes the samples that changed since last written. */
-    record: (flow: string, samples: readonly TranslationSample[], at: number): void => table.write(listTranslationItems(flow, samples), at),
+    record: (flow: string, samples: readonly TranslationSample[], at: number): void => table.write(listTranslationBatch(flow, samples), at),
 
     /** A group's points over [from, to], by partition then time, each partition's last value carried to `from`. */
     read(flow: string, group: string, from: number, to: number): TranslationSeriesPoint[] {

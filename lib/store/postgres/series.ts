@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Flow } from "@/lib/collector/types";
-import { listPartitionItems, partitionSpec, planTopicCompaction, sumLagPerTopic, toPartitionSample, topicRetentionMs } from "../series";
+import { listPartitionBatch, partitionSpec, planTopicCompaction, sumLagPerTopic, toPartitionSample, topicRetentionMs } from "../series";
 import type { PartitionSample, TopicLagPoint } from "../types";
 import { inTransaction, queryRows } from "./connection";
 import { PostgresTieredTable } from "./tiered-table";
@@ -31,7 +31,7 @@ export function createPostgresSeries() {
   return {
     /** Writes the partitions and topic lags that changed since they were last written. */
     async record(pool: pg.Pool, flows: readonly Flow[], at: number): Promise<void> {
-      await partitions.write(pool, listPartitionItems(flows), at);
+      await partitions.write(pool, listPartitionBatch(flows), at);
       const changed: [string, string, string][] = [];
       for (const flow of flows) {
         for (const [topic, lag] of sumLagPerTopic(flow)) {

@@ -1,9 +1,10 @@
 import type pg from "pg";
-import { type CycleEntry, decodeCycle, decodeNewestPoint, decodePack, encodeCycle, encodePack, findCycleEntry, type PackPoint } from "../sample-pack";
+import { decodeCycle, decodeNewestPoint, decodePack, encodeCycles, encodePack, findCycleEntry, type PackPoint } from "../sample-pack";
 import { hasRollupDue, listPackBuckets, planRollupSlices, resumeRollup, type RollupProgress, type RollupSlice } from "../rollup-plan";
+import { ChangeFilter, type ChangedRows, listKeyValues, type SeriesBatch, SeriesIds } from "../series-batch";
 import {
-  ChangeFilter, coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, rollUpPacks,
-  type SeriesItem, seriesKey, selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
+  coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, rollUpPacks,
+  selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
 } from "../tiers";
 import { inTransaction, queryRows } from "./connection";
 import { rowsPerStatement, transpose } from "./series";
@@ -22,35 +23,30 @@ interface PostgresTieredTableSpec {
 type Point = { at: number; values: (bigint | null)[] };
 
 export class PostgresTieredTable {
-  private readonly filter = new ChangeFilter();
-  private ids: Map<string, number> | null = null;
+  private readonly filter: ChangeFilter;
+  private ids: SeriesIds | null = null;
   private rollups: RollupProgress[] | null = null;
   /** The time of the latest write or prune: closed buckets are packed in proportion to the time since (countChunksToPack). */
   private lastAt: number | null = null;
 
-  constructor(private readonly spec: PostgresTieredTableSpec) {}
+  constructor(private readonly spec: PostgresTieredTableSpec) {
+    this.filter = new ChangeFilter(spec.valueColumns.length);
+  }
 
-  /** Stages the changed items' samples at `at`, packs and rolls up this write's slice of the closed buckets, in one transaction. */
-  async write(pool: pg.Pool, items: readonly SeriesItem[], at: number): Promise<void> {
-    // One entry per key: a cycle blob holds a series once.
-    const changed = [...new Map(this.filter.listChanged(items).map((i) => [i.key, i])).values()];
+  /** Stages the changed rows' samples at `at`, packs and rolls up this write's slice of the closed buckets, in one transaction. */
+  async write(pool: pg.Pool, batch: SeriesBatch, at: number): Promise<void> {
     const rollups = await this.copyRollups(pool);
+    let changed: ChangedRows = { ids: [], rows: [] };
     try {
       await inTransaction(pool, async (client) => {
         await this.packAndRollUp(client, rollups, at);
-        if (changed.length === 0) return;
-        const ids = await this.listIds(client, changed);
-        const chunks = new Map<number, CycleEntry[]>();
-        changed.forEach((item, i) => {
-          const chunk = Math.floor(ids[i]! / stagedChunkSize);
-          const list = chunks.get(chunk) ?? [];
-          list.push({ id: ids[i]!, values: [...item.values] });
-          chunks.set(chunk, list);
-        });
-        const width = this.spec.valueColumns.length;
-        const rows = [...chunks].map(([chunk, entries]) => [chunk, encodeCycle(entries, width)]);
+        // A series not known yet is one never written: it is changed, and its id is created here.
+        changed = this.filter.listChanged(batch, await this.listIds(client, batch));
+        if (changed.ids.length === 0) return;
+        const blobs = encodeCycles(changed, batch.values, stagedChunkSize);
         await client.query(`INSERT INTO ${this.spec.staged} (chunk, at, data) SELECT c, $3::bigint, d FROM unnest($1::int[], $2::bytea[]) AS u(c, d)`, [
-          ...transpose(rows, 2),
+          blobs.map((b) => b.chunk),
+          blobs.map((b) => b.data),
           at,
         ]);
         await client.query(
@@ -65,7 +61,7 @@ export class PostgresTieredTable {
     }
     this.rollups = rollups;
     this.lastAt = Math.max(this.lastAt ?? at, at);
-    this.filter.remember(changed);
+    this.filter.remember(batch, changed);
   }
 
   /** The series whose key columns start with `where`, with their keys. */
@@ -227,24 +223,32 @@ export class PostgresTieredTable {
     return this.rollups.map((p) => ({ rolledTo: p.rolledTo, partial: p.partial === null ? null : { ...p.partial } }));
   }
 
-  /** The ids of the items' series, in order, creating the missing ones. */
-  private async listIds(client: pg.PoolClient, items: readonly SeriesItem[]): Promise<number[]> {
+  /** Each batch row's series id, creating the missing series. */
+  private async listIds(client: pg.PoolClient, batch: SeriesBatch): Promise<number[]> {
     const { series, keyColumns, keyTypes } = this.spec;
     const keyList = keyColumns.join(", ");
+    const known = this.ids ?? new SeriesIds();
     const remember = (rows: Record<string, string | number>[]) => {
-      for (const r of rows) this.ids!.set(seriesKey(keyColumns.map((c) => r[c]!)), Number(r.id));
+      for (const r of rows) known.add(keyColumns.map((c) => r[c]!), Number(r.id));
     };
     if (this.ids === null) {
-      this.ids = new Map();
       remember((await client.query<Record<string, string | number>>(`SELECT id, ${keyList} FROM ${series}`)).rows);
+      this.ids = known;
     }
-    const missing = items.filter((i) => !this.ids!.has(i.key));
+    const count = batch.keys[0]!.length;
+    const missing: (string | number)[][] = [];
+    for (let i = 0; i < count; i++) {
+      if (known.find(batch.keys, i) === undefined) missing.push(listKeyValues(batch.keys, i));
+    }
     const unnest = keyTypes.map((t, i) => `$${i + 1}::${t}[]`).join(", ");
     for (let i = 0; i < missing.length; i += rowsPerStatement) {
-      const keys = transpose(missing.slice(i, i + rowsPerStatement).map((m) => m.keyValues), keyColumns.length);
+      const keys = transpose(missing.slice(i, i + rowsPerStatement), keyColumns.length);
       await client.query(`INSERT INTO ${series} (${keyList}) SELECT * FROM unnest(${unnest}) ON CONFLICT DO NOTHING`, keys);
       remember((await client.query<Record<string, string | number>>(`SELECT id, ${keyList} FROM ${series} WHERE (${keyList}) IN (SELECT * FROM unnest(${unnest}))`, keys)).rows);
     }
-    return items.map((i) => this.ids!.get(i.key)!);
+    const ids = new Array<number>(count);
+    for (let i = 0; i < count; i++) ids[i] = known.find(batch.keys, i)!;
+    known.keep(batch.keys, ids);
+    return ids;
   }
 }

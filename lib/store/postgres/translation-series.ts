@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { listTranslationItems, toTranslationPoint, translationSpec } from "../translation-series";
+import { listTranslationBatch, toTranslationPoint, translationSpec } from "../translation-series";
 import type { TranslationSample, TranslationSeriesPoint } from "../types";
 import { PostgresTieredTable } from "./tiered-table";
 
@@ -7,7 +7,7 @@ import { PostgresTieredTable } from "./tiered-table";
 export function createPostgresTranslationSeries() {
   const table = new PostgresTieredTable({ ...translationSpec, keyTypes: ["text", "text", "text", "int"] });
   return {
-    record: (pool: pg.Pool, flow: string, samples: readonly TranslationSample[], at: number): Promise<void> => table.write(pool, listTranslationItems(flow, samples), at),
+    record: (pool: pg.Pool, flow: string, samples: readonly TranslationSample[], at: number): Promise<void> => table.write(pool, listTranslationBatch(flow, samples), at),
 
     /** A group's points over [from, to], by partition then time, each partition's last value carried to `from`. */
     async read(pool: pg.Pool, flow: string, group: string, from: number, to: number): Promise<TranslationSeriesPoint[]> {

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "@/lib/store/db";
+import { ChangeFilter, type SeriesBatch, SeriesIds } from "@/lib/store/series-batch";
+import { SqliteTieredTable } from "@/lib/store/tiered-table";
+import { translationSpec } from "@/lib/store/translation-series";
+
+const batch = (keys: SeriesBatch["keys"], values: SeriesBatch["values"]): SeriesBatch => ({ keys, values });
+const findAll = (ids: SeriesIds, keys: SeriesBatch["keys"]) => keys[0]!.map((_, row) => ids.find(keys, row));
+
+describe("series ids", () => {
+  it("finds each row's id by its key values, through the previous batch's positions only when the keys are equal", () => {
+    const ids = new SeriesIds();
+    ids.add(["f", "a", 0], 1);
+    ids.add(["f", "a", 1], 2);
+    ids.add(["f", "b", 0], 3);
+    const first = [["f", "f", "f"], ["a", "a", "b"], [0, 1, 0]];
+    expect(findAll(ids, first)).toEqual([1, 2, 3]);
+    ids.keep(first, [1, 2, 3]);
+    // Reordered, one series gone and one unknown: positions whose keys differ are looked up by key.
+    const second = [["f", "f", "f", "f"], ["b", "a", "a", "c"], [0, 1, 0, 0]];
+    expect(findAll(ids, second)).toEqual([3, 2, 1, undefined]);
+    // The same key values in new strings still match the previous batch's row.
+    expect(findAll(ids, [["f"], [["a"].join("")], [0]])).toEqual([1]);
+  });
+});
+
+describe("change filter", () => {
+  it("lists the rows whose values differ from the last remembered, ascending by id, the later row of an id kept", () => {
+    const filter = new ChangeFilter(2);
+    const first = batch([], [
+      [10n, 20n, 30n, 31n],
+      [null, 1n, 2n, 3n],
+    ]);
+    // Rows 2 and 3 are the same series (id 5): the later one is written.
+    const changed = filter.listChanged(first, [9, 4, 5, 5]);
+    expect(changed).toEqual({ ids: [4, 5, 9], rows: [1, 3, 0] });
+    filter.remember(first, changed);
+    const second = batch([], [
+      [10n, 20n, 31n, 40n],
+      [null, 1n, 3n, null],
+    ]);
+    // Ids 9, 4 and 5 hold their remembered values; id 7 was never written.
+    expect(filter.listChanged(second, [9, 4, 5, 7])).toEqual({ ids: [7], rows: [3] });
+    const third = batch([], [
+      [10n, 20n, 31n],
+      [0n, 1n, null],
+    ]);
+    // A null that became 0 and a value that became null are changes.
+    expect(filter.listChanged(third, [9, 4, 5])).toEqual({ ids: [5, 9], rows: [2, 0] });
+  });
+});
+
+describe("a tiered table's write that fails", () => {
+  it("hands the rolled-back series ids out again and reads each series' own values after the retry", () => {
+    const db = openDatabase(":memory:");
+    const table = new SqliteTieredTable(db, translationSpec);
+    const row = (group: string, committed: bigint) => ({
+      key: ["f", group, "t", 0],
+      values: [committed, null, null, null, null, null, null, 1n],
+    });
+    const write = (rows: ReturnType<typeof row>[], at: number) => {
+      const keys = [0, 1, 2, 3].map((c) => rows.map((r) => r.key[c]!));
+      table.write({ keys, values: translationSpec.valueColumns.map((_, j) => rows.map((r) => r.values[j]!)) }, at);
+    };
+    const read = (group: string) => {
+      const id = table.findSeries(["f", group])[0]!.id;
+      return { id, committed: table.read([id], 0, 10_000).get(id)!.map((p) => [p.at, p.values[0]]) };
+    };
+    write([row("a", 1n)], 1_000);
+    db.exec("CREATE TRIGGER fail BEFORE INSERT ON translation_staged BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    expect(() => write([row("a", 2n), row("b", 5n)], 2_000)).toThrow("disk full");
+    db.exec("DROP TRIGGER fail");
+    // "c" now takes the id "b" had inside the rolled-back write; "a" is written again, "b" gets a new id.
+    write([row("c", 7n), row("a", 2n), row("b", 5n)], 3_000);
+    expect([read("a"), read("b"), read("c")]).toEqual([
+      { id: 1, committed: [[1_000, 1n], [3_000, 2n]] },
+      { id: 3, committed: [[3_000, 5n]] },
+      { id: 2, committed: [[3_000, 7n]] },
+    ]);
+    db.close();
+  });
+});
