@@ -1,5 +1,6 @@
 "use client";
 
+import { useSyncExternalStore } from "react";
 import { CartesianGrid, Line, LineChart, XAxis, YAxis } from "recharts";
 import { formatCompact, formatExact } from "@/components/partition/chart-format";
 import { ChartContainer, ChartLegend, ChartLegendContent, ChartTooltip, ChartTooltipContent, type ChartConfig } from "@/components/ui/chart";
@@ -11,9 +12,15 @@ const chartConfig = {
   reread: { label: "Re-read (MM2 translation)", theme: { light: "oklch(0.6 0.15 60)", dark: "oklch(0.78 0.14 70)" } },
 } satisfies ChartConfig;
 
+const noSubscription = () => () => {};
+
 /** Translation accuracy of a whole flow over time: records its consumer groups would re-read on failover. */
 export function FlowRereadChart({ points, spanMs }: { points: FlowRereadPoint[]; spanMs: number }) {
+  // Recharts draws no SVG on the server (its container has no size there) yet cost every flow page ~1 ms of CPU at
+  // 10,000 partitions: the chart comes with hydration, in a box of its size (as the sparklines do: lag-sparkline.tsx).
+  const mounted = useSyncExternalStore(noSubscription, () => true, () => false);
   if (points.length < 2) return <p className="text-sm text-zinc-600 dark:text-zinc-400">Not enough history yet: Gapwatch records one sample per poll cycle.</p>;
+  if (!mounted) return <div className="h-56 w-full" aria-hidden />;
   const axis = planTimeAxis(points[0]!.at, points.at(-1)!.at, spanMs);
   return (
     <ChartContainer config={chartConfig} className="h-56 w-full" data-testid="flow-reread-chart" role="img" aria-label="Records the flow's consumer groups would re-read on failover, over time">

@@ -1,68 +1,26 @@
-"use client";
-
 import Link from "next/link";
-import { useMemo, useState } from "react";
 import { Pill } from "@/components/ui/pill";
 import { NumTd, Table, Td, Th } from "@/components/ui/table";
-import type { FlowTopicRowView } from "@/lib/views/flow-page";
+import { flowPath, type FlowTopicRowView } from "@/lib/views/flow-page";
+import type { TopicTableView } from "@/lib/views/flow-topic-table";
 import { LagSparkline } from "./lag-sparkline";
+import { TopicTableControls } from "./topic-table-controls";
 
-const topChoices = [10, 25, 100, 0] as const;
-const inputClass = "rounded border border-zinc-300 bg-white px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-blue-500 dark:border-zinc-700 dark:bg-zinc-900";
+type TopicTableProps = { flowId: string; range: string; view: TopicTableView; rows: FlowTopicRowView[]; matching: number; total: number };
 
 /**
- * The flow's topics with search, sort by lag, top-N and "hide internal topics". Rows arrive
- * already shaped from the server; this component only filters and orders them.
+ * The flow's topics, worst lag first by default, with search, sort, top-N and "hide internal topics". The server
+ * picks and shapes the rows of the view (flow-topic-table.ts); only the controls and the sparklines are client code.
  */
-export function TopicTable({ rows, topicHref }: { rows: FlowTopicRowView[]; topicHref: Record<string, string> }) {
-  const [query, setQuery] = useState("");
-  const [sort, setSort] = useState<"lag-desc" | "lag-asc" | "name">("lag-desc");
-  const [top, setTop] = useState<number>(25);
-  const [hideInternal, setHideInternal] = useState(true);
-
-  const visible = useMemo(() => {
-    const q = query.trim().toLowerCase();
-    const filtered = rows.filter((r) => (!hideInternal || !r.internal) && (q === "" || r.topic.toLowerCase().includes(q) || r.targetTopic.toLowerCase().includes(q)));
-    const ordered = [...filtered].sort((a, b) => (sort === "name" ? a.topic.localeCompare(b.topic) : sort === "lag-desc" ? b.lag - a.lag || a.topic.localeCompare(b.topic) : a.lag - b.lag || a.topic.localeCompare(b.topic)));
-    return { shown: top === 0 ? ordered : ordered.slice(0, top), matching: ordered.length };
-  }, [rows, query, sort, top, hideInternal]);
-
+export function TopicTable({ flowId, range, view, rows, matching, total }: TopicTableProps) {
   return (
     <div>
-      <div className="mb-3 flex flex-wrap items-end gap-3 text-sm">
-        <label className="flex flex-col gap-0.5 text-xs text-zinc-600 dark:text-zinc-400">
-          Search topics
-          <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="name contains…" className={inputClass} />
-        </label>
-        <label className="flex flex-col gap-0.5 text-xs text-zinc-600 dark:text-zinc-400">
-          Sort
-          <select value={sort} onChange={(e) => setSort(e.target.value as typeof sort)} className={inputClass}>
-            <option value="lag-desc">Lag, highest first</option>
-            <option value="lag-asc">Lag, lowest first</option>
-            <option value="name">Name</option>
-          </select>
-        </label>
-        <label className="flex flex-col gap-0.5 text-xs text-zinc-600 dark:text-zinc-400">
-          Show
-          <select value={top} onChange={(e) => setTop(Number(e.target.value))} className={inputClass}>
-            {topChoices.map((n) => (
-              <option key={n} value={n}>
-                {n === 0 ? "All topics" : `Top ${n}`}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex items-center gap-1.5 pb-1 text-sm">
-          <input type="checkbox" checked={hideInternal} onChange={(e) => setHideInternal(e.target.checked)} className="size-4 focus-visible:outline-2 focus-visible:outline-blue-500" />
-          Hide internal topics (heartbeats, *.internal)
-        </label>
-        <span className="pb-1 text-xs text-zinc-600 dark:text-zinc-400" aria-live="polite">
-          {visible.shown.length} of {visible.matching} matching · {rows.length} topics in this flow
-        </span>
-      </div>
-      {visible.shown.length === 0 ? (
+      <TopicTableControls view={view}>
+        {rows.length} of {matching} matching · {total} topics in this flow
+      </TopicTableControls>
+      {rows.length === 0 ? (
         <p className="rounded border border-dashed border-zinc-300 p-3 text-sm dark:border-zinc-700">
-          {rows.length === 0 ? "This flow replicates no topics yet: check the source connector's topics filter." : "No topic matches: clear the search or untick “Hide internal topics”."}
+          {total === 0 ? "This flow replicates no topics yet: check the source connector's topics filter." : "No topic matches: clear the search or untick “Hide internal topics”."}
         </p>
       ) : (
         <Table data-testid="topic-table">
@@ -73,17 +31,17 @@ export function TopicTable({ rows, topicHref }: { rows: FlowTopicRowView[]; topi
               <Th className="text-right">Partitions</Th>
               <Th className="text-right">Source log end (sum)</Th>
               <Th className="text-right">Target log end (sum)</Th>
-              <Th className="text-right" aria-sort={sort === "name" ? "none" : sort === "lag-desc" ? "descending" : "ascending"}>
+              <Th className="text-right" aria-sort={view.sort === "name" ? "none" : view.sort === "lag-desc" ? "descending" : "ascending"}>
                 Lag (records)
               </Th>
               <Th>Lag over range</Th>
             </tr>
           </thead>
           <tbody>
-            {visible.shown.map((r) => (
+            {rows.map((r) => (
               <tr key={r.topic} data-testid={`topic-row-${r.topic}`} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
                 <Td className="font-mono">
-                  <Link href={topicHref[r.topic] ?? "#"} className="rounded-sm text-blue-700 hover:underline focus-visible:outline-2 focus-visible:outline-blue-500 dark:text-blue-400">
+                  <Link href={`${flowPath(flowId, "topics", r.topic)}?range=${range}`} className="rounded-sm text-blue-700 hover:underline focus-visible:outline-2 focus-visible:outline-blue-500 dark:text-blue-400">
                     {r.topic}
                   </Link>
                   {r.internal ? <Pill tone="unknown" className="ml-2">internal</Pill> : null}

@@ -28,21 +28,21 @@ export function decodePathSegment(raw: string): string {
   }
 }
 
-/** One topic row of the flow page, already shaped for the client (numbers and strings only). */
+/** One topic row of the flow page, shaped for its table (numbers and strings only: the sparkline is client code). */
 export interface FlowTopicRowView {
   topic: string;
   targetTopic: string;
   partitions: number;
   sourceLogEnd: string;
   targetLogEnd: string;
-  /** For sorting; exact value in `lagText`. */
+  /** For the row's colour; exact value in `lagText`. */
   lag: number;
   lagText: string;
   unknownPositions: number;
   /** Partitions whose data could not be read this cycle. */
   unknownPartitions: number;
   internal: boolean;
-  /** The topic's lag per sparkline bucket, oldest first (numbers only: 200 topics × 60 points stay small in the page). */
+  /** The topic's lag per sparkline bucket, oldest first (numbers only: the shown rows' 60 points stay small). */
   spark: number[];
 }
 

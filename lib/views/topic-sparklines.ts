@@ -40,6 +40,11 @@ interface SparkState {
 
 /** Per flow and range key; a few entries (flows × 5 ranges), each at most topics × 60 numbers. */
 const states = new Map<string, SparkState>();
+/**
+ * The advance in flight per flow, range and cycle: the requests that arrive together (50 connections on a page nobody
+ * opened since the server started) wait for one store read instead of each reading every partition's minutes.
+ */
+const advancing = new Map<string, Promise<SparkState>>();
 
 /** Per-topic lag sparklines of a flow over `rangeMs` up to the snapshot's time, at most 60 points each. */
 export async function readTopicSparklines(
@@ -51,7 +56,13 @@ export async function readTopicSparklines(
   const key = `${flow.id}\u0000${range.key}`;
   let state = states.get(key);
   if (state?.cycle !== snapshot.cycle || state.takenAt !== snapshot.takenAt) {
-    state = await advance(store, state, snapshot, flow, range.ms);
+    const step = `${key}\u0000${snapshot.cycle}\u0000${snapshot.takenAt}`;
+    let pending = advancing.get(step);
+    if (!pending) {
+      pending = advance(store, state, snapshot, flow, range.ms).finally(() => advancing.delete(step));
+      advancing.set(step, pending);
+    }
+    state = await pending;
     states.set(key, state);
   }
   state.shaped ??= shape(state, snapshot.takenAt - state.rangeMs);

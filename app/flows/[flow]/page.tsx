@@ -19,8 +19,9 @@ import { readAuditOf } from "@/lib/views/audit";
 import { readRequestTime } from "@/lib/views/clock";
 import { readFlowCoverage } from "@/lib/views/coverage";
 import { readFlowHealth } from "@/lib/views/flow-health";
-import { readFlowRereads } from "@/lib/views/flow-rereads";
-import { decodePathSegment, flowPath, lookupFlow, shapeFlowTopicRows } from "@/lib/views/flow-page";
+import { readCycleFlowRereads } from "@/lib/views/flow-rereads";
+import { decodePathSegment, lookupFlow, shapeFlowTopicRows } from "@/lib/views/flow-page";
+import { parseTopicTableView, selectTopicTableRows } from "@/lib/views/flow-topic-table";
 import { readFlowSummary, readFlowTopicRows } from "@/lib/views/flow-lists";
 import { readReadinessOf } from "@/lib/views/readiness-data";
 import { readLatestModel } from "@/lib/views/runtime-data";
@@ -64,11 +65,11 @@ export default async function FlowPage({ params, searchParams }: Props) {
   // Everything below is computed once per cycle (flow-lists.ts, topic-sparklines.ts): a request shapes, it does not sum.
   const rangeMs = timeRanges[range.key].ms;
   const sparks = await readTopicSparklines(getServingRuntime().store, snapshot, flow, { key: range.key, ms: rangeMs });
-  const rows = shapeFlowTopicRows(readFlowTopicRows(snapshot, flow), sparks);
+  const view = parseTopicTableView(search);
+  const topics = selectTopicTableRows(readFlowTopicRows(snapshot, flow), view);
   const translation = model.translations.get(flow.id);
-  const rereads = translation ? await readFlowRereads(getServingRuntime().store, translation, range) : null;
+  const rereads = translation ? await readCycleFlowRereads(getServingRuntime().store, translation, range) : null;
   const bucketMinutes = sparkBucketMs(rangeMs) / 60_000;
-  const topicHref = Object.fromEntries(rows.map((r) => [r.topic, `${flowPath(flow.id, "topics", r.topic)}?range=${range.key}`]));
   return (
     <>
       <PageHeader title={`Flow ${flow.source} → ${flow.target}`} subtitle={<span className="font-mono">{flow.id}</span>} updatedAt={snapshot.takenAt} now={now}>
@@ -88,7 +89,7 @@ export default async function FlowPage({ params, searchParams }: Props) {
           <span className="text-xs text-zinc-600 dark:text-zinc-400">Lag sparklines: last {range.label}, {bucketMinutes === 1 ? "per minute" : `highest per ${bucketMinutes} min`}</span>
         </CardHeader>
         <CardContent>
-          <TopicTable rows={rows} topicHref={topicHref} />
+          <TopicTable flowId={flow.id} range={range.key} view={view} rows={shapeFlowTopicRows(topics.rows, sparks)} matching={topics.matching} total={topics.total} />
         </CardContent>
       </Card>
     </>

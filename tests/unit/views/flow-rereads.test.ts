@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TranslationSeriesPoint } from "@/lib/store";
 import type { FlowTranslation, GroupTranslation } from "@/lib/translation";
-import { maxFlowRereadGroups, readFlowRereads, sumFlowRereads } from "@/lib/views/flow-rereads";
+import { maxFlowRereadGroups, readCycleFlowRereads, readFlowRereads, sumFlowRereads } from "@/lib/views/flow-rereads";
 
 const T0 = Date.UTC(2026, 11, 1, 14, 0, 0);
 
@@ -65,5 +65,44 @@ describe("readFlowRereads", () => {
     expect(asked[0]).toBe(`east->west:g51:${T0}-${T0 + 3_600_000}`);
     expect(asked.includes(`east->west:g01:${T0}-${T0 + 3_600_000}`)).toBe(false);
     expect(got).toEqual({ points: [{ at: T0 + 30_000, failoverReread: 100, reread: 50 }], groups: 52, groupsSummed: 50, bucketMs: 30_000 });
+  });
+});
+
+describe("readCycleFlowRereads", () => {
+  const ft = { flow: "east->west", groups: [{ group: "g", totals: { failoverReplayRecords: 5n } }] } as unknown as FlowTranslation;
+
+  it("reads once per cycle's translation and range: concurrent and later requests share the first request's read", async () => {
+    const asked: string[] = [];
+    const store = {
+      readTranslationSeries: async (_flow: string, name: string, from: number, to: number) => {
+        asked.push(`${name}:${from}-${to}`);
+        return [sample(name, 0, T0 + 30_000, 1n, 2n)];
+      },
+    };
+    const hour = { key: "1h", from: T0, to: T0 + 3_600_000 };
+    const [a, b] = await Promise.all([readCycleFlowRereads(store, ft, hour), readCycleFlowRereads(store, ft, { ...hour, from: T0 + 5000, to: T0 + 3_605_000 })]);
+    expect(b).toBe(a);
+    expect(asked).toEqual([`g:${T0}-${T0 + 3_600_000}`]);
+    await readCycleFlowRereads(store, ft, { key: "15m", from: T0 + 2_700_000, to: T0 + 3_600_000 });
+    expect(asked).toHaveLength(2);
+    // The next cycle's translation is a new object: it reads again.
+    await readCycleFlowRereads(store, { ...ft } as FlowTranslation, hour);
+    expect(asked).toHaveLength(3);
+  });
+
+  it("forgets a failed read, so the next request tries again", async () => {
+    let calls = 0;
+    const store = {
+      readTranslationSeries: async () => {
+        calls += 1;
+        if (calls === 1) throw new Error("connection reset");
+        return [];
+      },
+    };
+    const own = { ...ft } as FlowTranslation;
+    const range = { key: "1h", from: T0, to: T0 + 3_600_000 };
+    await expect(readCycleFlowRereads(store, own, range)).rejects.toThrow("connection reset");
+    await expect(readCycleFlowRereads(store, own, range)).resolves.toEqual({ points: [], groups: 1, groupsSummed: 1, bucketMs: 30_000 });
+    expect(calls).toBe(2);
   });
 });

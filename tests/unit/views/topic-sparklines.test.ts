@@ -75,6 +75,25 @@ describe("readTopicSparklines", () => {
     ]);
   });
 
+  it("lets requests that arrive together share one store read", async () => {
+    let reads = 0;
+    const store = {
+      async readTopicLagSeries(): Promise<TopicLagPoint[]> {
+        reads += 1;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        return [{ topic: "orders", at: T0 - 60_000, lag: 5 }];
+      },
+    };
+    const snapshot = snapshotOf(1, "south->north");
+    const answers = await Promise.all(Array.from({ length: 50 }, () => readTopicSparklines(store, snapshot, snapshot.flows[0]!, { key: "1h", ms: HOUR })));
+    expect(reads).toBe(1);
+    for (const a of answers) expect(a).toBe(answers[0]);
+    expect(answers[0]!.get("orders")).toEqual([
+      { at: T0 - 60_000, lag: 5 },
+      { at: T0, lag: 17 },
+    ]);
+  });
+
   it("keeps at most 60 points, each the largest lag of its bucket, on long ranges", async () => {
     expect([15, 60, 360, 1440, 10_080].map((minutes) => sparkBucketMs(minutes * 60_000) / 60_000)).toEqual([1, 1, 6, 24, 168]);
     const sixHours = 6 * HOUR;
