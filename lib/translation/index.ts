@@ -3,6 +3,7 @@
  * reads the clock: callers pass `now`). lib/pipeline runs it every cycle and stores its samples.
  */
 export * from "./types";
+export { CheckpointIndex } from "./checkpoint-index";
 export { mapIdealOffset, replaySyncHistory, SyncModelCache, type ReplayOptions } from "./sync-model";
 export { estimateReread, isSkipping, selectMirrorMakerOffset, sumTotals } from "./reread";
 export { translateFlow, translateSnapshotFlow, type TranslateFlowInput } from "./translate-flow";

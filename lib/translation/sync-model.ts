@@ -174,7 +174,11 @@ export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint, de
   const index = findLastAtOrBefore(epoch, upstream);
   if (index < 0) return { kind: "unknown", reason: "before-first-sync" };
   const sync = epoch[index]!;
-  const mapped = mapBetweenSyncs(sync, epoch[index + 1], upstream, denseDownstream ? dense : notDense);
+  const next = epoch[index + 1];
+  // Beyond the newest sync (a busy group's usual place) the bounds are computed here: mapBetweenSyncs' open bracket
+  // would be one more object per row, 190,000 rows a cycle at 100,000 partitions, for the same answer.
+  if (next === undefined && sync.upstream !== upstream) return boundBeyondNewest(sync, upstream);
+  const mapped = mapBetweenSyncs(sync, next, upstream, denseDownstream ? dense : notDense);
   // An exact mapping has exactly an exact IdealOffset's fields.
   if (mapped.kind === "exact") return mapped;
   if (mapped.kind === "none") return { kind: "unknown", reason: mapped.reason };
@@ -182,6 +186,13 @@ export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint, de
   if (isBoundedBracket(mapped)) return mapped;
   const high = mapped.high ?? sync.downstream + (upstream - sync.upstream);
   return mapped.low === high ? { kind: "exact", downstream: high, basis: "pinned-by-bounds" } : { kind: "bracket", low: mapped.low, high, reason: mapped.reason };
+}
+
+/** mapBetweenSyncs' `beyond-newest-sync` bracket (low: one past the sync) closed by one target record per source offset. */
+function boundBeyondNewest(sync: SyncPoint, upstream: bigint): IdealOffset {
+  const low = sync.downstream + 1n;
+  const high = sync.downstream + (upstream - sync.upstream);
+  return low === high ? { kind: "exact", downstream: high, basis: "pinned-by-bounds" } : { kind: "bracket", low, high, reason: "beyond-newest-sync" };
 }
 
 type BracketMapping = Extract<DownstreamMapping, { kind: "bracket" }>;

@@ -19,6 +19,7 @@
  */
 import { type CheckpointPoint, type ClusterSnapshot, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
 import { compileGroupFilter, type SyncPoint, translateFromSync } from "@/lib/mm2";
+import { CheckpointIndex } from "./checkpoint-index";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
 import { addTotals, estimateReread, sumTotals } from "./reread";
 import { mapIdealOffset, type ReplayOptions, type SyncModel, SyncModelCache, type SyncTranslations } from "./sync-model";
@@ -45,6 +46,8 @@ export interface TranslateFlowInput {
   syncsLoaded?: boolean;
   /** Reuse replayed models across cycles (strongly advised for the collector and the views). */
   cache?: SyncModelCache;
+  /** The flow's checkpoint index kept from its last cycle (checkpoint-index.ts); built afresh without one. */
+  checkpointIndex?: CheckpointIndex;
   /** How MirrorCheckpointTask loaded its store, when no cache is given (sync-model.ts). */
   replay?: ReplayOptions;
   /** Why the source cluster's data is not this cycle's (unreachable or stale); null/absent when fresh. */
@@ -58,7 +61,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const syncsLoaded = input.syncsLoaded ?? true;
   const filter = compileGroupFilter(flow.groupsFilter, flow.groupsExclude);
   const partitions = indexFlowPartitions(flow);
-  const checkpoints = indexCheckpoints(flow.checkpoints);
+  const checkpoints = (input.checkpointIndex ?? new CheckpointIndex()).update(flow.checkpoints);
   const groups: GroupTranslation[] = [];
   const excludedGroups: string[] = [];
   const uncheckpointedGroups: UncheckpointedGroup[] = [];
@@ -124,19 +127,6 @@ function indexFlowPartitions(flow: Flow): Map<string, Map<number, IndexedPartiti
   return byTopic;
 }
 
-/** The latest checkpoint per group, topic and partition (a later one wins). */
-function indexCheckpoints(checkpoints: readonly CheckpointPoint[]): Map<string, Map<string, Map<number, CheckpointPoint>>> {
-  const byGroup = new Map<string, Map<string, Map<number, CheckpointPoint>>>();
-  for (const c of checkpoints) {
-    let group = byGroup.get(c.group);
-    if (group === undefined) byGroup.set(c.group, (group = new Map()));
-    let topic = group.get(c.topic);
-    if (topic === undefined) group.set(c.topic, (topic = new Map()));
-    topic.set(c.partition, c);
-  }
-  return byGroup;
-}
-
 /** A streams group's committed offsets, or a share group's start offsets, with the flow's view of each partition. */
 function listUncheckpointedPartitions(g: ConsumerGroupState, partitions: ReadonlyMap<string, ReadonlyMap<number, IndexedPartition>>): UncheckpointedPartition[] {
   const position = (topic: string, partition: number) => {
@@ -174,7 +164,7 @@ export function translateSnapshotFlow(
   flow: Flow,
   syncHistory: ReadonlyMap<string, readonly SyncPoint[]>,
   now: number,
-  options: { cache?: SyncModelCache; replay?: ReplayOptions } = {},
+  options: { cache?: SyncModelCache; replay?: ReplayOptions; checkpointIndex?: CheckpointIndex } = {},
 ): FlowTranslation {
   const source = snapshot.clusters.find((c) => c.alias === flow.source);
   const syncsCluster = snapshot.clusters.find((c) => c.alias === flow.offsetSyncs.cluster);

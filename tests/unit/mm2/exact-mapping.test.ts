@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   classifySyncSteps,
+  findLastAtOrBefore,
   listDownstreamTruncations,
   listRewinds,
   listUpstreamGaps,
@@ -118,6 +119,16 @@ describe("mapUpstreamToDownstream", () => {
       }
     }
     expect(exact).toBeGreaterThan(100);
+  });
+});
+
+describe("findLastAtOrBefore", () => {
+  it("finds the last sync at or before every offset of an increasing epoch, as a scan from the end does", () => {
+    const epoch = history([10, 0], [20, 5], [35, 9], [36, 10], [90, 40]);
+    const scan = (offset: bigint) => epoch.findLastIndex((s) => s.upstream <= offset);
+    for (let offset = 0n; offset <= 100n; offset++) expect(findLastAtOrBefore(epoch, offset), `offset ${offset}`).toBe(scan(offset));
+    expect([0n, 9n, 10n, 19n, 20n, 35n, 36n, 89n, 90n, 100n].map((o) => findLastAtOrBefore(epoch, o))).toEqual([-1, -1, 0, 0, 1, 2, 3, 3, 4, 4]);
+    expect(findLastAtOrBefore([], 5n)).toBe(-1);
   });
 });
 

@@ -193,6 +193,25 @@ describe("OffsetSyncStore beyond the Java tests", () => {
     expect(loading.translateDownstream(null, tp, 150n)).toEqual({ kind: "empty", reason: "not-read-to-end" });
   });
 
+  it("looks up each partition's own syncs when lookups alternate between partitions", () => {
+    const store = createOffsetSyncStore();
+    store.markReadToEnd();
+    const other = { topic: tp.topic, partition: tp.partition + 1 };
+    const renamed = { topic: `${tp.topic}-b`, partition: tp.partition };
+    sync(store, tp, 100n, 200n);
+    sync(store, other, 100n, 900n);
+    sync(store, renamed, 100n, 500n);
+    for (let round = 0; round < 2; round++) {
+      expect(store.lookupLatestSync(tp, 150n)).toEqual({ upstream: 100n, downstream: 200n });
+      expect(store.lookupLatestSync(other, 150n)).toEqual({ upstream: 100n, downstream: 900n });
+      expect(store.lookupLatestSync(renamed, 150n)).toEqual({ upstream: 100n, downstream: 500n });
+      expect(store.lookupLatestSync({ topic: tp.topic, partition: tp.partition + 2 }, 150n)).toBeNull();
+    }
+    // A sync added after a lookup is seen by the next one.
+    sync(store, other, 140n, 950n);
+    expect(store.lookupLatestSync(other, 150n)).toEqual({ upstream: 140n, downstream: 950n });
+  });
+
   it("translates from a sync by the +1 rule, wrapping like a Java long", () => {
     expect(translateFromSync({ upstream: 150n, downstream: 251n }, 150n)).toBe(251n);
     expect(translateFromSync({ upstream: 150n, downstream: 251n }, 9_000n)).toBe(252n);

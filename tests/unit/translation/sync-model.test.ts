@@ -92,6 +92,11 @@ describe("mapIdealOffset", () => {
   it("bounds the bracket beyond the newest sync, and is exact one past it", () => {
     expect(mapIdealOffset(epoch, 450n)).toEqual({ kind: "bracket", low: 1151n, high: 1200n, reason: "beyond-newest-sync" });
     expect(mapIdealOffset(epoch, 401n)).toEqual({ kind: "exact", downstream: 1151n, basis: "pinned-by-bounds" });
+    // At the newest sync itself, exact; beyond it the same bounds on a target that is not dense (no next sync to
+    // compare densities with).
+    expect(mapIdealOffset(epoch, 400n)).toEqual({ kind: "exact", downstream: 1150n, basis: "sync" });
+    expect(mapIdealOffset(epoch, 450n, false)).toEqual({ kind: "bracket", low: 1151n, high: 1200n, reason: "beyond-newest-sync" });
+    expect(mapIdealOffset(syncs([5, 9]), 5_000n)).toEqual({ kind: "bracket", low: 10n, high: 5_004n, reason: "beyond-newest-sync" });
   });
 
   it("on a target that is not dense (markers, other writers) brackets from the sync before, so a plan never skips", () => {
