@@ -43,7 +43,9 @@ const memorySchema = z.object({
       .transform((m) => ({ ...m, notRunningMs: m.notRunningMs ?? 0, seenAt: m.seenAt ?? m.movedAt })),
   ),
   // Memories written before MM2_POSITION_MOVED existed have no marks: start with none.
-  committed: z.record(z.string(), z.object({ committed: offsetString, highest: offsetString, topicId: z.string().nullable() })).default({}),
+  committed: z
+    .record(z.string(), z.object({ committed: offsetString, highest: offsetString, topicId: z.string().nullable(), replacedCommitted: offsetString.optional() }))
+    .default({}),
   lastFindings: z.array(findingSchema),
 });
 

@@ -36,7 +36,8 @@ interface Move {
  * LOGIC — per fresh flow partition whose committed position C is known, against the mark kept in
  * the detector memory (Connect's last committed position, the highest position MM2 reached, the
  * source topic ID; kept while C is unreadable or absent, e.g. offsets deleted, so the move is seen
- * when MM2 commits again; a new topic ID starts a new mark, that is TOPIC_RESET):
+ * when MM2 commits again; a new topic ID is TOPIC_RESET: it starts a new mark at the new topic's log start, and
+ * Connect's committed position of the old topic is not compared until MM2 commits on the new one):
  * - back: C < the mark's committed position → MM2 copies [C, highest − 1] again (duplicates).
  * - forward: C > the highest position MM2 reached AND C > the position the target proves (newest
  *   sync + target log end, flow-builder `derivePosition`; not judged while that is unknown): MM2
@@ -67,9 +68,21 @@ export function detectPositionMoves(
       if (old !== undefined) next.put(view.key, old, old);
       continue;
     }
+    const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
+    if (old !== undefined && !sameTopic) {
+      // The topic was deleted and recreated (TOPIC_RESET): MM2 starts the new topic at its earliest offset, and
+      // Connect's committed position stays the old topic's until MM2 commits on the new one (seen in the bench: the
+      // next cycles read 100 → 10 as "moved back by hand"). The new mark starts at the new log start.
+      const start = view.partition.sourceLogStart ?? 0n;
+      next.put(view.key, old, createResetMark(start, sourceTopicId, committed));
+      continue;
+    }
+    if (old?.replacedCommitted !== undefined && old.replacedCommitted === committed.toString()) {
+      next.put(view.key, old, old);
+      continue;
+    }
     // The mark's positions, parsed once for every use below.
     const was = old === undefined ? undefined : readMark(old);
-    const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
     const found = sameTopic ? findMove(ctx, view, was!) : null;
     // The connector has just stopped: judged next cycle against the mark as it was (absorbing the
     // committed position into `highest` now would hide a move made while it stays stopped).
@@ -116,6 +129,12 @@ function createMark(
 ): CommittedMark {
   if (old !== undefined && was !== undefined && old.topicId === topicId && was.committed === committed && was.highest === highest) return old;
   return { committed: committed.toString(), highest: highest.toString(), topicId };
+}
+
+/** The first mark of a recreated topic: at its log start, Connect's committed position (the old topic's) set aside. */
+function createResetMark(start: bigint, topicId: string | null, committed: bigint): CommittedMark {
+  const mark: CommittedMark = { committed: start.toString(), highest: start.toString(), topicId };
+  return committed === start ? mark : { ...mark, replacedCommitted: committed.toString() };
 }
 
 /**

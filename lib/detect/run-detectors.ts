@@ -56,7 +56,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
   const moves = detectPositionMoves(ctx, memory.committed);
   const candidates = [
     ...detectDataLoss(ctx),
-    ...detectTopicReset(ctx),
+    ...detectTopicReset(ctx, memory.committed),
     ...detectRedelivery(ctx),
     ...moves.candidates,
     ...detectTargetTruncation(ctx),

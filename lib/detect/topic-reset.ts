@@ -2,13 +2,14 @@ import type { FlowPartition } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
 import {
   formatCount,
+  listFreshFlowPartitions,
   maxOffset,
   minOffset,
   namePartition,
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
-import { FindingType, Severity, type Finding } from "./types";
+import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
 
 /** Why a reset was recognised; the evidence names it. */
 export const ResetSignal = {
@@ -34,8 +35,9 @@ const reasons: Record<ResetSignalName, string> = {
  * again what it had not committed (at-least-once delivery, up to offset.flush.interval.ms of
  * records): MM2_REDELIVERY (redelivery.ts) reports it as info, with the duplicated range.
  *
- * LOGIC — judged only for partitions fresh in this cycle and the previous one (first cycle and
- * stale data: nothing). Any signal below is a reset:
+ * LOGIC — judged for partitions fresh in this cycle and the previous one (first cycle and stale
+ * data: nothing), and for a fresh partition whose topic ID differs from the one its MM2_POSITION_MOVED mark
+ * kept through unknown cycles or a restart (ResetBaseline; topic-id-changed only). Any signal below is a reset:
  * - topic-id-changed: both cycles know the source topic ID and it differs.
  * - log-end-rewound: sourceLogEnd went below the previous cycle's, the topic ID is not known to be
  *   the same and the leader epoch did not rise (a rise is UNCLEAN_TRUNCATION, a cluster finding).
@@ -52,8 +54,9 @@ const reasons: Record<ResetSignalName, string> = {
  * One finding per reset: scope `TOPIC_RESET|<flow>|<topic>|<partition>`, tagged with the new topic ID,
  * keyed by the new topic ID (or the detection time when IDs are unknown).
  */
-export function detectTopicReset(ctx: DetectorContext): EventCandidate[] {
+export function detectTopicReset(ctx: DetectorContext, marks: Readonly<Record<string, CommittedMark>>): EventCandidate[] {
   const candidates: EventCandidate[] = [];
+  const found = new Set<string>();
   for (const { view, before } of ctx.judged) {
     const now = view.partition;
     const signals = [
@@ -61,12 +64,28 @@ export function detectTopicReset(ctx: DetectorContext): EventCandidate[] {
       hasLogEndRewound(before, now) && ResetSignal.LOG_END_REWOUND,
       staysBeyondLogEnd(before, now) && ResetSignal.POSITION_BEYOND_LOG_END,
     ].filter((s): s is ResetSignalName => s !== false);
-    if (signals.length > 0) candidates.push(createResetCandidate(ctx, view, before, signals));
+    if (signals.length === 0) continue;
+    candidates.push(createResetCandidate(ctx, view, before, signals, "previous-cycle"));
+    found.add(view.key);
+  }
+  for (const view of listFreshFlowPartitions(ctx.current)) {
+    const mark = marks[view.key];
+    if (mark === undefined || found.has(view.key) || !hasTopicIdChanged({ sourceTopicId: mark.topicId }, view.partition)) continue;
+    const before = { sourceTopicId: mark.topicId, sourceLogEnd: null, mm2Position: BigInt(mark.highest) };
+    candidates.push(createResetCandidate(ctx, view, before, [ResetSignal.TOPIC_ID_CHANGED], "last-known"));
   }
   return candidates;
 }
 
-function hasTopicIdChanged(before: FlowPartition, now: FlowPartition): boolean {
+/**
+ * What a reset is judged against: the previous cycle's partition, or — when the partition was unknown in between
+ * (the recreated topic's leaders not elected yet when a cycle read it; seen in the bench: latency-reset-3) or after a
+ * restart — the topic ID and highest position MM2_POSITION_MOVED's mark kept for it (kept while unknown; written to
+ * the store at once when its topic changes), so a reset is never lost to one unreadable cycle.
+ */
+type ResetBaseline = Pick<FlowPartition, "sourceTopicId" | "sourceLogEnd" | "mm2Position">;
+
+function hasTopicIdChanged(before: Pick<FlowPartition, "sourceTopicId">, now: FlowPartition): boolean {
   return before.sourceTopicId !== null && now.sourceTopicId !== null && before.sourceTopicId !== now.sourceTopicId;
 }
 
@@ -86,7 +105,7 @@ function isBeyondLogEnd(partition: FlowPartition): boolean {
   return partition.mm2Position !== null && partition.sourceLogEnd !== null && partition.mm2Position > partition.sourceLogEnd;
 }
 
-function countRecopies(before: FlowPartition, now: FlowPartition): bigint | null {
+function countRecopies(before: ResetBaseline, now: FlowPartition): bigint | null {
   const oldPosition = before.mm2Position;
   if (oldPosition === null) return null;
   if (now.sourceLogStart === null || now.sourceLogEnd === null) return null;
@@ -96,8 +115,9 @@ function countRecopies(before: FlowPartition, now: FlowPartition): bigint | null
 function createResetCandidate(
   ctx: DetectorContext,
   view: FlowPartitionView,
-  before: FlowPartition,
+  before: ResetBaseline,
   signals: ResetSignalName[],
+  comparedWith: "previous-cycle" | "last-known",
 ): EventCandidate {
   const { flow, partition: now } = view;
   const recopy = countRecopies(before, now);
@@ -123,6 +143,7 @@ function createResetCandidate(
       mm2Position: now.mm2Position?.toString() ?? null,
       recordsToRecopy: recopy?.toString() ?? null,
       previousLag: previousLag?.toString() ?? null,
+      comparedWith,
     },
   };
   return {

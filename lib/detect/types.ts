@@ -157,6 +157,12 @@ export interface CommittedMark {
   highest: string;
   /** Source topic ID the positions belong to (a new topic starts a new mark). */
   topicId: string | null;
+  /**
+   * Connect's committed position when the topic ID changed (TOPIC_RESET): the old topic's, until MM2 commits on the
+   * new one (it notices the reset on its next poll and flushes every offset.flush.interval.ms). While Connect still
+   * reports exactly this value it is not the new topic's position and is not compared (it would read as a move back).
+   */
+  replacedCommitted?: string;
 }
 
 /**
