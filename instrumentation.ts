@@ -16,4 +16,7 @@ export async function register(): Promise<void> {
   // Signed-out sessions are kept in the store: read before requests are served (refused until then).
   const { attachRevocationStore } = await import("@/lib/auth/revocation");
   await attachRevocationStore(getServingRuntime().store);
+  // Last, so that it wraps the peer stamp: a cached answer needs no stamp, a miss gets one.
+  const { installResponseCache } = await import("@/lib/api/install-response-cache");
+  installResponseCache();
 }

@@ -156,7 +156,7 @@ export const configSchema = z.object({
   flows: flowOverridesSchema.default({}),
   store: storeSchema.default({ kind: "sqlite" }),
   admin: z.object({ secret: z.string().min(12, "the admin secret must be at least 12 characters").optional() }).strict().default({}),
-  server: serverSchema.default({ requireSignInForReads: false }),
+  server: serverSchema.prefault({}),
   audit: auditSchema.default({ enabled: false, recordsPerFlowPerMinute: 200, exclude: [], ignoreHeaders: [] }),
   metrics: metricsSchema.default({ ...defaultMetricsLimits, partitionSeriesTopics: [] }),
   notifications: z.object({

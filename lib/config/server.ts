@@ -36,6 +36,11 @@ export const serverSchema = z.object({
   /** Pages redirect to /signin and the API answers 401 until the user signs in (or the proxy names them). */
   requireSignInForReads: z.boolean().default(false),
   proxyAuth: proxyAuthSchema.optional(),
+  /**
+   * Anonymous reads of pages and the read-only API are answered from memory for up to this long (and never past the
+   * next cycle), so many viewers of one page cost one render a cycle (lib/api/response-cache.ts); 0 turns it off.
+   */
+  responseCacheMs: z.number().int().min(0).max(60_000, "keep it within a poll interval: at most 60000 ms").default(1000),
 }).strict();
 
 export type ServerConfig = z.infer<typeof serverSchema>;

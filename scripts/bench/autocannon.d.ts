@@ -8,6 +8,16 @@ declare module "autocannon" {
     /** Seconds before a request counts as a timeout. */
     timeout?: number;
     headers?: Record<string, string>;
+    /** Each connection cycles through these; `setupRequest` may rewrite a request (its path) before it is sent. */
+    requests?: Array<{
+      setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
+      onResponse?: (status: number, body: string, context: object, headers: Record<string, string>) => void;
+    }>;
+  }
+  interface AutocannonRequest {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
   }
   interface AutocannonHistogram {
     average: number;
@@ -33,5 +43,6 @@ declare module "autocannon" {
     throughput: AutocannonHistogram;
   }
   function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
+  export type { AutocannonRequest };
   export default autocannon;
 }

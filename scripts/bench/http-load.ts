@@ -1,4 +1,4 @@
-import autocannon from "autocannon";
+import autocannon, { type AutocannonRequest } from "autocannon";
 
 export interface LoadResult {
   name: string;
@@ -14,14 +14,30 @@ export interface LoadResult {
   timeouts: number;
   /** Mean response size. */
   responseKiB: number;
+  /** A load over several URLs (each request picks one at random): how many, and the answers by `x-gapwatch-cache`. */
+  urls?: number;
+  cacheOutcomes?: Record<string, number>;
 }
 
-/** `connections` concurrent clients hammering `path` for `seconds` (autocannon, programmatic). */
-export async function measureLoad(base: string, name: string, path: string, connections: number, seconds: number): Promise<LoadResult> {
-  const r = await autocannon({ url: `${base}${path}`, connections, duration: seconds, timeout: 30 });
+/**
+ * `connections` concurrent clients hammering `path` for `seconds` (autocannon, programmatic). With several paths each
+ * request picks one at random, and the answers are tallied by the dashboard's response-cache header (reading each
+ * body costs the load generator CPU, so single-path loads do not).
+ */
+export async function measureLoad(base: string, name: string, paths: string | readonly string[], connections: number, seconds: number): Promise<LoadResult> {
+  const list = typeof paths === "string" ? [paths] : paths;
+  const cacheOutcomes: Record<string, number> = {};
+  const rotate = list.length > 1 ? [{
+    setupRequest: (request: AutocannonRequest) => ({ ...request, path: list[Math.floor(Math.random() * list.length)]! }),
+    onResponse: (_status: number, _body: string, _context: object, headers: Record<string, string>) => {
+      const outcome = headers["x-gapwatch-cache"] ?? "none";
+      cacheOutcomes[outcome] = (cacheOutcomes[outcome] ?? 0) + 1;
+    },
+  }] : undefined;
+  const r = await autocannon({ url: `${base}${list[0]}`, connections, duration: seconds, timeout: 30, requests: rotate });
   return {
     name,
-    path,
+    path: list.length > 1 ? `${list[0]} (1 of ${list.length})` : list[0]!,
     connections,
     seconds,
     p50Ms: r.latency.p50,
@@ -32,5 +48,6 @@ export async function measureLoad(base: string, name: string, path: string, conn
     errors: r.errors,
     timeouts: r.timeouts,
     responseKiB: r.requests.total > 0 ? r.throughput.total / r.requests.total / 1024 : 0,
+    ...(rotate ? { urls: list.length, cacheOutcomes } : {}),
   };
 }

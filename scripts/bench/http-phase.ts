@@ -1,9 +1,13 @@
 import type { Browser } from "@playwright/test";
 import { readTreeRss, type TreeRss } from "../process-rss";
-import { nameBenchTopic } from "./bench-topics";
+import { nameBenchTopic, partitionsPerBenchTopic } from "./bench-topics";
 import { measureFirstLoad, type PageLoad } from "./browser";
 import { type DashboardClient, pollUntil } from "./dashboard-client";
 import { type LoadResult, measureLoad } from "./http-load";
+
+/** The load over many topic pages (http-phase.ts): its name in the results, and how many topics it asks for. */
+export const rotatedLoadName = "topic pages, many topics";
+const rotatedTopicPages = 200;
 
 export interface HttpPhaseResult {
   benchPartitions: number;
@@ -45,6 +49,12 @@ export async function runHttpPhase(
     log(`  autocannon ${t.path} (50 connections, ${loadSeconds} s)…`);
     load.push(await measureLoad(dashboard.base, t.name, t.path, 50, loadSeconds));
   }
+  // The loads above ask for one URL each: the dashboard's response cache answers most of them. This one asks for the
+  // topic pages of many topics at random, so most answers are rendered: what viewers spread over a flow cost.
+  const topics = Math.min(rotatedTopicPages, Math.floor(benchPartitions / partitionsPerBenchTopic));
+  const topicPaths = Array.from({ length: topics }, (_, index) => `/flows/${flow}/topics/${nameBenchTopic(index)}`);
+  log(`  autocannon ${topics} topic pages at random (50 connections, ${loadSeconds} s)…`);
+  load.push(await measureLoad(dashboard.base, rotatedLoadName, topicPaths, 50, loadSeconds));
   const pages: PageLoad[] = [];
   for (const p of [{ name: "overview", path: "/" }, ...targets.slice(1)]) pages.push(await measureFirstLoad(browser, dashboard.base, p.name, p.path));
   return { benchPartitions, load, pages, dashboardRssMiB: { beforeLoad, afterLoad: readTreeRss(dashboardPid) } };

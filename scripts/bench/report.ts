@@ -3,6 +3,7 @@ import path from "node:path";
 import type { InjectionResult, LatencySummary } from "./detection-latency";
 import type { TreeRss } from "../process-rss";
 import type { HttpPhaseResult } from "./http-phase";
+import type { LoadResult } from "./http-load";
 import type { ScrapeSizeResult } from "./metrics-scrape";
 import { describeMachine, type MachineInfo } from "./machine-info";
 import type { NaivePollResult } from "./naive-poller";
@@ -139,10 +140,11 @@ export function renderReport(r: BenchReport): string {
   if (r.http) {
     out.push(
       formatTable(
-        ["target", "conns", "s", "p50 ms", "p99 ms", "req/s", "completed", "non-2xx/errors/timeouts", "KiB/resp"],
-        r.http.load.map((l) => [l.name, l.connections, l.seconds, fmt(l.p50Ms), fmt(l.p99Ms), fmt(l.requestsPerSecond), l.completed, `${l.non2xx}/${l.errors}/${l.timeouts}`, fmt(l.responseKiB)]),
+        ["target", "conns", "s", "p50 ms", "p99 ms", "req/s", "completed", "non-2xx/errors/timeouts", "KiB/resp", "cache"],
+        r.http.load.map((l) => [l.name, l.connections, l.seconds, fmt(l.p50Ms), fmt(l.p99Ms), fmt(l.requestsPerSecond), l.completed, `${l.non2xx}/${l.errors}/${l.timeouts}`, fmt(l.responseKiB), renderCacheOutcomes(l)]),
       ),
     );
+    out.push("Single-URL loads are answered mostly by the response cache (server.responseCacheMs, one render per URL a second or a cycle); the many-topics load asks for a random topic page each time: cache = answers by x-gapwatch-cache.");
     out.push(
       formatTable(
         ["page (first load)", "plain GET before ms", "TTFB ms", "DOMContentLoaded ms", "load ms", "HTML KiB"],
@@ -223,4 +225,9 @@ function renderTreeRss(rss: TreeRss | null): string {
 function fmt(value: number | null): string {
   const v = round(value);
   return v === null ? "—" : String(v);
+}
+
+function renderCacheOutcomes(load: LoadResult): string {
+  if (load.cacheOutcomes === undefined) return "not tallied";
+  return Object.entries(load.cacheOutcomes).sort().map(([outcome, count]) => `${outcome} ${count}`).join(", ");
 }

@@ -1,6 +1,7 @@
 // Issue 12's targets judged against one bench report: every figure next to its target, met or not, and where a
 // phase did not run, "not measured" (never "met"). The report prints this table last and keeps it in its JSON.
 import type { BenchReport } from "./report";
+import { rotatedLoadName } from "./http-phase";
 
 export interface TargetVerdict {
   /** What is measured, with the size it is judged at. */
@@ -65,6 +66,11 @@ export function judgeTargets(r: BenchReport): TargetVerdict[] {
   for (const name of ["flow API", "topic page", "flow page"]) {
     add(`${name} p99 under 50 connections, ${at}`, "≤ 50 ms", "4", judge(load(name)?.p99Ms ?? null, 50, ms));
   }
+  const spread = load(rotatedLoadName);
+  add(`${rotatedLoadName} p99 under 50 connections (mostly rendered), ${at}`, "reported", "4", spread === null ? { measured: "not measured", verdict: "not measured" } : {
+    measured: `p99 ${ms(spread.p99Ms)}, ${Math.round(spread.requestsPerSecond)} req/s over ${spread.urls ?? 0} URLs`,
+    verdict: "reported",
+  });
   const ttfb = r.http && r.http.pages.length > 0 ? Math.max(...r.http.pages.map((p) => p.ttfbMs)) : null;
   add(`page TTFB, slowest first load of ${r.http?.pages.length ?? 0} pages, ${at}`, "≤ 200 ms (p95)", "4", judge(ttfb, 200, ms));
 

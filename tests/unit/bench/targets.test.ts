@@ -31,7 +31,7 @@ const cycleAt = (partitions: number, cpuMs: number[], peakRssMiB: number): Cycle
 describe("judgeTargets", () => {
   it("says not measured, never met, for every phase that did not run", () => {
     const verdicts = judgeTargets(createReport());
-    expect(verdicts.length).toBe(14);
+    expect(verdicts.length).toBe(15);
     expect(new Set(verdicts.map((v) => v.verdict))).toEqual(new Set(["not measured"]));
   });
 
@@ -44,6 +44,10 @@ describe("judgeTargets", () => {
       load: [
         { name: "flow API", path: "/api/flows/x", connections: 50, seconds: 10, p50Ms: 12, p99Ms: 48, requestsPerSecond: 900, completed: 9000, non2xx: 0, errors: 0, timeouts: 0, responseKiB: 250 },
         { name: "topic page", path: "/flows/x/topics/t", connections: 50, seconds: 10, p50Ms: 30, p99Ms: 51, requestsPerSecond: 500, completed: 5000, non2xx: 0, errors: 0, timeouts: 0, responseKiB: 80 },
+        {
+          name: "topic pages, many topics", path: "/flows/x/topics/t0 (1 of 200)", connections: 50, seconds: 10, p50Ms: 400, p99Ms: 2100,
+          requestsPerSecond: 96.4, completed: 964, non2xx: 0, errors: 0, timeouts: 0, responseKiB: 80, urls: 200, cacheOutcomes: { miss: 900, hit: 64 },
+        },
       ],
       pages: [
         { name: "overview", path: "/", serverFirstGetMs: 50, ttfbMs: 120, domContentLoadedMs: 300, loadMs: 400, documentKiB: 20 },
@@ -60,6 +64,7 @@ describe("judgeTargets", () => {
     expect(find(verdicts, "flow API p99")).toMatchObject({ measured: "48 ms", verdict: "met" });
     expect(find(verdicts, "topic page p99")).toMatchObject({ measured: "51 ms", verdict: "NOT met" });
     expect(find(verdicts, "flow page p99")).toMatchObject({ measured: "not measured", verdict: "not measured" });
+    expect(find(verdicts, "topic pages, many topics p99")).toMatchObject({ measured: "p99 2100 ms, 96 req/s over 200 URLs", verdict: "reported" });
     expect(find(verdicts, "page TTFB")).toMatchObject({ what: "page TTFB, slowest first load of 2 pages, 10,000 partitions", measured: "201 ms", verdict: "NOT met" });
   });
 
