@@ -24,7 +24,7 @@ export interface ResponseCacheOptions {
   currentVersion: () => object | null;
   /** Request headers that mean "a caller with an identity" (cookie, authorization, a proxy's user header). */
   identityHeaders: readonly string[];
-  /** How much older than `maxAgeMs` an answer may be given while its new render runs; 2 s unless told. */
+  /** How much older than `maxAgeMs` an answer may be given while its new render runs; 10 s unless told. */
   staleGraceMs?: number;
   maxEntries?: number;
   maxBytes?: number;
@@ -66,7 +66,7 @@ export class ResponseCache {
   private readonly now: () => number;
 
   constructor(private readonly options: ResponseCacheOptions) {
-    this.staleGraceMs = options.staleGraceMs ?? 2000;
+    this.staleGraceMs = options.staleGraceMs ?? 10_000;
     this.maxEntries = options.maxEntries ?? 512;
     this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     this.now = options.now ?? Date.now;

@@ -77,7 +77,7 @@ describe("ResponseCache", () => {
     rig.clock = 999;
     expect(await get(rig, "/api/flows/east-%3Ewest?limit=5")).toMatchObject({ cache: "hit", body: "<p>model-1</p>" });
     rig.clock = 1000 + 2000;
-    // Older than maxAgeMs + the 2 s grace and nothing rendering: this request waits for the new render.
+    // Older than maxAgeMs and nothing rendering it: this request renders it again (and gets the new answer).
     expect(await get(rig, "/api/flows/east-%3Ewest?limit=5")).toMatchObject({ cache: "miss", body: "<p>model-X</p>" });
     expect(rig.renders).toHaveLength(2);
   });
@@ -103,9 +103,21 @@ describe("ResponseCache", () => {
     expect(rig.renders).toHaveLength(2);
   });
 
+  it("gives an answer past maxAgeMs but within the grace only while another request renders it", async () => {
+    await get(rig, "/flows/f");
+    rig.clock = 1000 + 9_999;
+    rig.body = "model-4";
+    rig.renderMs = 150;
+    const refreshing = get(rig, "/flows/f");
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(await get(rig, "/flows/f")).toMatchObject({ cache: "stale", body: "<p>model-1</p>" });
+    expect(await refreshing).toMatchObject({ cache: "miss", body: "<p>model-4</p>" });
+    expect(rig.renders).toHaveLength(2);
+  });
+
   it("never gives an answer older than maxAgeMs + the grace: concurrent requests wait for the render", async () => {
     await get(rig, "/flows/f");
-    rig.clock = 3000;
+    rig.clock = 1000 + 10_000;
     rig.body = "model-3";
     const answers = await Promise.all([get(rig, "/flows/f"), get(rig, "/flows/f"), get(rig, "/flows/f")]);
     expect(answers.map((a) => a.body)).toEqual(["<p>model-3</p>", "<p>model-3</p>", "<p>model-3</p>"]);
