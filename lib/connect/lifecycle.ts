@@ -7,6 +7,15 @@ export async function putConnectorConfig(endpoint: ConnectEndpoint, name: string
   await requestConnect(endpoint, "PUT", path(name, "/config"), config);
 }
 
+/**
+ * Creates a connector that never starts a task: `POST /connectors` with `initial_state: STOPPED` (KIP-980, Connect
+ * 3.7+). A MirrorSourceConnector created RUNNING and stopped right after may copy records meanwhile — MM2 always
+ * replicates `heartbeats`, whatever its topic filter.
+ */
+export async function createStoppedConnector(endpoint: ConnectEndpoint, name: string, config: Record<string, string>): Promise<void> {
+  await requestConnect(endpoint, "POST", "/connectors", { name, config, initial_state: "STOPPED" });
+}
+
 /** `PUT /connectors/{name}/pause` — tasks stop polling; offsets stay. */
 export async function pauseConnector(endpoint: ConnectEndpoint, name: string): Promise<void> {
   await requestConnect(endpoint, "PUT", path(name, "/pause"));

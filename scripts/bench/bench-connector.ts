@@ -1,4 +1,4 @@
-import { type ConnectEndpoint, deleteConnector, getConnectors, putConnectorConfig, stopConnector } from "@/lib/connect";
+import { type ConnectEndpoint, createStoppedConnector, deleteConnector, getConnectors, stopConnector } from "@/lib/connect";
 import { defaultTopicsExclude } from "@/lib/mm2";
 import { connectorNames, sourceConnectorConfig } from "@/lib/sandbox/mm2-connectors";
 import { sleep } from "@/lib/sandbox/processes";
@@ -16,15 +16,18 @@ export interface BenchConnector {
 }
 
 /**
- * Creates the connector and stops it before any benchmark topic exists (`PUT /connectors/{name}/stop`,
- * Connect 3.5+), retrying while Connect rebalances (409), until Connect reports it STOPPED.
+ * Creates the connector STOPPED (KIP-980) before any benchmark topic exists, so it never copies a record: created
+ * RUNNING and stopped after, it copied `heartbeats` again (MM2 replicates heartbeats topics whatever the filter) and
+ * its offset syncs interleaved with the sandbox connector's in the shared offset-syncs topic (a bench run at load 13
+ * saw syncs 75→151 then 75→150, read as TARGET_TRUNCATED). Stops it again (`PUT …/stop`) while Connect rebalances
+ * (409), until Connect reports it STOPPED with no tasks.
  */
 export async function createStoppedBenchConnector(state: SandboxState, source: string, target: string): Promise<BenchConnector> {
   const endpoint: ConnectEndpoint = { url: state.connect.url, timeoutMs: 15_000 };
   const name = `${connectorNames(source, target).source}-bench`;
   const cluster = (alias: string) => ({ alias, bootstrap: state.clusters[alias]!.bootstrap });
   const flow = { source: cluster(source), target: cluster(target) };
-  await putConnectorConfig(endpoint, name, sourceConnectorConfig(flow, { topics: "bench-.*", "topics.exclude": defaultTopicsExclude }));
+  await createStoppedConnector(endpoint, name, sourceConnectorConfig(flow, { topics: "bench-.*", "topics.exclude": defaultTopicsExclude }));
   const deadline = Date.now() + 120_000;
   let last = "not listed";
   while (Date.now() < deadline) {
