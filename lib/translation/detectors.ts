@@ -212,7 +212,7 @@ function isSameCheckpoint(entry: WatchEntry, checkpoint: PartitionTranslation["c
 }
 
 /** The downstream offset MM2 owes as a checkpoint, or null when it owes none. */
-function isCheckpointOwed(p: PartitionTranslation): bigint | null {
+export function isCheckpointOwed(p: PartitionTranslation): bigint | null {
   if (p.translation.kind !== "translated" || p.translation.downstream < 0n) return null;
   const c = p.checkpoint;
   if (c === null) return p.translation.downstream;
@@ -220,7 +220,8 @@ function isCheckpointOwed(p: PartitionTranslation): bigint | null {
   return p.committed < c.upstream || p.translation.downstream > c.downstream ? p.translation.downstream : null;
 }
 
-function staleFinding(
+/** A CHECKPOINT_STALE finding of one group partition, owed for `owedMs`. */
+export function staleFinding(
   ft: FlowTranslation,
   g: GroupTranslation,
   p: PartitionTranslation,

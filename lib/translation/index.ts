@@ -4,6 +4,7 @@
  */
 export * from "./types";
 export { CheckpointIndex } from "./checkpoint-index";
+export { CheckpointWatchState } from "./checkpoint-watch";
 export { mapIdealOffset, replaySyncHistory, SyncModelCache, type ReplayOptions } from "./sync-model";
 export { estimateReread, isSkipping, selectMirrorMakerOffset, sumTotals } from "./reread";
 export { translateFlow, translateSnapshotFlow, type TranslateFlowInput } from "./translate-flow";

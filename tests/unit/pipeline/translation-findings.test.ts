@@ -92,12 +92,39 @@ describe("the translation finding source keeps its checkpoint watch across resta
     expect(await runSource(store, [T0 + 200_000, T0 + 390_000])).toEqual([[], [190_000]]);
     await store.setValue("checkpoint-watch", JSON.stringify({ version: 2, watch: [] }));
     expect(await runSource(store, [T0 + 400_000])).toEqual([[]]);
-    expect(JSON.parse((await store.getValue("checkpoint-watch")) ?? "null")).toEqual({
-      version: 1,
-      watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 400_000 } },
-      findings: [],
-      current: [],
+    // Started afresh: generation 1, its base (the whole watch) under `~1`, no segment yet.
+    expect(JSON.parse((await store.getValue("checkpoint-watch")) ?? "null")).toEqual({ version: 2, generation: 1, segments: 0, findings: [], current: [] });
+    expect(JSON.parse((await store.getValue("checkpoint-watch~1")) ?? "null")).toEqual({
+      "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 400_000 },
     });
+  });
+});
+
+describe("the single value is written as a base, segments of changes, and a head naming them", () => {
+  it("a failed write leaves the head naming what is there; the next cycle writes a new base, and a restart reads it", async () => {
+    const store = openStore();
+    let failHead = false;
+    const failing = {
+      getValue: (key: string) => store.getValue(key),
+      setValue: async (key: string, value: string) => {
+        if (failHead && key === "checkpoint-watch") throw new Error("disk full");
+        await store.setValue(key, value);
+      },
+    };
+    const source = createTranslationFindingSource(failing);
+    await source(owedAt(T0), T0, defaultThresholds);
+    const head = await store.getValue("checkpoint-watch");
+    // "app" caught up: its entry goes (a segment), but the head naming the segment cannot be written.
+    failHead = true;
+    expect(await source(caughtUpAt(T0 + 10_000), T0 + 10_000, defaultThresholds)).toEqual([]);
+    expect([await store.getValue("checkpoint-watch"), await store.getValue("checkpoint-watch~1.1")]).toEqual([head, "{\"east->west|app|orders|0\":null}"]);
+    // A restart now reads the head as it was: the entry of T0, not the segment it does not name.
+    expect(await runSource(openStore(), [T0 + 190_000])).toEqual([[190_000]]);
+    failHead = false;
+    // The next cycle owes again from T0 + 20 s; it writes the whole watch as generation 2's base, then its head.
+    await source(owedAt(T0 + 20_000), T0 + 20_000, defaultThresholds);
+    expect(JSON.parse((await store.getValue("checkpoint-watch"))!)).toEqual({ version: 2, generation: 2, segments: 0, findings: [], current: [] });
+    expect(JSON.parse((await store.getValue("checkpoint-watch~0"))!)).toEqual({ "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 20_000 } });
   });
 });
 
@@ -350,12 +377,13 @@ describe("a first cycle after a restart that cannot judge a group carries its st
       owed.push(...staleOf(await source(owedAt(now), now, defaultThresholds)).map(([, ms]) => ms));
       counts.push(writes.length);
     }
-    // The entry owed since T0; unchanged; CHECKPOINT_STALE fires (one write); its owedForMs grows, nothing written.
-    expect(counts).toEqual([1, 1, ...Array<number>(40).fill(2)]);
+    // The entry owed since T0 (its base, then the head); unchanged; CHECKPOINT_STALE fires (the head); its owedForMs
+    // grows, nothing written.
+    expect(counts).toEqual([2, 2, ...Array<number>(40).fill(3)]);
     expect(owed).toEqual(Array.from({ length: 40 }, (_, i) => 190_000 + i * 10_000));
     const restarted = createTranslationFindingSource(counted);
     expect(staleOf(await restarted(unknownAt(T0 + 600_000), T0 + 600_000, defaultThresholds))).toEqual([["east->west", 600_000]]);
-    expect(writes).toEqual(["checkpoint-watch", "checkpoint-watch"]);
+    expect(writes).toEqual(["checkpoint-watch~1", "checkpoint-watch", "checkpoint-watch"]);
   });
 
   it("scaleOut: a collector that gains the shard carries the previous owner's findings of the group it cannot read", async () => {

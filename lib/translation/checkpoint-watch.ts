@@ -1,0 +1,203 @@
+import { internPrefixedPartitionKey } from "@/lib/collector/partition-keys";
+import type { Finding } from "@/lib/detect/types";
+import {
+  type CheckpointWatch, defaultTranslationThresholds, isCheckpointOwed, resolveCheckpointStaleMs, staleFinding,
+  type TranslationThresholds,
+} from "./detectors";
+import type { FlowTranslation, PartitionTranslation } from "./types";
+
+type WatchEntry = CheckpointWatch[string];
+
+/** One watch entry with the checkpoint its identity names, parsed once, and the last judgement that kept it. */
+interface Slot {
+  key: string;
+  entry: WatchEntry;
+  upstream: bigint | null;
+  downstream: bigint | null;
+  /** False when the identity is not two offsets as `${bigint}` writes them: it never names a checkpoint. */
+  valid: boolean;
+  mark: number;
+  /** False once removed from the watch (a group's positions may still point at it). */
+  live: boolean;
+}
+
+/** A group's rows of its last judgement, by position: topic, partition, and the slot of an owed one. */
+interface GroupPositions {
+  topics: string[];
+  partitions: number[];
+  slots: (Slot | undefined)[];
+}
+
+/** A flow's slots by key, and its groups' positions. */
+interface FlowSlots {
+  slots: Map<string, Slot>;
+  groups: Map<string, GroupPositions>;
+}
+
+/**
+ * The checkpoint watch kept in place between cycles: detectStaleCheckpoints' answers (same findings, same entries)
+ * without a new record of every entry each cycle (190,000 keys at 100,000 partitions), and with the keys whose entry
+ * changed since the last `takeChanges`, so the caller writes those alone. A group's rows come in the same order
+ * cycle after cycle: each position keeps the slot of its row, so a row still owed since the same checkpoint costs
+ * no key and no lookup; an entry unchanged stays the same object.
+ */
+export class CheckpointWatchState {
+  private readonly flows = new Map<string, FlowSlots>();
+  /** Keys whose entry changed since the last takeChanges, with their entry now (null: gone). */
+  private changed = new Map<string, WatchEntry | null>();
+  private marks = 0;
+
+  /** A state holding `watch`'s entries (a stored watch: no change to take). */
+  constructor(watch: CheckpointWatch = {}) {
+    for (const key in watch) this.flowOf(key.slice(0, key.indexOf("|"))).slots.set(key, createSlot(key, watch[key]!));
+  }
+
+  /** Every entry, by key. */
+  *entries(): Generator<[string, WatchEntry]> {
+    for (const { slots } of this.flows.values()) for (const [key, slot] of slots) yield [key, slot.entry];
+  }
+
+  /** The keys whose entry changed since the last call, each with its entry now (null: gone). */
+  takeChanges(): ReadonlyMap<string, WatchEntry | null> {
+    const changes = this.changed;
+    this.changed = new Map();
+    return changes;
+  }
+
+  /** detectStaleCheckpoints(ft, this watch, now, thresholds): its findings; the watch becomes its watch. */
+  judge(ft: FlowTranslation, now: number, thresholds: TranslationThresholds = defaultTranslationThresholds): Finding[] {
+    if (!ft.syncsLoaded) return [];
+    const mark = ++this.marks;
+    const flow = this.flowOf(ft.flow);
+    const { slots } = flow;
+    const groups = new Map<string, GroupPositions>();
+    const findings: Finding[] = [];
+    // Slots kept by this judgement, and those of rows owed last time and not now (removed unless another row keeps
+    // them): when that is every slot of the flow, nothing else is left to remove.
+    let kept = 0;
+    const paid: Slot[] = [];
+    const keep = (slot: Slot) => {
+      if (slot.mark !== mark) kept++;
+      slot.mark = mark;
+    };
+    for (const g of ft.groups) {
+      const groupPrefix = `${ft.flow}|${g.group}|`;
+      const last = flow.groups.get(g.group);
+      if (g.unknown !== null) {
+        // Not judged: the group's clocks are kept as they were until its offsets are read again.
+        slots.forEach((slot, key) => {
+          if (key.startsWith(groupPrefix)) keep(slot);
+        });
+        if (last !== undefined) groups.set(g.group, last);
+        continue;
+      }
+      const thresholdMs = resolveCheckpointStaleMs(ft.checkpointTiming, g.partitions.some((p) => p.checkpoint !== null), thresholds.checkpointStaleMs);
+      if (thresholdMs === null) continue;
+      const positions: GroupPositions = last ?? { topics: [], partitions: [], slots: [] };
+      groups.set(g.group, positions);
+      const rows = g.partitions;
+      for (let i = 0; i < rows.length; i++) {
+        const p = rows[i]!;
+        const aligned = positions.topics[i] === p.topic && positions.partitions[i] === p.partition;
+        const held = aligned ? positions.slots[i] : undefined;
+        const expected = isCheckpointOwed(p);
+        if (!aligned) {
+          positions.topics[i] = p.topic;
+          positions.partitions[i] = p.partition;
+        }
+        if (expected === null) {
+          if (held !== undefined && held.live && held.mark !== mark && held.mark !== -mark) {
+            held.mark = -mark;
+            paid.push(held);
+          }
+          positions.slots[i] = undefined;
+          continue;
+        }
+        let slot = held !== undefined && held.live ? held : undefined;
+        if (slot === undefined) {
+          const key = internPrefixedPartitionKey(groupPrefix, p.topic, p.partition);
+          slot = slots.get(key);
+          if (slot === undefined) {
+            slots.set(key, (slot = createOwedSlot(key, p.checkpoint, now)));
+            this.changed.set(key, slot.entry);
+          }
+        }
+        if (!isSameCheckpoint(slot, p.checkpoint)) {
+          owe(slot, p.checkpoint, now);
+          this.changed.set(slot.key, slot.entry);
+        }
+        // Otherwise still owed since the same checkpoint: the entry stays as it is (no new object, nothing to write).
+        keep(slot);
+        positions.slots[i] = slot;
+        const { dueSince } = slot.entry;
+        const checkpointOld = p.checkpoint === null || now - p.checkpoint.at > thresholdMs;
+        if (now - dueSince > thresholdMs && checkpointOld) findings.push(staleFinding(ft, g, p, { expected, owedMs: now - dueSince, thresholdMs }, now));
+      }
+      positions.topics.length = positions.partitions.length = positions.slots.length = rows.length;
+    }
+    flow.groups = groups;
+    // What this judgement did not keep is gone: paid, no longer owed, or its group left.
+    const size = slots.size;
+    let removed = 0;
+    for (const slot of paid) {
+      if (slot.mark === mark) continue;
+      this.remove(slots, slot);
+      removed++;
+    }
+    // Others only when a group left, its rows moved, or the watch was read from the store (forEach: no entry
+    // array per slot, 190,000 a cycle).
+    if (kept + removed === size) return findings;
+    slots.forEach((slot) => {
+      if (slot.mark !== mark) this.remove(slots, slot);
+    });
+    return findings;
+  }
+
+  private remove(slots: Map<string, Slot>, slot: Slot): void {
+    slot.live = false;
+    slots.delete(slot.key);
+    this.changed.set(slot.key, null);
+  }
+
+  private flowOf(id: string): FlowSlots {
+    let flow = this.flows.get(id);
+    if (flow === undefined) this.flows.set(id, (flow = { slots: new Map(), groups: new Map() }));
+    return flow;
+  }
+}
+
+/** A checkpoint owed from `now` on. */
+function createOwedSlot(key: string, checkpoint: PartitionTranslation["checkpoint"], now: number): Slot {
+  const slot: Slot = { key, entry: { checkpoint: null, dueSince: now }, upstream: null, downstream: null, valid: true, mark: 0, live: true };
+  owe(slot, checkpoint, now);
+  return slot;
+}
+
+/** The slot's entry becomes a new one: owed from `now` on since `checkpoint`. */
+function owe(slot: Slot, checkpoint: PartitionTranslation["checkpoint"], now: number): void {
+  slot.valid = true;
+  if (checkpoint === null) {
+    slot.entry = { checkpoint: null, dueSince: now };
+    slot.upstream = slot.downstream = null;
+    return;
+  }
+  slot.entry = { checkpoint: `${checkpoint.upstream}:${checkpoint.downstream}`, dueSince: now };
+  slot.upstream = checkpoint.upstream;
+  slot.downstream = checkpoint.downstream;
+}
+
+/** A slot for a stored entry (its identity parsed once). */
+function createSlot(key: string, entry: WatchEntry): Slot {
+  if (entry.checkpoint === null) return { key, entry, upstream: null, downstream: null, valid: true, mark: 0, live: true };
+  const match = /^(-?\d+):(-?\d+)$/.exec(entry.checkpoint);
+  const [upstream, downstream] = match === null ? [null, null] : [BigInt(match[1]!), BigInt(match[2]!)];
+  const valid = upstream !== null && `${upstream}:${downstream}` === entry.checkpoint;
+  return { key, entry, upstream, downstream, valid, mark: 0, live: true };
+}
+
+/** Whether the slot's identity names this checkpoint (as detectors.ts's isSameCheckpoint). */
+function isSameCheckpoint(slot: Slot, checkpoint: PartitionTranslation["checkpoint"]): boolean {
+  if (!slot.valid) return false;
+  if (slot.upstream === null || checkpoint === null) return slot.upstream === null && checkpoint === null;
+  return slot.upstream === checkpoint.upstream && slot.downstream === checkpoint.downstream;
+}

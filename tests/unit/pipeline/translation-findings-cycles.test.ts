@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type CheckpointPoint, flowPartitionKey } from "@/lib/collector/types";
+import { defaultThresholds } from "@/lib/config/thresholds";
+import type { Finding } from "@/lib/detect/types";
+import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
+import { createSqliteStore, type Store } from "@/lib/store";
+import {
+  CheckpointIndex, type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors, type FlowTranslation,
+  SyncModelCache, translateFlow,
+} from "@/lib/translation";
+import { makeFlow, makeGroup, steadySyncs, T0 } from "../translation/fixtures";
+
+const FLOWS = ["east->west", "east->south"];
+const cycleMs = 10_000;
+const thresholds = { ...defaultThresholds, checkpointStaleMs: 120_000 };
+const limits = { replayRecords: thresholds.translationReplayRecords, checkpointStaleMs: thresholds.checkpointStaleMs };
+
+/**
+ * Two flows over orders/0..3, 40 cycles 10 s apart. Syncs arrive every third cycle; "app" commits 30 more on every
+ * partition each cycle and MM2 checkpoints its partitions 0–2 in turn (every fourth cycle), never orders/3 (owed
+ * since T0: stale from cycle 13); "batch" moves once on orders/0 (cycle 5), stays at 1050 on orders/1 (beyond the
+ * newest sync until cycle 3's arrives) and is never checkpointed; "leaver" (never
+ * checkpointed either) leaves at cycle 15; "flaky"'s offsets cannot be read in cycles 20–23; east->south's syncs cannot be read in cycles 8–10.
+ */
+function createWorld() {
+  const histories = new Map(FLOWS.map((id) => [id, new Map([0, 1, 2, 3].map((p) => [flowPartitionKey(id, "orders", p), steadySyncs(100, 1000)]))]));
+  const checkpoints = new Map<string, CheckpointPoint>();
+  for (const p of [0, 1, 2, 3]) checkpoints.set(`app|${p}`, { group: "app", topic: "orders", partition: p, upstream: 900n, downstream: 900n, at: T0 });
+  return (c: number) => {
+    const now = T0 + c * cycleMs;
+    const committed = 1000n + 30n * BigInt(c);
+    if (c > 0 && c % 3 === 0) for (const history of histories.values()) for (const list of history.values()) list.push({ upstream: committed - 10n, downstream: committed - 10n });
+    for (const p of [0, 1, 2]) {
+      if ((c + p) % 4 === 0) checkpoints.set(`app|${p}`, { group: "app", topic: "orders", partition: p, upstream: committed, downstream: committed - 5n, at: now - 2500 });
+    }
+    const groups = [
+      makeGroup("app", Object.fromEntries([0, 1, 2, 3].map((p) => [`orders/${p}`, committed]))),
+      makeGroup("batch", { "orders/0": c < 5 ? 700n : 800n, "orders/1": 1050n }),
+      ...(c < 15 ? [makeGroup("leaver", { "orders/2": 950n })] : []),
+      makeGroup("flaky", { "orders/1": committed - 100n }, c >= 20 && c < 24 ? { error: "OffsetFetch: COORDINATOR_NOT_AVAILABLE", dataAt: now - 60_000 } : {}),
+    ];
+    return FLOWS.map((id) => ({
+      flow: makeFlow({ id, target: id.split("->")[1]!, checkpoints: [...checkpoints.values()] }),
+      sourceGroups: groups,
+      syncHistory: histories.get(id)!,
+      now,
+      syncsLoaded: !(id === "east->south" && c >= 8 && c <= 10),
+    }));
+  };
+}
+
+
+/** The reference: every row translated from scratch, judged by detectStaleCheckpoints with the whole watch. */
+function createReference() {
+  let watch: CheckpointWatch = {};
+  let last: Finding[] = [];
+  return (translations: FlowTranslation[], now: number) => {
+    const findings: Finding[] = [];
+    for (const ft of translations) {
+      const produced = detectTranslationErrors(ft, now, limits);
+      const stale = detectStaleCheckpoints(ft, watch, now, limits);
+      watch = stale.watch;
+      produced.push(...stale.findings);
+      // Last cycle's findings of the flow not judged now stay (syncs unreadable, or the group's offsets unknown).
+      const keys = new Set(produced.map((f) => f.key));
+      const unknown = new Set(ft.groups.filter((g) => g.unknown !== null).map((g) => g.group));
+      const carried = last.filter((f) => f.flow === ft.flow && !keys.has(f.key) && (!ft.syncsLoaded || (f.group !== undefined && unknown.has(f.group))));
+      findings.push(...produced, ...carried);
+    }
+    last = findings;
+    return { findings, watch };
+  };
+}
+
+/** The watch the store holds (version 2: the head's base with its segments applied), and the head. */
+async function readStoredWatch(store: Store): Promise<{ watch: CheckpointWatch; generation: number; segments: number }> {
+  const head = JSON.parse((await store.getValue("checkpoint-watch"))!) as { version: number; generation: number; segments: number };
+  expect(head.version).toBe(2);
+  const watch = JSON.parse((await store.getValue(`checkpoint-watch~${head.generation % 2}`))!) as CheckpointWatch;
+  for (let i = 1; i <= head.segments; i++) {
+    const segment = JSON.parse((await store.getValue(`checkpoint-watch~${head.generation % 2}.${i}`))!) as Record<string, CheckpointWatch[string] | null>;
+    for (const [key, entry] of Object.entries(segment)) {
+      if (entry === null) delete watch[key];
+      else watch[key] = entry;
+    }
+  }
+  return { watch, generation: head.generation, segments: head.segments };
+}
+
+let dir: string;
+let stores: Store[];
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-watch-cycles-"));
+  stores = [];
+});
+
+afterEach(async () => {
+  for (const s of stores) await s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function openStore(): Store {
+  const store = createSqliteStore(path.join(dir, "gapwatch.db"));
+  stores.push(store);
+  return store;
+}
+
+describe("the checkpoint watch kept from cycle to cycle (the watch stored per change) give a from-scratch run's answers", () => {
+  it("every cycle: same translations, same findings, same watch stored, across a restart", { timeout: 30_000 }, async () => {
+    const world = createWorld();
+    const reference = createReference();
+    let store = openStore();
+    let source = createTranslationFindingSource(store);
+    const cache = new SyncModelCache();
+    const kept = new Map(FLOWS.map((id) => [id, { checkpointIndex: new CheckpointIndex() }]));
+    const seen = { stale: new Set<string>(), leaverStale: [] as number[], segments: 0, generations: new Set<number>() };
+    for (let c = 0; c < 40; c++) {
+      if (c === 25) {
+        // A restart: a new process on the same database file reads the watch back.
+        await store.close();
+        stores = [];
+        store = openStore();
+        source = createTranslationFindingSource(store);
+      }
+      const inputs = world(c);
+      const now = inputs[0]!.now;
+      const scratch = inputs.map((input) => translateFlow(input));
+      // The new path: models and checkpoint index kept from cycle to cycle (as FlowTranslator keeps them).
+      const translated = inputs.map((input) => translateFlow({ ...input, cache, ...kept.get(input.flow.id)! }));
+      expect(translated, `cycle ${c}`).toEqual(scratch);
+      const expected = reference(scratch, now);
+      const findings = await source(new Map(translated.map((ft) => [ft.flow, ft])), now, thresholds);
+      expect(findings, `cycle ${c}`).toEqual(expected.findings);
+      const stored = await readStoredWatch(store);
+      expect(stored.watch, `cycle ${c}`).toEqual(expected.watch);
+      for (const f of findings) if (f.type === "CHECKPOINT_STALE") seen.stale.add(`${f.flow}|${f.group}|${f.partition}`);
+      if (findings.some((f) => f.type === "CHECKPOINT_STALE" && f.group === "leaver")) seen.leaverStale.push(c);
+      seen.segments = Math.max(seen.segments, stored.segments);
+      seen.generations.add(stored.generation);
+    }
+    // The sequence went through what it is meant to: stale checkpoints, segments, and bases written again.
+    const staleGroupPartitions = ["app|3", "batch|0", "batch|1", "flaky|1", "leaver|2"];
+    expect([...seen.stale].sort()).toEqual(FLOWS.toReversed().flatMap((flow) => staleGroupPartitions.map((gp) => `${flow}|${gp}`)));
+    // "leaver"'s CHECKPOINT_STALE fires from cycle 13 and goes with the group (cycle 15).
+    expect([13, 14, 15].map((c) => seen.leaverStale.includes(c))).toEqual([true, true, false]);
+    expect(seen.segments).toBeGreaterThan(1);
+    expect(seen.generations.size).toBeGreaterThan(2);
+  });
+});
