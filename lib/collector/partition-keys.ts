@@ -25,31 +25,31 @@ let keysByPrefix = new Map<string, Map<string, string[]>>();
 /** `<flowId>|<topic>|<partition>`: the key of one upstream partition of a flow (CollectorHistory maps). */
 export function internFlowPartitionKey(flowId: string, topic: string, partition: number): string {
   if (!isInternable(partition)) return `${flowId}|${topic}|${partition}`;
-  let byTopic = keysByFlow.get(flowId);
-  if (byTopic === undefined) keysByFlow.set(flowId, (byTopic = new Map()));
-  let keys = byTopic.get(topic);
-  if (keys === undefined) byTopic.set(topic, (keys = []));
-  let key = keys[partition];
-  if (key === undefined) {
-    key = `${flowId}|${topic}|${partition}`;
-    keys[partition] = key;
-    countInterned();
-  }
-  return key;
+  const keys = tableOf(tablesOf(keysByFlow, flowId), topic);
+  return keys[partition] ?? remember(keys, partition, `${flowId}|${topic}|${partition}`);
+}
+
+/**
+ * internFlowPartitionKey for the partitions of one topic: the flow's and the topic's tables are looked up
+ * once, not per partition (buildFlow names every partition of a flow each cycle).
+ */
+export function createFlowPartitionKeyer(flowId: string, topic: string): (partition: number) => string {
+  const keys = tableOf(tablesOf(keysByFlow, flowId), topic);
+  return (partition) =>
+    isInternable(partition) ? (keys[partition] ?? remember(keys, partition, `${flowId}|${topic}|${partition}`)) : `${flowId}|${topic}|${partition}`;
 }
 
 /** `<topic>/<partition>`: how MM2's positions and the target-density issues name a source partition. */
 export function internPartitionName(topic: string, partition: number): string {
   if (!isInternable(partition)) return `${topic}/${partition}`;
-  let names = namesByTopic.get(topic);
-  if (names === undefined) namesByTopic.set(topic, (names = []));
-  let name = names[partition];
-  if (name === undefined) {
-    name = `${topic}/${partition}`;
-    names[partition] = name;
-    countInterned();
-  }
-  return name;
+  const names = tableOf(namesByTopic, topic);
+  return names[partition] ?? remember(names, partition, `${topic}/${partition}`);
+}
+
+/** internPartitionName for the partitions of one topic, its table looked up once. */
+export function createPartitionNamer(topic: string): (partition: number) => string {
+  const names = tableOf(namesByTopic, topic);
+  return (partition) => (isInternable(partition) ? (names[partition] ?? remember(names, partition, `${topic}/${partition}`)) : `${topic}/${partition}`);
 }
 
 /**
@@ -58,16 +58,26 @@ export function internPartitionName(topic: string, partition: number): string {
  */
 export function internPrefixedPartitionKey(prefix: string, topic: string, partition: number): string {
   if (!isInternable(partition)) return `${prefix}${topic}|${partition}`;
-  let byTopic = keysByPrefix.get(prefix);
-  if (byTopic === undefined) keysByPrefix.set(prefix, (byTopic = new Map()));
-  let keys = byTopic.get(topic);
-  if (keys === undefined) byTopic.set(topic, (keys = []));
-  let key = keys[partition];
-  if (key === undefined) {
-    key = `${prefix}${topic}|${partition}`;
-    keys[partition] = key;
-    countInterned();
-  }
+  const keys = tableOf(tablesOf(keysByPrefix, prefix), topic);
+  return keys[partition] ?? remember(keys, partition, `${prefix}${topic}|${partition}`);
+}
+
+function tablesOf(tables: Map<string, Map<string, string[]>>, owner: string): Map<string, string[]> {
+  let byTopic = tables.get(owner);
+  if (byTopic === undefined) tables.set(owner, (byTopic = new Map()));
+  return byTopic;
+}
+
+function tableOf(tables: Map<string, string[]>, topic: string): string[] {
+  let keys = tables.get(topic);
+  if (keys === undefined) tables.set(topic, (keys = []));
+  return keys;
+}
+
+/** Stores a new string in its table (a table dropped by a reset in between only loses it: values never change). */
+function remember(keys: string[], partition: number, key: string): string {
+  keys[partition] = key;
+  countInterned();
   return key;
 }
 
