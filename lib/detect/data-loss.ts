@@ -70,6 +70,7 @@ export function detectDataLoss(ctx: DetectorContext): EventCandidate[] {
     const gaps = findSyncGapLosses(ctx, view, syncs, ledger);
     const found = gaps.length > 0 || syncs.length > 1 ? gaps : findPositionJumpLoss(before, view.partition);
     const behind = findBehindLogStartLoss(view.partition);
+    if (found.length === 0 && behind.length === 0) continue;
     for (const [signal, range] of [...found, ...behind]) {
       // Offsets the ledger read as transaction markers only: MM2 never copies them, nothing was lost.
       if (ledger !== undefined && holdsOnlyMarkers(ledger, range)) continue;
@@ -80,6 +81,9 @@ export function detectDataLoss(ctx: DetectorContext): EventCandidate[] {
 }
 
 type Sighting = [LossSignalName, OffsetRange];
+
+/** No sighting: one shared empty list, not a new one per partition and cycle. */
+const none: readonly Sighting[] = [];
 
 /**
  * Upstream offsets a sync step may skip for transaction markers alone: one commit/abort marker per
@@ -98,11 +102,11 @@ function findSyncGapLosses(
   view: FlowPartitionView,
   syncs: readonly OffsetSyncPoint[],
   ledger: TransactionLedgerView | undefined,
-): Sighting[] {
+): readonly Sighting[] {
   const logStart = view.partition.sourceLogStart;
-  if (syncs.length < 2) return [];
+  if (syncs.length < 2) return none;
   const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
-  if (logStart === null || compacted !== false) return [];
+  if (logStart === null || compacted !== false) return none;
   const sightings: Sighting[] = [];
   for (const gap of listUpstreamGaps(syncs)) {
     const first = gap.toUpstream - gap.skippedUpstream;
@@ -121,24 +125,24 @@ function holdsOnlyMarkers(ledger: TransactionLedgerView, range: OffsetRange): bo
   return split.unknown.length === 0 && split.committed === 0n && split.aborted === 0n;
 }
 
-function findPositionJumpLoss(before: FlowPartition, now: FlowPartition): Sighting[] {
+function findPositionJumpLoss(before: FlowPartition, now: FlowPartition): readonly Sighting[] {
   const frontierBefore = before.mm2Position;
   const frontier = now.mm2Position;
   const logStart = now.sourceLogStart;
   const { targetLogEnd } = now;
-  if (frontierBefore === null || frontier === null || logStart === null) return [];
-  if (targetLogEnd === null || before.targetLogEnd === null || targetLogEnd < before.targetLogEnd) return [];
-  if (!(frontierBefore < logStart && logStart <= frontier)) return [];
+  if (frontierBefore === null || frontier === null || logStart === null) return none;
+  if (targetLogEnd === null || before.targetLogEnd === null || targetLogEnd < before.targetLogEnd) return none;
+  if (!(frontierBefore < logStart && logStart <= frontier)) return none;
   const skipped = frontier - frontierBefore - (targetLogEnd - before.targetLogEnd);
   const lost = minOffset(skipped, logStart - frontierBefore);
-  if (lost <= 0n) return [];
+  if (lost <= 0n) return none;
   return [[LossSignal.POSITION_JUMP, { first: logStart - lost, last: logStart - 1n, exact: false }]];
 }
 
-function findBehindLogStartLoss(now: FlowPartition): Sighting[] {
+function findBehindLogStartLoss(now: FlowPartition): readonly Sighting[] {
   const frontier = now.mm2Position;
   const logStart = now.sourceLogStart;
-  if (frontier === null || logStart === null || frontier >= logStart) return [];
+  if (frontier === null || logStart === null || frontier >= logStart) return none;
   return [[LossSignal.BEHIND_LOG_START, { first: frontier, last: logStart - 1n, exact: false }]];
 }
 

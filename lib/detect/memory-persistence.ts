@@ -54,13 +54,13 @@ interface Section<T> {
   seenNow: number;
   seenId: number;
   /** The JSON stored per key, and when it was written (0: read from the store). */
-  stored: Record<string, { json: string; at: number }>;
+  stored: Map<string, { json: string; at: number }>;
   /** Whether stored keys were ever checked against a memory (those read from the store were not). */
   swept: boolean;
 }
 
 function createSection<T>(): Section<T> {
-  return { seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, stored: {}, swept: false };
+  return { seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, stored: new Map(), swept: false };
 }
 
 /**
@@ -73,9 +73,9 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
   const stalls = createSection<PositionMark>();
   const committed = createSection<CommittedMark>();
   for (const [key, value] of entries) {
-    if (key.startsWith(prefix.sync)) syncs.stored[key.slice(prefix.sync.length)] = { json: value, at: 0 };
-    else if (key.startsWith(prefix.stall)) stalls.stored[key.slice(prefix.stall.length)] = { json: value, at: 0 };
-    else if (key.startsWith(prefix.committed)) committed.stored[key.slice(prefix.committed.length)] = { json: value, at: 0 };
+    if (key.startsWith(prefix.sync)) syncs.stored.set(key.slice(prefix.sync.length), { json: value, at: 0 });
+    else if (key.startsWith(prefix.stall)) stalls.stored.set(key.slice(prefix.stall.length), { json: value, at: 0 });
+    else if (key.startsWith(prefix.committed)) committed.stored.set(key.slice(prefix.committed.length), { json: value, at: 0 });
     else text.set(key, value);
   }
   return {
@@ -182,7 +182,10 @@ function listSectionChanges<T extends object>(
   // cycle (TASK_STALLED's marks also need that cycle's `now`: see putAdvancedMark).
   const fromSeen = made !== undefined && made.baseId !== 0 && made.baseId === section.seenId && made.baseNow === section.seenNow && made.now === now;
   if (fromSeen && section.swept && !made.dropped) {
-    for (const key of made.touched) listEntryChange(section, entries[key]!, section.seen[key], changes, kind, key, now, encode, routine);
+    const { touched, touchedBefore, touchedAfter } = made;
+    // The builder kept each touched key's entries (its base is the section seen last cycle), unless a key was put twice.
+    if (made.repeated) for (const key of touched) listEntryChange(section, entries[key]!, section.seen[key], changes, kind, key, now, encode, routine);
+    else for (let i = 0; i < touched.length; i++) listEntryChange(section, touchedAfter[i]!, touchedBefore[i], changes, kind, touched[i]!, now, encode, routine);
     section.seenSize = made.size;
   } else {
     const keys = Object.keys(entries);
@@ -196,9 +199,9 @@ function listSectionChanges<T extends object>(
     // Entries gone from the memory: their stored rows go too (none when every key seen last cycle is
     // still there, and the rows read from the store were checked once).
     if (kept !== section.seenSize || !section.swept) {
-      for (const key of Object.keys(section.stored)) {
+      for (const key of section.stored.keys()) {
         if (entries[key] === undefined) {
-          delete section.stored[key];
+          section.stored.delete(key);
           changes.push({ key: kind + key, value: null });
         }
       }
@@ -223,7 +226,7 @@ function listEntryChange<T extends object>(
   encode: (entry: T) => string | null,
   routine?: (before: T, after: T) => boolean,
 ): void {
-  const stored = section.stored[key];
+  const stored = section.stored.get(key);
   // Checked before serializing: on a busy flow every committed mark advances every cycle.
   if (stored !== undefined && before !== undefined && routine?.(before, entry) === true && now - stored.at < advanceWriteMs) {
     // Still compared with `before` next cycle, so the advance is written once the minute is up.
@@ -232,10 +235,15 @@ function listEntryChange<T extends object>(
   const json = encode(entry);
   if (json === (stored?.json ?? null)) return;
   if (json === null) {
-    delete section.stored[key];
+    section.stored.delete(key);
     changes.push({ key: kind + key, value: null });
   } else {
-    section.stored[key] = { json, at: now };
+    if (stored === undefined) {
+      section.stored.set(key, { json, at: now });
+    } else {
+      stored.json = json;
+      stored.at = now;
+    }
     changes.push({ key: kind + key, value: json });
   }
 }

@@ -15,7 +15,7 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
-import { createSectionBuilder } from "./section-changes";
+import { createSectionBuilder, createSectionReader } from "./section-changes";
 import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
 
 type Direction = "back" | "forward";
@@ -57,13 +57,14 @@ export function detectPositionMoves(
   marks: Readonly<Record<string, CommittedMark>>,
 ): { candidates: EventCandidate[]; marks: Record<string, CommittedMark> } {
   const next = createSectionBuilder(marks, ctx.now);
+  const readOld = createSectionReader(marks);
   const candidates: EventCandidate[] = [];
   const freshFlows = new Set(ctx.current.flows.filter((flow) => isFlowFresh(ctx.current, flow)));
   // One pass over every partition: a partition that left every flow forgets its mark; the others
   // keep it unless they are fresh with a committed position (listFreshFlowPartitions order).
   for (const view of listFlowPartitions(ctx.current)) {
     const { committedPosition: committed, mm2Position, sourceTopicId } = view.partition;
-    const old = marks[view.key];
+    const old = readOld(view.key);
     if (committed === null || !freshFlows.has(view.flow) || view.partition.unknown !== null) {
       if (old !== undefined) next.put(view.key, old, old);
       continue;

@@ -1,4 +1,4 @@
-import type { ClusterSnapshot, Flow, Snapshot, TopicState } from "@/lib/collector/types";
+import type { ClusterSnapshot, Flow, FlowPartition, Snapshot, TopicState } from "@/lib/collector/types";
 import { countOf, summarizeNames } from "./snapshot-views";
 import { compareFlowTopics, type SettingDiff, type TopicDrift } from "./topic-drift";
 import { FindingType, Severity, type Finding } from "./types";
@@ -51,7 +51,11 @@ function listReplicatedTopics(snapshot: Snapshot): Map<string, Set<string>> {
   };
   for (const flow of snapshot.flows) {
     const heartbeats = `${flow.replicationPolicy.separator}heartbeats`;
+    let last: FlowPartition | undefined;
     for (const p of flow.partitions) {
+      // A topic's partitions are listed together: the first of a run adds both names.
+      if (last !== undefined && p.topic === last.topic && p.targetTopic === last.targetTopic) continue;
+      last = p;
       if (p.topic === "heartbeats" || p.topic.endsWith(heartbeats)) continue;
       add(flow.source, p.topic);
       add(flow.target, p.targetTopic);
@@ -94,6 +98,7 @@ const retentionSettings: ReadonlySet<SettingDiff["setting"]> = new Set(["retenti
 
 function judgeDrift(flow: Flow, drift: TopicDrift, now: number): Finding[] {
   const weaker = drift.settings.filter((s) => s.weaker);
+  if (weaker.length === 0) return [];
   const retention = weaker.filter((s) => retentionSettings.has(s.setting));
   const other = weaker.filter((s) => !retentionSettings.has(s.setting));
   const findings: Finding[] = [];

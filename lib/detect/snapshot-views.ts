@@ -86,8 +86,24 @@ interface SnapshotIndex {
 }
 
 const indexes = new WeakMap<Snapshot, SnapshotIndex>();
+/**
+ * The last two snapshots asked about (a cycle's current and previous) and their indexes: detectors ask per
+ * partition, hundreds of thousands of times a cycle at 100,000 partitions, and a WeakMap lookup costs more than
+ * the lookup it serves. Keeps two snapshots alive at most (the pipeline holds those two anyway).
+ */
+let recent: [Snapshot, SnapshotIndex][] = [];
 
 function indexOf(snapshot: Snapshot): SnapshotIndex {
+  const first = recent[0];
+  const second = recent[1];
+  if (first?.[0] === snapshot) return first[1];
+  if (second?.[0] === snapshot) return second[1];
+  const index = lookUpIndex(snapshot);
+  recent = first === undefined ? [[snapshot, index]] : [[snapshot, index], first];
+  return index;
+}
+
+function lookUpIndex(snapshot: Snapshot): SnapshotIndex {
   let index = indexes.get(snapshot);
   if (index === undefined) {
     // The first of equal aliases or names wins, as `find` would.

@@ -6,7 +6,7 @@
  * like losses.
  */
 import type { CollectorHistory, OffsetSyncPoint } from "@/lib/collector/types";
-import { createSectionBuilder } from "./section-changes";
+import { createSectionBuilder, createSectionReader } from "./section-changes";
 import type { DetectorMemory } from "./types";
 
 type SyncMarker = DetectorMemory["syncMarkers"][string];
@@ -63,9 +63,10 @@ export function stepSyncs(
 ): { newSyncs: Map<string, readonly OffsetSyncPoint[]>; markers: DetectorMemory["syncMarkers"] } {
   const newSyncs = new Map<string, readonly OffsetSyncPoint[]>();
   const next = createSectionBuilder(markers, now);
+  const readOld = createSectionReader(markers);
   for (const [key, syncs] of history.offsetSyncs) {
     const newest = syncs[syncs.length - 1];
-    const old = markers[key];
+    const old = readOld(key);
     if (isJudged(key)) {
       const at = old === undefined ? -1 : findMarker(syncs, old);
       if (at >= 0 && at < syncs.length - 1) newSyncs.set(key, syncs.slice(at));

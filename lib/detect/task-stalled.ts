@@ -10,7 +10,7 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
-import { createSectionBuilder, type SectionBuilder } from "./section-changes";
+import { createSectionBuilder, createSectionReader, type SectionBuilder } from "./section-changes";
 import { FindingType, Severity, type Finding, type PositionMark } from "./types";
 
 /**
@@ -58,11 +58,12 @@ export function detectTaskStalls(
   const stateOf = createSourceStateLookup(ctx.current);
   const freshFlows = new Set(ctx.current.flows.filter((flow) => isFlowFresh(ctx.current, flow)));
   const next = createSectionBuilder(marks, ctx.now);
+  const readMark = createSectionReader(marks);
   const stallsByFlow = new Map<Flow, Stall[]>();
   // One pass over every partition: the marks of partitions still in the snapshot are advanced
   // (vanished partitions are dropped), then the fresh ones are judged (listFreshFlowPartitions order).
   for (const view of listFlowPartitions(ctx.current)) {
-    const old = marks[view.key];
+    const old = readMark(view.key);
     const { mm2Position: position, sourceLogEnd: logEnd } = view.partition;
     const judged = freshFlows.has(view.flow) && view.partition.unknown === null && position !== null && logEnd !== null;
     if (!judged) {

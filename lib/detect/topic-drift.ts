@@ -1,4 +1,4 @@
-import type { Flow, Snapshot, TopicState } from "@/lib/collector/types";
+import type { Flow, Snapshot, TopicConfigs, TopicState } from "@/lib/collector/types";
 
 /** One setting of a replicated topic, source against target. */
 export interface SettingDiff {
@@ -14,7 +14,7 @@ export interface SettingDiff {
 export interface TopicDrift {
   topic: string;
   targetTopic: string;
-  settings: SettingDiff[];
+  settings: readonly SettingDiff[];
 }
 
 /**
@@ -30,14 +30,39 @@ export function compareFlowTopics(snapshot: Snapshot, flow: Flow): TopicDrift[] 
   const targetTopics = new Map(target.topics.map((t) => [t.name, t]));
   const drifts: TopicDrift[] = [];
   const seen = new Set<string>();
+  let last: string | undefined;
   for (const p of flow.partitions) {
-    if (seen.has(p.topic)) continue;
+    // A topic's partitions are listed together: only the first of a run is looked up.
+    if (p.topic === last || seen.has(p.topic)) continue;
+    last = p.topic;
     seen.add(p.topic);
     const from = sourceTopics.get(p.topic);
     const to = targetTopics.get(p.targetTopic);
-    if (from !== undefined && to !== undefined) drifts.push({ topic: p.topic, targetTopic: p.targetTopic, settings: compareTopicSettings(from, to) });
+    if (from !== undefined && to !== undefined) drifts.push({ topic: p.topic, targetTopic: p.targetTopic, settings: compareSettingsOnce(from, to) });
   }
   return drifts;
+}
+
+/**
+ * compareTopicSettings, kept per pair of configs objects and partition counts (all it reads). The collector keeps
+ * a topic's configs as the same object between config reads, and snapshots are never changed (isCompacted relies
+ * on that too): a cycle no longer builds seven setting rows per replicated topic to find no drift.
+ */
+const settingsByConfigs = new WeakMap<TopicConfigs, WeakMap<TopicConfigs, Map<number, readonly SettingDiff[]>>>();
+
+function compareSettingsOnce(source: TopicState, target: TopicState): readonly SettingDiff[] {
+  const from = source.configs;
+  const to = target.configs;
+  if (from === null || to === null) return compareTopicSettings(source, target);
+  let byTarget = settingsByConfigs.get(from);
+  if (byTarget === undefined) settingsByConfigs.set(from, (byTarget = new WeakMap()));
+  let byCounts = byTarget.get(to);
+  if (byCounts === undefined) byTarget.set(to, (byCounts = new Map()));
+  // Both counts in one number: partition counts stay far below 2^26.
+  const counts = source.partitions.length * 2 ** 26 + target.partitions.length;
+  let settings = byCounts.get(counts);
+  if (settings === undefined) byCounts.set(counts, (settings = compareTopicSettings(source, target)));
+  return settings;
 }
 
 /**
@@ -54,8 +79,7 @@ export function compareTopicSettings(source: TopicState, target: TopicState): Se
   const from = source.configs;
   const to = target.configs;
   const known = from !== null && to !== null;
-  const policy = (v: string) => v.split(",").map((p) => p.trim()).sort().join(",");
-  diffs.push({ setting: "cleanup.policy", source: from?.cleanupPolicy ?? null, target: to?.cleanupPolicy ?? null, weaker: known && policy(from.cleanupPolicy) !== policy(to.cleanupPolicy) });
+  diffs.push({ setting: "cleanup.policy", source: from?.cleanupPolicy ?? null, target: to?.cleanupPolicy ?? null, weaker: known && sortPolicy(from.cleanupPolicy) !== sortPolicy(to.cleanupPolicy) });
   diffs.push(compareLimit("retention.ms", from?.retentionMs, to?.retentionMs));
   diffs.push(compareLimit("retention.bytes", from?.retentionBytes, to?.retentionBytes));
   const maxFrom = from?.maxMessageBytes ?? null;
@@ -71,6 +95,11 @@ export function compareTopicSettings(source: TopicState, target: TopicState): Se
     weaker: known && to.uncleanLeaderElection && !from.uncleanLeaderElection,
   });
   return diffs;
+}
+
+/** cleanup.policy's values in one order (`compact,delete` and `delete, compact` are the same policy). */
+function sortPolicy(policy: string): string {
+  return policy.split(",").map((p) => p.trim()).sort().join(",");
 }
 
 /** A retention limit; Kafka's -1 (null here) keeps forever. Undefined: configs not read. */

@@ -9,6 +9,7 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
+import { createSectionReader } from "./section-changes";
 import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
 
 /** Why a reset was recognised; the evidence names it. */
@@ -59,17 +60,20 @@ export function detectTopicReset(ctx: DetectorContext, marks: Readonly<Record<st
   const found = new Set<string>();
   for (const { view, before } of ctx.judged) {
     const now = view.partition;
-    const signals = [
-      hasTopicIdChanged(before, now) && ResetSignal.TOPIC_ID_CHANGED,
-      hasLogEndRewound(before, now) && ResetSignal.LOG_END_REWOUND,
-      staysBeyondLogEnd(before, now) && ResetSignal.POSITION_BEYOND_LOG_END,
-    ].filter((s): s is ResetSignalName => s !== false);
-    if (signals.length === 0) continue;
+    const idChanged = hasTopicIdChanged(before, now);
+    const rewound = hasLogEndRewound(before, now);
+    const beyond = staysBeyondLogEnd(before, now);
+    // Nothing allocated for the partitions that show no signal (all but a few of 100,000).
+    if (!idChanged && !rewound && !beyond) continue;
+    const signals = [idChanged && ResetSignal.TOPIC_ID_CHANGED, rewound && ResetSignal.LOG_END_REWOUND, beyond && ResetSignal.POSITION_BEYOND_LOG_END].filter(
+      (s): s is ResetSignalName => s !== false,
+    );
     candidates.push(createResetCandidate(ctx, view, before, signals, "previous-cycle"));
     found.add(view.key);
   }
+  const readMark = createSectionReader(marks);
   for (const view of listFreshFlowPartitions(ctx.current)) {
-    const mark = marks[view.key];
+    const mark = readMark(view.key);
     if (mark === undefined || found.has(view.key) || !hasTopicIdChanged({ sourceTopicId: mark.topicId }, view.partition)) continue;
     const before = { sourceTopicId: mark.topicId, sourceLogEnd: null, mm2Position: BigInt(mark.highest) };
     candidates.push(createResetCandidate(ctx, view, before, [ResetSignal.TOPIC_ID_CHANGED], "last-known"));
