@@ -44,7 +44,13 @@ const memorySchema = z.object({
   ),
   // Memories written before MM2_POSITION_MOVED existed have no marks: start with none.
   committed: z
-    .record(z.string(), z.object({ committed: offsetString, highest: offsetString, topicId: z.string().nullable(), replacedCommitted: offsetString.optional() }))
+    .record(z.string(), z.object({
+      committed: offsetString,
+      highest: offsetString,
+      topicId: z.string().nullable(),
+      replacedCommitted: offsetString.optional(),
+      goneSince: z.number().int().nonnegative().optional(),
+    }))
     .default({}),
   lastFindings: z.array(findingSchema),
 });

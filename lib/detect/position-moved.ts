@@ -15,7 +15,7 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
-import { createSectionBuilder, createSectionReader } from "./section-changes";
+import { createSectionBuilder, createSectionReader, readSectionChanges, type SectionBuilder } from "./section-changes";
 import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
 
 type Direction = "back" | "forward";
@@ -60,13 +60,17 @@ export function detectPositionMoves(
   const readOld = createSectionReader(marks);
   const candidates: EventCandidate[] = [];
   const freshFlows = new Set(ctx.current.flows.filter((flow) => isFlowFresh(ctx.current, flow)));
-  // One pass over every partition: a partition that left every flow forgets its mark; the others
-  // keep it unless they are fresh with a committed position (listFreshFlowPartitions order).
+  // One pass over every partition: each keeps its mark unless it is fresh with a committed position
+  // (listFreshFlowPartitions order); the marks of partitions that left every flow are kept after it (keepGoneMarks).
+  let visited = 0;
   for (const view of listFlowPartitions(ctx.current)) {
     const { committedPosition: committed, mm2Position, sourceTopicId } = view.partition;
-    const old = readOld(view.key);
+    const stored = readOld(view.key);
+    if (stored !== undefined) visited++;
+    // Back in a flow: no longer gone (put below with `stored` as its base, so the change is persisted).
+    const old = stored?.goneSince === undefined ? stored : withoutGoneSince(stored);
     if (committed === null || !freshFlows.has(view.flow) || view.partition.unknown !== null) {
-      if (old !== undefined) next.put(view.key, old, old);
+      if (old !== undefined) next.put(view.key, stored, old);
       continue;
     }
     const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
@@ -75,11 +79,11 @@ export function detectPositionMoves(
       // Connect's committed position stays the old topic's until MM2 commits on the new one (seen in the bench: the
       // next cycles read 100 → 10 as "moved back by hand"). The new mark starts at the new log start.
       const start = view.partition.sourceLogStart ?? 0n;
-      next.put(view.key, old, createResetMark(start, sourceTopicId, committed));
+      next.put(view.key, stored, createResetMark(start, sourceTopicId, committed));
       continue;
     }
     if (old?.replacedCommitted !== undefined && old.replacedCommitted === committed.toString()) {
-      next.put(view.key, old, old);
+      next.put(view.key, stored, old);
       continue;
     }
     // The mark's positions, parsed once for every use below.
@@ -88,7 +92,7 @@ export function detectPositionMoves(
     // The connector has just stopped: judged next cycle against the mark as it was (absorbing the
     // committed position into `highest` now would hide a move made while it stays stopped).
     if (found === "wait") {
-      next.put(view.key, old, old!);
+      next.put(view.key, stored, old!);
       continue;
     }
     // A forward move counts once it holds in two cycles in a row with the same committed position:
@@ -98,17 +102,50 @@ export function detectPositionMoves(
     if (found?.direction === "forward") {
       const mark = was!;
       if (!(mark.committed === committed && committed > mark.highest)) {
-        next.put(view.key, old, createMark(committed, mark.highest, sourceTopicId, old, was));
+        next.put(view.key, stored, createMark(committed, mark.highest, sourceTopicId, old, was));
         continue;
       }
     }
     const move = found;
     if (move !== null) candidates.push(createMoveCandidate(view, move, "connect-offsets"));
     const highest = move === null && sameTopic ? maxOffset(was!.highest, mm2Position ?? committed) : (mm2Position ?? committed);
-    next.put(view.key, old, createMark(committed, maxOffset(highest, committed), sourceTopicId, old, was));
+    next.put(view.key, stored, createMark(committed, maxOffset(highest, committed), sourceTopicId, old, was));
   }
+  keepGoneMarks(marks, next, visited, ctx.now);
   candidates.push(...findSkipsInSyncs(ctx).map(([view, move]) => createMoveCandidate(view, move, "offset-sync-gap")));
   return { candidates, marks: next.finish() };
+}
+
+/** How long the mark of a partition that left every flow is kept. */
+const goneMarkKeepMs = 24 * 3_600_000;
+
+/**
+ * Keeps the marks of partitions that left every flow, with when they left, for `goneMarkKeepMs`: a topic deleted and
+ * recreated across a cycle that read it gone comes back with a new topic ID, and TOPIC_RESET judges it against the
+ * old one kept here (the bench at load 13, 2026-12-02: latency-reset-0's marks were forgotten in the cycle that saw
+ * the topic deleted, MM2 had committed on the new topic by the next one, and no TOPIC_RESET came). Walks the old
+ * marks only in a cycle where some were not visited (a topic left, or gone marks are held).
+ */
+function keepGoneMarks(
+  marks: Readonly<Record<string, CommittedMark>>,
+  next: SectionBuilder<CommittedMark>,
+  visited: number,
+  now: number,
+): void {
+  const size = readSectionChanges(marks)?.size ?? Object.keys(marks).length;
+  if (visited >= size) return;
+  for (const key in marks) {
+    if (next.has(key)) continue;
+    const mark = marks[key]!;
+    if (mark.goneSince === undefined) next.put(key, mark, { ...mark, goneSince: now });
+    else if (now - mark.goneSince < goneMarkKeepMs) next.put(key, mark, mark);
+  }
+}
+
+function withoutGoneSince(mark: CommittedMark): CommittedMark {
+  const back: CommittedMark = { ...mark };
+  delete back.goneSince;
+  return back;
 }
 
 /**

@@ -70,6 +70,8 @@ export interface SectionBuilder<T> {
    * stored differently than `old`; by default, whether it is another object.
    */
   put(key: string, old: T | undefined, entry: T, stored?: boolean): void;
+  /** Whether `key` was put. */
+  has(key: string): boolean;
   /** The section, recorded. */
   finish(): Record<string, T>;
 }
@@ -111,6 +113,9 @@ export function createSectionBuilder<T>(base: Readonly<Record<string, T>>, now: 
         touchedBefore.push(old);
         touchedAfter.push(entry);
       }
+    },
+    has(key) {
+      return entries[key] !== undefined;
     },
     finish() {
       // The base's size from its own record; a base read from the store is counted once.

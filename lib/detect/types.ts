@@ -163,6 +163,11 @@ export interface CommittedMark {
    * reports exactly this value it is not the new topic's position and is not compared (it would read as a move back).
    */
   replacedCommitted?: string;
+  /**
+   * When the partition left every flow (its topic deleted, or out of MM2's filter): the mark is kept for a day so
+   * that a topic recreated across a cycle that read it gone is judged against its old topic ID (TOPIC_RESET).
+   */
+  goneSince?: number;
 }
 
 /**

@@ -8,6 +8,8 @@ export interface TopicResetOptions {
   topic?: string;
   /** Records produced into the recreated topic (default 30). */
   records?: number;
+  /** Runs once the topic is gone and before it is created again (a test polls a cycle that sees it absent). */
+  whileDeleted?: () => Promise<void>;
 }
 
 export interface TopicResetReport {
@@ -44,6 +46,7 @@ export async function runTopicReset(state: SandboxState, opts: TopicResetOptions
     await admin.deleteTopics({ topics: [topic], timeout: 30_000 });
     faultAt = Date.now();
     await waitUntil(async () => !(await admin.listTopics()).includes(topic), `${topic} to be deleted`);
+    await opts.whileDeleted?.();
     await waitUntil(async () => {
       try {
         if (await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: false })) return true;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as getAlerts } from "@/app/api/alerts/route";
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { Snapshot } from "@/lib/collector/types";
+import { getMirrorSourceOffsets } from "@/lib/connect";
 import { describeTopicIds, topicIdToHex } from "@/lib/sandbox/kafka-cli";
 import { sleep } from "@/lib/sandbox/processes";
 import { runFailTask, runLag, runPurge, runRecover, runResetNone, runResume, runTopicReset } from "@/lib/sandbox/scenarios";
@@ -19,6 +20,16 @@ const state = readSandboxState();
 const east = state.clusters.east!.bootstrap;
 const runtime = createSandboxRuntime(state, 5, { stallAfterMs: 15_000 });
 const topic = `losstest-${randomUUID().slice(0, 8)}`;
+
+/** Waits, without running a cycle, until Connect holds `position` (last copied offset + 1) for every partition of `topic`. */
+async function waitForCommittedOnNewTopic(topic: string, position: bigint): Promise<void> {
+  const endpoint = { url: state.connect.url, timeoutMs: 10_000 };
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline; await sleep(1000)) {
+    const offsets = (await getMirrorSourceOffsets(endpoint, "mm2-east-west-source")).filter((o) => o.topic === topic);
+    if (offsets.length === 2 && offsets.every((o) => o.offset + 1n === position)) return;
+  }
+  throw new Error(`MM2 did not commit position ${position} on both partitions of the recreated ${topic} within 90 s`);
+}
 
 async function produce(name: string, partition: number, count: number): Promise<void> {
   const producer = sandboxKafka(east).producer();
@@ -131,6 +142,41 @@ describe("faults injected in the sandbox raise exactly the expected alert with e
     expect(firing("MM2_POSITION_MOVED", reset)).toEqual([]);
     expect(firing("TOPIC_RESET", reset).length).toBeGreaterThanOrEqual(1);
   }, 330_000);
+
+  it("topic-reset seen across a cycle in which the topic is gone: TOPIC_RESET against the last known topic ID", async () => {
+    const reset = `resetgone-${randomUUID().slice(0, 8)}`;
+    await ensureTopics(east, [{ topic: reset, partitions: 2 }]);
+    await produce(reset, 0, 30);
+    await produce(reset, 1, 30);
+    const committed = (s: Snapshot) => s.flows[0]!.partitions.filter((p) => p.topic === reset && p.lag === 0n && p.committedPosition === 30n).length === 2;
+    await cycleUntil(committed, `${reset} replicated and committed`);
+    // The bench at load 13 deleted and recreated latency-reset-0 across a cycle that read the topic gone, and MM2 had
+    // copied the new topic and committed on it before the next cycle: the only sign left was the new topic ID, and
+    // the marks that kept the old one were forgotten when the partitions left the flow (2026-12-02 21:26).
+    const report = await runTopicReset(state, {
+      topic: reset,
+      records: 10,
+      whileDeleted: async () => {
+        const gone = await runtime.collector.runCycle();
+        expect(gone.flows[0]!.partitions.some((p) => p.topic === reset)).toBe(false);
+      },
+    });
+    await waitForCommittedOnNewTopic(reset, 5n);
+    const seen = await runtime.collector.runCycle();
+    expect(seen.flows[0]!.partitions.filter((p) => p.topic === reset).map((p) => [p.partition, p.sourceLogEnd, p.committedPosition]))
+      .toEqual([[0, 5n, 5n], [1, 5n, 5n]]);
+    const alerts = firing("TOPIC_RESET", reset).sort((a, b) => (a.partition ?? 0) - (b.partition ?? 0));
+    expect(alerts.map((a) => a.partition)).toEqual([0, 1]);
+    for (const a of alerts) {
+      expect(a.evidence).toMatchObject({
+        detectedBy: "topic-id-changed",
+        comparedWith: "last-known",
+        oldTopicId: topicIdToHex(report.oldTopicId),
+        newTopicId: topicIdToHex(report.newTopicId),
+      });
+    }
+    expect(firing("MM2_POSITION_MOVED", reset)).toEqual([]);
+  }, 240_000);
 
   it("auto.offset.reset=none then a purge: MM2 stays RUNNING without progress and TASK_STALLED names the partition", async () => {
     await runResetNone(state);

@@ -119,8 +119,10 @@ describe("detector memory persistence", () => {
     expect(changes.slice(3)).toEqual([
       [["cycle-at", "json"], ["finding|TASK_STALLED|east->west", null], [`sync|${MOVING}`, "json"], [`stall|${STUCK}`, paused], [`committed|${MOVING}`, "json"]],
       [["cycle-at", "json"], [`sync|${MOVING}`, "json"], [`stall|${STUCK}`, null], [`committed|${STUCK}`, "json"], [`committed|${MOVING}`, "json"]],
-      [["cycle-at", "json"], [`committed|${STUCK}`, "json"], [`committed|${MOVING}`, null]],
+      // orders/3 left the flow: its committed mark is kept, marked gone (a recreated topic is judged against it).
+      [["cycle-at", "json"], [`committed|${STUCK}`, "json"], [`committed|${MOVING}`, "json"]],
     ]);
+    expect(outputs[5]!.memory.committed[MOVING]?.goneSince).toBe(T0 + 5 * 60_000);
   });
 
   it("starts from an empty memory, and says why, when a stored entry is not JSON", () => {

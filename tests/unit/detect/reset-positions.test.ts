@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FindingType } from "@/lib/detect/types";
-import { findingsOf, makeFlowPartition, makeSnapshot, runCycles } from "./fixtures";
+import { findingsOf, makeFlowPartition, makeSnapshot, runCycles, T0 } from "./fixtures";
 
 // The bench's topic reset (2026-12-02, latency-reset-2 and -3): a replicated 2-partition topic with 100 records each,
 // deleted and recreated with 10 each. MM2's committed position (Connect's offsets) stays 100 until MM2 commits on the
@@ -58,6 +58,46 @@ describe("a topic reset, seen by TOPIC_RESET and MM2_POSITION_MOVED", () => {
       previousLag: null,
     });
     expect(movesOf(outputs)).toEqual([[], [], [], []]);
+  });
+
+  it("is reported when a cycle read the topic gone and MM2 had committed on the new topic by the next", () => {
+    // The bench at load 13 (latency-reset-0): the partitions left the flow for a cycle, which forgot their marks.
+    const outputs = runCycles([
+      { snapshot: makeSnapshot({ cycle: 1, partitions: [replicated] }) },
+      { snapshot: makeSnapshot({ cycle: 2, partitions: [] }) },
+      { snapshot: makeSnapshot({ cycle: 3, partitions: [recreated(10n, 10n)] }) },
+      { snapshot: makeSnapshot({ cycle: 4, partitions: [recreated(10n, 10n)] }) },
+      // MM2 copies on: no move read from the new mark (whose replaced position was the new topic's own).
+      { snapshot: makeSnapshot({ cycle: 5, partitions: [{ ...recreated(15n, 15n), sourceLogEnd: 20n }] }) },
+      { snapshot: makeSnapshot({ cycle: 6, partitions: [{ ...recreated(15n, 15n), sourceLogEnd: 20n }] }) },
+      { snapshot: makeSnapshot({ cycle: 7, partitions: [{ ...recreated(20n, 20n), sourceLogEnd: 20n }] }) },
+    ]);
+    expect(outputs[1]!.memory.committed["east->west|orders|2"]).toEqual({ committed: "100", highest: "100", topicId: "id-1", goneSince: T0 + 10_000 });
+    expect(resetsOf(outputs).slice(0, 4)).toEqual([[], [], ["id-1→id-2 last-known"], ["id-1→id-2 last-known"]]);
+    expect(findingsOf(outputs[2], FindingType.TOPIC_RESET)[0]?.evidence).toMatchObject({
+      detectedBy: "topic-id-changed",
+      oldTopicId: "id-1",
+      newTopicId: "id-2",
+      previousMm2Position: "100",
+      currentLogEnd: "10",
+      recordsToRecopy: "10",
+    });
+    expect(movesOf(outputs)).toEqual([[], [], [], [], [], [], []]);
+    // Back in the flow: the mark is the new topic's, no longer gone.
+    expect(outputs[2]!.memory.committed["east->west|orders|2"]).toEqual({ committed: "0", highest: "0", topicId: "id-2", replacedCommitted: "10" });
+  });
+
+  it("forgets a gone partition's mark after a day: a topic recreated later is not judged against it", () => {
+    const day = 24 * 3_600_000;
+    const outputs = runCycles([
+      { snapshot: makeSnapshot({ cycle: 1, partitions: [replicated] }) },
+      { snapshot: makeSnapshot({ cycle: 2, partitions: [] }) },
+      { snapshot: makeSnapshot({ cycle: 3, partitions: [] }), now: T0 + 10_000 + day - 1 },
+      { snapshot: makeSnapshot({ cycle: 4, partitions: [] }), now: T0 + 10_000 + day },
+      { snapshot: makeSnapshot({ cycle: 5, partitions: [recreated(10n, 10n)] }), now: T0 + 20_000 + day },
+    ]);
+    expect(outputs.map((o) => Object.keys(o.memory.committed).length)).toEqual([1, 1, 1, 0, 1]);
+    expect(resetsOf(outputs)).toEqual([[], [], [], [], []]);
   });
 
   it("stays quiet while the topic ID is the same or not known", () => {
