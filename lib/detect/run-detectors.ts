@@ -1,4 +1,4 @@
-import type { ClusterSnapshot, ConsumerGroupState, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
+import { flowPartitionKey, type ClusterSnapshot, type ConsumerGroupState, type Flow, type FlowPartition, type OffsetSyncPoint, type Snapshot } from "@/lib/collector/types";
 import { detectAbortedRecordsCopied } from "./aborted-copied";
 import { detectCommitsWithoutLeaderEpoch } from "./commit-without-leader-epoch";
 import { detectDataLoss } from "./data-loss";
@@ -43,14 +43,15 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
   const before = indexFreshFlowPartitions(previous);
   const fresh = indexFreshFlowPartitions(current);
   const syncs = stepSyncs(memory.syncMarkers, history, (key) => fresh.has(key) && before.has(key), (key) => fresh.has(key), now);
+  const newSyncs = dropSharedHeartbeatSyncs(current, syncs.newSyncs);
   const ctx: DetectorContext = {
     previous,
     current,
     now,
     thresholds,
-    newSyncs: syncs.newSyncs,
+    newSyncs,
     syncHistory: history.offsetSyncs,
-    judged: listJudgedPartitions(current, previous, syncs.newSyncs),
+    judged: listJudgedPartitions(current, previous, newSyncs),
   };
 
   const moves = detectPositionMoves(ctx, memory.committed);
@@ -95,6 +96,26 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
       lastFindings: levelFindings,
     },
   };
+}
+
+/**
+ * The new offset syncs without those of heartbeats topics in flows split over several MirrorSourceConnectors: each
+ * connector copies heartbeats whatever its topic filter (MirrorSourceConnector.shouldReplicateTopic takes heartbeats
+ * topics) and writes their syncs into the one offset-syncs topic, so the steps interleave two writers — read as one
+ * they look like a truncated target, re-copies and skipped offsets (tests/integration/production/split-flow.test.ts).
+ * Heartbeats carry MM2's liveness, no data: their steps are not judged.
+ */
+function dropSharedHeartbeatSyncs(snapshot: Snapshot, newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>): ReadonlyMap<string, readonly OffsetSyncPoint[]> {
+  const split = snapshot.flows.filter((flow) => flow.connectors.sources.length > 1);
+  if (split.length === 0 || newSyncs.size === 0) return newSyncs;
+  const kept = new Map(newSyncs);
+  for (const flow of split) {
+    const remoteHeartbeats = `${flow.replicationPolicy.separator}heartbeats`;
+    for (const p of flow.partitions) {
+      if (p.topic === "heartbeats" || p.topic.endsWith(remoteHeartbeats)) kept.delete(flowPartitionKey(flow.id, p.topic, p.partition));
+    }
+  }
+  return kept;
 }
 
 /** Last cycle's findings that were not produced now because their data is stale or unknown. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FindingType } from "@/lib/detect/types";
-import { findingsOf, makeCluster, makeFlowPartition, makeHistory, makeSnapshot, makeTopic, runCycles, T0 } from "./fixtures";
+import { findingsOf, makeCluster, makeFlow, makeFlowPartition, makeHistory, makeSnapshot, makeTopic, runCycles, T0 } from "./fixtures";
 
 describe("TARGET_TRUNCATED", () => {
   it("reports the target log end going backwards with the number of records gone", () => {
@@ -60,5 +60,28 @@ describe("TARGET_TRUNCATED", () => {
       { snapshot: makeSnapshot({ cycle: 3, partitions: [makeFlowPartition({ targetLogEnd: 10n })], clusters: [makeCluster("east"), makeCluster("west", { stale: true })] }) },
     ]);
     expect(outputs.flatMap((o) => findingsOf(o, FindingType.TARGET_TRUNCATED))).toEqual([]);
+  });
+});
+
+describe("offset syncs of heartbeats in a flow split over two MirrorSourceConnectors", () => {
+  // The bench (2026-12-02, load 13): a second connector of east->west copied heartbeats 0–75 again into
+  // east.heartbeats (offsets 75–150) while the first went on: syncs 74→74, 75→151 (first), 75→150 (second), 79→155.
+  const heartbeats = makeFlowPartition({ topic: "heartbeats", targetTopic: "east.heartbeats", partition: 0, sourceLogEnd: 90n, mm2Position: 90n, targetLogEnd: 166n, latestSync: { upstream: 79n, downstream: 155n } });
+  const syncs: [number, number][] = [[74, 74], [75, 151], [75, 150], [79, 155]];
+  const cyclesWith = (sources: string[]) => {
+    const flows = () => [makeFlow({ partitions: [heartbeats], connectors: { ...makeFlow().connectors, sources } })];
+    return runCycles([
+      { snapshot: makeSnapshot({ cycle: 1, flows: flows() }), history: makeHistory(syncs.slice(0, 1), "heartbeats", 0) },
+      { snapshot: makeSnapshot({ cycle: 2, flows: flows() }), history: makeHistory(syncs, "heartbeats", 0) },
+    ]);
+  };
+  const eventsOf = (outputs: ReturnType<typeof runCycles>) => outputs[1]!.findings.filter((f) => f.topic?.endsWith("heartbeats")).map((f) => f.type);
+
+  it("are not judged: two writers interleave them", () => {
+    expect(eventsOf(cyclesWith(["mm2-source", "mm2-source-split"]))).toEqual([]);
+  });
+
+  it("are judged with one connector, where a downstream rewind is a truncated target", () => {
+    expect(eventsOf(cyclesWith(["mm2-source"]))).toContain(FindingType.TARGET_TRUNCATED);
   });
 });
