@@ -47,7 +47,9 @@ interface StoredAnswer extends CapturedAnswer {
 type Forward = () => void;
 
 /** Paths whose answers come from the read model (pages and the read-only API); health, metrics and sign-in are live. */
-const cachedPrefixes = ["/flows", "/alerts", "/risks", "/connect", "/api/flows", "/api/clusters", "/api/connect", "/api/alerts", "/api/risks"];
+const cachedPrefixes = [
+  "/flows", "/alerts", "/risks", "/connect", "/api/flows", "/api/clusters", "/api/connect", "/api/alerts", "/api/risks",
+];
 /** Request headers an App Router answer varies on besides the URL (RSC navigations and prefetches). */
 const variantHeaders = ["rsc", "next-router-state-tree", "next-router-prefetch", "next-router-segment-prefetch", "next-url"];
 /** Headers of a stored answer that describe its transfer, not its content: replayed with a content-length. */
@@ -79,7 +81,8 @@ export class ResponseCache {
     if (key === null || version === null) return forward();
     const stored = this.entries.get(key);
     const age = stored === undefined ? Number.POSITIVE_INFINITY : this.now() - stored.storedAt;
-    if (stored !== undefined && stored.version === version && age < this.options.maxAgeMs) return replay(response, stored, "hit");
+    const fresh = stored !== undefined && stored.version === version && age < this.options.maxAgeMs;
+    if (fresh) return replay(response, stored, "hit");
     const givable = stored !== undefined && age < this.options.maxAgeMs + this.staleGraceMs ? stored : null;
     const waiting = this.rendering.get(key);
     if (waiting !== undefined) {
@@ -139,7 +142,8 @@ export class ResponseCache {
 
 /** Writes a stored answer with its own length (the original may have been chunked). */
 function replay(response: http.ServerResponse, stored: StoredAnswer, status: "hit" | "stale"): void {
-  const headers: http.OutgoingHttpHeaders = { ...stored.headers, [cacheStatusHeader]: status, "content-length": stored.body.length };
+  const length = stored.body.length;
+  const headers: http.OutgoingHttpHeaders = { ...stored.headers, [cacheStatusHeader]: status, "content-length": length };
   response.writeHead(stored.status, headers);
   response.end(stored.body);
 }
@@ -184,7 +188,8 @@ function captureAnswer(response: http.ServerResponse, done: (answer: CapturedAns
 
 function collectChunk(chunks: Buffer[], chunk: unknown, encoding: unknown): void {
   if (chunk === undefined || chunk === null || typeof chunk === "function") return;
-  if (typeof chunk === "string") chunks.push(Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8"));
+  const textEncoding = typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8";
+  if (typeof chunk === "string") chunks.push(Buffer.from(chunk, textEncoding));
   // Copied: a writer may reuse its buffer once write() returns.
   else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
 }

@@ -98,6 +98,8 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
   };
 }
 
+type NewSyncs = ReadonlyMap<string, readonly OffsetSyncPoint[]>;
+
 /**
  * The new offset syncs without those of heartbeats topics in flows split over several MirrorSourceConnectors: each
  * connector copies heartbeats whatever its topic filter (MirrorSourceConnector.shouldReplicateTopic takes heartbeats
@@ -105,14 +107,15 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
  * they look like a truncated target, re-copies and skipped offsets (tests/integration/production/split-flow.test.ts).
  * Heartbeats carry MM2's liveness, no data: their steps are not judged.
  */
-function dropSharedHeartbeatSyncs(snapshot: Snapshot, newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>): ReadonlyMap<string, readonly OffsetSyncPoint[]> {
+function dropSharedHeartbeatSyncs(snapshot: Snapshot, newSyncs: NewSyncs): NewSyncs {
   const split = snapshot.flows.filter((flow) => flow.connectors.sources.length > 1);
   if (split.length === 0 || newSyncs.size === 0) return newSyncs;
   const kept = new Map(newSyncs);
   for (const flow of split) {
     const remoteHeartbeats = `${flow.replicationPolicy.separator}heartbeats`;
     for (const p of flow.partitions) {
-      if (p.topic === "heartbeats" || p.topic.endsWith(remoteHeartbeats)) kept.delete(flowPartitionKey(flow.id, p.topic, p.partition));
+      if (p.topic !== "heartbeats" && !p.topic.endsWith(remoteHeartbeats)) continue;
+      kept.delete(flowPartitionKey(flow.id, p.topic, p.partition));
     }
   }
   return kept;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FlowReadings } from "@/lib/collector/flow-builder";
 import { discoverFlows, type FlowDefinition } from "@/lib/collector/flow-discovery";
+import { internPartitionName } from "@/lib/collector/partition-keys";
 import {
   type CheckpointPoint,
   type ClusterSnapshot,
@@ -191,7 +192,8 @@ export function createSyntheticWorld(base: Snapshot, history: ReadonlyMap<string
           const at = stateAt(wp, c);
           sourceParts.push({ ...wp.source, logStart: at.logStart, logEnd: at.logEnd });
           targetParts.push({ ...wp.target, logEnd: at.position + wp.delta });
-          positions.set(`${wp.topic}/${wp.partition}`, at.position - (wp.kind === "stalled" ? 1n : committedBehind + 1n));
+          // Keyed as the collector keys MM2's positions (flow-readings.ts): the same interned string every cycle.
+          positions.set(internPartitionName(wp.topic, wp.partition), at.position - (wp.kind === "stalled" ? 1n : committedBehind + 1n));
           const last = wp.history.at(-1);
           if ((cycle + wp.partition + i) % syncEveryCycles === 0 && (last === undefined || last.upstream < at.position - 1n)) {
             wp.history.push({ upstream: at.position - 1n, downstream: at.position + wp.delta - 1n });
