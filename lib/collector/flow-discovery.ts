@@ -3,7 +3,7 @@ import type { Connector } from "@/lib/connect/types";
 import {
   type CheckpointTiming,
   createDefaultReplicationPolicy,
-  createIdentityReplicationPolicy,
+  createReplicationPolicy,
   defaultCheckpointTiming,
   defaultGroupsExclude,
   locateOffsetSyncsTopic,
@@ -160,7 +160,7 @@ function defineDedicatedFlow(source: string, target: string, configs: DedicatedC
   if (known === null) {
     const id = formatFlowId(source, target);
     const override = overrides[id]?.replicationPolicy;
-    const policy = override ? createPolicy(override.kind, override.separator ?? ".", source) : createDefaultReplicationPolicy();
+    const policy = override ? createReplicationPolicy(override.kind, override.separator ?? ".", source) : createDefaultReplicationPolicy();
     return {
       id,
       source,
@@ -283,12 +283,12 @@ function resolvePolicy(
 ): { policy: ReplicationPolicy; warning: FlowConfigWarning | null } {
   const source = c.config["source.cluster.alias"] ?? "";
   const separator = c.config["replication.policy.separator"] ?? ".";
-  if (override) return { policy: createPolicy(override.kind, override.separator ?? separator, source), warning: null };
+  if (override) return { policy: createReplicationPolicy(override.kind, override.separator ?? separator, source), warning: null };
   const policyClass = c.config["replication.policy.class"]?.trim() || "DefaultReplicationPolicy";
   const simple = simpleClass(policyClass);
   const mm2Policy = simple === "DefaultReplicationPolicy" || simple === "IdentityReplicationPolicy";
   const known = mm2Policy && [simple, `${mm2Package}.${simple}`].includes(policyClass);
-  const policy = createPolicy(known && simple === "IdentityReplicationPolicy" ? "identity" : "default", separator, source);
+  const policy = createReplicationPolicy(known && simple === "IdentityReplicationPolicy" ? "identity" : "default", separator, source);
   if (known) return { policy, warning: null };
   const id = formatFlowId(source, c.config["target.cluster.alias"] ?? "");
   return {
@@ -303,12 +303,6 @@ function resolvePolicy(
         `set flows."${id}".replicationPolicy in the config to say which it behaves like`,
     },
   };
-}
-
-function createPolicy(kind: "default" | "identity", separator: string, source: string): ReplicationPolicy {
-  return kind === "identity"
-    ? createIdentityReplicationPolicy({ separator, sourceClusterAlias: source })
-    : createDefaultReplicationPolicy({ separator });
 }
 
 function simpleClass(name: string): string {

@@ -1,4 +1,5 @@
 import { flowPartitionKey, type ClusterSnapshot, type ConsumerGroupState, type Flow, type FlowPartition, type OffsetSyncPoint, type Snapshot } from "@/lib/collector/types";
+import { createReplicationPolicy } from "@/lib/mm2";
 import { detectAbortedRecordsCopied } from "./aborted-copied";
 import { detectCommitsWithoutLeaderEpoch } from "./commit-without-leader-epoch";
 import { detectDataLoss } from "./data-loss";
@@ -112,10 +113,13 @@ function dropSharedHeartbeatSyncs(snapshot: Snapshot, newSyncs: NewSyncs): NewSy
   if (split.length === 0 || newSyncs.size === 0) return newSyncs;
   const kept = new Map(newSyncs);
   for (const flow of split) {
-    const remoteHeartbeats = `${flow.replicationPolicy.separator}heartbeats`;
+    const policy = createReplicationPolicy(flow.replicationPolicy.kind, flow.replicationPolicy.separator, flow.source);
+    // Partitions come grouped by topic: the policy is asked once per topic.
+    let topic: string | null = null;
+    let heartbeats = false;
     for (const p of flow.partitions) {
-      if (p.topic !== "heartbeats" && !p.topic.endsWith(remoteHeartbeats)) continue;
-      kept.delete(flowPartitionKey(flow.id, p.topic, p.partition));
+      if (p.topic !== topic) [topic, heartbeats] = [p.topic, policy.isHeartbeatsTopic(p.topic)];
+      if (heartbeats) kept.delete(flowPartitionKey(flow.id, p.topic, p.partition));
     }
   }
   return kept;

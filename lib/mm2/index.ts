@@ -53,6 +53,7 @@ export {
 export {
   createDefaultReplicationPolicy,
   createIdentityReplicationPolicy,
+  createReplicationPolicy,
   locateOffsetSyncsTopic,
   nameDedicatedModeTopics,
   nameTargetTopics,

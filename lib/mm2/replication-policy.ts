@@ -57,6 +57,13 @@ function splitLikeJava(topic: string, separator: string): string[] {
   return parts;
 }
 
+/** The policy a flow names (`Flow.replicationPolicy`): its kind and separator, for a flow from `source`. */
+export function createReplicationPolicy(kind: "default" | "identity", separator: string, source: string): ReplicationPolicy {
+  return kind === "identity"
+    ? createIdentityReplicationPolicy({ separator, sourceClusterAlias: source })
+    : createDefaultReplicationPolicy({ separator });
+}
+
 /** Creates a DefaultReplicationPolicy: remote topics are `<source><separator><topic>`. */
 export function createDefaultReplicationPolicy(options: ReplicationPolicyOptions = {}): ReplicationPolicy {
   const separator = options.separator ?? ".";

@@ -1,17 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type CheckpointPoint, flowPartitionKey } from "@/lib/collector/types";
 import { defaultThresholds } from "@/lib/config/thresholds";
 import type { Finding } from "@/lib/detect/types";
 import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
-import { createSqliteStore, type Store } from "@/lib/store";
+import type { Store } from "@/lib/store";
 import {
   CheckpointIndex, type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors, type FlowTranslation,
   SyncModelCache, translateFlow,
 } from "@/lib/translation";
 import { makeFlow, makeGroup, steadySyncs, T0 } from "../translation/fixtures";
+import { createTempSqliteStores } from "./temp-sqlite-stores";
 
 const FLOWS = ["east->west", "east->south"];
 const cycleMs = 10_000;
@@ -90,24 +88,8 @@ async function readStoredWatch(store: Store): Promise<{ watch: CheckpointWatch; 
   return { watch, generation: head.generation, segments: head.segments };
 }
 
-let dir: string;
-let stores: Store[];
-
-beforeEach(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-watch-cycles-"));
-  stores = [];
-});
-
-afterEach(async () => {
-  for (const s of stores) await s.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function openStore(): Store {
-  const store = createSqliteStore(path.join(dir, "gapwatch.db"));
-  stores.push(store);
-  return store;
-}
+const stores = createTempSqliteStores("gapwatch-watch-cycles-");
+const openStore = () => stores.open();
 
 describe("the checkpoint watch kept from cycle to cycle (the watch stored per change) give a from-scratch run's answers", () => {
   it("every cycle: same translations, same findings, same watch stored, across a restart", { timeout: 30_000 }, async () => {
@@ -121,8 +103,7 @@ describe("the checkpoint watch kept from cycle to cycle (the watch stored per ch
     for (let c = 0; c < 40; c++) {
       if (c === 25) {
         // A restart: a new process on the same database file reads the watch back.
-        await store.close();
-        stores = [];
+        await stores.close(store);
         store = openStore();
         source = createTranslationFindingSource(store);
       }

@@ -1,19 +1,17 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAlertService, type AlertService } from "@/lib/alerts/alert-service";
 import { ShardAssignment } from "@/lib/collector/shards";
 import { flowPartitionKey } from "@/lib/collector/types";
 import { parseConfigText } from "@/lib/config";
 import { defaultThresholds } from "@/lib/config/thresholds";
 import type { Finding } from "@/lib/detect/types";
-import { createSqliteStore, type Store } from "@/lib/store";
+import type { Store } from "@/lib/store";
 import { translateFlow, type FlowTranslation } from "@/lib/translation";
 import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
 import { makeSnapshot } from "../detect/fixtures";
 import { makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "../translation/fixtures";
 import { holdShards } from "../collector/shard-fixtures";
+import { createTempSqliteStores } from "./temp-sqlite-stores";
 
 /**
  * Group "app" at 9995 on orders/0, latest checkpoint 9000→9000 taken at T0: MM2 owes 9991 from T0 on. `flows`: the
@@ -57,31 +55,14 @@ async function runSource(store: Store, times: number[]): Promise<(number | null)
   return owed;
 }
 
-let dir: string;
-let stores: Store[];
-
-beforeEach(() => {
-  dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-watch-"));
-  stores = [];
-});
-
-afterEach(async () => {
-  for (const s of stores) await s.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function openStore(): Store {
-  const store = createSqliteStore(path.join(dir, "gapwatch.db"));
-  stores.push(store);
-  return store;
-}
+const stores = createTempSqliteStores("gapwatch-watch-");
+const openStore = () => stores.open();
 
 describe("the translation finding source keeps its checkpoint watch across restarts", () => {
   it("after a restart the owed checkpoint is still owed since T0: the finding neither resolves nor starts over", async () => {
     const first = openStore();
     expect(await runSource(first, [T0, T0 + 100_000, T0 + 190_000])).toEqual([[], [], [190_000]]);
-    await first.close();
-    stores = [];
+    await stores.close(first);
     // A new process: new store handle, new finding source, same database file.
     expect(await runSource(openStore(), [T0 + 200_000, T0 + 210_000])).toEqual([[200_000], [210_000]]);
   });
@@ -323,8 +304,7 @@ describe("a first cycle after a restart that cannot judge a group carries its st
     const first = openStore();
     const before = await fireBeforeRestart(first);
     expect([before.finding.key, before.finding.evidence.owedForMs]).toEqual(["CHECKPOINT_STALE|east->west|app|orders|0", 190_000]);
-    await first.close();
-    stores = [];
+    await stores.close(first);
     // A new process 210 s later (well past resolveAfterMs, 60 s), whose first cycle cannot read the group's offsets.
     const restarted = startGapwatch(openStore());
     const carried = await runCycle(restarted, unknownAt(T0 + 400_000), T0 + 400_000);
@@ -343,8 +323,7 @@ describe("a first cycle after a restart that cannot judge a group carries its st
   it("control: the group read and caught up: the alert resolves 60 s (resolveAfterMs) after it was last seen, as before", async () => {
     const first = openStore();
     await fireBeforeRestart(first);
-    await first.close();
-    stores = [];
+    await stores.close(first);
     const restarted = startGapwatch(openStore());
     const early = await runCycle(restarted, caughtUpAt(T0 + 220_000), T0 + 220_000);
     expect([early.findings, early.alerts, early.transitions]).toEqual([[], [["firing", T0 + 190_000, T0 + 190_000, 190_000]], []]);
