@@ -140,8 +140,12 @@ export function renderReport(r: BenchReport): string {
   if (r.http) {
     out.push(
       formatTable(
-        ["target", "conns", "s", "p50 ms", "p99 ms", "req/s", "completed", "non-2xx/errors/timeouts", "KiB/resp", "cache"],
-        r.http.load.map((l) => [l.name, l.connections, l.seconds, fmt(l.p50Ms), fmt(l.p99Ms), fmt(l.requestsPerSecond), l.completed, `${l.non2xx}/${l.errors}/${l.timeouts}`, fmt(l.responseKiB), renderCacheOutcomes(l)]),
+        ["target", "conns", "s", "p50 ms", "p99 ms", "req/s", "completed", "non-2xx/errors/timeouts", "KiB/resp", "encoding", "cache"],
+        r.http.load.map((l) => [
+          l.name, l.connections, l.seconds, fmt(l.p50Ms), fmt(l.p99Ms), fmt(l.requestsPerSecond), l.completed,
+          `${l.non2xx}/${l.errors}/${l.timeouts}`, fmt(l.responseKiB), l.acceptEncoding ? "browser's (compressed)" : "none",
+          renderCacheOutcomes(l),
+        ]),
       ),
     );
     out.push("Single-URL loads are answered mostly by the response cache (server.responseCacheMs, one render per URL a second or a cycle); the many-topics load asks for a random topic page each time: cache = answers by x-gapwatch-cache.");

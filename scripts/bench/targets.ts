@@ -1,7 +1,7 @@
 // Issue 12's targets judged against one bench report: every figure next to its target, met or not, and where a
 // phase did not run, "not measured" (never "met"). The report prints this table last and keeps it in its JSON.
 import type { BenchReport } from "./report";
-import { rotatedLoadName } from "./http-phase";
+import { rotatedLoadName, uncompressedFlowPageName } from "./http-phase";
 
 export interface TargetVerdict {
   /** What is measured, with the size it is judged at. */
@@ -66,6 +66,11 @@ export function judgeTargets(r: BenchReport): TargetVerdict[] {
   for (const name of ["flow API", "topic page", "flow page"]) {
     add(`${name} p99 under 50 connections, ${at}`, "≤ 50 ms", "4", judge(load(name)?.p99Ms ?? null, 50, ms));
   }
+  const plain = load(uncompressedFlowPageName);
+  add(`${uncompressedFlowPageName} p99 under 50 connections (a client without gzip), ${at}`, "reported", "4", plain === null ? { measured: "not measured", verdict: "not measured" } : {
+    measured: `p99 ${ms(plain.p99Ms)}, ${Math.round(plain.requestsPerSecond)} req/s, ${Math.round(plain.responseKiB)} KiB an answer`,
+    verdict: "reported",
+  });
   const spread = load(rotatedLoadName);
   add(`${rotatedLoadName} p99 under 50 connections (mostly rendered), ${at}`, "reported", "4", spread === null ? { measured: "not measured", verdict: "not measured" } : {
     measured: `p99 ${ms(spread.p99Ms)}, ${Math.round(spread.requestsPerSecond)} req/s over ${spread.urls ?? 0} URLs`,

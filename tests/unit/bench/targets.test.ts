@@ -31,7 +31,7 @@ const cycleAt = (partitions: number, cpuMs: number[], peakRssMiB: number): Cycle
 describe("judgeTargets", () => {
   it("says not measured, never met, for every phase that did not run", () => {
     const verdicts = judgeTargets(createReport());
-    expect(verdicts.length).toBe(15);
+    expect(verdicts.length).toBe(16);
     expect(new Set(verdicts.map((v) => v.verdict))).toEqual(new Set(["not measured"]));
   });
 
@@ -42,11 +42,16 @@ describe("judgeTargets", () => {
     report.http = {
       benchPartitions: 10_000,
       load: [
-        { name: "flow API", path: "/api/flows/x", connections: 50, seconds: 10, p50Ms: 12, p99Ms: 48, requestsPerSecond: 900, completed: 9000, non2xx: 0, errors: 0, timeouts: 0, responseKiB: 250 },
-        { name: "topic page", path: "/flows/x/topics/t", connections: 50, seconds: 10, p50Ms: 30, p99Ms: 51, requestsPerSecond: 500, completed: 5000, non2xx: 0, errors: 0, timeouts: 0, responseKiB: 80 },
+        { name: "flow API", path: "/api/flows/x", connections: 50, seconds: 10, p50Ms: 12, p99Ms: 48, requestsPerSecond: 900, completed: 9000, non2xx: 0, errors: 0, timeouts: 0, responseKiB: 250, acceptEncoding: null },
+        { name: "topic page", path: "/flows/x/topics/t", connections: 50, seconds: 10, p50Ms: 30, p99Ms: 51, requestsPerSecond: 500, completed: 5000, non2xx: 0, errors: 0, timeouts: 0, responseKiB: 80, acceptEncoding: "gzip" },
+        {
+          name: "flow page, uncompressed", path: "/flows/x", connections: 50, seconds: 10, p50Ms: 40, p99Ms: 90, requestsPerSecond: 1712.4,
+          completed: 17124, non2xx: 0, errors: 0, timeouts: 0, responseKiB: 146.3, acceptEncoding: null,
+        },
         {
           name: "topic pages, many topics", path: "/flows/x/topics/t0 (1 of 200)", connections: 50, seconds: 10, p50Ms: 400, p99Ms: 2100,
           requestsPerSecond: 96.4, completed: 964, non2xx: 0, errors: 0, timeouts: 0, responseKiB: 80, urls: 200, cacheOutcomes: { miss: 900, hit: 64 },
+          acceptEncoding: "gzip",
         },
       ],
       pages: [
@@ -64,6 +69,7 @@ describe("judgeTargets", () => {
     expect(find(verdicts, "flow API p99")).toMatchObject({ measured: "48 ms", verdict: "met" });
     expect(find(verdicts, "topic page p99")).toMatchObject({ measured: "51 ms", verdict: "NOT met" });
     expect(find(verdicts, "flow page p99")).toMatchObject({ measured: "not measured", verdict: "not measured" });
+    expect(find(verdicts, "flow page, uncompressed p99")).toMatchObject({ measured: "p99 90 ms, 1712 req/s, 146 KiB an answer", verdict: "reported" });
     expect(find(verdicts, "topic pages, many topics p99")).toMatchObject({ measured: "p99 2100 ms, 96 req/s over 200 URLs", verdict: "reported" });
     expect(find(verdicts, "page TTFB")).toMatchObject({ what: "page TTFB, slowest first load of 2 pages, 10,000 partitions", measured: "201 ms", verdict: "NOT met" });
   });
