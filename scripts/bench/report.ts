@@ -148,7 +148,7 @@ export function renderReport(r: BenchReport): string {
         ]),
       ),
     );
-    out.push("Single-URL loads are answered mostly by the response cache (server.responseCacheMs, one render per URL a second or a cycle); the many-topics load asks for a random topic page each time: cache = answers by x-gapwatch-cache.");
+    out.push("Single-URL loads are answered mostly by the response cache (server.responseCacheMs, 5 s by default: about one render per URL a cycle); the many-topics load asks for a random topic page each time: cache = answers by x-gapwatch-cache.");
     out.push(
       formatTable(
         ["page (first load)", "plain GET before ms", "TTFB ms", "DOMContentLoaded ms", "load ms", "HTML KiB"],

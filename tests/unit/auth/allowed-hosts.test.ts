@@ -3,7 +3,7 @@ import { allowedHostPatterns, isHostAllowed } from "@/lib/auth/allowed-hosts";
 
 describe("allowed hosts", () => {
   it("defaults to the public URL's host and loopback on any port", () => {
-    const patterns = allowedHostPatterns({ publicUrl: "https://gapwatch.example.com", requireSignInForReads: false, responseCacheMs: 1000 });
+    const patterns = allowedHostPatterns({ publicUrl: "https://gapwatch.example.com", requireSignInForReads: false, responseCacheMs: 5000 });
     expect(patterns).toEqual(["gapwatch.example.com", "localhost", "127.0.0.1", "[::1]"]);
     for (const host of ["gapwatch.example.com", "GAPWATCH.example.com:443", "localhost:3000", "127.0.0.1:3315", "[::1]:80", "[::1]"]) {
       expect([host, isHostAllowed(host, patterns)]).toEqual([host, true]);
@@ -14,7 +14,7 @@ describe("allowed hosts", () => {
   });
 
   it("takes server.allowedHosts as given: a port in an entry must match exactly", () => {
-    const patterns = allowedHostPatterns({ allowedHosts: ["gw.internal:8443", "Dash.Example"], requireSignInForReads: false, responseCacheMs: 1000 });
+    const patterns = allowedHostPatterns({ allowedHosts: ["gw.internal:8443", "Dash.Example"], requireSignInForReads: false, responseCacheMs: 5000 });
     expect(patterns).toEqual(["gw.internal:8443", "dash.example"]);
     expect(isHostAllowed("gw.internal:8443", patterns)).toBe(true);
     expect(isHostAllowed("gw.internal:8444", patterns)).toBe(false);

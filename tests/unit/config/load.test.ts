@@ -52,7 +52,7 @@ describe("parseConfigText", () => {
       flows: {},
       store: { kind: "sqlite" },
       admin: {},
-      server: { requireSignInForReads: false, responseCacheMs: 1000 },
+      server: { requireSignInForReads: false, responseCacheMs: 5000 },
       audit: { enabled: false, recordsPerFlowPerMinute: 200, exclude: [], ignoreHeaders: [] },
       metrics: { topicSeriesLimit: 4_000, partitionSeriesLimit: 1_000, partitionSeriesTopics: [] },
       notifications: { webhooks: [] },

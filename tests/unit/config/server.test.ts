@@ -8,7 +8,7 @@ function issuesOf(result: { success: boolean; error?: { issues: { path: Property
 
 describe("server config", () => {
   it("defaults to reads open and no proxy authentication", () => {
-    expect(serverSchema.parse({})).toEqual({ requireSignInForReads: false, responseCacheMs: 1000 });
+    expect(serverSchema.parse({})).toEqual({ requireSignInForReads: false, responseCacheMs: 5000 });
   });
 
   it("fills proxyAuth's defaults and accepts addresses and CIDR blocks of both families", () => {
