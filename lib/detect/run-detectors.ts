@@ -12,7 +12,15 @@ import { detectPositionMoves } from "./position-moved";
 import { detectRedelivery } from "./redelivery";
 import { detectReplicationLag } from "./replication-lag";
 import { detectRetentionRisk } from "./retention-risk";
-import { findCluster, findTopic, indexFreshFlowPartitions, isClusterFresh, listJudgedPartitions, type DetectorContext } from "./snapshot-views";
+import {
+  findCluster,
+  findTopic,
+  indexFreshFlowPartitions,
+  isClusterFresh,
+  keepOnlySnapshotIndex,
+  listJudgedPartitions,
+  type DetectorContext,
+} from "./snapshot-views";
 import { stepSyncs } from "./sync-steps";
 import { detectTargetGroupRewinds } from "./target-group-rewound";
 import { detectTargetTruncation } from "./target-truncated";
@@ -86,6 +94,8 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     ...detectCoverageFindings(ctx),
   ];
   const levelFindings = [...level, ...carryUnknownFindings(memory.lastFindings, level, isUnknown)];
+  // The last detector to read `previous` ran: its index need not outlive it.
+  keepOnlySnapshotIndex(current);
   return {
     findings: [...listEventFindings(events), ...levelFindings],
     memory: {

@@ -156,6 +156,12 @@ interface PartitionSlots {
   slots: readonly SyncPoint[];
 }
 
+/** Partitions by topic, then partition number, and in the order they got their first sync. */
+interface PartitionIndex {
+  byTopic: Map<string, Map<number, PartitionSlots>>;
+  inOrder: TopicPartition[];
+}
+
 /** The first slot whose upstream is at or before `upstream` (a loop: this runs per translated row). */
 function findFirstAtOrBefore(slots: readonly SyncPoint[], upstream: bigint): SyncPoint | undefined {
   for (let i = 0; i < slots.length; i++) if (slots[i]!.upstream <= upstream) return slots[i];
@@ -165,12 +171,15 @@ function findFirstAtOrBefore(slots: readonly SyncPoint[], upstream: bigint): Syn
 /** The modelled store; create it with createOffsetSyncStore. */
 export class OffsetSyncStore {
   /**
-   * By topic, then partition number: found without building a key string per lookup (the translation looks
-   * up one partition per group and partition every cycle, 190,000 times at 100,000 partitions).
+   * The first partition to get a sync, kept apart: the translation keeps one store per flow partition (100,000
+   * at 100,000 partitions), and two maps and a list for that one partition held 50 MiB of the pipeline's heap.
    */
-  private readonly partitions = new Map<string, Map<number, PartitionSlots>>();
-  /** In the order they got their first sync (listPartitions). */
-  private readonly order: TopicPartition[] = [];
+  private first: PartitionSlots | undefined = undefined;
+  /**
+   * The other partitions, made with the second one: by topic, then partition number (found without building a key
+   * string per lookup), and in the order they got their first sync (listPartitions).
+   */
+  private others: PartitionIndex | null = null;
   private readToEnd = false;
   /**
    * The partition found last: the translation keeps one store per flow partition, so every lookup of a cycle asks
@@ -196,10 +205,16 @@ export class OffsetSyncStore {
     const existing = this.findPartition(sync);
     if (existing === undefined) {
       const tp = { topic: sync.topic, partition: sync.partition };
-      let byNumber = this.partitions.get(tp.topic);
-      if (byNumber === undefined) this.partitions.set(tp.topic, (byNumber = new Map()));
-      byNumber.set(tp.partition, { tp, slots: this.fillSlots(point) });
-      this.order.push(tp);
+      const added: PartitionSlots = { tp, slots: this.fillSlots(point) };
+      if (this.first === undefined) {
+        this.first = added;
+        return;
+      }
+      const others: PartitionIndex = (this.others ??= { byTopic: new Map(), inOrder: [] });
+      let byNumber = others.byTopic.get(tp.topic);
+      if (byNumber === undefined) others.byTopic.set(tp.topic, (byNumber = new Map()));
+      byNumber.set(tp.partition, added);
+      others.inOrder.push(tp);
       return;
     }
     const clearAll =
@@ -257,13 +272,15 @@ export class OffsetSyncStore {
 
   /** Topic-partitions that have at least one sync. */
   listPartitions(): TopicPartition[] {
-    return [...this.order];
+    return this.first === undefined ? [] : [this.first.tp, ...(this.others?.inOrder ?? [])];
   }
 
   private findPartition(tp: TopicPartition): PartitionSlots | undefined {
     const last = this.lastFound;
     if (last !== undefined && last.tp.partition === tp.partition && last.tp.topic === tp.topic) return last;
-    const found = this.partitions.get(tp.topic)?.get(tp.partition);
+    const first = this.first;
+    const isFirst = first !== undefined && first.tp.partition === tp.partition && first.tp.topic === tp.topic;
+    const found = isFirst ? first : this.others?.byTopic.get(tp.topic)?.get(tp.partition);
     if (found !== undefined) this.lastFound = found;
     return found;
   }

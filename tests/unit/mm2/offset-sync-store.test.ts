@@ -168,6 +168,26 @@ describe("OffsetSyncStore beyond the Java tests", () => {
     expect(store.listPartitions()).toEqual([tp, other]);
   });
 
+  it("lists partitions in the order of their first sync and keeps each one's slots, the first one's included", () => {
+    const store = createOffsetSyncStore();
+    store.markReadToEnd();
+    const renamed = { topic: `${tp.topic}-b`, partition: 7 };
+    const other = { topic: tp.topic, partition: tp.partition + 1 };
+    sync(store, tp, 100n, 200n);
+    expect(store.listPartitions()).toEqual([tp]);
+    sync(store, renamed, 10n, 20n);
+    sync(store, other, 50n, 60n);
+    // The first partition keeps taking syncs after others joined; a rewind clears only its own slots.
+    sync(store, tp, 150n, 251n);
+    sync(store, renamed, 5n, 30n);
+    expect(store.listPartitions()).toEqual([tp, renamed, other]);
+    expect(store.listRetainedSyncs(tp)).toEqual([{ upstream: 150n, downstream: 251n }, { upstream: 100n, downstream: 200n }]);
+    expect(store.getSlots(renamed)).toEqual(Array.from({ length: 64 }, () => ({ upstream: 5n, downstream: 30n })));
+    expect(store.lookupLatestSync(other, 55n)).toEqual({ upstream: 50n, downstream: 60n });
+    expect(translate(store, 160n)).toBe(252n);
+    expect(store.getSlots({ topic: tp.topic, partition: 99 })).toBeNull();
+  });
+
   it("rejects a malformed record without touching the store", () => {
     const store = createOffsetSyncStore();
     expect(() => store.handleRecord(Buffer.from("0006", "hex"), Buffer.alloc(16))).toThrow(MalformedRecordError);
