@@ -52,7 +52,7 @@ describe("PostgreSQL store", () => {
       "SELECT data_type FROM information_schema.columns WHERE table_name = 'partition_packs' AND column_name IN ('bucket', 'data') ORDER BY column_name",
     );
     await client.end();
-    expect(versions.rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(versions.rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(types.rows).toEqual([{ data_type: "bigint" }, { data_type: "bytea" }]);
   });
 
@@ -110,6 +110,65 @@ describe("PostgreSQL store", () => {
       "CREATE UNIQUE INDEX translation_packs_pkey ON public.translation_packs USING btree (series, tier, bucket)",
     ]);
     expect(options.rows).toEqual([{ options: ["autovacuum_vacuum_scale_factor=0.02"] }]);
+  });
+
+  it("lets a web instance keep the staged blobs it read (rows never change) and follow the packs that replace them", async () => {
+    const t0 = Date.UTC(2025, 0, 15, 3, 0, 0);
+    const minute = 60_000;
+    await admin.query("CREATE DATABASE staged_reader");
+    const [collector, web] = [createPostgresStore(databaseUrl("staged_reader")), createPostgresStore(databaseUrl("staged_reader"))];
+    await sampleAt(collector, t0 + 10_000, 100n);
+    await sampleAt(collector, t0 + 20_000, 110n);
+    const staged = [expectedSample(t0 + 10_000, 100n), expectedSample(t0 + 20_000, 110n)];
+    expect(await web.readPartitionHistory("east->west", "orders", 0, t0, t0 + 4 * minute)).toEqual(staged);
+    // The rows' data emptied behind the readers' backs (an empty cycle blob): the web instance answers from what it
+    // read, a reader that never read them finds no sample in them.
+    const client = new pg.Client({ connectionString: databaseUrl("staged_reader") });
+    await client.connect();
+    const saved = await client.query<{ id: string; data: Buffer }>("SELECT id, data FROM partition_staged ORDER BY id");
+    await client.query("UPDATE partition_staged SET data = '\\x00000000'::bytea");
+    const fresh = createPostgresStore(databaseUrl("staged_reader"));
+    expect(await web.readPartitionHistory("east->west", "orders", 0, t0, t0 + 4 * minute)).toEqual(staged);
+    expect(await fresh.readPartitionHistory("east->west", "orders", 0, t0, t0 + 4 * minute)).toEqual([]);
+    for (const row of saved.rows) await client.query("UPDATE partition_staged SET data = $2 WHERE id = $1", [row.id, row.data]);
+    await client.end();
+    // The collector packs the closed bucket (its staged rows deleted) and stages new cycles: both readers follow.
+    await sampleAt(collector, t0 + 5 * minute + 10_000, 200n);
+    await sampleAt(collector, t0 + 10 * minute + 10_000, 300n);
+    const all = [...staged, expectedSample(t0 + 5 * minute + 10_000, 200n), expectedSample(t0 + 10 * minute + 10_000, 300n)];
+    expect(await web.readPartitionHistory("east->west", "orders", 0, t0, t0 + 11 * minute)).toEqual(all);
+    expect(await fresh.readPartitionHistory("east->west", "orders", 0, t0, t0 + 11 * minute)).toEqual(all);
+    await Promise.all([collector.close(), web.close(), fresh.close()]);
+  });
+
+  it("publishes read models gzip-compressed (migration 12) and still reads a text body of the previous version", async () => {
+    await admin.query("CREATE DATABASE packed_models");
+    const store = createPostgresStore(databaseUrl("packed_models"));
+    // A repetitive 2,000,000-character body, as a model is (names and offsets over and over).
+    const body = Array.from({ length: 20_000 }, (_, i) => `{"topic":"orders-${i % 50}","lag":"\u0001${i * 7}"}`).join(",").padEnd(2_000_000, " ");
+    await store.publishReadModel({ shard: "s1", cycle: 7, takenAt: 1_000, body });
+    const client = new pg.Client({ connectionString: databaseUrl("packed_models") });
+    await client.connect();
+    const stored = await client.query<{ text: string | null; packed: number; storage: string }>(
+      `SELECT body AS text, octet_length(packed) AS packed, (SELECT attstorage FROM pg_attribute
+         WHERE attrelid = 'read_models'::regclass AND attname = 'packed') AS storage FROM read_models`,
+    );
+    expect(stored.rows[0]!.text).toBeNull();
+    expect(stored.rows[0]!.packed).toBeLessThan(body.length / 20);
+    expect(stored.rows[0]!.storage).toBe("e");
+    expect(await store.readReadModel("s1")).toEqual({ shard: "s1", cycle: 7, takenAt: 1_000, body });
+    // A row as the previous version wrote it: read as it is until its collector publishes again.
+    await client.query("INSERT INTO read_models (shard, cycle, taken_at, body) VALUES ('s2', 3, 500, 'old text')");
+    expect(await store.readReadModel("s2")).toEqual({ shard: "s2", cycle: 3, takenAt: 500, body: "old text" });
+    await store.publishReadModel({ shard: "s2", cycle: 4, takenAt: 600, body: "new text" });
+    const replaced = await client.query<{ body: string | null }>("SELECT body FROM read_models WHERE shard = 's2'");
+    expect(replaced.rows).toEqual([{ body: null }]);
+    expect(await store.readReadModel("s2")).toEqual({ shard: "s2", cycle: 4, takenAt: 600, body: "new text" });
+    // A collector of the previous version taking the shard over (a rolling upgrade) replaces only the text body.
+    await client.query("UPDATE read_models SET cycle = 5, taken_at = 700, body = 'older collector' WHERE shard = 's2'");
+    await client.end();
+    expect(await store.readReadModel("s2")).toEqual({ shard: "s2", cycle: 5, takenAt: 700, body: "older collector" });
+    await store.close();
   });
 
   it("rejects a write whose connection is terminated mid-transaction, without an unhandled error, and writes again", async () => {

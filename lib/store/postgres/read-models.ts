@@ -1,15 +1,36 @@
+import { promisify } from "node:util";
+import { constants as bufferConstants } from "node:buffer";
+import { constants as zlibConstants, gunzip, gzip } from "node:zlib";
 import type pg from "pg";
 import type { AcknowledgementRequest, PublishedReadModel, ReadModelVersion } from "../types";
 import { queryRows } from "./connection";
 
-/** Replaces the shard's published read model (one row per shard). */
+/** zlib on libuv's thread pool: neither the collector's nor a web instance's event loop compresses. */
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+/** The fastest level: a 36 MiB body (10,010 partitions) to 2.1 MiB in ~0.15 s of a pool thread. */
+const gzipLevel = 1;
+const maxBufferLength = bufferConstants.MAX_LENGTH;
+
+/** Replaces the shard's published read model (one row per shard), its body gzip-compressed (migration 12). */
 export async function publishReadModel(pool: pg.Pool, model: PublishedReadModel): Promise<void> {
+  const packed = await gzipAsync(Buffer.from(model.body), { level: gzipLevel });
   await queryRows(
     pool,
-    `INSERT INTO read_models (shard, cycle, taken_at, body) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (shard) DO UPDATE SET cycle = excluded.cycle, taken_at = excluded.taken_at, body = excluded.body`,
-    [model.shard, model.cycle, model.takenAt, model.body],
+    `INSERT INTO read_models (shard, cycle, taken_at, body, packed) VALUES ($1, $2, $3, NULL, $4)
+     ON CONFLICT (shard) DO UPDATE SET cycle = excluded.cycle, taken_at = excluded.taken_at, body = NULL, packed = excluded.packed`,
+    [model.shard, model.cycle, model.takenAt, packed],
   );
+}
+
+/**
+ * The size a gzip member records in its last 4 bytes (mod 2^32), at least zlib's default chunk: as one output chunk
+ * (one byte more, so that zlib does not ask for another) the inflated body comes back as one buffer, instead of
+ * ~2,300 chunks of 16 KiB that the event loop collects and concatenates (36 MiB at 10,010 partitions: 63–89 ms of
+ * event-loop time, 4–15 ms as one chunk).
+ */
+function readGzipSize(packed: Buffer): number {
+  return Math.min(Math.max(zlibConstants.Z_DEFAULT_CHUNK, packed.length >= 4 ? packed.readUInt32LE(packed.length - 4) : 0), maxBufferLength - 1);
 }
 
 /** Which cycle each shard published, without the bodies (what web instances poll). */
@@ -18,13 +39,22 @@ export async function listReadModelVersions(pool: pg.Pool): Promise<ReadModelVer
   return rows.map((r) => ({ shard: r.shard, cycle: Number(r.cycle), takenAt: Number(r.taken_at) }));
 }
 
+/**
+ * A shard's published model. A collector of the previous version writes the body as text and leaves `packed` as it
+ * was, while this version writes `packed` and clears the text: a text body is always the newer one.
+ */
 export async function readReadModel(pool: pg.Pool, shard: string): Promise<PublishedReadModel | null> {
-  const [row] = await queryRows<{ shard: string; cycle: string; taken_at: string; body: string }>(
+  const [row] = await queryRows<{ shard: string; cycle: string; taken_at: string; body: string | null; packed: Buffer | null }>(
     pool,
-    "SELECT shard, cycle, taken_at, body FROM read_models WHERE shard = $1",
+    "SELECT shard, cycle, taken_at, body, packed FROM read_models WHERE shard = $1",
     [shard],
   );
-  return row ? { shard: row.shard, cycle: Number(row.cycle), takenAt: Number(row.taken_at), body: row.body } : null;
+  if (!row) return null;
+  let body: string;
+  if (row.body !== null) body = row.body;
+  else if (row.packed !== null) body = (await gunzipAsync(row.packed, { chunkSize: readGzipSize(row.packed) + 1 })).toString("utf8");
+  else throw new Error(`the published read model of shard ${shard} has no body`);
+  return { shard: row.shard, cycle: Number(row.cycle), takenAt: Number(row.taken_at), body };
 }
 
 /** Records an acknowledgement for the collector that owns the alert; a second request for the alert replaces the first. */

@@ -8,6 +8,7 @@ import {
 } from "../tiers";
 import { inTransaction, queryRows } from "./connection";
 import { rowsPerStatement, transpose } from "./series";
+import { StagedBlobs } from "./staged-blobs";
 
 /** A tiered, change-only, packed series table of the PostgreSQL store: the SQLite store's (lib/store/tiered-table.ts). */
 interface PostgresTieredTableSpec {
@@ -24,6 +25,8 @@ type Point = { at: number; values: (bigint | null)[] };
 
 export class PostgresTieredTable {
   private readonly filter: ChangeFilter;
+  /** The staged blobs this process read (they never change: staged-blobs.ts). */
+  private readonly staged: StagedBlobs;
   private ids: SeriesIds | null = null;
   private rollups: RollupProgress[] | null = null;
   /** The time of the latest write or prune: closed buckets are packed in proportion to the time since (countChunksToPack). */
@@ -31,6 +34,7 @@ export class PostgresTieredTable {
 
   constructor(private readonly spec: PostgresTieredTableSpec) {
     this.filter = new ChangeFilter(spec.valueColumns.length);
+    this.staged = new StagedBlobs(spec.staged);
   }
 
   /** Stages the changed rows' samples at `at`, packs and rolls up this write's slice of the closed buckets, in one transaction. */
@@ -87,23 +91,11 @@ export class PostgresTieredTable {
       const rows = stored.get(Number(p.series))!;
       for (const point of decodePack(p.data, width)) rows.push({ tier: p.tier, at: point.at, values: point.values });
     }
-    const chunks = [...new Set(ids.map((id) => Math.floor(id / stagedChunkSize)))];
-    const staged = await queryRows<{ chunk: number; at: string; data: Buffer }>(
-      pool,
-      `SELECT chunk, at, data FROM ${this.spec.staged} WHERE chunk = ANY($1::int[]) ORDER BY id`,
-      [chunks],
-    );
-    for (const row of staged) {
-      for (const id of ids) {
-        if (Math.floor(id / stagedChunkSize) !== row.chunk) continue;
-        const values = findCycleEntry(row.data, id, width);
-        if (values === undefined) continue;
-        // A later write at the same time replaces the earlier sample (and a packed one: late writes).
-        const rows = stored.get(id)!;
-        const same = rows.findIndex((r) => r.tier === 0 && r.at === Number(row.at));
-        if (same >= 0) rows.splice(same, 1);
-        rows.push({ tier: 0, at: Number(row.at), values });
-      }
+    for (const [id, times] of await this.readStagedValues(pool, ids)) {
+      // A staged sample replaces a packed one of the same time (late writes).
+      const rows = stored.get(id)!.filter((r) => r.tier !== 0 || !times.has(r.at));
+      for (const [at, values] of times) rows.push({ tier: 0, at, values });
+      stored.set(id, rows);
     }
     const [state] = await queryRows<{ newest_at: string | null; pruned_at: string | null }>(
       pool,
@@ -116,6 +108,33 @@ export class PostgresTieredTable {
     };
     for (const id of ids) result.set(id, selectSeriesPoints(stored.get(id)!, from, to, known));
     return result;
+  }
+
+  /**
+   * Each series' staged values by time, in the order written: a later write at the same time replaces the earlier
+   * sample (deleted, then set: it stands where the later write does).
+   */
+  private async readStagedValues(pool: pg.Pool, ids: readonly number[]): Promise<Map<number, Map<number, (bigint | null)[]>>> {
+    const width = this.spec.valueColumns.length;
+    const byChunk = new Map<number, number[]>();
+    for (const id of ids) {
+      const chunk = Math.floor(id / stagedChunkSize);
+      const list = byChunk.get(chunk);
+      if (list) list.push(id);
+      else byChunk.set(chunk, [id]);
+    }
+    const staged = new Map<number, Map<number, (bigint | null)[]>>();
+    for (const blob of await this.staged.read(pool, [...byChunk.keys()])) {
+      for (const id of byChunk.get(blob.chunk) ?? []) {
+        const values = findCycleEntry(blob.data, id, width);
+        if (values === undefined) continue;
+        let times = staged.get(id);
+        if (!times) staged.set(id, (times = new Map()));
+        times.delete(blob.at);
+        times.set(blob.at, values);
+      }
+    }
+    return staged;
   }
 
   /** Packs its slice of the closed buckets and rolls up, drops packs past their window (SQLite's), records `now` for readers. */
