@@ -14,13 +14,20 @@ export interface PageLoad {
   path: string;
   /** A plain GET of the page just before (the route's first render on a fresh server is slower), ms. */
   serverFirstGetMs: number;
-  /** Navigation timing of the first load in a fresh browser context (no cache), milliseconds. */
+  /**
+   * Navigation timing of the first load in a fresh browser context (no cache), milliseconds. The URL carries a query
+   * parameter no page reads, unique per load, so the dashboard's response cache cannot answer it: the page is rendered
+   * for this load, as for a viewer of a page nobody else is looking at.
+   */
   ttfbMs: number;
   domContentLoadedMs: number;
   loadMs: number;
   /** Bytes of the HTML document as transferred. */
   documentKiB: number;
 }
+
+/** Every load's URL differs (see ttfbMs). */
+let loads = 0;
 
 /** GETs `path` once (warming the route), then opens it in a fresh context and reads the Navigation Timing entry. */
 export async function measureFirstLoad(browser: Browser, base: string, name: string, path: string): Promise<PageLoad> {
@@ -30,7 +37,8 @@ export async function measureFirstLoad(browser: Browser, base: string, name: str
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
-    const response = await page.goto(`${base}${path}`, { waitUntil: "load", timeout: 120_000 });
+    const unique = `${path}${path.includes("?") ? "&" : "?"}bench-load=${Date.now()}-${++loads}`;
+    const response = await page.goto(`${base}${unique}`, { waitUntil: "load", timeout: 120_000 });
     if (!response?.ok()) throw new Error(`${path} answered HTTP ${response?.status() ?? "nothing"}`);
     const timing = await page.evaluate(() => {
       const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;

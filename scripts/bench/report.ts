@@ -136,7 +136,7 @@ export function renderReport(r: BenchReport): string {
     if (failed.length) out.push(`Injected, with errors: ${failed.map((i) => `${i.scenario} ${i.target}: ${i.error}`).join("; ")}`);
   } else out.push("(not run)");
 
-  out.push("", `4. API and pages on the ${r.http?.benchPartitions ?? "?"}-partition flow (autocannon; first loads in Chromium, fresh context)`);
+  out.push("", `4. API and pages on the ${r.http?.benchPartitions ?? "?"}-partition flow (autocannon; first loads in Chromium, fresh context, a URL the response cache has not seen)`);
   if (r.http) {
     out.push(
       formatTable(
