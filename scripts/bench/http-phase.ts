@@ -54,7 +54,8 @@ export async function runHttpPhase(
     load.push(await measureLoad(dashboard.base, t.name, t.path, 50, loadSeconds, t.acceptEncoding));
   }
   // The loads above ask for one URL each: the dashboard's response cache answers most of them. This one asks for the
-  // topic pages of many topics at random, so most answers are rendered: what viewers spread over a flow cost.
+  // topic pages of many topics at random, so a render serves only the requests for its URL: what viewers spread over a
+  // flow cost.
   const topics = Math.min(rotatedTopicPages, Math.floor(benchPartitions / partitionsPerBenchTopic));
   const topicPaths = Array.from({ length: topics }, (_, index) => `/flows/${flow}/topics/${nameBenchTopic(index)}`);
   log(`  autocannon ${topics} topic pages at random (50 connections, ${loadSeconds} s)…`);

@@ -72,7 +72,7 @@ export function judgeTargets(r: BenchReport): TargetVerdict[] {
     verdict: "reported",
   });
   const spread = load(rotatedLoadName);
-  add(`${rotatedLoadName} p99 under 50 connections (mostly rendered), ${at}`, "reported", "4", spread === null ? { measured: "not measured", verdict: "not measured" } : {
+  add(`${rotatedLoadName} p99 under 50 connections (a random one of 200 URLs each time), ${at}`, "reported", "4", spread === null ? { measured: "not measured", verdict: "not measured" } : {
     measured: `p99 ${ms(spread.p99Ms)}, ${Math.round(spread.requestsPerSecond)} req/s over ${spread.urls ?? 0} URLs`,
     verdict: "reported",
   });
