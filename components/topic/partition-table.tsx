@@ -18,7 +18,7 @@ const headers = ["Partition", "Source log start", "Source log end", "MM2 positio
  * absolutely placed at `index × rowHeight` inside a spacer as tall as all rows, so thousands of
  * partitions scroll smoothly. With `synthetic > 0` it shows generated rows (browser tests).
  */
-export function PartitionTable({ rows, synthetic, hrefBase, hrefQuery }: { rows: PartitionRowView[]; synthetic: number; hrefBase: string; hrefQuery: string }) {
+export function PartitionTable({ rows, synthetic, hrefBase, hrefQuery }: { rows: readonly PartitionRowView[]; synthetic: number; hrefBase: string; hrefQuery: string }) {
   const data = useMemo(() => (synthetic > 0 ? generateSyntheticPartitionRows(synthetic) : rows), [rows, synthetic]);
   const [scrollTop, setScrollTop] = useState(0);
   const frame = useRef<number | null>(null);

@@ -1,4 +1,13 @@
-import { ledgerKey, type Flow, type FlowPartition, type PartitionState, type Snapshot, type TransactionLedgerView, type UnknownData } from "@/lib/collector/types";
+import {
+  ledgerKey,
+  type ClusterSnapshot,
+  type Flow,
+  type FlowPartition,
+  type PartitionState,
+  type Snapshot,
+  type TransactionLedgerView,
+  type UnknownData,
+} from "@/lib/collector/types";
 import { countAbortedBelow } from "@/lib/detect/aborted-copied";
 import { formatAge, formatCount } from "@/lib/format";
 
@@ -60,18 +69,48 @@ export function listFlowTopicNames(flow: Flow): string[] {
   return [...new Set(flow.partitions.map((p) => p.topic))].sort();
 }
 
-/** The source cluster's broker-side state of a partition (leader, epoch, replicas, ISR), if read. */
-export function findSourcePartitionState(snapshot: Snapshot, flow: Flow, topic: string, partition: number): PartitionState | null {
+/** Per cluster snapshot (immutable, one per cycle): topic → its partitions' broker-side state by number. */
+type TopicStates = ReadonlyMap<number, PartitionState>;
+const statesOf = new WeakMap<ClusterSnapshot, Map<string, TopicStates>>();
+
+/** One topic's broker-side partition states on the flow's source cluster (indexed once per cycle: 1,800 topics). */
+function readSourceTopicStates(snapshot: Snapshot, flow: Flow, topic: string): TopicStates | undefined {
   const cluster = snapshot.clusters.find((c) => c.alias === flow.source);
-  return cluster?.topics.find((t) => t.name === topic)?.partitions.find((p) => p.partition === partition) ?? null;
+  if (!cluster) return undefined;
+  let byTopic = statesOf.get(cluster);
+  if (!byTopic) {
+    byTopic = new Map(cluster.topics.map((t) => [t.name, new Map(t.partitions.map((p) => [p.partition, p]))]));
+    statesOf.set(cluster, byTopic);
+  }
+  return byTopic.get(topic);
 }
 
-/** Rows of the topic page's partition table. */
-export function shapePartitionRows(snapshot: Snapshot, flow: Flow, topic: string): PartitionRowView[] {
-  const cluster = snapshot.clusters.find((c) => c.alias === flow.source);
-  const states = new Map((cluster?.topics.find((t) => t.name === topic)?.partitions ?? []).map((p) => [p.partition, p]));
+/** The source cluster's broker-side state of a partition (leader, epoch, replicas, ISR), if read. */
+export function findSourcePartitionState(snapshot: Snapshot, flow: Flow, topic: string, partition: number): PartitionState | null {
+  return readSourceTopicStates(snapshot, flow, topic)?.get(partition) ?? null;
+}
+
+/**
+ * Per snapshot, per flow: the rows of each topic asked for. Every viewer of a topic in one cycle gets the same
+ * rows (they depend on nothing else), so a cycle formats a topic's rows once, not once per request.
+ */
+const rowsOf = new WeakMap<Snapshot, WeakMap<Flow, Map<string, readonly PartitionRowView[]>>>();
+
+/** Rows of the topic page's partition table (shared by the cycle's requests: do not mutate). */
+export function shapePartitionRows(snapshot: Snapshot, flow: Flow, topic: string): readonly PartitionRowView[] {
+  let byFlow = rowsOf.get(snapshot);
+  if (!byFlow) rowsOf.set(snapshot, (byFlow = new WeakMap()));
+  let byTopic = byFlow.get(flow);
+  if (!byTopic) byFlow.set(flow, (byTopic = new Map()));
+  let rows = byTopic.get(topic);
+  if (!rows) byTopic.set(topic, (rows = buildPartitionRows(snapshot, flow, topic)));
+  return rows;
+}
+
+function buildPartitionRows(snapshot: Snapshot, flow: Flow, topic: string): PartitionRowView[] {
+  const states = readSourceTopicStates(snapshot, flow, topic);
   return listFlowTopicPartitions(flow, topic).map((p) => {
-    const state = states.get(p.partition) ?? null;
+    const state = states?.get(p.partition) ?? null;
     return {
       partition: p.partition,
       sourceLogStart: formatCount(p.sourceLogStart),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { shapePartitionRows } from "@/lib/views/topic";
-import { makeFlow, makeFlowPartition, makeSnapshot, T0 } from "../detect/fixtures";
+import { findSourcePartitionState, shapePartitionRows, type PartitionRowView } from "@/lib/views/topic";
+import { makeCluster, makeFlow, makeFlowPartition, makeSnapshot, makeTopic, T0 } from "../detect/fixtures";
 
 describe("shapePartitionRows", () => {
   it("says why a partition is partial and how old its last good data is", () => {
@@ -84,6 +84,65 @@ describe("shapePartitionRows: lag in data records and target density", () => {
     expect(rows.map((r) => [r.partition, r.mm2Position, r.committedPosition, r.positionNote])).toEqual([
       [0, "500", "500", { label: "target not dense", detail: `MM2 position is Connect's committed one, not derived from the target's log end: ${issue}` }],
       [1, "500", "499", null],
+    ]);
+  });
+});
+
+describe("shapePartitionRows: broker state by topic, rows once per cycle", () => {
+  // Two topics with the same partition numbers: each row must get its own topic's leader, epoch and ISR.
+  const flow = makeFlow({
+    partitions: [
+      makeFlowPartition({ topic: "payments", partition: 1, sourceLeaderEpoch: 9 }),
+      makeFlowPartition({ topic: "orders", partition: 1 }),
+      makeFlowPartition({ topic: "orders", partition: 0, sourceLeaderEpoch: 4 }),
+      makeFlowPartition({ topic: "payments", partition: 0 }),
+    ],
+  });
+  const topics = [
+    makeTopic("orders", [{ partition: 1, leader: 3, leaderEpoch: 7, replicas: [3, 1, 2], isr: [3, 1] }]),
+    makeTopic("payments", [
+      { partition: 0, leader: null, leaderEpoch: 2, replicas: [1, 2], isr: [] },
+      { partition: 1, leader: 2, leaderEpoch: 5, replicas: [2, 3], isr: [2, 3] },
+    ]),
+  ];
+  const snapshot = makeSnapshot({ flows: [flow], east: { topics } });
+  const broker = (rows: readonly PartitionRowView[]) =>
+    rows.map((r) => [r.partition, r.leader, r.leaderEpoch, `${r.isr} / ${r.replicas}`, r.underReplicated]);
+
+  it("takes leader, epoch and ISR from the topic's own partitions on the source cluster", () => {
+    expect(broker(shapePartitionRows(snapshot, flow, "orders"))).toEqual([
+      [0, "—", "4", "— / —", false],
+      [1, "3", "7", "3,1 / 3,1,2", true],
+    ]);
+    expect(broker(shapePartitionRows(snapshot, flow, "payments"))).toEqual([
+      [0, "none (offline)", "2", " / 1,2", true],
+      [1, "2", "5", "2,3 / 2,3", false],
+    ]);
+    expect(findSourcePartitionState(snapshot, flow, "payments", 1)?.leaderEpoch).toBe(5);
+    expect(findSourcePartitionState(snapshot, flow, "orders", 0)).toBeNull();
+    expect(findSourcePartitionState(snapshot, flow, "refunds", 1)).toBeNull();
+  });
+
+  it("answers the same rows to every request of a cycle and new rows for the next cycle", () => {
+    const first = shapePartitionRows(snapshot, flow, "orders");
+    expect(shapePartitionRows(snapshot, flow, "orders")).toBe(first);
+    const nextTopics = [makeTopic("orders", [{ partition: 1, leader: 1, leaderEpoch: 8, replicas: [3, 1, 2], isr: [3, 1, 2] }])];
+    const moved = makeFlowPartition({ topic: "orders", partition: 1, sourceLogEnd: 2500n, mm2Position: 2400n, lag: 100n });
+    const nextFlow = makeFlow({ partitions: [moved] });
+    const next = makeSnapshot({ cycle: 2, flows: [nextFlow], east: { topics: nextTopics } });
+    const rows = shapePartitionRows(next, nextFlow, "orders");
+    const shown = rows.map((r) => [r.partition, r.sourceLogEnd, r.mm2Position, r.lag, r.lagState, r.leader, r.leaderEpoch, r.underReplicated]);
+    expect(shown).toEqual([
+      [1, "2,500", "2,400", "100", "behind", "1", "8", false],
+    ]);
+    expect(broker(shapePartitionRows(snapshot, flow, "orders"))).toEqual(broker(first));
+  });
+
+  it("shows no broker state when the source cluster is not in the snapshot", () => {
+    const noSource = makeSnapshot({ flows: [flow], clusters: [makeCluster("west")] });
+    expect(broker(shapePartitionRows(noSource, flow, "payments"))).toEqual([
+      [0, "—", "0", "— / —", false],
+      [1, "—", "9", "— / —", false],
     ]);
   });
 });
