@@ -1,5 +1,5 @@
 import type { Store, TranslationSeriesPoint } from "@/lib/store";
-import type { FlowTranslation } from "@/lib/translation";
+import type { FlowTranslation, GroupTranslation } from "@/lib/translation";
 
 /** One point of the flow's translation-accuracy chart: records re-read, summed over its groups and partitions. */
 export interface FlowRereadPoint {
@@ -80,10 +80,31 @@ export function readCycleFlowRereads(
 
 /** The flow's re-reads over [from, to] from the store's per-group series (bounded: see maxFlowRereadGroups). */
 export async function readFlowRereads(store: Pick<Store, "readTranslationSeries">, ft: FlowTranslation, range: { from: number; to: number }): Promise<FlowRereadSeries> {
-  const groups = [...ft.groups]
-    .sort((a, b) => (b.totals.failoverReplayRecords > a.totals.failoverReplayRecords ? 1 : b.totals.failoverReplayRecords < a.totals.failoverReplayRecords ? -1 : a.group.localeCompare(b.group)))
-    .slice(0, maxFlowRereadGroups);
+  const groups = selectLargestReplays(ft.groups, maxFlowRereadGroups);
   const series = await Promise.all(groups.map((g) => store.readTranslationSeries(ft.flow, g.group, range.from, range.to)));
   const bucketMs = Math.max(1, Math.ceil((range.to - range.from) / maxFlowRereadPoints));
   return { points: sumFlowRereads(series.flat(), range.from, bucketMs), groups: ft.groups.length, groupsSummed: groups.length, bucketMs };
+}
+
+/** Largest replay first, then by name: the order the card sums groups in. */
+const compareReplays = (a: GroupTranslation, b: GroupTranslation): number => {
+  const [x, y] = [a.totals.failoverReplayRecords, b.totals.failoverReplayRecords];
+  return y > x ? 1 : y < x ? -1 : a.group.localeCompare(b.group);
+};
+
+/**
+ * The first `count` groups in compareReplays order, as a stable sort then a slice would give, without sorting every
+ * group (a flow may have thousands; only 50 are read): one pass, each group compared with the smallest kept first.
+ */
+function selectLargestReplays(groups: readonly GroupTranslation[], count: number): GroupTranslation[] {
+  const kept: GroupTranslation[] = [];
+  for (const g of groups) {
+    if (kept.length === count && compareReplays(g, kept[count - 1]!) >= 0) continue;
+    // After every kept group that does not come later: equal groups keep their order, as in a stable sort.
+    let at = kept.length;
+    while (at > 0 && compareReplays(g, kept[at - 1]!) < 0) at--;
+    kept.splice(at, 0, g);
+    if (kept.length > count) kept.pop();
+  }
+  return kept;
 }

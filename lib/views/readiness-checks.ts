@@ -1,6 +1,6 @@
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { FlowAuditView } from "@/lib/audit";
-import type { ClusterSnapshot, Flow, Snapshot, TopicConfigs } from "@/lib/collector/types";
+import type { ClusterSnapshot, Flow, FlowPartition, Snapshot, TopicConfigs, TopicState } from "@/lib/collector/types";
 import { type Connector, ConnectorState } from "@/lib/connect/types";
 import type { Thresholds } from "@/lib/config/thresholds";
 import { FindingType, type FindingTypeName } from "@/lib/detect/types";
@@ -135,9 +135,10 @@ export function checkTopics({ snapshot, flow }: ReadinessInput): ReadinessCheck 
   const target = freshCluster(snapshot, flow.target);
   if (target === null) return makeCheck("topics", title, "unknown", `${flow.target} did not answer this cycle`);
   const counts = countPartitionsByTopic(flow);
+  const targetTopics = indexTopics(target);
   const items: ReadinessCheck["items"] = [];
   for (const [topic, { targetTopic, partitions }] of counts) {
-    const remote = target.topics.find((t) => t.name === targetTopic);
+    const remote = targetTopics.get(targetTopic);
     const href = flowPath(flow.id, "topics", topic);
     if (remote === undefined) items.push({ text: `${targetTopic} missing on ${flow.target}`, href });
     else if (remote.partitions.length !== partitions) {
@@ -148,13 +149,35 @@ export function checkTopics({ snapshot, flow }: ReadinessInput): ReadinessCheck 
   return makeCheck("topics", title, "not-ready", `${items.length} of ${counts.size} topics missing or different on ${flow.target}: ${items[0]!.text}`, items);
 }
 
-function countPartitionsByTopic(flow: Flow): Map<string, { targetTopic: string; partitions: number }> {
+type TopicCounts = ReadonlyMap<string, { readonly targetTopic: string; readonly partitions: number }>;
+
+/** Per partition list (one per cycle and flow): two checks read it, and a flow may have 10,000s of partitions. */
+const countsOf = new WeakMap<readonly FlowPartition[], TopicCounts>();
+
+function countPartitionsByTopic(flow: Flow): TopicCounts {
+  const known = countsOf.get(flow.partitions);
+  if (known) return known;
   const counts = new Map<string, { targetTopic: string; partitions: number }>();
   for (const p of flow.partitions) {
-    const entry = counts.get(p.topic) ?? { targetTopic: p.targetTopic, partitions: 0 };
-    counts.set(p.topic, { ...entry, partitions: entry.partitions + 1 });
+    const entry = counts.get(p.topic);
+    if (entry) entry.partitions++;
+    else counts.set(p.topic, { targetTopic: p.targetTopic, partitions: 1 });
   }
+  countsOf.set(flow.partitions, counts);
   return counts;
+}
+
+/** Per cluster's topic list (one per cycle): name → its first topic, so a check of 1,000s of topics does not scan. */
+const topicsOf = new WeakMap<readonly TopicState[], ReadonlyMap<string, TopicState>>();
+
+function indexTopics(cluster: ClusterSnapshot): ReadonlyMap<string, TopicState> {
+  const known = topicsOf.get(cluster.topics);
+  if (known) return known;
+  const byName = new Map<string, TopicState>();
+  // The first of a name, as Array.find gives.
+  for (const t of cluster.topics) if (!byName.has(t.name)) byName.set(t.name, t);
+  topicsOf.set(cluster.topics, byName);
+  return byName;
 }
 
 function freshCluster(snapshot: Snapshot, alias: string): ClusterSnapshot | null {
@@ -175,9 +198,10 @@ export function checkTopicConfigs({ snapshot, flow }: ReadinessInput): Readiness
   if (source === null || target === null) return makeCheck("configs", title, "unknown", `${source === null ? flow.source : flow.target} did not answer this cycle`);
   const problems: { status: ReadinessStatus; text: string; href: string }[] = [];
   let unread = 0;
+  const [sourceTopics, targetTopics] = [indexTopics(source), indexTopics(target)];
   for (const [topic, { targetTopic }] of countPartitionsByTopic(flow)) {
-    const from = source.topics.find((t) => t.name === topic)?.configs ?? null;
-    const to = target.topics.find((t) => t.name === targetTopic)?.configs ?? null;
+    const from = sourceTopics.get(topic)?.configs ?? null;
+    const to = targetTopics.get(targetTopic)?.configs ?? null;
     if (from === null || to === null) {
       unread++;
       continue;

@@ -46,6 +46,21 @@ describe("readFlowCatchUp", () => {
     expect(estimate.state).toBe("unknown");
   });
 
+  it("writes each partition's fields in one order whichever way it was judged (the API's JSON)", () => {
+    const window = new ProgressWindow(300_000);
+    const alone = makeAt(0, null, [500, 600]);
+    const [unknown] = readFlowCatchUp(window.record(alone), alone.flows[0]!).partitions;
+    expect(Object.entries(unknown!)).toEqual([["topic", "orders"], ["partition", 2], ["lag", null], ["state", "unknown"], ["replicationRate", null], ["produceRate", null], ["etaSeconds", null]]);
+    const later = makeAt(20, [1000, 1000], [400, 640]);
+    const [caughtUp, wentBack] = readFlowCatchUp(window.record(later), later.flows[0]!).partitions;
+    expect(Object.keys(caughtUp!)).toEqual(["topic", "partition", "lag", "state", "replicationRate", "produceRate", "etaSeconds"]);
+    expect(Object.entries(wentBack!)).toEqual([["topic", "orders"], ["partition", 3], ["lag", 240n], ["state", "unknown"], ["replicationRate", null], ["produceRate", null], ["etaSeconds", null]]);
+    // Against the first sample still (the window's oldest): orders/3 copied 80 and 40 arrived in 40 s, 60 left.
+    const last = makeAt(40, [1100, 1100], [580, 640]);
+    const [, rated] = readFlowCatchUp(window.record(last), last.flows[0]!).partitions;
+    expect(Object.entries(rated!)).toEqual([["topic", "orders"], ["partition", 3], ["lag", 60n], ["state", "catching-up"], ["etaSeconds", 60], ["replicationRate", 2], ["produceRate", 1]]);
+  });
+
   it("compares with the oldest sample still inside the window, one kept per tenth of it", () => {
     const window = new ProgressWindow(300_000);
     let reading = window.record(makeAt(0, [0, 0], [0, 0]));

@@ -66,6 +66,18 @@ describe("readFlowRereads", () => {
     expect(asked.includes(`east->west:g01:${T0}-${T0 + 3_600_000}`)).toBe(false);
     expect(got).toEqual({ points: [{ at: T0 + 30_000, failoverReread: 100, reread: 50 }], groups: 52, groupsSummed: 50, bucketMs: 30_000 });
   });
+
+  it("reads the same groups in the same order as sorting every group would, ties on replay by name", async () => {
+    // 400 groups in a scrambled order, replays 0–9 (many ties), names unique.
+    const groups = Array.from({ length: 400 }, (_, i) => group(`g${String((i * 7919) % 400).padStart(3, "0")}`, BigInt((i * 31) % 10)));
+    const sorted = [...groups].sort((a, b) => Number(b.totals.failoverReplayRecords - a.totals.failoverReplayRecords) || a.group.localeCompare(b.group));
+    const asked: string[] = [];
+    const store = { readTranslationSeries: async (_flow: string, name: string) => (asked.push(name), []) };
+    await readFlowRereads(store, { flow: "east->west", groups } as unknown as FlowTranslation, { from: T0, to: T0 + 60_000 });
+    expect(asked).toEqual(sorted.slice(0, maxFlowRereadGroups).map((g) => g.group));
+    // g001 is group 79 (79 × 7,919 mod 400), whose replay is 9 (79 × 31 mod 10): the largest, and the first name.
+    expect(asked.slice(0, 3)).toEqual(["g001", "g011", "g021"]);
+  });
 });
 
 describe("readCycleFlowRereads", () => {

@@ -155,6 +155,22 @@ describe("failover readiness", () => {
     expect(statusOf(other, "topics")?.message).toBe("1 of 1 topics missing or different on west: east.orders has 2 partitions, orders has 1");
   });
 
+  it("judges each cycle's topic lists and partitions afresh over a sequence of cycles sharing lists", () => {
+    const first = healthySnapshot();
+    const flow = first.flows[0]!;
+    const east = first.clusters[0]!;
+    expect(statusOf(assess(first), "topics")?.status).toBe("ok");
+    // The next cycle keeps the flow's partition list but the target lost its topic.
+    const lost = assess({ ...first, clusters: [east, makeCluster("west")], flows: [flow] });
+    expect(statusOf(lost, "topics")?.message).toBe("1 of 1 topics missing or different on west: east.orders missing on west");
+    // Then a second partition of orders (a new list) on an unchanged target list: the counts are the new list's.
+    const grown = { ...flow, partitions: [...flow.partitions, makeFlowPartition({ partition: 3 })] };
+    expect(statusOf(assess({ ...first, flows: [grown] }), "topics")?.message).toBe("1 of 1 topics missing or different on west: east.orders has 1 partitions, orders has 2");
+    // A name listed twice: the first entry counts, as a scan finds it.
+    const twice = makeCluster("west", { topics: [makeTopic("east.orders", [{ partition: 2 }]), makeTopic("east.orders", [{ partition: 0 }, { partition: 1 }])] });
+    expect(statusOf(assess({ ...first, clusters: [east, twice], flows: [flow] }), "topics")?.status).toBe("ok");
+  });
+
   it("is not ready when MM2's topic filter matches no topic", () => {
     const snapshot = healthySnapshot();
     const r = assess({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [], topicsFilter: "payments-.*" }] });
