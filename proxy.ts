@@ -4,6 +4,7 @@ import { mayRead, readSessionCookie } from "@/lib/auth/session";
 import { getConfig } from "@/lib/config";
 import { readEnv } from "@/lib/config/env";
 import { errorCodes } from "@/lib/errors";
+import { requestPathHeader } from "@/lib/views/not-found";
 
 /** Reachable without an identity when server.requireSignInForReads is on: the sign-in page and its API. */
 const openPaths = new Set(["/signin", "/api/session"]);
@@ -36,7 +37,7 @@ export function proxy(request: NextRequest): NextResponse {
     const error = `this Gapwatch process runs with GAPWATCH_ROLE=collector: it polls and serves only /api/health and /api/metrics; open a web instance (GAPWATCH_ROLE=web) for ${path}`;
     return NextResponse.json({ error, code: errorCodes.notThisRole }, { status: 503, headers: { "cache-control": "no-store" } });
   }
-  if (!server.requireSignInForReads || openPaths.has(path) || mayRead(request.headers, request.cookies)) return NextResponse.next();
+  if (!server.requireSignInForReads || openPaths.has(path) || mayRead(request.headers, request.cookies)) return forwardWithPath(request, path);
   if (path.startsWith("/api/")) {
     const invalid = readSessionCookie(request.cookies) === "invalid";
     const error = invalid ? "the session cookie is not valid (expired, signed out or malformed); sign in again" : "sign in first: this server requires it for reads";
@@ -45,6 +46,13 @@ export function proxy(request: NextRequest): NextResponse {
   const signin = new URL("/signin", request.url);
   signin.searchParams.set("next", `${path}${request.nextUrl.search}`);
   return NextResponse.redirect(signin, 303);
+}
+
+/** Passes the request on with its path in a header (set here, whatever the client sent): see requestPathHeader. */
+function forwardWithPath(request: NextRequest, path: string): NextResponse {
+  const headers = new Headers(request.headers);
+  headers.set(requestPathHeader, path);
+  return NextResponse.next({ request: { headers } });
 }
 
 function isDecodablePath(path: string): boolean {

@@ -1,17 +1,13 @@
-"use client";
-
-import { useParams } from "next/navigation";
 import { FlowNotFound } from "@/components/flow/flow-not-found";
 import { PartitionNotFound } from "@/components/partition/partition-not-found";
 import { TopicNotFound } from "@/components/topic/topic-not-found";
 import { EmptyState } from "@/components/ui/empty-state";
 import { TextLink } from "@/components/ui/text-link";
 import { flowPath } from "@/lib/views/flow-page";
-import { explainNotFound, type FlowRouteParams, type NotFoundIndex } from "@/lib/views/not-found";
+import type { NotFoundExplanation } from "@/lib/views/not-found";
 
 /** The body of a 404 under /flows/<flow>: which part of the URL names nothing, and what exists instead. */
-export function NotFoundDetails({ index }: { index: NotFoundIndex }) {
-  const why = explainNotFound(index, useParams<Record<string, string>>() as FlowRouteParams);
+export function NotFoundDetails({ why }: { why: NotFoundExplanation }) {
   switch (why.missing) {
     case "flow":
       return <FlowNotFound id={why.flow} known={why.known} />;

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { ReadModel } from "@/lib/pipeline/read-model";
 import type { FlowTranslation, GroupTranslation } from "@/lib/translation";
-import { buildNotFoundIndex, describeNumbers, explainNotFound, notFoundListLimit, readNotFoundIndex } from "@/lib/views/not-found";
+import {
+  buildNotFoundIndex,
+  describeNumbers,
+  explainNotFound,
+  notFoundListLimit,
+  parseFlowRoutePath,
+  readNotFoundIndex,
+} from "@/lib/views/not-found";
 import { lookupFlowPartition } from "@/lib/views/partition-lookup";
 import { makeFlow, makeFlowPartition, makeSnapshot } from "../detect/fixtures";
 
@@ -90,6 +97,31 @@ describe("explainNotFound", () => {
   it("says nothing specific when every segment exists (the page itself was not found)", () => {
     expect(explainNotFound(index, { flow: enc("east->west"), group: "gapwatch-slow" })).toEqual({ missing: "unknown" });
     expect(explainNotFound(index, {})).toEqual({ missing: "unknown" });
+  });
+});
+
+describe("parseFlowRoutePath", () => {
+  it("names the route params of every page under /flows/<flow>, segments still encoded", () => {
+    expect(parseFlowRoutePath("/flows/nowhere-%3Ewest")).toEqual({ flow: "nowhere-%3Ewest" });
+    expect(parseFlowRoutePath("/flows/east-%3Ewest/topics")).toEqual({ flow: "east-%3Ewest" });
+    expect(parseFlowRoutePath("/flows/east-%3Ewest/topics/ledger")).toEqual({ flow: "east-%3Ewest", topic: "ledger" });
+    expect(parseFlowRoutePath("/flows/east-%3Ewest/topics/orders/99")).toEqual({ flow: "east-%3Ewest", topic: "orders", partition: "99" });
+    expect(parseFlowRoutePath("/flows/east-%3Ewest/groups")).toEqual({ flow: "east-%3Ewest" });
+    expect(parseFlowRoutePath("/flows/east-%3Ewest/groups/nobody")).toEqual({ flow: "east-%3Ewest", group: "nobody" });
+    expect(parseFlowRoutePath("/flows/east-%3Ewest/elsewhere")).toEqual({ flow: "east-%3Ewest" });
+    expect(parseFlowRoutePath("/alerts")).toEqual({});
+    expect(parseFlowRoutePath("")).toEqual({});
+  });
+
+  it("explains a 404 from the path alone as from the browser's params", () => {
+    expect(explainNotFound(index, parseFlowRoutePath(`/flows/${enc("east->west")}/topics/orders/3`))).toEqual({
+      missing: "partition",
+      flow: "east->west",
+      topic: "orders",
+      partition: "3",
+      partitions: "0–2, 5",
+    });
+    expect(explainNotFound(index, parseFlowRoutePath(`/flows/${enc("east->west")}/topics/orders`))).toEqual({ missing: "unknown" });
   });
 });
 
