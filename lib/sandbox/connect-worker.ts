@@ -31,6 +31,8 @@ export async function startConnectWorker(opts: {
   offsetFlushIntervalMs?: number;
   /** `exactly.once.source.support=enabled` (KIP-618): source connectors may run exactly-once. */
   exactlyOnceSourceSupport?: boolean;
+  /** Worker properties appended last (e.g. an HTTPS REST listener); later lines win in Java properties. */
+  extraProperties?: string[];
 }): Promise<SandboxConnectWorker> {
   const dir = path.join(opts.baseDir, "connect");
   mkdirSync(dir, { recursive: true });
@@ -62,6 +64,7 @@ export async function startConnectWorker(opts: {
       "connector.client.config.override.policy=All",
       "scheduled.rebalance.max.delay.ms=0",
       ...(opts.exactlyOnceSourceSupport ? ["exactly.once.source.support=enabled"] : []),
+      ...(opts.extraProperties ?? []),
       "",
     ].join("\n"),
   );

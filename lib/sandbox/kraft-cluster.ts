@@ -19,6 +19,20 @@ export interface SandboxCluster {
   dataDir: string;
   configFile: string;
   process: ManagedProcess;
+  /** Bootstrap address of each extra listener, by listener name. */
+  listenerBootstraps: Record<string, string>;
+}
+
+/**
+ * A listener beside PLAINTEXT (sandbox option for secured clients): its own port and the broker properties it needs
+ * (e.g. `listener.name.<name lowercased>.…`, `ssl.*`), written as given after the base configuration.
+ */
+export interface SandboxListener {
+  /** Listener name, upper case, e.g. SASL_SSL or OAUTH. */
+  name: string;
+  protocol: "SSL" | "SASL_SSL" | "SASL_PLAINTEXT";
+  port: number;
+  properties: string[];
 }
 
 export interface StartClusterOptions {
@@ -30,6 +44,10 @@ export interface StartClusterOptions {
   port?: number;
   controllerPort?: number;
   timeoutMs?: number;
+  /** Listeners beside PLAINTEXT (which the sandbox's own tools, MM2 and inter-broker traffic keep using). */
+  extraListeners?: SandboxListener[];
+  /** Broker properties appended last (e.g. an authorizer); later lines win in Java properties. */
+  extraProperties?: string[];
 }
 
 /**
@@ -43,7 +61,8 @@ export async function startCluster(opts: StartClusterOptions): Promise<SandboxCl
   const port = opts.port ?? (await findFreePort());
   const controllerPort = opts.controllerPort ?? (await findFreePort());
   mkdirSync(logDir, { recursive: true });
-  writeFileSync(configFile, serverProperties({ port, controllerPort, logDir }));
+  const extraListeners = opts.extraListeners ?? [];
+  writeFileSync(configFile, serverProperties({ port, controllerPort, logDir, extraListeners, extraProperties: opts.extraProperties ?? [] }));
   if (!existsSync(path.join(logDir, "meta.properties"))) await formatStorage(opts.classpath, configFile, opts.logOption, dataDir);
 
   const process = spawnJava({
@@ -57,19 +76,31 @@ export async function startCluster(opts: StartClusterOptions): Promise<SandboxCl
   const bootstrap = `127.0.0.1:${port}`;
   await waitForBroker(opts.alias, bootstrap, process, opts.timeoutMs ?? 90_000);
   log.info({ alias: opts.alias, bootstrap }, "cluster ready");
-  return { alias: opts.alias, bootstrap, port, controllerPort, dataDir, configFile, process };
+  const listenerBootstraps = Object.fromEntries(extraListeners.map((l) => [l.name, `127.0.0.1:${l.port}`]));
+  return { alias: opts.alias, bootstrap, port, controllerPort, dataDir, configFile, process, listenerBootstraps };
 }
 
-function serverProperties(p: { port: number; controllerPort: number; logDir: string }): string {
+interface ServerPropertiesInput {
+  port: number;
+  controllerPort: number;
+  logDir: string;
+  extraListeners: SandboxListener[];
+  extraProperties: string[];
+}
+
+function serverProperties(p: ServerPropertiesInput): string {
+  const extra = p.extraListeners;
+  const listeners = extra.map((l) => `,${l.name}://127.0.0.1:${l.port}`).join("");
+  const protocols = extra.map((l) => `,${l.name}:${l.protocol}`).join("");
   return [
     "process.roles=broker,controller",
     "node.id=1",
     `controller.quorum.voters=1@127.0.0.1:${p.controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${p.port},CONTROLLER://127.0.0.1:${p.controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${p.port}`,
+    `listeners=PLAINTEXT://127.0.0.1:${p.port},CONTROLLER://127.0.0.1:${p.controllerPort}${listeners}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${p.port}${listeners}`,
     "controller.listener.names=CONTROLLER",
     "inter.broker.listener.name=PLAINTEXT",
-    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+    `listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${protocols}`,
     `log.dirs=${p.logDir}`,
     "num.partitions=1",
     "num.network.threads=2",
@@ -89,6 +120,8 @@ function serverProperties(p: { port: number; controllerPort: number; logDir: str
     "delete.topic.enable=true",
     // Consumers of a deleted topic must not recreate it behind the topic-reset scenario's back.
     "auto.create.topics.enable=false",
+    ...extra.flatMap((l) => l.properties),
+    ...p.extraProperties,
     "",
   ].join("\n");
 }
