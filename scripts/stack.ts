@@ -81,7 +81,7 @@ function writeStackConfig(state: SandboxState, pollIntervalSeconds: number): str
   writeFileSync(
     file,
     [
-      "# Written by `npm run demo` for the sandbox; see gapwatch.config.example.yaml for every option.",
+      "# Written by `npm run demo` for the sandbox; see docs/configuration.md for every setting.",
       "clusters:",
       clusters,
       "connect:",

@@ -152,7 +152,7 @@ function writeScaleOutConfig(state: SandboxState): string {
   writeFileSync(
     file,
     [
-      "# Written by `npm run demo -- --scale-out`; see gapwatch.config.example.yaml for every option.",
+      "# Written by `npm run demo -- --scale-out`; see docs/configuration.md for every setting.",
       "clusters:",
       ...clusters,
       "connect:",

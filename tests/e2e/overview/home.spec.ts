@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { saveScreenshot, timePageLoad } from "../support/screenshots";
+import { saveDocsImage, saveScreenshot, timePageLoad } from "../support/screenshots";
 
 test("the overview shows both sandbox clusters with their topics and the east -> west flow", async ({ page }) => {
   await timePageLoad(page, "/");
@@ -22,4 +22,5 @@ test("the overview shows both sandbox clusters with their topics and the east ->
   const pill = critical === 0 ? "Healthy" : `${critical} critical alert${critical === 1 ? "" : "s"}`;
   await expect(page.getByTestId("flow-east->west").getByTestId("flow-health")).toContainText(pill, { timeout: 60_000 });
   await saveScreenshot(page, "overview");
+  await saveDocsImage(page, "overview");
 });

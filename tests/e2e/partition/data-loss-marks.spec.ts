@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { runPurge } from "@/lib/sandbox/scenarios";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { sandboxFlowPath, waitForHydration } from "../flow/wait-hydrated";
-import { saveScreenshot, timePageLoad } from "../support/screenshots";
+import { saveDocsImage, saveScreenshot, timePageLoad } from "../support/screenshots";
 
 test("a purge at the source shows on the partition chart as a red data-loss area with the exact record count", async ({ page }) => {
   test.setTimeout(300_000);
@@ -24,6 +24,7 @@ test("a purge at the source shows on the partition chart as a red data-loss area
   await expect(page.getByTestId("offsets-chart")).toContainText(`data loss: ${lost} records`);
   await waitForHydration(page);
   await saveScreenshot(page, "partition-data-loss");
+  await saveDocsImage(page, "partition-after-loss");
 });
 
 test("the partition page shows current values and the newest offset syncs, newest first", async ({ page }) => {

@@ -8,6 +8,18 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   return file;
 }
 
+/**
+ * Writes one of the README's pictures, `docs/images/<name>.png`: the first screen of the page at 1280 × 900, so the
+ * committed image shows what an operator sees on opening it. Every e2e run takes them again from the real stack.
+ */
+export async function saveDocsImage(page: Page, name: string): Promise<string> {
+  const file = path.join("docs", "images", `${name}.png`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: file, fullPage: false, animations: "disabled" });
+  return file;
+}
+
 /** Loads a page and returns how long it took until the load event (ms), printed by the run. */
 export async function timePageLoad(page: Page, url: string): Promise<number> {
   const started = Date.now();
