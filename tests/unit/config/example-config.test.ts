@@ -15,6 +15,17 @@ describe("gapwatch.config.example.yaml", () => {
     expect(config.admin.secret).toBe("an-admin-secret-of-24-chars");
   });
 
+  it("README.md's minimal config is a valid config too", () => {
+    const readme = readFileSync(path.join(process.cwd(), "README.md"), "utf8");
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(yaml).toBeDefined();
+    const env = { NODE_ENV: "test", WEST_KAFKA_PASSWORD: "west-password", GAPWATCH_ADMIN_SECRET: "an-admin-secret-of-24-chars",
+      SLACK_WEBHOOK_URL: "https://hooks.slack.example/services/T0/B0/x" };
+    const config = validateConfigText(yaml!, "README.md", env);
+    expect(config.clusters.map((c) => c.alias)).toEqual(["east", "west"]);
+    expect(config.notifications.webhooks).toEqual([{ url: "https://hooks.slack.example/services/T0/B0/x", format: "slack" }]);
+  });
+
   it("refers only to files of this repository that exist", () => {
     const text = readFileSync(exampleFile, "utf8");
     const named = [...text.matchAll(/\b((?:docs|lib|scripts)\/[\w./-]+\.(?:md|ts))\b/g)].map((m) => m[1]!);
