@@ -10,7 +10,6 @@ import { ActionUnavailableError, httpStatusOf } from "@/lib/errors";
 import { getRuntime } from "@/lib/pipeline/runtime";
 import { describeTopicIds, topicIdToHex } from "@/lib/sandbox/kafka-cli";
 import { connectorNames, sourceConnectorConfig } from "@/lib/sandbox/mm2-connectors";
-import { sleep } from "@/lib/sandbox/processes";
 import { runFailTask, runLag, runPurge, runRecover, runResetNone, runResume, runTopicReset } from "@/lib/sandbox/scenarios";
 import { allTasks, waitForConnector } from "@/lib/sandbox/scenarios/connector-control";
 import { readSandboxState } from "@/lib/sandbox/state";

@@ -1,13 +1,20 @@
 import { describe, expect, it } from "vitest";
 import {
   applyConnectConfigTopicRecord,
+  applyStatusRecord,
   type ConnectConfigState,
   createConnectConfigState,
+  createStatusTable,
+  decodeAll,
   decodeConnectConfigTopicRecord,
+  decodeConnectStatus,
+  decodeMirrorSourcePosition,
   ForeignRecordError,
+  listConnectorStatuses,
   listTaskConfigs,
   MalformedRecordError,
 } from "@/lib/mm2";
+import { sandboxConfigRecords, sandboxOffsetRecords, sandboxStatusRecords } from "./helpers/connect-cluster-records";
 
 /**
  * Records as a distributed worker's KafkaConfigBackingStore writes them through its internal JsonConverter
@@ -160,5 +167,48 @@ describe("applyConnectConfigTopicRecord (KafkaConfigBackingStore's rules)", () =
       [`connector-${source}`, narrowed],
     ]);
     expect(state.connectors.get(source)?.topics).toBe("orders");
+  });
+});
+
+describe("the sandbox worker's real records (Kafka 4.3.1, captured with ConsoleConsumer)", () => {
+  const bytes = (r: { key: string; value: string | null }) => [Buffer.from(r.key, "utf8"), r.value === null ? null : Buffer.from(r.value, "utf8")] as const;
+
+  it("folds connect-configs into four connectors, the source one PAUSED with one committed task", () => {
+    const state = createConnectConfigState();
+    const decoded = decodeAll(sandboxConfigRecords.map((r) => ({ key: bytes(r)[0], value: bytes(r)[1] })), decodeConnectConfigTopicRecord);
+    expect([decoded.malformed, decoded.skipped]).toEqual([0, 1]); // the session key
+    for (const r of decoded.decoded) applyConnectConfigTopicRecord(state, r);
+    expect([...state.connectors.keys()].sort()).toEqual(["mm2-east-west-checkpoint", "mm2-east-west-heartbeat", "mm2-east-west-source", "mm2-west-east-heartbeat"]);
+    expect(state.targetStates.get(source)).toBe("PAUSED");
+    expect(state.targetStates.get("mm2-east-west-heartbeat")).toBe("STARTED");
+    expect(state.connectors.get(source)?.["connector.class"]).toBe("org.apache.kafka.connect.mirror.MirrorSourceConnector");
+    expect(listTaskConfigs(state, source)?.map((c) => c["connector.class"])).toEqual(["org.apache.kafka.connect.mirror.MirrorSourceConnector"]);
+    // MirrorCheckpointConnector committed 0 tasks: no consumer group to checkpoint yet.
+    expect(listTaskConfigs(state, "mm2-east-west-checkpoint")).toEqual([]);
+  });
+
+  it("folds connect-status: the FAILED task with its trace, a stale UNASSIGNED of the same generation ignored", () => {
+    const upTo = (offset: number) => {
+      const table = createStatusTable();
+      const records = sandboxStatusRecords.filter((r) => r.offset <= offset).map((r) => ({ key: bytes(r)[0], value: bytes(r)[1] }));
+      const decoded = decodeAll(records, decodeConnectStatus);
+      expect(decoded.malformed).toBe(0);
+      for (const r of decoded.decoded) applyStatusRecord(table, r);
+      return listConnectorStatuses(table).find((c) => c.name === source)!;
+    };
+    const failed = upTo(35).tasks[0]!;
+    expect(failed).toMatchObject({ id: 0, state: "FAILED", workerId: "127.0.0.1:44443", generation: 10 });
+    expect(failed.trace).toMatch(/^org\.apache\.kafka\.connect\.errors\.ConnectException: Tolerance exceeded in error handler\n\tat /);
+    expect(failed.trace).toContain("Caused by: org.apache.kafka.connect.errors.DataException: Unexpected type in Cast transformation");
+    // Offsets 38-40: RUNNING (generation 11), then UNASSIGNED of generation 11 from the rebalance, then RUNNING again.
+    expect(upTo(39).tasks[0]).toMatchObject({ state: "RUNNING", generation: 11 });
+  });
+
+  it("reads MM2's positions from connect-offsets; the heartbeat connector's are foreign", () => {
+    const decoded = decodeAll(sandboxOffsetRecords.map((r) => ({ key: bytes(r)[0], value: bytes(r)[1] })), decodeMirrorSourcePosition);
+    expect(decoded.skipped).toBe(2);
+    expect(decoded.decoded.map((d) => [d.connector, d.topic, d.partition, d.offset])).toEqual(
+      sandboxOffsetRecords.filter((r) => r.key.startsWith(`["${source}"`)).map((r) => [source, "norest-8bd6d456", JSON.parse(r.key)[1].partition, BigInt(JSON.parse(r.value!).offset)]),
+    );
   });
 });
