@@ -4,9 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertRecord } from "@/lib/alerts/types";
+import { Collector } from "@/lib/collector";
 import type { Snapshot } from "@/lib/collector/types";
+import { parseConfigText } from "@/lib/config/load";
 import { getConnectors, getMirrorSourceOffsets, putConnectorConfig, resumeConnector, stopConnector } from "@/lib/connect";
 import { ActionUnavailableError, httpStatusOf } from "@/lib/errors";
+import { findFreePort } from "@/lib/sandbox/free-port";
 import { getRuntime } from "@/lib/pipeline/runtime";
 import { describeTopicIds, topicIdToHex } from "@/lib/sandbox/kafka-cli";
 import { connectorNames, sourceConnectorConfig } from "@/lib/sandbox/mm2-connectors";
@@ -36,12 +39,17 @@ const topic = `norest-${randomUUID().slice(0, 8)}`;
 function createTopicsOnlyRuntime() {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-it-"));
   const configFile = path.join(dir, "gapwatch.config.yaml");
-  const clusters = Object.entries(state.clusters).map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}`).join("\n");
-  const connect = "  - name: sandbox\n    internalTopics: { cluster: west, configs: connect-configs, offsets: connect-offsets, status: connect-status }";
-  writeFileSync(configFile, `clusters:\n${clusters}\nconnect:\n${connect}\npollIntervalSeconds: 5\nconfigRefreshCycles: 1\nthresholds: {"stallAfterMs":15000}\n`);
+  writeFileSync(configFile, writeConfigYaml(""));
   process.env.GAPWATCH_CONFIG = configFile;
   process.env.GAPWATCH_DB = path.join(dir, "gapwatch.db");
   return getRuntime();
+}
+
+/** The sandbox's clusters, and its Connect cluster as its internal topics (with `urlLine` before them, if any). */
+function writeConfigYaml(urlLine: string): string {
+  const clusters = Object.entries(state.clusters).map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}`).join("\n");
+  const connect = `  - name: sandbox\n${urlLine}    internalTopics: { cluster: west, configs: connect-configs, offsets: connect-offsets, status: connect-status }`;
+  return `clusters:\n${clusters}\nconnect:\n${connect}\npollIntervalSeconds: 5\nconfigRefreshCycles: 1\nthresholds: {"stallAfterMs":15000}\n`;
 }
 
 async function produce(name: string, partition: number, count: number): Promise<void> {
@@ -100,6 +108,21 @@ describe("MM2 on Connect read from its internal topics, with no REST API", () =>
     const positions = snapshot.flows[0]!.partitions.filter((p) => p.topic === topic).map((p) => [p.partition, p.committedPosition]);
     expect(positions).toEqual([...committed].sort(([a], [b]) => a - b));
     expect(positions.map(([, c]) => c)).toEqual([20n, 20n, 20n, 20n]);
+  });
+
+  it("with a url nothing answers on, falls back to the internal topics, says why, and reads the same positions", async () => {
+    const port = await findFreePort();
+    const collector = new Collector(parseConfigText(writeConfigYaml(`    url: http://127.0.0.1:${port}\n`), "fallback.yaml"), null);
+    try {
+      const snapshot = await cycleUntilSeen(collector, (s) => s.connect[0]!.reachable, "Connect's topics read to their end", { timeoutMs: 60_000 });
+      expect(snapshot.connect[0]).toMatchObject({ url: `http://127.0.0.1:${port}`, source: "internal-topics", error: null });
+      expect(snapshot.connect[0]!.restError).toContain("ECONNREFUSED");
+      expect(mm2Source(snapshot)?.tasks.map((t) => t.state)).toEqual(["RUNNING"]);
+      const committed = await readCommitted(topic);
+      expect(snapshot.flows[0]!.partitions.filter((p) => p.topic === topic).map((p) => [p.partition, p.committedPosition])).toEqual([...committed].sort(([a], [b]) => a - b));
+    } finally {
+      await collector.stop();
+    }
   });
 
   it("purge while MM2 is paused: one DATA_LOSS with the exact lost range; the connector PAUSED with target state PAUSED", async () => {
