@@ -152,9 +152,16 @@ export class Collector {
       Promise.all(this.config.connect.map((c) => pollConnectRest(c))),
     ]);
     const topics = await this.readConnectTopics(clusters, started);
-    const connect = this.config.connect.map((c, i) => selectConnectSnapshot(c, rest[i]!, topics[i]!, previous?.connect.find((p) => p.name === c.name) ?? null, started));
+    const connect = this.config.connect.map((c, i) => {
+      const before = previous?.connect.find((p) => p.name === c.name) ?? null;
+      return selectConnectSnapshot(c, rest[i]!, topics[i]!, before, started);
+    });
+    // Flows of a Connect cluster read from its topics this cycle take MM2's positions from its offsets topic.
     const topicPositions = new Map(
-      connect.flatMap((c, i) => (c.source === "internal-topics" ? [[c.name, { positions: topics[i]?.read?.positions ?? null, error: topics[i]?.error ?? null }] as const] : [])),
+      connect.flatMap((c, i) => {
+        if (c.source !== "internal-topics") return [];
+        return [[c.name, { positions: topics[i]?.read?.positions ?? null, error: topics[i]?.error ?? null }] as const];
+      }),
     );
     const flows = await this.readFlows(clusters, connect, started, previous, topicPositions);
     const snapshot: Snapshot = Object.freeze({
@@ -197,7 +204,13 @@ export class Collector {
     );
   }
 
-  private async readFlows(clusters: ClusterSnapshot[], connect: ConnectClusterSnapshot[], now: number, previous: Snapshot | null, topicPositions: FlowReadContext["connectTopicPositions"]) {
+  private async readFlows(
+    clusters: ClusterSnapshot[],
+    connect: ConnectClusterSnapshot[],
+    now: number,
+    previous: Snapshot | null,
+    topicPositions: FlowReadContext["connectTopicPositions"],
+  ) {
     const byAlias = new Map(clusters.map((c) => [c.alias, c]));
     const dedicated = await readDedicatedConfigs(clusters, { readers: this.readers, clusters: byAlias, state: this.tailState });
     const discovered = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows, dedicated);

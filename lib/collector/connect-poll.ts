@@ -11,7 +11,8 @@ export type RestPoll = { ok: true; connectors: ConnectClusterSnapshot["connector
 export async function pollConnectRest(config: ConnectConfig): Promise<RestPoll | null> {
   if (config.url === undefined) return null;
   try {
-    return { ok: true, connectors: await getConnectors({ url: config.url, auth: config.auth, timeoutMs: config.timeoutMs }) };
+    const connectors = await getConnectors({ url: config.url, auth: config.auth, timeoutMs: config.timeoutMs });
+    return { ok: true, connectors };
   } catch (err) {
     return { ok: false, error: describeError(err) };
   }
@@ -31,7 +32,16 @@ export function selectConnectSnapshot(
 ): ConnectClusterSnapshot {
   const base = { name: config.name, url: config.url ?? null };
   if (rest?.ok) {
-    return { ...base, source: "rest", internalTopics: null, restError: null, reachable: true, error: null, dataAt: now, connectors: rest.connectors };
+    return {
+      ...base,
+      source: "rest",
+      internalTopics: null,
+      restError: null,
+      reachable: true,
+      error: null,
+      dataAt: now,
+      connectors: rest.connectors,
+    };
   }
   const restError = rest === null ? "no url configured: Connect's REST API is not used" : rest.error;
   if (config.internalTopics && topics) {

@@ -1,6 +1,7 @@
 import type { ConnectConfig } from "@/lib/config";
 import { extractRootCause } from "@/lib/connect";
 import type { Connector, MirrorSourceOffset } from "@/lib/connect/types";
+import type { FetchedRecord } from "@/lib/kafka";
 import {
   applyConnectConfigTopicRecord,
   applyStatusRecord,
@@ -15,7 +16,7 @@ import {
 } from "@/lib/mm2";
 import type { TailContext } from "./flow-readings";
 import { tail } from "./flow-readings";
-import { countMalformed } from "./malformed-records";
+import { countMalformed, type TailedPartition } from "./malformed-records";
 import { internPartitionName } from "./partition-keys";
 
 /** What the collector folds, cycle after cycle, from one Connect cluster's internal topics. */
@@ -59,7 +60,7 @@ export async function readConnectTopics(
   const cluster = ctx.clusters.get(topics.cluster);
   const errors: string[] = [];
   if (!cluster?.reachable || cluster.stale) errors.push(`${topics.cluster} was not read this cycle`);
-  const readTopic = async (topic: string, fold: (records: Awaited<ReturnType<typeof tail>>, where: { cluster: string; topic: string; partition: number }) => void) => {
+  const readTopic = async (topic: string, fold: (records: FetchedRecord[], where: TailedPartition) => void) => {
     const partitions = cluster?.topics.find((t) => t.name === topic)?.partitions ?? [];
     if (cluster?.reachable && partitions.length === 0) errors.push(`no topic ${topic} on ${topics.cluster}`);
     for (const p of partitions) {
@@ -92,9 +93,12 @@ export async function readConnectTopics(
       }
     }),
   ]);
-  if (errors.length === 0) state.complete = { connectors: listConnectors(state), readAt: now, positions: copyPositions(state.positions) };
+  if (errors.length === 0) {
+    state.complete = { connectors: listConnectors(state), readAt: now, positions: copyPositions(state.positions) };
+  }
   const where = `${topics.cluster}/{${topics.configs},${topics.status},${topics.offsets}}`;
-  return { read: state.complete, error: errors.length > 0 ? `Connect's internal topics ${where}: ${[...new Set(errors)].join("; ")}` : null };
+  const error = errors.length > 0 ? `Connect's internal topics ${where}: ${[...new Set(errors)].join("; ")}` : null;
+  return { read: state.complete, error };
 }
 
 /**
@@ -117,7 +121,13 @@ function listConnectors(state: ConnectTopicsState): Connector[] {
         workerId: status?.workerId ?? "",
         trace: status?.trace ?? null,
         rootCause: extractRootCause(status?.trace),
-        tasks: tasks.map(([id, t]) => ({ id, state: t.state, workerId: t.workerId, trace: t.trace, rootCause: extractRootCause(t.trace) })),
+        tasks: tasks.map(([id, t]) => ({
+          id,
+          state: t.state,
+          workerId: t.workerId,
+          trace: t.trace,
+          rootCause: extractRootCause(t.trace),
+        })),
         config,
         targetState: state.configs.targetStates.get(name) ?? "STARTED",
       };
@@ -129,6 +139,6 @@ function classifyConnector(connectorClass: string): string {
   return /(^|\.)Mirror(Source|Checkpoint|Heartbeat)Connector$/.test(connectorClass) ? "source" : "unknown";
 }
 
-function copyPositions(positions: ReadonlyMap<string, ReadonlyMap<string, MirrorSourceOffset>>): Map<string, MirrorSourceOffset[]> {
+function copyPositions(positions: ConnectTopicsState["positions"]): Map<string, MirrorSourceOffset[]> {
   return new Map([...positions].map(([connector, held]) => [connector, [...held.values()]]));
 }

@@ -64,12 +64,18 @@ export interface FlowReadContext {
    * MM2's positions by connector, per Connect cluster read from its internal topics this cycle (connect-topics.ts):
    * null while the offsets topic was never read to its end, with what this cycle could not read.
    */
-  connectTopicPositions?: ReadonlyMap<string, { positions: ReadonlyMap<string, readonly MirrorSourceOffset[]> | null; error: string | null }>;
+  connectTopicPositions?: ReadonlyMap<string, ConnectTopicPositions>;
   state: FlowTailState;
   now: number;
   /** Called with new syncs per partition, so the store can persist them. */
   onSyncs?: (flow: string, topic: string, partition: number, syncs: SyncPoint[]) => void;
   onCheckpoints?: (flow: string, checkpoints: CheckpointPoint[]) => void;
+}
+
+/** MM2's source positions by connector from a Connect cluster's offsets topic, and what this cycle could not read. */
+export interface ConnectTopicPositions {
+  positions: ReadonlyMap<string, readonly MirrorSourceOffset[]> | null;
+  error: string | null;
 }
 
 /** What tailing an internal topic needs. */

@@ -36,7 +36,9 @@ export const clusterSchema = z.object({
   sasl: saslSchema.optional(),
 }).strict();
 
-const topicNameSchema = z.string().regex(/^[A-Za-z0-9._-]{1,249}$/, "must be a Kafka topic name (letters, digits, '.', '_', '-')");
+const topicNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,249}$/, "must be a Kafka topic name (letters, digits, '.', '_', '-')");
 
 /**
  * Connect's own topics (the worker's `config.storage.topic`, `offset.storage.topic`, `status.storage.topic`) on the
@@ -201,7 +203,8 @@ export const configSchema = z.object({
     const cluster = c.internalTopics?.cluster;
     if (cluster !== undefined && !seen.has(cluster)) {
       const known = [...seen].map((a) => `"${a}"`).join(", ");
-      ctx.addIssue({ code: "custom", path: ["connect", i, "internalTopics", "cluster"], message: `cluster "${cluster}" is not in clusters (${known})` });
+      const message = `cluster "${cluster}" is not in clusters (${known})`;
+      ctx.addIssue({ code: "custom", path: ["connect", i, "internalTopics", "cluster"], message });
     }
   });
   if (config.scaleOut && !seen.has(config.scaleOut.homeCluster)) {

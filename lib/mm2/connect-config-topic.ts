@@ -51,16 +51,26 @@ const INT32_MAX = 2 ** 31 - 1;
 
 /** An empty config state. */
 export function createConnectConfigState(): ConnectConfigState {
-  return { connectors: new Map(), targetStates: new Map(), taskConfigs: new Map(), taskCounts: new Map(), deferred: new Map(), inconsistent: new Set() };
+  return {
+    connectors: new Map(),
+    targetStates: new Map(),
+    taskConfigs: new Map(),
+    taskCounts: new Map(),
+    deferred: new Map(),
+    inconsistent: new Set(),
+  };
 }
 
 /** Decodes one record of a Connect config topic (key order of the checks as in KafkaConfigBackingStore). */
 export function decodeConnectConfigTopicRecord(key: Buffer | null, value: Buffer | null): ConnectConfigTopicRecord {
   const name = decodeText(key, "Connect config key");
-  if (name.startsWith("target-state-")) return { kind: "target-state", connector: name.slice("target-state-".length), state: decodeTargetState(name, value) };
+  if (name.startsWith("target-state-")) {
+    return { kind: "target-state", connector: name.slice("target-state-".length), state: decodeTargetState(name, value) };
+  }
   if (name.startsWith("connector-")) {
     const connector = name.slice("connector-".length);
-    return { kind: "connector", connector, config: value === null ? null : decodeProperties(value, `config of connector ${connector}`) };
+    const config = value === null ? null : decodeProperties(value, `config of connector ${connector}`);
+    return { kind: "connector", connector, config };
   }
   if (name.startsWith("task-")) {
     const { connector, taskId } = parseTaskKey(name);
@@ -175,7 +185,8 @@ function decodeTargetState(key: string, value: Buffer | null): ConnectTargetStat
   const v2 = typeof parsed["state.v2"] === "string" ? parsed["state.v2"] : null;
   const state = v2 ?? parsed.state;
   if (typeof state !== "string" || !targetStates.has(state)) {
-    throw new MalformedRecordError(`target state "${key}" must be one of ${[...targetStates].join("/")}, got ${String(state)}`);
+    const allowed = [...targetStates].join("/");
+    throw new MalformedRecordError(`target state "${key}" must be one of ${allowed}, got ${String(state)}`);
   }
   return state as ConnectTargetStateType;
 }
