@@ -34,7 +34,7 @@ export default function OverviewPage() {
         </h2>
         {flows.length === 0 ? (
           <p className="rounded border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950">
-            No MirrorMaker 2 connectors found on {snapshot.connect.map((c) => `Connect at ${c.url}`).join(", ") || "any configured Connect cluster"}. For dedicated-mode MM2, Gapwatch reads
+            No MirrorMaker 2 connectors found on {snapshot.connect.map((c) => (c.url !== null ? `Connect at ${c.url}` : `Connect ${c.name} (internal topics)`)).join(", ") || "any configured Connect cluster"}. For dedicated-mode MM2, Gapwatch reads
             mm2-offsets.&lt;source&gt;.internal and the connector configs in mm2-configs.&lt;source&gt;.internal on the target cluster
             (a direction whose MirrorSourceConnector is disabled is no flow).
           </p>

@@ -15,6 +15,8 @@ export const errorCodes = {
   notThisRole: "GW_NOT_THIS_ROLE",
   /** Role all's collector process is not running or did not answer (it is started again on its own). */
   collectorUnavailable: "GW_COLLECTOR_UNAVAILABLE",
+  /** The action cannot be taken the way Gapwatch reaches the system (e.g. a restart with no Connect REST API). */
+  actionUnavailable: "GW_ACTION_UNAVAILABLE",
 } as const;
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];
 
@@ -67,6 +69,13 @@ export class ConnectApiError extends GapwatchError {
   }
 }
 
+/** An action Gapwatch cannot take here; the message says why and where to take it instead. */
+export class ActionUnavailableError extends GapwatchError {
+  constructor(message: string) {
+    super(errorCodes.actionUnavailable, message);
+  }
+}
+
 /** The collector process of GAPWATCH_ROLE=all (lib/pipeline/collector-process.ts) cannot answer now. */
 export class CollectorUnavailableError extends GapwatchError {
   constructor(message: string) {
@@ -85,6 +94,7 @@ const statusByCode: Record<ErrorCode, number> = {
   GW_RATE_LIMITED: 429,
   GW_NOT_THIS_ROLE: 503,
   GW_COLLECTOR_UNAVAILABLE: 503,
+  GW_ACTION_UNAVAILABLE: 409,
 };
 
 /** HTTP status for an error raised anywhere in lib/; unknown errors are 500. */

@@ -4,8 +4,12 @@ import type { ConnectorView } from "@/lib/views/connect";
 import { RestartTaskButton } from "./restart-task-button";
 import { TraceDetails } from "./trace-details";
 
-/** One connector: its state and worker, then a row per task with state, worker, root cause and (admin) restart. */
-export function ConnectorBlock({ cluster, connector, canAct }: { cluster: string; connector: ConnectorView; canAct: boolean }) {
+/**
+ * One connector: its state and worker, then a row per task with state, worker, root cause and (admin) restart —
+ * or why a restart is unavailable (a Connect cluster read from its internal topics has no REST API to ask).
+ */
+export function ConnectorBlock(props: { cluster: string; connector: ConnectorView; canAct: boolean; restartUnavailable: string | null }) {
+  const { cluster, connector, canAct, restartUnavailable } = props;
   return (
     <div className="border-b border-zinc-200 py-3 last:border-b-0 dark:border-zinc-800" data-testid={`connector-${connector.name}`}>
       <div className="flex flex-wrap items-center gap-2">
@@ -37,8 +41,9 @@ export function ConnectorBlock({ cluster, connector, canAct }: { cluster: string
                 </Td>
                 <Td className="font-mono text-xs">{t.workerId}</Td>
                 <Td>
-                  {t.state === "FAILED" && canAct ? <RestartTaskButton cluster={cluster} connector={connector.name} taskId={t.id} /> : null}
-                  {t.state === "FAILED" && !canAct ? <span className="text-xs text-zinc-600 dark:text-zinc-400">Sign in to restart this task.</span> : null}
+                  {t.state === "FAILED" && restartUnavailable !== null ? <p className="text-xs text-zinc-600 dark:text-zinc-400">{restartUnavailable}</p> : null}
+                  {t.state === "FAILED" && restartUnavailable === null && canAct ? <RestartTaskButton cluster={cluster} connector={connector.name} taskId={t.id} /> : null}
+                  {t.state === "FAILED" && restartUnavailable === null && !canAct ? <span className="text-xs text-zinc-600 dark:text-zinc-400">Sign in to restart this task.</span> : null}
                   <TraceDetails rootCause={t.rootCause} trace={t.trace} />
                   {t.state !== "FAILED" && !t.trace ? <span className="text-xs text-zinc-500 dark:text-zinc-400">—</span> : null}
                 </Td>

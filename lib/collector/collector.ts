@@ -3,11 +3,12 @@ import { type ClusterReader, createClusterReader, type FetchRequestItem, type Re
 import { getLogger } from "@/lib/logger";
 import type { SyncPoint } from "@/lib/mm2";
 import { describeError, pollCluster } from "./cluster-poll";
-import { pollConnect } from "./connect-poll";
+import { pollConnectRest, selectConnectSnapshot } from "./connect-poll";
+import { type ConnectTopicsState, createConnectTopicsState, readConnectTopics } from "./connect-topics";
 import { buildFlow } from "./flow-builder";
 import { readDedicatedConfigs } from "./dedicated-configs";
 import { discoverFlows } from "./flow-discovery";
-import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readings";
+import { createFlowTailState, type FlowReadContext, type FlowTailState, readFlow } from "./flow-readings";
 import type { CollectorPersistence } from "./persistence";
 import type { ShardAssignment } from "./shards";
 import { type RecordSampleRead, readRecordSamples } from "./record-samples";
@@ -31,6 +32,8 @@ export type CycleListener = (current: Snapshot, previous: Snapshot | null, histo
 export class Collector {
   private readonly readers = new Map<string, ClusterReader>();
   private readonly tailState: FlowTailState;
+  /** Per Connect cluster with `internalTopics`: what its config, status and offsets topics said so far. */
+  private readonly connectTopics = new Map<string, ConnectTopicsState>();
   /** Flow partitions whose source log showed a transaction marker since start (`flowPartitionKey`). */
   private readonly markerPartitions = new Set<string>();
   /** Flow partitions whose target is written by others than MM2 alone, with why (`flowPartitionKey`). */
@@ -144,11 +147,23 @@ export class Collector {
     const cycle = ++this.cycle;
     const previous = this.latestSnapshot;
     const refreshConfigs = cycle % this.config.configRefreshCycles === 1 || this.config.configRefreshCycles === 1;
-    const [clusters, connect] = await Promise.all([
+    const [clusters, rest] = await Promise.all([
       Promise.all(this.config.clusters.map((c) => pollCluster(this.readers.get(c.alias)!, c, previous?.clusters.find((p) => p.alias === c.alias) ?? null, { refreshConfigs, now: started }))),
-      Promise.all(this.config.connect.map((c) => pollConnect(c, previous?.connect.find((p) => p.name === c.name) ?? null, started))),
+      Promise.all(this.config.connect.map((c) => pollConnectRest(c))),
     ]);
-    const flows = await this.readFlows(clusters, connect, started, previous);
+    const topics = await this.readConnectTopics(clusters, started);
+    const connect = this.config.connect.map((c, i) => {
+      const before = previous?.connect.find((p) => p.name === c.name) ?? null;
+      return selectConnectSnapshot(c, rest[i]!, topics[i]!, before, started);
+    });
+    // Flows of a Connect cluster read from its topics this cycle take MM2's positions from its offsets topic.
+    const topicPositions = new Map(
+      connect.flatMap((c, i) => {
+        if (c.source !== "internal-topics") return [];
+        return [[c.name, { positions: topics[i]?.read?.positions ?? null, error: topics[i]?.error ?? null }] as const];
+      }),
+    );
+    const flows = await this.readFlows(clusters, connect, started, previous, topicPositions);
     const snapshot: Snapshot = Object.freeze({
       cycle,
       takenAt: started,
@@ -173,7 +188,29 @@ export class Collector {
     return snapshot;
   }
 
-  private async readFlows(clusters: ClusterSnapshot[], connect: ConnectClusterSnapshot[], now: number, previous: Snapshot | null) {
+  /**
+   * Tails the internal topics of every Connect cluster configured with them, also while its REST API answers: the
+   * fallback is then complete the cycle REST fails.
+   */
+  private readConnectTopics(clusters: readonly ClusterSnapshot[], now: number) {
+    const ctx = { readers: this.readers, clusters: new Map(clusters.map((c) => [c.alias, c])), state: this.tailState };
+    return Promise.all(
+      this.config.connect.map((c) => {
+        if (!c.internalTopics) return null;
+        const state = this.connectTopics.get(c.name) ?? createConnectTopicsState();
+        this.connectTopics.set(c.name, state);
+        return readConnectTopics(c, state, ctx, now);
+      }),
+    );
+  }
+
+  private async readFlows(
+    clusters: ClusterSnapshot[],
+    connect: ConnectClusterSnapshot[],
+    now: number,
+    previous: Snapshot | null,
+    topicPositions: FlowReadContext["connectTopicPositions"],
+  ) {
     const byAlias = new Map(clusters.map((c) => [c.alias, c]));
     const dedicated = await readDedicatedConfigs(clusters, { readers: this.readers, clusters: byAlias, state: this.tailState });
     const discovered = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows, dedicated);
@@ -184,6 +221,7 @@ export class Collector {
           readers: this.readers,
           clusters: byAlias,
           connect: this.config.connect,
+          connectTopicPositions: topicPositions,
           state: this.tailState,
           now,
           onSyncs: (flow, topic, partition, syncs: SyncPoint[]) => this.track(this.store?.appendOffsetSyncs(flow, topic, partition, syncs, now)),

@@ -1,6 +1,6 @@
 import type { ConnectConfig } from "@/lib/config";
 import { extractRootCause, getMirrorSourceOffsets } from "@/lib/connect";
-import type { Connector } from "@/lib/connect/types";
+import type { Connector, MirrorSourceOffset } from "@/lib/connect/types";
 import type { ClusterReader, FetchedRecord } from "@/lib/kafka";
 import {
   applyStatusRecord,
@@ -60,11 +60,22 @@ export interface FlowReadContext {
   readers: ReadonlyMap<string, ClusterReader>;
   clusters: ReadonlyMap<string, ClusterSnapshot>;
   connect: readonly ConnectConfig[];
+  /**
+   * MM2's positions by connector, per Connect cluster read from its internal topics this cycle (connect-topics.ts):
+   * null while the offsets topic was never read to its end, with what this cycle could not read.
+   */
+  connectTopicPositions?: ReadonlyMap<string, ConnectTopicPositions>;
   state: FlowTailState;
   now: number;
   /** Called with new syncs per partition, so the store can persist them. */
   onSyncs?: (flow: string, topic: string, partition: number, syncs: SyncPoint[]) => void;
   onCheckpoints?: (flow: string, checkpoints: CheckpointPoint[]) => void;
+}
+
+/** MM2's source positions by connector from a Connect cluster's offsets topic, and what this cycle could not read. */
+export interface ConnectTopicPositions {
+  positions: ReadonlyMap<string, readonly MirrorSourceOffset[]> | null;
+  error: string | null;
 }
 
 /** What tailing an internal topic needs. */
@@ -156,19 +167,7 @@ function toConnector(view: ConnectorStatusView): Connector {
 
 async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<Map<string, bigint> | null> {
   if (def.connectors.sources.length > 0 && def.connectCluster) {
-    const connect = ctx.connect.find((c) => c.name === def.connectCluster);
-    if (!connect) return null;
-    const endpoint = { url: connect.url, auth: connect.auth, timeoutMs: connect.timeoutMs };
-    const read = await Promise.all(
-      def.connectors.sources.map(async (name) => {
-        try {
-          return { name, offsets: await getMirrorSourceOffsets(endpoint, name) };
-        } catch (err) {
-          errors.push(`MM2 positions from Connect (${name}): ${describeError(err)}`);
-          return null;
-        }
-      }),
-    );
+    const read = await readConnectPositions(def, def.connectCluster, ctx, errors);
     if (read.every((r) => r === null)) return null;
     // The union over the flow's source connectors; a partition held by several (its topic moved
     // from one connector's regex to another's) takes the position of the connector that copies it now.
@@ -198,6 +197,33 @@ async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: 
     }
   }
   return positions;
+}
+
+/**
+ * Each source connector's stored positions: from Connect's offsets topic when this cycle read the Connect cluster
+ * from its internal topics (only once it was read to its end: a partial read would show positions older than they
+ * are), else `GET /connectors/{name}/offsets`. A connector whose positions are unknown is null, with why in `errors`.
+ */
+async function readConnectPositions(def: FlowDefinition, connectCluster: string, ctx: FlowReadContext, errors: string[]) {
+  const fromTopics = ctx.connectTopicPositions?.get(connectCluster);
+  if (fromTopics) {
+    if (fromTopics.error) errors.push(`MM2 positions from Connect's offsets topic: ${fromTopics.error}`);
+    const held = fromTopics.positions;
+    return def.connectors.sources.map((name) => (held === null ? null : { name, offsets: held.get(name) ?? [] }));
+  }
+  const connect = ctx.connect.find((c) => c.name === connectCluster);
+  if (!connect?.url) return [null];
+  const endpoint = { url: connect.url, auth: connect.auth, timeoutMs: connect.timeoutMs };
+  return Promise.all(
+    def.connectors.sources.map(async (name) => {
+      try {
+        return { name, offsets: await getMirrorSourceOffsets(endpoint, name) };
+      } catch (err) {
+        errors.push(`MM2 positions from Connect (${name}): ${describeError(err)}`);
+        return null;
+      }
+    }),
+  );
 }
 
 async function readSyncs(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<void> {

@@ -309,9 +309,22 @@ export interface ExcludedTopic {
   heldPositions: number;
 }
 
+/** Where a Connect cluster's connectors came from this cycle: its REST API, or its own topics (connect-topics.ts). */
+export type ConnectSource = "rest" | "internal-topics";
+
 export interface ConnectClusterSnapshot {
   name: string;
-  url: string;
+  /** The REST API's URL; null when the config gives only internal topics. */
+  url: string | null;
+  /**
+   * "internal-topics": states, configs and MM2's positions were read from Connect's topics, not through REST.
+   * Absent in read models published before this field existed: those were "rest".
+   */
+  source?: ConnectSource;
+  /** The topics read in "internal-topics" mode, null (or absent) in "rest" mode. */
+  internalTopics?: { cluster: string; configs: string; offsets: string; status: string } | null;
+  /** Why the REST API was not used this cycle (not configured, or what failed); null (or absent) when it was. */
+  restError?: string | null;
   reachable: boolean;
   error: string | null;
   dataAt: number | null;

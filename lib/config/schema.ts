@@ -36,18 +36,48 @@ export const clusterSchema = z.object({
   sasl: saslSchema.optional(),
 }).strict();
 
+const topicNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,249}$/, "must be a Kafka topic name (letters, digits, '.', '_', '-')");
+
+/**
+ * Connect's own topics (the worker's `config.storage.topic`, `offset.storage.topic`, `status.storage.topic`) on the
+ * Kafka cluster `cluster` (an alias of `clusters`): Gapwatch reads connector states, configs and MM2's positions
+ * from them when the REST API cannot be reached (e.g. Strimzi's NetworkPolicy). See docs/connect-without-rest.md.
+ */
+const internalTopicsSchema = z.object({
+  cluster: z.string().min(1, "name the alias of the Kafka cluster holding Connect's topics (usually MM2's target)"),
+  configs: topicNameSchema,
+  offsets: topicNameSchema,
+  status: topicNameSchema,
+}).strict();
+
 export const connectSchema = z.object({
   name: z.string().min(1),
-  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://connect:8083" }),
+  /** The REST API; optional when `internalTopics` is given (then it is tried first, the topics are the fallback). */
+  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://connect:8083" }).optional(),
   auth: z.object({ username: z.string().min(1), password: z.string().min(1) }).strict().optional(),
   timeoutMs: z.number().int().positive().default(5000),
-}).strict().transform(moveUrlUserInfoToAuth);
+  internalTopics: internalTopicsSchema.optional(),
+}).strict().superRefine((connect, ctx) => {
+  if (connect.url === undefined && connect.internalTopics === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["url"],
+      message: "give url (Connect's REST API, e.g. http://connect:8083) or internalTopics (cluster, configs, offsets, status), or both",
+    });
+  }
+  if (connect.url === undefined && connect.auth !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["auth"], message: "auth is for the REST API: give url too, or remove auth" });
+  }
+}).transform(moveUrlUserInfoToAuth);
 
 /**
  * `http://user:pass@connect:8083` becomes url `http://connect:8083` with basic auth (an explicit `auth` wins):
  * fetch refuses URLs with credentials, and the URL is shown and logged, so it must never carry them.
  */
-function moveUrlUserInfoToAuth<T extends { url: string; auth?: { username: string; password: string } }>(connect: T): T {
+function moveUrlUserInfoToAuth<T extends { url?: string; auth?: { username: string; password: string } }>(connect: T): T {
+  if (connect.url === undefined) return connect;
   const url = new URL(connect.url);
   if (url.username === "" && url.password === "") return connect;
   const auth = connect.auth ?? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
@@ -168,6 +198,14 @@ export const configSchema = z.object({
   config.clusters.forEach((c, i) => {
     if (seen.has(c.alias)) ctx.addIssue({ code: "custom", path: ["clusters", i, "alias"], message: `alias "${c.alias}" is listed twice` });
     seen.add(c.alias);
+  });
+  config.connect.forEach((c, i) => {
+    const cluster = c.internalTopics?.cluster;
+    if (cluster !== undefined && !seen.has(cluster)) {
+      const known = [...seen].map((a) => `"${a}"`).join(", ");
+      const message = `cluster "${cluster}" is not in clusters (${known})`;
+      ctx.addIssue({ code: "custom", path: ["connect", i, "internalTopics", "cluster"], message });
+    }
   });
   if (config.scaleOut && !seen.has(config.scaleOut.homeCluster)) {
     const known = [...seen].map((a) => `"${a}"`).join(", ");

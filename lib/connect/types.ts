@@ -60,6 +60,11 @@ export interface Connector {
   rootCause: string | null;
   tasks: TaskStatus[];
   config: Record<string, string>;
+  /**
+   * The state the connector was told to be in (STARTED, PAUSED, STOPPED), from the config topic's
+   * `target-state-<name>`; only when read from Connect's internal topics (REST shows the state it reached).
+   */
+  targetState?: string;
 }
 
 /** One source partition's position as Connect stored it for a MirrorSourceConnector. */

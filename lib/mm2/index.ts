@@ -19,6 +19,16 @@ export {
   type ConnectorConfigRecord,
 } from "./connect-config-records";
 export {
+  applyConnectConfigTopicRecord,
+  ConnectTargetState,
+  createConnectConfigState,
+  decodeConnectConfigTopicRecord,
+  listTaskConfigs,
+  type ConnectConfigState,
+  type ConnectConfigTopicRecord,
+  type ConnectTargetStateType,
+} from "./connect-config-topic";
+export {
   applyStatusRecord,
   createStatusTable,
   listConnectorStatuses,

@@ -1,7 +1,7 @@
 import type { ConnectClusterSnapshot, Snapshot } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
 import type { ConnectEndpoint, Connector } from "@/lib/connect";
-import { BadRequestError, NotFoundError } from "@/lib/errors";
+import { ActionUnavailableError, BadRequestError, NotFoundError } from "@/lib/errors";
 import { redactConnectorConfig } from "@/lib/connect/connector-config";
 import { filterRows, sortRows, takePage, type ListSpec, type PageRequest, type SortOrder } from "./pagination";
 
@@ -37,7 +37,15 @@ export interface ConnectorView {
 
 export interface ConnectClusterView {
   name: string;
-  url: string;
+  url: string | null;
+  /** Where this cycle's states came from: "rest", or "internal-topics" (then `internalTopics` names them). */
+  source: "rest" | "internal-topics";
+  /** E.g. `west: connect-configs, connect-status, connect-offsets`; null in REST mode. */
+  internalTopics: string | null;
+  /** Why the REST API was not used (shown beside internal-topics data); null when it was. */
+  restError: string | null;
+  /** Why a task cannot be restarted from Gapwatch (no REST API configured); null when it can. */
+  restartUnavailable: string | null;
   reachable: boolean;
   error: string | null;
   dataAgeMs: number | null;
@@ -49,9 +57,14 @@ export interface ConnectClusterView {
 export function listConnectClusterViews(snapshot: Snapshot, now: number): ConnectClusterView[] {
   return snapshot.connect.map((c) => {
     const connectors = c.connectors.map(reshapeConnector).sort((a, b) => a.name.localeCompare(b.name));
+    const topics = c.internalTopics ?? null;
     return {
       name: c.name,
       url: c.url,
+      source: c.source ?? "rest",
+      internalTopics: topics === null ? null : `${topics.cluster}: ${topics.configs}, ${topics.status}, ${topics.offsets}`,
+      restError: c.source === "internal-topics" ? (c.restError ?? null) : null,
+      restartUnavailable: c.url === null ? describeRestartUnavailable(c.name) : null,
       reachable: c.reachable,
       error: c.error,
       dataAgeMs: c.dataAt === null ? null : now - c.dataAt,
@@ -107,12 +120,27 @@ export function pageConnectClusters(snapshot: Snapshot, now: number, request: Pa
   return { connect, page };
 }
 
-/** The REST endpoint of a configured Connect cluster by name (404 naming the known ones). */
-export function resolveConnectEndpoint(name: string): ConnectEndpoint {
+/**
+ * The REST endpoint of a configured Connect cluster by name (404 naming the known ones). A cluster configured with
+ * internal topics only has none: 409 saying why, and how to restart the task where MM2 runs.
+ */
+export function resolveConnectEndpoint(name: string, task?: { connector: string; taskId: number }): ConnectEndpoint {
   const configured = getConfig().connect;
   const found = configured.find((c) => c.name === name);
   if (!found) throw new NotFoundError(`no Connect cluster "${name}" in the config; known: ${configured.map((c) => c.name).join(", ") || "none"}`);
+  if (found.url === undefined) throw new ActionUnavailableError(describeRestartUnavailable(name, task));
   return { url: found.url, auth: found.auth, timeoutMs: found.timeoutMs };
+}
+
+/** Why Gapwatch cannot restart a task of a Connect cluster it reads from internal topics, and what to do instead. */
+export function describeRestartUnavailable(cluster: string, task?: { connector: string; taskId: number }): string {
+  const target = task ? `${task.connector}:${task.taskId}` : "<connector>:<task id>";
+  return (
+    `Connect cluster "${cluster}" is read from its internal topics (no url in its config): restarting a task needs ` +
+    `Connect's REST API, which Gapwatch cannot reach. Restart it where MM2 runs — on Strimzi: kubectl annotate ` +
+    `KafkaMirrorMaker2 <name> "strimzi.io/restart-connector-task=${target}" — or give this Connect cluster a url ` +
+    "Gapwatch may reach (docs/connect-without-rest.md)."
+  );
 }
 
 export function parseTaskIdParam(raw: string): number {

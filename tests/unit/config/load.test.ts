@@ -237,3 +237,38 @@ describe("loadConfigFile", () => {
     expect(loadConfigFile(file, envOf()).clusters[0]?.tls).toEqual({ ca: pem + "\n", rejectUnauthorized: true });
   });
 });
+
+describe("connect entries given as Connect's internal topics", () => {
+  const topics = "    internalTopics: { cluster: east, configs: mirrormaker2-cluster-configs, offsets: mirrormaker2-cluster-offsets, status: mirrormaker2-cluster-status }\n";
+
+  it("accepts internal topics without a url, and both together (the topics are then the fallback)", () => {
+    const internalTopics = { cluster: "east", configs: "mirrormaker2-cluster-configs", offsets: "mirrormaker2-cluster-offsets", status: "mirrormaker2-cluster-status" };
+    expect(parseConfigText(withEast(`connect:\n  - name: mm2\n${topics}`), FILE, envOf()).connect).toEqual([{ name: "mm2", timeoutMs: 5000, internalTopics }]);
+    const both = parseConfigText(withEast(`connect:\n  - name: mm2\n    url: http://connect:8083\n${topics}`), FILE, envOf());
+    expect(both.connect).toEqual([{ name: "mm2", url: "http://connect:8083", timeoutMs: 5000, internalTopics }]);
+  });
+
+  it("asks for a url or internal topics when an entry has neither", () => {
+    expect(configErrorOf(withEast("connect:\n  - name: mm2\n")).message).toBe(
+      `${FILE}: connect[0].url: give url (Connect's REST API, e.g. http://connect:8083) or internalTopics (cluster, configs, offsets, status), or both`,
+    );
+  });
+
+  it("names the missing or invalid field of internalTopics, and a cluster that is not configured", () => {
+    expect(configErrorOf(withEast("connect:\n  - name: mm2\n    internalTopics: { cluster: east, configs: c, offsets: o }\n")).message).toBe(
+      `${FILE}: connect[0].internalTopics.status: Invalid input: expected string, received undefined`,
+    );
+    expect(configErrorOf(withEast("connect:\n  - name: mm2\n    internalTopics: { cluster: east, configs: 'c s', offsets: o, status: s }\n")).message).toBe(
+      `${FILE}: connect[0].internalTopics.configs: must be a Kafka topic name (letters, digits, '.', '_', '-')`,
+    );
+    expect(configErrorOf(withEast(`connect:\n  - name: mm2\n${topics.replace("cluster: east", "cluster: west")}`)).message).toBe(
+      `${FILE}: connect[0].internalTopics.cluster: cluster "west" is not in clusters ("east")`,
+    );
+  });
+
+  it("refuses REST basic auth without a url", () => {
+    expect(configErrorOf(withEast(`connect:\n  - name: mm2\n${topics}    auth: { username: u, password: p }\n`)).message).toBe(
+      `${FILE}: connect[0].auth: auth is for the REST API: give url too, or remove auth`,
+    );
+  });
+});
