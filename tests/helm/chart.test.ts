@@ -80,6 +80,7 @@ describe("role all (all-in-one.yaml)", () => {
     const { container } = deploymentParts(manifests, "gapwatch");
     expect(container.image).toBe(`gapwatch:${version}`);
     expect(envValue(container, "GAPWATCH_ROLE")).toBe("all");
+    expect(envValue(container, "HOSTNAME")).toBe("0.0.0.0");
     expect(manifests.filter((m) => m.kind === "Deployment")).toHaveLength(1);
   });
 
@@ -105,8 +106,8 @@ describe("role all (all-in-one.yaml)", () => {
 
   it("mounts the config from a Secret at GAPWATCH_CONFIG and passes the secrets as environment variables", () => {
     const { pod, container } = deploymentParts(manifests, "gapwatch");
-    expect(envValue(container, "GAPWATCH_CONFIG")).toBe("/etc/gapwatch/gapwatch.config.yaml");
-    expect(container.volumeMounts.find((m) => m.name === "config")).toEqual({ name: "config", mountPath: "/etc/gapwatch", readOnly: true });
+    expect(envValue(container, "GAPWATCH_CONFIG")).toBe("/config/gapwatch.config.yaml");
+    expect(container.volumeMounts.find((m) => m.name === "config")).toEqual({ name: "config", mountPath: "/config", readOnly: true });
     expect(volume(pod, "config")).toEqual({
       name: "config", secret: { secretName: "gapwatch-config", items: [{ key: "gapwatch.config.yaml", path: "gapwatch.config.yaml" }] },
     });
@@ -256,7 +257,7 @@ describe("toggles and refusals (the chart's defaults and --set)", () => {
   });
 
   it("refuses a secret mounted inside the config's folder", () => {
-    const error = renderError(["extraSecretMounts[0].name=ca", "extraSecretMounts[0].secretName=ca", "extraSecretMounts[0].mountPath=/etc/gapwatch/ca"]);
-    expect(error).toContain("mountPath /etc/gapwatch/ca is inside the config's folder /etc/gapwatch");
+    const error = renderError(["extraSecretMounts[0].name=ca", "extraSecretMounts[0].secretName=ca", "extraSecretMounts[0].mountPath=/config/ca"]);
+    expect(error).toContain("mountPath /config/ca is inside the config's folder /config");
   });
 });
