@@ -248,6 +248,12 @@ describe("toggles and refusals (the chart's defaults and --set)", () => {
     expect(manifests.map((m) => m.kind)).not.toContain("PersistentVolumeClaim");
   });
 
+  it("keeps the collectors on their image while the web instances move first (upgrade order)", () => {
+    const manifests = renderManifests(example("split-postgres.yaml"), ["collector.imageTag=0.0.9"]);
+    expect(deploymentParts(manifests, "gapwatch-collector").container.image).toBe("gapwatch:0.0.9");
+    expect(deploymentParts(manifests, "gapwatch-web").container.image).toBe(`gapwatch:${version}`);
+  });
+
   it("refuses role split without PostgreSQL, a postgres store without its URL Secret, and mismatched store kinds", () => {
     expect(renderError(["role=split"])).toContain("role split needs store.kind: postgres");
     expect(renderError(["role=split", "store.kind=postgres", "config.store.kind=postgres", "config.store.url=postgres://pg:5432/gw"]))

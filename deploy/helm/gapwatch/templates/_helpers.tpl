@@ -33,8 +33,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 {{- end -}}
 
+{{/* The image of one role: dict "root" $ "settings" <role values>; a role's imageTag wins (upgrade order). */}}
 {{- define "gapwatch.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- $root := .root -}}
+{{- $tag := default (default $root.Chart.AppVersion $root.Values.image.tag) .settings.imageTag -}}
+{{- printf "%s:%s" $root.Values.image.repository $tag -}}
 {{- end -}}
 
 {{/* The Deployments' roles: [all] or [collector, web]. Fails with what to fix on a bad combination of values. */}}
