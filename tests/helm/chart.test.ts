@@ -131,8 +131,9 @@ describe("role all (all-in-one.yaml)", () => {
     const monitor = findManifest(manifests, "ServiceMonitor", "gapwatch");
     expect(monitor.spec).toMatchObject({
       selector: { matchLabels: { "app.kubernetes.io/component": "all" } },
-      endpoints: [{ port: "http", path: "/api/metrics" }],
+      endpoints: [{ port: "http", path: "/api/metrics", relabelings: [{ targetLabel: "job", replacement: "gapwatch" }] }],
     });
+    expect(readFileSync(path.join(repoRoot, "deploy", "prometheus", "gapwatch-rules.yml"), "utf8")).toContain('up{job="gapwatch"}');
     const service = findManifest(manifests, "Service", "gapwatch");
     expect(service.spec).toMatchObject({ ports: [{ name: "http", port: 3000, targetPort: "http" }] });
     const rules = parse(readFileSync(path.join(repoRoot, "deploy", "prometheus", "gapwatch-rules.yml"), "utf8")) as unknown;
