@@ -30,14 +30,17 @@ export function listValuesExamples(): string[] {
  */
 export function ensureHelm(log: (line: string) => void): string {
   if (installedVersion() === helmVersion) return helmPath;
-  const go = spawnSync("go", ["version"], { encoding: "utf8" });
-  if (go.status !== 0) {
-    throw new Error(`helm ${helmVersion} is not in ${path.dirname(helmPath)} and Go is missing to build it; install Go 1.24+ and retry`);
+  const go = findGo();
+  if (go === null) {
+    throw new Error(
+      `helm ${helmVersion} is not in ${path.dirname(helmPath)} and Go is missing to build it; install Go 1.26+ ` +
+        "(helm's go.mod asks for it) and retry",
+    );
   }
   mkdirSync(path.dirname(helmPath), { recursive: true });
-  log(`Building helm ${helmVersion} with go install (${go.stdout.trim()}) into ${path.dirname(helmPath)}…`);
+  log(`Building helm ${helmVersion} with ${go.version} into ${path.dirname(helmPath)} (minutes the first time)…`);
   const started = Date.now();
-  const built = spawnSync("go", ["install", `helm.sh/helm/v3/cmd/helm@${helmVersion}`], {
+  const built = spawnSync(go.path, ["install", `helm.sh/helm/v3/cmd/helm@${helmVersion}`], {
     stdio: "inherit",
     env: { ...process.env, GOBIN: path.dirname(helmPath), CGO_ENABLED: "0" },
   });
@@ -47,6 +50,15 @@ export function ensureHelm(log: (line: string) => void): string {
   writeFileSync(stampPath, helmVersion);
   log(`helm ${helmVersion} built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   return helmPath;
+}
+
+/** The go command on PATH, else the official tarball's place (/usr/local/go), with the version it reports. */
+function findGo(): { path: string; version: string } | null {
+  for (const candidate of ["go", "/usr/local/go/bin/go"]) {
+    const result = spawnSync(candidate, ["version"], { encoding: "utf8" });
+    if (result.status === 0) return { path: candidate, version: result.stdout.trim() };
+  }
+  return null;
 }
 
 /** The version of the helm built here (from its stamp), or null when there is none or it does not run. */
@@ -74,7 +86,8 @@ export function runHelm(helm: string, args: readonly string[]): HelmRun {
     HELM_DATA_HOME: path.join(helmHome, "data"),
   };
   const result = spawnSync(helm, [...args], { cwd: repoRoot, encoding: "utf8", env, maxBuffer: 64 * 1024 * 1024 });
-  return { status: result.status ?? 1, stdout: result.stdout ?? "", stderr: result.stderr ?? String(result.error ?? "") };
+  const stderr = result.stderr ?? String(result.error ?? "");
+  return { status: result.status ?? 1, stdout: result.stdout ?? "", stderr };
 }
 
 /** `helm template` of the chart with a values file and `--set` pairs; throws with helm's message when it fails. */
@@ -90,5 +103,7 @@ export function renderChart(helm: string, valuesFile: string | null, sets: reado
 /** `helm lint --strict` of the chart with a values file; throws with helm's report when it finds a problem. */
 export function lintChart(helm: string, valuesFile: string): void {
   const run = runHelm(helm, ["lint", "--strict", chartDir, "--values", valuesFile]);
-  if (run.status !== 0) throw new Error(`helm lint ${path.relative(repoRoot, valuesFile)} failed:\n${run.stdout}${run.stderr}`);
+  if (run.status !== 0) {
+    throw new Error(`helm lint ${path.relative(repoRoot, valuesFile)} failed:\n${run.stdout}${run.stderr}`);
+  }
 }

@@ -24,12 +24,15 @@ function deploymentParts(manifests: readonly Manifest[], name: string): { pod: P
 function loadRenderedConfig(manifests: readonly Manifest[]) {
   const text = findManifest(manifests, "Secret", "gapwatch-config").stringData?.["gapwatch.config.yaml"] ?? "";
   const names = [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
-  const env = Object.fromEntries(names.map((n) => [n, n === "GAPWATCH_POD_IP" ? "10.1.2.3" : n === "GAPWATCH_DATABASE_URL" ? "postgres://u:p@pg:5432/gw" : `${n}-value-long-enough`]));
+  const known: Record<string, string> = { GAPWATCH_POD_IP: "10.1.2.3", GAPWATCH_DATABASE_URL: "postgres://u:p@pg:5432/gw" };
+  const env = Object.fromEntries(names.map((n) => [n, known[n] ?? `${n}-value-long-enough`]));
   return validateConfigText(text, "rendered gapwatch.config.yaml", env);
 }
 
 function expectHardenedPod(pod: PodSpec, container: Container): void {
-  expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, fsGroup: 10001, seccompProfile: { type: "RuntimeDefault" } });
+  expect(pod.securityContext).toMatchObject({
+    runAsNonRoot: true, runAsUser: 10001, fsGroup: 10001, seccompProfile: { type: "RuntimeDefault" },
+  });
   expect(container.securityContext).toMatchObject({
     readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, runAsNonRoot: true, capabilities: { drop: ["ALL"] },
   });
@@ -107,13 +110,14 @@ describe("role all (all-in-one.yaml)", () => {
   it("mounts the config from a Secret at GAPWATCH_CONFIG and passes the secrets as environment variables", () => {
     const { pod, container } = deploymentParts(manifests, "gapwatch");
     expect(envValue(container, "GAPWATCH_CONFIG")).toBe("/config/gapwatch.config.yaml");
-    expect(container.volumeMounts.find((m) => m.name === "config")).toEqual({ name: "config", mountPath: "/config", readOnly: true });
-    expect(volume(pod, "config")).toEqual({
-      name: "config", secret: { secretName: "gapwatch-config", items: [{ key: "gapwatch.config.yaml", path: "gapwatch.config.yaml" }] },
-    });
+    expect(container.volumeMounts).toContainEqual({ name: "config", mountPath: "/config", readOnly: true });
+    const items = [{ key: "gapwatch.config.yaml", path: "gapwatch.config.yaml" }];
+    expect(volume(pod, "config")).toEqual({ name: "config", secret: { secretName: "gapwatch-config", items } });
     expect(container.envFrom).toEqual([{ secretRef: { name: "gapwatch-env" } }]);
-    expect(Object.keys(findManifest(manifests, "Secret", "gapwatch-env").stringData ?? {}).sort()).toEqual(["GAPWATCH_ADMIN_SECRET", "WEST_KAFKA_PASSWORD"]);
-    expect(container.volumeMounts.find((m) => m.name === "west-ca")).toEqual({ name: "west-ca", mountPath: "/etc/gapwatch-secrets/west-ca", readOnly: true });
+    const envSecret = findManifest(manifests, "Secret", "gapwatch-env");
+    expect(Object.keys(envSecret.stringData ?? {}).sort()).toEqual(["GAPWATCH_ADMIN_SECRET", "WEST_KAFKA_PASSWORD"]);
+    const caMount = { name: "west-ca", mountPath: "/etc/gapwatch-secrets/west-ca", readOnly: true };
+    expect(container.volumeMounts).toContainEqual(caMount);
     expect(volume(pod, "west-ca")).toEqual({ name: "west-ca", secret: { secretName: "west-kafka-ca" } });
   });
 
@@ -124,7 +128,8 @@ describe("role all (all-in-one.yaml)", () => {
       "gapwatch.example.com", "localhost", "gapwatch", "gapwatch.kafka.svc", "gapwatch.kafka.svc.cluster.local", "10.1.2.3",
     ]));
     const { container } = deploymentParts(manifests, "gapwatch");
-    expect(container.env.find((e) => e.name === "GAPWATCH_POD_IP")?.valueFrom).toEqual({ fieldRef: { fieldPath: "status.podIP" } });
+    const podIp = container.env.find((e) => e.name === "GAPWATCH_POD_IP");
+    expect(podIp?.valueFrom).toEqual({ fieldRef: { fieldPath: "status.podIP" } });
   });
 
   it("scrapes /api/metrics of the role-all pod and carries deploy/prometheus/gapwatch-rules.yml as the PrometheusRule", () => {
@@ -133,10 +138,11 @@ describe("role all (all-in-one.yaml)", () => {
       selector: { matchLabels: { "app.kubernetes.io/component": "all" } },
       endpoints: [{ port: "http", path: "/api/metrics", relabelings: [{ targetLabel: "job", replacement: "gapwatch" }] }],
     });
-    expect(readFileSync(path.join(repoRoot, "deploy", "prometheus", "gapwatch-rules.yml"), "utf8")).toContain('up{job="gapwatch"}');
+    const rulesText = readFileSync(path.join(repoRoot, "deploy", "prometheus", "gapwatch-rules.yml"), "utf8");
+    expect(rulesText).toContain('up{job="gapwatch"}');
     const service = findManifest(manifests, "Service", "gapwatch");
     expect(service.spec).toMatchObject({ ports: [{ name: "http", port: 3000, targetPort: "http" }] });
-    const rules = parse(readFileSync(path.join(repoRoot, "deploy", "prometheus", "gapwatch-rules.yml"), "utf8")) as unknown;
+    const rules = parse(rulesText) as unknown;
     expect(findManifest(manifests, "PrometheusRule", "gapwatch").spec).toEqual(rules);
     expect(manifests.some((m) => m.kind === "NetworkPolicy")).toBe(false);
   });
@@ -156,7 +162,8 @@ describe("role split (split-postgres.yaml)", () => {
       expect(container.image).toBe(`gapwatch:${version}`);
       expect(envValue(container, "GAPWATCH_ROLE")).toBe(role);
       expect(envValue(container, "GAPWATCH_DB")).toBeUndefined();
-      expect(container.env.find((e) => e.name === "GAPWATCH_DATABASE_URL")?.valueFrom).toEqual({ secretKeyRef: { name: "gapwatch-postgres", key: "url" } });
+      const url = container.env.find((e) => e.name === "GAPWATCH_DATABASE_URL");
+      expect(url?.valueFrom).toEqual({ secretKeyRef: { name: "gapwatch-postgres", key: "url" } });
       expect(container.envFrom).toEqual([{ secretRef: { name: "gapwatch-env" } }]);
       expect(volume(pod, "data")).toEqual({ name: "data", emptyDir: {} });
       expectProbes(container);
@@ -167,9 +174,11 @@ describe("role split (split-postgres.yaml)", () => {
   });
 
   it("serves the dashboard from the web instances and scrapes the collectors' metrics", () => {
-    expect(findManifest(manifests, "Service", "gapwatch").spec).toMatchObject({ selector: { "app.kubernetes.io/component": "web" } });
-    expect(findManifest(manifests, "Service", "gapwatch-collector").spec).toMatchObject({ selector: { "app.kubernetes.io/component": "collector" } });
-    expect(findManifest(manifests, "ServiceMonitor", "gapwatch").spec).toMatchObject({ selector: { matchLabels: { "app.kubernetes.io/component": "collector" } } });
+    const component = (role: string) => ({ "app.kubernetes.io/component": role });
+    expect(findManifest(manifests, "Service", "gapwatch").spec).toMatchObject({ selector: component("web") });
+    expect(findManifest(manifests, "Service", "gapwatch-collector").spec).toMatchObject({ selector: component("collector") });
+    const monitor = findManifest(manifests, "ServiceMonitor", "gapwatch");
+    expect(monitor.spec).toMatchObject({ selector: { matchLabels: component("collector") } });
   });
 
   it("limits egress to DNS, the brokers, Connect's REST port and PostgreSQL", () => {
@@ -200,11 +209,13 @@ describe("Strimzi (deploy/strimzi/gapwatch-values.yaml)", () => {
       const ca = typeof cluster.tls === "object" ? cluster.tls.ca : undefined;
       const mount = container.volumeMounts.find((m) => ca?.startsWith(`${m.mountPath}/`));
       expect(mount, `a mount holding ${ca}`).toBeDefined();
-      expect(volume(pod, mount!.name)).toEqual({ name: mount!.name, secret: { secretName: `${cluster.alias}-cluster-ca-cert` } });
+      const secretName = `${cluster.alias}-cluster-ca-cert`;
+      expect(volume(pod, mount!.name)).toEqual({ name: mount!.name, secret: { secretName } });
       expect(ca).toBe(`${mount!.mountPath}/ca.crt`);
       expect(cluster.sasl?.mechanism).toBe("SCRAM-SHA-512");
       const passwordVar = /^(\w+)-value-long-enough$/.exec(cluster.sasl?.password ?? "")?.[1] ?? "";
-      expect(container.env.find((e) => e.name === passwordVar)?.valueFrom).toEqual({ secretKeyRef: { name: cluster.sasl?.username, key: "password" } });
+      const password = container.env.find((e) => e.name === passwordVar);
+      expect(password?.valueFrom).toEqual({ secretKeyRef: { name: cluster.sasl?.username, key: "password" } });
     }
     expect(config.connect.map((c) => c.url)).toEqual(["http://east-to-west-mirrormaker2-api:8083"]);
   });
@@ -214,21 +225,26 @@ describe("Strimzi (deploy/strimzi/gapwatch-values.yaml)", () => {
       egress: { to: { podSelector?: { matchLabels: Record<string, string> } }[]; ports: { port: number }[] }[];
     };
     const connect = policy.egress.find((rule) => rule.ports.some((p) => p.port === 8083));
-    expect(connect?.to).toEqual([{ podSelector: { matchLabels: { "strimzi.io/cluster": "east-to-west", "strimzi.io/kind": "KafkaMirrorMaker2" } } }]);
+    const mm2Pods = { "strimzi.io/cluster": "east-to-west", "strimzi.io/kind": "KafkaMirrorMaker2" };
+    expect(connect?.to).toEqual([{ podSelector: { matchLabels: mm2Pods } }]);
     const kafka = policy.egress.find((rule) => rule.ports.some((p) => p.port === 9093));
     expect(kafka?.to.map((peer) => peer.podSelector?.matchLabels["strimzi.io/kind"])).toEqual(["Kafka", "Kafka"]);
   });
 
   it("is admitted to MM2's REST port by deploy/strimzi/mm2-rest-networkpolicy.yaml, which selects the MM2 pods", () => {
+    type Selector = { matchLabels: Record<string, string> };
     const admit = parse(readFileSync(path.join(repoRoot, "deploy", "strimzi", "mm2-rest-networkpolicy.yaml"), "utf8")) as {
-      spec: { podSelector: { matchLabels: Record<string, string> }; ingress: { from: { podSelector: { matchLabels: Record<string, string> } }[]; ports: { port: number }[] }[] };
+      spec: { podSelector: Selector; ingress: { from: { podSelector: Selector }[]; ports: { port: number }[] }[] };
     };
     // The labels Strimzi puts on a KafkaMirrorMaker2's pods (Labels.strimziSelectorLabels, componentName <mm2>-mirrormaker2).
     expect(admit.spec.podSelector.matchLabels).toEqual({
-      "strimzi.io/cluster": "east-to-west", "strimzi.io/kind": "KafkaMirrorMaker2", "strimzi.io/name": "east-to-west-mirrormaker2",
+      "strimzi.io/cluster": "east-to-west",
+      "strimzi.io/kind": "KafkaMirrorMaker2",
+      "strimzi.io/name": "east-to-west-mirrormaker2",
     });
     expect(admit.spec.ingress[0]!.ports).toEqual([{ port: 8083, protocol: "TCP" }]);
-    const podLabels = (findManifest(manifests, "Deployment", "gapwatch").spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    const deployment = findManifest(manifests, "Deployment", "gapwatch");
+    const podLabels = (deployment.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
     expect(podLabels).toMatchObject(admit.spec.ingress[0]!.from[0]!.podSelector.matchLabels);
   });
 });
@@ -240,7 +256,9 @@ describe("toggles and refusals (the chart's defaults and --set)", () => {
   });
 
   it("takes the image tag, an existing config Secret and no persistence when set", () => {
-    const manifests = renderManifests(null, ["image.tag=1.2.3", "image.repository=registry.example/gapwatch", "existingSecret=my-config", "persistence.enabled=false"]);
+    const manifests = renderManifests(null, [
+      "image.tag=1.2.3", "image.repository=registry.example/gapwatch", "existingSecret=my-config", "persistence.enabled=false",
+    ]);
     const { pod, container } = deploymentParts(manifests, "gapwatch");
     expect(container.image).toBe("registry.example/gapwatch:1.2.3");
     expect(volume(pod, "config")).toMatchObject({ secret: { secretName: "my-config" } });
@@ -257,14 +275,15 @@ describe("toggles and refusals (the chart's defaults and --set)", () => {
 
   it("refuses role split without PostgreSQL, a postgres store without its URL Secret, and mismatched store kinds", () => {
     expect(renderError(["role=split"])).toContain("role split needs store.kind: postgres");
-    expect(renderError(["role=split", "store.kind=postgres", "config.store.kind=postgres", "config.store.url=postgres://pg:5432/gw"]))
-      .toContain("store.postgres.urlSecret.name");
+    const postgresWithoutUrl = ["role=split", "store.kind=postgres", "config.store.kind=postgres", "config.store.url=postgres://pg/gw"];
+    expect(renderError(postgresWithoutUrl)).toContain("store.postgres.urlSecret.name");
     expect(renderError(["store.kind=postgres"])).toContain('config.store.kind is "sqlite" but store.kind is "postgres"');
     expect(renderError(["role=both"])).toContain('role must be all or split, not "both"');
   });
 
   it("refuses a secret mounted inside the config's folder", () => {
-    const error = renderError(["extraSecretMounts[0].name=ca", "extraSecretMounts[0].secretName=ca", "extraSecretMounts[0].mountPath=/config/ca"]);
+    const mount = ["name=ca", "secretName=ca", "mountPath=/config/ca"].map((pair) => `extraSecretMounts[0].${pair}`);
+    const error = renderError(mount);
     expect(error).toContain("mountPath /config/ca is inside the config's folder /config");
   });
 });

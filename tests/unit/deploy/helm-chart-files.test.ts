@@ -12,7 +12,8 @@ const readYaml = (file: string): Record<string, unknown> => parse(readFileSync(f
 /** An environment that sets every `${NAME}` the text refers to, as a config loaded in a pod would have. */
 function envFor(text: string): Record<string, string> {
   const names = [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
-  return Object.fromEntries(names.map((name) => [name, name === "GAPWATCH_DATABASE_URL" ? "postgres://u:p@pg:5432/gw" : `value-of-${name}-long-enough`]));
+  const value = (name: string) => (name === "GAPWATCH_DATABASE_URL" ? "postgres://u:p@pg:5432/gw" : `value-of-${name}-long-enough`);
+  return Object.fromEntries(names.map((name) => [name, value(name)]));
 }
 
 describe("the Helm chart's files", () => {
