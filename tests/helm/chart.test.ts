@@ -250,14 +250,17 @@ describe("Strimzi (deploy/strimzi/gapwatch-values.yaml)", () => {
 });
 
 describe("toggles and refusals (the chart's defaults and --set)", () => {
+  const oneCluster = ["config.clusters[0].alias=east", "config.clusters[0].bootstrap=kafka:9092"];
+
   it("renders no ServiceMonitor, PrometheusRule or NetworkPolicy unless asked, and a PVC by default", () => {
-    const kinds = renderManifests(null).map((m) => m.kind).sort();
+    const kinds = renderManifests(null, oneCluster).map((m) => m.kind).sort();
     expect(kinds).toEqual(["Deployment", "PersistentVolumeClaim", "Secret", "Service", "ServiceAccount"]);
   });
 
   it("takes the image tag, an existing config Secret and no persistence when set", () => {
     const manifests = renderManifests(null, [
-      "image.tag=1.2.3", "image.repository=registry.example/gapwatch", "existingSecret=my-config", "persistence.enabled=false",
+      ...oneCluster, "image.tag=1.2.3", "image.repository=registry.example/gapwatch", "existingSecret=my-config",
+      "persistence.enabled=false",
     ]);
     const { pod, container } = deploymentParts(manifests, "gapwatch");
     expect(container.image).toBe("registry.example/gapwatch:1.2.3");
@@ -273,17 +276,28 @@ describe("toggles and refusals (the chart's defaults and --set)", () => {
     expect(deploymentParts(manifests, "gapwatch-web").container.image).toBe(`gapwatch:${version}`);
   });
 
+  it("adds no host to server.allowedHosts when allowKubernetesHosts is off", () => {
+    const manifests = renderManifests(null, [...oneCluster, "allowKubernetesHosts=false"]);
+    expect(loadRenderedConfig(manifests).server.allowedHosts).toBeUndefined();
+  });
+
+  it("refuses a config without clusters, as Gapwatch would at start", () => {
+    expect(renderError([])).toContain("config.clusters is empty");
+  });
+
   it("refuses role split without PostgreSQL, a postgres store without its URL Secret, and mismatched store kinds", () => {
-    expect(renderError(["role=split"])).toContain("role split needs store.kind: postgres");
-    const postgresWithoutUrl = ["role=split", "store.kind=postgres", "config.store.kind=postgres", "config.store.url=postgres://pg/gw"];
+    expect(renderError([...oneCluster, "role=split"])).toContain("role split needs store.kind: postgres");
+    const postgres = ["store.kind=postgres", "config.store.kind=postgres", "config.store.url=postgres://pg/gw"];
+    const postgresWithoutUrl = [...oneCluster, "role=split", ...postgres];
     expect(renderError(postgresWithoutUrl)).toContain("store.postgres.urlSecret.name");
-    expect(renderError(["store.kind=postgres"])).toContain('config.store.kind is "sqlite" but store.kind is "postgres"');
-    expect(renderError(["role=both"])).toContain('role must be all or split, not "both"');
+    expect(renderError([...oneCluster, "store.kind=postgres"]))
+      .toContain('config.store.kind is "sqlite" but store.kind is "postgres"');
+    expect(renderError([...oneCluster, "role=both"])).toContain('role must be all or split, not "both"');
   });
 
   it("refuses a secret mounted inside the config's folder", () => {
     const mount = ["name=ca", "secretName=ca", "mountPath=/config/ca"].map((pair) => `extraSecretMounts[0].${pair}`);
-    const error = renderError(mount);
+    const error = renderError([...oneCluster, ...mount]);
     expect(error).toContain("mountPath /config/ca is inside the config's folder /config");
   });
 });

@@ -71,6 +71,9 @@ server.allowedHosts when allowKubernetesHosts is on (Gapwatch refuses other Host
 */}}
 {{- define "gapwatch.configYaml" -}}
 {{- $config := deepCopy .Values.config -}}
+{{- if not $config.clusters -}}
+{{- fail "config.clusters is empty: list the Kafka clusters to watch (alias and bootstrap each), or set existingSecret" -}}
+{{- end -}}
 {{- $store := default dict $config.store -}}
 {{- if ne (default "sqlite" $store.kind) .Values.store.kind -}}
 {{- fail (printf "config.store.kind is %q but store.kind is %q: set both to the same kind" (default "sqlite" $store.kind) .Values.store.kind) -}}
