@@ -29,6 +29,17 @@ export default defineConfig({
       {
         resolve: { alias },
         test: {
+          // The Helm chart rendered by the real helm CLI (scripts/helm/helm-cli.ts builds it when missing).
+          name: "helm",
+          include: ["tests/helm/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 900_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
           environment: "node",

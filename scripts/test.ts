@@ -1,11 +1,12 @@
 // `npm test`: typecheck beside lint, unit, store (the Store contract on a throwaway PostgreSQL), integration (real Kafka + MM2) with the 5-minute chaos
-// soak, the Next.js build and then e2e (Debian Chromium) beside it. Prints how long each stage took.
+// soak, the Helm chart (helm CLI), the Next.js build and then e2e (Debian Chromium) beside it. Prints how long each stage took.
 // `npm test -- --only unit,integration,soak` runs a subset; `--integration-shards N` splits the integration files
 // over N sandboxes side by side (scripts/integration-shards.ts; 2 by default, 1 runs them all on one sandbox).
 import { ensureKafkaJars } from "@/lib/sandbox/jars";
 import { getKafkaVersion } from "@/lib/sandbox/kafka-version";
 import { buildAppIfChanged, runCommand } from "./app-build";
 import { parseFlags } from "./args";
+import { ensureHelm } from "./helm/helm-cli";
 import { ensureChromium } from "./chromium";
 import { runIntegrationShards, stopIntegrationShards } from "./integration-shards";
 import { ensureMonitoringPackages } from "./monitoring-packages";
@@ -50,6 +51,16 @@ const stages: Stage[] = [
     },
   },
   { name: "kafka-jars", run: () => ensureKafkaJars(getKafkaVersion()) },
+  {
+    // The Helm chart through the real helm CLI (lint, template, rendered manifests asserted): a few seconds of CPU
+    // beside the integration stage, which mostly waits on Kafka (the first run also builds helm with Go).
+    name: "helm",
+    alongside: "integration",
+    run: () => {
+      ensureHelm(say);
+      return runCommand(bin("vitest"), ["run", "--project", "helm"]);
+    },
+  },
   {
     name: "soak",
     // The integration stage mostly waits on Kafka: a soak beside it slowed it by ~1% (measured).
