@@ -92,6 +92,9 @@ function describeConfig(labels: Record<string, string>): string[] {
     PORT: "3000",
     GAPWATCH_HOME: "/data",
     GAPWATCH_CONFIG: "/config/gapwatch.config.yaml",
+    // SIGTERM is Gapwatch's alone (runtime.ts: the collector process stopped by PID, the store closed, exit 0): Next.js's
+    // own handler exits at once with 143, and as PID 1 its exit would SIGKILL the collector process mid-cycle.
+    NEXT_MANUAL_SIG_HANDLE: "true",
   };
   return [
     "--user", `${imageUid}:${imageUid}`,
