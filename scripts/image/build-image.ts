@@ -75,6 +75,7 @@ export async function buildImage(options: { log: (line: string) => void; force?:
     throw err;
   }
   const image = await inspectImage(tag);
+  if (existing !== null) await removeUntagged(log);
   const seconds = (Date.now() - started) / 1000;
   log(`Built ${tag} (${image.imageId.slice(0, 12)}): ${(image.sizeBytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(0)} s`);
   return { tag, ...image, reused: false, seconds, labels };
@@ -146,9 +147,24 @@ function writeAccounts(dir: string): void {
   writeFileSync(path.join(dir, "group"), `root:x:0:\ngapwatch:x:${imageUid}:\n`);
 }
 
+/**
+ * Removes the images the rebuild left without a name (each build is a new image; the old one keeps its ~180 MB), by
+ * id and only those that are Gapwatch builds; one a container still uses stays.
+ */
+async function removeUntagged(log: (line: string) => void): Promise<void> {
+  const filter = ["--filter", "dangling=true", "--filter", `label=${buildKeyLabel}`, "--format", "{{.ID}}"];
+  const ids = (await capture("podman", ["images", ...filter])).split("\n").filter(Boolean);
+  for (const id of ids) {
+    await capture("podman", ["rmi", id]).then(
+      () => log(`  removed the previous build ${id.slice(0, 12)}`),
+      () => undefined,
+    );
+  }
+}
+
 /** The image's labels, or null when no image has this tag. */
 async function inspectLabels(tag: string): Promise<Record<string, string> | null> {
-  const text = await capture("buildah", ["inspect", "--type", "image", "--format", "{{json .OCIv1.Config.Labels}}", tag]).catch(() => null);
+  const text = await capture("podman", ["image", "inspect", "--format", "{{json .Labels}}", tag]).catch(() => null);
   return text === null ? null : ((JSON.parse(text) as Record<string, string> | null) ?? {});
 }
 
