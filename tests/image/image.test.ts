@@ -94,6 +94,25 @@ async function waitFor(what: string, url: string, check: (r: { status: number; t
   throw new Error(`timed out after ${ms / 1000} s waiting for ${what}; last answer: ${JSON.stringify(last).slice(0, 600)}\n${log.split("\n").slice(-25).join("\n")}`);
 }
 
+/** Asks /api/health/live every 500 ms until stopped; resolves with every answer's status (0: no answer). */
+function watchLiveness(url: string): { stop(): Promise<number[]> } {
+  const statuses: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      statuses.push(await get(`${url}/api/health/live`).then((r) => r.status, () => 0));
+      await sleep(500);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return statuses;
+    },
+  };
+}
+
 /** The collector process of a role-all container: the one child of the container's PID 1 (the Next.js server). */
 function readCollectorPid(serverPid: number): number {
   const children = readFileSync(`/proc/${serverPid}/task/${serverPid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
@@ -153,13 +172,17 @@ describe("the OCI image, run with podman against the sandbox", () => {
       [0, report.firstLostOffset, report.lastLostOffset, report.lostCount],
     ]);
 
-    // The collector process stopped (SIGSTOP by its host PID): readiness 503 with the reason, liveness still 200.
+    // The collector process stopped (SIGSTOP by its host PID): readiness 503 with the reason, 200 again after SIGCONT;
+    // liveness, asked every 500 ms from before the SIGSTOP until readiness is back, answers 200 each time.
+    await waitFor("readiness 200 before the SIGSTOP", `${url}/api/health/ready`, (r) => r.status === 200, container, 60_000);
     const collectorPid = readCollectorPid(await container.hostPid());
+    const live = watchLiveness(url);
     process.kill(collectorPid, "SIGSTOP");
     let stopped: { status: number; text: string };
     try {
       stopped = await waitFor("readiness 503", `${url}/api/health/ready`, (r) => r.status === 503, container, 60_000);
-      expect((await get(`${url}/api/health/live`)).status).toBe(200);
+      await sleep(3000);
+      expect((await get(`${url}/api/health/ready`)).status).toBe(503);
     } finally {
       process.kill(collectorPid, "SIGCONT");
     }
@@ -167,7 +190,9 @@ describe("the OCI image, run with podman against the sandbox", () => {
     expect([body.status, body.maxAgeMs, body.ageMs > body.maxAgeMs]).toEqual(["stale", 3 * pollIntervalSeconds * 1000, true]);
     expect(body.reason).toMatch(/^the last poll cycle \(\d+\) finished \d+(\.\d)? s ago, more than 3 poll intervals \(6\.0 s\): the collector is stuck or stopped/);
     await waitFor("readiness 200 after SIGCONT", `${url}/api/health/ready`, (r) => r.status === 200, container, 60_000);
-    expect((await get(`${url}/api/health/live`)).status).toBe(200);
+    const liveStatuses = await live.stop();
+    expect(liveStatuses.length).toBeGreaterThan(10);
+    expect(new Set(liveStatuses)).toEqual(new Set([200]));
 
     // SIGTERM (podman stop): the server stops its collector process and exits 0 well within the 10 s grace.
     const { exitCode, seconds } = await container.stop(10);
