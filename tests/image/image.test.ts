@@ -4,7 +4,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gapwatchDir } from "@/lib/sandbox/paths";
-import { type Container, startContainer } from "@/lib/sandbox/podman";
+import { type Container, runPodman, startContainer } from "@/lib/sandbox/podman";
 import { startPostgres, type PostgresServer } from "@/lib/sandbox/postgres";
 import { sleep } from "@/lib/sandbox/processes";
 import { formatRemoteTopicName } from "@/lib/sandbox/remote-topic";
@@ -140,6 +140,18 @@ describe("the OCI image, run with podman against the sandbox", () => {
     expect(image.labels["org.opencontainers.image.version"]).toBe(pkg.version);
     expect(image.labels["org.opencontainers.image.title"]).toBe("gapwatch");
     expect(image.labels["org.opencontainers.image.revision"]).toMatch(/^[0-9a-f]{40}(-dirty)?$/);
+    const config = JSON.parse(await runPodman(["image", "inspect", "--format", "{{json .Config}}", image.tag])) as {
+      User: string;
+      Volumes: Record<string, unknown>;
+      Entrypoint: string[];
+      StopSignal: string;
+    };
+    expect([config.User, Object.keys(config.Volumes), config.Entrypoint, config.StopSignal]).toEqual([
+      "10001:10001",
+      ["/data"],
+      ["/usr/local/bin/node", "server.js"],
+      "SIGTERM",
+    ]);
   });
 
   it("role all: overview, flow, partition and the exact DATA_LOSS of a purge; readiness follows a SIGSTOPped collector", async () => {
@@ -175,7 +187,10 @@ describe("the OCI image, run with podman against the sandbox", () => {
     // The collector process stopped (SIGSTOP by its host PID): readiness 503 with the reason, 200 again after SIGCONT;
     // liveness, asked every 500 ms from before the SIGSTOP until readiness is back, answers 200 each time.
     await waitFor("readiness 200 before the SIGSTOP", `${url}/api/health/ready`, (r) => r.status === 200, container, 60_000);
-    const collectorPid = readCollectorPid(await container.hostPid());
+    const serverPid = await container.hostPid();
+    const collectorPid = readCollectorPid(serverPid);
+    // Both processes run as the image's user, not root.
+    for (const pid of [serverPid, collectorPid]) expect(readFileSync(`/proc/${pid}/status`, "utf8")).toMatch(/^Uid:\t10001\t10001\t/m);
     const live = watchLiveness(url);
     process.kill(collectorPid, "SIGSTOP");
     let stopped: { status: number; text: string };
