@@ -8,11 +8,17 @@ import { requestPathHeader } from "@/lib/views/not-found";
 
 /** Reachable without an identity when server.requireSignInForReads is on: the sign-in page and its API. */
 const openPaths = new Set(["/signin", "/api/session"]);
+/**
+ * The orchestrator's probes: answered before every other check. A kubelet or load balancer addresses the pod by its
+ * IP (not an allowed host name) and signs in as nobody; the answers hold no data (status, cycle number, age, reason).
+ */
+const probePaths = new Set(["/api/health/live", "/api/health/ready"]);
 /** All a collector (GAPWATCH_ROLE=collector) serves: it polls; web instances serve pages and the API. */
 const collectorPaths = new Set(["/api/health", "/api/metrics"]);
 
 /**
- * Runs before every page and API route (Next.js 16 proxy, Node runtime). Its checks:
+ * Runs before every page and API route (Next.js 16 proxy, Node runtime). The probes (/api/health/live and /ready)
+ * pass unchecked, in every role. Its checks:
  * 1. the Host header must be one the server answers to (server.allowedHosts): a DNS-rebinding page reaches us under
  *    its own domain name, so it is refused with 421 before it can read or try admin secrets;
  * 2. a path with a malformed percent-escape (`/api/flows/%E0%A4%A`) is 400: Next.js's router answers it with a bare
@@ -22,6 +28,7 @@ const collectorPaths = new Set(["/api/health", "/api/metrics"]);
  *    (pages) or answered 401 (API); a session cookie that does not verify is 401 too.
  */
 export function proxy(request: NextRequest): NextResponse {
+  if (probePaths.has(request.nextUrl.pathname)) return NextResponse.next();
   const server = getConfig().server;
   const host = request.headers.get("host");
   if (!isHostAllowed(host, allowedHostPatterns(server))) {

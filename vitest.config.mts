@@ -50,6 +50,20 @@ export default defineConfig({
           globalSetup: ["tests/integration/global-setup.ts"],
         },
       },
+      {
+        resolve: { alias },
+        test: {
+          // The OCI image run with podman against a sandbox of its own (npm test's `image` stage, scripts/test.ts).
+          name: "image",
+          include: ["tests/image/**/*.test.ts"],
+          environment: "node",
+          fileParallelism: false,
+          testTimeout: 600_000,
+          // The first build of the image (next build, the root filesystem, Node.js) in the first file's beforeAll.
+          hookTimeout: 1_500_000,
+          globalSetup: ["tests/integration/global-setup.ts"],
+        },
+      },
     ],
   },
 });

@@ -14,7 +14,7 @@ const sourceRoots = [
 ];
 
 /** Hash of everything `next build` and the collector's bundle read, so a later run can skip an unchanged build. */
-function hashSources(): string {
+export function hashSources(): string {
   const hash = createHash("sha256");
   const visit = (p: string) => {
     if (!existsSync(p)) return;
@@ -37,14 +37,28 @@ export async function buildAppIfChanged(log: (line: string) => void): Promise<"b
 }
 
 /**
- * `npm run build` and buildAppIfChanged: `next build`, then role all's collector process bundled with the same
- * build (scripts/collector-bundle.ts); the source hash is recorded last, for buildAppIfChanged.
+ * `npm run image`'s build: as buildAppIfChanged, and also Next.js's standalone output (.next/standalone, next.config.ts)
+ * of this very build; a build without it is made again with it. `next start` serves either.
  */
-export async function buildApp(log: (line: string) => void): Promise<void> {
+export async function buildStandaloneIfChanged(log: (line: string) => void): Promise<"built" | "up to date"> {
+  const standaloneId = path.join(repoRoot, ".next", "standalone", ".next", "BUILD_ID");
+  const current = existsSync(hashFile) && readFileSync(hashFile, "utf8") === hashSources() && hasCollectorBundle();
+  if (current && existsSync(standaloneId) && readFileSync(standaloneId, "utf8") === readFileSync(buildIdFile, "utf8")) return "up to date";
+  await buildApp(log, { standalone: true });
+  return "built";
+}
+
+/**
+ * `npm run build` and buildAppIfChanged: `next build`, then role all's collector process bundled with the same
+ * build (scripts/collector-bundle.ts); the source hash is recorded last, for buildAppIfChanged. `standalone`: with
+ * Next.js's standalone output too (GAPWATCH_STANDALONE=1, read by next.config.ts).
+ */
+export async function buildApp(log: (line: string) => void, options: { standalone?: boolean } = {}): Promise<void> {
   // Hashed first: a source edited during the build makes the next buildAppIfChanged build again.
   const hash = hashSources();
-  log("Building the dashboard (next build) and its collector process (esbuild)…");
-  await runCommand(path.join(repoRoot, "node_modules", ".bin", "next"), ["build"], { NEXT_TELEMETRY_DISABLED: "1" });
+  log(`Building the dashboard (next build${options.standalone ? ", standalone output" : ""}) and its collector process (esbuild)…`);
+  const env: Record<string, string> = { NEXT_TELEMETRY_DISABLED: "1", GAPWATCH_STANDALONE: options.standalone ? "1" : "0" };
+  await runCommand(path.join(repoRoot, "node_modules", ".bin", "next"), ["build"], env);
   await bundleCollectorProcess();
   writeFileSync(hashFile, hash);
 }

@@ -1,10 +1,13 @@
 // `npm test`: typecheck beside lint, unit, store (the Store contract on a throwaway PostgreSQL), integration (real Kafka + MM2) with the 5-minute chaos
-// soak, the Helm chart (helm CLI), the Next.js build and then e2e (Debian Chromium) beside it. Prints how long each stage took.
+// soak, the Helm chart (helm CLI), the Next.js build and then e2e (Debian Chromium) and the image (podman) beside it.
+// Prints how long each stage took.
 // `npm test -- --only unit,integration,soak` runs a subset; `--integration-shards N` splits the integration files
 // over N sandboxes side by side (scripts/integration-shards.ts; 2 by default, 1 runs them all on one sandbox).
 import { ensureKafkaJars } from "@/lib/sandbox/jars";
 import { getKafkaVersion } from "@/lib/sandbox/kafka-version";
-import { buildAppIfChanged, runCommand } from "./app-build";
+import path from "node:path";
+import { gapwatchDir } from "@/lib/sandbox/paths";
+import { buildStandaloneIfChanged, runCommand } from "./app-build";
 import { parseFlags } from "./args";
 import { ensureHelm } from "./helm/helm-cli";
 import { ensureChromium } from "./chromium";
@@ -79,7 +82,8 @@ const stages: Stage[] = [
     // CPU-bound for ~80 s, while the integration stage mostly starts JVMs and waits on Kafka; done
     // long before the tests with short timing windows run. e2e, after both, needs it.
     alongside: "integration",
-    run: () => buildAppIfChanged(say),
+    // With Next.js's standalone output, which the image stage packs; `next start` (e2e) serves the same build.
+    run: () => buildStandaloneIfChanged(say),
   },
   {
     name: "e2e",
@@ -102,6 +106,17 @@ const stages: Stage[] = [
         await stack.stop();
         stack = null;
       }
+    },
+  },
+  {
+    name: "image",
+    // The OCI image (`npm run image`) run with podman against a sandbox of its own (tests/image), beside the
+    // integration shards once e2e has stopped its sandbox: never more than three sandboxes at once.
+    alongside: "integration",
+    after: ["build", "e2e"],
+    run: () => {
+      ensurePostgres(say); // roles collector and web share a real PostgreSQL
+      return runCommand(bin("vitest"), ["run", "--project", "image"], { GAPWATCH_HOME: path.join(gapwatchDir, "image-stage") });
     },
   },
   {

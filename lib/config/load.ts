@@ -66,22 +66,39 @@ function readPemFiles(tls: TlsSetting, where: (string | number)[], file: string)
   return Object.fromEntries(Object.entries(resolved).filter(([, v]) => v !== undefined)) as typeof tls;
 }
 
-/** Replaces `${NAME}` in string values with the environment variable; unset variables are errors. */
+/**
+ * Replaces `${NAME}` in string values with the environment variable, or with the content of the file that `NAME_FILE`
+ * names (a container's mounted secret, as Docker's and Kubernetes' `_FILE` convention; one trailing newline dropped);
+ * unset variables, both set, and unreadable files are errors.
+ */
 function resolveEnvReferences(value: unknown, path: (string | number)[], file: string, env: EnvVars): unknown {
   if (typeof value === "string") {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
-      const v = env[name];
-      if (v === undefined) {
-        throw new ConfigError(`${file}: ${formatPath(path)}: environment variable ${name} is not set (the value refers to \${${name}})`);
-      }
-      return v;
-    });
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => readReference(name, env, `${file}: ${formatPath(path)}`));
   }
   if (Array.isArray(value)) return value.map((v, i) => resolveEnvReferences(v, [...path, i], file, env));
   if (value !== null && typeof value === "object") {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveEnvReferences(v, [...path, k], file, env)]));
   }
   return value;
+}
+
+/** The value of `${name}`: the variable, or the file its `_FILE` variable names; `where` names the setting. */
+function readReference(name: string, env: EnvVars, where: string): string {
+  const direct = env[name];
+  const secretFile = env[`${name}_FILE`];
+  if (direct !== undefined && secretFile !== undefined) {
+    throw new ConfigError(`${where}: both ${name} and ${name}_FILE are set (the value refers to \${${name}}); set only one`);
+  }
+  if (direct !== undefined) return direct;
+  if (secretFile === undefined) {
+    throw new ConfigError(`${where}: environment variable ${name} is not set (the value refers to \${${name}}; ${name}_FILE may name a file holding it)`);
+  }
+  try {
+    return readFileSync(secretFile, "utf8").replace(/\r?\n$/, "");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new ConfigError(`${where}: cannot read ${name}_FILE=${secretFile} (${code}); mount the secret file or set ${name}`, { cause: err });
+  }
 }
 
 function describeIssues(issues: z.core.$ZodIssue[]): string {

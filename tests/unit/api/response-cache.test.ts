@@ -134,13 +134,13 @@ describe("ResponseCache", () => {
   });
 
   it("leaves live routes, other methods and unknown paths to Next.js", async () => {
-    for (const path of ["/api/health", "/api/metrics", "/signin", "/api/session", "/_next/static/x.js", "/flowsx"]) {
+    for (const path of ["/api/health", "/api/health/live", "/api/health/ready", "/api/metrics", "/signin", "/api/session", "/_next/static/x.js", "/flowsx"]) {
       await get(rig, path);
       expect(await get(rig, path)).toMatchObject({ cache: null });
     }
     await get(rig, "/flows/f", {}, "HEAD");
     await get(rig, "/flows/f", {}, "HEAD");
-    expect(rig.renders).toHaveLength(14);
+    expect(rig.renders).toHaveLength(18);
   });
 
   it("keeps no error or cookie-setting answer: the waiting requests are rendered themselves", async () => {

@@ -75,4 +75,21 @@ describe("proxy (every page and API route)", () => {
       delete process.env.GAPWATCH_ROLE;
     }
   });
+  it("lets the probes through in every role, from any Host, without signing in", () => {
+    config.server.requireSignInForReads = true;
+    try {
+      for (const role of ["all", "collector", "web"]) {
+        process.env.GAPWATCH_ROLE = role;
+        for (const path of ["/api/health/live", "/api/health/ready"]) {
+          const response = proxy(request(`http://10.42.0.17:3000${path}`, { host: "10.42.0.17:3000" }));
+          expect([role, path, response.headers.get("x-middleware-next")]).toEqual([role, path, "1"]);
+        }
+      }
+      // Only the probes: the full health view keeps the Host check.
+      expect(proxy(request("http://10.42.0.17:3000/api/health", { host: "10.42.0.17:3000" })).status).toBe(421);
+    } finally {
+      config.server.requireSignInForReads = false;
+      delete process.env.GAPWATCH_ROLE;
+    }
+  });
 });

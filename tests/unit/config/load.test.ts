@@ -97,9 +97,28 @@ describe("parseConfigText", () => {
     );
     const err = configErrorOf(text, envOf({ OTHER: "x" }));
     expect(err.message).toBe(
-      `${FILE}: clusters[0].sasl.password: environment variable EAST_PASSWORD is not set (the value refers to \${EAST_PASSWORD})`,
+      `${FILE}: clusters[0].sasl.password: environment variable EAST_PASSWORD is not set (the value refers to \${EAST_PASSWORD}; EAST_PASSWORD_FILE may name a file holding it)`,
     );
     expect(err.code).toBe("GW_CONFIG");
+  });
+
+  it("reads a referenced value from the file NAME_FILE names (a mounted secret), and refuses both or an unreadable file", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-secret-"));
+    try {
+      const secret = path.join(dir, "east-password");
+      writeFileSync(secret, "fr0m-a-f1le\n");
+      const text = withEast().replace("bootstrap: localhost:9092\n", "bootstrap: localhost:9092\n    sasl:\n      mechanism: PLAIN\n      username: u\n      password: ${EAST_PASSWORD}\n");
+      expect(parseConfigText(text, FILE, envOf({ EAST_PASSWORD_FILE: secret })).clusters[0]?.sasl?.password).toBe("fr0m-a-f1le");
+      expect(configErrorOf(text, envOf({ EAST_PASSWORD: "x", EAST_PASSWORD_FILE: secret })).message).toBe(
+        `${FILE}: clusters[0].sasl.password: both EAST_PASSWORD and EAST_PASSWORD_FILE are set (the value refers to \${EAST_PASSWORD}); set only one`,
+      );
+      const missing = path.join(dir, "absent");
+      expect(configErrorOf(text, envOf({ EAST_PASSWORD_FILE: missing })).message).toBe(
+        `${FILE}: clusters[0].sasl.password: cannot read EAST_PASSWORD_FILE=${missing} (ENOENT); mount the secret file or set EAST_PASSWORD`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("treats an environment variable set to the empty string as set", () => {
