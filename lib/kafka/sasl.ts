@@ -1,0 +1,33 @@
+import type { SASLOptions } from "@platformatic/kafka";
+import { fetchClientCredentialsToken } from "./oauth/client-credentials";
+import { generateMskIamToken } from "./oauth/msk-iam";
+import { createRefreshingTokenProvider, defaultRefreshTiming } from "./oauth/token-refresh";
+import type { KafkaSasl } from "./types";
+
+/**
+ * platformatic's SASL options for a cluster, built once per connection config so that all its clients share one
+ * token cache. OAUTHBEARER and AWS_MSK_IAM both authenticate with SASL/OAUTHBEARER and a token provider that fetches
+ * (or signs) a token before the cached one is due for refresh.
+ */
+export function toSaslOptions(cluster: string, sasl: KafkaSasl | undefined): SASLOptions | undefined {
+  if (sasl === undefined) return undefined;
+  switch (sasl.mechanism) {
+    case "PLAIN":
+    case "SCRAM-SHA-256":
+    case "SCRAM-SHA-512":
+      return { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password };
+    case "OAUTHBEARER": {
+      const timing = {
+        windowFactor: sasl.refreshWindowFactor ?? defaultRefreshTiming.windowFactor,
+        minPeriodSeconds: sasl.refreshMinPeriodSeconds ?? defaultRefreshTiming.minPeriodSeconds,
+        bufferSeconds: sasl.refreshBufferSeconds ?? defaultRefreshTiming.bufferSeconds,
+      };
+      const token = createRefreshingTokenProvider({ cluster, mechanism: "OAUTHBEARER" }, () => fetchClientCredentialsToken(sasl), timing);
+      return { mechanism: "OAUTHBEARER", token, ...(sasl.extensions ? { oauthBearerExtensions: { ...sasl.extensions } } : {}) };
+    }
+    case "AWS_MSK_IAM": {
+      const token = createRefreshingTokenProvider({ cluster, mechanism: "AWS_MSK_IAM" }, () => generateMskIamToken(sasl), defaultRefreshTiming);
+      return { mechanism: "OAUTHBEARER", token };
+    }
+  }
+}
