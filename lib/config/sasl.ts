@@ -20,10 +20,13 @@ const oauthSasl = z.object({
   clientSecret: z.string().min(1, "give the OAuth client secret, e.g. clientSecret: ${GAPWATCH_OAUTH_CLIENT_SECRET}"),
   scope: z.string().min(1).optional(),
   /** SASL extensions, e.g. Confluent Cloud's `logicalCluster` and `identityPoolId`. */
-  extensions: z.record(
-    z.string().regex(/^[A-Za-z]+$/, "an extension name has letters only (RFC 7628)").refine((k) => k !== "auth", "\"auth\" is reserved"),
-    z.string(),
-  ).optional(),
+  extensions: z.record(z.string(), z.string()).superRefine((extensions, ctx) => {
+    for (const name of Object.keys(extensions)) {
+      // RFC 7628 §3.1: key = 1*(ALPHA); "auth" carries the token itself.
+      if (!/^[A-Za-z]+$/.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "an extension name has letters only (RFC 7628)" });
+      else if (name === "auth") ctx.addIssue({ code: "custom", path: [name], message: "\"auth\" is reserved for the token" });
+    }
+  }).optional(),
   headerUrlencode: z.boolean().optional(),
   timeoutMs: z.number().int().min(100).max(600_000).optional(),
   // Kafka's legal ranges of sasl.login.refresh.window.factor, .min.period.seconds and .buffer.seconds.

@@ -1,0 +1,10 @@
+/** What the sandbox's OIDC issuer (oidc-issuer-server.ts) is started with. */
+export interface OidcIssuerSettings {
+  port: number;
+  /** The `aud` claim of every token (the broker's sasl.oauthbearer.expected.audience). */
+  audience: string;
+  /** Lifetime of each token (exp − iat). */
+  lifetimeSeconds: number;
+  /** Client id → client secret. */
+  clients: Record<string, string>;
+}
