@@ -23,11 +23,33 @@ export function toSaslOptions(cluster: string, sasl: KafkaSasl | undefined): SAS
         bufferSeconds: sasl.refreshBufferSeconds ?? defaultRefreshTiming.bufferSeconds,
       };
       const token = createRefreshingTokenProvider({ cluster, mechanism: "OAUTHBEARER" }, () => fetchClientCredentialsToken(sasl), timing);
-      return { mechanism: "OAUTHBEARER", token, ...(sasl.extensions ? { oauthBearerExtensions: { ...sasl.extensions } } : {}) };
+      const extensions = sasl.extensions ? { oauthBearerExtensions: { ...sasl.extensions } } : {};
+      return { mechanism: "OAUTHBEARER", token, authBytesValidator: rejectErrorChallenge, ...extensions };
     }
     case "AWS_MSK_IAM": {
       const token = createRefreshingTokenProvider({ cluster, mechanism: "AWS_MSK_IAM" }, () => generateMskIamToken(sasl), defaultRefreshTiming);
-      return { mechanism: "OAUTHBEARER", token };
+      return { mechanism: "OAUTHBEARER", token, authBytesValidator: rejectErrorChallenge };
     }
   }
 }
+
+/**
+ * A broker that refuses an OAUTHBEARER token answers SaslAuthenticate without an error code but with a JSON error
+ * challenge, `{"status":"invalid_token"}` (RFC 7628 §3.2.2, Kafka's OAuthBearerSaslServer), and expects the client to
+ * end the exchange; taken as success, the connection's next request fails with ILLEGAL_SASL_STATE. This turns the
+ * challenge into an authentication error that says so (the broker logs which claim failed).
+ */
+export const rejectErrorChallenge: NonNullable<SASLOptions["authBytesValidator"]> = (authBytes, callback) => {
+  const text = authBytes.toString("utf8");
+  let status: unknown;
+  try {
+    status = text.length > 0 ? (JSON.parse(text) as { status?: unknown }).status : undefined;
+  } catch {
+    status = undefined;
+  }
+  if (typeof status === "string") {
+    callback(new Error(`the broker refused the OAUTHBEARER token (${text}); its log says which check failed`));
+    return;
+  }
+  callback(null, authBytes);
+};

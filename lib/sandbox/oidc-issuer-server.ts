@@ -2,10 +2,10 @@
  * The sandbox's OIDC issuer, run as a child process of its own (oidc-issuer.ts starts and stops it by PID): an RSA
  * key pair made at start, `GET /jwks` (the public key, as Kafka's OAuthBearerValidatorCallbackHandler fetches it),
  * `POST /token` (client credentials grant: Basic client id and secret checked, RS256 JWT with iss, aud, sub, scope,
- * iat, exp answered) and `GET /stats` (tokens issued per client, for tests). One argument: the JSON of
- * OidcIssuerSettings.
+ * iat, exp answered; for `unpublishedKeyClients` signed with a key the JWKS does not list) and `GET /stats` (tokens
+ * issued per client, for tests). One argument: the JSON of OidcIssuerSettings.
  */
-import { createSign, generateKeyPairSync, randomUUID } from "node:crypto";
+import { createSign, generateKeyPairSync, type KeyObject, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { OidcIssuerSettings } from "./oidc-issuer-settings";
 
@@ -13,6 +13,7 @@ const settings = JSON.parse(process.argv[2] ?? "{}") as OidcIssuerSettings;
 const issuer = `http://127.0.0.1:${settings.port}`;
 const keyId = "gapwatch-sandbox-key-1";
 const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const unpublishedKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
 const jwks = { keys: [{ ...publicKey.export({ format: "jwk" }), kid: keyId, use: "sig", alg: "RS256" }] };
 const issued: Record<string, number> = {};
 
@@ -21,10 +22,10 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function signJwt(claims: Record<string, unknown>): string {
+function signJwt(claims: Record<string, unknown>, key: KeyObject): string {
   const encode = (part: unknown) => Buffer.from(JSON.stringify(part)).toString("base64url");
   const signingInput = `${encode({ alg: "RS256", typ: "JWT", kid: keyId })}.${encode(claims)}`;
-  return `${signingInput}.${createSign("RSA-SHA256").update(signingInput).sign(privateKey).toString("base64url")}`;
+  return `${signingInput}.${createSign("RSA-SHA256").update(signingInput).sign(key).toString("base64url")}`;
 }
 
 /** The client id and secret of a Basic authorization header, or null. */
@@ -45,7 +46,9 @@ function answerToken(req: IncomingMessage, body: string, res: ServerResponse): v
   }
   const now = Math.floor(Date.now() / 1000);
   const scope = form.get("scope") ?? "kafka";
-  const token = signJwt({ iss: issuer, aud: settings.audience, sub: client.id, scope, iat: now, nbf: now, exp: now + settings.lifetimeSeconds, jti: randomUUID() });
+  const key = settings.unpublishedKeyClients?.includes(client.id) ? unpublishedKey : privateKey;
+  const claims = { iss: issuer, aud: settings.audience, sub: client.id, scope, iat: now, nbf: now, exp: now + settings.lifetimeSeconds, jti: randomUUID() };
+  const token = signJwt(claims, key);
   issued[client.id] = (issued[client.id] ?? 0) + 1;
   process.stdout.write(`${new Date().toISOString()} issued token ${issued[client.id]} to ${client.id}, ${settings.lifetimeSeconds} s\n`);
   send(res, 200, { access_token: token, token_type: "Bearer", expires_in: settings.lifetimeSeconds, scope });

@@ -7,4 +7,6 @@ export interface OidcIssuerSettings {
   lifetimeSeconds: number;
   /** Client id → client secret. */
   clients: Record<string, string>;
+  /** Clients whose tokens are signed with a second key the JWKS does not publish (a broker must refuse them). */
+  unpublishedKeyClients?: string[];
 }

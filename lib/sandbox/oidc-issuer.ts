@@ -21,8 +21,8 @@ export interface OidcIssuer {
  */
 export async function startOidcIssuer(opts: Omit<OidcIssuerSettings, "port"> & { name?: string }): Promise<OidcIssuer> {
   const port = await findFreePort();
-  const settings: OidcIssuerSettings = { port, audience: opts.audience, lifetimeSeconds: opts.lifetimeSeconds, clients: opts.clients };
-  const name = opts.name ?? "oidc-issuer";
+  const { name = "oidc-issuer", ...rest } = opts;
+  const settings: OidcIssuerSettings = { ...rest, port };
   const proc = spawnTracked({
     name,
     command: process.execPath,

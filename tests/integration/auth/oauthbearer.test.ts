@@ -33,6 +33,8 @@ const alias = "oidc";
 const flowId = `${alias}->west`;
 const clientId = "gapwatch";
 const clientSecret = `gw-${randomUUID()}`;
+/** A client whose tokens the issuer signs with a key its JWKS does not publish. */
+const forgerId = "forger";
 const tokenLifetimeSeconds = 30;
 const topic = `oauthloss-${randomUUID().slice(0, 8)}`;
 
@@ -47,12 +49,12 @@ const endpoint = () => ({ url: state.connect.url, timeoutMs: 15_000 });
 /** The sandbox state with `oidc` at its PLAINTEXT address: what MM2 and the scenarios use. */
 const truthState = () => ({ ...state, clusters: { ...state.clusters, [alias]: { bootstrap: cluster!.bootstrap } } });
 
-const oauthYaml = (secret: string, tokenUrl = issuer!.tokenUrl) =>
+const oauthYaml = (secret: string, tokenUrl = issuer!.tokenUrl, id = clientId) =>
   [
     "    sasl:",
     "      mechanism: OAUTHBEARER",
     `      tokenEndpointUrl: ${tokenUrl}`,
-    `      clientId: ${clientId}`,
+    `      clientId: ${id}`,
     `      clientSecret: ${secret}`,
     "      scope: kafka",
   ].join("\n");
@@ -60,7 +62,12 @@ const oauthYaml = (secret: string, tokenUrl = issuer!.tokenUrl) =>
 beforeAll(async () => {
   state = readSandboxState();
   const started = Date.now();
-  issuer = await startOidcIssuer({ audience: "kafka", lifetimeSeconds: tokenLifetimeSeconds, clients: { [clientId]: clientSecret } });
+  issuer = await startOidcIssuer({
+    audience: "kafka",
+    lifetimeSeconds: tokenLifetimeSeconds,
+    clients: { [clientId]: clientSecret, [forgerId]: clientSecret },
+    unpublishedKeyClients: [forgerId],
+  });
   const { listener, jvmOptions } = await oauthBearerListener(issuer, { reauthMs: 20_000 });
   cluster = await startCluster({
     alias,
@@ -144,11 +151,11 @@ describe("a cluster read only through a SASL/OAUTHBEARER listener (OIDC client c
     expect(firing("DATA_LOSS").map((a) => a.evidence.lostCount)).toEqual(["300"]);
   });
 
-  it("a wrong client secret or an unreachable token endpoint: the cluster is unreachable, the error names the endpoint", async () => {
+  it("a wrong client secret, an unreachable token endpoint, a token the broker refuses: the cluster is unreachable, and why", async () => {
     const wrongSecret = `wrong-${randomUUID()}`;
     const closedPort = `http://127.0.0.1:${await findFreePort()}/token`;
     const results: ClusterSnapshot[] = [];
-    for (const yaml of [oauthYaml(wrongSecret), oauthYaml(clientSecret, closedPort)]) {
+    for (const yaml of [oauthYaml(wrongSecret), oauthYaml(clientSecret, closedPort), oauthYaml(clientSecret, issuer!.tokenUrl, forgerId)]) {
       const config = parseConfigText(`clusters:\n  - alias: ${alias}\n    bootstrap: ${cluster!.listenerBootstraps.OAUTH}\n${yaml}\n`, "inline-config.yaml", {});
       const collector = new Collector(config, null);
       try {
@@ -157,7 +164,11 @@ describe("a cluster read only through a SASL/OAUTHBEARER listener (OIDC client c
         await collector.stop();
       }
     }
-    const [denied, unreachable] = results as [ClusterSnapshot, ClusterSnapshot];
+    const [denied, unreachable, forged] = results as [ClusterSnapshot, ClusterSnapshot, ClusterSnapshot];
+    // Kafka's validator checks the signature against the JWKS: a well-formed token from an unknown key is refused.
+    expect((await readIssuedTokens(issuer!))[forgerId]).toBeGreaterThanOrEqual(1);
+    expect(forged.reachable).toBe(false);
+    expect(forged.error).toContain('unreachable: the broker refused the OAUTHBEARER token ({"status":"invalid_token"')
     expect(denied.reachable).toBe(false);
     expect(denied.error).toContain(`OAUTHBEARER token endpoint ${issuer!.tokenUrl} answered HTTP 401 (check clientId and clientSecret): invalid_client`);
     expect(denied.error).not.toContain(wrongSecret);
