@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { saslSchema } from "./sasl";
 import { scaleOutSchema } from "./scale-out";
 import { serverSchema } from "./server";
 import { thresholdsSchema } from "./thresholds";
@@ -21,12 +22,6 @@ const tlsSchema = z.union([
     rejectUnauthorized: z.boolean().default(true),
   }).strict(),
 ]);
-
-const saslSchema = z.object({
-  mechanism: z.enum(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]),
-  username: z.string().min(1),
-  password: z.string().min(1),
-}).strict();
 
 export const clusterSchema = z.object({
   /** The alias MM2 uses for this cluster (source.cluster.alias / target.cluster.alias). */

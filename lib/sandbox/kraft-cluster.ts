@@ -48,6 +48,8 @@ export interface StartClusterOptions {
   extraListeners?: SandboxListener[];
   /** Broker properties appended last (e.g. an authorizer); later lines win in Java properties. */
   extraProperties?: string[];
+  /** JVM options appended to the broker's (e.g. a `-D` system property a listener needs). */
+  extraJvmOptions?: string[];
 }
 
 /**
@@ -70,7 +72,7 @@ export async function startCluster(opts: StartClusterOptions): Promise<SandboxCl
     classpath: opts.classpath,
     mainClass: "kafka.Kafka",
     args: [configFile],
-    jvmOptions: [...baseJvmOptions(512), opts.logOption],
+    jvmOptions: [...baseJvmOptions(512), opts.logOption, ...(opts.extraJvmOptions ?? [])],
     logFile: path.join(dataDir, "server.log"),
   });
   const bootstrap = `127.0.0.1:${port}`;
