@@ -1,5 +1,5 @@
 import type { ConnectConfig } from "@/lib/config";
-import { extractRootCause, getMirrorSourceOffsets } from "@/lib/connect";
+import { extractRootCause, getMirrorSourceOffsets, toConnectEndpoint } from "@/lib/connect";
 import type { Connector } from "@/lib/connect/types";
 import type { ClusterReader, FetchedRecord } from "@/lib/kafka";
 import {
@@ -158,7 +158,7 @@ async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: 
   if (def.connectors.sources.length > 0 && def.connectCluster) {
     const connect = ctx.connect.find((c) => c.name === def.connectCluster);
     if (!connect) return null;
-    const endpoint = { url: connect.url, auth: connect.auth, timeoutMs: connect.timeoutMs };
+    const endpoint = toConnectEndpoint(connect);
     const read = await Promise.all(
       def.connectors.sources.map(async (name) => {
         try {
