@@ -20,6 +20,11 @@ export interface TlsMaterial {
   verifyHostname?: boolean;
 }
 
+/** True when the material holds a client certificate (PEM pair or PKCS12 keystore). */
+export function hasClientCertificate(tls: TlsMaterial | boolean | undefined): boolean {
+  return typeof tls === "object" && (tls.cert !== undefined || tls.pfx !== undefined);
+}
+
 /** Node's TLS options for the material; `verifyHostname: false` keeps the chain check but skips the name check. */
 export function toNodeTlsOptions(tls: TlsMaterial): ConnectionOptions {
   const options: ConnectionOptions = {};
@@ -58,9 +63,17 @@ const clientCertificateRefused = new Set([
   "ERR_SSL_TLSV1_ALERT_DECRYPT_ERROR",
 ]);
 
-/** A sentence saying what is wrong and which setting fixes it, or null when the code is not a TLS failure. */
-export function explainTlsFailure(code: string | undefined, field: string): string | null {
+/**
+ * A sentence saying what is wrong and which setting fixes it, or null when the code is not a TLS failure.
+ * `sentClientCertificate` tells a refused certificate from a missing one: Java servers (Kafka, Connect's Jetty)
+ * answer both with the same alert (bad_certificate).
+ */
+export function explainTlsFailure(code: string | undefined, field: string, sentClientCertificate?: boolean): string | null {
   if (code === undefined) return null;
+  const clientSide = clientCertificateMissing.has(code) || clientCertificateRefused.has(code);
+  if (clientSide && sentClientCertificate === false) {
+    return `the server requires a client certificate (mutual TLS): set ${field}.certFile and ${field}.keyFile, or ${field}.keystoreFile`;
+  }
   if (untrustedServer.has(code)) {
     return `the server's certificate is not signed by a CA Gapwatch trusts: set ${field}.caFile to the CA that signed it`;
   }
@@ -72,7 +85,9 @@ export function explainTlsFailure(code: string | undefined, field: string): stri
   if (clientCertificateMissing.has(code)) {
     return `the server requires a client certificate (mutual TLS): set ${field}.certFile and ${field}.keyFile, or ${field}.keystoreFile`;
   }
-  if (clientCertificateRefused.has(code)) return "the server refused Gapwatch's client certificate (not signed by a CA the server trusts)";
+  if (clientCertificateRefused.has(code)) {
+    return "the server refused Gapwatch's client certificate (not signed by a CA the server trusts, expired, or not for client use)";
+  }
   if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "ERR_SSL_PACKET_LENGTH_TOO_LONG") {
     return "the server does not speak TLS on this port (a plaintext listener?)";
   }

@@ -29,7 +29,7 @@ export const clusterSchema = z.object({
 }).strict();
 
 /** An HTTP header name (RFC 9110 token). */
-const headerNameSchema = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be an HTTP header name");
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers Gapwatch sets itself: a configured value would be overwritten or break the request. */
 const reservedHeaders = new Set(["authorization", "accept", "content-type", "content-length", "host", "connection", "transfer-encoding"]);
 
@@ -40,7 +40,7 @@ export const connectSchema = z.object({
   /** Sent as `Authorization: Bearer <token>`; give it as `${ENV}`. */
   bearerToken: z.string().min(1).optional(),
   /** Extra request headers, e.g. an API gateway's key (values as `${ENV}` when secret). */
-  headers: z.record(headerNameSchema, z.string().regex(/^[^\r\n]*$/, "a header value must be one line")).optional(),
+  headers: z.record(z.string(), z.string().regex(/^[^\r\n]*$/, "a header value must be one line")).optional(),
   /** CA and client certificate (mutual TLS) for an https:// url; same settings as a cluster's tls. */
   tls: tlsObjectSchema.optional(),
   timeoutMs: z.number().int().positive().default(5000),
@@ -51,7 +51,8 @@ export const connectSchema = z.object({
   if (basic && connect.bearerToken !== undefined) issue(["bearerToken"], "give auth (basic) or bearerToken, not both: each is the Authorization header");
   if (connect.tls !== undefined && url !== null && url.protocol !== "https:") issue(["tls"], "tls needs an https:// url");
   for (const name of Object.keys(connect.headers ?? {})) {
-    if (reservedHeaders.has(name.toLowerCase())) issue(["headers", name], `Gapwatch sets ${name} itself${name.toLowerCase() === "authorization" ? "; use auth or bearerToken" : ""}`);
+    if (!headerName.test(name)) issue(["headers", name], "must be an HTTP header name (letters, digits and -, no spaces)");
+    else if (reservedHeaders.has(name.toLowerCase())) issue(["headers", name], `Gapwatch sets ${name} itself${name.toLowerCase() === "authorization" ? "; use auth or bearerToken" : ""}`);
   }
 }).transform(moveUrlUserInfoToAuth);
 

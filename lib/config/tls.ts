@@ -111,6 +111,9 @@ function checkMaterial(material: TlsMaterial, tls: TlsSettings, where: string, f
   }
   if (material.cert === undefined && material.pfx === undefined) return;
   const field = tls.keystoreFile !== undefined ? "keystoreFile" : tls.keyFile !== undefined ? "keyFile" : "key";
+  if (material.key?.includes("ENCRYPTED") && material.passphrase === undefined) {
+    throw new ConfigError(`${file}: ${where}.${field}: the private key is encrypted: set keyPassword (as \${ENV})`);
+  }
   try {
     createSecureContext({
       ...(material.pfx !== undefined ? { pfx: Buffer.from(material.pfx, "base64") } : { cert: material.cert, key: material.key }),

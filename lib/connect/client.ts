@@ -1,6 +1,6 @@
 import { ConnectApiError } from "@/lib/errors";
 import { stripUrlUserInfo } from "@/lib/logger/redact";
-import { explainTlsFailure, type TlsMaterial } from "@/lib/tls";
+import { explainTlsFailure, hasClientCertificate, type TlsMaterial } from "@/lib/tls";
 import { HttpTransportError, sendHttp } from "./transport";
 
 export interface ConnectEndpoint {
@@ -36,7 +36,7 @@ export async function requestConnect<T>(endpoint: ConnectEndpoint, method: strin
       tls: endpoint.tls,
     });
   } catch (err) {
-    const reason = err instanceof HttpTransportError ? describeTransportError(err) : String(err);
+    const reason = err instanceof HttpTransportError ? describeTransportError(err, endpoint) : String(err);
     throw new ConnectApiError(shown, null, `Kafka Connect ${method} ${shown} failed: ${stripUrlUserInfo(reason)}`, { cause: err });
   }
   const { status, text } = response;
@@ -70,9 +70,11 @@ export function requestHeaders(endpoint: ConnectEndpoint, hasBody: boolean): Rec
   return headers;
 }
 
-function describeTransportError(err: HttpTransportError): string {
-  const hint = explainTlsFailure(err.code, "tls");
-  return hint ? `${hint} (${err.message})` : err.message;
+function describeTransportError(err: HttpTransportError, endpoint: ConnectEndpoint): string {
+  if (err.code === "HPE_INVALID_CONSTANT") return `the answer is not HTTP: is this an HTTPS port given an http:// url? (${err.message})`;
+  const hint = explainTlsFailure(err.code, "tls", hasClientCertificate(endpoint.tls));
+  // OpenSSL's own message holds its source file and line: the code says it all.
+  return hint ? `${hint} (${err.code})` : err.message;
 }
 
 /** 401/403 from Connect or a proxy in front of it: say which credential it was given (never its value). */

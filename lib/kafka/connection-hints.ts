@@ -11,7 +11,8 @@ const authenticationFailed = "PLT_KFK_AUTHENTICATION";
  * that hint names the likely cause for the TLS settings in use.
  */
 export function explainConnectionFailure(conn: ResolvedConnection, err: unknown): string | null {
-  const tlsHint = explainTlsFailure(findTlsCode(err), "tls");
+  const sentCertificate = conn.tls?.cert !== undefined || conn.tls?.pfx !== undefined;
+  const tlsHint = explainTlsFailure(findTlsCode(err), "tls", sentCertificate);
   if (tlsHint !== null) return tlsHint;
   if (hasCode(err, authenticationFailed)) {
     const mechanism = conn.sasl?.mechanism ?? "SASL";
@@ -20,8 +21,7 @@ export function explainConnectionFailure(conn: ResolvedConnection, err: unknown)
   if (hasMessage(err, /before secure TLS connection was established/)) return "the port does not speak TLS (a PLAINTEXT or SASL_PLAINTEXT listener?): remove tls or use the TLS listener's port";
   // Without TLS a closed connection is most often a broker going away: no guess then.
   if (conn.tls === undefined || !hasMessage(err, /^Connection closed$/)) return null;
-  const withCertificate = conn.tls.cert !== undefined || conn.tls.pfx !== undefined;
-  return withCertificate
+  return sentCertificate
     ? "the broker closed the connection after the TLS handshake: it may have refused the client certificate (not signed by a CA it trusts)"
     : "the broker closed the connection after the TLS handshake: a listener requiring a client certificate (mutual TLS) does that; set tls.certFile and tls.keyFile, or tls.keystoreFile";
 }
