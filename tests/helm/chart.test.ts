@@ -212,10 +212,11 @@ describe("Strimzi (deploy/strimzi/gapwatch-values.yaml)", () => {
       const secretName = `${cluster.alias}-cluster-ca-cert`;
       expect(volume(pod, mount!.name)).toEqual({ name: mount!.name, secret: { secretName } });
       expect(ca).toBe(`${mount!.mountPath}/ca.crt`);
-      expect(cluster.sasl?.mechanism).toBe("SCRAM-SHA-512");
-      const passwordVar = /^(\w+)-value-long-enough$/.exec(cluster.sasl?.password ?? "")?.[1] ?? "";
+      const sasl = cluster.sasl;
+      if (sasl?.mechanism !== "SCRAM-SHA-512") throw new Error(`expected SCRAM-SHA-512, got ${sasl?.mechanism}`);
+      const passwordVar = /^(\w+)-value-long-enough$/.exec(sasl.password)?.[1] ?? "";
       const password = container.env.find((e) => e.name === passwordVar);
-      expect(password?.valueFrom).toEqual({ secretKeyRef: { name: cluster.sasl?.username, key: "password" } });
+      expect(password?.valueFrom).toEqual({ secretKeyRef: { name: sasl.username, key: "password" } });
     }
     expect(config.connect.map((c) => c.url)).toEqual(["http://east-to-west-mirrormaker2-api:8083"]);
   });
