@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FlowPartition, PreviousEpochEnd } from "@/lib/collector/types";
 import { defaultThresholds } from "@/lib/config/thresholds";
-import { FindingType, type DetectorOutput } from "@/lib/detect/types";
+import { FindingType, type DetectorOutput, type Finding } from "@/lib/detect/types";
 import { findingsOf, makeCluster, makeFlow, makeFlowPartition, makeHistory, makeSnapshot, makeTopic, runCycles, T0, type Cycle } from "./fixtures";
 
 /**
@@ -54,7 +54,7 @@ const rewound: Step = { source: { leader: 1, epoch: 9, logEnd: 70n }, flow: { mm
 const caughtUp: Step = { source: { leader: 1, epoch: 9, logEnd: 70n }, flow: { mm2Position: 70n, targetLogEnd: 90n }, syncs: [[30, 50]] };
 
 const others = [FindingType.TOPIC_RESET, FindingType.MM2_POSITION_MOVED, FindingType.MM2_REDELIVERY, FindingType.DATA_LOSS];
-const keysOf = (output: DetectorOutput | undefined, type: FindingType) => findingsOf(output, type).map((f) => f.key);
+const keysOf = (output: DetectorOutput | undefined, type: Finding["type"]) => findingsOf(output, type).map((f) => f.key);
 const truncationKey = "UNCLEAN_TRUNCATION|east|payments|0|epoch9";
 
 describe("UNCLEAN_TRUNCATION after an outage, one event one alert", () => {
