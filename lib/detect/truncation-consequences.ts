@@ -118,6 +118,23 @@ export function listCopiedLostRanges(inputs: TruncationInputs, lost: TruncatedPa
   return copied;
 }
 
+/**
+ * What MM2 did after a truncation judged in an earlier cycle (`lost`: held), read from this cycle's new offset
+ * syncs and positions as in the cycle that saw it: a rewind step into the lost range, else a skip proven by the
+ * target, else still pending. MM2's consumer may follow the new leader cycles later (it fetches only once the
+ * partition leads again, and its syncs are read with the next cycle).
+ */
+export function judgeMm2Now(inputs: TruncationInputs, flowId: string, lost: TruncatedPartition): Mm2AfterTruncation {
+  const flowOf = (snapshot: Snapshot | null) =>
+    snapshot?.flows.find((f) => f.id === flowId)?.partitions.find((x) => x.topic === lost.topic && x.partition === lost.partition);
+  const now = flowOf(inputs.current);
+  const steps = inputs.newSyncs.get(flowPartitionKey(flowId, lost.topic, lost.partition)) ?? [];
+  const rewind = findRewind(steps, lost);
+  if (rewind !== null) return describeRewind(rewind, steps, now, lost);
+  const before = flowOf(inputs.previous);
+  return before === undefined ? { kind: "pending" } : judgeWithoutRewind(before, now, lost);
+}
+
 interface Rewind {
   from: OffsetSyncPoint;
   to: OffsetSyncPoint;

@@ -5,6 +5,7 @@ import {
   type CopiedLostRange,
   describeCopied,
   describeGroups,
+  judgeMm2Now,
   listCopiedLostRanges,
   listGroupsPastDivergence,
   type Mm2AfterTruncation,
@@ -54,11 +55,59 @@ export function detectUncleanTruncation(ctx: DetectorContext, held: readonly Hel
     }
   }
   for (const e of held) {
-    if (e.finding.type === FindingType.UNCLEAN_TRUNCATION && !seen.has(e.scope) && isMm2BeforeDivergence(ctx, e.finding)) {
-      candidates.push({ scope: e.scope, tag: e.tag, keySuffix: e.tag, range: null, render: () => e.finding });
-    }
+    if (e.finding.type !== FindingType.UNCLEAN_TRUNCATION || seen.has(e.scope)) continue;
+    const judged = judgeHeldReaction(ctx, e.finding);
+    if (judged === null && !isMm2BeforeDivergence(ctx, e.finding)) continue;
+    candidates.push({ scope: e.scope, tag: e.tag, keySuffix: e.tag, range: null, replaces: judged !== null, render: () => judged ?? e.finding });
   }
   return candidates;
+}
+
+const pendingClause = "; MM2 has not copied past the truncation yet";
+const pendingText = "not past the truncation yet";
+
+/**
+ * A held truncation with MM2's reaction judged in this cycle for each flow it was still pending for (MM2 follows the
+ * new leader only once it fetches again, and its offset syncs are read a cycle later); null when nothing was learned.
+ */
+function judgeHeldReaction(ctx: DetectorContext, held: Finding): Finding | null {
+  const { cluster, topic, partition, evidence } = held;
+  const { mm2AfterTruncation: before, copiedByMm2, firstLostOffset, lastLostOffset } = evidence;
+  if (typeof before !== "string" || !before.includes(pendingText) || typeof copiedByMm2 !== "string") return null;
+  if (cluster === undefined || topic === undefined || partition === undefined) return null;
+  if (typeof firstLostOffset !== "string" || typeof lastLostOffset !== "string") return null;
+  const [first, last] = [BigInt(firstLostOffset), BigInt(lastLostOffset)];
+  let summary = held.summary;
+  let reaction = before;
+  const learned: CopiedLostRange[] = [];
+  for (const flow of ctx.current.flows) {
+    if (flow.source !== cluster || !reaction.includes(`${flow.id}: ${pendingText}`)) continue;
+    const copied = new RegExp(`${escapeRegExp(flow.id)}: (\\d+)(?:–(\\d+))?`).exec(copiedByMm2);
+    const p = flow.partitions.find((x) => x.topic === topic && x.partition === partition);
+    if (copied === null || p === undefined || p.unknown !== null || p.sourceLogEnd === null) continue;
+    const reusedEnd = minOf(p.sourceLogEnd, last + 1n);
+    const next = judgeMm2Now(ctx, flow.id, { alias: cluster, topic, partition, first, last, reusedEnd });
+    const at = summary.indexOf(`MM2 ${flow.id} had already copied`);
+    const clause = at < 0 ? -1 : summary.indexOf(pendingClause, at);
+    if (next.kind === "pending" || clause < 0) continue;
+    const c: CopiedLostRange = { flow: flow.id, target: flow.target, targetTopic: p.targetTopic, first: BigInt(copied[1]!), last: BigInt(copied[2] ?? copied[1]!), onTargetFrom: null, next };
+    summary = summary.slice(0, clause) + describeNextInWords(c) + summary.slice(clause + pendingClause.length);
+    reaction = reaction.replace(`${flow.id}: ${pendingText}`, `${flow.id}: ${describeNext(next)}`);
+    learned.push(c);
+  }
+  if (learned.length === 0) return null;
+  const merged: Evidence = { ...evidence, mm2AfterTruncation: reaction };
+  // Where the lost copies are was judged when the truncation was seen; what MM2 did since is added.
+  for (const [name, value] of Object.entries(describeMm2Evidence(learned))) {
+    if (name === "copiedLostOnTarget" || name === "mm2AfterTruncation") continue;
+    const old = merged[name];
+    merged[name] = typeof old !== "string" ? value : name.endsWith("Count") ? (BigInt(old) + BigInt(String(value))).toString() : `${old}, ${String(value)}`;
+  }
+  return { ...held, summary, evidence: merged };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** Whether an MM2 flow from the truncated cluster has not yet passed the first lost offset (module comment). */
@@ -145,19 +194,24 @@ function describeCopiedInWords(c: CopiedLostRange): string {
   const copied =
     `; MM2 ${c.flow} had already copied ${formatCount(count)} of them (${formatRange(c.first, c.last)}): ` +
     `only ${c.target} still holds them${where}`;
+  return copied + describeNextInWords(c);
+}
+
+/** What MM2 did next, as the clause that follows what it had copied. */
+function describeNextInWords(c: CopiedLostRange): string {
   const next = c.next;
-  if (next.kind === "pending") return `${copied}; MM2 has not copied past the truncation yet`;
+  if (next.kind === "pending") return pendingClause;
   if (next.kind === "skipped") {
-    return `${copied}; MM2 then went on past them and skipped the ${countOf(next.last - next.first + 1n, "new record")} at offsets ` +
+    return `; MM2 then went on past them and skipped the ${countOf(next.last - next.first + 1n, "new record")} at offsets ` +
       `${formatRange(next.first, next.last)}: ${c.target} will never hold them`;
   }
   if (next.copiedTo < next.to) {
-    return `${copied}; MM2 then went back to offset ${next.to}: it copies the new records at the reused offsets too`;
+    return `; MM2 then went back to offset ${next.to}: it copies the new records at the reused offsets too`;
   }
   const reused = next.copiedTo - next.to + 1n;
   const bothTo = next.copiedTo < c.last ? next.copiedTo : c.last;
   const both = bothTo >= next.to ? `: ${c.target} holds both versions of offsets ${formatRange(next.to, bothTo)}` : "";
-  return `${copied}; MM2 then went back to offset ${next.to} and copied the ${countOf(reused, "new record")} at offsets ` +
+  return `; MM2 then went back to offset ${next.to} and copied the ${countOf(reused, "new record")} at offsets ` +
     `${formatRange(next.to, next.copiedTo)} too, as ${c.targetTopic} ${formatRange(next.at, next.at + reused - 1n)}${both}`;
 }
 

@@ -17,6 +17,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import { readSandboxState, type SandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 import { createSandboxRuntime, cycleUntil as cycleUntilSeen, waitUntilReplicating } from "../support/runtime";
+import { type DescribedPartition, describePartitions } from "./kafka-cli-truth";
 
 /**
  * KAFKA-763 for real: an unclean leader election truncates acknowledged records, and producers
@@ -258,7 +259,7 @@ describe("an unclean election forced after the partitions were OFFLINE for cycle
 
     // The outage: leader 2 goes; with unclean election off, nobody leads.
     await stopClusterBroker(cluster!, 2, "graceful");
-    for (const t of outageTopics) await waitForPartition((p) => p.leader === -1, `${t} OFFLINE`, 60_000, t);
+    await waitForOffline(outageTopics);
     // Kafka's truth before: the old leader's own segment (broker 2, stopped) holds a-0..a-29, b-30..b-49.
     const oldLeader = new Map<string, Map<bigint, string>>();
     for (const t of outageTopics) oldLeader.set(t, await dumpSegmentOf(2, t));
@@ -421,6 +422,18 @@ async function waitForPartition(
     await admin.disconnect();
   }
   throw new Error(`timed out waiting for ${what}: ${last}`);
+}
+
+/** Waits until Kafka's TopicCommand (`--unavailable-partitions`) lists partition 0 of every one of `topics` without a leader. */
+async function waitForOffline(topics: readonly string[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let listed: DescribedPartition[] = [];
+  while (Date.now() < deadline) {
+    listed = await describePartitions(state, cluster!.bootstrap, "--unavailable-partitions");
+    if (topics.every((t) => listed.some((p) => p.topic === t && p.partition === 0 && p.leader === null))) return;
+    await sleep(1000);
+  }
+  throw new Error(`timed out waiting for ${topics.join(", ")} OFFLINE: ${JSON.stringify(listed)}`);
 }
 
 /** Commits each group's offset on partition 0 (kafkajs: no leader epoch in the commit). */

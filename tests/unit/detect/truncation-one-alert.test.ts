@@ -86,6 +86,8 @@ describe("UNCLEAN_TRUNCATION after an outage, one event one alert", () => {
     const outputs = runCycles(buildCycles([live, offline, offline, elected, quietAfter, quietAfter, quietAfter, quietAfter, quietAfter]), thresholds);
     expect(outputs.slice(3).map((o) => keysOf(o, FindingType.UNCLEAN_TRUNCATION))).toEqual(Array.from({ length: 6 }, () => [truncationKey]));
     expect(outputs.flatMap((o) => others.flatMap((type) => keysOf(o, type)))).toEqual([]);
+    // Nothing new from MM2: its reaction stays pending.
+    expect(findingsOf(outputs[8], FindingType.UNCLEAN_TRUNCATION)[0]!.evidence.mm2AfterTruncation).toBe("east->west: not past the truncation yet");
     // The same cycles without the truncation known: MM2's position stays past the log end, a reset.
     const unexplained = runCycles(buildCycles([quietAfter, quietAfter], 5));
     expect(findingsOf(unexplained[1], FindingType.TOPIC_RESET).map((f) => f.evidence.detectedBy)).toEqual(["position-beyond-log-end"]);
@@ -95,9 +97,26 @@ describe("UNCLEAN_TRUNCATION after an outage, one event one alert", () => {
     const thresholds = { ...defaultThresholds, eventHoldMs: 25_000 };
     const outputs = runCycles(buildCycles([live, offline, offline, elected, rewound, caughtUp, caughtUp, caughtUp, caughtUp]), thresholds);
     expect(outputs.flatMap((o) => others.flatMap((type) => keysOf(o, type)))).toEqual([]);
-    // Seen at cycle 4 only (at 5 MM2, at 38, has passed 30): the rewind read at 5 is judged against the held event,
-    // which then expires 25 s after it was seen, as any event.
-    expect(outputs.slice(3).map((o) => keysOf(o, FindingType.UNCLEAN_TRUNCATION).length)).toEqual([1, 1, 1, 0, 0, 0]);
+    // Seen at cycle 4, and at 5, where MM2's rewind is read (at 38 it has passed 30: no more sightings); the event
+    // then expires 25 s later, as any event.
+    expect(outputs.slice(3).map((o) => keysOf(o, FindingType.UNCLEAN_TRUNCATION).length)).toEqual([1, 1, 1, 1, 0, 0]);
+    // MM2's reaction, pending when the election was seen, is judged again when the rewind is read.
+    const [first] = findingsOf(outputs[3], FindingType.UNCLEAN_TRUNCATION);
+    const [judged] = findingsOf(outputs[4], FindingType.UNCLEAN_TRUNCATION);
+    expect(first!.evidence.mm2AfterTruncation).toBe("east->west: not past the truncation yet");
+    expect(judged!.evidence).toMatchObject({
+      mm2AfterTruncation: "east->west: rewound to 30",
+      reusedOffsetsCopied: "east->west: 30–37 as east.payments 50–57",
+      reusedOffsetsCopiedCount: "8",
+      seenAt: first!.evidence.seenAt,
+    });
+    expect(judged!.summary).toBe(
+      first!.summary.replace(
+        "; MM2 has not copied past the truncation yet",
+        "; MM2 then went back to offset 30 and copied the 8 new records at offsets 30–37 too, as east.payments 50–57: west holds both versions of offsets 30–37",
+      ),
+    );
+    expect(judged!.key).toBe(truncationKey);
     // The same rewind without the truncation known: a second copy of 30–49, and a move back by hand.
     const unexplained = runCycles(buildCycles([quietAfter, rewound], 5));
     expect(findingsOf(unexplained[1], FindingType.MM2_REDELIVERY).map((f) => [f.evidence.firstDuplicateOffset, f.evidence.lastDuplicateOffset])).toEqual([["30", "49"]]);
