@@ -62,8 +62,16 @@ export function advanceLeaderMarks(marks: LeaderMarks, cluster: ClusterSnapshot,
       }
       // An epoch rise not answered yet (OffsetForLeaderEpoch failed): asked again next cycle against the same mark.
       if (mark !== undefined && sameTopic && p.leaderEpoch > mark.epoch && p.previousEpochEnd?.endOffset == null) continue;
-      if (mark === undefined || !sameTopic || mark.epoch !== p.leaderEpoch) urgent = true;
-      held.set(key, { epoch: p.leaderEpoch, logEnd: p.logEnd, topicId: topic.topicId, seenAt: cluster.dataAt ?? 0 });
+      const seenAt = cluster.dataAt ?? 0;
+      if (mark !== undefined && sameTopic && mark.epoch === p.leaderEpoch) {
+        // The common case, every cycle on every partition: advanced in place (no allocation).
+        mark.logEnd = p.logEnd;
+        mark.seenAt = seenAt;
+        mark.topicId ??= topic.topicId;
+        continue;
+      }
+      urgent = true;
+      held.set(key, { epoch: p.leaderEpoch, logEnd: p.logEnd, topicId: topic.topicId, seenAt });
     }
   }
   // Partitions of deleted topics.
