@@ -10,6 +10,7 @@ import {
   type TopicConfigValues,
 } from "@/lib/kafka";
 import { readEligibleLeaderReplicas } from "./eligible-leaders";
+import type { LeaderMark } from "./leader-marks";
 import { readPreviousEpochEnds } from "./previous-epoch-end";
 import type { ClusterSnapshot, ConsumerGroupState, TopicConfigs, TopicState } from "./types";
 
@@ -17,6 +18,8 @@ export interface ClusterPollOptions {
   /** Re-read topic configs and the broker default this cycle (they change rarely). */
   refreshConfigs: boolean;
   now: number;
+  /** The cluster's last known high watermark and epoch per `topic/partition` (leader-marks.ts). */
+  leaderMarks?: ReadonlyMap<string, LeaderMark>;
 }
 
 /**
@@ -85,9 +88,9 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
     };
   });
 
-  // Only where a leader epoch rose since the previous cycle (UNCLEAN_TRUNCATION's exact range),
+  // Only where a leader epoch rose above the last known one (UNCLEAN_TRUNCATION's exact range),
   // and where the leader is alone in sync (NO_CLEAN_SUCCESSOR).
-  const topics = await readEligibleLeaderReplicas(reader, await readPreviousEpochEnds(reader, previous, readTopics, errors), errors);
+  const topics = await readEligibleLeaderReplicas(reader, await readPreviousEpochEnds(reader, opts.leaderMarks, readTopics, errors), errors);
 
   return {
     alias: config.alias,

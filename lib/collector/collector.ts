@@ -9,6 +9,7 @@ import { buildFlow } from "./flow-builder";
 import { readDedicatedConfigs } from "./dedicated-configs";
 import { discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowReadContext, type FlowTailState, readFlow } from "./flow-readings";
+import { advanceLeaderMarks, type LeaderMarks, leaderMarksStoreKey, parseLeaderMarks, routineWriteMs, serializeLeaderMarks } from "./leader-marks";
 import type { CollectorPersistence } from "./persistence";
 import type { ShardAssignment } from "./shards";
 import { type RecordSampleRead, readRecordSamples } from "./record-samples";
@@ -43,6 +44,11 @@ export class Collector {
   /** With scaleOut: which held shards each ledger is stored under (transaction-ledger-shards.ts). */
   private readonly ledgerShards: LedgerShards | null;
   private ledgerViews: Record<string, TransactionLedgerView> = {};
+  /** Last known high watermark and leader epoch per partition, persisted (leader-marks.ts). */
+  private leaderMarks: LeaderMarks = new Map();
+  /** When the leader marks were last written to the store (0: never), and whether a write is due. */
+  private leaderMarksWrittenAt = 0;
+  private leaderMarksDue = false;
   private latestSnapshot: Snapshot | null = null;
   private cycle = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -83,6 +89,8 @@ export class Collector {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
+    // The marks as they are now: a restart continues from the exact last high watermarks.
+    if (this.store && this.restored && this.cycle > 0) await this.writeLeaderMarks(this.store, Date.now());
     await Promise.allSettled([...this.readers.values()].map((r) => r.close()));
     log.info("collector stopped");
   }
@@ -148,9 +156,10 @@ export class Collector {
     const previous = this.latestSnapshot;
     const refreshConfigs = cycle % this.config.configRefreshCycles === 1 || this.config.configRefreshCycles === 1;
     const [clusters, rest] = await Promise.all([
-      Promise.all(this.config.clusters.map((c) => pollCluster(this.readers.get(c.alias)!, c, previous?.clusters.find((p) => p.alias === c.alias) ?? null, { refreshConfigs, now: started }))),
+      Promise.all(this.config.clusters.map((c) => pollCluster(this.readers.get(c.alias)!, c, previous?.clusters.find((p) => p.alias === c.alias) ?? null, { refreshConfigs, now: started, leaderMarks: this.leaderMarks.get(c.alias) }))),
       Promise.all(this.config.connect.map((c) => pollConnectRest(c))),
     ]);
+    for (const c of clusters) if (advanceLeaderMarks(this.leaderMarks, c, this.leaderMarksWrittenAt)) this.leaderMarksDue = true;
     const topics = await this.readConnectTopics(clusters, started);
     const connect = this.config.connect.map((c, i) => {
       const before = previous?.connect.find((p) => p.name === c.name) ?? null;
@@ -254,15 +263,28 @@ export class Collector {
     return refined;
   }
 
-  /** Keeps the transaction ledgers for a restart (the pipeline writes the cycle's samples). */
+  /** Keeps the transaction ledgers and the leader marks for a restart (the pipeline writes the cycle's samples). */
   private async persist(): Promise<void> {
     await Promise.all(this.pendingWrites.splice(0));
     if (!this.store) return;
+    const now = this.latestSnapshot?.takenAt ?? Date.now();
+    if (this.leaderMarksDue || now - this.leaderMarksWrittenAt >= routineWriteMs) await this.writeLeaderMarks(this.store, now);
     try {
       if (this.ledgerShards) await this.ledgerShards.save(this.ledgers, this.store);
       else if (this.ledgers.size > 0) await this.store.setValue(ledgerStoreKey, serializeLedgers(this.ledgers));
     } catch (err) {
       log.error({ err: describeError(err) }, "writing the transaction ledgers to the store failed");
+    }
+  }
+
+  /** Writes the leader marks (a failure is logged, and the write is tried again next cycle). */
+  private async writeLeaderMarks(store: CollectorPersistence, now: number): Promise<void> {
+    try {
+      await store.setValue(leaderMarksStoreKey, serializeLeaderMarks(this.leaderMarks));
+      this.leaderMarksWrittenAt = now;
+      this.leaderMarksDue = false;
+    } catch (err) {
+      log.error({ err: describeError(err) }, "writing the leader marks to the store failed");
     }
   }
 
@@ -273,12 +295,19 @@ export class Collector {
   }
 
   /**
-   * Reads what the store kept (offset sync history, transaction ledgers) before the first cycle. A failure fails
+   * Reads what the store kept (offset sync history, transaction ledgers, leader marks) before the first cycle. A failure fails
    * the cycle and is retried by the next one: no cycle runs without the history a restart must continue from.
    */
   private async restore(store: CollectorPersistence): Promise<void> {
     // With scaleOut the held shards' ledgers are read at each change of them (LedgerShards.follow).
-    const [history, ledgers] = await Promise.all([store.loadOffsetSyncHistory(), this.ledgerShards ? null : store.getValue(ledgerStoreKey)]);
+    const [history, ledgers, marks] = await Promise.all([
+      store.loadOffsetSyncHistory(),
+      this.ledgerShards ? null : store.getValue(ledgerStoreKey),
+      store.getValue(leaderMarksStoreKey),
+    ]);
+    const storedMarks = parseLeaderMarks(marks);
+    if (storedMarks.error !== null) log.warn({ err: storedMarks.error }, "stored leader marks unreadable; starting without them (an unclean election during the downtime goes unseen)");
+    this.leaderMarks = storedMarks.marks;
     for (const [key, syncs] of history) this.tailState.syncHistory.set(key, syncs);
     const stored = parseLedgers(ledgers);
     if (stored.error !== null) log.warn({ err: stored.error }, "stored transaction ledgers unreadable; reading again from the log start");

@@ -1,57 +1,65 @@
 import { type ClusterReader, type EpochEndRequest, isItemError, partitionKey } from "@/lib/kafka";
-import type { ClusterSnapshot, PartitionState, TopicState } from "./types";
+import type { LeaderMark } from "./leader-marks";
+import type { PartitionState, TopicState } from "./types";
 
 /**
- * For the partitions whose leader epoch rose since the previous fresh cycle (rare: leader
- * changes), asks each current leader for its end offset of the previous epoch, as a follower does
- * before it truncates (Kafka's AbstractFetcherThread, KIP-101/KIP-279): that offset is where the
- * new leader's log diverges from the one the previous leader wrote. Every other cycle sends
- * nothing. A failed read leaves the field absent and is named in `errors`.
+ * For the partitions whose leader epoch is above the one of their last known high watermark
+ * (leader-marks.ts: however many OFFLINE, unknown or stale cycles ago, or before a restart), asks
+ * each current leader for its end offset of that epoch, as a follower does before it truncates
+ * (Kafka's AbstractFetcherThread, KIP-101/KIP-279): that offset is where the new leader's log
+ * diverges from the one the previous leader wrote. Every other cycle sends nothing. The mark is
+ * attached with the answer; a failed read attaches it with `endOffset` null and is named in `errors`.
  */
 export async function readPreviousEpochEnds(
   reader: ClusterReader,
-  previous: ClusterSnapshot | null,
+  marks: ReadonlyMap<string, LeaderMark> | undefined,
   topics: TopicState[],
   errors: string[],
 ): Promise<TopicState[]> {
-  const requests = listEpochRises(previous, topics);
-  if (requests.length === 0) return topics;
+  const rises = listEpochRises(marks, topics);
+  if (rises.size === 0) return topics;
+  const requests = [...rises.values()].map((r) => r.request);
   let ends;
   try {
     ends = await reader.readEpochEndOffsets(requests);
   } catch (err) {
     errors.push(`OffsetForLeaderEpoch: ${err instanceof Error ? err.message : String(err)}`);
-    return topics;
+    ends = new Map();
   }
   const failed: string[] = [];
   for (const [key, end] of ends) if (isItemError(end)) failed.push(`${key}: ${end.error}`);
   if (failed.length > 0) errors.push(`OffsetForLeaderEpoch: ${failed.join(", ")}`);
-  const asked = new Map(requests.map((r) => [partitionKey(r.topic, r.partition), r.leaderEpoch]));
   const attach = (p: PartitionState): PartitionState => {
     const key = partitionKey(p.topic, p.partition);
+    const rise = rises.get(key);
+    if (rise === undefined) return p;
     const end = ends.get(key);
-    const epoch = asked.get(key);
-    if (end === undefined || epoch === undefined || isItemError(end)) return p;
-    return { ...p, previousEpochEnd: { epoch, endOffset: end.endOffset } };
+    const endOffset = end === undefined || isItemError(end) ? null : end.endOffset;
+    const { epoch, logEnd: knownLogEnd, seenAt: knownAt } = rise.mark;
+    return { ...p, previousEpochEnd: { epoch, endOffset, knownLogEnd, knownAt } };
   };
-  const touched = (t: TopicState) => t.partitions.some((p) => asked.has(partitionKey(p.topic, p.partition)));
+  const touched = (t: TopicState) => t.partitions.some((p) => rises.has(partitionKey(p.topic, p.partition)));
   return topics.map((t) => (touched(t) ? { ...t, partitions: t.partitions.map(attach) } : t));
 }
 
-/** Partitions led now whose epoch is above the previous fresh cycle's (same topic, previous log end known). */
-function listEpochRises(previous: ClusterSnapshot | null, topics: readonly TopicState[]): EpochEndRequest[] {
-  if (previous === null || !previous.reachable || previous.stale) return [];
-  const requests: EpochEndRequest[] = [];
+interface EpochRise {
+  request: EpochEndRequest;
+  mark: LeaderMark;
+}
+
+/** Partitions led now whose epoch is above their mark's (same topic). */
+function listEpochRises(marks: ReadonlyMap<string, LeaderMark> | undefined, topics: readonly TopicState[]): Map<string, EpochRise> {
+  const rises = new Map<string, EpochRise>();
+  if (marks === undefined || marks.size === 0) return rises;
   for (const topic of topics) {
-    const before = previous.topics.find((t) => t.name === topic.name);
-    const recreated = before !== undefined && before.topicId !== null && topic.topicId !== null && before.topicId !== topic.topicId;
-    if (before === undefined || recreated) continue;
     for (const p of topic.partitions) {
-      const old = before.partitions.find((o) => o.partition === p.partition);
-      if (old === undefined || old.logEnd === null || p.leader === null || p.leaderEpoch <= old.leaderEpoch) continue;
+      const key = partitionKey(p.topic, p.partition);
+      const mark = marks.get(key);
+      if (mark === undefined || p.leader === null || p.leaderEpoch <= mark.epoch) continue;
+      if (mark.topicId !== null && topic.topicId !== null && mark.topicId !== topic.topicId) continue;
       const { topic: name, partition, leader, leaderEpoch } = p;
-      requests.push({ topic: name, partition, leader, currentLeaderEpoch: leaderEpoch, leaderEpoch: old.leaderEpoch });
+      rises.set(key, { request: { topic: name, partition, leader, currentLeaderEpoch: leaderEpoch, leaderEpoch: mark.epoch }, mark });
     }
   }
-  return requests;
+  return rises;
 }

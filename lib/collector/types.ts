@@ -30,9 +30,10 @@ export interface PartitionState {
   /** Why this partition's data is missing, if it is. */
   error: string | null;
   /**
-   * Read only in a cycle whose leader epoch is above the previous fresh cycle's: the current
-   * leader's end offset of that previous epoch (OffsetForLeaderEpoch), i.e. where its log diverges
-   * from the log the previous leader wrote. Absent when the epoch did not rise or the read failed.
+   * Read only in a cycle whose leader epoch is above the epoch of the partition's last known high
+   * watermark (collector leader marks, however many cycles or restarts ago): that mark, and the
+   * current leader's end offset of its epoch (OffsetForLeaderEpoch), i.e. where its log diverges
+   * from the log the previous leader wrote. Absent when the epoch did not rise or no mark is known.
    */
   previousEpochEnd?: PreviousEpochEnd;
   /**
@@ -43,12 +44,16 @@ export interface PartitionState {
   eligibleLeaderReplicas?: number[] | null;
 }
 
-/** The current leader's end offset of the leader epoch seen in the previous cycle. */
+/** The current leader's end offset of the epoch of the partition's last known high watermark. */
 export interface PreviousEpochEnd {
-  /** The epoch asked about: the previous cycle's `leaderEpoch`. */
+  /** The epoch asked about: the last known one. */
   epoch: number;
-  /** Where the current leader's log stops holding records of `epoch` (or of an older epoch it fell back to). */
-  endOffset: bigint;
+  /** Where the current leader's log stops holding records of `epoch` (or of an older epoch it fell back to); null when the read failed. */
+  endOffset: bigint | null;
+  /** The last known high watermark, read in `epoch`. */
+  knownLogEnd: bigint;
+  /** When it was read. */
+  knownAt: number;
 }
 
 export interface TopicConfigs {

@@ -29,6 +29,11 @@ export interface EventCandidate {
   /** Appended to the scope to form the key of a new event (e.g. the first lost offset). */
   keySuffix: string;
   range: OffsetRange | null;
+  /**
+   * An unranged event's finding is its first sighting's (it saw "before"), later ones only filling unknown evidence;
+   * true: this sighting's finding replaces it (a held event judged again with what was learned since).
+   */
+  replaces?: boolean;
   /** Builds the finding for the event as merged (its key, merged range, first sighting). */
   render: (key: string, range: OffsetRange | null, firstSeen: number) => Finding;
 }
@@ -50,8 +55,9 @@ export function mergeEvents(held: readonly HeldEvent[], candidates: readonly Eve
     existing.lastSeen = now;
     // A ranged event is re-rendered from its merged range; any other keeps its first sighting
     // (which knows the "before" values) and only learns what it did not know yet.
-    const evidence = range !== null ? rendered.evidence : fillEvidence(existing.finding.evidence, rendered.evidence);
-    const base = range !== null ? rendered : existing.finding;
+    const replaced = range !== null || candidate.replaces === true;
+    const evidence = replaced ? rendered.evidence : fillEvidence(existing.finding.evidence, rendered.evidence);
+    const base = replaced ? rendered : existing.finding;
     existing.finding = { ...base, evidence: { ...evidence, ...mergeSignals(existing.finding.evidence, rendered.evidence) } };
     existing.range = toHeld(range);
   }

@@ -16,6 +16,7 @@ import {
   type FlowPartitionView,
 } from "./snapshot-views";
 import { createSectionBuilder, createSectionReader, readSectionChanges, type SectionBuilder } from "./section-changes";
+import { findTruncation } from "./truncation-index";
 import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
 
 type Direction = "back" | "forward";
@@ -38,7 +39,9 @@ interface Move {
  * source topic ID; kept while C is unreadable or absent, e.g. offsets deleted, so the move is seen
  * when MM2 commits again; a new topic ID is TOPIC_RESET: it starts a new mark at the new topic's log start, and
  * Connect's committed position of the old topic is not compared until MM2 commits on the new one):
- * - back: C < the mark's committed position → MM2 copies [C, highest − 1] again (duplicates).
+ * - back: C < the mark's committed position → MM2 copies [C, highest − 1] again (duplicates). Not where an
+ *   unclean election truncated the source partition at or below C (seen or held, truncation-index.ts): MM2
+ *   followed the new leader, and UNCLEAN_TRUNCATION is that event.
  * - forward: C > the highest position MM2 reached AND C > the position the target proves (newest
  *   sync + target log end, flow-builder `derivePosition`; not judged while that is unknown): MM2
  *   will never copy [highest, C − 1] (records that still exist at the source). Judged only while
@@ -217,7 +220,8 @@ function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: { committ
   const committed = p.committedPosition!;
   const { committed: before, highest } = mark;
   if (committed < before) {
-    return highest > committed ? { direction: "back", from: highest, to: committed, range: { first: committed, last: highest - 1n, exact: true } } : null;
+    if (highest <= committed || isExplainedByTruncation(ctx, view, committed)) return null;
+    return { direction: "back", from: highest, to: committed, range: { first: committed, last: highest - 1n, exact: true } };
   }
   if (committed <= highest) return null;
   const judgeable = canJudgeForward(ctx, view);
@@ -227,6 +231,16 @@ function findMove(ctx: DetectorContext, view: FlowPartitionView, mark: { committ
   const proven = derivePosition(p.latestSync, p.targetLogEnd, p.sourceLogEnd);
   if (proven === null || committed <= proven) return null;
   return { direction: "forward", from: highest, to: committed, range: { first: highest, last: committed - 1n, exact: true } };
+}
+
+/**
+ * A move back to a source offset at or past where an unclean election truncated the partition (seen or held):
+ * MM2's consumer followed the truncation (KIP-320) and Connect committed its new position; UNCLEAN_TRUNCATION
+ * is that event.
+ */
+function isExplainedByTruncation(ctx: DetectorContext, view: FlowPartitionView, committed: bigint): boolean {
+  const truncation = findTruncation(ctx.truncations, view.flow.source, view.partition.topic, view.partition.partition);
+  return truncation !== undefined && committed >= truncation.first;
 }
 
 function canJudgeForward(ctx: DetectorContext, view: FlowPartitionView): "yes" | "not-yet" | "no" {

@@ -2,6 +2,7 @@ import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
 import type { EventCandidate, OffsetRange } from "./events";
 import { formatCount, formatRange, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
 import { isRewindToDivergence } from "./truncation-consequences";
+import { findTruncation } from "./truncation-index";
 import { FindingType, Severity, type Finding } from "./types";
 
 /** One re-copied range seen in one offset-sync step. */
@@ -28,7 +29,9 @@ interface Redelivery {
  * - the duplicated offsets must exist in this topic (last < source log end), which leaves out a
  *   recreated topic's first syncs.
  * Not a redelivery: a step back to exactly where the source's new leader diverges after an unclean
- * election (MM2's consumer detects the truncation, KIP-320, and copies the new records there).
+ * election (MM2's consumer detects the truncation, KIP-320, and copies the new records there), or
+ * into the lost range of a truncation held in memory (a rewind read cycles after the election: the
+ * records at those offsets are new ones, not second copies; UNCLEAN_TRUNCATION says so).
  * Not judged where the target is known not to be dense (targetDensityIssue: exactly-once MM2
  * writes transaction markers, another producer writes records), which would look like extra copies.
  * One event per partition and restart: key `MM2_REDELIVERY|<flow>|<topic>|<partition>|<first>`.
@@ -42,10 +45,17 @@ export function detectRedelivery(ctx: DetectorContext): EventCandidate[] {
     for (const found of findRedeliveries(syncs, view.partition.sourceLogEnd)) {
       // MM2 following an unclean truncation copies new records at reused offsets: UNCLEAN_TRUNCATION says so.
       if (isRewindToDivergence(ctx.current, view.flow.source, view.partition.topic, view.partition.partition, found.range.first)) continue;
+      if (isIntoTruncation(ctx, view, found.range.first)) continue;
       candidates.push(createRedeliveryCandidate(view, found));
     }
   }
   return candidates;
+}
+
+/** A step back to a source offset inside a truncated range (seen or held): the records there now are new ones. */
+function isIntoTruncation(ctx: DetectorContext, view: FlowPartitionView, first: bigint): boolean {
+  const truncation = findTruncation(ctx.truncations, view.flow.source, view.partition.topic, view.partition.partition);
+  return truncation !== undefined && first >= truncation.first && first <= truncation.last;
 }
 
 function isSameTopic(before: FlowPartition, now: FlowPartition): boolean {

@@ -28,6 +28,7 @@ import { detectTaskFailures } from "./task-failed";
 import { detectTaskStalls } from "./task-stalled";
 import { detectCoverageFindings } from "./topic-coverage";
 import { detectTopicReset } from "./topic-reset";
+import { indexTruncations } from "./truncation-index";
 import { detectUncleanTruncation } from "./unclean-truncation";
 import { type DetectorInput, type DetectorOutput, type Finding, FindingType, type HeldEvent } from "./types";
 
@@ -61,6 +62,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     newSyncs,
     syncHistory: history.offsetSyncs,
     judged: listJudgedPartitions(current, previous, newSyncs),
+    truncations: indexTruncations(current, memory.events),
   };
 
   const moves = detectPositionMoves(ctx, memory.committed);
@@ -70,7 +72,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     ...detectRedelivery(ctx),
     ...moves.candidates,
     ...detectTargetTruncation(ctx),
-    ...detectUncleanTruncation(ctx),
+    ...detectUncleanTruncation(ctx, memory.events),
     ...detectTopicsLeftFlow(ctx),
     ...detectTargetGroupRewinds(ctx),
   ];

@@ -5,6 +5,7 @@
  * snapshot is the next cycle's previous one), so no detector scans a list per partition: at 100,000
  * flow partitions a linear `find` per partition is 10^10 steps.
  */
+import type { TruncationIndex } from "./truncation-index";
 import {
   flowPartitionKey,
   type ClusterSnapshot,
@@ -34,6 +35,8 @@ export interface DetectorContext {
   syncHistory: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
   /** The partitions fresh in this cycle and the previous one, with both views and their new syncs. */
   judged: readonly JudgedPartition[];
+  /** Source partitions truncated by an unclean election, seen this cycle or held (truncation-index.ts). */
+  truncations: TruncationIndex;
 }
 
 /** A flow partition fresh now and in the previous cycle: what the event detectors compare. */

@@ -10,6 +10,7 @@ import {
   type FlowPartitionView,
 } from "./snapshot-views";
 import { createSectionReader } from "./section-changes";
+import { findTruncation } from "./truncation-index";
 import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
 
 /** Why a reset was recognised; the evidence names it. */
@@ -40,14 +41,17 @@ const reasons: Record<ResetSignalName, string> = {
  * data: nothing), and for a fresh partition whose topic ID differs from the one its MM2_POSITION_MOVED mark
  * kept through unknown cycles or a restart (ResetBaseline; topic-id-changed only). Any signal below is a reset:
  * - topic-id-changed: both cycles know the source topic ID and it differs.
- * - log-end-rewound: sourceLogEnd went below the previous cycle's, the topic ID is not known to be
- *   the same and the leader epoch did not rise (a rise is UNCLEAN_TRUNCATION, a cluster finding).
+ * - log-end-rewound: sourceLogEnd went below the previous cycle's and the topic ID is not known to be
+ *   the same.
  * - position-beyond-log-end: mm2Position > sourceLogEnd in this cycle AND the previous one, AND the
  *   log end read now is still below the position read last cycle. The collector reads MM2's positions
  *   after the source's log ends, so a position can pass the log end read before it: once (a race), or
  *   in every cycle when MM2 runs exactly-once (Connect commits its position with each transaction) under
  *   steady traffic (seen: hostile-records after worker-restarts, 2026-12-02). A position read last cycle
  *   can never pass a log end read this cycle unless offsets were lost.
+ * Neither of the last two where the leader epoch rose between the cycles or an unclean election truncated the
+ * partition (seen this cycle or held, truncation-index.ts): UNCLEAN_TRUNCATION is that event, and on a quiet
+ * partition MM2's committed position stays past the new log end until new records pass it (one event, one alert).
  * * recordsToRecopy = offsets MM2 had already passed and will copy again when it resets to the
  * earliest offset of the new topic: min(logEnd, previous mm2Position) − logStart. These land on the target after the old copies:
  * duplicates when the new topic holds the same data. Null when MM2's previous position is unknown.
@@ -61,8 +65,10 @@ export function detectTopicReset(ctx: DetectorContext, marks: Readonly<Record<st
   for (const { view, before } of ctx.judged) {
     const now = view.partition;
     const idChanged = hasTopicIdChanged(before, now);
-    const rewound = hasLogEndRewound(before, now);
-    const beyond = staysBeyondLogEnd(before, now);
+    // A truncation by an unclean election (seen now or held) or a leader change explains a log end below MM2's position.
+    const truncated = hasEpochRisen(before, now) || findTruncation(ctx.truncations, view.flow.source, now.topic, now.partition) !== undefined;
+    const rewound = !truncated && hasLogEndRewound(before, now);
+    const beyond = !truncated && staysBeyondLogEnd(before, now);
     // Nothing allocated for the partitions that show no signal (all but a few of 100,000).
     if (!idChanged && !rewound && !beyond) continue;
     const signals = [idChanged && ResetSignal.TOPIC_ID_CHANGED, rewound && ResetSignal.LOG_END_REWOUND, beyond && ResetSignal.POSITION_BEYOND_LOG_END].filter(
@@ -95,9 +101,11 @@ function hasTopicIdChanged(before: Pick<FlowPartition, "sourceTopicId">, now: Fl
 
 function hasLogEndRewound(before: FlowPartition, now: FlowPartition): boolean {
   if (before.sourceLogEnd === null || now.sourceLogEnd === null || now.sourceLogEnd >= before.sourceLogEnd) return false;
-  const sameTopic = before.sourceTopicId !== null && before.sourceTopicId === now.sourceTopicId;
-  const epochRose = before.sourceLeaderEpoch !== null && now.sourceLeaderEpoch !== null && now.sourceLeaderEpoch > before.sourceLeaderEpoch;
-  return !sameTopic && !epochRose;
+  return !(before.sourceTopicId !== null && before.sourceTopicId === now.sourceTopicId);
+}
+
+function hasEpochRisen(before: FlowPartition, now: FlowPartition): boolean {
+  return before.sourceLeaderEpoch !== null && now.sourceLeaderEpoch !== null && now.sourceLeaderEpoch > before.sourceLeaderEpoch;
 }
 
 function staysBeyondLogEnd(before: FlowPartition, now: FlowPartition): boolean {

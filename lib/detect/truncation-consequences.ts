@@ -82,8 +82,9 @@ export interface TruncationInputs {
 }
 
 /**
- * The lost offsets each MM2 flow from the truncated cluster had already copied in the previous
- * cycle (its position was above `first` and known): those records now exist only on the target.
+ * The lost offsets each MM2 flow from the truncated cluster had already copied by the previous
+ * cycle (its position was above `first`; also when the partition was unknown then, OFFLINE before
+ * the election: MM2 copies nothing meanwhile): those records now exist only on the target.
  * Where: MM2 copies consecutive upstream offsets between two offset syncs (it writes one at once
  * at any upstream gap, OffsetSyncWriter), so the copy of `first` sits at s.downstream + (first −
  * s.upstream) for the newest sync s at or below `first` from which every step up to MM2's last
@@ -94,7 +95,8 @@ export function listCopiedLostRanges(inputs: TruncationInputs, lost: TruncatedPa
   for (const flow of inputs.previous?.flows ?? []) {
     if (flow.source !== lost.alias) continue;
     const p = flow.partitions.find((x) => x.topic === lost.topic && x.partition === lost.partition);
-    if (p === undefined || p.unknown !== null || p.mm2Position === null || p.mm2Position <= lost.first) continue;
+    // An unknown partition's position (the source OFFLINE before the election) is the last MM2 reached: it copies nothing then.
+    if (p === undefined || p.mm2Position === null || p.mm2Position <= lost.first) continue;
     const key = flowPartitionKey(flow.id, lost.topic, lost.partition);
     const steps = inputs.newSyncs.get(key) ?? [];
     const history = inputs.syncHistory.get(key) ?? [];
@@ -114,6 +116,23 @@ export function listCopiedLostRanges(inputs: TruncationInputs, lost: TruncatedPa
     });
   }
   return copied;
+}
+
+/**
+ * What MM2 did after a truncation judged in an earlier cycle (`lost`: held), read from this cycle's new offset
+ * syncs and positions as in the cycle that saw it: a rewind step into the lost range, else a skip proven by the
+ * target, else still pending. MM2's consumer may follow the new leader cycles later (it fetches only once the
+ * partition leads again, and its syncs are read with the next cycle).
+ */
+export function judgeMm2Now(inputs: TruncationInputs, flowId: string, lost: TruncatedPartition): Mm2AfterTruncation {
+  const flowOf = (snapshot: Snapshot | null) =>
+    snapshot?.flows.find((f) => f.id === flowId)?.partitions.find((x) => x.topic === lost.topic && x.partition === lost.partition);
+  const now = flowOf(inputs.current);
+  const steps = inputs.newSyncs.get(flowPartitionKey(flowId, lost.topic, lost.partition)) ?? [];
+  const rewind = findRewind(steps, lost);
+  if (rewind !== null) return describeRewind(rewind, steps, now, lost);
+  const before = flowOf(inputs.previous);
+  return before === undefined ? { kind: "pending" } : judgeWithoutRewind(before, now, lost);
 }
 
 interface Rewind {

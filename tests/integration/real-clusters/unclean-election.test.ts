@@ -5,6 +5,8 @@ import type { AlertRecord } from "@/lib/alerts/types";
 import { type FlowPartition, flowPartitionKey, type PartitionState, type Snapshot } from "@/lib/collector/types";
 import { deleteConnector, getMirrorSourceOffsets, putConnectorConfig, stopConnector } from "@/lib/connect";
 import { requestConnect } from "@/lib/connect/client";
+import { getConfig } from "@/lib/config";
+import { createCollectingRuntime } from "@/lib/pipeline/runtime";
 import { type ConsoleRecord, readPartition, runKafkaTool } from "@/lib/sandbox/kafka-cli";
 import { classpathOf } from "@/lib/sandbox/jars";
 import { writeLogConfig } from "@/lib/sandbox/log-config";
@@ -15,6 +17,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import { readSandboxState, type SandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 import { createSandboxRuntime, cycleUntil as cycleUntilSeen, waitUntilReplicating } from "../support/runtime";
+import { type DescribedPartition, describePartitions } from "./kafka-cli-truth";
 
 /**
  * KAFKA-763 for real: an unclean leader election truncates acknowledged records, and producers
@@ -45,10 +48,14 @@ const syncsTopic = "mm2-offset-syncs.west.internal";
 const firstBatch = 30;
 const acknowledgedAlone = 20;
 const refill = 40;
+/** The outage scenario's topics: one refilled past its old end after the election, one that gets nothing new. */
+const busy = "busy";
+const quiet = "quiet";
+const outageTopics = [busy, quiet];
 
 let state: SandboxState;
 let cluster: MultiBrokerCluster | null = null;
-let runtime: ReturnType<typeof createSandboxRuntime>;
+let runtime: ReturnType<typeof createCollectingRuntime>;
 const mm2Source = connectorNames(alias, "west").source;
 const endpoint = () => ({ url: state.connect.url, timeoutMs: 15_000 });
 
@@ -73,7 +80,8 @@ beforeAll(async () => {
   // A crashed earlier run's connector, positions and target topic would make MM2 resume past 0.
   await removeMm2Flow();
   const flow = { source: { alias, bootstrap: cluster.bootstrap, replicationFactor: 3 }, target: { alias: "west", bootstrap: state.clusters.west!.bootstrap } };
-  await putConnectorConfig(endpoint(), mm2Source, sourceConnectorConfig(flow, { topics: topic }));
+  // The outage scenario's topics too: created later, picked up by MM2's topic refresh (5 s) while ledger is idle.
+  await putConnectorConfig(endpoint(), mm2Source, sourceConnectorConfig(flow, { topics: [topic, ...outageTopics].join(", ") }));
   await waitForConnectorsRunning(endpoint(), [mm2Source]);
   await produce("a", 0, firstBatch);
   runtime = createSandboxRuntime({ ...state, clusters: { ...state.clusters, [alias]: { bootstrap: cluster.bootstrap } } }, 5);
@@ -163,7 +171,7 @@ describe("an unclean leader election truncates acknowledged records (KAFKA-763)"
     report("MM2's offset syncs", [syncs.map((x) => `${x.upstream}->${x.downstream}`).join(" ")]);
     // The old rule alone would see nothing: the log end grew from 50 to 70.
     expect(ledger.logEnd).toBe(BigInt(firstBatch + refill));
-    expect(ledger.previousEpochEnd).toEqual({ epoch: epochBefore, endOffset: gone[0] });
+    expect(ledger.previousEpochEnd).toMatchObject({ epoch: epochBefore, endOffset: gone[0], knownLogEnd: acknowledged });
     const truncations = firing().filter((a) => a.type === "UNCLEAN_TRUNCATION");
     expect(truncations.map((a) => a.key)).toEqual([`UNCLEAN_TRUNCATION|${alias}|${topic}|0|epoch${ledger.leaderEpoch}`]);
     expect(truncations[0]!.evidence).toMatchObject({
@@ -210,9 +218,162 @@ describe("an unclean leader election truncates acknowledged records (KAFKA-763)"
     const ledger = ledgerOf(snapshot)!;
     // Broker 2 was in the ISR: its log holds everything of the previous epoch.
     expect(ledger.leaderEpoch).toBeGreaterThan(start.leaderEpoch);
-    expect(ledger.previousEpochEnd).toEqual({ epoch: start.leaderEpoch, endOffset: start.logEnd });
+    expect(ledger.previousEpochEnd).toMatchObject({ epoch: start.leaderEpoch, endOffset: start.logEnd, knownLogEnd: start.logEnd });
     expect(firing().filter((a) => a.type === "UNCLEAN_TRUNCATION")).toHaveLength(1);
   });
+});
+
+/**
+ * The common real path (issue 31): unclean election is off (Kafka's default) on `busy` and `quiet`
+ * (one partition each on brokers [2, 1], min.insync.replicas=1), so when leader 2 — alone in the
+ * ISR after follower 1 left — dies, the partitions stay OFFLINE. Gapwatch polls through the
+ * outage (two cycles), is restarted (its memory and leader marks from the store) and polls once
+ * more; broker 1 returns without the last 20 records; an operator forces it to lead with Kafka's
+ * `kafka-leader-election --election-type unclean`. `busy` is then refilled past its old end,
+ * `quiet` gets nothing. The truth: DumpLogSegments of the old leader's (broker 2, stopped) and the
+ * new leader's segment files, and west's copies (ConsoleConsumer). (`ledger`, unclean election on,
+ * goes OFFLINE too and is elected back on broker 1 by the controller with nothing lost: quiet.)
+ */
+describe("an unclean election forced after the partitions were OFFLINE for cycles, Gapwatch restarted meanwhile", () => {
+  it("UNCLEAN_TRUNCATION gives the exact lost range on a quiet and a busy partition, and nothing else is raised", async () => {
+    await ensureTopics(
+      cluster!.bootstrap,
+      outageTopics.map((t) => ({ topic: t, partitions: 1, replicaAssignment: [[2, 1]], configs: { "min.insync.replicas": "1", "unclean.leader.election.enable": "false" } })),
+    );
+    const all = (check: (s: Snapshot, t: string) => boolean) => (s: Snapshot) => outageTopics.every((t) => check(s, t));
+    await Promise.all(outageTopics.map((t) => produce("a", 0, firstBatch, t)));
+    await cycleUntil(
+      all((s, t) => ledgerOf(s, t)?.logEnd === BigInt(firstBatch) && ledgerOf(s, t)?.isr.length === 2 && copiedOf(s, t)?.targetLogEnd === BigInt(firstBatch)),
+      "busy and quiet written, in sync on brokers 2 and 1, copied to west",
+      120_000,
+    );
+    await stopClusterBroker(cluster!, 1, "graceful");
+    for (const t of outageTopics) await waitForPartition((p) => p.leader === 2 && p.isr.join() === "2", `broker 1 out of ${t}'s ISR`, 60_000, t);
+    await Promise.all(outageTopics.map((t) => produce("b", firstBatch, acknowledgedAlone, t)));
+    const acknowledged = BigInt(firstBatch + acknowledgedAlone);
+    const seen = await cycleUntil(
+      all((s, t) => ledgerOf(s, t)?.logEnd === acknowledged && copiedOf(s, t)?.mm2Position === acknowledged && copiedOf(s, t)?.targetLogEnd === acknowledged),
+      "the records acknowledged by broker 2 alone, copied by MM2",
+    );
+    const epochBefore = new Map(outageTopics.map((t) => [t, ledgerOf(seen, t)!.leaderEpoch]));
+
+    // The outage: leader 2 goes; with unclean election off, nobody leads.
+    await stopClusterBroker(cluster!, 2, "graceful");
+    await waitForOffline(outageTopics);
+    // Kafka's truth before: the old leader's own segment (broker 2, stopped) holds a-0..a-29, b-30..b-49.
+    const oldLeader = new Map<string, Map<bigint, string>>();
+    for (const t of outageTopics) oldLeader.set(t, await dumpSegmentOf(2, t));
+    for (const t of outageTopics) {
+      expect([...oldLeader.get(t)!.values()]).toEqual([
+        ...Array.from({ length: firstBatch }, (_, i) => `a-${i}`),
+        ...Array.from({ length: acknowledgedAlone }, (_, i) => `b-${firstBatch + i}`),
+      ]);
+    }
+    const isOffline = (s: Snapshot, t: string) => ledgerOf(s, t)?.leader === null && ledgerOf(s, t)?.logEnd === null;
+    for (let i = 0; i < 2; i++) {
+      const during = await runtime.collector.runCycle();
+      expect(outageTopics.filter((t) => isOffline(during, t))).toEqual(outageTopics);
+    }
+    report("firing during the outage", [firing().map((a) => a.key).join(", ")]);
+    expect(firing().filter((a) => a.type === "OFFLINE" && outageTopics.includes(a.topic ?? "")).map((a) => a.topic).sort()).toEqual(outageTopics);
+
+    // Gapwatch restarted during the outage: the new process knows the marks only from the store.
+    await runtime.collector.stop();
+    runtime.alerts.stop();
+    await runtime.store.close();
+    runtime = createCollectingRuntime(getConfig(), "all");
+    const afterRestart = await runtime.collector.runCycle();
+    expect(outageTopics.filter((t) => isOffline(afterRestart, t))).toEqual(outageTopics);
+    // Broker 1 returns without b-30..b-49; unclean election off: still OFFLINE until the operator acts.
+    await restartClusterBroker(cluster!, 1);
+    const stillOffline = await runtime.collector.runCycle();
+    expect(outageTopics.filter((t) => ledgerOf(stillOffline, t)?.leader === null)).toEqual(outageTopics);
+    for (const t of outageTopics) {
+      const out = await runKafkaTool(state, "org.apache.kafka.tools.LeaderElectionCommand", [
+        "--bootstrap-server", cluster!.bootstrap, "--election-type", "unclean", "--topic", t, "--partition", "0",
+      ]);
+      report(`kafka-leader-election --election-type unclean --topic ${t}`, [out.trim()]);
+      await waitForPartition((p) => p.leader === 1, `broker 1 leads ${t}`, 60_000, t);
+    }
+
+    // The first cycle after the election: both truncations, exact, from marks made before the restart.
+    const elected = await runtime.collector.runCycle();
+    for (const t of outageTopics) {
+      const p = ledgerOf(elected, t)!;
+      expect(p.leaderEpoch).toBeGreaterThan(epochBefore.get(t)! + 1);
+      expect(p.previousEpochEnd).toMatchObject({ epoch: epochBefore.get(t), endOffset: BigInt(firstBatch), knownLogEnd: acknowledged });
+    }
+    const keyOf = (t: string, epoch: number) => `UNCLEAN_TRUNCATION|${alias}|${t}|0|epoch${epoch}`;
+    const expectedKeys = outageTopics.map((t) => keyOf(t, ledgerOf(elected, t)!.leaderEpoch)).sort();
+    const truncationKeys = () => firing().filter((a) => a.type === "UNCLEAN_TRUNCATION" && outageTopics.includes(a.topic ?? "")).map((a) => a.key).sort();
+    expect(truncationKeys()).toEqual(expectedKeys);
+
+    // busy refilled past its old end; broker 2 returns as a follower (it truncates); MM2 follows.
+    await produce("c", firstBatch, refill, busy);
+    await restartClusterBroker(cluster!, 2);
+    for (const t of outageTopics) await waitForPartition((p) => p.isr.length === 2, `broker 2 back in ${t}'s ISR`, 90_000, t);
+    await waitForMm2Offset(BigInt(firstBatch + refill - 1), 90_000, busy);
+    const total = BigInt(firstBatch + acknowledgedAlone + refill);
+    await cycleUntil((s) => copiedOf(s, busy)?.targetLogEnd === total && copiedOf(s, busy)?.mm2Position === BigInt(firstBatch + refill), "MM2 copied busy's new records");
+    // More cycles: the rewind's offset syncs are read, quiet's position stays past its log end.
+    for (let i = 0; i < 3; i++) await runtime.collector.runCycle();
+    const last = await runtime.collector.runCycle();
+    report("after the election", outageTopics.map((t) => `${t}: ${JSON.stringify({ source: ledgerOf(last, t), flow: copiedOf(last, t) }, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`));
+
+    // Kafka's truth after: the new leader's segment; what is gone is what the old leader held and it does not.
+    for (const t of outageTopics) {
+      const newLeader = await dumpSegmentOf(1, t);
+      const gone = [...oldLeader.get(t)!].filter(([offset, value]) => newLeader.get(offset) !== value).map(([offset]) => offset);
+      expect(gone).toEqual(Array.from({ length: acknowledgedAlone }, (_, i) => BigInt(firstBatch + i)));
+      expect([...newLeader.values()].filter((v) => v.startsWith("b-"))).toEqual([]);
+      expect(newLeader.size).toBe(t === busy ? firstBatch + refill : firstBatch);
+      const alert = firing().find((a) => a.type === "UNCLEAN_TRUNCATION" && a.topic === t)!;
+      report(`${t}: finding`, [alert.summary]);
+      expect(alert.evidence).toMatchObject({
+        firstLostOffset: String(gone[0]),
+        lastLostOffset: String(gone[gone.length - 1]),
+        lostCount: String(gone.length),
+        lostCountIsLowerBound: false,
+        previousLogEnd: String(acknowledged),
+        previousEpochEndOffset: String(gone[0]),
+        previousLeaderEpoch: epochBefore.get(t),
+        copiedByMm2: `${flowId}: ${describeOffsets(gone)}`,
+      });
+    }
+    // What MM2 did (west's records): the lost b-30..b-49 kept on both, busy's new c-30..c-69 copied after them.
+    const quietCopy = await readTarget(quiet);
+    const busyCopy = await readTarget(busy);
+    expect(quietCopy.map((r) => r.value)).toEqual([...oldLeader.get(quiet)!.values()]);
+    expect(busyCopy.map((r) => r.value)).toEqual([...oldLeader.get(busy)!.values(), ...Array.from({ length: refill }, (_, i) => `c-${firstBatch + i}`)]);
+    // What Gapwatch says MM2 did, against those records: busy's new c-30..c-49 are west's offsets 50–69 (both
+    // versions of 30–49 on west), judged in a later cycle than the election's; quiet's MM2 has copied nothing since.
+    const reusedCopies = busyCopy.slice(firstBatch + acknowledgedAlone, firstBatch + 2 * acknowledgedAlone);
+    expect(reusedCopies.map((r) => r.value)).toEqual(Array.from({ length: acknowledgedAlone }, (_, i) => `c-${firstBatch + i}`));
+    const alertOf = (t: string) => firing().find((a) => a.type === "UNCLEAN_TRUNCATION" && a.topic === t)!;
+    const lost = describeOffsets(Array.from({ length: acknowledgedAlone }, (_, i) => BigInt(firstBatch + i)));
+    expect(alertOf(busy).evidence).toMatchObject({
+      copiedLostOnTarget: `${flowId}: ${alias}.${busy} ${lost}`,
+      mm2AfterTruncation: `${flowId}: rewound to ${firstBatch}`,
+      reusedOffsetsCopied: `${flowId}: ${lost} as ${alias}.${busy} ${describeOffsets(reusedCopies.map((r) => r.offset))}`,
+      reusedOffsetsCopiedCount: String(acknowledgedAlone),
+    });
+    expect(alertOf(quiet).evidence).toMatchObject({ copiedLostOnTarget: `${flowId}: ${alias}.${quiet} ${lost}`, mm2AfterTruncation: `${flowId}: not past the truncation yet` });
+    // quiet: MM2's position stays past the new log end (Connect keeps 50 while nothing new comes).
+    expect(copiedOf(last, quiet)?.mm2Position).toBe(acknowledged);
+    expect(ledgerOf(last, quiet)?.logEnd).toBe(BigInt(firstBatch));
+
+    // One event, one alert: the truncations are all that fire on busy and quiet, and nothing else was raised.
+    const about = (a: AlertRecord) => outageTopics.some((t) => a.topic === t || a.topic === `${alias}.${t}`);
+    expect(truncationKeys()).toEqual(expectedKeys);
+    // The outage's own alerts are no longer seen (they resolve after the one-minute hysteresis).
+    const outage = firing().filter((a) => about(a) && a.type !== "UNCLEAN_TRUNCATION");
+    expect(outage.filter((a) => a.lastSeen >= last.takenAt).map((a) => a.key)).toEqual([]);
+    const raised = runtime.alerts.list().filter((a) => about(a) && !["UNCLEAN_TRUNCATION", "OFFLINE", "UNDER_REPLICATED", "NO_CLEAN_SUCCESSOR"].includes(a.type));
+    expect(raised.map((a) => a.key)).toEqual([]);
+    // ledger went OFFLINE too and was elected back on broker 1 (unclean allowed) with nothing lost: no new truncation.
+    expect(firing().filter((a) => a.type === "UNCLEAN_TRUNCATION" && a.topic === topic)).toHaveLength(1);
+    // Three broker restarts, a restart of Gapwatch and some ten Kafka tool JVMs on a loaded 2-core machine.
+  }, 600_000);
 });
 
 /** Evidence for the run's log. */
@@ -220,13 +381,13 @@ function report(step: string, lines: string[]): void {
   process.stderr.write(`[unclean-election] ${step}:\n${lines.map((l) => `  ${l}`).join("\n")}\n`);
 }
 
-/** Produces `count` records `<label>-<n>` (n from `from`), acks=all, to partition 0. */
-async function produce(label: string, from: number, count: number): Promise<void> {
+/** Produces `count` records `<label>-<n>` (n from `from`), acks=all, to partition 0 of `to`. */
+async function produce(label: string, from: number, count: number, to = topic): Promise<void> {
   const producer = sandboxKafka(cluster!.bootstrap, "gapwatch-unclean-election").producer();
   await producer.connect();
   try {
     const messages = Array.from({ length: count }, (_, i) => ({ partition: 0, value: `${label}-${from + i}` }));
-    await producer.send({ topic, acks: -1, messages });
+    await producer.send({ topic: to, acks: -1, messages });
   } finally {
     await producer.disconnect();
   }
@@ -249,8 +410,13 @@ async function electUncleanly(): Promise<void> {
   await waitForPartition((p) => p.leader === 1, "broker 1 elected");
 }
 
-/** Polls Kafka's metadata (kafkajs, not Gapwatch) until partition 0 of the topic matches. */
-async function waitForPartition(check: (p: { leader: number; isr: number[] }) => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+/** Polls Kafka's metadata (kafkajs, not Gapwatch) until partition 0 of `of` matches. */
+async function waitForPartition(
+  check: (p: { leader: number; isr: number[] }) => boolean,
+  what: string,
+  timeoutMs = 60_000,
+  of = topic,
+): Promise<void> {
   const admin = sandboxKafka(cluster!.bootstrap, "gapwatch-unclean-election-admin").admin();
   await admin.connect();
   const deadline = Date.now() + timeoutMs;
@@ -258,7 +424,7 @@ async function waitForPartition(check: (p: { leader: number; isr: number[] }) =>
   let last = "";
   try {
     while (Date.now() < deadline) {
-      const found = await admin.fetchTopicMetadata({ topics: [topic] }).catch((err: unknown) => String(err));
+      const found = await admin.fetchTopicMetadata({ topics: [of] }).catch((err: unknown) => String(err));
       const p = typeof found === "string" ? null : found.topics[0]?.partitions.find((x) => x.partitionId === 0);
       if (p && check({ leader: p.leader, isr: [...p.isr].sort() })) {
         report(what, [`${((Date.now() - started) / 1000).toFixed(1)} s`]);
@@ -271,6 +437,18 @@ async function waitForPartition(check: (p: { leader: number; isr: number[] }) =>
     await admin.disconnect();
   }
   throw new Error(`timed out waiting for ${what}: ${last}`);
+}
+
+/** Waits until Kafka's TopicCommand (`--unavailable-partitions`) lists partition 0 of every one of `topics` without a leader. */
+async function waitForOffline(topics: readonly string[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let listed: DescribedPartition[] = [];
+  while (Date.now() < deadline) {
+    listed = await describePartitions(state, cluster!.bootstrap, "--unavailable-partitions");
+    if (topics.every((t) => listed.some((p) => p.topic === t && p.partition === 0 && p.leader === null))) return;
+    await sleep(1000);
+  }
+  throw new Error(`timed out waiting for ${topics.join(", ")} OFFLINE: ${JSON.stringify(listed)}`);
 }
 
 /** Commits each group's offset on partition 0 (kafkajs: no leader epoch in the commit). */
@@ -331,29 +509,30 @@ async function readAll(bootstrap: string, name: string, from: bigint, count: num
   return records;
 }
 
-/** Offset → value of broker `nodeId`'s own first segment of partition 0 (DumpLogSegments). */
-async function dumpSegmentOf(nodeId: number): Promise<Map<bigint, string>> {
-  const dir = path.join(cluster!.brokers.find((b) => b.nodeId === nodeId)!.dataDir, "log", `${topic}-0`);
+/** Offset → value of broker `nodeId`'s own first segment of partition 0 of `of` (DumpLogSegments). */
+async function dumpSegmentOf(nodeId: number, of = topic): Promise<Map<bigint, string>> {
+  const dir = path.join(cluster!.brokers.find((b) => b.nodeId === nodeId)!.dataDir, "log", `${of}-0`);
   const out = await runKafkaTool(state, "org.apache.kafka.tools.DumpLogSegments", ["--files", path.join(dir, "00000000000000000000.log"), "--print-data-log"]);
   const values = new Map<bigint, string>();
   for (const m of out.matchAll(/\| offset: (\d+) .*? payload: (\S+)/g)) values.set(BigInt(m[1]!), m[2]!);
   return values;
 }
 
-/** Every record of west's copy `south.ledger` (ConsoleConsumer), up to its log end. */
-async function readTarget(): Promise<ConsoleRecord[]> {
+/** Every record of west's copy of `of` (`south.ledger`; ConsoleConsumer), up to its log end. */
+async function readTarget(of = topic): Promise<ConsoleRecord[]> {
   const west = state.clusters.west!.bootstrap;
-  const end = (await fetchLogEnds(west, targetTopic)).get(0)!.high;
-  return readAll(west, targetTopic, 0n, Number(end));
+  const copy = `${alias}.${of}`;
+  const end = (await fetchLogEnds(west, copy)).get(0)!.high;
+  return readAll(west, copy, 0n, Number(end));
 }
 
-/** Waits until Connect stores `last` as MM2's last copied offset of ledger/0 (flushed every 5 s). */
-async function waitForMm2Offset(last: bigint, timeoutMs = 60_000): Promise<void> {
+/** Waits until Connect stores `last` as MM2's last copied offset of partition 0 of `of` (flushed every 5 s). */
+async function waitForMm2Offset(last: bigint, timeoutMs = 60_000, of = topic): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let seen = "";
   while (Date.now() < deadline) {
     const offsets = await getMirrorSourceOffsets(endpoint(), mm2Source).catch((err: unknown) => String(err));
-    const stored = typeof offsets === "string" ? undefined : offsets.find((o) => o.cluster === alias && o.topic === topic && o.partition === 0);
+    const stored = typeof offsets === "string" ? undefined : offsets.find((o) => o.cluster === alias && o.topic === of && o.partition === 0);
     if (stored?.offset === last) return;
     seen = typeof offsets === "string" ? offsets : String(stored?.offset);
     await sleep(500);
@@ -377,7 +556,9 @@ async function removeMm2Flow(): Promise<void> {
   const admin = sandboxKafka(state.clusters.west!.bootstrap, "gapwatch-unclean-election-admin").admin();
   await admin.connect();
   try {
-    if ((await admin.listTopics()).includes(targetTopic)) await admin.deleteTopics({ topics: [targetTopic], timeout: 30_000 });
+    const copies = [topic, ...outageTopics].map((t) => `${alias}.${t}`);
+    const present = new Set(await admin.listTopics());
+    if (copies.some((t) => present.has(t))) await admin.deleteTopics({ topics: copies.filter((t) => present.has(t)), timeout: 30_000 });
   } finally {
     await admin.disconnect();
   }
@@ -391,12 +572,12 @@ function describeOffsets(offsets: readonly bigint[]): string {
   return `${first}–${last}`;
 }
 
-function copiedOf(snapshot: Snapshot): FlowPartition | undefined {
-  return snapshot.flows.find((f) => f.id === flowId)?.partitions.find((p) => p.topic === topic && p.partition === 0);
+function copiedOf(snapshot: Snapshot, of = topic): FlowPartition | undefined {
+  return snapshot.flows.find((f) => f.id === flowId)?.partitions.find((p) => p.topic === of && p.partition === 0);
 }
 
-function ledgerOf(snapshot: Snapshot): PartitionState | undefined {
-  return snapshot.clusters.find((c) => c.alias === alias)?.topics.find((t) => t.name === topic)?.partitions[0];
+function ledgerOf(snapshot: Snapshot, of = topic): PartitionState | undefined {
+  return snapshot.clusters.find((c) => c.alias === alias)?.topics.find((t) => t.name === of)?.partitions[0];
 }
 
 function firing(): AlertRecord[] {

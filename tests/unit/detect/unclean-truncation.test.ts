@@ -8,6 +8,9 @@ const eastWith = (logEnd: bigint, leaderEpoch: number, topicId = "id-payments", 
     topics: [makeTopic("payments", [{ partition: 0, logEnd, leaderEpoch, leader: leaderEpoch === 7 ? 1 : 2, ...(previousEpochEnd ? { previousEpochEnd } : {}) }], { topicId })],
   });
 
+/** The collector's mark (epoch 7, high watermark 50, read in cycle 1) with the new leader's end offset of epoch 7 (null: the read failed). */
+const end = (endOffset: bigint | null, knownLogEnd = 50n): PreviousEpochEnd => ({ epoch: 7, endOffset, knownLogEnd, knownAt: T0 });
+
 /** Two cycles of east: log end 50 in epoch 7, then `logEnd` in epoch 8 with the new leader's end offset of epoch 7. */
 const electedWith = (logEnd: bigint, previousEpochEnd: PreviousEpochEnd | undefined) =>
   runCycles([
@@ -16,10 +19,10 @@ const electedWith = (logEnd: bigint, previousEpochEnd: PreviousEpochEnd | undefi
   ]);
 
 describe("UNCLEAN_TRUNCATION", () => {
-  it("reports acknowledged records lost when the leader epoch rose and the log end went back", () => {
+  it("reports acknowledged records lost when the leader epoch rose, the end offset read failed and the log end went back", () => {
     const [, second, third] = runCycles([
       { snapshot: makeSnapshot({ cycle: 1, clusters: [eastWith(5120n, 7), makeCluster("west")] }) },
-      { snapshot: makeSnapshot({ cycle: 2, clusters: [eastWith(5000n, 8), makeCluster("west")] }) },
+      { snapshot: makeSnapshot({ cycle: 2, clusters: [eastWith(5000n, 8, "id-payments", end(null, 5120n)), makeCluster("west")] }) },
       { snapshot: makeSnapshot({ cycle: 3, clusters: [eastWith(5050n, 8), makeCluster("west")] }) },
     ]);
     const findings = findingsOf(second, FindingType.UNCLEAN_TRUNCATION);
@@ -34,6 +37,7 @@ describe("UNCLEAN_TRUNCATION", () => {
         summary: "payments/0 at east lost at least 120 acknowledged records (offsets 5000–5119) when leader epoch 7 → 8 truncated the log (unclean leader election?)",
         evidence: {
           previousLogEnd: "5120",
+          previousLogEndSeenAt: T0,
           newLogEnd: "5000",
           lostCount: "120",
           lostCountIsLowerBound: true,
@@ -51,12 +55,12 @@ describe("UNCLEAN_TRUNCATION", () => {
     expect(findingsOf(third, FindingType.UNCLEAN_TRUNCATION).map((f) => f.key)).toEqual(["UNCLEAN_TRUNCATION|east|payments|0|epoch8"]);
   });
 
-  it("ignores a normal leader change, a recreated topic, the first cycle and stale data", () => {
+  it("ignores a normal leader change, an epoch rise without a mark (a recreated topic, the first cycle) and stale data", () => {
     const outputs = runCycles([
       { snapshot: makeSnapshot({ cycle: 1, clusters: [eastWith(5120n, 7), makeCluster("west")] }) },
-      { snapshot: makeSnapshot({ cycle: 2, clusters: [eastWith(5130n, 8), makeCluster("west")] }) },
+      { snapshot: makeSnapshot({ cycle: 2, clusters: [eastWith(5130n, 8, "id-payments", end(5125n, 5120n)), makeCluster("west")] }) },
       { snapshot: makeSnapshot({ cycle: 3, clusters: [eastWith(10n, 9, "id-new"), makeCluster("west")] }) },
-      { snapshot: makeSnapshot({ cycle: 4, clusters: [{ ...eastWith(5n, 10, "id-new"), stale: true }, makeCluster("west")] }) },
+      { snapshot: makeSnapshot({ cycle: 4, clusters: [{ ...eastWith(5n, 10, "id-new", end(0n, 10n)), stale: true }, makeCluster("west")] }) },
     ]);
     expect(outputs.flatMap((o) => findingsOf(o, FindingType.UNCLEAN_TRUNCATION))).toEqual([]);
   });
@@ -64,7 +68,7 @@ describe("UNCLEAN_TRUNCATION", () => {
   it("gives the exact range from the new leader's end offset of the previous epoch, though producers refilled past the old log end", () => {
     // Epoch 7's leader had acknowledged 0–49; broker 2 held epoch 7 only up to 29 and, leader in
     // epoch 8, has since taken 40 new records (log end 70 > 50: the log end never went back).
-    const [, second] = electedWith(70n, { epoch: 7, endOffset: 30n });
+    const [, second] = electedWith(70n, end(30n));
     expect(findingsOf(second, FindingType.UNCLEAN_TRUNCATION)).toEqual([
       {
         key: "UNCLEAN_TRUNCATION|east|payments|0|epoch8",
@@ -78,6 +82,7 @@ describe("UNCLEAN_TRUNCATION", () => {
           "held epoch 7's records only up to offset 29; 20 of these offsets already hold different records",
         evidence: {
           previousLogEnd: "50",
+          previousLogEndSeenAt: T0,
           newLogEnd: "70",
           lostCount: "20",
           lostCountIsLowerBound: false,
@@ -96,10 +101,10 @@ describe("UNCLEAN_TRUNCATION", () => {
   });
 
   it("counts only the lost offsets already rewritten, and none before new records arrive", () => {
-    const partly = findingsOf(electedWith(41n, { epoch: 7, endOffset: 30n })[1], FindingType.UNCLEAN_TRUNCATION);
+    const partly = findingsOf(electedWith(41n, end(30n))[1], FindingType.UNCLEAN_TRUNCATION);
     expect(partly.map((f) => [f.evidence.firstLostOffset, f.evidence.lastLostOffset, f.evidence.rewrittenCount])).toEqual([["30", "49", "11"]]);
     expect(partly[0]!.summary).toMatch(/; 11 of these offsets already hold different records$/);
-    const none = findingsOf(electedWith(30n, { epoch: 7, endOffset: 30n })[1], FindingType.UNCLEAN_TRUNCATION);
+    const none = findingsOf(electedWith(30n, end(30n))[1], FindingType.UNCLEAN_TRUNCATION);
     expect(none.map((f) => [f.evidence.lostCount, f.evidence.lostCountIsLowerBound, f.evidence.rewrittenCount])).toEqual([["20", false, "0"]]);
     expect(none[0]!.summary).toBe(
       "payments/0 at east lost 20 acknowledged records (offsets 30–49) in an unclean leader election: the new leader (broker 2, epoch 8) held epoch 7's records only up to offset 29",
@@ -109,17 +114,15 @@ describe("UNCLEAN_TRUNCATION", () => {
   it("stays quiet on a clean leader change, even while the new leader's high watermark still trails the old one", () => {
     // The new leader was in the ISR: its epoch-7 records end at or beyond the old high watermark.
     for (const [logEnd, endOffset] of [[50n, 50n], [55n, 53n], [45n, 52n]] as const) {
-      expect(findingsOf(electedWith(logEnd, { epoch: 7, endOffset })[1], FindingType.UNCLEAN_TRUNCATION)).toEqual([]);
+      expect(findingsOf(electedWith(logEnd, end(endOffset))[1], FindingType.UNCLEAN_TRUNCATION)).toEqual([]);
     }
   });
 
-  it("falls back to the log-end lower bound when the end offset read is missing or answers another epoch", () => {
-    for (const end of [undefined, { epoch: 6, endOffset: 10n }]) {
-      const found = findingsOf(electedWith(40n, end)[1], FindingType.UNCLEAN_TRUNCATION);
-      expect(found.map((f) => [f.evidence.firstLostOffset, f.evidence.lastLostOffset, f.evidence.lostCountIsLowerBound])).toEqual([["40", "49", true]]);
-    }
+  it("falls back to the log-end lower bound when the end offset read failed", () => {
+    const found = findingsOf(electedWith(40n, end(null))[1], FindingType.UNCLEAN_TRUNCATION);
+    expect(found.map((f) => [f.evidence.firstLostOffset, f.evidence.lastLostOffset, f.evidence.lostCountIsLowerBound])).toEqual([["40", "49", true]]);
     // Refilled and no end offset: nothing can be told.
-    expect(findingsOf(electedWith(70n, undefined)[1], FindingType.UNCLEAN_TRUNCATION)).toEqual([]);
+    expect(findingsOf(electedWith(70n, end(null))[1], FindingType.UNCLEAN_TRUNCATION)).toEqual([]);
   });
 
   it("names the lost records MM2 had already copied and the groups committed past the divergence point", () => {
@@ -138,7 +141,7 @@ describe("UNCLEAN_TRUNCATION", () => {
     const groups = [group("audit", 52n, 7), group("billing", 45n, -1), group("caught-up", 30n, -1), group("new-reader", 60n, 8)];
     const [, second] = runCycles([
       { snapshot: makeSnapshot({ cycle: 1, clusters: [eastWith(50n, 7), makeCluster("west")], flows: [flow] }) },
-      { snapshot: makeSnapshot({ cycle: 2, clusters: [{ ...eastWith(70n, 8, "id-payments", { epoch: 7, endOffset: 30n }), groups }, makeCluster("west")], flows: [flow] }) },
+      { snapshot: makeSnapshot({ cycle: 2, clusters: [{ ...eastWith(70n, 8, "id-payments", end(30n)), groups }, makeCluster("west")], flows: [flow] }) },
     ]);
     const [finding] = findingsOf(second, FindingType.UNCLEAN_TRUNCATION);
     expect(finding!.evidence).toMatchObject({
@@ -172,7 +175,7 @@ describe("UNCLEAN_TRUNCATION: what MM2 did with the reused offsets", () => {
     runCycles([
       { snapshot: makeSnapshot({ cycle: 1, clusters: [eastWith(50n, 7), makeCluster("west")], flows: [flowAt(50n, 50n, 50n)] }), history: makeHistory(before, "payments", 0) },
       {
-        snapshot: makeSnapshot({ cycle: 2, clusters: [clean ? eastWith(70n, 7) : eastWith(70n, 8, "id-payments", { epoch: 7, endOffset: 30n }), makeCluster("west")], flows: [flow] }),
+        snapshot: makeSnapshot({ cycle: 2, clusters: [clean ? eastWith(70n, 7) : eastWith(70n, 8, "id-payments", end(30n)), makeCluster("west")], flows: [flow] }),
         history: makeHistory([...before, ...syncs], "payments", 0),
       },
     ])[1];
@@ -243,7 +246,7 @@ describe("UNCLEAN_TRUNCATION: what MM2 did with the reused offsets", () => {
     const output = runCycles([
       { snapshot: makeSnapshot({ cycle: 1, clusters: [eastWith(50n, 7), makeCluster("west")], flows: [flowAt(50n, 51n, 50n)] }), history: makeHistory(gap, "payments", 0) },
       {
-        snapshot: makeSnapshot({ cycle: 2, clusters: [eastWith(70n, 8, "id-payments", { epoch: 7, endOffset: 30n }), makeCluster("west")], flows: [flowAt(70n, 91n, 70n)] }),
+        snapshot: makeSnapshot({ cycle: 2, clusters: [eastWith(70n, 8, "id-payments", end(30n)), makeCluster("west")], flows: [flowAt(70n, 91n, 70n)] }),
         history: makeHistory([...gap, [30, 51]], "payments", 0),
       },
     ])[1];
