@@ -18,7 +18,11 @@ async function main(): Promise<void> {
     const mode = flags.mm2 ?? "connect";
     if (mode !== "connect" && mode !== "dedicated") throw new Error(`--mm2 takes connect or dedicated, got "${mode}"`);
     if (mode === "dedicated" && flags["source-brokers"] === "3") throw new Error("--mm2 dedicated runs single-broker clusters only");
-    const state = mode === "dedicated" ? await startDedicatedSandbox() : (await startSandbox({ sourceBrokers: flags["source-brokers"] === "3" ? 3 : 1 })).state;
+    const secured = flags.secured === "true";
+    if (secured && mode === "dedicated") throw new Error("--secured adds listeners to the Connect sandbox only; drop --mm2 dedicated");
+    const state = mode === "dedicated"
+      ? await startDedicatedSandbox()
+      : (await startSandbox({ sourceBrokers: flags["source-brokers"] === "3" ? 3 : 1, secured })).state;
     out(JSON.stringify(state, null, 2));
     if (state.connect === null) out(`Gapwatch's config for it: \`npm run init -- --from ${state.mm2.configFile}\`.`);
     out("Sandbox running in the background. Traffic: `npm run sandbox -- workload`; stop: `npm run sandbox -- down`.");
@@ -61,7 +65,8 @@ async function main(): Promise<void> {
   }
   out("usage: npm run sandbox -- <command> [--key value]\n");
   out("  up         start the clusters, Kafka Connect and MM2 in the background (--source-brokers 3: east with 3 brokers;");
-  out("             --mm2 dedicated: MM2 as one MirrorMaker JVM with an mm2.properties, no Kafka Connect)");
+  out("             --mm2 dedicated: MM2 as one MirrorMaker JVM with an mm2.properties, no Kafka Connect;");
+  out("             --secured: SASL_SSL/SCRAM-SHA-512 and mTLS listeners, HTTPS Connect with client auth; docs/security.md)");
   out("  down       stop them (by the PIDs in .gapwatch/sandbox/pids)");
   out("  status     show what runs and .gapwatch/sandbox/state.json");
   out("  workload   produce and consume on the source cluster (--rate per topic per second, default 20)");

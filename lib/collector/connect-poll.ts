@@ -1,5 +1,5 @@
 import type { ConnectConfig } from "@/lib/config";
-import { getConnectors } from "@/lib/connect";
+import { getConnectors, toConnectEndpoint } from "@/lib/connect";
 import { describeError } from "./cluster-poll";
 import type { ConnectTopicsRead } from "./connect-topics";
 import type { ConnectClusterSnapshot } from "./types";
@@ -11,7 +11,7 @@ export type RestPoll = { ok: true; connectors: ConnectClusterSnapshot["connector
 export async function pollConnectRest(config: ConnectConfig): Promise<RestPoll | null> {
   if (config.url === undefined) return null;
   try {
-    const connectors = await getConnectors({ url: config.url, auth: config.auth, timeoutMs: config.timeoutMs });
+    const connectors = await getConnectors(toConnectEndpoint({ ...config, url: config.url }));
     return { ok: true, connectors };
   } catch (err) {
     return { ok: false, error: describeError(err) };

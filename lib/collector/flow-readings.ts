@@ -1,5 +1,5 @@
 import type { ConnectConfig } from "@/lib/config";
-import { extractRootCause, getMirrorSourceOffsets } from "@/lib/connect";
+import { extractRootCause, getMirrorSourceOffsets, toConnectEndpoint } from "@/lib/connect";
 import type { Connector, MirrorSourceOffset } from "@/lib/connect/types";
 import type { ClusterReader, FetchedRecord } from "@/lib/kafka";
 import {
@@ -213,7 +213,7 @@ async function readConnectPositions(def: FlowDefinition, connectCluster: string,
   }
   const connect = ctx.connect.find((c) => c.name === connectCluster);
   if (!connect?.url) return [null];
-  const endpoint = { url: connect.url, auth: connect.auth, timeoutMs: connect.timeoutMs };
+  const endpoint = toConnectEndpoint({ ...connect, url: connect.url });
   return Promise.all(
     def.connectors.sources.map(async (name) => {
       try {

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "@/lib/errors";
 import type { EnvVars } from "./env";
-import { configSchema, type GapwatchConfig } from "./schema";
+import { configSchema, type GapwatchConfig, type ParsedConfig } from "./schema";
+import { resolveTlsMaterial } from "./tls";
 
 /**
  * Reads, resolves and validates a config file. Every failure is a ConfigError whose message names
@@ -20,14 +20,21 @@ export function loadConfigFile(file: string, env: EnvVars = process.env): Gapwat
   return parseConfigText(text, file, env);
 }
 
-/** Parses YAML text into a validated config, PEM files read (exported for tests). */
+/** Parses YAML text into a validated config, the TLS files it names read and checked (exported for tests). */
 export function parseConfigText(text: string, file: string, env: EnvVars = process.env): GapwatchConfig {
   const config = validateConfigText(text, file, env);
-  return { ...config, clusters: config.clusters.map((c, i) => ({ ...c, tls: readPemFiles(c.tls, ["clusters", i, "tls"], file) })) };
+  return {
+    ...config,
+    clusters: config.clusters.map(({ tls, ...c }, i) => ({
+      ...c,
+      ...(tls === undefined ? {} : { tls: typeof tls === "boolean" ? tls : resolveTlsMaterial(tls, `clusters[${i}].tls`, file) }),
+    })),
+    connect: config.connect.map(({ tls, ...c }, i) => ({ ...c, ...(tls === undefined ? {} : { tls: resolveTlsMaterial(tls, `connect[${i}].tls`, file) }) })),
+  };
 }
 
 /** Validates YAML text as a config without reading the PEM files it names (`npm run init` writes them later). */
-export function validateConfigText(text: string, file: string, env: EnvVars = process.env): GapwatchConfig {
+export function validateConfigText(text: string, file: string, env: EnvVars = process.env): ParsedConfig {
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(`${file}: not valid YAML: ${doc.errors[0]!.message}`);
@@ -40,30 +47,6 @@ export function validateConfigText(text: string, file: string, env: EnvVars = pr
   const parsed = configSchema.safeParse(resolved);
   if (!parsed.success) throw new ConfigError(`${file}: ${describeIssues(parsed.error.issues)}`);
   return parsed.data;
-}
-
-type TlsSetting = GapwatchConfig["clusters"][number]["tls"];
-
-/**
- * tls.ca, tls.cert and tls.key take PEM text or the path of a PEM file (relative to the config
- * file): Node's TLS wants the text, and a path passed on as "PEM" fails every connection with an
- * obscure error.
- */
-function readPemFiles(tls: TlsSetting, where: (string | number)[], file: string): TlsSetting {
-  if (tls === undefined || typeof tls === "boolean") return tls;
-  const read = (key: "ca" | "cert" | "key"): string | undefined => {
-    const value = tls[key];
-    if (value === undefined || value.includes("-----BEGIN")) return value;
-    const pemPath = path.resolve(path.dirname(file), value);
-    try {
-      return readFileSync(pemPath, "utf8");
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? String(err);
-      throw new ConfigError(`${file}: ${formatPath([...where, key])}: cannot read the PEM file ${pemPath} (${code}); give PEM text or a readable file`, { cause: err });
-    }
-  };
-  const resolved = { ...tls, ca: read("ca"), cert: read("cert"), key: read("key") };
-  return Object.fromEntries(Object.entries(resolved).filter(([, v]) => v !== undefined)) as typeof tls;
 }
 
 /**

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { scaleOutSchema } from "./scale-out";
 import { serverSchema } from "./server";
 import { thresholdsSchema } from "./thresholds";
+import { tlsObjectSchema, tlsSchema } from "./tls";
+import type { TlsMaterial } from "@/lib/tls";
 
 /**
  * The shape of gapwatch.config.yaml. Secrets are given as `${ENV_VAR}` references and resolved
@@ -11,16 +13,6 @@ const bootstrapSchema = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : v.split(",")).map((s) => s.trim()).filter((s) => s.length > 0))
   .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "each bootstrap server must be host:port")).min(1, "give at least one bootstrap server"));
-
-const tlsSchema = z.union([
-  z.boolean(),
-  z.object({
-    ca: z.string().optional(),
-    cert: z.string().optional(),
-    key: z.string().optional(),
-    rejectUnauthorized: z.boolean().default(true),
-  }).strict(),
-]);
 
 const saslSchema = z.object({
   mechanism: z.enum(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]),
@@ -52,23 +44,39 @@ const internalTopicsSchema = z.object({
   status: topicNameSchema,
 }).strict();
 
+/** An HTTP header name (RFC 9110 token). */
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers Gapwatch sets itself: a configured value would be overwritten or break the request. */
+const reservedHeaders = new Set(["authorization", "accept", "content-type", "content-length", "host", "connection", "transfer-encoding"]);
+
 export const connectSchema = z.object({
   name: z.string().min(1),
   /** The REST API; optional when `internalTopics` is given (then it is tried first, the topics are the fallback). */
   url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://connect:8083" }).optional(),
   auth: z.object({ username: z.string().min(1), password: z.string().min(1) }).strict().optional(),
+  /** Sent as `Authorization: Bearer <token>`; give it as `${ENV}`. */
+  bearerToken: z.string().min(1).optional(),
+  /** Extra request headers, e.g. an API gateway's key (values as `${ENV}` when secret). */
+  headers: z.record(z.string(), z.string().regex(/^[^\r\n]*$/, "a header value must be one line")).optional(),
+  /** CA and client certificate (mutual TLS) for an https:// url; same settings as a cluster's tls. */
+  tls: tlsObjectSchema.optional(),
   timeoutMs: z.number().int().positive().default(5000),
   internalTopics: internalTopicsSchema.optional(),
 }).strict().superRefine((connect, ctx) => {
+  const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: "custom", path, message });
   if (connect.url === undefined && connect.internalTopics === undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["url"],
-      message: "give url (Connect's REST API, e.g. http://connect:8083) or internalTopics (cluster, configs, offsets, status), or both",
-    });
+    issue(["url"], "give url (Connect's REST API, e.g. http://connect:8083) or internalTopics (cluster, configs, offsets, status), or both");
   }
-  if (connect.url === undefined && connect.auth !== undefined) {
-    ctx.addIssue({ code: "custom", path: ["auth"], message: "auth is for the REST API: give url too, or remove auth" });
+  for (const key of ["auth", "bearerToken", "headers", "tls"] as const) {
+    if (connect.url === undefined && connect[key] !== undefined) issue([key], `${key} is for the REST API: give url too, or remove ${key}`);
+  }
+  const url = connect.url === undefined ? null : URL.parse(connect.url);
+  const basic = connect.auth !== undefined || (url !== null && (url.username !== "" || url.password !== ""));
+  if (basic && connect.bearerToken !== undefined) issue(["bearerToken"], "give auth (basic) or bearerToken, not both: each is the Authorization header");
+  if (connect.tls !== undefined && url !== null && url.protocol !== "https:") issue(["tls"], "tls needs an https:// url");
+  for (const name of Object.keys(connect.headers ?? {})) {
+    if (!headerName.test(name)) issue(["headers", name], "must be an HTTP header name (letters, digits and -, no spaces)");
+    else if (reservedHeaders.has(name.toLowerCase())) issue(["headers", name], `Gapwatch sets ${name} itself${name.toLowerCase() === "authorization" ? "; use auth or bearerToken" : ""}`);
   }
 }).transform(moveUrlUserInfoToAuth);
 
@@ -213,8 +221,12 @@ export const configSchema = z.object({
   }
 });
 
-export type GapwatchConfig = z.infer<typeof configSchema>;
-export type ClusterConfig = z.infer<typeof clusterSchema>;
-export type ConnectConfig = z.infer<typeof connectSchema>;
+/** The config as validated, before the TLS files it names are read (what `npm run init` checks). */
+export type ParsedConfig = z.infer<typeof configSchema>;
+/** A cluster of the loaded config: its `tls` holds the material read from the files (lib/config/tls.ts). */
+export type ClusterConfig = Omit<z.infer<typeof clusterSchema>, "tls"> & { tls?: boolean | TlsMaterial };
+export type ConnectConfig = Omit<z.infer<typeof connectSchema>, "tls"> & { tls?: TlsMaterial };
+/** The loaded config (loadConfigFile / parseConfigText). */
+export type GapwatchConfig = Omit<ParsedConfig, "clusters" | "connect"> & { clusters: ClusterConfig[]; connect: ConnectConfig[] };
 export type FlowOverrides = z.infer<typeof flowOverridesSchema>;
 export type AuditConfig = z.infer<typeof auditSchema>;

@@ -1,58 +1,87 @@
 import { ConnectApiError } from "@/lib/errors";
 import { stripUrlUserInfo } from "@/lib/logger/redact";
+import { explainTlsFailure, hasClientCertificate, type TlsMaterial } from "@/lib/tls";
+import { HttpTransportError, sendHttp } from "./transport";
 
 export interface ConnectEndpoint {
   url: string;
   /** Basic auth for the Connect REST API, if it needs one. */
   auth?: { username: string; password: string };
+  /** Sent as `Authorization: Bearer <token>` (Confluent RBAC, an OAuth proxy); never together with `auth`. */
+  bearerToken?: string;
+  /** Extra request headers (e.g. an API gateway's key). */
+  headers?: Record<string, string>;
+  /** CA and client certificate for an https:// URL (mutual TLS). */
+  tls?: TlsMaterial;
   timeoutMs?: number;
 }
 
 /**
- * The only place that performs HTTP against Kafka Connect. Sets a timeout (default 5 s) and checks
- * `response.ok` because fetch does not reject on 4xx/5xx. Errors say which URL failed and how.
+ * The only place that performs HTTP against Kafka Connect. Sets a timeout (default 5 s) and treats any status but
+ * 2xx as an error. Errors say which URL failed and how; they never carry credentials, tokens or header values.
  */
 export async function requestConnect<T>(endpoint: ConnectEndpoint, method: string, path: string, body?: unknown): Promise<T> {
   const url = `${endpoint.url.replace(/\/+$/, "")}${path}`;
   // Errors name the URL; they reach /api/health, pages and logs, so never with credentials in it.
   const shown = stripUrlUserInfo(url);
-  const headers: Record<string, string> = { accept: "application/json" };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  if (endpoint.auth) {
-    headers.authorization = `Basic ${Buffer.from(`${endpoint.auth.username}:${endpoint.auth.password}`).toString("base64")}`;
-  }
   const timeoutMs = endpoint.timeoutMs ?? 5000;
-  let response: Response;
+  let response: { status: number; text: string };
   try {
-    response = await fetch(url, {
+    response = await sendHttp({
+      url,
       method,
-      headers,
+      headers: requestHeaders(endpoint, body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-      cache: "no-store",
+      timeoutMs,
+      tls: endpoint.tls,
     });
   } catch (err) {
-    const reason = err instanceof Error && err.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : describeFetchError(err);
+    const reason = err instanceof HttpTransportError ? describeTransportError(err, endpoint) : String(err);
     throw new ConnectApiError(shown, null, `Kafka Connect ${method} ${shown} failed: ${stripUrlUserInfo(reason)}`, { cause: err });
   }
-  const text = await response.text();
-  if (!response.ok) {
-    throw new ConnectApiError(shown, response.status, `Kafka Connect ${method} ${shown} answered ${response.status}: ${summarizeBody(text)}`);
+  const { status, text } = response;
+  if (status < 200 || status > 299) {
+    throw new ConnectApiError(shown, status, `Kafka Connect ${method} ${shown} answered ${status}: ${summarizeBody(text)}${authHint(status, endpoint)}`);
   }
   if (text.length === 0) return undefined as T;
   try {
     return JSON.parse(text) as T;
   } catch (err) {
-    throw new ConnectApiError(shown, response.status, `Kafka Connect ${method} ${shown} returned a body that is not JSON: ${summarizeBody(text)}`, { cause: err });
+    throw new ConnectApiError(shown, status, `Kafka Connect ${method} ${shown} returned a body that is not JSON: ${summarizeBody(text)}`, { cause: err });
   }
 }
 
-function describeFetchError(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
-    return cause?.code ? `${cause.code} ${cause.message ?? ""}`.trim() : err.message;
+/**
+ * The Connect endpoint of a configured Connect cluster: everything the requests need, not its name.
+ */
+export function toConnectEndpoint(c: ConnectEndpoint): ConnectEndpoint {
+  return { url: c.url, auth: c.auth, bearerToken: c.bearerToken, headers: c.headers, tls: c.tls, timeoutMs: c.timeoutMs };
+}
+
+/** The request's headers: configured extras first, so accept, content type and authorization cannot be overridden by them. */
+export function requestHeaders(endpoint: ConnectEndpoint, hasBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = { ...endpoint.headers, accept: "application/json" };
+  if (hasBody) headers["content-type"] = "application/json";
+  if (endpoint.auth) {
+    headers.authorization = `Basic ${Buffer.from(`${endpoint.auth.username}:${endpoint.auth.password}`).toString("base64")}`;
+  } else if (endpoint.bearerToken) {
+    headers.authorization = `Bearer ${endpoint.bearerToken}`;
   }
-  return String(err);
+  return headers;
+}
+
+function describeTransportError(err: HttpTransportError, endpoint: ConnectEndpoint): string {
+  if (err.code === "HPE_INVALID_CONSTANT") return `the answer is not HTTP: is this an HTTPS port given an http:// url? (${err.message})`;
+  const hint = explainTlsFailure(err.code, "tls", hasClientCertificate(endpoint.tls));
+  // OpenSSL's own message holds its source file and line: the code says it all.
+  return hint ? `${hint} (${err.code})` : err.message;
+}
+
+/** 401/403 from Connect or a proxy in front of it: say which credential it was given (never its value). */
+function authHint(status: number, endpoint: ConnectEndpoint): string {
+  if (status !== 401 && status !== 403) return "";
+  const given = endpoint.auth ? "basic auth" : endpoint.bearerToken ? "a bearer token" : "no credentials";
+  return ` (Gapwatch sent ${given}; check auth or bearerToken of this connect entry)`;
 }
 
 function summarizeBody(text: string): string {

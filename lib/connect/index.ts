@@ -1,4 +1,5 @@
 export type { ConnectEndpoint } from "./client";
+export { toConnectEndpoint } from "./client";
 export { getConnectors, getConnectorStatus, getMirrorSourceOffsets } from "./connectors";
 export { alterMirrorSourceOffsets, createStoppedConnector, deleteConnector, pauseConnector, putConnectorConfig, restartConnector, restartTask, resumeConnector, stopConnector } from "./lifecycle";
 export type { MirrorOffsetChange } from "./lifecycle";

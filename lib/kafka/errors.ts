@@ -1,5 +1,6 @@
 import { protocolErrorsCodesById, TimeoutError } from "@platformatic/kafka";
 import { errorCodes, GapwatchError, KafkaUnreachableError } from "@/lib/errors";
+import { explainConnectionFailure } from "./connection-hints";
 import type { ResolvedConnection } from "./options";
 
 /**
@@ -90,7 +91,9 @@ export function describeKafkaError(err: unknown, timeoutMs?: number): string {
 export function toUnreachableError(conn: ResolvedConnection, err: unknown, what?: string): KafkaUnreachableError {
   if (err instanceof KafkaUnreachableError) return err;
   const target = what ? ` ${what}` : "";
-  const message = `cluster ${conn.alias} (${conn.bootstrap.join(", ")})${target} unreachable: ${describeKafkaError(err, conn.requestTimeoutMs)}`;
+  const hint = explainConnectionFailure(conn, err);
+  const reason = describeKafkaError(err, conn.requestTimeoutMs);
+  const message = `cluster ${conn.alias} (${conn.bootstrap.join(", ")})${target} unreachable: ${hint ? `${hint} (${reason})` : reason}`;
   return new KafkaUnreachableError(conn.alias, message, { cause: err });
 }
 

@@ -1,7 +1,9 @@
+import { isIP } from "node:net";
 import type { ConnectionOptions as TlsConnectionOptions } from "node:tls";
 import type { BaseOptions, Broker } from "@platformatic/kafka";
 import { z } from "zod";
 import { ConfigError } from "@/lib/errors";
+import { toNodeTlsOptions } from "@/lib/tls";
 import type { KafkaClusterConnection } from "./types";
 
 /** Defaults of a cluster connection. */
@@ -37,7 +39,10 @@ const connectionSchema = z.object({
         ca: z.string().optional(),
         cert: z.string().optional(),
         key: z.string().optional(),
+        passphrase: z.string().optional(),
+        pfx: z.string().optional(),
         rejectUnauthorized: z.boolean().optional(),
+        verifyHostname: z.boolean().optional(),
       }).strict(),
     ])
     .optional(),
@@ -87,13 +92,12 @@ export function resolveConnection(conn: KafkaClusterConnection): ResolvedConnect
 
 function toTlsOptions(tls: KafkaClusterConnection["tls"]): TlsConnectionOptions | undefined {
   if (tls === undefined || tls === false) return undefined;
-  if (tls === true) return {};
-  const options: TlsConnectionOptions = {};
-  if (tls.ca !== undefined) options.ca = tls.ca;
-  if (tls.cert !== undefined) options.cert = tls.cert;
-  if (tls.key !== undefined) options.key = tls.key;
-  if (tls.rejectUnauthorized !== undefined) options.rejectUnauthorized = tls.rejectUnauthorized;
-  return options;
+  return tls === true ? {} : toNodeTlsOptions(tls);
+}
+
+/** IP literals get no SNI (RFC 6066 forbids it; Node warns); host names do, for proxies and ingresses routing by SNI. */
+function isIpLiteral(host: string): boolean {
+  return isIP(host) !== 0;
 }
 
 /**
@@ -112,7 +116,8 @@ export function toClientOptions(conn: ResolvedConnection, context: object): Base
     // Topics are never created by reading their metadata.
     autocreateTopics: false,
     context,
-    ...(conn.tls ? { tls: conn.tls } : {}),
+    // Node checks the certificate against the host connected to (hostname verification) unless verifyHostname is false.
+    ...(conn.tls ? { tls: conn.tls, tlsServerName: !conn.brokers.some((b) => isIpLiteral(b.host)) } : {}),
     ...(conn.sasl ? { sasl: { mechanism: conn.sasl.mechanism, username: conn.sasl.username, password: conn.sasl.password } } : {}),
   };
 }

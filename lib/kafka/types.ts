@@ -10,6 +10,7 @@ import type {
   offsetForLeaderEpochV4,
   RecordsBatch,
 } from "@platformatic/kafka";
+import type { TlsMaterial } from "@/lib/tls";
 
 /**
  * Domain types of lib/kafka: what the rest of Gapwatch receives from a cluster. Offsets are
@@ -61,8 +62,8 @@ export interface KafkaClusterConnection {
   bootstrap: string[];
   /** Kafka client.id (default "gapwatch"). */
   clientId?: string;
-  /** TLS: `true` for system CAs, or PEM material and verification switch. */
-  tls?: { ca?: string; cert?: string; key?: string; rejectUnauthorized?: boolean } | boolean;
+  /** TLS: `true` for Node's built-in CAs, or the material read from the config (CA, client certificate or keystore). */
+  tls?: TlsMaterial | boolean;
   sasl?: { mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512"; username: string; password: string };
   /** Connect and per-request timeout (default 10000 ms). */
   requestTimeoutMs?: number;

@@ -3,6 +3,7 @@ import { startConnectWorker, type SandboxConnectWorker } from "./connect-worker"
 import { writeLogConfig } from "./log-config";
 import { sandboxDir } from "./paths";
 import { killRecordedProcess, stopRecordedProcess } from "./processes";
+import { securedConnectOptions } from "./secured-sandbox";
 import { bootstrapOf, type SandboxState } from "./state";
 
 /** The pidfile name of the sandbox's Connect worker (connect-worker.ts starts it under it). */
@@ -27,19 +28,22 @@ export function stopConnectWorker(): Promise<void> {
  * its connectors and offsets read back from its internal topics on the target cluster.
  * `offsetFlushIntervalMs` sets how often MM2's positions are committed (production default 60 s);
  * `exactlyOnceSourceSupport` lets MM2's source connector run exactly-once (see
- * `exactlyOnceSourceConfig` in mm2-connectors.ts).
+ * `exactlyOnceSourceConfig` in mm2-connectors.ts). A secured sandbox's worker keeps its HTTPS listener.
  */
-export function restartConnectWorker(
+export async function restartConnectWorker(
   state: SandboxState,
   opts: { target?: string; offsetFlushIntervalMs?: number; exactlyOnceSourceSupport?: boolean } = {},
 ): Promise<SandboxConnectWorker> {
+  const port = Number(new URL(state.connect.url).port);
+  const secured = state.secured ? { certificates: state.secured.certificates, connectHttpsPort: state.secured.connect.httpsPort } : null;
   return startConnectWorker({
     baseDir: sandboxDir,
     bootstrap: bootstrapOf(state, opts.target ?? "west"),
     classpath: classpathOf(state.jars),
     logOption: writeLogConfig(sandboxDir, state.kafkaVersion),
-    port: Number(new URL(state.connect.url).port),
+    port,
     offsetFlushIntervalMs: opts.offsetFlushIntervalMs,
     exactlyOnceSourceSupport: opts.exactlyOnceSourceSupport,
+    ...(await securedConnectOptions(secured, port)),
   });
 }

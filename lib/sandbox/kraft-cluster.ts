@@ -48,6 +48,8 @@ export interface StartClusterOptions {
   extraListeners?: SandboxListener[];
   /** Broker properties appended last (e.g. an authorizer); later lines win in Java properties. */
   extraProperties?: string[];
+  /** Arguments added to `kafka-storage format` on the first start (e.g. `--add-scram` for a SCRAM user). */
+  formatArguments?: string[];
 }
 
 /**
@@ -63,7 +65,9 @@ export async function startCluster(opts: StartClusterOptions): Promise<SandboxCl
   mkdirSync(logDir, { recursive: true });
   const extraListeners = opts.extraListeners ?? [];
   writeFileSync(configFile, serverProperties({ port, controllerPort, logDir, extraListeners, extraProperties: opts.extraProperties ?? [] }));
-  if (!existsSync(path.join(logDir, "meta.properties"))) await formatStorage(opts.classpath, configFile, opts.logOption, dataDir);
+  if (!existsSync(path.join(logDir, "meta.properties"))) {
+    await formatStorage(opts.classpath, configFile, opts.logOption, dataDir, undefined, opts.formatArguments);
+  }
 
   const process = spawnJava({
     name: `kafka-${opts.alias}`,
@@ -135,9 +139,11 @@ export function createClusterId(): string {
 }
 
 /** Formats one KRaft node's log directory (every node of a cluster with the same cluster ID). */
-export function formatStorage(classpath: string, configFile: string, logOption: string, dataDir: string, clusterId = createClusterId()): Promise<void> {
+export function formatStorage(
+  classpath: string, configFile: string, logOption: string, dataDir: string, clusterId = createClusterId(), extraArgs: string[] = [],
+): Promise<void> {
   // Asynchronous, so that the nodes of a multi-broker cluster are formatted in parallel.
-  const args = [...baseJvmOptions(256), logOption, "-cp", classpath, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", configFile];
+  const args = [...baseJvmOptions(256), logOption, "-cp", classpath, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", configFile, ...extraArgs];
   return new Promise((resolve, reject) => {
     execFile("java", args, { encoding: "utf8" }, (err, stdout, stderr) => {
       if (!err) return resolve();

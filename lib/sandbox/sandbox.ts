@@ -8,6 +8,7 @@ import { type MultiBrokerCluster, startMultiBrokerCluster, stopMultiBrokerCluste
 import { writeLogConfig } from "./log-config";
 import { connectorNames, createFlowConnectors, type FlowClusters, waitForConnectorsRunning, waitForHeartbeatsCopied } from "./mm2-connectors";
 import { sandboxDir, stateFile } from "./paths";
+import { prepareSecuredSetup, securedClusterOptions, securedConnectOptions, securedSandboxOf, type SecuredSetup } from "./secured-sandbox";
 import { stopProcess, stopStaleProcesses } from "./processes";
 import { type SandboxState, writeSandboxState } from "./state";
 import { ensureTopics, multiBrokerTopics, workloadTopics } from "./topics";
@@ -32,6 +33,11 @@ export interface SandboxOptions {
    * connectors are created, and the start waits until both flows copy (each `<source>.heartbeats` on its target).
    */
   secondFlow?: { source: string; target: string };
+  /**
+   * TLS listeners beside PLAINTEXT (secured-sandbox.ts): SASL_SSL with SCRAM-SHA-512 and mutual TLS on each
+   * single-broker cluster, an HTTPS REST listener requiring a client certificate on Connect; recorded in state.json.
+   */
+  secured?: boolean;
 }
 
 export interface Sandbox {
@@ -59,6 +65,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const clusters = new Map<string, SandboxCluster>();
   let connect: SandboxConnectWorker | null = null;
   let multiBrokerSource: MultiBrokerCluster | null = null;
+  let secured: SecuredSetup | null = null;
 
   const stop = async () => {
     if (connect) await stopProcess(connect.process);
@@ -72,8 +79,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   try {
     const multi = opts.sourceBrokers === 3;
     const single = multi ? aliases.filter((a) => a !== sourceAlias) : aliases;
+    secured = opts.secured ? await prepareSecuredSetup(sandboxDir) : null;
+    const securedOf = secured;
+    const startOne = async (alias: string) =>
+      startCluster({ alias, baseDir: sandboxDir, classpath, logOption, ...(securedOf ? await securedClusterOptions(securedOf) : {}) });
     const [started] = await Promise.all([
-      Promise.all(single.map((alias) => startCluster({ alias, baseDir: sandboxDir, classpath, logOption }))),
+      Promise.all(single.map(startOne)),
       multi ? startMultiBrokerCluster({ alias: sourceAlias, baseDir: sandboxDir, classpath, logOption }).then((c) => (multiBrokerSource = c)) : null,
     ]);
     for (const c of started) clusters.set(c.alias, c);
@@ -85,7 +96,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         second ? ensureTopics(clusters.get(second.source)!.bootstrap, workloadTopics) : null,
       ]);
     }
-    connect = await startConnectWorker({ baseDir: sandboxDir, bootstrap: target.bootstrap, classpath, logOption });
+    connect = await startConnectWorker({ baseDir: sandboxDir, bootstrap: target.bootstrap, classpath, logOption, ...(await securedConnectOptions(secured)) });
     const endpoint = { url: connect.url, timeoutMs: 15_000 };
     const flow = {
       source: { alias: sourceAlias, bootstrap: source.bootstrap, replicationFactor: multi ? 3 : 1 },
@@ -115,6 +126,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     mm2: { mode: "connect" },
     dashboard: opts.dashboardUrl ? { url: opts.dashboardUrl } : null,
     startedAt: new Date().toISOString(),
+    ...(secured ? { secured: securedSandboxOf(secured, clusters) } : {}),
   };
   writeSandboxState(state);
   log.info({ clusters: state.clusters, connect: state.connect.url }, "sandbox ready");

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { stateFile } from "./paths";
+import type { SecuredSandbox } from "./secured-listeners";
 
 /** What a running sandbox tells other tools and tests: `.gapwatch/sandbox/state.json`. */
 export interface SandboxState {
@@ -12,6 +13,8 @@ export interface SandboxState {
   mm2?: { mode: "connect" };
   dashboard: { url: string } | null;
   startedAt: string;
+  /** The secured listeners, certificates and SCRAM user of a sandbox started with `secured: true`. */
+  secured?: SecuredSandbox;
 }
 
 /** state.json of a sandbox running dedicated-mode MM2 (`sandbox up --mm2 dedicated`): no Kafka Connect. */

@@ -1,6 +1,7 @@
 import type { ConnectClusterSnapshot, Snapshot } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
 import type { ConnectEndpoint, Connector } from "@/lib/connect";
+import { toConnectEndpoint } from "@/lib/connect";
 import { ActionUnavailableError, BadRequestError, NotFoundError } from "@/lib/errors";
 import { redactConnectorConfig } from "@/lib/connect/connector-config";
 import { filterRows, sortRows, takePage, type ListSpec, type PageRequest, type SortOrder } from "./pagination";
@@ -129,7 +130,7 @@ export function resolveConnectEndpoint(name: string, task?: { connector: string;
   const found = configured.find((c) => c.name === name);
   if (!found) throw new NotFoundError(`no Connect cluster "${name}" in the config; known: ${configured.map((c) => c.name).join(", ") || "none"}`);
   if (found.url === undefined) throw new ActionUnavailableError(describeRestartUnavailable(name, task));
-  return { url: found.url, auth: found.auth, timeoutMs: found.timeoutMs };
+  return toConnectEndpoint({ ...found, url: found.url });
 }
 
 /** Why Gapwatch cannot restart a task of a Connect cluster it reads from internal topics, and what to do instead. */

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfigFile, parseConfigText } from "@/lib/config/load";
 import { ConfigError } from "@/lib/errors";
+import { fixtureCaPem } from "./tls-fixtures";
 
 const FILE = "/etc/gapwatch/gapwatch.config.yaml";
 
@@ -28,8 +29,8 @@ function configErrorOf(text: string, env: NodeJS.ProcessEnv = envOf()): ConfigEr
   throw new Error("expected parseConfigText to throw a ConfigError");
 }
 
-/** PEM text on one line (YAML keeps it as it is). */
-const pem = "-----BEGIN CERTIFICATE----- MIIBszCCAVmgAwIBAgIU -----END CERTIFICATE-----";
+/** A real CA certificate: the config refuses TLS material Node cannot use. */
+const pem = fixtureCaPem;
 
 describe("parseConfigText", () => {
   it("accepts a minimal config and fills in every default", () => {
@@ -73,7 +74,7 @@ describe("parseConfigText", () => {
     const text = withEast(
       "connect:\n  - name: mm2\n    url: http://connect:8083\n" +
         "notifications:\n  webhooks:\n    - url: https://hooks.example.com/x\n",
-    ).replace("bootstrap: localhost:9092\n", `bootstrap: localhost:9092\n    tls:\n      ca: "${pem}"\n`);
+    ).replace("bootstrap: localhost:9092\n", `bootstrap: localhost:9092\n    tls:\n      ca: ${JSON.stringify(pem)}\n`);
     const config = parseConfigText(text, FILE, envOf());
     expect(config.clusters[0]?.tls).toEqual({ ca: pem, rejectUnauthorized: true });
     expect(config.connect).toEqual([{ name: "mm2", url: "http://connect:8083", timeoutMs: 5000 }]);
@@ -248,7 +249,7 @@ describe("loadConfigFile", () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-config-"));
     const file = path.join(dir, "gapwatch.config.yaml");
     writeFileSync(path.join(dir, "east-ca.pem"), pem + "\n");
-    writeFileSync(file, withEast().replace("bootstrap: localhost:9092\n", "bootstrap: localhost:9092\n    tls:\n      ca: east-ca.pem\n      cert: certs/client.pem\n"));
+    writeFileSync(file, withEast().replace("bootstrap: localhost:9092\n", "bootstrap: localhost:9092\n    tls:\n      ca: east-ca.pem\n      cert: certs/client.pem\n      key: certs/client.key\n"));
     expect(() => loadConfigFile(file, envOf())).toThrow(
       `${file}: clusters[0].tls.cert: cannot read the PEM file ${path.join(dir, "certs", "client.pem")} (ENOENT); give PEM text or a readable file`,
     );

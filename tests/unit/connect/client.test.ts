@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { requestConnect } from "@/lib/connect/client";
 import { ConnectApiError } from "@/lib/errors";
@@ -14,6 +14,7 @@ interface SeenRequest {
 type Handler = (req: SeenRequest, res: ServerResponse) => void;
 
 const servers: Server[] = [];
+const netServers: NetServer[] = [];
 
 /** Starts an HTTP peer on 127.0.0.1 that answers with `handler`; returns its base URL and what it saw. */
 async function startPeer(handler: Handler): Promise<{ url: string; seen: SeenRequest[] }> {
@@ -41,6 +42,20 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** A TCP peer that answers like a TLS server to plain HTTP: with a TLS alert record, not an HTTP status line. */
+function createTlsLikePeer(): NetServer {
+  const server = createNetServer((socket) => {
+    socket.once("data", () => socket.end(Buffer.from([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46])));
+  });
+  netServers.push(server);
+  return server;
+}
+
+async function listen(server: NetServer): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as AddressInfo).port;
+}
+
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
@@ -58,6 +73,7 @@ async function connectErrorOf(promise: Promise<unknown>): Promise<ConnectApiErro
 }
 
 afterEach(async () => {
+  for (const s of netServers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
   for (const s of servers.splice(0)) {
     s.closeAllConnections();
     await new Promise<void>((resolve) => s.close(() => resolve()));
@@ -89,6 +105,31 @@ describe("requestConnect", () => {
     const peer = await startPeer((_req, res) => json(res, 200, {}));
     await requestConnect({ url: peer.url, auth: { username: "gapwatch", password: "p@ss:word" } }, "GET", "/connectors");
     expect(peer.seen[0]?.headers.authorization).toBe(`Basic ${Buffer.from("gapwatch:p@ss:word").toString("base64")}`);
+  });
+
+  it("sends a bearer token and extra headers, which cannot replace accept or authorization", async () => {
+    const peer = await startPeer((_req, res) => json(res, 200, {}));
+    const headers = { "X-Api-Key": "k-123", Accept: "text/html" };
+    await requestConnect({ url: peer.url, bearerToken: "t0ken", headers }, "GET", "/connectors");
+    expect([peer.seen[0]?.headers.authorization, peer.seen[0]?.headers["x-api-key"], peer.seen[0]?.headers.accept]).toEqual([
+      "Bearer t0ken",
+      "k-123",
+      "application/json",
+    ]);
+  });
+
+  it("says which credential a 401 answered, never its value", async () => {
+    const peer = await startPeer((_req, res) => json(res, 401, { message: "Unauthorized" }));
+    const err = await connectErrorOf(requestConnect({ url: peer.url, bearerToken: "t0ken-secret" }, "GET", "/connectors"));
+    expect(err.message).toBe(`Kafka Connect GET ${peer.url}/connectors answered 401: Unauthorized (Gapwatch sent a bearer token; check auth or bearerToken of this connect entry)`);
+    expect(err.message).not.toContain("t0ken-secret");
+  });
+
+  it("names a plain http request to a TLS port", async () => {
+    const server = createTlsLikePeer();
+    const url = `http://127.0.0.1:${await listen(server)}`;
+    const err = await connectErrorOf(requestConnect({ url }, "GET", "/connectors"));
+    expect(err.message).toMatch(/failed: the answer is not HTTP: is this an HTTPS port given an http:\/\/ url\?/);
   });
 
   it("resolves undefined for an empty successful answer", async () => {
