@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { saslSchema } from "./sasl";
 import { scaleOutSchema } from "./scale-out";
 import { serverSchema } from "./server";
 import { thresholdsSchema } from "./thresholds";
@@ -13,12 +14,6 @@ const bootstrapSchema = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : v.split(",")).map((s) => s.trim()).filter((s) => s.length > 0))
   .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "each bootstrap server must be host:port")).min(1, "give at least one bootstrap server"));
-
-const saslSchema = z.object({
-  mechanism: z.enum(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]),
-  username: z.string().min(1),
-  password: z.string().min(1),
-}).strict();
 
 export const clusterSchema = z.object({
   /** The alias MM2 uses for this cluster (source.cluster.alias / target.cluster.alias). */

@@ -1,9 +1,10 @@
 import { isIP } from "node:net";
 import type { ConnectionOptions as TlsConnectionOptions } from "node:tls";
-import type { BaseOptions, Broker } from "@platformatic/kafka";
+import type { BaseOptions, Broker, SASLOptions } from "@platformatic/kafka";
 import { z } from "zod";
 import { ConfigError } from "@/lib/errors";
 import { toNodeTlsOptions } from "@/lib/tls";
+import { toSaslOptions } from "./sasl";
 import type { KafkaClusterConnection } from "./types";
 
 /** Defaults of a cluster connection. */
@@ -20,8 +21,38 @@ export interface ResolvedConnection {
   clientId: string;
   requestTimeoutMs: number;
   tls: TlsConnectionOptions | undefined;
-  sasl: KafkaClusterConnection["sasl"];
+  /** platformatic's SASL options, token providers included (one token cache for all clients of the connection). */
+  sasl: SASLOptions | undefined;
 }
+
+// The shapes of types.ts' KafkaSasl; lib/config checks the same fields with messages for the config file.
+const saslSchema = z.discriminatedUnion("mechanism", [
+  z.object({
+    mechanism: z.enum(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]),
+    username: z.string().min(1, "SASL username must not be empty"),
+    password: z.string().min(1, "SASL password must not be empty"),
+  }).strict(),
+  z.object({
+    mechanism: z.literal("OAUTHBEARER"),
+    tokenEndpointUrl: z.url({ protocol: /^https?$/ }),
+    clientId: z.string().min(1, "OAuth clientId must not be empty"),
+    clientSecret: z.string().min(1, "OAuth clientSecret must not be empty"),
+    scope: z.string().optional(),
+    extensions: z.record(z.string(), z.string()).optional(),
+    headerUrlencode: z.boolean().optional(),
+    timeoutMs: z.number().int().min(100).max(600_000).optional(),
+    refreshWindowFactor: z.number().min(0.5).max(1).optional(),
+    refreshMinPeriodSeconds: z.number().int().min(0).max(900).optional(),
+    refreshBufferSeconds: z.number().int().min(0).max(3600).optional(),
+  }).strict(),
+  z.object({
+    mechanism: z.literal("AWS_MSK_IAM"),
+    region: z.string().min(1, "AWS region must not be empty"),
+    profile: z.string().min(1).optional(),
+    roleArn: z.string().min(1).optional(),
+    roleSessionName: z.string().min(1).optional(),
+  }).strict(),
+], { error: (issue) => (issue.code === "invalid_union" ? "SASL mechanism must be PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER or AWS_MSK_IAM" : undefined) });
 
 // host:port, IPv6 hosts in brackets ("[::1]:9092"), as Kafka's own bootstrap.servers accepts.
 const hostPort = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/;
@@ -46,14 +77,7 @@ const connectionSchema = z.object({
       }).strict(),
     ])
     .optional(),
-  sasl: z
-    .object({
-      mechanism: z.enum(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]),
-      username: z.string().min(1, "SASL username must not be empty"),
-      password: z.string().min(1, "SASL password must not be empty"),
-    })
-    .strict()
-    .optional(),
+  sasl: saslSchema.optional(),
   requestTimeoutMs: z.number().int().min(100, "requestTimeoutMs must be at least 100").max(600_000).optional(),
 }).strict();
 
@@ -86,7 +110,7 @@ export function resolveConnection(conn: KafkaClusterConnection): ResolvedConnect
     clientId: c.clientId ?? connectionDefaults.clientId,
     requestTimeoutMs: c.requestTimeoutMs ?? connectionDefaults.requestTimeoutMs,
     tls: toTlsOptions(c.tls),
-    sasl: c.sasl,
+    sasl: toSaslOptions(c.alias, c.sasl),
   };
 }
 
@@ -118,6 +142,6 @@ export function toClientOptions(conn: ResolvedConnection, context: object): Base
     context,
     // Node checks the certificate against the host connected to (hostname verification) unless verifyHostname is false.
     ...(conn.tls ? { tls: conn.tls, tlsServerName: !conn.brokers.some((b) => isIpLiteral(b.host)) } : {}),
-    ...(conn.sasl ? { sasl: { mechanism: conn.sasl.mechanism, username: conn.sasl.username, password: conn.sasl.password } } : {}),
+    ...(conn.sasl ? { sasl: conn.sasl } : {}),
   };
 }

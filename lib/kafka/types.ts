@@ -54,6 +54,58 @@ export type RawFetchResponsePartition = fetchV17.FetchResponsePartition;
 /** A parsed v2 record batch. */
 export type RawRecordsBatch = RecordsBatch;
 
+/** SASL with a user name and password (Kafka's PlainLoginModule / ScramLoginModule). */
+export interface KafkaPasswordSasl {
+  mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512";
+  username: string;
+  password: string;
+}
+
+/**
+ * SASL/OAUTHBEARER with a JWT from an OIDC token endpoint (client credentials grant), as Kafka's
+ * OAuthBearerLoginCallbackHandler gets it (KIP-768); the Kafka client setting each field mirrors is named.
+ */
+export interface KafkaOAuthSasl {
+  mechanism: "OAUTHBEARER";
+  /** sasl.oauthbearer.token.endpoint.url */
+  tokenEndpointUrl: string;
+  /** sasl.oauthbearer.client.credentials.client.id (JAAS option clientId before Kafka 4.1) */
+  clientId: string;
+  /** sasl.oauthbearer.client.credentials.client.secret (JAAS option clientSecret) */
+  clientSecret: string;
+  /** sasl.oauthbearer.scope (JAAS option scope) */
+  scope?: string;
+  /** SASL extensions sent with the token (JAAS options extension_<name>), e.g. Confluent Cloud's logicalCluster. */
+  extensions?: Record<string, string>;
+  /** sasl.oauthbearer.header.urlencode: URL-encode client id and secret in the Basic authorization header. */
+  headerUrlencode?: boolean;
+  /** sasl.login.connect.timeout.ms and sasl.login.read.timeout.ms together: one token request (default 10000). */
+  timeoutMs?: number;
+  /** sasl.login.refresh.window.factor (0.5–1.0, default 0.8). */
+  refreshWindowFactor?: number;
+  /** sasl.login.refresh.min.period.seconds (0–900, default 60). */
+  refreshMinPeriodSeconds?: number;
+  /** sasl.login.refresh.buffer.seconds (0–3600, default 300). */
+  refreshBufferSeconds?: number;
+}
+
+/**
+ * Amazon MSK IAM: SASL/OAUTHBEARER with a token AWS's signer (aws-msk-iam-sasl-signer-js) makes from AWS credentials:
+ * the default chain (environment, profile, web identity as on EKS, container and instance roles), a named `profile`,
+ * or a `roleArn` assumed through STS — the awsProfileName / awsRoleArn / awsRoleSessionName options of AWS's Java
+ * aws-msk-iam-auth.
+ */
+export interface KafkaMskIamSasl {
+  mechanism: "AWS_MSK_IAM";
+  region: string;
+  profile?: string;
+  roleArn?: string;
+  roleSessionName?: string;
+}
+
+/** SASL settings of a cluster, by mechanism. */
+export type KafkaSasl = KafkaPasswordSasl | KafkaOAuthSasl | KafkaMskIamSasl;
+
 /** How to reach one Kafka cluster (one MM2 alias). */
 export interface KafkaClusterConnection {
   /** MM2 alias, used in error messages and logs. */
@@ -64,7 +116,7 @@ export interface KafkaClusterConnection {
   clientId?: string;
   /** TLS: `true` for Node's built-in CAs, or the material read from the config (CA, client certificate or keystore). */
   tls?: TlsMaterial | boolean;
-  sasl?: { mechanism: "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512"; username: string; password: string };
+  sasl?: KafkaSasl;
   /** Connect and per-request timeout (default 10000 ms). */
   requestTimeoutMs?: number;
 }

@@ -12,7 +12,7 @@ export const logger: Logger = pino(
   {
     name: "gapwatch",
     level: process.env.GAPWATCH_LOG_LEVEL ?? "info",
-    redact: { paths: ["password", "*.password", "secret", "*.secret", "authorization", "*.authorization"], censor: "[redacted]" },
+    redact: { paths: ["password", "*.password", "secret", "*.secret", "clientSecret", "*.clientSecret", "authorization", "*.authorization"], censor: "[redacted]" },
     hooks: {
       logMethod(args, method) {
         method.apply(this, args.map((arg: unknown) => stripUserInfoDeep(arg)) as Parameters<LogFn>);

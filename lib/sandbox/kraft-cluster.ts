@@ -50,6 +50,8 @@ export interface StartClusterOptions {
   extraProperties?: string[];
   /** Arguments added to `kafka-storage format` on the first start (e.g. `--add-scram` for a SCRAM user). */
   formatArguments?: string[];
+  /** JVM options appended to the broker's (e.g. a `-D` system property a listener needs). */
+  extraJvmOptions?: string[];
 }
 
 /**
@@ -74,7 +76,7 @@ export async function startCluster(opts: StartClusterOptions): Promise<SandboxCl
     classpath: opts.classpath,
     mainClass: "kafka.Kafka",
     args: [configFile],
-    jvmOptions: [...baseJvmOptions(512), opts.logOption],
+    jvmOptions: [...baseJvmOptions(512), opts.logOption, ...(opts.extraJvmOptions ?? [])],
     logFile: path.join(dataDir, "server.log"),
   });
   const bootstrap = `127.0.0.1:${port}`;

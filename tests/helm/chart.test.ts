@@ -213,9 +213,10 @@ describe("Strimzi (deploy/strimzi/gapwatch-values.yaml)", () => {
       expect(volume(pod, mount!.name)).toEqual({ name: mount!.name, secret: { secretName } });
       expect(ca).toBe(`${mount!.mountPath}/ca.crt`);
       expect(cluster.sasl?.mechanism).toBe("SCRAM-SHA-512");
-      const passwordVar = /^(\w+)-value-long-enough$/.exec(cluster.sasl?.password ?? "")?.[1] ?? "";
+      const sasl = cluster.sasl?.mechanism === "SCRAM-SHA-512" ? cluster.sasl : undefined;
+      const passwordVar = /^(\w+)-value-long-enough$/.exec(sasl?.password ?? "")?.[1] ?? "";
       const password = container.env.find((e) => e.name === passwordVar);
-      expect(password?.valueFrom).toEqual({ secretKeyRef: { name: cluster.sasl?.username, key: "password" } });
+      expect(password?.valueFrom).toEqual({ secretKeyRef: { name: sasl?.username, key: "password" } });
     }
     expect(config.connect.map((c) => c.url)).toEqual(["http://east-to-west-mirrormaker2-api:8083"]);
   });

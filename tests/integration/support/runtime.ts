@@ -13,12 +13,21 @@ import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 /**
  * Points Gapwatch's runtime (config, collector, SQLite store) at the running sandbox, exactly as
  * the server does, but without starting the loop: tests drive cycles with `runCycle()`. `extraYaml` is
- * appended to the config (top-level keys such as `notifications:` or `metrics:`).
+ * appended to the config (top-level keys such as `notifications:` or `metrics:`); `clusterYaml` adds keys to a
+ * cluster's entry by alias (e.g. `sasl:` lines, indented as under `bootstrap:`).
  */
-export function createSandboxRuntime(state: SandboxState, pollIntervalSeconds = 5, thresholds: Record<string, number> = {}, extraYaml = "") {
+export function createSandboxRuntime(
+  state: SandboxState,
+  pollIntervalSeconds = 5,
+  thresholds: Record<string, number> = {},
+  extraYaml = "",
+  clusterYaml: Record<string, string> = {},
+) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-it-"));
   const configFile = path.join(dir, "gapwatch.config.yaml");
-  const clusters = Object.entries(state.clusters).map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}`).join("\n");
+  const clusters = Object.entries(state.clusters)
+    .map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}${clusterYaml[alias] ? `\n${clusterYaml[alias]}` : ""}`)
+    .join("\n");
   writeFileSync(configFile, `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${state.connect.url}\npollIntervalSeconds: ${pollIntervalSeconds}\nconfigRefreshCycles: 1\nthresholds: ${JSON.stringify(thresholds)}\n${extraYaml}`);
   process.env.GAPWATCH_CONFIG = configFile;
   process.env.GAPWATCH_DB = path.join(dir, "gapwatch.db");

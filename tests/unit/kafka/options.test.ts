@@ -73,6 +73,20 @@ describe("toClientOptions", () => {
     expect(options).not.toHaveProperty("sasl");
   });
 
+  it("turns OAUTHBEARER into a token provider with the SASL extensions, one per connection config", () => {
+    const conn = resolveConnection({
+      alias: "cc",
+      bootstrap: ["h:1"],
+      sasl: { mechanism: "OAUTHBEARER", tokenEndpointUrl: "https://idp/token", clientId: "id", clientSecret: "secret", extensions: { logicalCluster: "lkc-1" } },
+    });
+    const first = toClientOptions(conn, {}).sasl!;
+    expect(first).toMatchObject({ mechanism: "OAUTHBEARER", oauthBearerExtensions: { logicalCluster: "lkc-1" } });
+    expect(typeof first.token).toBe("function");
+    // The admin and the consumer of one reader share the provider, hence one token cache.
+    expect(toClientOptions(conn, {}).sasl!.token).toBe(first.token);
+    expect(first).not.toHaveProperty("password");
+  });
+
   it("passes SASL credentials through", () => {
     const sasl = { mechanism: "SCRAM-SHA-512" as const, username: "mon", password: "pw" };
     expect(toClientOptions(resolveConnection({ alias: "east", bootstrap: ["h:1"], sasl }), {}).sasl).toEqual(sasl);
