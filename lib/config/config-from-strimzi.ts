@@ -7,8 +7,8 @@ import { type ClusterSecurity, type ImportLog, nameEnvVar, readMm2ClusterSecurit
 export const secretMountRoot = "/etc/gapwatch-secrets";
 
 /**
- * The old layout's worker topics when `spec.clusters[].config` does not name them: Strimzi's KafkaMirrorMaker2Cluster
- * defaults before the `spec.target` layout (docs/connect-without-rest.md, "Strimzi's topic names").
+ * The old layout's worker topics when the connect cluster's `config` does not name them: the defaults of Strimzi's
+ * KafkaMirrorMaker2Cluster (cluster-operator, before commit 5abe775 removed the layout).
  */
 const oldLayoutTopics = { configs: "mirrormaker2-cluster-configs", offsets: "mirrormaker2-cluster-offsets", status: "mirrormaker2-cluster-status" };
 
@@ -57,7 +57,7 @@ export function buildConfigFromStrimzi(text: string, sourceName: string): Mm2Con
   const config = { clusters: clusters.map((c) => ({ alias: c.alias, bootstrap: c.bootstrap, ...c.security })), connect: [connect], pollIntervalSeconds: 10, flows };
   for (const [secret, keys] of mounts) log.notes.push(`mount Secret ${secret} (${keys}) at ${secretMountRoot}/${secret} (Helm: extraSecretMounts)`);
   log.notes.push(
-    `Connect REST is ${connect.url} in namespace ${typeof metadata?.namespace === "string" ? metadata.namespace : "of the KafkaMirrorMaker2"}: ` +
+    `Connect REST is ${connect.url} in ${typeof metadata?.namespace === "string" ? `namespace ${metadata.namespace}` : "the KafkaMirrorMaker2's namespace"}: ` +
       "Strimzi's NetworkPolicy admits only MM2's pods and the Cluster Operator, so Gapwatch reads the internal topics when it cannot reach it " +
       "(apply deploy/strimzi/mm2-rest-networkpolicy.yaml to allow it; from another namespace use <service>.<namespace>.svc)",
   );
@@ -159,6 +159,9 @@ function readTrustedCertificates(alias: string, tls: Obj, where: string, log: Im
     const secret = String(cert.secretName);
     // A cluster CA Secret (<cluster>-cluster-ca-cert) holds ca.crt; a pattern such as "*.crt" matches it.
     const key = typeof cert.certificate === "string" ? cert.certificate : "ca.crt";
+    if (typeof cert.certificate !== "string" && !secret.endsWith("-cluster-ca-cert")) {
+      log.notes.push(`${alias}: ${where}.tls.trustedCertificates matches ${String(cert.pattern)} in Secret ${secret}; Gapwatch assumed the key ca.crt: check it`);
+    }
     addMount(mounts, secret, key);
     return `${secretMountRoot}/${secret}/${key}`;
   });

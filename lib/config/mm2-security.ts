@@ -139,8 +139,8 @@ function readMm2Sasl(alias: string, setting: Setting, source: string, log: Impor
 
 /**
  * OAUTHBEARER with the client credentials grant: the token endpoint from sasl.oauthbearer.token.endpoint.url (KIP-768),
- * the client from the JAAS options clientId/clientSecret/scope or Kafka 4.1's sasl.oauthbearer.client.credentials.*
- * (KIP-1139), and SASL extensions from the JAAS options `extension_<name>` (OAuthBearerLoginModule).
+ * the client from Kafka 4.1's sasl.oauthbearer.client.credentials.client.id / sasl.oauthbearer.scope (KIP-1139) or the
+ * JAAS options clientId/scope, and SASL extensions from the JAAS options `extension_<name>` (OAuthBearerLoginModule).
  */
 function readOauth(alias: string, setting: Setting, source: string, jaas: string, loginModule: string, log: ImportLog): ClusterSecurity["sasl"] {
   if (loginModule !== "" && loginModule !== oauthLoginModule) {
@@ -153,7 +153,11 @@ function readOauth(alias: string, setting: Setting, source: string, jaas: string
         "(client credentials) and cannot use Kafka's unsecured tokens or a custom login callback handler",
     );
   }
-  const clientId = readJaasOption(jaas, "clientId") ?? setting("sasl.oauthbearer.client.credentials.client.id");
+  if (!/^https?:\/\//i.test(endpoint)) {
+    throw new ConfigError(`${source}: ${alias}.sasl.oauthbearer.token.endpoint.url = ${endpoint}: Gapwatch needs the http(s) token endpoint (client credentials), not a token file`);
+  }
+  // Kafka's precedence (SaslConfigs, 4.1+): the sasl.oauthbearer.* setting, then the deprecated JAAS option.
+  const clientId = setting("sasl.oauthbearer.client.credentials.client.id") ?? readJaasOption(jaas, "clientId");
   const secretVar = nameEnvVar(alias, "OAUTH_CLIENT_SECRET");
   log.envVars.push({ name: secretVar, why: `the OAuth client secret of ${clientId ?? "the client"} on ${alias} (never copied from the properties)` });
   if (clientId === undefined) log.notes.push(`${alias}: no clientId in sasl.jaas.config; fill in clusters[${alias}].sasl.clientId`);
@@ -163,7 +167,7 @@ function readOauth(alias: string, setting: Setting, source: string, jaas: string
     clientId: clientId ?? "CHANGE-ME",
     clientSecret: `\${${secretVar}}`,
   };
-  const scope = readJaasOption(jaas, "scope") ?? setting("sasl.oauthbearer.scope");
+  const scope = setting("sasl.oauthbearer.scope") ?? readJaasOption(jaas, "scope");
   if (scope !== undefined) sasl.scope = scope;
   const extensions = Object.fromEntries([...jaas.matchAll(/\bextension_(\w+)\s*=\s*"([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
   if (Object.keys(extensions).length > 0) sasl.extensions = extensions;

@@ -127,6 +127,17 @@ A->cloud.enabled = true
       scope: "kafka",
       extensions: { logicalCluster: "lkc-abc12", identityPoolId: "pool-xyz" },
     });
+    // Kafka 4.1's settings win over the deprecated JAAS options (SaslConfigs: "Order of precedence").
+    const kip1139 = `${oauth}cloud.sasl.oauthbearer.client.credentials.client.id = newer-client\ncloud.sasl.oauthbearer.scope = kafka.read\n`;
+    const newer = validateConfigText(buildConfigFromMm2Properties(parseJavaProperties(kip1139), "mm2.properties").yaml, "g.yaml", {
+      NODE_ENV: "test",
+      GAPWATCH_CLOUD_OAUTH_CLIENT_SECRET: "s3",
+    });
+    expect(newer.clusters[1]?.sasl).toMatchObject({ clientId: "newer-client", scope: "kafka.read" });
+    const tokenFile = oauth.replace("https://idp.example.com/oauth2/token", "file:///var/run/token.jwt");
+    expect(() => buildConfigFromMm2Properties(parseJavaProperties(tokenFile), "mm2.properties")).toThrow(
+      "mm2.properties: cloud.sasl.oauthbearer.token.endpoint.url = file:///var/run/token.jwt: Gapwatch needs the http(s) token endpoint (client credentials), not a token file",
+    );
     expect(() => buildConfigFromMm2Properties(parseJavaProperties(oauth.replace(/^cloud\.sasl\.oauthbearer\.token.*\n/m, "")), "mm2.properties")).toThrow(
       "mm2.properties: cloud.sasl.oauthbearer.token.endpoint.url is missing; Gapwatch gets OAUTHBEARER tokens from an OIDC token endpoint " +
         "(client credentials) and cannot use Kafka's unsecured tokens or a custom login callback handler",
