@@ -15,7 +15,10 @@ const passwordSasl = z.object({
  */
 const oauthSasl = z.object({
   mechanism: z.literal("OAUTHBEARER"),
-  tokenEndpointUrl: z.url({ protocol: /^https?$/, error: "must be the http(s) URL of the OIDC token endpoint (sasl.oauthbearer.token.endpoint.url)" }),
+  tokenEndpointUrl: z.url({
+    protocol: /^https?$/,
+    error: "must be the http(s) URL of the OIDC token endpoint (sasl.oauthbearer.token.endpoint.url)",
+  }),
   clientId: z.string().min(1, "give the OAuth client id (sasl.oauthbearer.client.credentials.client.id)"),
   clientSecret: z.string().min(1, "give the OAuth client secret, e.g. clientSecret: ${GAPWATCH_OAUTH_CLIENT_SECRET}"),
   scope: z.string().min(1).optional(),
@@ -23,8 +26,9 @@ const oauthSasl = z.object({
   extensions: z.record(z.string(), z.string()).superRefine((extensions, ctx) => {
     for (const name of Object.keys(extensions)) {
       // RFC 7628 §3.1: key = 1*(ALPHA); "auth" carries the token itself.
-      if (!/^[A-Za-z]+$/.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "an extension name has letters only (RFC 7628)" });
-      else if (name === "auth") ctx.addIssue({ code: "custom", path: [name], message: "\"auth\" is reserved for the token" });
+      const issue = (message: string) => ctx.addIssue({ code: "custom", path: [name], message });
+      if (!/^[A-Za-z]+$/.test(name)) issue("an extension name has letters only (RFC 7628)");
+      else if (name === "auth") issue("\"auth\" is reserved for the token");
     }
   }).optional(),
   headerUrlencode: z.boolean().optional(),
@@ -40,7 +44,9 @@ const mskIamSasl = z.object({
   mechanism: z.literal("AWS_MSK_IAM"),
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, "must be an AWS region such as us-east-1"),
   profile: z.string().min(1).optional(),
-  roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, "must be an IAM role ARN such as arn:aws:iam::123456789012:role/gapwatch").optional(),
+  roleArn: z.string()
+    .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, "must be an IAM role ARN such as arn:aws:iam::123456789012:role/gapwatch")
+    .optional(),
   roleSessionName: z.string().min(1).optional(),
 }).strict().superRefine((sasl, ctx) => {
   if (sasl.profile !== undefined && sasl.roleArn !== undefined) {

@@ -41,7 +41,7 @@ export async function requestConnect<T>(endpoint: ConnectEndpoint, method: strin
   }
   const { status, text } = response;
   if (status < 200 || status > 299) {
-    throw new ConnectApiError(shown, status, `Kafka Connect ${method} ${shown} answered ${status}: ${summarizeBody(text)}${authHint(status, endpoint)}`);
+    throw new ConnectApiError(shown, status, `Kafka Connect ${method} ${shown} answered ${status}: ${summarizeBody(text)}${authHint(status, endpoint, text)}`);
   }
   if (text.length === 0) return undefined as T;
   try {
@@ -77,8 +77,12 @@ function describeTransportError(err: HttpTransportError, endpoint: ConnectEndpoi
   return hint ? `${hint} (${err.code})` : err.message;
 }
 
-/** 401/403 from Connect or a proxy in front of it: say which credential it was given (never its value). */
-function authHint(status: number, endpoint: ConnectEndpoint): string {
+/**
+ * 401/403 from Connect or a proxy in front of it: say which credential it was given (never its value). 400 "Invalid
+ * SNI": Connect's Jetty refuses a request whose host its certificate does not list, whatever tls.verifyHostname says.
+ */
+function authHint(status: number, endpoint: ConnectEndpoint, text: string): string {
+  if (status === 400 && text.includes("Invalid SNI")) return " (Connect's HTTPS listener refuses a host name its certificate does not list: use a name it lists in the url)";
   if (status !== 401 && status !== 403) return "";
   const given = endpoint.auth ? "basic auth" : endpoint.bearerToken ? "a bearer token" : "no credentials";
   return ` (Gapwatch sent ${given}; check auth or bearerToken of this connect entry)`;

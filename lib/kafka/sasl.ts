@@ -27,7 +27,8 @@ export function toSaslOptions(cluster: string, sasl: KafkaSasl | undefined): SAS
       return { mechanism: "OAUTHBEARER", token, authBytesValidator: rejectErrorChallenge, ...extensions };
     }
     case "AWS_MSK_IAM": {
-      const token = createRefreshingTokenProvider({ cluster, mechanism: "AWS_MSK_IAM" }, () => generateMskIamToken(sasl), defaultRefreshTiming);
+      const what = { cluster, mechanism: "AWS_MSK_IAM" };
+      const token = createRefreshingTokenProvider(what, () => generateMskIamToken(sasl), defaultRefreshTiming);
       return { mechanism: "OAUTHBEARER", token, authBytesValidator: rejectErrorChallenge };
     }
   }

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -8,7 +8,8 @@ import path from "node:path";
  * a CA, a server certificate for 127.0.0.1/localhost (brokers' TLS listeners and Connect's HTTPS listener) and a
  * client certificate (mTLS), all signed by that CA; and a second, unrelated CA with its own client certificate, so
  * tests can present a certificate the servers must refuse and trust a CA that did not sign them.
- * PEM for Node; PKCS12 for the JVMs (OpenSSL 3 writes PBES2/AES keystores, which Java 17 reads).
+ * EC P-256 keys (faster to make than RSA). PEM for Node; PKCS12 for the JVMs (OpenSSL 3 writes PBES2/AES
+ * keystores, which Java 17 reads).
  */
 export interface SandboxCertificates {
   dir: string;
@@ -39,6 +40,8 @@ const validDays = "7";
 
 /** Makes a fresh CA and certificates under `dir` (created); about a second of openssl and one keytool run. */
 export async function createSandboxCertificates(dir: string): Promise<SandboxCertificates> {
+  // Fresh every time: keytool refuses to import into a truststore that already holds the alias.
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const file = (name: string) => path.join(dir, name);
   const storePassword = randomBytes(12).toString("hex");
@@ -76,12 +79,12 @@ export async function createSandboxCertificates(dir: string): Promise<SandboxCer
 }
 
 function createCa(base: string, commonName: string): Promise<void> {
-  return run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", `${base}.key`, "-out", `${base}.pem`, "-days", validDays,
+  return run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", `${base}.key`, "-out", `${base}.pem`, "-days", validDays,
     "-subj", `/CN=${commonName}`, "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
 }
 
 async function createSignedCertificate(base: string, subject: string, ca: string, extFile: string): Promise<void> {
-  await run("openssl", ["req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", `${base}.key`, "-out", `${base}.csr`, "-subj", subject]);
+  await run("openssl", ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", `${base}.key`, "-out", `${base}.csr`, "-subj", subject]);
   await run("openssl", ["x509", "-req", "-in", `${base}.csr`, "-CA", `${ca}.pem`, "-CAkey", `${ca}.key`,
     // Its own random serial: certificates are signed in parallel, and a shared serial file (-CAcreateserial) would race.
     "-set_serial", `0x${randomBytes(12).toString("hex")}`,
@@ -90,12 +93,12 @@ async function createSignedCertificate(base: string, subject: string, ca: string
 
 function run(command: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { encoding: "utf8" }, (err, _stdout, stderr) => {
+    execFile(command, args, { encoding: "utf8" }, (err, stdout, stderr) => {
       if (!err) return resolve();
       const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
       const hint = missing ? ` (${command} is not installed: apt-get install -y ${command === "keytool" ? "openjdk-17-jdk-headless" : "openssl"})` : "";
       // Never the arguments: they hold the store password.
-      reject(new Error(`making sandbox certificates: ${command} ${args[0]} failed${hint}: ${stderr.trim().slice(-500)}`));
+      reject(new Error(`making sandbox certificates: ${command} ${args[0]} failed${hint}: ${`${stdout}\n${stderr}`.trim().slice(-500)}`));
     });
   });
 }

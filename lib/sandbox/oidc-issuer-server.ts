@@ -47,7 +47,8 @@ function answerToken(req: IncomingMessage, body: string, res: ServerResponse): v
   const now = Math.floor(Date.now() / 1000);
   const scope = form.get("scope") ?? "kafka";
   const key = settings.unpublishedKeyClients?.includes(client.id) ? unpublishedKey : privateKey;
-  const claims = { iss: issuer, aud: settings.audience, sub: client.id, scope, iat: now, nbf: now, exp: now + settings.lifetimeSeconds, jti: randomUUID() };
+  const exp = now + settings.lifetimeSeconds;
+  const claims = { iss: issuer, aud: settings.audience, sub: client.id, scope, iat: now, nbf: now, exp, jti: randomUUID() };
   const token = signJwt(claims, key);
   issued[client.id] = (issued[client.id] ?? 0) + 1;
   process.stdout.write(`${new Date().toISOString()} issued token ${issued[client.id]} to ${client.id}, ${settings.lifetimeSeconds} s\n`);

@@ -5,6 +5,8 @@ import type { OidcIssuerSettings } from "./oidc-issuer-settings";
 import { sandboxDir } from "./paths";
 import { type ManagedProcess, sleep, spawnTracked, stopProcess, tailFile } from "./processes";
 
+const oauthPackage = "org.apache.kafka.common.security.oauthbearer";
+
 /** A running sandbox OIDC issuer: its URLs and the process that serves them. */
 export interface OidcIssuer {
   /** The `iss` claim of its tokens and the base of its URLs, http://127.0.0.1:<port>. */
@@ -32,12 +34,16 @@ export async function startOidcIssuer(opts: Omit<OidcIssuerSettings, "port"> & {
   const url = `http://127.0.0.1:${port}`;
   const issuer = { url, jwksUrl: `${url}/jwks`, tokenUrl: `${url}/token`, audience: opts.audience, process: proc };
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(200)) {
-    if (proc.hasExited()) throw new Error(`the OIDC issuer exited during start-up. Last lines of ${proc.logFile}:\n${tailFile(proc.logFile)}`);
+    if (proc.hasExited()) throw new Error(`the OIDC issuer exited during start-up. ${lastLinesOf(proc)}`);
     const ok = await fetch(issuer.jwksUrl).then((r) => r.ok, () => false);
     if (ok) return issuer;
   }
   await stopProcess(proc);
-  throw new Error(`the OIDC issuer did not answer ${issuer.jwksUrl} within 30 s. Last lines of ${proc.logFile}:\n${tailFile(proc.logFile)}`);
+  throw new Error(`the OIDC issuer did not answer ${issuer.jwksUrl} within 30 s. ${lastLinesOf(proc)}`);
+}
+
+function lastLinesOf(proc: ManagedProcess): string {
+  return `Last lines of ${proc.logFile}:\n${tailFile(proc.logFile)}`;
 }
 
 /** Tokens the issuer has issued, per client id. */
@@ -54,13 +60,16 @@ export async function readIssuedTokens(issuer: OidcIssuer): Promise<Record<strin
  * org.apache.kafka.sasl.oauthbearer.allowed.urls lists it (ConfigurationUtils.throwIfURLIsNotAllowed): the broker
  * JVM needs `jvmOptions`.
  */
-export async function oauthBearerListener(issuer: OidcIssuer, opts: { name?: string; reauthMs?: number } = {}): Promise<{ listener: SandboxListener; jvmOptions: string[] }> {
+export async function oauthBearerListener(
+  issuer: OidcIssuer,
+  opts: { name?: string; reauthMs?: number } = {},
+): Promise<{ listener: SandboxListener; jvmOptions: string[] }> {
   const name = opts.name ?? "OAUTH";
   const prefix = `listener.name.${name.toLowerCase()}`;
   const properties = [
     `${prefix}.sasl.enabled.mechanisms=OAUTHBEARER`,
-    `${prefix}.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required ;`,
-    `${prefix}.oauthbearer.sasl.server.callback.handler.class=org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler`,
+    `${prefix}.oauthbearer.sasl.jaas.config=${oauthPackage}.OAuthBearerLoginModule required ;`,
+    `${prefix}.oauthbearer.sasl.server.callback.handler.class=${oauthPackage}.OAuthBearerValidatorCallbackHandler`,
     `${prefix}.oauthbearer.sasl.oauthbearer.jwks.endpoint.url=${issuer.jwksUrl}`,
     `${prefix}.oauthbearer.sasl.oauthbearer.expected.audience=${issuer.audience}`,
     `${prefix}.oauthbearer.sasl.oauthbearer.expected.issuer=${issuer.url}`,

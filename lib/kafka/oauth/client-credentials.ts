@@ -86,7 +86,8 @@ function describeFetchFailure(err: unknown, timeoutMs: number): string {
 function describeErrorBody(text: string): string {
   try {
     const body = JSON.parse(text) as { error?: unknown; error_description?: unknown };
-    if (typeof body.error === "string") return typeof body.error_description === "string" ? `${body.error}: ${excerpt(body.error_description)}` : body.error;
+    if (typeof body.error !== "string") return excerpt(text) || "(empty body)";
+    return typeof body.error_description === "string" ? `${body.error}: ${excerpt(body.error_description)}` : body.error;
   } catch {
     // Not JSON: show the text itself.
   }

@@ -10,7 +10,10 @@ import type { FetchedToken } from "./token-refresh";
  */
 export async function generateMskIamToken(settings: KafkaMskIamSasl): Promise<FetchedToken> {
   const region = settings.region;
-  const source = settings.roleArn !== undefined ? `role ${settings.roleArn}` : settings.profile !== undefined ? `profile ${settings.profile}` : "the default credential chain";
+  const source =
+    settings.roleArn !== undefined ? `role ${settings.roleArn}`
+    : settings.profile !== undefined ? `profile ${settings.profile}`
+    : "the default credential chain";
   try {
     const signed =
       settings.roleArn !== undefined
@@ -20,6 +23,7 @@ export async function generateMskIamToken(settings: KafkaMskIamSasl): Promise<Fe
           : await generateAuthToken({ region });
     return { token: signed.token, expiresAtMs: signed.expiryTime };
   } catch (err) {
-    throw new Error(`AWS MSK IAM token for region ${region} could not be signed with AWS credentials from ${source}: ${err instanceof Error ? err.message : String(err)}`);
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(`AWS MSK IAM token for region ${region} could not be signed with AWS credentials from ${source}: ${why}`);
   }
 }

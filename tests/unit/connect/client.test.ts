@@ -125,6 +125,15 @@ describe("requestConnect", () => {
     expect(err.message).not.toContain("t0ken-secret");
   });
 
+  it("explains Jetty's 400 Invalid SNI: the url's host is not in Connect's certificate", async () => {
+    const peer = await startPeer((_req, res) => {
+      res.writeHead(400, { "content-type": "text/html" });
+      res.end("<h2>HTTP ERROR 400 Invalid SNI</h2>");
+    });
+    const err = await connectErrorOf(requestConnect({ url: peer.url }, "GET", "/connectors"));
+    expect(err.message).toMatch(/answered 400: .*Invalid SNI.* \(Connect's HTTPS listener refuses a host name its certificate does not list: use a name it lists in the url\)$/);
+  });
+
   it("names a plain http request to a TLS port", async () => {
     const server = createTlsLikePeer();
     const url = `http://127.0.0.1:${await listen(server)}`;
