@@ -77,8 +77,11 @@ function findMirrorMaker2(text: string, sourceName: string): Obj {
   for (const doc of docs) {
     if (doc.errors.length > 0) throw new ConfigError(`${sourceName}: not valid YAML: ${doc.errors[0]!.message}`);
     const value = asObject(doc.toJS());
-    if (value?.kind === "KafkaMirrorMaker2") return value;
-    kinds.push(String(value?.kind ?? "no kind"));
+    // `kubectl get kafkamirrormaker2 -o yaml` without a name answers a List of them.
+    const items = value?.kind === "List" && Array.isArray(value.items) ? value.items.map(asObject) : [value];
+    const found = items.find((item) => item?.kind === "KafkaMirrorMaker2");
+    if (found) return found;
+    kinds.push(...items.map((item) => String(item?.kind ?? "no kind")));
   }
   throw new ConfigError(`${sourceName}: no \`kind: KafkaMirrorMaker2\` resource (found: ${kinds.join(", ") || "nothing"}); export it with kubectl get kafkamirrormaker2 <name> -o yaml`);
 }

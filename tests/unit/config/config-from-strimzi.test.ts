@@ -47,6 +47,11 @@ describe("buildConfigFromStrimzi", () => {
     ]);
   });
 
+  it("finds the KafkaMirrorMaker2 in a kubectl List", () => {
+    const list = `apiVersion: v1\nkind: List\nitems:\n${currentExample.replace(/^/gm, "    ").replace(/^    /, "  - ")}`;
+    expect(buildConfigFromStrimzi(list, "mm2.yaml").yaml).toBe(buildConfigFromStrimzi(currentExample, "mm2.yaml").yaml);
+  });
+
   it("maps the older spec.clusters + connectCluster layout with Strimzi's default worker topics", () => {
     const config = validate(buildConfigFromStrimzi(olderExample, "mm2.yaml").yaml);
     expect(config.clusters.map((c) => c.alias)).toEqual(["cluster-a", "cluster-b"]);
