@@ -21,8 +21,11 @@ export interface ClusterSecurity {
 type Setting = (key: string) => string | undefined;
 
 const passwordMechanisms = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"];
-/** aws-msk-iam-auth's classes: SASL/AWS_MSK_IAM (IAMLoginModule) and its OAUTHBEARER flavour (IAMOAuthBearerLoginModule). */
-const mskIamModules = ["software.amazon.msk.auth.iam.IAMLoginModule", "software.amazon.msk.auth.iam.IAMOAuthBearerLoginModule"];
+/** aws-msk-iam-auth's login modules: SASL/AWS_MSK_IAM (IAMLoginModule) and its OAUTHBEARER flavour. */
+const mskIamModules = [
+  "software.amazon.msk.auth.iam.IAMLoginModule",
+  "software.amazon.msk.auth.iam.IAMOAuthBearerLoginModule",
+];
 const oauthLoginModule = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule";
 
 /** `GAPWATCH_<ALIAS>_<WHAT>`: an env name from an alias that may hold '.', '-' or lower case. */
@@ -35,10 +38,17 @@ export function nameEnvVar(alias: string, what: string): string {
  * CommonClientConfigs, SslConfigs and SaslConfigs names) to Gapwatch's `tls` and `sasl`. Secrets become `${ENV}`
  * references; Java key stores become the PEM/PKCS12 files to export, with the commands in `log.notes`.
  */
-export function readMm2ClusterSecurity(alias: string, setting: Setting, source: string, log: ImportLog): ClusterSecurity {
+export function readMm2ClusterSecurity(
+  alias: string,
+  setting: Setting,
+  source: string,
+  log: ImportLog,
+): ClusterSecurity {
   const protocol = (setting("security.protocol") ?? "PLAINTEXT").toUpperCase();
   if (!["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"].includes(protocol)) {
-    throw new ConfigError(`${source}: ${alias}.security.protocol = ${protocol} is not a Kafka security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL)`);
+    throw new ConfigError(
+      `${source}: ${alias}.security.protocol = ${protocol} is not a Kafka security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL)`,
+    );
   }
   const security: ClusterSecurity = {};
   if (protocol === "SSL" || protocol === "SASL_SSL") security.tls = readMm2Tls(alias, setting, log);
@@ -56,7 +66,9 @@ function readMm2Tls(alias: string, setting: Setting, log: ImportLog): ClusterSec
   const truststoreType = (setting("ssl.truststore.type") ?? "JKS").toUpperCase();
   if (setting("ssl.truststore.certificates") !== undefined) {
     tls.caFile = `${base}-ca.pem`;
-    log.notes.push(`${alias}: ssl.truststore.certificates holds the CA as PEM text: save it as ${tls.caFile} next to the config`);
+    log.notes.push(
+      `${alias}: ssl.truststore.certificates holds the CA as PEM text: save it as ${tls.caFile} next to the config`,
+    );
   } else if (truststore !== undefined && truststoreType === "PEM") {
     tls.caFile = truststore;
   } else if (truststore !== undefined) {
@@ -74,13 +86,21 @@ function readMm2Tls(alias: string, setting: Setting, log: ImportLog): ClusterSec
 }
 
 /** The client certificate (mTLS): a PKCS12 keystore as is, a JKS one converted, a PEM one as cert and key files. */
-function readMm2Keystore(alias: string, base: string, setting: Setting, tls: Record<string, string | boolean>, log: ImportLog): void {
+function readMm2Keystore(
+  alias: string,
+  base: string,
+  setting: Setting,
+  tls: Record<string, string | boolean>,
+  log: ImportLog,
+): void {
   const keystore = setting("ssl.keystore.location");
   const type = (setting("ssl.keystore.type") ?? "JKS").toUpperCase();
   if (setting("ssl.keystore.certificate.chain") !== undefined || setting("ssl.keystore.key") !== undefined) {
     tls.certFile = `${base}-client.crt`;
     tls.keyFile = `${base}-client.key`;
-    log.notes.push(`${alias}: ssl.keystore.certificate.chain and ssl.keystore.key hold the client certificate as PEM text: save them as ${tls.certFile} and ${tls.keyFile}`);
+    log.notes.push(
+      `${alias}: ssl.keystore.certificate.chain and ssl.keystore.key hold the client certificate as PEM text: save them as ${tls.certFile} and ${tls.keyFile}`,
+    );
     addKeyPassword(alias, setting, tls, log);
     return;
   }
@@ -93,10 +113,16 @@ function readMm2Keystore(alias: string, base: string, setting: Setting, tls: Rec
   }
   const passwordVar = nameEnvVar(alias, "KEYSTORE_PASSWORD");
   tls.keystorePassword = `\${${passwordVar}}`;
-  log.envVars.push({ name: passwordVar, why: `the password of ${alias}'s client keystore (ssl.keystore.password; never copied from the properties)` });
+  log.envVars.push({
+    name: passwordVar,
+    why: `the password of ${alias}'s client keystore (ssl.keystore.password; never copied from the properties)`,
+  });
   if (type === "PKCS12") {
     tls.keystoreFile = keystore;
-    if (setting("ssl.key.password") !== undefined) log.notes.push(`${alias}: ssl.key.password is set: Gapwatch opens the PKCS12 keystore and its key with the one keystore password`);
+    if (setting("ssl.key.password") !== undefined)
+      log.notes.push(
+        `${alias}: ssl.key.password is set: Gapwatch opens the PKCS12 keystore and its key with the one keystore password`,
+      );
     return;
   }
   tls.keystoreFile = `${base}-client.p12`;
@@ -119,7 +145,11 @@ function readMm2Sasl(alias: string, setting: Setting, source: string, log: Impor
   const jaas = setting("sasl.jaas.config") ?? "";
   const loginModule = /^\s*([\w.$]+)/.exec(jaas)?.[1] ?? "";
   const handler = setting("sasl.client.callback.handler.class") ?? setting("sasl.login.callback.handler.class") ?? "";
-  if (mechanism === "AWS_MSK_IAM" || mskIamModules.includes(loginModule) || handler.startsWith("software.amazon.msk.auth.iam.")) {
+  if (
+    mechanism === "AWS_MSK_IAM" ||
+    mskIamModules.includes(loginModule) ||
+    handler.startsWith("software.amazon.msk.auth.iam.")
+  ) {
     return readMskIam(alias, setting, jaas, log);
   }
   if (mechanism === "OAUTHBEARER") return readOauth(alias, setting, source, jaas, loginModule, log);
@@ -132,8 +162,12 @@ function readMm2Sasl(alias: string, setting: Setting, source: string, log: Impor
   }
   const username = readJaasOption(jaas, "username");
   const passwordVar = nameEnvVar(alias, "SASL_PASSWORD");
-  log.envVars.push({ name: passwordVar, why: `the SASL password of ${username ?? "the user"} on ${alias} (never copied from the properties)` });
-  if (username === undefined) log.notes.push(`${alias}: no username in sasl.jaas.config; fill in clusters[${alias}].sasl.username`);
+  log.envVars.push({
+    name: passwordVar,
+    why: `the SASL password of ${username ?? "the user"} on ${alias} (never copied from the properties)`,
+  });
+  if (username === undefined)
+    log.notes.push(`${alias}: no username in sasl.jaas.config; fill in clusters[${alias}].sasl.username`);
   return { mechanism, username: username ?? "CHANGE-ME", password: `\${${passwordVar}}` };
 }
 
@@ -142,9 +176,18 @@ function readMm2Sasl(alias: string, setting: Setting, source: string, log: Impor
  * the client from Kafka 4.1's sasl.oauthbearer.client.credentials.client.id / sasl.oauthbearer.scope (KIP-1139) or the
  * JAAS options clientId/scope, and SASL extensions from the JAAS options `extension_<name>` (OAuthBearerLoginModule).
  */
-function readOauth(alias: string, setting: Setting, source: string, jaas: string, loginModule: string, log: ImportLog): ClusterSecurity["sasl"] {
+function readOauth(
+  alias: string,
+  setting: Setting,
+  source: string,
+  jaas: string,
+  loginModule: string,
+  log: ImportLog,
+): ClusterSecurity["sasl"] {
   if (loginModule !== "" && loginModule !== oauthLoginModule) {
-    throw new ConfigError(`${source}: ${alias}.sasl.jaas.config uses ${loginModule}; Gapwatch maps OAUTHBEARER only with Kafka's ${oauthLoginModule} (client credentials) or MSK IAM`);
+    throw new ConfigError(
+      `${source}: ${alias}.sasl.jaas.config uses ${loginModule}; Gapwatch maps OAUTHBEARER only with Kafka's ${oauthLoginModule} (client credentials) or MSK IAM`,
+    );
   }
   const endpoint = setting("sasl.oauthbearer.token.endpoint.url");
   if (endpoint === undefined) {
@@ -154,13 +197,19 @@ function readOauth(alias: string, setting: Setting, source: string, jaas: string
     );
   }
   if (!/^https?:\/\//i.test(endpoint)) {
-    throw new ConfigError(`${source}: ${alias}.sasl.oauthbearer.token.endpoint.url = ${endpoint}: Gapwatch needs the http(s) token endpoint (client credentials), not a token file`);
+    throw new ConfigError(
+      `${source}: ${alias}.sasl.oauthbearer.token.endpoint.url = ${endpoint}: Gapwatch needs the http(s) token endpoint (client credentials), not a token file`,
+    );
   }
   // Kafka's precedence (SaslConfigs, 4.1+): the sasl.oauthbearer.* setting, then the deprecated JAAS option.
   const clientId = setting("sasl.oauthbearer.client.credentials.client.id") ?? readJaasOption(jaas, "clientId");
   const secretVar = nameEnvVar(alias, "OAUTH_CLIENT_SECRET");
-  log.envVars.push({ name: secretVar, why: `the OAuth client secret of ${clientId ?? "the client"} on ${alias} (never copied from the properties)` });
-  if (clientId === undefined) log.notes.push(`${alias}: no clientId in sasl.jaas.config; fill in clusters[${alias}].sasl.clientId`);
+  log.envVars.push({
+    name: secretVar,
+    why: `the OAuth client secret of ${clientId ?? "the client"} on ${alias} (never copied from the properties)`,
+  });
+  if (clientId === undefined)
+    log.notes.push(`${alias}: no clientId in sasl.jaas.config; fill in clusters[${alias}].sasl.clientId`);
   const sasl: Record<string, string | Record<string, string>> = {
     mechanism: "OAUTHBEARER",
     tokenEndpointUrl: endpoint,
@@ -169,17 +218,27 @@ function readOauth(alias: string, setting: Setting, source: string, jaas: string
   };
   const scope = setting("sasl.oauthbearer.scope") ?? readJaasOption(jaas, "scope");
   if (scope !== undefined) sasl.scope = scope;
-  const extensions = Object.fromEntries([...jaas.matchAll(/\bextension_(\w+)\s*=\s*"([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+  const extensions = Object.fromEntries(
+    [...jaas.matchAll(/\bextension_(\w+)\s*=\s*"([^"]*)"/g)].map((m) => [m[1]!, m[2]!]),
+  );
   if (Object.keys(extensions).length > 0) sasl.extensions = extensions;
   return sasl;
 }
 
-/** MSK IAM: the region from the brokers' host names (b-1.<cluster>.<id>.c2.kafka.<region>.amazonaws.com), profile and role from the JAAS options. */
+/**
+ * MSK IAM: the region from the brokers' host names (b-1.<cluster>.<id>.c2.kafka.<region>.amazonaws.com), profile and
+ * role from aws-msk-iam-auth's JAAS options (awsProfileName, awsRoleArn, awsRoleSessionName).
+ */
 function readMskIam(alias: string, setting: Setting, jaas: string, log: ImportLog): ClusterSecurity["sasl"] {
-  const region = /\.kafka(?:-serverless)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.amazonaws\.com/.exec(setting("bootstrap.servers") ?? "")?.[1];
+  const region = /\.kafka(?:-serverless)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.amazonaws\.com/.exec(
+    setting("bootstrap.servers") ?? "",
+  )?.[1];
   const sasl: Record<string, string> = { mechanism: "AWS_MSK_IAM", region: region ?? "${AWS_REGION}" };
   if (region === undefined) {
-    log.envVars.push({ name: "AWS_REGION", why: `the AWS region of ${alias}'s MSK cluster (not in its bootstrap host names)` });
+    log.envVars.push({
+      name: "AWS_REGION",
+      why: `the AWS region of ${alias}'s MSK cluster (not in its bootstrap host names)`,
+    });
   }
   const profile = readJaasOption(jaas, "awsProfileName");
   const roleArn = readJaasOption(jaas, "awsRoleArn");

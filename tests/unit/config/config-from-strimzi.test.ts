@@ -36,7 +36,12 @@ describe("buildConfigFromStrimzi", () => {
         name: "my-mirror-maker-2",
         url: "http://my-mirror-maker-2-mirrormaker2-api:8083",
         timeoutMs: 5000,
-        internalTopics: { cluster: "cluster-b", configs: "my-mirror-maker-2-config", offsets: "my-mirror-maker-2-offset", status: "my-mirror-maker-2-status" },
+        internalTopics: {
+          cluster: "cluster-b",
+          configs: "my-mirror-maker-2-config",
+          offsets: "my-mirror-maker-2-offset",
+          status: "my-mirror-maker-2-status",
+        },
       },
     ]);
     expect(Object.keys(config.flows)).toEqual(["cluster-a->cluster-b"]);
@@ -77,16 +82,19 @@ describe("buildConfigFromStrimzi", () => {
         ].join("\n"),
       )
       .replace(
-        "            pattern: \"*.crt\"\n    sourceConnector:",
+        '            pattern: "*.crt"\n    sourceConnector:',
         [
-          "            pattern: \"*.crt\"",
+          '            pattern: "*.crt"',
           "      authentication:",
           "        type: tls",
           "        certificateAndKey: { secretName: mm2-a, certificate: user.crt, key: user.key }",
           "    sourceConnector:",
         ].join("\n"),
       )
-      .replace("        replication.factor: -1\n", "        replication.factor: -1\n        replication.policy.class: org.apache.kafka.connect.mirror.IdentityReplicationPolicy\n");
+      .replace(
+        "        replication.factor: -1\n",
+        "        replication.factor: -1\n        replication.policy.class: org.apache.kafka.connect.mirror.IdentityReplicationPolicy\n",
+      );
     const imported = buildConfigFromStrimzi(withAuth, "mm2.yaml");
     expect(imported.envVars).toEqual([
       { name: "GAPWATCH_CLUSTER_B_SASL_PASSWORD", why: "key password of Secret mm2-b (mm2-b's password on cluster-b)" },
@@ -100,7 +108,9 @@ describe("buildConfigFromStrimzi", () => {
       rejectUnauthorized: true,
     });
     expect(config.flows["cluster-a->cluster-b"]).toEqual({ rpoSeconds: 300, replicationPolicy: { kind: "identity" } });
-    expect(imported.notes).toContain("mount Secret mm2-a (user.crt, user.key) at /etc/gapwatch-secrets/mm2-a (Helm: extraSecretMounts)");
+    expect(imported.notes).toContain(
+      "mount Secret mm2-a (user.crt, user.key) at /etc/gapwatch-secrets/mm2-a (Helm: extraSecretMounts)",
+    );
 
     const oauth = currentExample.replace(
       "    config:\n      # -1",
@@ -160,7 +170,14 @@ describe("buildConfigFromStrimzi", () => {
     expect(errorOf(currentExample.replace("    configStorageTopic: my-mirror-maker-2-config\n", ""))).toBe(
       "mm2.yaml: spec.target.configStorageTopic is missing; the KafkaMirrorMaker2 must set it",
     );
-    expect(errorOf(currentExample.replace("    config:\n      # -1", "    authentication:\n      type: gssapi\n    config:\n      # -1"))).toBe(
+    expect(
+      errorOf(
+        currentExample.replace(
+          "    config:\n      # -1",
+          "    authentication:\n      type: gssapi\n    config:\n      # -1",
+        ),
+      ),
+    ).toBe(
       'mm2.yaml: spec.target.authentication.type "gssapi" is not one Gapwatch maps (tls, scram-sha-512, scram-sha-256, plain, oauth, custom)',
     );
     expect(errorOf(olderExample.replace('connectCluster: "cluster-b"', 'connectCluster: "cluster-c"'))).toBe(
