@@ -53,7 +53,10 @@ const untrustedServer = new Set([
 ]);
 
 /** Alerts a TLS server sends when it requires a client certificate and got none (TLS 1.3, then 1.2). */
-const clientCertificateMissing = new Set(["ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED", "ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE"]);
+const clientCertificateMissing = new Set([
+  "ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED",
+  "ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE",
+]);
 
 /** Alerts a TLS server sends when it refuses the client certificate it got. */
 const clientCertificateRefused = new Set([
@@ -71,20 +74,18 @@ const clientCertificateRefused = new Set([
 export function explainTlsFailure(code: string | undefined, field: string, sentClientCertificate?: boolean): string | null {
   if (code === undefined) return null;
   const clientSide = clientCertificateMissing.has(code) || clientCertificateRefused.has(code);
-  if (clientSide && sentClientCertificate === false) {
-    return `the server requires a client certificate (mutual TLS): set ${field}.certFile and ${field}.keyFile, or ${field}.keystoreFile`;
-  }
+  const required = `the server requires a client certificate (mutual TLS): ${setClientCertificate(field)}`;
+  if (clientSide && sentClientCertificate === false) return required;
   if (untrustedServer.has(code)) {
     return `the server's certificate is not signed by a CA Gapwatch trusts: set ${field}.caFile to the CA that signed it`;
   }
   if (code === "CERT_HAS_EXPIRED") return "the server's certificate has expired";
   if (code === "CERT_NOT_YET_VALID") return "the server's certificate is not valid yet (check the clocks)";
   if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
-    return `the server's certificate does not name the host Gapwatch connects to: use a name the certificate lists (${field}.verifyHostname: false turns the check off)`;
+    return "the server's certificate does not name the host Gapwatch connects to: use a name the certificate lists " +
+      `(${field}.verifyHostname: false turns the check off)`;
   }
-  if (clientCertificateMissing.has(code)) {
-    return `the server requires a client certificate (mutual TLS): set ${field}.certFile and ${field}.keyFile, or ${field}.keystoreFile`;
-  }
+  if (clientCertificateMissing.has(code)) return required;
   if (clientCertificateRefused.has(code)) {
     return "the server refused Gapwatch's client certificate (not signed by a CA the server trusts, expired, or not for client use)";
   }
@@ -92,6 +93,11 @@ export function explainTlsFailure(code: string | undefined, field: string, sentC
     return "the server does not speak TLS on this port (a plaintext listener?)";
   }
   return null;
+}
+
+/** How to give a client certificate, for the config section `field` (e.g. "tls"). */
+export function setClientCertificate(field: string): string {
+  return `set ${field}.certFile and ${field}.keyFile, or ${field}.keystoreFile`;
 }
 
 /** The TLS code of an error or of one of its causes (OpenSSL codes are on the innermost error). */

@@ -25,11 +25,11 @@ export function parseConfigText(text: string, file: string, env: EnvVars = proce
   const config = validateConfigText(text, file, env);
   return {
     ...config,
-    clusters: config.clusters.map(({ tls, ...c }, i) => ({
-      ...c,
-      ...(tls === undefined ? {} : { tls: typeof tls === "boolean" ? tls : resolveTlsMaterial(tls, `clusters[${i}].tls`, file) }),
-    })),
-    connect: config.connect.map(({ tls, ...c }, i) => ({ ...c, ...(tls === undefined ? {} : { tls: resolveTlsMaterial(tls, `connect[${i}].tls`, file) }) })),
+    clusters: config.clusters.map(({ tls, ...c }, i) => {
+      if (tls === undefined) return c;
+      return { ...c, tls: typeof tls === "boolean" ? tls : resolveTlsMaterial(tls, `clusters[${i}].tls`, file) };
+    }),
+    connect: config.connect.map(({ tls, ...c }, i) => (tls === undefined ? c : { ...c, tls: resolveTlsMaterial(tls, `connect[${i}].tls`, file) })),
   };
 }
 

@@ -42,7 +42,9 @@ const internalTopicsSchema = z.object({
 /** An HTTP header name (RFC 9110 token). */
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers Gapwatch sets itself: a configured value would be overwritten or break the request. */
-const reservedHeaders = new Set(["authorization", "accept", "content-type", "content-length", "host", "connection", "transfer-encoding"]);
+const reservedHeaders = new Set([
+  "authorization", "accept", "content-type", "content-length", "host", "connection", "transfer-encoding",
+]);
 
 export const connectSchema = z.object({
   name: z.string().min(1),
@@ -71,7 +73,10 @@ export const connectSchema = z.object({
   if (connect.tls !== undefined && url !== null && url.protocol !== "https:") issue(["tls"], "tls needs an https:// url");
   for (const name of Object.keys(connect.headers ?? {})) {
     if (!headerName.test(name)) issue(["headers", name], "must be an HTTP header name (letters, digits and -, no spaces)");
-    else if (reservedHeaders.has(name.toLowerCase())) issue(["headers", name], `Gapwatch sets ${name} itself${name.toLowerCase() === "authorization" ? "; use auth or bearerToken" : ""}`);
+    else if (reservedHeaders.has(name.toLowerCase())) {
+      const instead = name.toLowerCase() === "authorization" ? "; use auth or bearerToken" : "";
+      issue(["headers", name], `Gapwatch sets ${name} itself${instead}`);
+    }
   }
 }).transform(moveUrlUserInfoToAuth);
 

@@ -25,7 +25,7 @@ export const tlsObjectSchema = z.object({
   keystoreFile: z.string().min(1).optional(),
   keystorePassword: z.string().optional(),
   rejectUnauthorized: z.boolean().default(true),
-  /** Default true: the server's certificate must name the host connected to (Kafka's ssl.endpoint.identification.algorithm=https). */
+  /** Default true: the server's certificate must name the host (Kafka's ssl.endpoint.identification.algorithm=https). */
   verifyHostname: z.boolean().optional(),
 }).strict().superRefine((tls, ctx) => {
   const issue = (key: string, message: string) => ctx.addIssue({ code: "custom", path: [key], message });
@@ -69,7 +69,8 @@ export function resolveTlsMaterial(tls: TlsSettings, where: string, file: string
       throw new ConfigError(`${file}: ${where}.${key}: cannot read the ${what} ${resolved} (${code}); ${give}`, { cause: err });
     }
   };
-  // Inline values without a PEM header have always been read as paths: a path passed on as "PEM" fails every connection obscurely.
+  // Inline values without a PEM header have always been read as paths: a path passed on as "PEM" fails every
+  // connection obscurely.
   const pem = (inline: "ca" | "cert" | "key", fileKey: "caFile" | "certFile" | "keyFile"): string | undefined => {
     if (tls[fileKey] !== undefined) return read(fileKey, tls[fileKey], "utf8");
     const value = tls[inline];
@@ -116,7 +117,9 @@ function checkMaterial(material: TlsMaterial, tls: TlsSettings, where: string, f
   }
   try {
     createSecureContext({
-      ...(material.pfx !== undefined ? { pfx: Buffer.from(material.pfx, "base64") } : { cert: material.cert, key: material.key }),
+      ...(material.pfx !== undefined
+        ? { pfx: Buffer.from(material.pfx, "base64") }
+        : { cert: material.cert, key: material.key }),
       ...(material.passphrase !== undefined ? { passphrase: material.passphrase } : {}),
     });
   } catch (err) {

@@ -41,7 +41,8 @@ export async function requestConnect<T>(endpoint: ConnectEndpoint, method: strin
   }
   const { status, text } = response;
   if (status < 200 || status > 299) {
-    throw new ConnectApiError(shown, status, `Kafka Connect ${method} ${shown} answered ${status}: ${summarizeBody(text)}${authHint(status, endpoint, text)}`);
+    const hint = explainStatus(status, endpoint, text);
+    throw new ConnectApiError(shown, status, `Kafka Connect ${method} ${shown} answered ${status}: ${summarizeBody(text)}${hint}`);
   }
   if (text.length === 0) return undefined as T;
   try {
@@ -58,7 +59,7 @@ export function toConnectEndpoint(c: ConnectEndpoint): ConnectEndpoint {
   return { url: c.url, auth: c.auth, bearerToken: c.bearerToken, headers: c.headers, tls: c.tls, timeoutMs: c.timeoutMs };
 }
 
-/** The request's headers: configured extras first, so accept, content type and authorization cannot be overridden by them. */
+/** The request's headers: configured extras first, so that they cannot replace accept, content type or authorization. */
 export function requestHeaders(endpoint: ConnectEndpoint, hasBody: boolean): Record<string, string> {
   const headers: Record<string, string> = { ...endpoint.headers, accept: "application/json" };
   if (hasBody) headers["content-type"] = "application/json";
@@ -71,7 +72,9 @@ export function requestHeaders(endpoint: ConnectEndpoint, hasBody: boolean): Rec
 }
 
 function describeTransportError(err: HttpTransportError, endpoint: ConnectEndpoint): string {
-  if (err.code === "HPE_INVALID_CONSTANT") return `the answer is not HTTP: is this an HTTPS port given an http:// url? (${err.message})`;
+  if (err.code === "HPE_INVALID_CONSTANT") {
+    return `the answer is not HTTP: is this an HTTPS port given an http:// url? (${err.message})`;
+  }
   const hint = explainTlsFailure(err.code, "tls", hasClientCertificate(endpoint.tls));
   // OpenSSL's own message holds its source file and line: the code says it all.
   return hint ? `${hint} (${err.code})` : err.message;
@@ -81,8 +84,10 @@ function describeTransportError(err: HttpTransportError, endpoint: ConnectEndpoi
  * 401/403 from Connect or a proxy in front of it: say which credential it was given (never its value). 400 "Invalid
  * SNI": Connect's Jetty refuses a request whose host its certificate does not list, whatever tls.verifyHostname says.
  */
-function authHint(status: number, endpoint: ConnectEndpoint, text: string): string {
-  if (status === 400 && text.includes("Invalid SNI")) return " (Connect's HTTPS listener refuses a host name its certificate does not list: use a name it lists in the url)";
+function explainStatus(status: number, endpoint: ConnectEndpoint, text: string): string {
+  if (status === 400 && text.includes("Invalid SNI")) {
+    return " (Connect's HTTPS listener refuses a host name its certificate does not list: use a name it lists in the url)";
+  }
   if (status !== 401 && status !== 403) return "";
   const given = endpoint.auth ? "basic auth" : endpoint.bearerToken ? "a bearer token" : "no credentials";
   return ` (Gapwatch sent ${given}; check auth or bearerToken of this connect entry)`;

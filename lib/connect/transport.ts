@@ -43,7 +43,8 @@ function agentFor(tls: TlsMaterial | undefined): https.Agent | undefined {
 export function sendHttp(exchange: HttpExchange): Promise<{ status: number; text: string }> {
   const url = new URL(exchange.url);
   const secure = url.protocol === "https:";
-  const headers = { ...exchange.headers, ...(exchange.body === undefined ? {} : { "content-length": String(Buffer.byteLength(exchange.body)) }) };
+  const length = exchange.body === undefined ? {} : { "content-length": String(Buffer.byteLength(exchange.body)) };
+  const headers = { ...exchange.headers, ...length };
   return new Promise((resolve, reject) => {
     const options = { method: exchange.method, headers, signal: AbortSignal.timeout(exchange.timeoutMs) };
     const onResponse = (res: http.IncomingMessage) => {

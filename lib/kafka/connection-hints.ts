@@ -1,5 +1,7 @@
-import { explainTlsFailure, findTlsCode } from "@/lib/tls";
+import { explainTlsFailure, findTlsCode, setClientCertificate } from "@/lib/tls";
 import type { ResolvedConnection } from "./options";
+
+const closedAfterHandshake = "the broker closed the connection after the TLS handshake";
 
 /** platformatic's error code for a refused SASL handshake (SaslAuthenticate answered with an error). */
 const authenticationFailed = "PLT_KFK_AUTHENTICATION";
@@ -16,14 +18,17 @@ export function explainConnectionFailure(conn: ResolvedConnection, err: unknown)
   if (tlsHint !== null) return tlsHint;
   if (hasCode(err, authenticationFailed)) {
     const mechanism = conn.sasl?.mechanism ?? "SASL";
-    return `the broker refused the ${mechanism} credentials: check sasl.username and sasl.password (and that the user exists for ${mechanism})`;
+    return `the broker refused the ${mechanism} credentials: check sasl.username and sasl.password ` +
+      `(and that the user exists for ${mechanism})`;
   }
-  if (hasMessage(err, /before secure TLS connection was established/)) return "the port does not speak TLS (a PLAINTEXT or SASL_PLAINTEXT listener?): remove tls or use the TLS listener's port";
+  if (hasMessage(err, /before secure TLS connection was established/)) {
+    return "the port does not speak TLS (a PLAINTEXT or SASL_PLAINTEXT listener?): remove tls or use the TLS listener's port";
+  }
   // Without TLS a closed connection is most often a broker going away: no guess then.
   if (conn.tls === undefined || !hasMessage(err, /^Connection closed$/)) return null;
   return sentCertificate
-    ? "the broker closed the connection after the TLS handshake: it may have refused the client certificate (not signed by a CA it trusts)"
-    : "the broker closed the connection after the TLS handshake: a listener requiring a client certificate (mutual TLS) does that; set tls.certFile and tls.keyFile, or tls.keystoreFile";
+    ? `${closedAfterHandshake}: it may have refused the client certificate (not signed by a CA it trusts)`
+    : `${closedAfterHandshake}: a listener requiring a client certificate (mutual TLS) does that; ${setClientCertificate("tls")}`;
 }
 
 function hasCode(err: unknown, code: string): boolean {

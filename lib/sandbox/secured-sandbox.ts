@@ -28,7 +28,8 @@ export async function prepareSecuredSetup(sandboxDir: string): Promise<SecuredSe
 
 /** startCluster options of one single-broker cluster of a secured sandbox: its two listeners and the SCRAM user. */
 export async function securedClusterOptions(setup: SecuredSetup): Promise<Pick<StartClusterOptions, "extraListeners" | "formatArguments">> {
-  return { extraListeners: await createSecuredListeners(setup.certificates), formatArguments: scramFormatArguments(setup.scram) };
+  const extraListeners = await createSecuredListeners(setup.certificates);
+  return { extraListeners, formatArguments: scramFormatArguments(setup.scram) };
 }
 
 /**
@@ -46,7 +47,10 @@ export async function securedConnectOptions(
 
 /** What state.json records of a secured sandbox once its clusters and Connect run. */
 export function securedSandboxOf(setup: SecuredSetup, clusters: Map<string, SandboxCluster>): SecuredSandbox {
-  const listenersOf = (c: SandboxCluster) => ({ scramSsl: c.listenerBootstraps[scramListenerName]!, mtls: c.listenerBootstraps[mtlsListenerName]! });
+  const listenersOf = (c: SandboxCluster) => ({
+    scramSsl: c.listenerBootstraps[scramListenerName]!,
+    mtls: c.listenerBootstraps[mtlsListenerName]!,
+  });
   return {
     certificates: setup.certificates,
     scram: setup.scram,

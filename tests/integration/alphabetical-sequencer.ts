@@ -37,7 +37,7 @@ const measuredSeconds: Record<string, number> = {
   "scale-out/roles": 17,
   "scale-out/shard-membership": 21,
   "security/init-java-stores": 5,
-  "security/tls-transport": 80,
+  "security/tls-transport": 40,
   "translation/translation": 101,
   "worker-restarts/crash-and-offsets": 92,
 };
