@@ -1,23 +1,20 @@
 import { stringify } from "yaml";
 import { ConfigError } from "@/lib/errors";
+import { type ClusterSecurity, type EnvVarNeed, readMm2ClusterSecurity } from "./mm2-security";
 
 /** A gapwatch.config.yaml written from MM2's own properties, and what the operator must still do. */
 export interface Mm2ConfigImport {
   yaml: string;
   /** Environment variables the config refers to (secrets are never copied). */
-  envVars: { name: string; why: string }[];
+  envVars: EnvVarNeed[];
   /** What could not be carried over and how to finish it. */
   notes: string[];
 }
 
-interface ClusterEntry {
+interface ClusterEntry extends ClusterSecurity {
   alias: string;
   bootstrap: string;
-  tls?: true | { ca: string };
-  sasl?: { mechanism: string; username: string; password: string };
 }
-
-const saslMechanisms = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"];
 
 /**
  * Builds Gapwatch's config from a dedicated-mode MM2 properties file (connect-mirror-maker.sh's
@@ -52,39 +49,12 @@ export function buildConfigFromMm2Properties(props: ReadonlyMap<string, string>,
   return { yaml: header + stringify(config), envVars, notes };
 }
 
-function buildCluster(alias: string, props: ReadonlyMap<string, string>, sourceName: string, envVars: Mm2ConfigImport["envVars"], notes: string[]): ClusterEntry {
+function buildCluster(alias: string, props: ReadonlyMap<string, string>, sourceName: string, envVars: EnvVarNeed[], notes: string[]): ClusterEntry {
   const setting = (key: string): string | undefined => props.get(`${alias}.${key}`) ?? props.get(key);
   const bootstrap = props.get(`${alias}.bootstrap.servers`);
   if (bootstrap === undefined || bootstrap.trim() === "") throw new ConfigError(`${sourceName}: ${alias}.bootstrap.servers is missing; every alias in \`clusters\` needs one`);
-  const entry: ClusterEntry = { alias, bootstrap: bootstrap.split(",").map((s) => s.trim()).filter((s) => s !== "").join(",") };
-  const protocol = (setting("security.protocol") ?? "PLAINTEXT").toUpperCase();
-  if (protocol === "SSL" || protocol === "SASL_SSL") entry.tls = readTls(alias, setting, notes);
-  if (protocol === "SASL_PLAINTEXT" || protocol === "SASL_SSL") {
-    const sasl = readSasl(alias, setting, envVars, notes);
-    if (sasl !== null) entry.sasl = sasl;
-  }
-  return entry;
-}
-
-function readTls(alias: string, setting: (key: string) => string | undefined, notes: string[]): true | { ca: string } {
-  const truststore = setting("ssl.truststore.location");
-  if (truststore === undefined) return true;
-  const pem = `${alias.toLowerCase()}-ca.pem`;
-  notes.push(`${alias}: MM2 trusts ${truststore} (a Java truststore); export its CA as PEM next to the config: keytool -exportcert -rfc -keystore ${truststore} -alias <ca alias> -file ${pem}`);
-  return { ca: pem };
-}
-
-function readSasl(alias: string, setting: (key: string) => string | undefined, envVars: Mm2ConfigImport["envVars"], notes: string[]): ClusterEntry["sasl"] | null {
-  const mechanism = (setting("sasl.mechanism") ?? "GSSAPI").toUpperCase();
-  if (!saslMechanisms.includes(mechanism)) {
-    notes.push(`${alias}: SASL mechanism ${mechanism} is not supported by Gapwatch (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512); give it a SCRAM user`);
-    return null;
-  }
-  const username = /username\s*=\s*"([^"]*)"/.exec(setting("sasl.jaas.config") ?? "")?.[1];
-  const passwordVar = `GAPWATCH_${alias.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_SASL_PASSWORD`;
-  envVars.push({ name: passwordVar, why: `the SASL password of ${username ?? "the user"} on ${alias} (never copied from the properties)` });
-  if (username === undefined) notes.push(`${alias}: no username in sasl.jaas.config; fill in clusters[${alias}].sasl.username`);
-  return { mechanism, username: username ?? "CHANGE-ME", password: `\${${passwordVar}}` };
+  const servers = bootstrap.split(",").map((s) => s.trim()).filter((s) => s !== "").join(",");
+  return { alias, bootstrap: servers, ...readMm2ClusterSecurity(alias, setting, sourceName, { envVars, notes }) };
 }
 
 /** `A->B.enabled = true` lines, in file order. */
@@ -98,8 +68,8 @@ function listEnabledFlows(props: ReadonlyMap<string, string>, aliases: string[])
   return flows;
 }
 
-/** MM2's IdentityReplicationPolicy or a custom separator, which Gapwatch cannot see in dedicated mode. */
-function readPolicyOverride(props: ReadonlyMap<string, string>): { kind: "default" | "identity"; separator?: string } | null {
+/** MM2's IdentityReplicationPolicy or a custom separator (replication.policy.class / .separator), which Gapwatch cannot see in dedicated mode. */
+export function readPolicyOverride(props: ReadonlyMap<string, string>): { kind: "default" | "identity"; separator?: string } | null {
   const policyClass = props.get("replication.policy.class");
   const separator = props.get("replication.policy.separator");
   const identity = policyClass !== undefined && policyClass.endsWith("IdentityReplicationPolicy");

@@ -15,7 +15,6 @@ const bootstrapSchema = z
   .transform((v) => (Array.isArray(v) ? v : v.split(",")).map((s) => s.trim()).filter((s) => s.length > 0))
   .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, "each bootstrap server must be host:port")).min(1, "give at least one bootstrap server"));
 
-
 export const clusterSchema = z.object({
   /** The alias MM2 uses for this cluster (source.cluster.alias / target.cluster.alias). */
   alias: z.string().regex(/^[A-Za-z0-9_.-]+$/, "alias may hold letters, digits, '.', '_' and '-' only"),

@@ -36,6 +36,7 @@ const measuredSeconds: Record<string, number> = {
   "scale-out/handover": 61,
   "scale-out/roles": 17,
   "scale-out/shard-membership": 21,
+  "security/init-java-stores": 5,
   "security/tls-transport": 40,
   "translation/translation": 101,
   "worker-restarts/crash-and-offsets": 92,
