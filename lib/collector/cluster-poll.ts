@@ -11,7 +11,8 @@ import {
 } from "@/lib/kafka";
 import { readEligibleLeaderReplicas } from "./eligible-leaders";
 import { readPreviousEpochEnds } from "./previous-epoch-end";
-import type { ClusterSnapshot, ConsumerGroupState, TopicConfigs, TopicState } from "./types";
+import { findAuthorizationError } from "./denied-reads";
+import type { ClusterSnapshot, ConsumerGroupState, DeniedRead, TopicConfigs, TopicState } from "./types";
 
 export interface ClusterPollOptions {
   /** Re-read topic configs and the broker default this cycle (they change rarely). */
@@ -55,9 +56,20 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
         return new Map<string, TopicConfigValues | { error: string }>();
       })
     : new Map<string, TopicConfigValues | { error: string }>();
+  const denied: DeniedRead[] = [];
+  const deny = (api: string, resourceType: DeniedRead["resourceType"], resource: string, error: string) => {
+    const name = findAuthorizationError(error);
+    if (name !== null) denied.push({ api, resourceType, resource, error: name });
+  };
   const uncleanDefault = opts.refreshConfigs || previous?.uncleanLeaderElectionDefault == null
-    ? await reader.readBrokerUncleanElection().catch(() => previous?.uncleanLeaderElectionDefault ?? null)
+    ? await reader.readBrokerUncleanElection().catch((err: unknown) => {
+        deny("DescribeConfigs", "cluster", "kafka-cluster", describeError(err));
+        return previous?.uncleanLeaderElectionDefault ?? null;
+      })
     : previous.uncleanLeaderElectionDefault;
+  for (const [name, raw] of configs) if (isItemError(raw)) deny("DescribeConfigs", "topic", name, raw.error);
+  for (const [key, o] of offsets) if (isItemError(o)) deny("ListOffsets", "topic", key.slice(0, key.lastIndexOf("/")), o.error);
+  for (const g of groups) if (g.error !== null) deny("OffsetFetch", "group", g.groupId, g.error);
 
   const readTopics: TopicState[] = metadata.topics.map((t) => {
     const raw = configs.get(t.name);
@@ -101,7 +113,13 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
     topics,
     groups,
     uncleanLeaderElectionDefault: uncleanDefault,
+    ...(denied.length === 0 ? {} : { denied: dedupeDenied(denied) }),
   };
+}
+
+/** One entry per api and resource (ListOffsets fails per partition). */
+function dedupeDenied(denied: readonly DeniedRead[]): DeniedRead[] {
+  return [...new Map(denied.map((d) => [`${d.api}|${d.resourceType}|${d.resource}`, d])).values()];
 }
 
 /**
