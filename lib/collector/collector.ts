@@ -6,6 +6,7 @@ import { describeError, pollCluster } from "./cluster-poll";
 import { pollConnect } from "./connect-poll";
 import { buildFlow } from "./flow-builder";
 import { readDedicatedConfigs } from "./dedicated-configs";
+import { probeHiddenTopics } from "./hidden-topics";
 import { discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readings";
 import type { CollectorPersistence } from "./persistence";
@@ -149,11 +150,13 @@ export class Collector {
       Promise.all(this.config.connect.map((c) => pollConnect(c, previous?.connect.find((p) => p.name === c.name) ?? null, started))),
     ]);
     const flows = await this.readFlows(clusters, connect, started, previous);
+    // Topics the flows need that Metadata did not list: absent, or hidden by a missing Describe ACL (a blind spot).
+    const probed = await probeHiddenTopics(clusters, flows, this.readers);
     const snapshot: Snapshot = Object.freeze({
       cycle,
       takenAt: started,
       durationMs: Date.now() - started,
-      clusters,
+      clusters: probed,
       connect,
       flows,
       malformedRecords: { ...this.tailState.malformed },
