@@ -10,7 +10,13 @@ function shellWord(word: string): string {
 function resourceArgs(rule: AclRule): string[] {
   if (rule.resourceType === "cluster") return ["--cluster"];
   const pattern = rule.patternType === "prefixed" ? ["--resource-pattern-type", "prefixed"] : [];
-  return [`--${rule.resourceType}`, shellWord(rule.resourceName), ...pattern];
+  return [`--${rule.resourceType}`, rule.resourceName, ...pattern];
+}
+
+/** The arguments of Kafka's AclCommand (`kafka-acls.sh`) that add or remove (`--force`: without asking) one rule. */
+export function listAclCommandArgs(rule: AclRule, principal: string, bootstrap: readonly string[], action: "add" | "remove" = "add"): string[] {
+  const verb = action === "add" ? ["--add"] : ["--remove", "--force"];
+  return ["--bootstrap-server", bootstrap.join(","), ...verb, "--allow-principal", principal, "--operation", rule.operation, ...resourceArgs(rule)];
 }
 
 /**
@@ -18,8 +24,7 @@ function resourceArgs(rule: AclRule): string[] {
  * granted or revoked on its own. `--command-config` is left to the operator: it holds an admin's credentials.
  */
 export function renderAclCommand(rule: AclRule, principal: string, bootstrap: readonly string[], action: "add" | "remove" = "add"): string {
-  const verb = action === "add" ? ["--add"] : ["--remove", "--force"];
-  return ["kafka-acls.sh", "--bootstrap-server", bootstrap.join(","), ...verb, "--allow-principal", shellWord(principal), "--operation", rule.operation, ...resourceArgs(rule)].join(" ");
+  return ["kafka-acls.sh", ...listAclCommandArgs(rule, principal, bootstrap, action).map(shellWord)].join(" ");
 }
 
 /** Every cluster's `kafka-acls` commands, each cluster under a comment naming it. */
