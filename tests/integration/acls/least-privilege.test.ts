@@ -9,13 +9,20 @@ import type { BlindSpot } from "@/lib/acls/blind-spots";
 import { listAclCommandArgs, renderAclCommand } from "@/lib/acls/render-acls";
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { Snapshot } from "@/lib/collector/types";
-import { deleteConnector } from "@/lib/connect";
+import { deleteConnector, putConnectorConfig } from "@/lib/connect";
 import { getRuntime } from "@/lib/pipeline/runtime";
 import { type AuthorizedCluster, startAuthorizedCluster } from "@/lib/sandbox/authorizer";
 import { classpathOf } from "@/lib/sandbox/jars";
 import { runKafkaTool } from "@/lib/sandbox/kafka-cli";
 import { writeLogConfig } from "@/lib/sandbox/log-config";
-import { connectorNames, createFlowConnectors, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
+import {
+  checkpointConnectorConfig,
+  connectorNames,
+  heartbeatConnectorConfig,
+  sourceConnectorConfig,
+  upstreamHeartbeatConnectorConfig,
+  waitForConnectorsRunning,
+} from "@/lib/sandbox/mm2-connectors";
 import { sandboxDir } from "@/lib/sandbox/paths";
 import { sleep, stopProcess } from "@/lib/sandbox/processes";
 import { runFailTask, runPurge, runRecover, runResume } from "@/lib/sandbox/scenarios";
@@ -53,7 +60,7 @@ function say(what: string): void {
 }
 
 const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 120_000) =>
-  cycleUntilSeen(runtime.collector, check, what, { timeoutMs, describe: (s) => JSON.stringify(s.clusters.filter((c) => clusters.has(c.alias)).map((c) => [c.alias, c.error, c.denied])) });
+  cycleUntilSeen(runtime.collector, check, what, { timeoutMs, describe: () => describeLocked() });
 
 const firing = (type: string): AlertRecord[] => runtime.alerts.list({ state: "firing", type }).filter((a) => a.flow === flowId);
 const flowOf = (s: Snapshot) => s.flows.find((f) => f.id === flowId);
@@ -82,9 +89,19 @@ async function cycleUntilHealth(check: (spots: BlindSpot[]) => boolean, what: st
     const { body } = await callRoute(getHealth, "/api/health", {});
     const spots = (body.blindSpots as BlindSpot[]).filter((b) => clusters.has(b.cluster));
     if (check(spots)) return { status: String(body.status), spots };
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(spots)}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(spots)}; ${describeLocked()}`);
     await sleep(1000);
   }
+}
+
+/** What the newest snapshot says of the locked clusters and the flow, for a timeout's message. */
+function describeLocked(): string {
+  const snapshot = runtime.pipeline.latest()?.snapshot;
+  if (!snapshot) return "no snapshot";
+  const locked = snapshot.clusters.filter((c) => clusters.has(c.alias)).map((c) => ({ alias: c.alias, reachable: c.reachable, error: c.error, topics: c.topics.map((t) => t.name), denied: c.denied }));
+  const flow = flowOf(snapshot);
+  const parts = flow?.partitions.map((p) => `${p.topic}/${p.partition} pos=${p.mm2Position} end=${p.sourceLogEnd} target=${p.targetLogEnd} lag=${p.lag}`);
+  return JSON.stringify({ locked, flow: flow ? { offsetSyncs: flow.offsetSyncs, errors: flow.errors, parts } : null });
 }
 
 async function readMetricLines(): Promise<string[]> {
@@ -133,7 +150,13 @@ beforeAll(async () => {
   await admin.disconnect();
 
   const flow = { source: { alias: source, bootstrap: pair[0]!.bootstrap }, target: { alias: target, bootstrap: pair[1]!.bootstrap } };
-  await createFlowConnectors(endpoint(), flow);
+  // The shared worker's producer writes to west, its own cluster: MM2's records, checkpoints and heartbeats must go
+  // to acltgt instead (as upstreamHeartbeatConnectorConfig does for its direction).
+  const toTarget = { "producer.override.bootstrap.servers": pair[1]!.bootstrap };
+  await putConnectorConfig(endpoint(), names.source, sourceConnectorConfig(flow, toTarget));
+  await putConnectorConfig(endpoint(), names.checkpoint, { ...checkpointConnectorConfig(flow), ...toTarget });
+  await putConnectorConfig(endpoint(), names.heartbeat, { ...heartbeatConnectorConfig(flow), ...toTarget });
+  await putConnectorConfig(endpoint(), names.upstreamHeartbeat, upstreamHeartbeatConnectorConfig(flow));
   await waitForConnectorsRunning(endpoint(), [names.source, names.checkpoint, names.heartbeat], 120_000, [names.checkpoint]);
   say("MM2 aclsrc -> acltgt running");
   writeConfig();
@@ -157,7 +180,7 @@ describe("Gapwatch with only the generated ACLs (StandardAuthorizer, SASL PLAIN)
   it("holds exactly the generated ACLs, as Kafka lists them", async () => {
     for (const c of clusters.values()) {
       const listed = await listAcls(c);
-      expect(listed.map((l) => /operation=(\w+)/.exec(l)![1]).sort()).toEqual(["Describe", "Describe", "Describe", "DescribeConfigs", "DescribeConfigs", "Read"]);
+      expect(listed.map((l) => /operation=(\w+)/.exec(l)![1]).sort()).toEqual(["DESCRIBE", "DESCRIBE", "DESCRIBE", "DESCRIBE_CONFIGS", "DESCRIBE_CONFIGS", "READ"]);
       expect(listed.every((l) => l.includes(`principal=${principal}`) && l.includes("permissionType=ALLOW"))).toBe(true);
     }
   });
@@ -170,7 +193,7 @@ describe("Gapwatch with only the generated ACLs (StandardAuthorizer, SASL PLAIN)
         return parts.length === 2 && parts.every((p) => p.mm2Position === 40n && p.targetLogEnd === 40n && p.lag === 0n) && (translated?.partitions.every((p) => p.checkpoint !== null) ?? false);
       },
       "orders copied, positions known and billing checkpointed",
-      180_000,
+      150_000,
     );
     const src = snapshot.clusters.find((c) => c.alias === source)!;
     expect(src.error).toBeNull();
@@ -189,7 +212,7 @@ describe("Gapwatch with only the generated ACLs (StandardAuthorizer, SASL PLAIN)
     const health = await cycleUntilHealth(() => true, "health");
     expect(health.spots).toEqual([]);
     expect(await readMetricLines()).toEqual([]);
-  });
+  }, 240_000);
 
   it("DATA_LOSS with the exact lost range, read through the generated ACLs", async () => {
     const report = await runPurge(aclState, { source, target, topic, partition: 0, records: 50, resume: false });
@@ -204,17 +227,6 @@ describe("Gapwatch with only the generated ACLs (StandardAuthorizer, SASL PLAIN)
     }
   });
 
-  it("TASK_FAILED with the root cause, from Connect", async () => {
-    const failed = await runFailTask(aclState, { source, target });
-    try {
-      await runtime.collector.runCycle();
-      const alerts = firing("TASK_FAILED").filter((a) => a.evidence.connector === failed.connector);
-      expect(alerts).toHaveLength(1);
-      expect(alerts[0]!.evidence.rootCause).toBe(failed.rootCause);
-    } finally {
-      await runRecover(aclState, { source, target });
-    }
-  });
 });
 
 /** Each generated ACL, removed alone: the blind spot it causes (null: none while the others stand), and where. */
@@ -262,4 +274,19 @@ describe("each generated ACL removed in turn is a named blind spot", () => {
       expect(after.spots).toEqual([]);
     });
   }
+});
+
+describe("Connect through the same setup", () => {
+  // Last: runRecover restores the sandbox's connector config, which lacks this flow's producer override.
+  it("TASK_FAILED with the root cause, from Connect", async () => {
+    const failed = await runFailTask(aclState, { source, target });
+    try {
+      await runtime.collector.runCycle();
+      const alerts = firing("TASK_FAILED").filter((a) => a.evidence.connector === failed.connector);
+      expect(alerts).toHaveLength(1);
+      expect(alerts[0]!.evidence.rootCause).toBe(failed.rootCause);
+    } finally {
+      await runRecover(aclState, { source, target });
+    }
+  });
 });
