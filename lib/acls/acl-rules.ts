@@ -65,16 +65,6 @@ const everyClusterRules: readonly AclRule[] = [
     blindWithout: "the unclean-election posture risk of topics without their own override",
   },
   {
-    kind: "topic-metadata",
-    resourceType: "topic",
-    resourceName: "*",
-    patternType: "literal",
-    operation: "Describe",
-    apis: ["Metadata", "ListOffsets", "OffsetForLeaderEpoch", "DescribeTopicPartitions", "OffsetFetch (partitions)"],
-    why: "topics, partitions, leaders, log start and end offsets, leader-epoch ends",
-    blindWithout: "positions, lag, DATA_LOSS, TOPIC_RESET and UNCLEAN_TRUNCATION for the topics (Kafka hides them from Metadata)",
-  },
-  {
     kind: "topic-configs",
     resourceType: "topic",
     resourceName: "*",
@@ -90,9 +80,11 @@ const everyClusterRules: readonly AclRule[] = [
     resourceName: "*",
     patternType: "literal",
     operation: "Read",
-    apis: ["Fetch (group-less)"],
-    why: "MM2's offset syncs, checkpoints, heartbeats and internal status/config/offsets topics; source tails",
-    blindWithout: "offset-sync positions and the exact DATA_LOSS range, checkpoints and failover re-reads, heartbeats, lag age",
+    apis: ["Metadata", "ListOffsets", "OffsetForLeaderEpoch", "DescribeTopicPartitions", "OffsetFetch (partitions)", "Fetch (group-less)"],
+    // Kafka's authorizers imply Describe from Read (AclEntry.supportedOperations; StandardAuthorizer's implied ops):
+    // a separate Describe on topics would grant nothing more.
+    why: "topics, partitions, log offsets and leader epochs (Read implies Describe); MM2's offset syncs, checkpoints, heartbeats and internal topics, source tails",
+    blindWithout: "topics vanish from Metadata (positions, lag, DATA_LOSS, TOPIC_RESET, UNCLEAN_TRUNCATION) and MM2's internal topics go unread",
   },
   {
     kind: "group-offsets",
@@ -140,9 +132,24 @@ export function planAcls(config: Pick<GapwatchConfig, "clusters" | "scaleOut">):
   });
 }
 
-/** The every-cluster rule whose absence causes blind spot `kind` (throws for `scale-out`, which is per cluster). */
+/** What each blind spot hides (the rules' own `blindWithout`, and topics hidden from Metadata). */
+const hiddenByKind: Partial<Record<BlindSpotKind, string>> = {
+  "topic-metadata": "positions, lag, DATA_LOSS, TOPIC_RESET and UNCLEAN_TRUNCATION for the topics (Kafka hides them from Metadata)",
+  "topic-records": "offset-sync positions and the exact DATA_LOSS range, checkpoints and failover re-reads, heartbeats, lag age",
+};
+
+/** What blind spot `kind` hides, for the operator. */
+export function describeHidden(kind: BlindSpotKind): string {
+  return hiddenByKind[kind] ?? findRule(kind).blindWithout;
+}
+
+/**
+ * The every-cluster rule that fixes blind spot `kind` (throws for `scale-out`, which is per cluster). A topic hidden
+ * from Metadata lacks Describe, which Gapwatch gets through Read on topics (Read implies Describe).
+ */
 export function findRule(kind: BlindSpotKind): AclRule {
-  const rule = everyClusterRules.find((r) => r.kind === kind);
+  const ruleKind = kind === "topic-metadata" ? "topic-records" : kind;
+  const rule = everyClusterRules.find((r) => r.kind === ruleKind);
   if (rule === undefined) throw new Error(`no ACL rule for ${kind}`);
   return rule;
 }

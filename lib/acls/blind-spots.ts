@@ -5,7 +5,7 @@
  */
 import type { DeniedRead, Snapshot } from "@/lib/collector/types";
 import { findAuthorizationError } from "@/lib/collector/denied-reads";
-import { type AclRule, type BlindSpotKind, findRule } from "./acl-rules";
+import { type AclRule, type BlindSpotKind, describeHidden, findRule } from "./acl-rules";
 import { renderAclCommand } from "./render-acls";
 
 /** One blind spot of one cluster. */
@@ -79,7 +79,7 @@ export function deriveBlindSpots(snapshot: Snapshot, principals: Readonly<Record
         error: [...new Set(reads.map((r) => r.error))].sort().join(", "),
         resourceType: rule.resourceType,
         resources: [...new Set(reads.map((r) => r.resource))].sort(),
-        hides: rule.blindWithout,
+        hides: describeHidden(kind),
         acl: describeAcl(rule),
         fix: renderAclCommand(rule, principal, cluster.bootstrap),
       });

@@ -43,12 +43,13 @@ describe("deriveBlindSpots", () => {
     expect(spots[0]!.hides).toContain("exact DATA_LOSS range");
   });
 
-  it("names topics hidden from Metadata (no Describe) as topic-metadata, and counts resources for the metric", () => {
+  it("names topics hidden from Metadata (no Describe) as topic-metadata, fixed by Read (which implies Describe), and counts them", () => {
     const west = makeCluster("west", { denied: [{ api: "Metadata", resourceType: "topic", resource: "east.checkpoints.internal", error: "TOPIC_AUTHORIZATION_FAILED" }] });
     const spots = deriveBlindSpots(makeSnapshot({ clusters: [makeCluster("east"), west] }));
-    expect(spots.map((s) => [s.kind, s.acl])).toEqual([["topic-metadata", "Describe on topic * (literal)"]]);
+    expect(spots.map((s) => [s.kind, s.acl])).toEqual([["topic-metadata", "Read on topic * (literal)"]]);
     // Without a known principal the command says so instead of guessing one.
-    expect(spots[0]!.fix).toContain("--allow-principal 'User:<gapwatch principal>'");
+    expect(spots[0]!.fix).toContain("--allow-principal 'User:<gapwatch principal>' --operation Read --topic '*'");
+    expect(spots[0]!.hides).toContain("hides them from Metadata");
     expect(countBlindSpots(spots)).toEqual([{ cluster: "west", kind: "topic-metadata", resources: 1 }]);
   });
 });
