@@ -68,6 +68,12 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
       })
     : previous.uncleanLeaderElectionDefault;
   for (const [name, raw] of configs) if (isItemError(raw)) deny("DescribeConfigs", "topic", name, raw.error);
+  // Between config refreshes a topic whose configs were denied keeps its older configs and is not asked again: its
+  // denial stands until a refresh reads it (the blind spot must not come and go with the refresh cycle).
+  const listed = new Set(metadata.topics.map((t) => t.name));
+  for (const d of previous?.denied ?? []) {
+    if (d.api === "DescribeConfigs" && d.resourceType === "topic" && listed.has(d.resource) && !configs.has(d.resource)) denied.push(d);
+  }
   for (const [key, o] of offsets) if (isItemError(o)) deny("ListOffsets", "topic", key.slice(0, key.lastIndexOf("/")), o.error);
   for (const g of groups) if (g.error !== null) deny("OffsetFetch", "group", g.groupId, g.error);
 

@@ -56,6 +56,18 @@ describe("denied reads", () => {
     expect(snap.uncleanLeaderElectionDefault).toBeNull();
   });
 
+  it("keeps a topic's DescribeConfigs denial between config refreshes, until a refresh reads the topic", async () => {
+    const config = { alias: "east", bootstrap: ["east:9092"] };
+    const first = await pollCluster(makeDenyingReader(), config, null, { refreshConfigs: true, now: T0 });
+    const granted = { ...makeDenyingReader(), readTopicConfigs: (names: string[]) => Promise.resolve(new Map(names.map((n) => [n, { "cleanup.policy": "delete" }]))) };
+    // Not a refresh: the denied topics still have no configs, so they are asked again (and now read).
+    const noConfigs = { ...first, topics: first.topics.map((t) => (t.name === "orders" ? { ...t, configs: { retentionMs: null, retentionBytes: null, cleanupPolicy: "delete", uncleanLeaderElection: false, minInsyncReplicas: null } } : t)) };
+    const between = await pollCluster(granted, config, noConfigs, { refreshConfigs: false, now: T0 + 1 });
+    expect((between.denied ?? []).filter((d) => d.api === "DescribeConfigs" && d.resourceType === "topic").map((d) => d.resource)).toEqual(["orders"]);
+    const refreshed = await pollCluster(granted, config, between, { refreshConfigs: true, now: T0 + 2 });
+    expect((refreshed.denied ?? []).filter((d) => d.api === "DescribeConfigs" && d.resourceType === "topic")).toEqual([]);
+  });
+
   it("a cluster without denials carries no denied field", async () => {
     const reader = { ...makeDenyingReader(), readTopicConfigs: () => Promise.resolve(new Map()), readBrokerUncleanElection: () => Promise.resolve(false) };
     const ok = { ...reader, readLogOffsets: () => Promise.resolve(new Map()), readGroupOffsets: () => Promise.resolve(new Map([["billing", []]])) };
