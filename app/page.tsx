@@ -1,7 +1,9 @@
 import { PageHeader } from "@/components/layout/page-header";
 import { ClusterCard } from "@/components/overview/cluster-card";
 import { FlowCard } from "@/components/overview/flow-card";
+import { deriveBlindSpots } from "@/lib/acls/blind-spots";
 import { listClusterViews } from "@/lib/views/clusters";
+import { readPrincipals } from "@/lib/views/health";
 import { readFlowHealth } from "@/lib/views/flow-health";
 import { listFlowSummaries } from "@/lib/views/flows";
 import { readRequestTime } from "@/lib/views/clock";
@@ -24,6 +26,7 @@ export default function OverviewPage() {
   const snapshot = model.snapshot;
   const flows = listFlowSummaries(snapshot);
   const clusters = listClusterViews(snapshot, now);
+  const blindSpots = deriveBlindSpots(snapshot, readPrincipals());
   const readiness = new Map(listFlowReadiness(model).map((r) => [r.flow, r]));
   return (
     <>
@@ -46,7 +49,7 @@ export default function OverviewPage() {
         <h2 id="clusters-heading" className="mb-2 text-lg font-semibold">
           Clusters
         </h2>
-        <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">{clusters.map((c) => <ClusterCard key={c.alias} cluster={c} />)}</div>
+        <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">{clusters.map((c) => <ClusterCard key={c.alias} cluster={c} blindSpots={blindSpots.filter((b) => b.cluster === c.alias)} />)}</div>
       </section>
     </>
   );

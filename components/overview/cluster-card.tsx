@@ -1,15 +1,17 @@
+import { BlindSpotNotice } from "@/components/acls/blind-spot-notice";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { BreakableName } from "@/components/ui/breakable-name";
 import { Pill } from "@/components/ui/pill";
 import { NumTd, Table, Td, Th } from "@/components/ui/table";
 import { formatAge, formatCount } from "@/lib/format";
+import type { BlindSpot } from "@/lib/acls/blind-spots";
 import type { ClusterView } from "@/lib/views/clusters";
 
 /** Narrower cells on a phone, so the four columns fit the card at 390 px (long topic names wrap after `.`, `-` or `_`). */
 const cell = "max-sm:px-1.5";
 
-/** One cluster: reachability with data age, brokers, and its topics' partition counts and offsets. */
-export function ClusterCard({ cluster }: { cluster: ClusterView }) {
+/** One cluster: reachability with data age, its blind spots, brokers, and its topics' partition counts and offsets. */
+export function ClusterCard({ cluster, blindSpots = [] }: { cluster: ClusterView; blindSpots?: readonly BlindSpot[] }) {
   const topics = cluster.topics.filter((t) => !t.name.startsWith("__"));
   return (
     <Card data-testid={`cluster-${cluster.alias}`}>
@@ -33,6 +35,7 @@ export function ClusterCard({ cluster }: { cluster: ClusterView }) {
             they are read again.
           </p>
         ) : null}
+        <BlindSpotNotice spots={blindSpots} />
         <p className="mb-2 text-xs text-zinc-600 dark:text-zinc-400">
           {cluster.brokers} broker{cluster.brokers === 1 ? "" : "s"} · {topics.length} topics · {cluster.groups} consumer groups
           {cluster.underReplicated ? ` · ${cluster.underReplicated} under-replicated` : ""}

@@ -4,6 +4,7 @@
  * global one can clash with or leak into Gapwatch's /metrics.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { countBlindSpots, deriveBlindSpots } from "@/lib/acls/blind-spots";
 import type { Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import { FindingType } from "@/lib/detect/types";
@@ -51,6 +52,12 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
   const heartbeat = new Gauge({ name: "gapwatch_flow_heartbeat_latency_seconds", help: "Now minus the newest MM2 heartbeat on the target", labelNames: ["flow"], registers });
   const unknownPartitions = new Gauge({ name: "gapwatch_unknown_partitions", help: "Flow partitions whose data could not be read this cycle (not judged)", labelNames: ["flow"], registers });
   const unknownGroups = new Gauge({ name: "gapwatch_unknown_groups", help: "Consumer groups whose offsets could not be read this cycle (not judged)", labelNames: ["cluster"], registers });
+  const blindSpots = new Gauge({
+    name: "gapwatch_blind_spots",
+    help: "Topics, groups or the cluster Gapwatch was denied a read of this cycle (ACL), per cluster and blind spot kind",
+    labelNames: ["cluster", "kind"],
+    registers,
+  });
   const clusterUp = new Gauge({ name: "gapwatch_cluster_up", help: "1 when the cluster answered this cycle", labelNames: ["cluster"], registers });
   const lost = new Counter({ name: "gapwatch_lost_records_total", help: "Source records deleted before MM2 copied them (DATA_LOSS), since start", labelNames: ["flow", "topic", "partition"], registers });
   const taskState = new Gauge({ name: "gapwatch_connector_task_state", help: "1 for the current state of an MM2 connector or task, 0 for the others", labelNames: ["connect_cluster", "connector", "task", "state"], registers });
@@ -98,6 +105,8 @@ export function createMetrics(startedAt: number = Date.now()): GapwatchMetrics {
   function updateClusters(snapshot: Snapshot): void {
     clusterUp.reset();
     unknownGroups.reset();
+    blindSpots.reset();
+    for (const b of countBlindSpots(deriveBlindSpots(snapshot))) blindSpots.set({ cluster: b.cluster, kind: b.kind }, b.resources);
     for (const c of snapshot.clusters) {
       const fresh = c.reachable && !c.stale;
       clusterUp.set({ cluster: c.alias }, fresh ? 1 : 0);

@@ -12,7 +12,8 @@ import {
 import { readEligibleLeaderReplicas } from "./eligible-leaders";
 import type { LeaderMark } from "./leader-marks";
 import { readPreviousEpochEnds } from "./previous-epoch-end";
-import type { ClusterSnapshot, ConsumerGroupState, TopicConfigs, TopicState } from "./types";
+import { findAuthorizationError } from "./denied-reads";
+import type { ClusterSnapshot, ConsumerGroupState, DeniedRead, TopicConfigs, TopicState } from "./types";
 
 export interface ClusterPollOptions {
   /** Re-read topic configs and the broker default this cycle (they change rarely). */
@@ -58,9 +59,26 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
         return new Map<string, TopicConfigValues | { error: string }>();
       })
     : new Map<string, TopicConfigValues | { error: string }>();
+  const denied: DeniedRead[] = [];
+  const deny = (api: string, resourceType: DeniedRead["resourceType"], resource: string, error: string) => {
+    const name = findAuthorizationError(error);
+    if (name !== null) denied.push({ api, resourceType, resource, error: name });
+  };
   const uncleanDefault = opts.refreshConfigs || previous?.uncleanLeaderElectionDefault == null
-    ? await reader.readBrokerUncleanElection().catch(() => previous?.uncleanLeaderElectionDefault ?? null)
+    ? await reader.readBrokerUncleanElection().catch((err: unknown) => {
+        deny("DescribeConfigs", "cluster", "kafka-cluster", describeError(err));
+        return previous?.uncleanLeaderElectionDefault ?? null;
+      })
     : previous.uncleanLeaderElectionDefault;
+  for (const [name, raw] of configs) if (isItemError(raw)) deny("DescribeConfigs", "topic", name, raw.error);
+  // Between config refreshes a topic whose configs were denied keeps its older configs and is not asked again: its
+  // denial stands until a refresh reads it (the blind spot must not come and go with the refresh cycle).
+  const listed = new Set(metadata.topics.map((t) => t.name));
+  for (const d of previous?.denied ?? []) {
+    if (d.api === "DescribeConfigs" && d.resourceType === "topic" && listed.has(d.resource) && !configs.has(d.resource)) denied.push(d);
+  }
+  for (const [key, o] of offsets) if (isItemError(o)) deny("ListOffsets", "topic", key.slice(0, key.lastIndexOf("/")), o.error);
+  for (const g of groups) if (g.error !== null) deny("OffsetFetch", "group", g.groupId, g.error);
 
   const readTopics: TopicState[] = metadata.topics.map((t) => {
     const raw = configs.get(t.name);
@@ -104,7 +122,13 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
     topics,
     groups,
     uncleanLeaderElectionDefault: uncleanDefault,
+    ...(denied.length === 0 ? {} : { denied: dedupeDenied(denied) }),
   };
+}
+
+/** One entry per api and resource (ListOffsets fails per partition). */
+function dedupeDenied(denied: readonly DeniedRead[]): DeniedRead[] {
+  return [...new Map(denied.map((d) => [`${d.api}|${d.resourceType}|${d.resource}`, d])).values()];
 }
 
 /**

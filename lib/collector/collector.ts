@@ -7,6 +7,7 @@ import { pollConnectRest, selectConnectSnapshot } from "./connect-poll";
 import { type ConnectTopicsState, createConnectTopicsState, readConnectTopics } from "./connect-topics";
 import { buildFlow } from "./flow-builder";
 import { readDedicatedConfigs } from "./dedicated-configs";
+import { probeHiddenTopics } from "./hidden-topics";
 import { discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowReadContext, type FlowTailState, readFlow } from "./flow-readings";
 import { advanceLeaderMarks, type LeaderMarks, leaderMarksStoreKey, parseLeaderMarks, routineWriteMs, serializeLeaderMarks } from "./leader-marks";
@@ -173,11 +174,13 @@ export class Collector {
       }),
     );
     const flows = await this.readFlows(clusters, connect, started, previous, topicPositions);
+    // Topics the flows need that Metadata did not list: absent, or hidden by a missing Describe ACL (a blind spot).
+    const probed = await probeHiddenTopics(clusters, flows, this.readers);
     const snapshot: Snapshot = Object.freeze({
       cycle,
       takenAt: started,
       durationMs: Date.now() - started,
-      clusters,
+      clusters: probed,
       connect,
       flows,
       malformedRecords: { ...this.tailState.malformed },

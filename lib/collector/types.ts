@@ -134,6 +134,19 @@ export interface ClusterSnapshot {
   groups: ConsumerGroupState[];
   /** Broker-level unclean.leader.election.enable (default for topics without an override). */
   uncleanLeaderElectionDefault: boolean | null;
+  /** Reads the broker refused this cycle for lack of an ACL, per resource; absent when none (lib/acls blind spots). */
+  denied?: DeniedRead[];
+}
+
+/** A read a broker refused for lack of an ACL (a `*_AUTHORIZATION_FAILED` answer), for one resource. */
+export interface DeniedRead {
+  /** The refused request, e.g. `DescribeConfigs`, `ListOffsets`, `OffsetFetch`. */
+  api: string;
+  resourceType: "cluster" | "topic" | "group";
+  /** The topic or group; `kafka-cluster` for the cluster. */
+  resource: string;
+  /** Kafka's error name, e.g. `TOPIC_AUTHORIZATION_FAILED`. */
+  error: string;
 }
 
 export interface OffsetSyncPoint {

@@ -63,8 +63,8 @@ class KafkaClusterReader implements ClusterReader {
     log.debug({ cluster: this.alias, bootstrap: this.#conn.bootstrap }, "cluster reader created");
   }
 
-  readMetadata(): Promise<ClusterMetadata> {
-    return this.#run(() => requestMetadata(this.#io, this.#topics, null));
+  readMetadata(topics?: string[]): Promise<ClusterMetadata> {
+    return this.#run(() => requestMetadata(this.#io, this.#topics, topics ?? null));
   }
 
   readLogOffsets(partitions: PartitionLeader[]): Promise<Map<string, PartitionOffsets | ItemError>> {

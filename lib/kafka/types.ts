@@ -333,8 +333,12 @@ export interface RequestCount {
 /** Reads one cluster for monitoring; one long-lived instance per cluster. */
 export interface ClusterReader {
   readonly alias: string;
-  /** ONE Metadata request (all topics): brokers, controller, topics with IDs, partitions with leaders and epochs. */
-  readMetadata(): Promise<ClusterMetadata>;
+  /**
+   * ONE Metadata request (all topics, or only `topics` when given): brokers, controller, topics with IDs, partitions
+   * with leaders and epochs. All topics means those the principal may Describe (Kafka leaves the others out); named
+   * topics come back each with its error, TOPIC_AUTHORIZATION_FAILED for one it may not.
+   */
+  readMetadata(topics?: string[]): Promise<ClusterMetadata>;
   /**
    * Earliest and latest offsets: one ListOffsets per leader broker and timestamp (≤ 2 per broker);
    * a failing broker or partition only fails its own entries. Keys are `${topic}/${partition}`.

@@ -8,10 +8,12 @@ import { NoDataYet } from "@/components/flow/no-data-yet";
 import { TopicTable } from "@/components/flow/topic-table";
 import { PageHeader } from "@/components/layout/page-header";
 import { TimeRangePicker } from "@/components/layout/time-range-picker";
+import { BlindSpotNotice } from "@/components/acls/blind-spot-notice";
 import { CatchUpLine } from "@/components/coverage/catch-up-line";
 import { CoverageCard } from "@/components/coverage/coverage-card";
 import { ReadinessPanel } from "@/components/readiness/readiness-panel";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { deriveBlindSpots } from "@/lib/acls/blind-spots";
 import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { titleOfFlowPage } from "@/lib/views/page-titles";
 import { readFlowCatchUp } from "@/lib/views/catch-up";
@@ -19,6 +21,7 @@ import { readAuditOf } from "@/lib/views/audit";
 import { readRequestTime } from "@/lib/views/clock";
 import { readFlowCoverage } from "@/lib/views/coverage";
 import { readFlowHealth } from "@/lib/views/flow-health";
+import { readPrincipals } from "@/lib/views/health";
 import { readCycleFlowRereads } from "@/lib/views/flow-rereads";
 import { decodePathSegment, lookupFlow, shapeFlowTopicRows } from "@/lib/views/flow-page";
 import { parseTopicTableView, selectTopicTableRows } from "@/lib/views/flow-topic-table";
@@ -70,11 +73,13 @@ export default async function FlowPage({ params, searchParams }: Props) {
   const translation = model.translations.get(flow.id);
   const rereads = translation ? await readCycleFlowRereads(getServingRuntime().store, translation, range) : null;
   const bucketMinutes = sparkBucketMs(rangeMs) / 60_000;
+  const blindSpots = deriveBlindSpots(snapshot, readPrincipals()).filter((b) => b.cluster === flow.source || b.cluster === flow.target);
   return (
     <>
       <PageHeader title={`Flow ${flow.source} → ${flow.target}`} subtitle={<span className="font-mono">{flow.id}</span>} updatedAt={snapshot.takenAt} now={now}>
         {picker}
       </PageHeader>
+      <BlindSpotNotice spots={blindSpots} />
       <ReadinessPanel readiness={readReadinessOf(model, flow)} />
       <FlowSummaryCard flow={summary} health={readFlowHealth(model, flow, summary)} />
       <div className="mb-4">

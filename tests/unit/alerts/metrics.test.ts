@@ -136,4 +136,26 @@ describe("metrics", () => {
     expect(text).not.toContain("gapwatch_flow_topic_lag_records{");
     expect(text).not.toContain("gapwatch_flow_partition_series_omitted{");
   });
+
+  it("exports gapwatch_blind_spots per cluster and kind while a read is denied, and no series when none is", async () => {
+    const denied = makeSnapshot({
+      clusters: [
+        makeCluster("east", {
+          denied: [
+            { api: "OffsetFetch", resourceType: "group", resource: "billing", error: "GROUP_AUTHORIZATION_FAILED" },
+            { api: "OffsetFetch", resourceType: "group", resource: "audit", error: "GROUP_AUTHORIZATION_FAILED" },
+          ],
+        }),
+        makeCluster("west"),
+      ],
+      flows: [makeFlow({ errors: ["reading west/east.checkpoints.internal/0: TOPIC_AUTHORIZATION_FAILED"] })],
+    });
+    const metrics = createMetrics(T);
+    metrics.updateMetrics(denied, [], []);
+    const text = await metrics.renderMetrics();
+    expect(text).toContain('gapwatch_blind_spots{cluster="east",kind="group-offsets"} 2');
+    expect(text).toContain('gapwatch_blind_spots{cluster="west",kind="topic-records"} 1');
+    metrics.updateMetrics(makeSnapshot(), [], []);
+    expect((await metrics.renderMetrics()).split("\n").filter((l) => l.startsWith("gapwatch_blind_spots{"))).toEqual([]);
+  });
 });

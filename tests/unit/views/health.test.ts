@@ -29,4 +29,14 @@ describe("assessHealth", () => {
       ],
     ]);
   });
+
+  it("is degraded by a blind spot, and names it with the fix for the configured principal", () => {
+    const east = makeCluster("east", { denied: [{ api: "DescribeConfigs", resourceType: "topic", resource: "orders", error: "TOPIC_AUTHORIZATION_FAILED" }] });
+    const health = assessHealth(makeSnapshot({ clusters: [east, makeCluster("west")] }), now, { east: "User:gapwatch" });
+    expect(health.status).toBe("degraded");
+    expect(health.blindSpots.map((b) => [b.cluster, b.kind, b.resources, b.fix])).toEqual([
+      ["east", "topic-configs", ["orders"], "kafka-acls.sh --bootstrap-server east:9092 --add --allow-principal User:gapwatch --operation DescribeConfigs --topic '*'"],
+    ]);
+    expect(assessHealth(makeSnapshot(), now).blindSpots).toEqual([]);
+  });
 });
