@@ -12,8 +12,11 @@ import {
   readCheckpointTiming,
   readGroupFilterSettings,
   readMirrorEnabled,
+  readSourceTaskSettings,
+  defaultSourceTaskSettings,
   readTopicFilter,
   type ReplicationPolicy,
+  type SourceTaskSettings,
   type TopicFilterSpec,
 } from "@/lib/mm2";
 import type { FlowConfigWarning } from "./types";
@@ -46,6 +49,8 @@ export interface FlowDefinition {
   configReadError: string | null;
   /** The checkpoint connector's sync.group.offsets.enabled; absent without a checkpoint connector config. */
   syncGroupOffsets?: boolean;
+  /** The (first) MirrorSourceConnector's offset-sync and consumer reset settings; absent = MM2's defaults. */
+  sourceTaskSettings?: SourceTaskSettings;
 }
 
 /** Dedicated mode: MM2's connector configs of one alias pair, from `mm2-configs.<source>.internal` (dedicated-configs.ts). */
@@ -175,6 +180,7 @@ function defineDedicatedFlow(source: string, target: string, configs: DedicatedC
       warnings: [],
       offsetSyncs: { cluster: source, topic: locateOffsetSyncsTopic(policy, { source, target }).topic },
       ...targetTopicsOf(policy, source),
+      sourceTaskSettings: defaultSourceTaskSettings,
     };
   }
   const named = [...known].map(([name, config]) => ({ name, config })).sort((a, b) => a.name.localeCompare(b.name));
@@ -223,6 +229,7 @@ function defineFromSourceConnector(connectCluster: string | null, c: ConnectorCo
     ...targetTopicsOf(policy, source),
     positionsTopic: null,
     configReadError: null,
+    sourceTaskSettings: readSourceTaskSettings(c.config),
   };
   addTopicFilter(def, c);
   return def;
