@@ -13,7 +13,6 @@ import {
   readGroupFilterSettings,
   readMirrorEnabled,
   readSourceTaskSettings,
-  defaultSourceTaskSettings,
   readTopicFilter,
   type ReplicationPolicy,
   type SourceTaskSettings,
@@ -180,7 +179,6 @@ function defineDedicatedFlow(source: string, target: string, configs: DedicatedC
       warnings: [],
       offsetSyncs: { cluster: source, topic: locateOffsetSyncsTopic(policy, { source, target }).topic },
       ...targetTopicsOf(policy, source),
-      sourceTaskSettings: defaultSourceTaskSettings,
     };
   }
   const named = [...known].map(([name, config]) => ({ name, config })).sort((a, b) => a.name.localeCompare(b.name));
