@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Snapshot } from "@/lib/collector/types";
 import { deleteConnector, pauseConnector, putConnectorConfig, resumeConnector } from "@/lib/connect";
 import { readPartition } from "@/lib/sandbox/kafka-cli";
-import { sourceConnectorConfig } from "@/lib/sandbox/mm2-connectors";
+import { sourceConnectorConfig, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
+import { sleep } from "@/lib/sandbox/processes";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 import { createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers } from "../support/runtime";
@@ -53,7 +54,10 @@ afterAll(async () => {
 
 describe("MM2 with consumer.auto.offset.reset=latest after a purge past its position", () => {
   it("reports the deleted offsets as DATA_LOSS and the existing ones it jumped over as MM2_SKIPPED_BY_RESET, exactly", { timeout: 420_000 }, async () => {
-    // MM2 picks the empty topic up first (latest of an empty log is 0), then copies 0..99.
+    // MM2 picks the empty topic up first (latest of an empty log is 0: its task polls before anything is written),
+    // then copies 0..99.
+    await waitForConnectorsRunning(endpoint, [connector], 120_000);
+    await sleep(5000);
     await cycleUntil((s) => row(s) !== undefined, `${topic} in the flow ${FLOW_ID}`);
     await produce(0, 100);
     await cycleUntil((s) => row(s)?.mm2Position === 100n && row(s)?.targetLogEnd === 100n, `${topic} 0..99 copied and flushed`);
