@@ -43,7 +43,12 @@ beforeAll(async () => {
   await admin.setOffsets({ groupId: group, topic, partitions: [{ partition: 0, offset: "40" }] });
   await admin.disconnect();
   const cluster = (alias: string) => ({ alias, bootstrap: state.clusters[alias]!.bootstrap });
-  const config = sourceConnectorConfig({ source: cluster("west"), target: cluster("east") }, { topics: topic, "emit.offset-syncs.enabled": "false" });
+  const config = sourceConnectorConfig({ source: cluster("west"), target: cluster("east") }, {
+    topics: topic,
+    "emit.offset-syncs.enabled": "false",
+    // The sandbox worker runs on west: its producer must be pointed at east.
+    "producer.override.bootstrap.servers": east,
+  });
   // MirrorSourceConnector.validate refuses any `offset-syncs.` setting beside emit.offset-syncs.enabled=false.
   delete config["offset-syncs.topic.replication.factor"];
   await putConnectorConfig(endpoint, connector, config);

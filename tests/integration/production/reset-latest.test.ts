@@ -41,6 +41,8 @@ beforeAll(async () => {
   await putConnectorConfig(endpoint, connector, sourceConnectorConfig({ source: cluster("west"), target: cluster("east") }, {
     topics: topic,
     "consumer.auto.offset.reset": "latest",
+    // The sandbox worker runs on west: its producer must be pointed at east.
+    "producer.override.bootstrap.servers": east,
   }));
 }, 60_000);
 
