@@ -67,6 +67,8 @@ describe("MM2 with consumer.auto.offset.reset=latest after a purge past its posi
     await produce(100, 200);
     const admin = sandboxKafka(west).admin();
     await admin.connect();
+    // kafkajs' deleteTopicRecords looks up leaders without loading the topic's metadata first.
+    await admin.fetchTopicMetadata({ topics: [topic] });
     await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: "150" }] });
     await admin.disconnect();
     await cycleUntil((s) => row(s)?.sourceLogStart === 150n, "the purge seen by Gapwatch");
