@@ -87,6 +87,8 @@ describe("MM2 with consumer.auto.offset.reset=latest after a purge past its posi
     await admin.disconnect();
     await cycleUntil((s) => row(s)?.sourceLogStart === 150n, "the purge seen by Gapwatch");
     await resumeConnector(endpoint, connector);
+    // Written only once MM2 has reset to the log end (300): written before, they would be skipped too.
+    await sleep(8000);
     await produce(300, 20);
     await cycleUntil((s) => row(s)?.mm2Position === 320n && row(s)?.targetLogEnd === 120n, "MM2 resumed at the log end and copied 300..319");
     for (let i = 0; i < 3; i++) await runtime.collector.runCycle();
