@@ -6,10 +6,11 @@ const shownExcluded = 5;
 /**
  * What MM2's connector configs say about the flow beyond its numbers: settings Gapwatch cannot
  * evaluate exactly (FLOW_CONFIG_WARNING), and topics that left the flow because MM2's topic filter
- * leaves them out now (Connect may still hold their offsets: not a stall, not a loss of this flow).
+ * leaves them out now (Connect may still hold their offsets: not a stall, not a loss of this flow), and MM2
+ * settings that change what the figures mean (offset translation off, records skipped on purpose).
  */
-export function FlowConfigNotes({ warnings, excludedTopics }: Pick<FlowSummary, "warnings" | "excludedTopics">) {
-  if (warnings.length === 0 && excludedTopics.length === 0) return null;
+export function FlowConfigNotes({ warnings, excludedTopics, settingNotes }: Pick<FlowSummary, "warnings" | "excludedTopics" | "settingNotes">) {
+  if (warnings.length === 0 && excludedTopics.length === 0 && settingNotes.length === 0) return null;
   const more = excludedTopics.length - shownExcluded;
   const which = excludedTopics.length === 1 ? "this topic" : `these ${excludedTopics.length} topics`;
   const held = (n: number) => (n > 0 ? `Connect still holds offsets for ${n} ${n === 1 ? "partition" : "partitions"}` : "Connect holds no offsets for it");
@@ -18,6 +19,17 @@ export function FlowConfigNotes({ warnings, excludedTopics }: Pick<FlowSummary, 
       {warnings.map((w) => (
         <p key={`${w.connector ?? ""}|${w.subject}`} className="text-amber-800 dark:text-amber-300" data-testid="flow-config-warning">
           <strong>Config warning:</strong> {w.message}
+        </p>
+      ))}
+      {settingNotes.map((n) => (
+        <p key={n.setting} className="text-zinc-700 dark:text-zinc-300" data-testid="flow-setting-note">
+          <strong>
+            <span className="font-mono">
+              {n.setting}={n.value}
+            </span>
+            :
+          </strong>{" "}
+          {n.meaning}
         </p>
       ))}
       {excludedTopics.length === 0 ? null : (

@@ -37,7 +37,7 @@ export function FlowSummaryCard({ flow, health }: { flow: FlowSummary; health: F
           {" · connectors: "}
           <span className="font-mono">{flow.connectorNames.join(", ") || "none"}</span>
         </p>
-        <FlowConfigNotes warnings={flow.warnings} excludedTopics={flow.excludedTopics} />
+        <FlowConfigNotes warnings={flow.warnings} excludedTopics={flow.excludedTopics} settingNotes={flow.settingNotes} />
         <PartialNotice partial={flow.partial} partitions={flow.partitions} />
         {flow.unknownPositions > 0 ? <p className="mt-2 text-xs text-amber-800 dark:text-amber-300">{flow.unknownPositions} partitions have no MM2 position yet (nothing replicated, or Connect did not answer).</p> : null}
         {flow.errors.map((e) => (

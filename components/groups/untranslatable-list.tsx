@@ -6,6 +6,7 @@ const reasonLabels: Record<UntranslatableReasonName, string> = {
   "older-than-oldest-sync": "older than MM2's oldest sync (−1)",
   "store-not-loaded": "offset syncs not loaded",
   "not-replicated": "not replicated",
+  "offset-syncs-disabled": "translation off by MM2's configuration",
 };
 
 /** Human label of an untranslatable reason. */

@@ -12,8 +12,10 @@ import {
   readCheckpointTiming,
   readGroupFilterSettings,
   readMirrorEnabled,
+  readSourceTaskSettings,
   readTopicFilter,
   type ReplicationPolicy,
+  type SourceTaskSettings,
   type TopicFilterSpec,
 } from "@/lib/mm2";
 import type { FlowConfigWarning } from "./types";
@@ -46,6 +48,8 @@ export interface FlowDefinition {
   configReadError: string | null;
   /** The checkpoint connector's sync.group.offsets.enabled; absent without a checkpoint connector config. */
   syncGroupOffsets?: boolean;
+  /** The (first) MirrorSourceConnector's offset-sync and consumer reset settings; absent = MM2's defaults. */
+  sourceTaskSettings?: SourceTaskSettings;
 }
 
 /** Dedicated mode: MM2's connector configs of one alias pair, from `mm2-configs.<source>.internal` (dedicated-configs.ts). */
@@ -223,6 +227,7 @@ function defineFromSourceConnector(connectCluster: string | null, c: ConnectorCo
     ...targetTopicsOf(policy, source),
     positionsTopic: null,
     configReadError: null,
+    sourceTaskSettings: readSourceTaskSettings(c.config),
   };
   addTopicFilter(def, c);
   return def;

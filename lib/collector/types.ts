@@ -4,7 +4,7 @@
  * histories in `CollectorHistory`). Offsets are `bigint`; times are epoch milliseconds.
  */
 import type { Connector } from "@/lib/connect/types";
-import type { CheckpointTiming } from "@/lib/mm2";
+import type { CheckpointTiming, SourceTaskSettings } from "@/lib/mm2";
 import { internFlowPartitionKey } from "./partition-keys";
 
 export interface BrokerInfo {
@@ -276,6 +276,11 @@ export interface Flow {
   coverage?: FlowCoverageReading;
   /** The checkpoint connector's sync.group.offsets.enabled (MM2 writes translated offsets into target groups). */
   syncGroupOffsets?: boolean;
+  /**
+   * The MirrorSourceConnector's `emit.offset-syncs.enabled` and consumer `auto.offset.reset` (lib/mm2
+   * source-settings.ts); absent = MM2's defaults (syncs on, earliest).
+   */
+  sourceTaskSettings?: SourceTaskSettings;
 }
 
 /**

@@ -47,7 +47,8 @@ export type LossSignalName = (typeof LossSignal)[keyof typeof LossSignal];
  *   (a Streams app purging its repartition topic moves the log start past them within seconds): a
  *   loss of 1–2 records there is left to the position signals below (blind spot, documented).
  *   Lost [u2 − k, min(u2, S) − 1]. Exact: MM2 writes the sync at the first record after a jump.
- * - position jump: no new sync step to tell exactly, previous frontier F0 < S ≤ F (the log start
+ * - position jump: no new sync step to tell exactly (or the topic is `compact,delete`, where sync steps skip
+ *   compacted offsets by design and only this signal tells a retention skip), previous frontier F0 < S ≤ F (the log start
  *   passed where MM2 was and MM2 is past it now) and MM2 advanced upstream more than it wrote:
  *   k = (F − F0) − (targetLogEnd − previous targetLogEnd) > 0. Lost = min(k, S − F0), placed at
  *   [S − lost, S − 1] (a jump lands on the log start). Estimate.
@@ -68,7 +69,9 @@ export function detectDataLoss(ctx: DetectorContext): EventCandidate[] {
     const { topic, partition, transactionMarkersSeen } = view.partition;
     const ledger = transactionMarkersSeen ? ctx.current.transactionLedgers?.[ledgerKey(view.flow.source, topic, partition)] : undefined;
     const gaps = findSyncGapLosses(ctx, view, syncs, ledger);
-    const found = gaps.length > 0 || syncs.length > 1 ? gaps : findPositionJumpLoss(before, view.partition);
+    // On a compact,delete topic sync steps skip offsets by design: only the position jump tells a retention skip.
+    const syncsTell = syncs.length > 1 && !isCompactedWithRetention(ctx, view);
+    const found = gaps.length > 0 || syncsTell ? gaps : findPositionJumpLoss(before, view.partition);
     const behind = findBehindLogStartLoss(view.partition);
     if (found.length === 0 && behind.length === 0) continue;
     for (const [signal, range] of [...found, ...behind]) {
@@ -118,6 +121,17 @@ function findSyncGapLosses(
     sightings.push([LossSignal.SYNC_GAP, { first, last: minOffset(gap.toUpstream, logStart) - 1n, exact: true }]);
   }
   return sightings;
+}
+
+/**
+ * A topic compacted and also cleaned by retention (`cleanup.policy=compact,delete`): its log start moves past
+ * records as a delete-policy topic's does. A compact-only topic's log start does not move (the cleaner keeps the
+ * first segment's base offset; DeleteRecords is refused by policy), so it is left out.
+ */
+function isCompactedWithRetention(ctx: DetectorContext, view: FlowPartitionView): boolean {
+  const configs = findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs;
+  if (isCompacted(configs) !== true || configs === null || configs === undefined) return false;
+  return configs.cleanupPolicy.split(",").some((p) => p.trim() === "delete");
 }
 
 function holdsOnlyMarkers(ledger: TransactionLedgerView, range: OffsetRange): boolean {

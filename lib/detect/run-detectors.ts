@@ -10,6 +10,7 @@ import { detectOffsetsOutOfRange } from "./offset-out-of-range";
 import { detectPartitionHealth } from "./partition-health";
 import { detectPositionMoves } from "./position-moved";
 import { detectRedelivery } from "./redelivery";
+import { detectSkippedByReset } from "./skipped-by-reset";
 import { detectReplicationLag } from "./replication-lag";
 import { detectRetentionRisk } from "./retention-risk";
 import {
@@ -36,7 +37,7 @@ import { type DetectorInput, type DetectorOutput, type Finding, FindingType, typ
  * Runs every detector over one cycle. Pure: the caller passes the clock (`now`) and the memory
  * returned by the previous call, and persists the memory it gets back.
  *
- * - Event findings (DATA_LOSS, TOPIC_RESET, MM2_REDELIVERY, MM2_POSITION_MOVED, TARGET_TRUNCATED,
+ * - Event findings (DATA_LOSS, TOPIC_RESET, MM2_REDELIVERY, MM2_SKIPPED_BY_RESET, MM2_POSITION_MOVED, TARGET_TRUNCATED,
  *   UNCLEAN_TRUNCATION, TOPIC_LEFT_FLOW, TARGET_GROUP_REWOUND) are merged into
  *   held events and re-emitted until `eventHoldMs` after they were last seen (events.ts).
  * - Level findings (all others) are emitted while their condition holds. When the data a finding
@@ -70,6 +71,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     ...detectDataLoss(ctx),
     ...detectTopicReset(ctx, memory.committed),
     ...detectRedelivery(ctx),
+    ...detectSkippedByReset(ctx),
     ...moves.candidates,
     ...detectTargetTruncation(ctx),
     ...detectUncleanTruncation(ctx, memory.events),

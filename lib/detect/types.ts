@@ -15,6 +15,8 @@ export const FindingType = {
   TOPIC_RESET: "TOPIC_RESET",
   /** MM2 resumed below what it had copied (crash, restart, rebalance) and copied records again. */
   MM2_REDELIVERY: "MM2_REDELIVERY",
+  /** MM2's consumer (auto.offset.reset=latest) resumed at the log end and skipped records that still existed. */
+  MM2_SKIPPED_BY_RESET: "MM2_SKIPPED_BY_RESET",
   /** MM2's committed position was changed by hand (Connect's offsets API, or offsets deleted). */
   MM2_POSITION_MOVED: "MM2_POSITION_MOVED",
   /** Offsets on the target went backwards (records removed on the target). */

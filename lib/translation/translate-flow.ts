@@ -218,6 +218,7 @@ function translatePartition(
     return { topic, partition, targetTopic: null, committed, sourceLogEnd: null, groupLag: null, translation, checkpoint, ideal, reread: null, checkpointReread: null, failoverReread: null };
   }
   const { fp } = indexed;
+  if (ctx.flow.sourceTaskSettings?.offsetSyncsEnabled === false) return describeSyncsDisabled(ctx.flow, fp, committed, checkpoint);
   const history = (indexed.history ??= ctx.syncHistory.get(indexed.key) ?? []);
   const model = history.length === 0 ? null : (indexed.model ??= ctx.cache.lookup(indexed.key, fp, history));
   const ideal: IdealOffset = model === null ? { kind: "unknown", reason: "no-sync" } : mapIdealOffset(model.epoch, committed, fp.targetDensityIssue === null);
@@ -242,6 +243,29 @@ function translatePartition(
     // A failover resumes at MM2's offset: the checkpoint's, else the model's (selectMirrorMakerOffset), so its
     // estimate is one of the two above, shared rather than computed again (190,000 rows at 100k partitions).
     failoverReread: checkpoint ? checkpointReread : reread,
+  };
+}
+
+/**
+ * A row of a flow whose MirrorSourceConnector sets `emit.offset-syncs.enabled=false`: MM2 translates nothing, so
+ * every re-read figure is unavailable (null), never a count from syncs an earlier run left in the topic.
+ */
+function describeSyncsDisabled(flow: Flow, fp: FlowPartition, committed: bigint, checkpoint: PartitionTranslation["checkpoint"]): PartitionTranslation {
+  const detail = `${flow.connectors.source ?? "MM2"} sets emit.offset-syncs.enabled=false: MM2 writes no offset syncs and no checkpoints`;
+  const lag = fp.sourceLogEnd === null ? null : fp.sourceLogEnd - committed;
+  return {
+    topic: fp.topic,
+    partition: fp.partition,
+    targetTopic: fp.targetTopic,
+    committed,
+    sourceLogEnd: fp.sourceLogEnd,
+    groupLag: lag === null ? null : lag > 0n ? lag : 0n,
+    translation: { kind: "untranslatable", reason: UntranslatableReason.SYNCS_DISABLED, detail },
+    checkpoint,
+    ideal: { kind: "unknown", reason: "offset-syncs-disabled" },
+    reread: null,
+    checkpointReread: null,
+    failoverReread: null,
   };
 }
 

@@ -16,6 +16,11 @@ export const UntranslatableReason = {
   STORE_NOT_LOADED: "store-not-loaded",
   /** The group's topic-partition is not replicated by this flow. */
   NOT_REPLICATED: "not-replicated",
+  /**
+   * The MirrorSourceConnector sets `emit.offset-syncs.enabled=false` (KIP-1031): MM2 writes no syncs and runs no
+   * checkpoint connector, so it translates nothing (old syncs left in the topic describe an earlier run).
+   */
+  SYNCS_DISABLED: "offset-syncs-disabled",
 } as const;
 export type UntranslatableReasonName = (typeof UntranslatableReason)[keyof typeof UntranslatableReason];
 
@@ -32,7 +37,7 @@ export type ModelTranslation =
 export type IdealOffset =
   | { kind: "exact"; downstream: bigint; basis: "sync" | "one-to-one-run" | "pinned-by-bounds" }
   | { kind: "bracket"; low: bigint; high: bigint; reason: "upstream-gap" | "downstream-gap" | "beyond-newest-sync" }
-  | { kind: "unknown"; reason: "no-sync" | "before-first-sync" | "not-replicated" };
+  | { kind: "unknown"; reason: "no-sync" | "before-first-sync" | "not-replicated" | "offset-syncs-disabled" };
 
 /** Whether resuming at a translated offset would skip records the group had not consumed. */
 export type SkipRisk = "none" | "possible" | "certain";

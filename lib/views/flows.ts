@@ -43,6 +43,17 @@ export interface FlowSummary {
   warnings: Flow["warnings"];
   /** Source topics MM2 once copied and its topic filter now leaves out, with the reason. */
   excludedTopics: Flow["excludedTopics"];
+  /** MM2 settings that change what positions, losses and translation mean; empty with MM2's defaults. */
+  settingNotes: SettingNote[];
+}
+
+/** One MirrorSourceConnector setting that changes what the flow's figures mean, in words. */
+export interface SettingNote {
+  /** The connector setting, e.g. `emit.offset-syncs.enabled`. */
+  setting: string;
+  value: string;
+  /** What it changes, for the operator: e.g. "offset translation off by MM2's configuration". */
+  meaning: string;
 }
 
 export interface TopicRow {
@@ -95,7 +106,35 @@ export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
     errors: f.errors,
     warnings: f.warnings,
     excludedTopics: f.excludedTopics,
+    settingNotes: describeSettingNotes(f),
   };
+}
+
+/** The flow's MM2 settings that differ from MM2's defaults in a way that changes what Gapwatch shows. */
+export function describeSettingNotes(f: Flow): SettingNote[] {
+  const settings = f.sourceTaskSettings;
+  if (settings === undefined) return [];
+  const notes: SettingNote[] = [];
+  if (!settings.offsetSyncsEnabled) {
+    notes.push({
+      setting: "emit.offset-syncs.enabled",
+      value: "false",
+      meaning:
+        "offset translation off by MM2's configuration: MM2 writes no offset syncs and runs no checkpoint connector, " +
+        "so consumer groups have no translated offsets on the target (re-read figures unavailable); MM2's positions " +
+        "come from Connect's offset flushes alone",
+    });
+  }
+  if (settings.autoOffsetReset === "latest") {
+    notes.push({
+      setting: "consumer.auto.offset.reset",
+      value: "latest",
+      meaning:
+        "MM2 starts new partitions, and recovers from a position below the log start, at the log end: " +
+        "records it jumps over are skipped on purpose",
+    });
+  }
+  return notes;
 }
 
 function isDedicatedSourceStopped(connectors: readonly Connector[]): boolean {

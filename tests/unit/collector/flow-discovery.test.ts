@@ -45,6 +45,12 @@ describe("formatFlowId", () => {
 });
 
 describe("discoverFlows from Connect", () => {
+  it("reads the MirrorSourceConnector's emit.offset-syncs.enabled and its consumer's auto.offset.reset", () => {
+    const config = { "emit.offset-syncs.enabled": "false", "source.consumer.auto.offset.reset": "latest" };
+    const flows = discoverFlows([{ name: "connect-1", connectors: [makeConnector("mm2-source", `${MM2}MirrorSourceConnector`, config)] }], noClusters);
+    expect(flows.map((f) => f.sourceTaskSettings)).toEqual([{ offsetSyncsEnabled: false, autoOffsetReset: "latest" }]);
+  });
+
   it("defines a flow from a MirrorSourceConnector with the default policy and topic names", () => {
     const flows = discoverFlows([{ name: "connect-1", connectors: [makeConnector("mm2-source", `${MM2}MirrorSourceConnector`)] }], noClusters);
     expect(flows.map(describeDef)).toEqual([
@@ -67,6 +73,7 @@ describe("discoverFlows from Connect", () => {
         heartbeatsTopic: "east.heartbeats",
         positionsTopic: null,
         configReadError: null,
+        sourceTaskSettings: { offsetSyncsEnabled: true, autoOffsetReset: "earliest" },
       },
     ]);
   });
@@ -397,6 +404,7 @@ describe("discoverFlows in dedicated mode, from MM2's config topics", () => {
         heartbeatsTopic: "east.heartbeats",
         positionsTopic: "mm2-offsets.east.internal",
         configReadError: null,
+        sourceTaskSettings: { offsetSyncsEnabled: true, autoOffsetReset: "earliest" },
       },
     ]);
   });

@@ -107,6 +107,57 @@ describe("DATA_LOSS", () => {
     ]);
   });
 
+  describe("compact,delete topics (retention skips over compacted offsets)", () => {
+    // Between cycles 1 and 2 retention moved the log start 0 → 1700 past MM2 (at 1200); MM2 jumped to 1700 and
+    // copied 1700..1799, writing two syncs: offsets 1200..1699 were deleted before MM2 copied them.
+    const before = makeHistory([[1100, 5100], [1199, 5199]]);
+    const after = makeHistory([[1100, 5100], [1199, 5199], [1700, 5200], [1750, 5250]]);
+    const skipCycles = (cleanupPolicy: string) =>
+      runCycles([
+        { snapshot: makeSnapshot({ cycle: 1, sourceConfigs: makeTopicConfigs({ cleanupPolicy }), partitions: [caughtUpTo1200()] }), history: before },
+        {
+          snapshot: makeSnapshot({
+            cycle: 2,
+            sourceConfigs: makeTopicConfigs({ cleanupPolicy }),
+            partitions: [caughtUpTo1200({ sourceLogStart: 1700n, mm2Position: 1800n, targetLogEnd: 5300n, latestSync: { upstream: 1750n, downstream: 5250n } })],
+          }),
+          history: after,
+        },
+      ]);
+
+    it("reports the skip on a compact,delete topic from the position jump, though new sync steps exist", () => {
+      const found = findingsOf(skipCycles("compact,delete")[1], FindingType.DATA_LOSS);
+      expect(found.map((f) => [f.key, f.evidence.firstLostOffset, f.evidence.lastLostOffset, f.evidence.lostCount, f.evidence.detectedBy, f.evidence.exact])).toEqual([
+        [KEY, "1200", "1699", "500", "position-jump", false],
+      ]);
+    });
+
+    it("reports the same skip exactly from the sync gap on a delete-policy topic (control)", () => {
+      const found = findingsOf(skipCycles("delete")[1], FindingType.DATA_LOSS);
+      expect(found.map((f) => [f.evidence.firstLostOffset, f.evidence.lastLostOffset, f.evidence.detectedBy, f.evidence.exact])).toEqual([["1200", "1699", "offset-sync-gap", true]]);
+    });
+
+    it("raises nothing on a compact-only topic, whose sync gaps are compaction's", () => {
+      expect(findingsOf(skipCycles("compact")[1], FindingType.DATA_LOSS)).toEqual([]);
+    });
+
+    it("raises nothing on a compact,delete topic when the log start stays below where MM2 was", () => {
+      const [, second] = runCycles([
+        { snapshot: makeSnapshot({ cycle: 1, sourceConfigs: makeTopicConfigs({ cleanupPolicy: "compact,delete" }), partitions: [caughtUpTo1200()] }), history: before },
+        {
+          // MM2 read over compacted offsets 1200..1699 (syncs show the gap); retention only reached 1100.
+          snapshot: makeSnapshot({
+            cycle: 2,
+            sourceConfigs: makeTopicConfigs({ cleanupPolicy: "compact,delete" }),
+            partitions: [caughtUpTo1200({ sourceLogStart: 1100n, mm2Position: 1800n, targetLogEnd: 5300n, latestSync: { upstream: 1750n, downstream: 5250n } })],
+          }),
+          history: after,
+        },
+      ]);
+      expect(findingsOf(second, FindingType.DATA_LOSS)).toEqual([]);
+    });
+  });
+
   describe("benign cases", () => {
     const gapHistory = makeHistory([[999, 4999], [1500, 5000]]);
     const gapCycles = (sourceConfigs: ReturnType<typeof makeTopicConfigs> | null, logStart: bigint) =>

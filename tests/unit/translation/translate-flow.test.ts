@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { SyncModelCache, translateFlow, type PartitionTranslation, type TranslateFlowInput } from "@/lib/translation";
+import {
+  detectStaleCheckpoints, detectTranslationErrors, SyncModelCache, translateFlow, type PartitionTranslation, type TranslateFlowInput,
+} from "@/lib/translation";
 import { FLOW, makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, syncs, T0 } from "./fixtures";
 
 /** Translates one group "app" with the given committed offsets and options; returns its rows by "topic/partition". */
@@ -201,5 +203,27 @@ describe("translateFlow: groups and totals", () => {
       now: T0,
     });
     expect(ft.groups).toEqual([]);
+  });
+});
+
+describe("translateFlow on a flow with emit.offset-syncs.enabled=false", () => {
+  it("translates nothing: every re-read figure is unavailable with the reason, never counted from old syncs", () => {
+    const flow = makeFlow({ sourceTaskSettings: { offsetSyncsEnabled: false, autoOffsetReset: "earliest" } });
+    // Syncs an earlier run of MM2 left in the topic: with syncs on they would translate 150 to 101.
+    const ft = translateFlow({ flow, sourceGroups: [makeGroup("app", { "orders/0": 150n })], syncHistory: makeHistory({ 0: syncs([0, 0], [100, 100]) }), now: T0 });
+    const [row] = ft.groups[0]!.partitions;
+    expect(row).toMatchObject({
+      translation: { kind: "untranslatable", reason: "offset-syncs-disabled" },
+      ideal: { kind: "unknown", reason: "offset-syncs-disabled" },
+      reread: null,
+      checkpointReread: null,
+      failoverReread: null,
+      groupLag: 9_850n,
+    });
+    expect(ft.totals).toMatchObject({ translated: 0, untranslatable: 1, rereadRecords: 0n, failoverReplayRecords: 0n, skippingPartitions: 0 });
+    // No TRANSLATION_ERROR even at a threshold of 0 records, and no CHECKPOINT_STALE however long MM2 writes none.
+    expect(detectTranslationErrors(ft, T0, { replayRecords: 0 })).toEqual([]);
+    const first = detectStaleCheckpoints(ft, {}, T0, { replayRecords: 0, checkpointStaleMs: 1 });
+    expect(detectStaleCheckpoints(ft, first.watch, T0 + 3_600_000, { replayRecords: 0, checkpointStaleMs: 1 }).findings).toEqual([]);
   });
 });

@@ -27,6 +27,7 @@ function makeSummary(overrides: Partial<FlowSummary> = {}): FlowSummary {
     errors: [],
     warnings: [],
     excludedTopics: [],
+    settingNotes: [],
     ...overrides,
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ConnectClusterSnapshot, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import type { Connector, TaskStatus } from "@/lib/connect/types";
-import { listFlowSummaries, listPartitionRows, listTopicRows, summarizeFlow } from "@/lib/views/flows";
+import { describeSettingNotes, listFlowSummaries, listPartitionRows, listTopicRows, summarizeFlow } from "@/lib/views/flows";
 
 const T0 = Date.UTC(2025, 0, 15, 3, 0, 0);
 
@@ -225,6 +225,7 @@ describe("summarizeFlow", () => {
       errors: ["offsets topic unreadable"],
       warnings: [],
       excludedTopics: [],
+      settingNotes: [],
     });
   });
 
@@ -326,5 +327,16 @@ describe("listFlowSummaries", () => {
       ["east->west", "east", "west"],
       ["west->east", "west", "east"],
     ]);
+  });
+});
+
+describe("describeSettingNotes", () => {
+  it("names each MM2 setting that changes what the flow's figures mean, and nothing with MM2's defaults", () => {
+    const flow = makeFlow();
+    expect(describeSettingNotes({ ...flow, sourceTaskSettings: { offsetSyncsEnabled: true, autoOffsetReset: "earliest" } })).toEqual([]);
+    const notes = describeSettingNotes({ ...flow, sourceTaskSettings: { offsetSyncsEnabled: false, autoOffsetReset: "latest" } });
+    expect(notes.map((n) => `${n.setting}=${n.value}`)).toEqual(["emit.offset-syncs.enabled=false", "consumer.auto.offset.reset=latest"]);
+    expect(notes[0]?.meaning).toMatch(/^offset translation off by MM2's configuration: /);
+    expect(notes[1]?.meaning).toContain("skipped on purpose");
   });
 });

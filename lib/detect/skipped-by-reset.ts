@@ -1,0 +1,121 @@
+import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
+import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
+import type { EventCandidate, OffsetRange } from "./events";
+import { findTopic, formatCount, formatRange, isCompacted, maxOffset, minOffset, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
+import { FindingType, Severity, type Finding } from "./types";
+
+/** How a skip was seen; the evidence names it. */
+const SkipSignal = {
+  /** An offset-sync step skipped upstream offsets that are still in the log (at or above the log start). Exact. */
+  SYNC_GAP: "offset-sync-gap",
+  /** MM2's position jumped past the log start by more than the deleted offsets and what it wrote. Estimate. */
+  POSITION_JUMP: "position-jump",
+} as const;
+type SkipSignalName = (typeof SkipSignal)[keyof typeof SkipSignal];
+
+/** Upstream offsets a sync step may skip for transaction markers alone (as DATA_LOSS's maxMarkerGap). */
+const maxMarkerGap = 2n;
+
+/**
+ * MM2_SKIPPED_BY_RESET (warning) — MM2's consumer has `auto.offset.reset=latest` (`consumer.` or `source.consumer.`
+ * on the MirrorSourceConnector; honoured by MirrorSourceTask since Kafka 3.7): when its position fell below the log
+ * start (retention, DeleteRecords) it resumed at the log END, skipping on purpose records that still existed. The
+ * deleted part below the log start stays DATA_LOSS (data-loss.ts); this reports the part that existed.
+ *
+ * LOGIC — only on flows whose MirrorSourceConnector sets `auto.offset.reset=latest`, on partitions judged as
+ * DATA_LOSS judges them (fresh in both cycles, same topic ID, log end not gone back), S = current log start:
+ * - offset-sync gap (exact): a sync step new this cycle skipped k upstream offsets ending at u2 (MM2 writes a sync
+ *   at the first record after a jump), the topic not compacted: the skipped offsets at or above S still exist,
+ *   [max(u2 − k, S), u2 − 1]. On a partition where transaction markers were seen, steps of ≤ 2 are markers.
+ * - position jump (estimate; no new sync step, e.g. `emit.offset-syncs.enabled=false`): previous frontier
+ *   F0 < S ≤ F and MM2 advanced k = (F − F0) − (target records written) offsets more than it wrote; S − F0 of them
+ *   were deleted (DATA_LOSS), the rest existed: [S, S + k − (S − F0) − 1].
+ * Key `MM2_SKIPPED_BY_RESET|<flow>|<topic>|<partition>|<first skipped offset>`; sightings of one skip merge.
+ * Not seen: a partition MM2 starts at the log end when it first picks it up (no earlier cycle to compare with).
+ */
+export function detectSkippedByReset(ctx: DetectorContext): EventCandidate[] {
+  const candidates: EventCandidate[] = [];
+  for (const { view, before, syncs } of ctx.judged) {
+    if (view.flow.sourceTaskSettings?.autoOffsetReset !== "latest" || !isSameTopicEpoch(before, view.partition)) continue;
+    const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
+    if (compacted !== false) continue;
+    const gaps = findSyncGapSkips(view.partition, syncs);
+    const found = gaps.length > 0 || syncs.length > 1 ? gaps : findPositionJumpSkip(before, view.partition);
+    for (const [signal, range] of found) candidates.push(createSkipCandidate(view, signal, range));
+  }
+  return candidates;
+}
+
+type Sighting = [SkipSignalName, OffsetRange];
+
+function isSameTopicEpoch(before: FlowPartition, now: FlowPartition): boolean {
+  if (before.sourceTopicId !== null && now.sourceTopicId !== null && before.sourceTopicId !== now.sourceTopicId) return false;
+  return before.sourceLogEnd === null || now.sourceLogEnd === null || now.sourceLogEnd >= before.sourceLogEnd;
+}
+
+function findSyncGapSkips(partition: FlowPartition, syncs: readonly OffsetSyncPoint[]): Sighting[] {
+  const logStart = partition.sourceLogStart;
+  if (syncs.length < 2 || logStart === null) return [];
+  const sightings: Sighting[] = [];
+  for (const gap of listUpstreamGaps(syncs)) {
+    if (partition.transactionMarkersSeen && gap.skippedUpstream <= maxMarkerGap) continue;
+    const first = maxOffset(gap.toUpstream - gap.skippedUpstream, logStart);
+    if (first >= gap.toUpstream) continue;
+    sightings.push([SkipSignal.SYNC_GAP, { first, last: gap.toUpstream - 1n, exact: true }]);
+  }
+  return sightings;
+}
+
+function findPositionJumpSkip(before: FlowPartition, now: FlowPartition): Sighting[] {
+  const frontierBefore = before.mm2Position;
+  const frontier = now.mm2Position;
+  const logStart = now.sourceLogStart;
+  const { targetLogEnd } = now;
+  if (frontierBefore === null || frontier === null || logStart === null) return [];
+  if (targetLogEnd === null || before.targetLogEnd === null || targetLogEnd < before.targetLogEnd) return [];
+  if (!(frontierBefore < logStart && logStart <= frontier)) return [];
+  const skipped = frontier - frontierBefore - (targetLogEnd - before.targetLogEnd);
+  const existed = minOffset(skipped - (logStart - frontierBefore), frontier - logStart);
+  if (existed <= 0n) return [];
+  return [[SkipSignal.POSITION_JUMP, { first: logStart, last: logStart + existed - 1n, exact: false }]];
+}
+
+function createSkipCandidate(view: FlowPartitionView, signal: SkipSignalName, range: OffsetRange): EventCandidate {
+  const { flow, partition } = view;
+  return {
+    scope: `${FindingType.MM2_SKIPPED_BY_RESET}|${flow.id}|${partition.topic}|${partition.partition}`,
+    tag: "",
+    keySuffix: range.first.toString(),
+    range,
+    render: (key, merged, firstSeen): Finding => {
+      const r = merged ?? range;
+      const count = r.last - r.first + 1n;
+      const noun = count === 1n ? "record" : "records";
+      const where = namePartition(partition.topic, partition.partition);
+      return {
+        key,
+        type: FindingType.MM2_SKIPPED_BY_RESET,
+        severity: Severity.WARNING,
+        flow: flow.id,
+        cluster: flow.source,
+        topic: partition.topic,
+        partition: partition.partition,
+        summary:
+          `MM2 skipped ${formatCount(count)} ${noun} of ${where} on purpose (offsets ${formatRange(r.first, r.last)}): ` +
+          `its consumer has auto.offset.reset=latest and resumed at the log end of ${flow.source}`,
+        evidence: {
+          firstSkippedOffset: r.first.toString(),
+          lastSkippedOffset: r.last.toString(),
+          skippedCount: count.toString(),
+          exact: r.exact,
+          detectedBy: signal,
+          seenAt: firstSeen,
+          sourceLogStart: partition.sourceLogStart?.toString() ?? null,
+          mm2Position: partition.mm2Position?.toString() ?? null,
+          targetTopic: partition.targetTopic,
+        },
+        observedAt: firstSeen,
+      };
+    },
+  };
+}
