@@ -6,14 +6,16 @@ import { describeError, pollCluster } from "./cluster-poll";
 import { pollConnect } from "./connect-poll";
 import { buildFlow } from "./flow-builder";
 import { readDedicatedConfigs } from "./dedicated-configs";
-import { discoverFlows } from "./flow-discovery";
+import { defineRetainedFlow, discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readings";
 import type { CollectorPersistence } from "./persistence";
 import type { ShardAssignment } from "./shards";
 import { type RecordSampleRead, readRecordSamples } from "./record-samples";
+import { parseRetainedFlows, parseRetireRequests, type RetainedFlow, retainedFlowsKey, retainFlows, retiredFlowsKey, serializeRetainedFlows } from "./retained-flows";
 import { advanceTransactionLedgers } from "./transaction-ledger-read";
 import { type PartitionLedger, parseLedgers, serializeLedgers } from "./transaction-ledger";
 import { LedgerShards, ledgerStoreKey } from "./transaction-ledger-shards";
+import type { FlowDefinition } from "./flow-discovery";
 import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, ledgerKey, type Snapshot, type TransactionLedgerView } from "./types";
 import { checkTargetDensity, selectFlowDensityIssues } from "./target-density";
 import { applySourceTails, fetchSourceTails } from "./unreplicated-tail";
@@ -40,6 +42,8 @@ export class Collector {
   /** With scaleOut: which held shards each ledger is stored under (transaction-ledger-shards.ts). */
   private readonly ledgerShards: LedgerShards | null;
   private ledgerViews: Record<string, TransactionLedgerView> = {};
+  /** Flows once found on Connect, kept until retired (retained-flows.ts); persisted every cycle. */
+  private retainedFlows = new Map<string, RetainedFlow>();
   private latestSnapshot: Snapshot | null = null;
   private cycle = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -176,7 +180,8 @@ export class Collector {
   private async readFlows(clusters: ClusterSnapshot[], connect: ConnectClusterSnapshot[], now: number, previous: Snapshot | null) {
     const byAlias = new Map(clusters.map((c) => [c.alias, c]));
     const dedicated = await readDedicatedConfigs(clusters, { readers: this.readers, clusters: byAlias, state: this.tailState });
-    const discovered = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows, dedicated);
+    const live = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows, dedicated);
+    const discovered = [...live, ...(await this.retainFlows(live, connect, now))].sort((a, b) => a.id.localeCompare(b.id));
     const definitions = this.shards === null ? discovered : discovered.filter((def) => this.shards!.owns(def.id));
     const read = await Promise.all(
       definitions.map(async (def) => {
@@ -216,6 +221,26 @@ export class Collector {
     return refined;
   }
 
+  /**
+   * Keeps every flow once found on Connect: returns the definitions of those Connect no longer lists (not retired).
+   * The operators' retire requests are read from the store every cycle (a web server writes them).
+   */
+  private async retainFlows(live: FlowDefinition[], connect: ConnectClusterSnapshot[], now: number): Promise<FlowDefinition[]> {
+    let requests = new Map<string, number>();
+    try {
+      requests = this.store ? parseRetireRequests(await this.store.getValue(retiredFlowsKey)) : new Map();
+    } catch (err) {
+      log.warn({ err: describeError(err) }, "retire requests not read; flows stay kept this cycle");
+    }
+    const byConfig = new Set(Object.entries(this.config.flows).filter(([, o]) => o.retired === true).map(([id]) => id));
+    const result = retainFlows(live, connect, this.retainedFlows, { requests, byConfig }, now, (r) => defineRetainedFlow(r, this.config.flows));
+    for (const def of result.definitions.filter((d) => d.connectorMissing !== undefined)) {
+      log.warn({ flow: def.id, connectors: def.connectorMissing?.connectors, since: def.connectorMissing?.since }, "MM2 source connector missing from Connect");
+    }
+    this.retainedFlows = result.retained;
+    return result.definitions;
+  }
+
   /** Keeps the transaction ledgers for a restart (the pipeline writes the cycle's samples). */
   private async persist(): Promise<void> {
     await Promise.all(this.pendingWrites.splice(0));
@@ -223,6 +248,7 @@ export class Collector {
     try {
       if (this.ledgerShards) await this.ledgerShards.save(this.ledgers, this.store);
       else if (this.ledgers.size > 0) await this.store.setValue(ledgerStoreKey, serializeLedgers(this.ledgers));
+      await this.store.setValue(retainedFlowsKey, serializeRetainedFlows(this.retainedFlows));
     } catch (err) {
       log.error({ err: describeError(err) }, "writing the transaction ledgers to the store failed");
     }
@@ -240,7 +266,14 @@ export class Collector {
    */
   private async restore(store: CollectorPersistence): Promise<void> {
     // With scaleOut the held shards' ledgers are read at each change of them (LedgerShards.follow).
-    const [history, ledgers] = await Promise.all([store.loadOffsetSyncHistory(), this.ledgerShards ? null : store.getValue(ledgerStoreKey)]);
+    const [history, ledgers, retained] = await Promise.all([
+      store.loadOffsetSyncHistory(),
+      this.ledgerShards ? null : store.getValue(ledgerStoreKey),
+      store.getValue(retainedFlowsKey),
+    ]);
+    const kept = parseRetainedFlows(retained);
+    if (kept.error !== null) log.warn({ err: kept.error }, "stored retained flows unreadable; flows are kept from now on");
+    this.retainedFlows = kept.flows;
     for (const [key, syncs] of history) this.tailState.syncHistory.set(key, syncs);
     const stored = parseLedgers(ledgers);
     if (stored.error !== null) log.warn({ err: stored.error }, "stored transaction ledgers unreadable; reading again from the log start");

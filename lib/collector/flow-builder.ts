@@ -101,6 +101,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     excludedTopics: listExcludedTopics(def, excluded, membership, readings.positions),
     coverage: readCoverage(def, source, target, targetTopics, excluded, partitions, now, previous),
     ...(def.syncGroupOffsets !== undefined ? { syncGroupOffsets: def.syncGroupOffsets } : {}),
+    ...(def.connectorMissing !== undefined ? { connectorMissing: def.connectorMissing } : {}),
     offsetSyncs: def.offsetSyncs,
     checkpointsTopic: def.checkpointsTopic,
     partitions,

@@ -258,6 +258,11 @@ export interface Flow {
   coverage?: FlowCoverageReading;
   /** The checkpoint connector's sync.group.offsets.enabled (MM2 writes translated offsets into target groups). */
   syncGroupOffsets?: boolean;
+  /**
+   * A flow Gapwatch keeps although its Connect cluster, answering, no longer lists its source connectors
+   * (deleted): which ones and since when (epoch ms). Absent while they are listed or Connect does not answer.
+   */
+  connectorMissing?: { connectors: string[]; since: number };
 }
 
 /**
@@ -316,6 +321,13 @@ export interface ConnectClusterSnapshot {
   error: string | null;
   dataAt: number | null;
   connectors: Connector[];
+  /**
+   * Since when (epoch ms) each connector (`<connector>`) or task (`<connector>|<taskId>`) has been UNASSIGNED or
+   * RESTARTING without a break, as this collector saw it (connect-poll.ts); carried while Connect does not answer.
+   */
+  notRunningSince?: Record<string, number>;
+  /** Connect's offset.flush.interval.ms for this cluster as configured (`connect[].offsetFlushIntervalMs`). */
+  offsetFlushIntervalMs?: number;
 }
 
 /** Offsets `first`–`last` (inclusive) holding `records` records of one kind. */

@@ -41,6 +41,12 @@ export const connectSchema = z.object({
   url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as http://connect:8083" }),
   auth: z.object({ username: z.string().min(1), password: z.string().min(1) }).strict().optional(),
   timeoutMs: z.number().int().positive().default(5000),
+  /**
+   * The workers' offset.flush.interval.ms (Connect's default 60000): MM2's position on Connect moves only that
+   * often, so TASK_STALLED waits at least twice this where the position comes from Connect alone. Connect's REST
+   * API does not expose worker settings: set it when the workers flush less often.
+   */
+  offsetFlushIntervalMs: z.number().int().positive().default(60_000),
 }).strict().transform(moveUrlUserInfoToAuth);
 
 /**
@@ -72,6 +78,11 @@ const flowOverrideSchema = z.object({
     /** `replication.policy.separator`; default: the connector's, else ".". */
     separator: z.string().min(1).optional(),
   }).strict().optional(),
+  /**
+   * The flow is retired on purpose: once Connect no longer lists its source connectors Gapwatch stops keeping it
+   * (no MM2_CONNECTOR_MISSING). A flow whose connectors Connect lists is watched whatever this says.
+   */
+  retired: z.boolean().optional(),
 }).strict();
 
 /** A regular expression given as text; the config is refused when it does not compile. */

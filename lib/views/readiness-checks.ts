@@ -285,6 +285,8 @@ const blockingFlowAlerts: FindingTypeName[] = [
   FindingType.TOPIC_RESET,
   FindingType.TASK_FAILED,
   FindingType.TASK_STALLED,
+  FindingType.TASK_NOT_RUNNING,
+  FindingType.MM2_CONNECTOR_MISSING,
   FindingType.TARGET_TRUNCATED,
 ];
 /** Cluster alerts that block when they concern the target: nothing sound to fail over to. */
