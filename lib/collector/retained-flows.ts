@@ -124,7 +124,7 @@ export function parseRetireRequests(text: string | null): Map<string, number> {
   if (text === null) return new Map();
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (parsed === null || typeof parsed !== "object") return new Map();
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return new Map();
     return new Map(Object.entries(parsed).filter((e): e is [string, number] => typeof e[1] === "number"));
   } catch {
     return new Map();
