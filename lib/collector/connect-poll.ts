@@ -7,9 +7,12 @@ import type { ConnectClusterSnapshot } from "./types";
 /** States in which a connector or task copies nothing although nobody paused or stopped it (and it did not fail). */
 const notRunningStates: ReadonlySet<string> = new Set([ConnectorState.UNASSIGNED, ConnectorState.RESTARTING]);
 
+/** Connect's default offset.flush.interval.ms (WorkerConfig.OFFSET_COMMIT_INTERVAL_MS_DEFAULT). */
+const defaultOffsetFlushIntervalMs = 60_000;
+
 /** One cycle's read of one Connect cluster: all connectors with status and config in one request. */
 export async function pollConnect(config: ConnectConfig, previous: ConnectClusterSnapshot | null, now: number): Promise<ConnectClusterSnapshot> {
-  const flush = { offsetFlushIntervalMs: config.offsetFlushIntervalMs };
+  const flush = { offsetFlushIntervalMs: config.offsetFlushIntervalMs ?? defaultOffsetFlushIntervalMs };
   try {
     const connectors = await getConnectors({ url: config.url, auth: config.auth, timeoutMs: config.timeoutMs });
     const notRunningSince = trackNotRunning(connectors, previous?.notRunningSince ?? {}, now);

@@ -46,7 +46,7 @@ export const connectSchema = z.object({
    * often, so TASK_STALLED waits at least twice this where the position comes from Connect alone. Connect's REST
    * API does not expose worker settings: set it when the workers flush less often.
    */
-  offsetFlushIntervalMs: z.number().int().positive().default(60_000),
+  offsetFlushIntervalMs: z.number().int().positive().optional(),
 }).strict().transform(moveUrlUserInfoToAuth);
 
 /**
