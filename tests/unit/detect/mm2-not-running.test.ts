@@ -101,7 +101,7 @@ describe("MM2_CONNECTOR_MISSING", () => {
   });
 
   it("is carried, not resolved, while the Connect cluster does not answer, and ends once the flow is retired", () => {
-    const missing = makeFlow({ connectorMissing: { connectors: ["mm2-source"], since: T0 } });
+    const missing = makeFlow({ connectorMissing: { connectors: ["mm2-source"], since: T0 - 120_000 } });
     const kept = makeFlow();
     const outputs = runCycles([
       { snapshot: makeSnapshot({ cycle: 1, connect: [makeConnect([])], flows: [missing] }) },
@@ -109,6 +109,14 @@ describe("MM2_CONNECTOR_MISSING", () => {
       { snapshot: makeSnapshot({ cycle: 3, connect: [makeConnect([])], flows: [] }) },
     ]);
     expect(outputs.map((o) => findingsOf(o, FindingType.MM2_CONNECTOR_MISSING).length)).toEqual([1, 1, 0]);
+  });
+});
+
+describe("MM2_CONNECTOR_MISSING look-alike", () => {
+  it("stays quiet for a connector deleted and re-created under its name within the threshold (a redeploy)", () => {
+    const gone = (cycle: number) => makeSnapshot({ cycle, connect: [makeConnect([])], flows: [makeFlow({ connectorMissing: { connectors: ["mm2-source"], since: T0 + 10_000 } })] });
+    const outputs = runCycles([{ snapshot: makeSnapshot({ cycle: 1 }) }, { snapshot: gone(2) }, { snapshot: gone(3) }, { snapshot: makeSnapshot({ cycle: 4 }) }]);
+    expect(outputs.flatMap((o) => o.findings.filter((f) => f.severity === "critical"))).toEqual([]);
   });
 });
 
