@@ -234,7 +234,8 @@ export class Collector {
     }
     const byConfig = new Set(Object.entries(this.config.flows).filter(([, o]) => o.retired === true).map(([id]) => id));
     const result = retainFlows(live, connect, this.retainedFlows, { requests, byConfig }, now, (r) => defineRetainedFlow(r, this.config.flows));
-    for (const def of result.definitions.filter((d) => d.connectorMissing !== undefined)) {
+    // Said once, in the cycle that first finds it missing (the alert carries it from then on).
+    for (const def of result.definitions.filter((d) => d.connectorMissing?.since === now)) {
       log.warn({ flow: def.id, connectors: def.connectorMissing?.connectors, since: def.connectorMissing?.since }, "MM2 source connector missing from Connect");
     }
     this.retainedFlows = result.retained;

@@ -20,6 +20,7 @@ import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLe
  */
 const state = readSandboxState();
 const east = state.clusters.east!.bootstrap;
+const west = state.clusters.west!.bootstrap;
 const endpoint = { url: state.connect.url, timeoutMs: 15_000 };
 const names = connectorNames("east", "west");
 const notRunningAfterMs = 10_000;
@@ -86,12 +87,17 @@ describe("MM2's source connector deleted while producers write", () => {
     const [alert] = missingAlerts();
     expect(alert).toMatchObject({ severity: "critical", flow: flowId, evidence: { connectCluster: "sandbox", connectors: names.source, missingSince: since } });
     expect(alert!.summary).toContain(`MM2 source connector ${names.source} of flow ${flowId} is gone from Connect cluster sandbox since`);
-    // MM2 copies nothing: the source grew past what the target holds, and Gapwatch's lag says exactly that much.
+    // MM2 copies nothing (its task may have copied a last batch while the DELETE took effect): the source grew past
+    // what the target holds, and Gapwatch's lag says exactly that much (log ends from Kafka, not from Gapwatch).
+    await produce(10);
     const sourceEnd = (await fetchLogEnds(east, topic)).get(0)!.high;
+    const targetEnd = (await fetchLogEnds(west, `east.${topic}`)).get(0)!.high;
     const row = rowOf(await runtime.collector.runCycle())!;
+    expect(targetEnd < sourceEnd).toBe(true);
     expect(row.sourceLogEnd).toBe(sourceEnd);
-    expect(row.targetLogEnd).toBe(50n);
-    expect(row.lag).toBe(sourceEnd - 50n);
+    expect(row.targetLogEnd).toBe(targetEnd);
+    expect(row.mm2Position).toBe(targetEnd);
+    expect(row.lag).toBe(sourceEnd - targetEnd);
     // Nothing else critical for one event: no stall (the stall clock stops while the connector is gone).
     expect(runtime.alerts.list({ state: "firing" }).filter((a) => a.severity === "critical").map((a) => a.type)).toEqual(["MM2_CONNECTOR_MISSING"]);
     const readiness = await callRoute(getReadiness, `/api/flows/${encodeURIComponent(flowId)}/readiness`, { flow: encodeURIComponent(flowId) });
