@@ -27,11 +27,11 @@ export function stopConnectWorker(): Promise<void> {
  * its connectors and offsets read back from its internal topics on the target cluster.
  * `offsetFlushIntervalMs` sets how often MM2's positions are committed (production default 60 s);
  * `exactlyOnceSourceSupport` lets MM2's source connector run exactly-once (see
- * `exactlyOnceSourceConfig` in mm2-connectors.ts).
+ * `exactlyOnceSourceConfig` in mm2-connectors.ts); `extraProperties` are appended to the worker's properties.
  */
 export function restartConnectWorker(
   state: SandboxState,
-  opts: { target?: string; offsetFlushIntervalMs?: number; exactlyOnceSourceSupport?: boolean } = {},
+  opts: { target?: string; offsetFlushIntervalMs?: number; exactlyOnceSourceSupport?: boolean; extraProperties?: string[] } = {},
 ): Promise<SandboxConnectWorker> {
   return startConnectWorker({
     baseDir: sandboxDir,
@@ -41,5 +41,21 @@ export function restartConnectWorker(
     port: Number(new URL(state.connect.url).port),
     offsetFlushIntervalMs: opts.offsetFlushIntervalMs,
     exactlyOnceSourceSupport: opts.exactlyOnceSourceSupport,
+    extraProperties: opts.extraProperties,
+  });
+}
+
+/**
+ * Starts a second Connect worker in the sandbox's group (same internal topics on `west`), tracked as `connect-2` on
+ * a free REST port, with `extraProperties` appended; stop it with `stopProcess(worker.process)`.
+ */
+export function startSecondConnectWorker(state: SandboxState, extraProperties: string[] = []): Promise<SandboxConnectWorker> {
+  return startConnectWorker({
+    baseDir: sandboxDir,
+    bootstrap: bootstrapOf(state, "west"),
+    classpath: classpathOf(state.jars),
+    logOption: writeLogConfig(sandboxDir, state.kafkaVersion),
+    extraProperties,
+    name: "connect-2",
   });
 }
