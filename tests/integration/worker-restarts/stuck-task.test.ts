@@ -70,7 +70,13 @@ describe("a worker leaves the Connect group holding MM2 tasks", () => {
     await stopProcess(second.process);
     second = null;
     // Connect's own view: what the worker held is UNASSIGNED, still naming it.
-    const unassigned = await waitForConnect((cs) => listParts(cs, ["UNASSIGNED"]), "UNASSIGNED MM2 work", 60_000);
+    // The worker writes each connector's and task's UNASSIGNED as it stops it: wait for all of them.
+    const heldKeys = new Set(held.map((p) => p.key));
+    const allUnassigned = (cs: Connector[]) => {
+      const parts = listParts(cs, ["UNASSIGNED"]);
+      return [...heldKeys].every((k) => parts.some((p) => p.key === k)) ? parts : [];
+    };
+    const unassigned = await waitForConnect(allUnassigned, `UNASSIGNED ${[...heldKeys].join(", ")}`, 60_000);
     expect(unassigned.map((p) => p.key).sort()).toEqual(held.map((p) => p.key).sort());
     expect(new Set(unassigned.map((p) => p.workerId))).toEqual(new Set([secondId]));
     const stoppedAt = Date.now();
