@@ -81,6 +81,7 @@ describe("a worker leaves the Connect group holding MM2 tasks", () => {
     const unassigned = listParts(await getConnectors(endpoint), ["UNASSIGNED"]);
     const heldKeys = new Set(held.map((p) => p.key));
     expect(unassigned.every((p) => heldKeys.has(p.key) && p.workerId === secondId)).toBe(true);
+    process.stderr.write(`[integration] UNASSIGNED after ${secondId} left: ${unassigned.map((p) => p.key).join(", ")} (held ${[...heldKeys].join(", ")})\n`);
     const stoppedAt = Date.now();
 
     const first = await runtime.collector.runCycle();
