@@ -11,7 +11,15 @@ import { createFlowTailState, type FlowTailState, readFlow } from "./flow-readin
 import type { CollectorPersistence } from "./persistence";
 import type { ShardAssignment } from "./shards";
 import { type RecordSampleRead, readRecordSamples } from "./record-samples";
-import { parseRetainedFlows, parseRetireRequests, type RetainedFlow, retainedFlowsKey, retainFlows, retiredFlowsKey, serializeRetainedFlows } from "./retained-flows";
+import {
+  parseRetainedFlows,
+  parseRetireRequests,
+  type RetainedFlow,
+  retainedFlowsKey,
+  retainFlows,
+  retiredFlowsKey,
+  serializeRetainedFlows,
+} from "./retained-flows";
 import { advanceTransactionLedgers } from "./transaction-ledger-read";
 import { type PartitionLedger, parseLedgers, serializeLedgers } from "./transaction-ledger";
 import { LedgerShards, ledgerStoreKey } from "./transaction-ledger-shards";
@@ -180,7 +188,8 @@ export class Collector {
   private async readFlows(clusters: ClusterSnapshot[], connect: ConnectClusterSnapshot[], now: number, previous: Snapshot | null) {
     const byAlias = new Map(clusters.map((c) => [c.alias, c]));
     const dedicated = await readDedicatedConfigs(clusters, { readers: this.readers, clusters: byAlias, state: this.tailState });
-    const live = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows, dedicated);
+    const topicNames = clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) }));
+    const live = discoverFlows(connect, topicNames, this.config.flows, dedicated);
     const discovered = [...live, ...(await this.retainFlows(live, connect, now))].sort((a, b) => a.id.localeCompare(b.id));
     const definitions = this.shards === null ? discovered : discovered.filter((def) => this.shards!.owns(def.id));
     const read = await Promise.all(
@@ -236,7 +245,8 @@ export class Collector {
     const result = retainFlows(live, connect, this.retainedFlows, { requests, byConfig }, now, (r) => defineRetainedFlow(r, this.config.flows));
     // Said once, in the cycle that first finds it missing (the alert carries it from then on).
     for (const def of result.definitions.filter((d) => d.connectorMissing?.since === now)) {
-      log.warn({ flow: def.id, connectors: def.connectorMissing?.connectors, since: def.connectorMissing?.since }, "MM2 source connector missing from Connect");
+      const { connectors, since } = def.connectorMissing!;
+      log.warn({ flow: def.id, connectors, since }, "MM2 source connector missing from Connect");
     }
     this.retainedFlows = result.retained;
     return result.definitions;

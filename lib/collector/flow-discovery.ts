@@ -148,14 +148,19 @@ export function discoverFlows(
  * are named as they were.
  */
 export function defineRetainedFlow(
-  record: { connectCluster: string; connectors: { sources: string[]; checkpoint: string | null; heartbeat: string | null }; sourceConfig: Record<string, string> },
+  record: {
+    connectCluster: string;
+    connectors: { sources: string[]; checkpoint: string | null; heartbeat: string | null };
+    sourceConfig: Record<string, string>;
+  },
   overrides: FlowOverrides = {},
 ): FlowDefinition | null {
-  const first = record.connectors.sources[0];
+  const { sources, checkpoint, heartbeat } = record.connectors;
+  const first = sources[0];
   if (first === undefined) return null;
   const def = defineFromSourceConnector(record.connectCluster, { name: first, config: record.sourceConfig }, overrides);
   if (def === null) return null;
-  def.connectors = { source: first, sources: [...record.connectors.sources], checkpoint: record.connectors.checkpoint, heartbeat: record.connectors.heartbeat };
+  def.connectors = { source: first, sources: [...sources], checkpoint, heartbeat };
   return def;
 }
 

@@ -9,15 +9,17 @@ import { FindingType, Severity, type Finding } from "./types";
  * LOGIC — per flow with `connectorMissing` (set by the collector only in a cycle where the flow's Connect cluster
  * answered) missing for ≥ thresholds.notRunningAfterMs: one critical finding `MM2_CONNECTOR_MISSING|<flow>` naming
  * the connectors, the Connect cluster and since when. The wait is the look-alike's: a redeploy that deletes and
- * re-creates the connector under its name (Connect keeps its offsets) takes seconds. A Connect cluster that does not answer is unknown, not missing: the collector sets nothing then and
- * the finding is carried (its evidence names the Connect cluster). A retired flow is no longer in the snapshot.
+ * re-creates the connector under its name (Connect keeps its offsets) takes seconds. A Connect cluster that does
+ * not answer is unknown, not missing: the collector sets nothing then and the finding is carried (its evidence names
+ * the Connect cluster). A retired flow is no longer in the snapshot.
  */
 export function detectConnectorsMissing(ctx: DetectorContext): Finding[] {
   const findings: Finding[] = [];
   for (const flow of ctx.current.flows) {
     const missing = flow.connectorMissing;
     const connectCluster = flow.connectors.connectCluster;
-    if (missing === undefined || connectCluster === null || ctx.now - missing.since < ctx.thresholds.notRunningAfterMs) continue;
+    if (missing === undefined || connectCluster === null) continue;
+    if (ctx.now - missing.since < ctx.thresholds.notRunningAfterMs) continue;
     const names = missing.connectors.join(", ");
     const since = new Date(missing.since).toISOString().replace("T", " ").slice(0, 19);
     findings.push({

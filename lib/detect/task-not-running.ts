@@ -33,7 +33,8 @@ export function detectTasksNotRunning(ctx: DetectorContext): Finding[] {
     const since = connect.notRunningSince;
     if (!connect.reachable || since === undefined) continue;
     for (const connector of connect.connectors) {
-      const role = findConnectorFlow(ctx.current, connect.name, connector.name)?.role ?? roleByClass[connector.connectorClass.split(".").at(-1) ?? ""];
+      const byClass = roleByClass[connector.connectorClass.split(".").at(-1) ?? ""];
+      const role = findConnectorFlow(ctx.current, connect.name, connector.name)?.role ?? byClass;
       if (role === undefined || onPurpose.has(connector.state) || connector.state === ConnectorState.FAILED) continue;
       const parts: { taskId: number | null; state: string; workerId: string }[] = [
         { taskId: null, state: connector.state, workerId: connector.workerId },
@@ -57,7 +58,8 @@ function createFinding(
   part: { taskId: number | null; state: string; workerId: string; since: number },
 ): Finding {
   const flow = findConnectorFlow(ctx.current, connectCluster, connector.name)?.flowId;
-  const subject = part.taskId === null ? `MM2 ${role} connector ${connector.name}` : `Task ${part.taskId} of MM2 ${role} connector ${connector.name}`;
+  const named = `MM2 ${role} connector ${connector.name}`;
+  const subject = part.taskId === null ? named : `Task ${part.taskId} of ${named}`;
   const worker = part.workerId === "" ? "no worker" : `worker ${part.workerId}`;
   const effect = role === "source" ? "nothing is copied for it" : role === "checkpoint" ? "no offsets are translated" : "no heartbeats";
   return {

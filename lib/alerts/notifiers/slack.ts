@@ -33,7 +33,8 @@ function describeTransition({ type, alert }: AlertTransition): string {
   const stopped = type === "resolved" && isLossAlert(alert);
   const label = stopped ? "STOPPED GROWING" : type.toUpperCase();
   const where = scope === "" ? "" : ` (${scope})`;
-  return `${stopped ? ":warning:" : icons[type]} *${label}* ${alert.severity} ${alert.type}${where}: ${alert.summary}${stopped ? ` — ${stoppedGrowingMeaning}` : ""}`;
+  const meaning = stopped ? ` — ${stoppedGrowingMeaning}` : "";
+  return `${stopped ? ":warning:" : icons[type]} *${label}* ${alert.severity} ${alert.type}${where}: ${alert.summary}${meaning}`;
 }
 
 function linkTo({ alert }: AlertTransition, context: PayloadContext): string {
