@@ -4,6 +4,7 @@ import { AlertCard } from "@/components/alerts/alert-card";
 import { AlertFilters } from "@/components/alerts/alert-filters";
 import { PageHeader } from "@/components/layout/page-header";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { isAwaitingAttention } from "@/lib/alerts/loss-alerts";
 import { isAdmin } from "@/lib/auth/session";
 import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { parseAlertFilter } from "@/lib/views/alerts";
@@ -25,9 +26,10 @@ export default async function AlertsPage({ searchParams }: { searchParams: Searc
   const events = (await runtime.store.listEvents(now - 7 * 24 * 3600 * 1000, now, 200)).filter((e) => e.kind.startsWith("alert-"));
   const canAct = isAdmin(await headers(), await cookies());
   const firing = alerts.filter((a) => a.state === "firing").length;
+  const unseenLosses = alerts.filter((a) => a.state === "resolved" && isAwaitingAttention(a)).length;
   return (
     <>
-      <PageHeader title="Alerts" subtitle={`${firing} firing · ${alerts.length - firing} resolved (of ${alerts.length} matching)`} updatedAt={snapshot?.takenAt ?? null} now={now} />
+      <PageHeader title="Alerts" subtitle={`${firing} firing · ${alerts.length - firing} resolved, of which ${unseenLosses} losses not acknowledged (of ${alerts.length} matching)`} updatedAt={snapshot?.takenAt ?? null} now={now} />
       <AlertFilters state={filter.state} type={filter.type} flow={filter.flow} flows={snapshot?.flows.map((f) => f.id) ?? []} />
       <div className="grid gap-6 lg:grid-cols-[1fr_20rem]">
         <section aria-label="Alerts" className="space-y-3">

@@ -2,6 +2,7 @@ import Link from "next/link";
 import { cookies, headers } from "next/headers";
 import { isAdmin, mayRead } from "@/lib/auth/session";
 import { getServingRuntime } from "@/lib/pipeline/runtime";
+import { describeAlertState, isAwaitingAttention } from "@/lib/alerts/loss-alerts";
 import { getLogger } from "@/lib/logger";
 import { linkAlertEvidence } from "@/lib/views/alert-links";
 import { AcknowledgeButton } from "./acknowledge-button";
@@ -9,9 +10,9 @@ import { AcknowledgeButton } from "./acknowledge-button";
 const shown = 5;
 
 /**
- * Firing critical alerts that nobody acknowledged, on every page: type, one-line summary, a link
- * to the evidence, and (signed in) Acknowledge. A new alert, or the same one firing anew, brings
- * the banner back.
+ * Firing critical alerts that nobody acknowledged, and losses that stopped growing but nobody
+ * acknowledged (loss-alerts.ts), on every page: type, one-line summary, a link to the evidence, and
+ * (signed in) Acknowledge. A new alert, or the same one firing anew, brings the banner back.
  */
 export async function AlertBanner() {
   let alerts;
@@ -19,7 +20,7 @@ export async function AlertBanner() {
   try {
     // On /signin, where server.requireSignInForReads lets anyone in, alerts are data like any other.
     if (!mayRead(await headers(), await cookies())) return null;
-    alerts = getServingRuntime().alerts.list({ state: "firing" }).filter((a) => a.severity === "critical" && a.acknowledged === null);
+    alerts = getServingRuntime().alerts.list().filter((a) => a.severity === "critical" && isAwaitingAttention(a));
     signedIn = isAdmin(await headers(), await cookies());
   } catch (err) {
     getLogger("ui").warn({ err: err instanceof Error ? err.message : String(err) }, "alert banner unavailable");
@@ -32,6 +33,7 @@ export async function AlertBanner() {
         {alerts.slice(0, shown).map((a) => (
           <li key={a.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2 text-sm" data-testid={`banner-${a.type}`}>
             <span className="rounded bg-white px-1.5 py-0.5 font-mono text-xs font-bold text-red-800">{a.type}</span>
+            {a.state === "resolved" ? <span className="text-xs font-semibold">{describeAlertState(a)}, not acknowledged</span> : null}
             <span className="min-w-0 flex-1">{a.summary}</span>
             <Link href={linkAlertEvidence(a)} className="text-xs font-semibold underline underline-offset-2 hover:no-underline focus-visible:outline-2 focus-visible:outline-white">
               Evidence

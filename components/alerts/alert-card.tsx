@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { Pill, type PillTone } from "@/components/ui/pill";
+import { describeAlertState, isAcknowledgeable, isAwaitingAttention, isLossAlert, stoppedGrowingMeaning } from "@/lib/alerts/loss-alerts";
 import type { AlertRecord } from "@/lib/alerts/types";
 import { linkAlertEvidence } from "@/lib/views/alert-links";
 import { AcknowledgeButton } from "./acknowledge-button";
@@ -20,11 +21,11 @@ export function AlertCard({ alert, focused, canAct }: { alert: AlertRecord; focu
       <header className="flex flex-wrap items-center gap-2">
         <Pill tone={tones[alert.severity] ?? "unknown"}>{alert.severity}</Pill>
         <span className="font-mono text-sm font-semibold">{alert.type}</span>
-        <Pill tone={alert.state === "firing" ? "crit" : "ok"}>{alert.state}</Pill>
+        <Pill tone={isAwaitingAttention(alert) || alert.state === "firing" ? "crit" : "ok"}>{describeAlertState(alert)}</Pill>
         {alert.acknowledged ? <Pill tone="info">acknowledged by {alert.acknowledged.by}</Pill> : null}
         <span className="text-xs text-zinc-600 dark:text-zinc-400">{scope}</span>
         <span className="ml-auto flex items-center gap-2">
-          {canAct && alert.state === "firing" && !alert.acknowledged ? <AcknowledgeButton id={alert.id} /> : null}
+          {canAct && isAcknowledgeable(alert) ? <AcknowledgeButton id={alert.id} /> : null}
           {alert.topic && alert.partition !== null ? (
             <Link href={linkAlertEvidence(alert)} className="text-xs underline">
               Partition chart
@@ -33,6 +34,12 @@ export function AlertCard({ alert, focused, canAct }: { alert: AlertRecord; focu
         </span>
       </header>
       <p className="mt-2 text-sm">{alert.summary}</p>
+      {alert.state === "resolved" && isLossAlert(alert) ? (
+        <p className="mt-1 text-xs font-semibold" data-testid="alert-loss-meaning">
+          {stoppedGrowingMeaning}
+          {alert.acknowledged === null ? " — stays open until acknowledged" : ""}
+        </p>
+      ) : null}
       <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-0.5 text-xs">
         {Object.entries(alert.evidence).map(([k, v]) => (
           <div key={k} className="contents">
@@ -46,7 +53,7 @@ export function AlertCard({ alert, focused, canAct }: { alert: AlertRecord; focu
         <dd className="font-mono">{time(alert.lastSeen)}</dd>
         {alert.resolvedAt ? (
           <>
-            <dt className="text-zinc-600 dark:text-zinc-400">resolved</dt>
+            <dt className="text-zinc-600 dark:text-zinc-400">{isLossAlert(alert) ? "stopped growing" : "resolved"}</dt>
             <dd className="font-mono">{time(alert.resolvedAt)}</dd>
           </>
         ) : null}

@@ -18,7 +18,8 @@ import { loadShardMemory, mergeDetectorMemories, ownerOfFindingKey, scopeMemoryC
 import { createNotifier, type Notifier } from "./notifiers";
 import { acknowledgeAlert, defaultReconcileOptions, reconcileAlerts } from "./reconcile-alerts";
 import { reconcileRisks } from "./reconcile-risks";
-import { AlertState, type AlertRecord, type AlertTransition, type RiskRecord } from "./types";
+import { isAcknowledgeable } from "./loss-alerts";
+import type { AlertRecord, AlertTransition, RiskRecord } from "./types";
 
 const log = getLogger("alerts");
 /** Where the previous version kept the whole memory as one JSON value: read once (an upgrade), never written. */
@@ -198,7 +199,7 @@ async function applyAcknowledgementRequests(store: Store, alerts: AlertRecord[])
     let next = alerts;
     for (const r of requests) {
       const alert = held.get(r.alertId)!;
-      if (alert.state !== AlertState.FIRING) continue;
+      if (!isAcknowledgeable(alert)) continue;
       next = acknowledgeAlert(next, r.alertId, r.by, r.at);
       await store.appendEvent({ at: r.at, kind: "alert-acknowledged", flow: alert.flow, cluster: alert.cluster, message: `${alert.type} acknowledged by ${r.by}: ${alert.summary}`, data: { id: r.alertId } });
     }

@@ -4,6 +4,7 @@
  */
 export { acknowledgeAlert, defaultReconcileOptions, reconcileAlerts } from "./reconcile-alerts";
 export { createAlertId } from "./alert-id";
+export { describeAlertState, isAcknowledgeable, isAwaitingAttention, isLossAlert, lossAlertTypes, stoppedGrowingMeaning } from "./loss-alerts";
 export { createMetrics, renderMetrics, updateMetrics, type GapwatchMetrics } from "./metrics";
 export * from "./notifiers";
 export * from "./types";

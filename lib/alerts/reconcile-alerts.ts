@@ -1,5 +1,6 @@
 import type { Finding, SeverityName } from "@/lib/detect/types";
 import { createAlertId } from "./alert-id";
+import { isAcknowledgeable } from "./loss-alerts";
 import { AlertState, TransitionType, type AlertRecord, type AlertTransition, type ReconcileOptions } from "./types";
 
 /** One minute of hysteresis; a recurrence within an hour of resolving is the same incident. */
@@ -22,6 +23,8 @@ const severityRank: Record<SeverityName, number> = { critical: 3, warning: 2, in
  *   (now − lastSeen ≥ resolveAfterMs): a finding that flaps within that window never resolves, so
  *   it never pages twice. "resolved".
  * - no finding, resolved alert → unchanged (the store decides how long to keep it).
+ * A loss alert (DATA_LOSS, UNCLEAN_TRUNCATION) resolves the same way, but "resolved" then only means
+ * it stopped growing: it stays in the banner and the open alerts until acknowledged (loss-alerts.ts).
  */
 export function reconcileAlerts(
   current: readonly AlertRecord[],
@@ -46,9 +49,12 @@ export function reconcileAlerts(
   return { alerts, transitions };
 }
 
-/** Marks a firing alert acknowledged; other alerts are returned unchanged. */
+/**
+ * Marks a firing alert, or a loss alert in any state (loss-alerts.ts: it stays open until acknowledged),
+ * acknowledged; other alerts are returned unchanged.
+ */
 export function acknowledgeAlert(alerts: readonly AlertRecord[], id: string, by: string, now: number): AlertRecord[] {
-  return alerts.map((a) => (a.id === id && a.state === AlertState.FIRING ? { ...a, acknowledged: { by, at: now } } : a));
+  return alerts.map((a) => (a.id === id && isAcknowledgeable(a) ? { ...a, acknowledged: { by, at: now } } : a));
 }
 
 type Step = { alert: AlertRecord; transition: AlertTransition["type"] | null };

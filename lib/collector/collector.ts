@@ -8,15 +8,25 @@ import { type ConnectTopicsState, createConnectTopicsState, readConnectTopics } 
 import { buildFlow } from "./flow-builder";
 import { readDedicatedConfigs } from "./dedicated-configs";
 import { probeHiddenTopics } from "./hidden-topics";
-import { discoverFlows } from "./flow-discovery";
+import { defineRetainedFlow, discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowReadContext, type FlowTailState, readFlow } from "./flow-readings";
 import { advanceLeaderMarks, type LeaderMarks, leaderMarksStoreKey, parseLeaderMarks, routineWriteMs, serializeLeaderMarks } from "./leader-marks";
 import type { CollectorPersistence } from "./persistence";
 import type { ShardAssignment } from "./shards";
 import { type RecordSampleRead, readRecordSamples } from "./record-samples";
+import {
+  parseRetainedFlows,
+  parseRetireRequests,
+  type RetainedFlow,
+  retainedFlowsKey,
+  retainFlows,
+  retiredFlowsKey,
+  serializeRetainedFlows,
+} from "./retained-flows";
 import { advanceTransactionLedgers } from "./transaction-ledger-read";
 import { type PartitionLedger, parseLedgers, serializeLedgers } from "./transaction-ledger";
 import { LedgerShards, ledgerStoreKey } from "./transaction-ledger-shards";
+import type { FlowDefinition } from "./flow-discovery";
 import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, ledgerKey, type Snapshot, type TransactionLedgerView } from "./types";
 import { checkTargetDensity, selectFlowDensityIssues } from "./target-density";
 import { applySourceTails, fetchSourceTails } from "./unreplicated-tail";
@@ -50,6 +60,8 @@ export class Collector {
   /** When the leader marks were last written to the store (0: never), and whether a write is due. */
   private leaderMarksWrittenAt = 0;
   private leaderMarksDue = false;
+  /** Flows once found on Connect, kept until retired (retained-flows.ts); persisted every cycle. */
+  private retainedFlows = new Map<string, RetainedFlow>();
   private latestSnapshot: Snapshot | null = null;
   private cycle = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -225,7 +237,9 @@ export class Collector {
   ) {
     const byAlias = new Map(clusters.map((c) => [c.alias, c]));
     const dedicated = await readDedicatedConfigs(clusters, { readers: this.readers, clusters: byAlias, state: this.tailState });
-    const discovered = discoverFlows(connect, clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) })), this.config.flows, dedicated);
+    const topicNames = clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) }));
+    const live = discoverFlows(connect, topicNames, this.config.flows, dedicated);
+    const discovered = [...live, ...(await this.retainFlows(live, connect, now))].sort((a, b) => a.id.localeCompare(b.id));
     const definitions = this.shards === null ? discovered : discovered.filter((def) => this.shards!.owns(def.id));
     const read = await Promise.all(
       definitions.map(async (def) => {
@@ -266,6 +280,28 @@ export class Collector {
     return refined;
   }
 
+  /**
+   * Keeps every flow once found on Connect: returns the definitions of those Connect no longer lists (not retired).
+   * The operators' retire requests are read from the store every cycle (a web server writes them).
+   */
+  private async retainFlows(live: FlowDefinition[], connect: ConnectClusterSnapshot[], now: number): Promise<FlowDefinition[]> {
+    let requests = new Map<string, number>();
+    try {
+      requests = this.store ? parseRetireRequests(await this.store.getValue(retiredFlowsKey)) : new Map();
+    } catch (err) {
+      log.warn({ err: describeError(err) }, "retire requests not read; flows stay kept this cycle");
+    }
+    const byConfig = new Set(Object.entries(this.config.flows).filter(([, o]) => o.retired === true).map(([id]) => id));
+    const result = retainFlows(live, connect, this.retainedFlows, { requests, byConfig }, now, (r) => defineRetainedFlow(r, this.config.flows));
+    // Said once, in the cycle that first finds it missing (the alert carries it from then on).
+    for (const def of result.definitions.filter((d) => d.connectorMissing?.since === now)) {
+      const { connectors, since } = def.connectorMissing!;
+      log.warn({ flow: def.id, connectors, since }, "MM2 source connector missing from Connect");
+    }
+    this.retainedFlows = result.retained;
+    return result.definitions;
+  }
+
   /** Keeps the transaction ledgers and the leader marks for a restart (the pipeline writes the cycle's samples). */
   private async persist(): Promise<void> {
     await Promise.all(this.pendingWrites.splice(0));
@@ -275,6 +311,7 @@ export class Collector {
     try {
       if (this.ledgerShards) await this.ledgerShards.save(this.ledgers, this.store);
       else if (this.ledgers.size > 0) await this.store.setValue(ledgerStoreKey, serializeLedgers(this.ledgers));
+      await this.store.setValue(retainedFlowsKey, serializeRetainedFlows(this.retainedFlows));
     } catch (err) {
       log.error({ err: describeError(err) }, "writing the transaction ledgers to the store failed");
     }
@@ -303,14 +340,18 @@ export class Collector {
    */
   private async restore(store: CollectorPersistence): Promise<void> {
     // With scaleOut the held shards' ledgers are read at each change of them (LedgerShards.follow).
-    const [history, ledgers, marks] = await Promise.all([
+    const [history, ledgers, marks, retained] = await Promise.all([
       store.loadOffsetSyncHistory(),
       this.ledgerShards ? null : store.getValue(ledgerStoreKey),
       store.getValue(leaderMarksStoreKey),
+      store.getValue(retainedFlowsKey),
     ]);
     const storedMarks = parseLeaderMarks(marks);
     if (storedMarks.error !== null) log.warn({ err: storedMarks.error }, "stored leader marks unreadable; starting without them (an unclean election during the downtime goes unseen)");
     this.leaderMarks = storedMarks.marks;
+    const kept = parseRetainedFlows(retained);
+    if (kept.error !== null) log.warn({ err: kept.error }, "stored retained flows unreadable; flows are kept from now on");
+    this.retainedFlows = kept.flows;
     for (const [key, syncs] of history) this.tailState.syncHistory.set(key, syncs);
     const stored = parseLedgers(ledgers);
     if (stored.error !== null) log.warn({ err: stored.error }, "stored transaction ledgers unreadable; reading again from the log start");

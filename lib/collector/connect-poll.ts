@@ -1,8 +1,15 @@
 import type { ConnectConfig } from "@/lib/config";
 import { getConnectors, toConnectEndpoint } from "@/lib/connect";
+import { ConnectorState, type Connector } from "@/lib/connect/types";
 import { describeError } from "./cluster-poll";
 import type { ConnectTopicsRead } from "./connect-topics";
 import type { ConnectClusterSnapshot } from "./types";
+
+/** States in which a connector or task copies nothing although nobody paused or stopped it (and it did not fail). */
+const notRunningStates: ReadonlySet<string> = new Set([ConnectorState.UNASSIGNED, ConnectorState.RESTARTING]);
+
+/** Connect's default offset.flush.interval.ms (WorkerConfig.OFFSET_COMMIT_INTERVAL_MS_DEFAULT). */
+const defaultOffsetFlushIntervalMs = 60_000;
 
 /** One cycle's read of a Connect cluster's REST API: all connectors with status and config in one request. */
 export type RestPoll = { ok: true; connectors: ConnectClusterSnapshot["connectors"] } | { ok: false; error: string };
@@ -21,7 +28,8 @@ export async function pollConnectRest(config: ConnectConfig): Promise<RestPoll |
 /**
  * The Connect cluster's part of the snapshot: from REST when it answered; else, when `internalTopics` is configured,
  * from Connect's own topics (connect-topics.ts), with `restError` saying why REST was not used; else unreachable with
- * the previous cycle's connectors and the age of that data.
+ * the previous cycle's connectors and the age of that data. Not-running clocks advance only on connectors read
+ * this cycle.
  */
 export function selectConnectSnapshot(
   config: ConnectConfig,
@@ -30,7 +38,12 @@ export function selectConnectSnapshot(
   previous: ConnectClusterSnapshot | null,
   now: number,
 ): ConnectClusterSnapshot {
-  const base = { name: config.name, url: config.url ?? null };
+  const base = {
+    name: config.name,
+    url: config.url ?? null,
+    offsetFlushIntervalMs: config.offsetFlushIntervalMs ?? defaultOffsetFlushIntervalMs,
+  };
+  const heldSince = previous?.notRunningSince ?? {};
   if (rest?.ok) {
     return {
       ...base,
@@ -41,19 +54,22 @@ export function selectConnectSnapshot(
       error: null,
       dataAt: now,
       connectors: rest.connectors,
+      notRunningSince: trackNotRunning(rest.connectors, heldSince, now),
     };
   }
   const restError = rest === null ? "no url configured: Connect's REST API is not used" : rest.error;
   if (config.internalTopics && topics) {
+    const read = topics.read;
     return {
       ...base,
       source: "internal-topics",
       internalTopics: { ...config.internalTopics },
       restError,
-      reachable: topics.read !== null && topics.error === null,
+      reachable: read !== null && topics.error === null,
       error: topics.error,
-      dataAt: topics.read?.readAt ?? previous?.dataAt ?? null,
-      connectors: topics.read?.connectors ?? previous?.connectors ?? [],
+      dataAt: read?.readAt ?? previous?.dataAt ?? null,
+      connectors: read?.connectors ?? previous?.connectors ?? [],
+      notRunningSince: read !== null && topics.error === null ? trackNotRunning(read.connectors, heldSince, now) : heldSince,
     };
   }
   return {
@@ -65,5 +81,22 @@ export function selectConnectSnapshot(
     error: restError,
     dataAt: previous?.dataAt ?? null,
     connectors: previous?.connectors ?? [],
+    notRunningSince: heldSince,
   };
+}
+
+/**
+ * Since when each connector and task has been UNASSIGNED or RESTARTING: the time of the first cycle that saw it so,
+ * kept while every cycle since saw it not running (either state: a task bounced between them is still not running).
+ */
+export function trackNotRunning(connectors: readonly Connector[], previous: Readonly<Record<string, number>>, now: number): Record<string, number> {
+  const since: Record<string, number> = {};
+  for (const c of connectors) {
+    if (notRunningStates.has(c.state)) since[c.name] = previous[c.name] ?? now;
+    for (const t of c.tasks) {
+      const key = `${c.name}|${t.id}`;
+      if (notRunningStates.has(t.state)) since[key] = previous[key] ?? now;
+    }
+  }
+  return since;
 }

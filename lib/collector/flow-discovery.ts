@@ -50,6 +50,14 @@ export interface FlowDefinition {
   syncGroupOffsets?: boolean;
   /** The (first) MirrorSourceConnector's offset-sync and consumer reset settings; absent = MM2's defaults. */
   sourceTaskSettings?: SourceTaskSettings;
+  /** A retained flow whose source connectors its Connect cluster no longer lists (retained-flows.ts). */
+  connectorMissing?: FlowConnectorMissing;
+}
+
+/** The source connectors of a flow that its Connect cluster, answering, no longer lists, and since when (epoch ms). */
+export interface FlowConnectorMissing {
+  connectors: string[];
+  since: number;
 }
 
 /** Dedicated mode: MM2's connector configs of one alias pair, from `mm2-configs.<source>.internal` (dedicated-configs.ts). */
@@ -136,6 +144,28 @@ export function discoverFlows(
     }
   }
   return [...flows.values()].sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/**
+ * A flow Connect no longer lists, from what Gapwatch kept of it (retained-flows.ts): its first source connector's
+ * settings give the policy, the offset-syncs topic and the topic filter, as when it was found; its connectors
+ * are named as they were.
+ */
+export function defineRetainedFlow(
+  record: {
+    connectCluster: string;
+    connectors: { sources: string[]; checkpoint: string | null; heartbeat: string | null };
+    sourceConfig: Record<string, string>;
+  },
+  overrides: FlowOverrides = {},
+): FlowDefinition | null {
+  const { sources, checkpoint, heartbeat } = record.connectors;
+  const first = sources[0];
+  if (first === undefined) return null;
+  const def = defineFromSourceConnector(record.connectCluster, { name: first, config: record.sourceConfig }, overrides);
+  if (def === null) return null;
+  def.connectors = { source: first, sources: [...sources], checkpoint, heartbeat };
+  return def;
 }
 
 /**

@@ -281,6 +281,11 @@ export interface Flow {
    * source-settings.ts); absent = MM2's defaults (syncs on, earliest).
    */
   sourceTaskSettings?: SourceTaskSettings;
+  /**
+   * A flow Gapwatch keeps although its Connect cluster, answering, no longer lists its source connectors
+   * (deleted): which ones and since when (epoch ms). Absent while they are listed or Connect does not answer.
+   */
+  connectorMissing?: { connectors: string[]; since: number };
 }
 
 /**
@@ -352,6 +357,13 @@ export interface ConnectClusterSnapshot {
   error: string | null;
   dataAt: number | null;
   connectors: Connector[];
+  /**
+   * Since when (epoch ms) each connector (`<connector>`) or task (`<connector>|<taskId>`) has been UNASSIGNED or
+   * RESTARTING without a break, as this collector saw it (connect-poll.ts); carried while Connect does not answer.
+   */
+  notRunningSince?: Record<string, number>;
+  /** Connect's offset.flush.interval.ms for this cluster as configured (`connect[].offsetFlushIntervalMs`). */
+  offsetFlushIntervalMs?: number;
 }
 
 /** Offsets `first`–`last` (inclusive) holding `records` records of one kind. */

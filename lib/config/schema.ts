@@ -59,6 +59,12 @@ export const connectSchema = z.object({
   tls: tlsObjectSchema.optional(),
   timeoutMs: z.number().int().positive().default(5000),
   internalTopics: internalTopicsSchema.optional(),
+  /**
+   * The workers' offset.flush.interval.ms (Connect's default 60000): MM2's position on Connect moves only that
+   * often, so TASK_STALLED waits at least twice this where the position comes from Connect alone. Connect's REST
+   * API does not expose worker settings: set it when the workers flush less often.
+   */
+  offsetFlushIntervalMs: z.number().int().positive().optional(),
 }).strict().superRefine((connect, ctx) => {
   const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: "custom", path, message });
   if (connect.url === undefined) {
@@ -113,6 +119,11 @@ const flowOverrideSchema = z.object({
     /** `replication.policy.separator`; default: the connector's, else ".". */
     separator: z.string().min(1).optional(),
   }).strict().optional(),
+  /**
+   * The flow is retired on purpose: once Connect no longer lists its source connectors Gapwatch stops keeping it
+   * (no MM2_CONNECTOR_MISSING). A flow whose connectors Connect lists is watched whatever this says.
+   */
+  retired: z.boolean().optional(),
 }).strict();
 
 /** A regular expression given as text; the config is refused when it does not compile. */

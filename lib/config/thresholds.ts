@@ -17,6 +17,11 @@ export const thresholdsSchema = z.object({
    * Connect's offset.flush.interval.ms (default 60 s): the position is only published that often.
    */
   stallAfterMs: z.number().int().positive().default(120_000),
+  /**
+   * TASK_NOT_RUNNING when an MM2 connector or task has been UNASSIGNED or RESTARTING (not PAUSED or STOPPED on
+   * purpose, not FAILED) for this long: a rebalance or a restart settles well within it.
+   */
+  notRunningAfterMs: z.number().int().positive().default(120_000),
   /** RETENTION_RISK when the oldest unreplicated record may be deleted within this horizon. */
   retentionHorizonMs: z.number().int().positive().default(3_600_000),
   /** TRANSLATION_ERROR (warning) when a group's failover replay exceeds this many records. */

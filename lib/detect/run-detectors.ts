@@ -2,6 +2,7 @@ import { flowPartitionKey, type ClusterSnapshot, type ConsumerGroupState, type F
 import { createReplicationPolicy } from "@/lib/mm2";
 import { detectAbortedRecordsCopied } from "./aborted-copied";
 import { detectCommitsWithoutLeaderEpoch } from "./commit-without-leader-epoch";
+import { detectConnectorsMissing } from "./connector-missing";
 import { detectDataLoss } from "./data-loss";
 import { listEventFindings, mergeEvents, pruneEvents } from "./events";
 import { detectFlowConfigWarnings, detectTopicsLeftFlow } from "./flow-membership";
@@ -26,6 +27,7 @@ import { stepSyncs } from "./sync-steps";
 import { detectTargetGroupRewinds } from "./target-group-rewound";
 import { detectTargetTruncation } from "./target-truncated";
 import { detectTaskFailures } from "./task-failed";
+import { detectTasksNotRunning } from "./task-not-running";
 import { detectTaskStalls } from "./task-stalled";
 import { detectCoverageFindings } from "./topic-coverage";
 import { detectTopicReset } from "./topic-reset";
@@ -86,6 +88,8 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
   const stalls = detectTaskStalls(ctx, memory.positions);
   const level = [
     ...detectTaskFailures(ctx),
+    ...detectTasksNotRunning(ctx),
+    ...detectConnectorsMissing(ctx),
     ...detectFlowConfigWarnings(ctx),
     ...stalls.findings,
     ...detectReplicationLag(ctx),

@@ -48,7 +48,8 @@ interface Stall {
  *   TASK_FAILED), or while its Connect cluster does not answer; a connector Gapwatch is not told
  *   about (no Connect configured) does not prevent the verdict. Dedicated-mode MM2: the same, from
  *   its status topic (resolveDedicatedSourceState).
- * stallAfterMs must exceed offset.flush.interval.ms: the position is only published that often.
+ * stallAfterMs must exceed offset.flush.interval.ms: the position is only published that often; where it comes
+ * from Connect alone the threshold is at least twice the Connect cluster's configured flush interval (resolveStallAfterMs).
  * One finding per flow, `TASK_STALLED|<flow>`, naming the stalled partitions.
  */
 export function detectTaskStalls(
@@ -84,7 +85,7 @@ export function detectTaskStalls(
     if (keep) putAdvancedMark(next, view.key, old, mark);
     else next.put(view.key, old, mark, old !== undefined && isStoredMark(old));
     const stalledForMs = ctx.now - mark.movedAt - mark.notRunningMs;
-    if (stalledForMs < ctx.thresholds.stallAfterMs || waiting <= 0n || logEnd <= BigInt(mark.logEndAtMove)) continue;
+    if (stalledForMs < resolveStallAfterMs(ctx, view.flow, view.partition) || waiting <= 0n || logEnd <= BigInt(mark.logEndAtMove)) continue;
     const stalls = stallsByFlow.get(view.flow);
     if (stalls === undefined) stallsByFlow.set(view.flow, [{ view, stalledForMs, pending: waiting }]);
     else stalls.push({ view, stalledForMs, pending: waiting });
@@ -95,6 +96,18 @@ export function detectTaskStalls(
     if (running[0] !== undefined) findings.push(createStallFinding(ctx, flow, running, connectorOf(flow, running[0].view.partition)));
   }
   return { findings, marks: next.finish() };
+}
+
+/**
+ * How long a partition's position must stand still: stallAfterMs, and where the position comes from Connect alone
+ * (no offset sync proves a newer one) at least twice the Connect cluster's offset.flush.interval.ms — MM2's position
+ * is published only at each flush (WorkerSourceTask commits offsets every offset.flush.interval.ms), so one slow
+ * flush must not read as a stall.
+ */
+function resolveStallAfterMs(ctx: DetectorContext, flow: Flow, partition: FlowPartition): number {
+  if (partition.positionSource !== "committed") return ctx.thresholds.stallAfterMs;
+  const flush = ctx.current.connect.find((c) => c.name === flow.connectors.connectCluster)?.offsetFlushIntervalMs;
+  return flush === undefined ? ctx.thresholds.stallAfterMs : Math.max(ctx.thresholds.stallAfterMs, 2 * flush);
 }
 
 /**
@@ -204,7 +217,7 @@ function createStallFinding(ctx: DetectorContext, flow: Flow, stalls: Stall[], c
       partitions: names.join(","),
       stalledForMs: longest,
       pendingRecords: pending.toString(),
-      stallAfterMs: ctx.thresholds.stallAfterMs,
+      stallAfterMs: Math.max(...stalls.map((s) => resolveStallAfterMs(ctx, flow, s.view.partition))),
     },
     observedAt: ctx.now,
   };

@@ -23,6 +23,10 @@ export const FindingType = {
   TARGET_TRUNCATED: "TARGET_TRUNCATED",
   /** A Connect connector or task is FAILED. */
   TASK_FAILED: "TASK_FAILED",
+  /** An MM2 connector or task has been UNASSIGNED or RESTARTING (not paused or stopped on purpose) too long. */
+  TASK_NOT_RUNNING: "TASK_NOT_RUNNING",
+  /** A flow's MirrorSourceConnector is gone from its Connect cluster, which answers: nothing is replicated. */
+  MM2_CONNECTOR_MISSING: "MM2_CONNECTOR_MISSING",
   /** Tasks are RUNNING but MM2's position does not move while the source grows. */
   TASK_STALLED: "TASK_STALLED",
   /** Replication is behind: records not yet copied, or heartbeat / oldest-record age. */

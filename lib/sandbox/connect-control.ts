@@ -28,11 +28,12 @@ export function stopConnectWorker(): Promise<void> {
  * its connectors and offsets read back from its internal topics on the target cluster.
  * `offsetFlushIntervalMs` sets how often MM2's positions are committed (production default 60 s);
  * `exactlyOnceSourceSupport` lets MM2's source connector run exactly-once (see
- * `exactlyOnceSourceConfig` in mm2-connectors.ts). A secured sandbox's worker keeps its HTTPS listener.
+ * `exactlyOnceSourceConfig` in mm2-connectors.ts); `extraProperties` are appended to the worker's properties. A
+ * secured sandbox's worker keeps its HTTPS listener.
  */
 export async function restartConnectWorker(
   state: SandboxState,
-  opts: { target?: string; offsetFlushIntervalMs?: number; exactlyOnceSourceSupport?: boolean } = {},
+  opts: { target?: string; offsetFlushIntervalMs?: number; exactlyOnceSourceSupport?: boolean; extraProperties?: string[] } = {},
 ): Promise<SandboxConnectWorker> {
   const port = Number(new URL(state.connect.url).port);
   const secured = state.secured ? { certificates: state.secured.certificates, connectHttpsPort: state.secured.connect.httpsPort } : null;
@@ -44,6 +45,26 @@ export async function restartConnectWorker(
     port,
     offsetFlushIntervalMs: opts.offsetFlushIntervalMs,
     exactlyOnceSourceSupport: opts.exactlyOnceSourceSupport,
-    ...(await securedConnectOptions(secured, port)),
+    ...withExtraProperties(await securedConnectOptions(secured, port), opts.extraProperties ?? []),
+  });
+}
+
+/** The secured options' worker properties followed by the caller's (later lines win in Java properties). */
+function withExtraProperties(options: { port?: number; extraProperties?: string[] }, extra: string[]) {
+  return { ...options, extraProperties: [...(options.extraProperties ?? []), ...extra] };
+}
+
+/**
+ * Starts a second Connect worker in the sandbox's group (same internal topics on `west`), tracked as `connect-2` on
+ * a free REST port, with `extraProperties` appended; stop it with `stopProcess(worker.process)`.
+ */
+export function startSecondConnectWorker(state: SandboxState, extraProperties: string[] = []): Promise<SandboxConnectWorker> {
+  return startConnectWorker({
+    baseDir: sandboxDir,
+    bootstrap: bootstrapOf(state, "west"),
+    classpath: classpathOf(state.jars),
+    logOption: writeLogConfig(sandboxDir, state.kafkaVersion),
+    extraProperties,
+    name: "connect-2",
   });
 }

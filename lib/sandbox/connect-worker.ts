@@ -33,8 +33,11 @@ export async function startConnectWorker(opts: {
   exactlyOnceSourceSupport?: boolean;
   /** Worker properties appended last (e.g. an HTTPS REST listener); later lines win in Java properties. */
   extraProperties?: string[];
+  /** The tracked process name and directory under baseDir (default "connect"); a second worker of the group needs its own. */
+  name?: string;
 }): Promise<SandboxConnectWorker> {
-  const dir = path.join(opts.baseDir, "connect");
+  const name = opts.name ?? "connect";
+  const dir = path.join(opts.baseDir, name);
   mkdirSync(dir, { recursive: true });
   const port = opts.port ?? (await findFreePort());
   const configFile = path.join(dir, "worker.properties");
@@ -69,7 +72,7 @@ export async function startConnectWorker(opts: {
     ].join("\n"),
   );
   const process = spawnJava({
-    name: "connect",
+    name,
     classpath: opts.classpath,
     mainClass: "org.apache.kafka.connect.cli.ConnectDistributed",
     args: [configFile],

@@ -1,3 +1,4 @@
+import { isAwaitingAttention } from "@/lib/alerts/loss-alerts";
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { FlowAuditView } from "@/lib/audit";
 import type { ClusterSnapshot, Flow, FlowPartition, Snapshot, TopicConfigs, TopicState } from "@/lib/collector/types";
@@ -285,6 +286,8 @@ const blockingFlowAlerts: FindingTypeName[] = [
   FindingType.TOPIC_RESET,
   FindingType.TASK_FAILED,
   FindingType.TASK_STALLED,
+  FindingType.TASK_NOT_RUNNING,
+  FindingType.MM2_CONNECTOR_MISSING,
   FindingType.TARGET_TRUNCATED,
 ];
 /** Cluster alerts that block when they concern the target: nothing sound to fail over to. */
@@ -292,12 +295,13 @@ const blockingTargetAlerts: FindingTypeName[] = [FindingType.OFFLINE, FindingTyp
 const costlyFlowAlerts: FindingTypeName[] = [FindingType.MM2_POSITION_MOVED, FindingType.ABORTED_RECORDS_COPIED, FindingType.RETENTION_RISK];
 
 /**
- * No open loss, reset, truncation, failed or stalled task on the flow, and no offline partition or
- * unclean truncation on the target.
+ * No open loss (firing, or stopped growing and not acknowledged), reset, truncation, failed, stalled, not running
+ * or missing connector or task on the flow, and no offline partition or unclean truncation on the target.
  */
 export function checkAlerts({ flow, alerts }: ReadinessInput): ReadinessCheck {
   const title = "Open alerts";
-  const open = alerts.filter((a) => a.state === "firing");
+  // A loss that stopped growing stays open until acknowledged (loss-alerts.ts): its records are still gone.
+  const open = alerts.filter((a) => a.state === "firing" || isAwaitingAttention(a));
   const ofFlow = open.filter((a) => a.flow === flow.id);
   const blocking = [
     ...ofFlow.filter((a) => blockingFlowAlerts.includes(a.type)),

@@ -11,7 +11,8 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 const measuredSeconds: Record<string, number> = {
   // Measured on a loaded machine (2026-12-06, h64): 165 s of tests, its own two authorizer clusters included.
   "acls/least-privilege": 170,
-  // Measured on a loaded machine (2026-12-06): h62 57-66 s, h63 140-170 s, h68 (+45-60 s to unclean-election).
+  // Measured on a loaded machine (2026-12-06): h62 57-66 s, h63 140-170 s, h68 (+45-60 s to unclean-election),
+  // h69 (connector-missing, stuck-task, +30 s to operator-actions), h70 (offset-syncs-off, reset-latest).
   "audit/content-audit": 78,
   "auth/oauthbearer": 65,
   "clean-run/no-false-positives": 97,
@@ -25,9 +26,10 @@ const measuredSeconds: Record<string, number> = {
   "kafka/cluster-reader": 51,
   "kafka/group-types": 39,
   "production/aborted-transactions": 31,
+  "production/connector-missing": 30,
   "production/coverage-drift": 6,
   "production/offset-syncs-off": 45,
-  "production/operator-actions": 41,
+  "production/operator-actions": 75,
   "production/readiness-reasons": 60,
   "production/reset-latest": 35,
   "production/second-writer": 24,
@@ -47,6 +49,7 @@ const measuredSeconds: Record<string, number> = {
   "security/tls-transport": 40,
   "translation/translation": 101,
   "worker-restarts/crash-and-offsets": 92,
+  "worker-restarts/stuck-task": 120,
 };
 const unmeasuredSeconds = 60;
 

@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
+import { cookies, headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
 import { ContentAuditCard } from "@/components/flow/content-audit-card";
 import { FlowRereadCard } from "@/components/flow/flow-reread-card";
 import { FlowSummaryCard } from "@/components/flow/flow-summary";
+import { RetireFlowButton } from "@/components/flow/retire-flow-button";
 import { NoDataYet } from "@/components/flow/no-data-yet";
 import { TopicTable } from "@/components/flow/topic-table";
 import { PageHeader } from "@/components/layout/page-header";
@@ -14,6 +16,7 @@ import { CoverageCard } from "@/components/coverage/coverage-card";
 import { ReadinessPanel } from "@/components/readiness/readiness-panel";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { deriveBlindSpots } from "@/lib/acls/blind-spots";
+import { isAdmin } from "@/lib/auth/session";
 import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { titleOfFlowPage } from "@/lib/views/page-titles";
 import { readFlowCatchUp } from "@/lib/views/catch-up";
@@ -80,6 +83,16 @@ export default async function FlowPage({ params, searchParams }: Props) {
         {picker}
       </PageHeader>
       <BlindSpotNotice spots={blindSpots} />
+      {flow.connectorMissing ? (
+        <section role="status" data-testid="flow-connector-missing" className="mb-4 flex flex-wrap items-center gap-3 rounded-lg border border-red-700 p-3 text-sm">
+          <span>
+            MM2 source connector {flow.connectorMissing.connectors.join(", ")} is gone from Connect cluster {flow.connectors.connectCluster} since{" "}
+            {new Date(flow.connectorMissing.since).toISOString().replace("T", " ").slice(0, 19)} UTC: nothing is replicated. Re-create it, or retire the
+            flow if replication ended on purpose.
+          </span>
+          {isAdmin(await headers(), await cookies()) ? <RetireFlowButton flowId={flow.id} /> : null}
+        </section>
+      ) : null}
       <ReadinessPanel readiness={readReadinessOf(model, flow)} />
       <FlowSummaryCard flow={summary} health={readFlowHealth(model, flow, summary)} />
       <div className="mb-4">

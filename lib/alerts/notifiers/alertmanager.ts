@@ -1,4 +1,5 @@
 import { hashToHex } from "../alert-id";
+import { isLossAlert, stoppedGrowingMeaning } from "../loss-alerts";
 import { AlertState, type AlertRecord, type AlertTransition } from "../types";
 import type { PayloadContext } from "./types";
 
@@ -37,10 +38,14 @@ export function buildAlertLabels(alert: AlertRecord): Record<string, string> {
   return { alertname: alert.type, severity: alert.severity, ...Object.fromEntries(present), gapwatch_key: alert.key };
 }
 
-/** Alertmanager annotations of an alert: its summary, and its evidence as `name=value, …`. */
-export function buildAlertAnnotations(alert: AlertRecord): { summary: string; description: string } {
+/**
+ * Alertmanager annotations of an alert: its summary, and its evidence as `name=value, …`; a loss that
+ * resolved also says that it only stopped growing (`resolved_means`).
+ */
+export function buildAlertAnnotations(alert: AlertRecord): { summary: string; description: string; resolved_means?: string } {
   const evidence = Object.entries(alert.evidence).map(([name, value]) => `${name}=${value}`);
-  return { summary: alert.summary, description: evidence.join(", ") };
+  const annotations = { summary: alert.summary, description: evidence.join(", ") };
+  return isLossAlert(alert) && alert.state === AlertState.RESOLVED ? { ...annotations, resolved_means: stoppedGrowingMeaning } : annotations;
 }
 
 function toAlertmanagerAlert(alert: AlertRecord, context: PayloadContext) {

@@ -1,3 +1,4 @@
+import { isLossAlert, stoppedGrowingMeaning } from "../loss-alerts";
 import type { AlertTransition } from "../types";
 import type { PayloadContext } from "./types";
 
@@ -28,7 +29,12 @@ export function buildSlackPayload(transitions: readonly AlertTransition[], conte
 
 function describeTransition({ type, alert }: AlertTransition): string {
   const scope = [alert.flow, alert.cluster].filter((s) => s !== null).join(" · ");
-  return `${icons[type]} *${type.toUpperCase()}* ${alert.severity} ${alert.type}${scope === "" ? "" : ` (${scope})`}: ${alert.summary}`;
+  // A loss that resolved only stopped growing: its records stay lost (loss-alerts.ts).
+  const stopped = type === "resolved" && isLossAlert(alert);
+  const label = stopped ? "STOPPED GROWING" : type.toUpperCase();
+  const where = scope === "" ? "" : ` (${scope})`;
+  const meaning = stopped ? ` — ${stoppedGrowingMeaning}` : "";
+  return `${stopped ? ":warning:" : icons[type]} *${label}* ${alert.severity} ${alert.type}${where}: ${alert.summary}${meaning}`;
 }
 
 function linkTo({ alert }: AlertTransition, context: PayloadContext): string {

@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { Snapshot } from "@/lib/collector/types";
-import { deleteConnector, getConnectors, putConnectorConfig } from "@/lib/connect";
+import { deleteConnector, getConnectors, putConnectorConfig, restartConnector, resumeConnector, stopConnector } from "@/lib/connect";
 import { readPartition } from "@/lib/sandbox/kafka-cli";
 import { connectorNames, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
 import { sleep } from "@/lib/sandbox/processes";
 import { runLag, runResume } from "@/lib/sandbox/scenarios";
+import { allTasks, waitForConnector } from "@/lib/sandbox/scenarios/connector-control";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 import { createSandboxRuntime, cycleUntil as cycleUntilSeen, waitUntilReplicating } from "../support/runtime";
@@ -15,7 +16,8 @@ import { createSandboxRuntime, cycleUntil as cycleUntilSeen, waitUntilReplicatin
  * Operator actions that must never page anyone, done for real: MM2's source connector paused for
  * longer than the stall threshold while the source grows (PAUSED is a state to show, not a stall),
  * the connector deleted and re-created under its name (Connect keeps its offsets, KIP-875), and a
- * source topic's partition count increased (MM2 adds the new partition on its next topic refresh).
+ * source topic's partition count increased (MM2 adds the new partition on its next topic refresh), the connector
+ * STOPPED (Kafka 3.5+) longer than the not-running threshold, and restarted with its tasks through REST.
  * Each runs while records flow, and asserts the exact state Kafka shows.
  */
 const state = readSandboxState();
@@ -24,12 +26,15 @@ const west = state.clusters.west!.bootstrap;
 const endpoint = { url: state.connect.url, timeoutMs: 15_000 };
 const names = connectorNames("east", "west");
 const stallAfterMs = 15_000;
-const runtime = createSandboxRuntime(state, 5, { stallAfterMs });
+// TASK_NOT_RUNNING and MM2_CONNECTOR_MISSING wait this long: the pause and the stop below last longer.
+const notRunningAfterMs = 15_000;
+const runtime = createSandboxRuntime(state, 5, { stallAfterMs, notRunningAfterMs });
 const topic = `opstest-${randomUUID().slice(0, 8)}`;
 const produced = new Map<number, number>();
 
 const rowOf = (s: Snapshot, partition: number) => s.flows[0]?.partitions.find((p) => p.topic === topic && p.partition === partition);
-const raisedAbout = (): AlertRecord[] => runtime.alerts.list({}).filter((a) => a.topic === topic || a.type === "TASK_STALLED" || a.type === "TASK_FAILED");
+const mm2Types = new Set(["TASK_STALLED", "TASK_FAILED", "TASK_NOT_RUNNING", "MM2_CONNECTOR_MISSING"]);
+const raisedAbout = (): AlertRecord[] => runtime.alerts.list({}).filter((a) => a.topic === topic || mm2Types.has(a.type));
 
 async function produce(partition: number, count: number): Promise<void> {
   const producer = sandboxKafka(east).producer();
@@ -98,6 +103,29 @@ describe("operator actions raise nothing", () => {
       expect(values.map((r) => (JSON.parse(r.value) as { offset: number }).offset)).toEqual(Array.from({ length: produced.get(p)! }, (_, i) => i));
     }
     await runtime.collector.runCycle();
+    expect(raisedAbout().map((a) => `${a.type} ${a.summary}`)).toEqual([]);
+  });
+
+  it("source connector STOPPED past the not-running threshold, then restarted with its tasks: no alert", { timeout: 150_000 }, async () => {
+    await stopConnector(endpoint, names.source);
+    try {
+      // A stopped connector has no task configs left (KIP-875): its task statuses go once the tasks are shut down.
+      await waitForConnector(endpoint, names.source, (c) => c.state === "STOPPED" && c.tasks.length === 0, "STOPPED with no task");
+      const stoppedAt = Date.now();
+      while (Date.now() - stoppedAt < notRunningAfterMs + 8000) {
+        await produce(0, 20);
+        await sleep(2000);
+        await runtime.collector.runCycle();
+      }
+    } finally {
+      await resumeConnector(endpoint, names.source);
+    }
+    await waitForConnector(endpoint, names.source, allTasks("RUNNING"), "RUNNING again");
+    // POST /connectors/<name>/restart?includeTasks=true&onlyFailed=false: RESTARTING for seconds, then RUNNING.
+    await restartConnector(endpoint, names.source, false);
+    await runtime.collector.runCycle();
+    await waitForConnector(endpoint, names.source, allTasks("RUNNING"), "RUNNING after the restart");
+    await cycleUntil((s) => copiedAll(s, [0, 1]), "caught up after the stop and the restart");
     expect(raisedAbout().map((a) => `${a.type} ${a.summary}`)).toEqual([]);
   });
 

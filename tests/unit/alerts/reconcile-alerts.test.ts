@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createAlertId } from "@/lib/alerts/alert-id";
+import { describeAlertState, isAwaitingAttention } from "@/lib/alerts/loss-alerts";
 import { acknowledgeAlert, reconcileAlerts } from "@/lib/alerts/reconcile-alerts";
 import type { AlertRecord, ReconcileOptions } from "@/lib/alerts/types";
 import type { Finding } from "@/lib/detect/types";
@@ -132,12 +133,35 @@ describe("reconcileAlerts", () => {
     expect(first?.alerts.map((a) => a.severity)).toEqual(["critical"]);
   });
 
-  it("never acknowledges a resolved alert", () => {
+  it("never acknowledges a resolved alert that is not a loss", () => {
+    const failed = finding({ key: "TASK_FAILED|connect|mm2-source", type: "TASK_FAILED", summary: "MM2 source connector mm2-source FAILED" });
     const steps = runSteps([
-      [T, [finding()]],
+      [T, [failed]],
       [T + 60_000, []],
     ]);
     const resolved = steps[1]?.alerts ?? [];
-    expect(acknowledgeAlert(resolved, createAlertId(finding().key), "bob", T + 61_000)).toEqual(resolved);
+    expect(resolved[0]).toMatchObject({ state: "resolved" });
+    expect(describeAlertState(resolved[0]!)).toBe("resolved");
+    expect(isAwaitingAttention(resolved[0]!)).toBe(false);
+    expect(acknowledgeAlert(resolved, createAlertId(failed.key), "bob", T + 61_000)).toEqual(resolved);
+  });
+
+  it("keeps a loss that stopped growing open, shown as stopped growing, until someone acknowledges it", () => {
+    const truncation = finding({ key: "UNCLEAN_TRUNCATION|east|orders|2|7", type: "UNCLEAN_TRUNCATION", summary: "20 records of orders/2 lost" });
+    const steps = runSteps([
+      [T, [finding(), truncation]],
+      [T + 30_000, [finding(), truncation]],
+      [T + 90_000, []],
+      [T + 3_600_000, []],
+    ]);
+    expect(steps.map((s) => s.transitions)).toEqual([["fired", "fired"], [], ["resolved", "resolved"], []]);
+    const late = steps[3]?.alerts ?? [];
+    expect(late.map((a) => [a.type, a.state, describeAlertState(a), isAwaitingAttention(a)])).toEqual([
+      ["DATA_LOSS", "resolved", "stopped growing", true],
+      ["UNCLEAN_TRUNCATION", "resolved", "stopped growing", true],
+    ]);
+    const acked = acknowledgeAlert(late, createAlertId(finding().key), "carol", T + 3_601_000);
+    expect(acked[0]).toMatchObject({ state: "resolved", acknowledged: { by: "carol", at: T + 3_601_000 } });
+    expect(acked.map(isAwaitingAttention)).toEqual([false, true]);
   });
 });

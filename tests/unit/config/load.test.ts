@@ -44,6 +44,7 @@ describe("parseConfigText", () => {
         flowLagRecords: 100_000,
         lagSeconds: 300,
         stallAfterMs: 120_000,
+        notRunningAfterMs: 120_000,
         retentionHorizonMs: 3_600_000,
         translationReplayRecords: 10_000,
         targetTopicMissingMs: 900_000,

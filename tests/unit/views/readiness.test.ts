@@ -232,7 +232,7 @@ describe("failover readiness", () => {
     expect(statusOf(r, "lag")?.message).toBe("1 partition could not be read this cycle; 0 records not yet copied elsewhere");
   });
 
-  it("is not ready while a DATA_LOSS alert of the flow fires, ready again once it resolved", () => {
+  it("is not ready while a DATA_LOSS alert of the flow fires or stopped growing unacknowledged, ready once acknowledged", () => {
     const firing = assess(healthySnapshot(), { alerts: [alert({ evidence: { lostCount: "300" } }), alert({ id: "a2", key: "k2", partition: 1, summary: "25 records of orders/1 were deleted at east before MM2 copied them (offsets 40–64)", evidence: { lostCount: "25" } })] });
     expect(firing.verdict).toBe("not-ready");
     expect(firing.cost.lostRecords).toBe(325n);
@@ -243,7 +243,12 @@ describe("failover readiness", () => {
         { text: "DATA_LOSS: 25 records of orders/1 were deleted at east before MM2 copied them (offsets 40–64)", href: "/flows/east-%3Ewest/topics/orders/1?alert=a2" },
       ],
     });
-    expect(assess(healthySnapshot(), { alerts: [alert({ state: "resolved", resolvedAt: T0 })] }).verdict).toBe("ready");
+    const stopped = assess(healthySnapshot(), { alerts: [alert({ state: "resolved", resolvedAt: T0 })] });
+    expect(stopped.verdict).toBe("not-ready");
+    expect(statusOf(stopped, "alerts")?.message).toBe("1 open: DATA_LOSS — 300 records of orders/2 were deleted at east before MM2 copied them (offsets 500–799)");
+    const acknowledged = alert({ state: "resolved", resolvedAt: T0, acknowledged: { by: "admin", at: T0 } });
+    expect(assess(healthySnapshot(), { alerts: [acknowledged] }).verdict).toBe("ready");
+    expect(assess(healthySnapshot(), { alerts: [alert({ type: "TASK_FAILED", state: "resolved", resolvedAt: T0 })] }).verdict).toBe("ready");
     // An OFFLINE partition blocks only on the target; another flow's loss does not count.
     expect(assess(healthySnapshot(), { alerts: [alert({ type: "OFFLINE", flow: null, cluster: "west" })] }).verdict).toBe("not-ready");
     expect(assess(healthySnapshot(), { alerts: [alert({ type: "OFFLINE", flow: null, cluster: "east" })] }).verdict).toBe("ready");

@@ -34,7 +34,8 @@ describe("buildAlertmanagerApiPayload", () => {
       },
       {
         labels,
-        annotations,
+        // A resolved loss says it only stopped growing (loss-alerts.ts).
+        annotations: { ...annotations, resolved_means: "stopped growing: no new loss seen; the lost records stay lost until restored by hand" },
         startsAt: "2025-01-15T03:00:00.000Z",
         endsAt: "2025-01-15T03:01:30.000Z",
         generatorURL: "https://gapwatch.example.com/alerts/fedcba9876543210",

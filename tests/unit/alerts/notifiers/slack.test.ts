@@ -27,4 +27,14 @@ describe("buildSlackPayload", () => {
     expect(payload.blocks).toHaveLength(41);
     expect(payload.blocks.at(-1)).toEqual({ type: "context", elements: [{ type: "mrkdwn", text: "…and 5 more" }] });
   });
+
+  it("says a resolved loss only stopped growing, and a resolved failure resolved", () => {
+    const loss = buildSlackPayload([makeTransition("resolved")], { ...context, externalUrl: null });
+    expect(loss.text).toBe(
+      ":warning: *STOPPED GROWING* critical DATA_LOSS (east->west · east): 500 records of orders/2 were deleted at east before MM2 copied them " +
+        "(offsets 1200–1699) — stopped growing: no new loss seen; the lost records stay lost until restored by hand",
+    );
+    const failure = buildSlackPayload([makeTransition("resolved", { type: "TASK_FAILED", summary: "task 0 FAILED" })], { ...context, externalUrl: null });
+    expect(failure.text).toBe(":white_check_mark: *RESOLVED* critical TASK_FAILED (east->west · east): task 0 FAILED");
+  });
 });
