@@ -16,8 +16,10 @@ export function explainConnectionFailure(conn: ResolvedConnection, err: unknown)
   const sentCertificate = conn.tls?.cert !== undefined || conn.tls?.pfx !== undefined;
   const tlsHint = explainTlsFailure(findTlsCode(err), "tls", sentCertificate);
   if (tlsHint !== null) return tlsHint;
+  // OAUTHBEARER (MSK IAM included) failures already say which step failed (token endpoint, signer, broker).
+  const mechanism = conn.sasl?.mechanism ?? "SASL";
+  if (hasCode(err, authenticationFailed) && mechanism === "OAUTHBEARER") return null;
   if (hasCode(err, authenticationFailed)) {
-    const mechanism = conn.sasl?.mechanism ?? "SASL";
     return `the broker refused the ${mechanism} credentials: check sasl.username and sasl.password ` +
       `(and that the user exists for ${mechanism})`;
   }

@@ -34,6 +34,16 @@ describe("explainConnectionFailure", () => {
     expect(hint).not.toContain("pw");
   });
 
+  it("adds no username/password guess to a refused OAUTHBEARER token: the error already names the failing step", () => {
+    const oauth = resolveConnection({
+      alias: "cloud",
+      bootstrap: ["kafka:9096"],
+      sasl: { mechanism: "OAUTHBEARER", tokenEndpointUrl: "https://idp/token", clientId: "gw", clientSecret: "s3cret" },
+    });
+    const refused = new Error("Connection failed.", { cause: Object.assign(new Error("SASL authentication failed."), { code: "PLT_KFK_AUTHENTICATION" }) });
+    expect(explainConnectionFailure(oauth, refused)).toBeNull();
+  });
+
   it("says nothing for a plaintext cluster whose broker went away, or an error it does not know", () => {
     expect(explainConnectionFailure(plain, new Error("Connection closed"))).toBeNull();
     expect(explainConnectionFailure(scram, Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9093"), { code: "ECONNREFUSED" }))).toBeNull();
