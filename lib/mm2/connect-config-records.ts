@@ -70,7 +70,8 @@ export function readMirrorEnabled(config: Readonly<Record<string, string>>): boo
   return v === "true" ? true : v === "false" ? false : null;
 }
 
-function decodeText(bytes: Buffer | null, what: string): string {
+/** A record's key or value as UTF-8 text; a null or invalid one is malformed (`what` names it). */
+export function decodeText(bytes: Buffer | null, what: string): string {
   if (bytes === null) throw new MalformedRecordError(`${what} is null`);
   try {
     return utf8.decode(bytes);
@@ -79,6 +80,7 @@ function decodeText(bytes: Buffer | null, what: string): string {
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not null, not an array). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

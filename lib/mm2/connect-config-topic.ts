@@ -17,6 +17,7 @@
  *
  * A value Connect logs and ignores (not an object, `properties` not an object) is malformed here.
  */
+import { decodeText, isPlainObject } from "./connect-config-records";
 import { ForeignRecordError, MalformedRecordError } from "./errors";
 
 /** A connector's target state (connect/runtime/.../TargetState.java). */
@@ -45,7 +46,6 @@ export interface ConnectConfigState {
 
 const foreignPrefixes = ["restart-connector-", "tasks-fencing-", "logger-cluster-"];
 const targetStates = new Set<string>(Object.values(ConnectTargetState));
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -212,17 +212,4 @@ function parseObject(value: Buffer | null, what: string): Record<string, unknown
   }
   if (!isPlainObject(parsed)) throw new MalformedRecordError(`${what} is not a JSON object`);
   return parsed;
-}
-
-function decodeText(bytes: Buffer | null, what: string): string {
-  if (bytes === null) throw new MalformedRecordError(`${what} is null`);
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw new MalformedRecordError(`${what} is not valid UTF-8`);
-  }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
