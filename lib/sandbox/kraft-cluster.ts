@@ -162,6 +162,10 @@ export async function waitForBroker(alias: string, bootstrap: string, proc: Mana
       await admin.listTopics();
       return;
     } catch (err) {
+      // The broker answered: a partition of the cluster has no leader (Kafka before 3.9 does not elect uncleanly
+      // from the topic config in KRaft mode; an operator's `kafka-leader-election` must), which is the cluster's
+      // state, not this broker's readiness.
+      if (isLeaderNotAvailable(err)) return;
       lastError = err instanceof Error ? err.message : String(err);
     } finally {
       await admin.disconnect().catch(() => undefined);
@@ -172,4 +176,12 @@ export async function waitForBroker(alias: string, bootstrap: string, proc: Mana
     `Kafka broker "${alias}" at ${bootstrap} did not answer metadata within ${timeoutMs / 1000}s (last error: ${lastError}). ` +
       `Last log lines of ${proc.logFile}:\n${tailFile(proc.logFile)}`,
   );
+}
+
+/** kafkajs's LEADER_NOT_AVAILABLE, raised as is or as the cause of its retry wrapper. */
+function isLeaderNotAvailable(err: unknown): boolean {
+  for (let e: unknown = err; typeof e === "object" && e !== null; e = (e as { originalError?: unknown }).originalError) {
+    if ((e as { type?: unknown }).type === "LEADER_NOT_AVAILABLE") return true;
+  }
+  return false;
 }
