@@ -6,6 +6,7 @@ export interface CompatFileResult {
   passed: number;
   failed: number;
   skipped: number;
+  /** The file's tests, from vitest's JSON report: its beforeAll/afterAll hooks are not counted. */
   seconds: number;
 }
 
@@ -60,7 +61,7 @@ export function isFilePassed(result: CompatFileResult | undefined): boolean {
 
 /** The table `npm run compat` prints: one line per version and file, then one per version. */
 export function formatCompatTable(results: CompatVersionResult[], selectedFiles: string[]): string {
-  const lines = [`${"version".padEnd(8)} ${"file".padEnd(52)} ${"result".padEnd(8)} tests  seconds`];
+  const lines = [`${"version".padEnd(8)} ${"file".padEnd(52)} ${"result".padEnd(8)} tests  test s`];
   for (const v of results) {
     for (const file of selectedFiles) {
       const r = v.files.find((f) => f.file === file);
