@@ -178,9 +178,9 @@ export async function waitForBroker(alias: string, bootstrap: string, proc: Mana
   );
 }
 
-/** kafkajs's LEADER_NOT_AVAILABLE, raised as is or as the cause of its retry wrapper. */
+/** kafkajs's LEADER_NOT_AVAILABLE, raised as is or as the `cause` of KafkaJSNumberOfRetriesExceeded. */
 function isLeaderNotAvailable(err: unknown): boolean {
-  for (let e: unknown = err; typeof e === "object" && e !== null; e = (e as { originalError?: unknown }).originalError) {
+  for (let e: unknown = err; typeof e === "object" && e !== null; e = (e as { cause?: unknown }).cause) {
     if ((e as { type?: unknown }).type === "LEADER_NOT_AVAILABLE") return true;
   }
   return false;
