@@ -10,10 +10,54 @@ import type { SandboxState } from "./state";
  * `org.apache.kafka.tools.TopicCommand`) and returns its stdout. Tests use it to read what Kafka
  * itself reports, independently of the code under test.
  */
-export function runKafkaTool(state: SandboxState, tool: string, toolArgs: string[], timeoutMs = 60_000): Promise<string> {
+export async function runKafkaTool(state: SandboxState, tool: string, toolArgs: string[], timeoutMs = 60_000): Promise<string> {
   mkdirSync(sandboxDir, { recursive: true });
   const logOption = writeToolLogConfig(sandboxDir, state.kafkaVersion);
-  const { mainClass, args } = nameToolFor(state.kafkaVersion, tool, toolArgs);
+  const args = spellArgsFor(state.kafkaVersion, toolArgs);
+  const legacy = legacyToolNames[tool];
+  const known = legacy === undefined ? undefined : foundMainClass.get(`${state.jars}|${tool}`);
+  if (legacy === undefined || known !== undefined) return runJavaTool(state, logOption, known ?? tool, args, timeoutMs);
+  // Which name the jars hold depends on the Kafka version (the tools moved one by one across 3.5–4.0); asking Java
+  // is exact for any version, where a table of move versions would be a guess for the ones not run here.
+  const key = `${state.jars}|${tool}`;
+  try {
+    const out = await runJavaTool(state, logOption, tool, args, timeoutMs);
+    foundMainClass.set(key, tool);
+    return out;
+  } catch (err) {
+    if (!(err instanceof MainClassMissingError)) throw err;
+  }
+  const out = await runJavaTool(state, logOption, legacy, args, timeoutMs);
+  foundMainClass.set(key, legacy);
+  return out;
+}
+
+/**
+ * Kafka 4.x tool classes and the name they had before they moved to the tools module (Kafka 3.6: all of these in
+ * core; 3.9: DumpLogSegments still in core). Kafka's upgrade notes list each move (KAFKA-14525 and its sub-tasks).
+ */
+const legacyToolNames: Record<string, string> = {
+  "org.apache.kafka.tools.DumpLogSegments": "kafka.tools.DumpLogSegments",
+  "org.apache.kafka.tools.TopicCommand": "kafka.admin.TopicCommand",
+  "org.apache.kafka.tools.LeaderElectionCommand": "kafka.admin.LeaderElectionCommand",
+  "org.apache.kafka.tools.GetOffsetShell": "kafka.tools.GetOffsetShell",
+  "org.apache.kafka.tools.consumer.ConsoleConsumer": "kafka.tools.ConsoleConsumer",
+  "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand": "kafka.admin.ConsumerGroupCommand",
+};
+
+/** The class name that worked, per jar directory and 4.x tool name. */
+const foundMainClass = new Map<string, string>();
+
+/** Java could not load the main class: the jars name the tool differently (see legacyToolNames). */
+class MainClassMissingError extends Error {}
+
+/** 3.x ConsoleConsumer took formatter properties as `--property` (4.x deprecates it for `--formatter-property`). */
+function spellArgsFor(version: string, args: string[]): string[] {
+  if (Number(version.split(".")[0]) >= 4) return args;
+  return args.map((a) => (a === "--formatter-property" ? "--property" : a));
+}
+
+function runJavaTool(state: SandboxState, logOption: string, mainClass: string, args: string[], timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn("java", [...baseJvmOptions(256), logOption, "-cp", classpathOf(state.jars), mainClass, ...args], {
       stdio: ["ignore", "pipe", "pipe"],
@@ -27,22 +71,11 @@ export function runKafkaTool(state: SandboxState, tool: string, toolArgs: string
     child.on("exit", (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(stdout);
-      else reject(new Error(`${mainClass} ${args.join(" ")} exited with ${code}:\n${stderr.slice(-3000)}`));
+      else if (stderr.includes(`Could not find or load main class ${mainClass}`)) {
+        reject(new MainClassMissingError(`${mainClass} is not in ${state.jars}`));
+      } else reject(new Error(`${mainClass} ${args.join(" ")} exited with ${code}:\n${stderr.slice(-3000)}`));
     });
   });
-}
-
-/**
- * The Kafka 3.x spelling of a tool call written for 4.x, so a test runs unchanged with
- * GAPWATCH_KAFKA_VERSION=3.9.1: DumpLogSegments still lived in core (`kafka.tools`), and
- * ConsoleConsumer took formatter properties as `--property` (4.x deprecates it for `--formatter-property`).
- */
-function nameToolFor(version: string, mainClass: string, args: string[]): { mainClass: string; args: string[] } {
-  if (Number(version.split(".")[0]) >= 4) return { mainClass, args };
-  return {
-    mainClass: mainClass === "org.apache.kafka.tools.DumpLogSegments" ? "kafka.tools.DumpLogSegments" : mainClass,
-    args: args.map((a) => (a === "--formatter-property" ? "--property" : a)),
-  };
 }
 
 /** Topic IDs as Kafka's TopicCommand prints them (base64url), read with `--describe`. */

@@ -1,7 +1,8 @@
 /**
  * Kafka version the sandbox runs. 4.3.1 is the newest 4.x whose connect-mirror and
  * connect-mirror-client jars Maven Central serves here (4.4.0's are missing; checked 2026-11-29);
- * it runs on Java 17. Set GAPWATCH_KAFKA_VERSION=3.9.1 for a compatibility run.
+ * it runs on Java 17. Set GAPWATCH_KAFKA_VERSION=3.9.1, or 3.6.2 (the oldest supported), for a compatibility run:
+ * `npm run compat` runs the named subset on each (docs/kafka-versions.md).
  */
 export const defaultKafkaVersion = "4.3.1";
 

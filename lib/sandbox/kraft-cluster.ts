@@ -172,8 +172,9 @@ export async function waitForBroker(alias: string, bootstrap: string, proc: Mana
     } catch (err) {
       lastError = err instanceof Error ? err.message : String(err);
       // LEADER_NOT_AVAILABLE is the broker's metadata answer: it is up, and some partition is OFFLINE (unclean
-      // election off and its ISR down, tests/integration/real-clusters/unclean-election), which kafkajs refuses.
-      if (/no leader for this topic-partition/.test(lastError)) return;
+      // election off and its ISR down, tests/integration/real-clusters/unclean-election; Kafka before 3.9 does not
+      // elect uncleanly from the topic config in KRaft mode), which is the cluster's state, not this broker's.
+      if (isLeaderNotAvailable(err) || /no leader for this topic-partition/.test(lastError)) return;
     } finally {
       await admin.disconnect().catch(() => undefined);
     }
@@ -183,4 +184,12 @@ export async function waitForBroker(alias: string, bootstrap: string, proc: Mana
     `Kafka broker "${alias}" at ${bootstrap} did not answer metadata within ${timeoutMs / 1000}s (last error: ${lastError}). ` +
       `Last log lines of ${proc.logFile}:\n${tailFile(proc.logFile)}`,
   );
+}
+
+/** kafkajs's LEADER_NOT_AVAILABLE, raised as is or as the `cause` of KafkaJSNumberOfRetriesExceeded. */
+function isLeaderNotAvailable(err: unknown): boolean {
+  for (let e: unknown = err; typeof e === "object" && e !== null; e = (e as { cause?: unknown }).cause) {
+    if ((e as { type?: unknown }).type === "LEADER_NOT_AVAILABLE") return true;
+  }
+  return false;
 }
