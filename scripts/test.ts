@@ -2,7 +2,7 @@
 // soak, the Helm chart (helm CLI), the Next.js build and then e2e (Debian Chromium) and the image (podman) beside it.
 // Prints how long each stage took.
 // `npm test -- --only unit,integration,soak` runs a subset; `--integration-shards N` splits the integration files
-// over N sandboxes side by side (scripts/integration-shards.ts; 2 by default, 1 runs them all on one sandbox).
+// over N sandboxes side by side (scripts/integration-shards.ts; 3 by default, 1 runs them all on one sandbox).
 import { ensureKafkaJars } from "@/lib/sandbox/jars";
 import { getKafkaVersion } from "@/lib/sandbox/kafka-version";
 import path from "node:path";
@@ -22,12 +22,13 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 let stack: Stack | null = null;
 let soak: CiSoak | null = null;
 /**
- * Integration shards (`--integration-shards N`), each on a sandbox of its own: two by default, which took the stage
- * from 1,257 s to 845 s (2026-12-02). Their two CI failures (faults/detection right after flow-model's broker restart;
- * a dedicated MM2 that copied nothing for 27 s) are handled by files that leave their sandbox replicating
+ * Integration shards (`--integration-shards N`), each on a sandbox of its own: two took the stage from 1,257 s to
+ * 845 s (2026-12-02); three since the files grew to ~2,400 s of measured time (2026-12-06: two shards took 1,450 s on
+ * a machine still loaded by other work). Their two CI failures (faults/detection right after flow-model's broker
+ * restart; a dedicated MM2 that copied nothing for 27 s) are handled by files that leave their sandbox replicating
  * (waitUntilReplicating in tests/integration/support/runtime.ts) and dedicated-mode's 35 s stall threshold.
  */
-const defaultIntegrationShards = 2;
+const defaultIntegrationShards = 3;
 let integrationShards = defaultIntegrationShards;
 
 interface Stage {
