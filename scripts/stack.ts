@@ -8,6 +8,7 @@ import { recordDashboardUrl, type Sandbox, startSandbox } from "@/lib/sandbox/sa
 import type { SandboxState } from "@/lib/sandbox/state";
 import { startWorkload, type Workload } from "@/lib/sandbox/workload";
 import { buildAppIfChanged } from "./app-build";
+import { sandboxOffsetFlushMs } from "@/lib/sandbox/connect-worker";
 
 /** The demo (and e2e) stack: sandbox, workload, and the dashboard served by `next start`. */
 export interface Stack {
@@ -87,6 +88,7 @@ function writeStackConfig(state: SandboxState, pollIntervalSeconds: number): str
       "connect:",
       "  - name: sandbox",
       `    url: ${state.connect.url}`,
+      `    offsetFlushIntervalMs: ${sandboxOffsetFlushMs}`,
       `pollIntervalSeconds: ${pollIntervalSeconds}`,
       "configRefreshCycles: 6",
       "admin:",

@@ -21,6 +21,7 @@ import type { SandboxState } from "@/lib/sandbox/state";
 import { ensureTopics } from "@/lib/sandbox/topics";
 import { startWorkload } from "@/lib/sandbox/workload";
 import { decodePack } from "@/lib/store/sample-pack";
+import { sandboxOffsetFlushMs } from "@/lib/sandbox/connect-worker";
 
 const pollIntervalSeconds = 2;
 
@@ -222,7 +223,7 @@ async function setUpRun(state: SandboxState): Promise<RunSetup> {
   const clusters = Object.entries(state.clusters).map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}`).join("\n");
   writeFileSync(
     config,
-    `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${state.connect.url}\npollIntervalSeconds: ${pollIntervalSeconds}\n` +
+    `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${state.connect.url}\n    offsetFlushIntervalMs: ${sandboxOffsetFlushMs}\npollIntervalSeconds: ${pollIntervalSeconds}\n` +
       `thresholds: {"lagRecords": 1, "lagSeconds": 1}\nnotifications:\n  webhooks:\n    - url: ${hookUrl}\n      format: json\n`,
   );
   return {

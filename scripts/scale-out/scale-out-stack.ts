@@ -12,6 +12,7 @@ import { ensurePostgres } from "../postgres-package";
 import { assertPortFree, readOrCreateAdminSecret, waitForHealth } from "../stack";
 import { forgetPostgres, recordPostgres, stopStalePostgres } from "./postgres-record";
 import { startRoundRobinProxy, type RoundRobinProxy } from "./round-robin-proxy";
+import { sandboxOffsetFlushMs } from "@/lib/sandbox/connect-worker";
 
 /** Two regions, east and south, each replicated by MM2 into west, the DR and aggregation site that runs Connect. */
 export const scaleOutAliases = ["east", "west", "south"];
@@ -158,6 +159,7 @@ function writeScaleOutConfig(state: SandboxState): string {
       "connect:",
       "  - name: sandbox",
       `    url: ${state.connect.url}`,
+      `    offsetFlushIntervalMs: ${sandboxOffsetFlushMs}`,
       "pollIntervalSeconds: 5",
       "configRefreshCycles: 6",
       "store:",

@@ -17,6 +17,7 @@ import { createFiringTest, listOccurrences, matchAlerts, type Expectation, type 
 import { createRng, createShuffleBag } from "./random";
 import { createSoakReport, renderReport, type SoakEventRecord, type SoakReport, summarize, writeReportFile } from "./report";
 import { eventOnlyTopics, soakTopics, startSoakTraffic, type SoakTraffic } from "./traffic";
+import { sandboxOffsetFlushMs } from "@/lib/sandbox/connect-worker";
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const flowId = "east->west";
@@ -72,7 +73,7 @@ function createSoakRuntime(sandbox: Sandbox, dir: string): ReturnType<typeof get
   const clusters = Object.entries(sandbox.state.clusters).map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}`).join("\n");
   writeFileSync(
     configFile,
-    `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${sandbox.state.connect.url}\npollIntervalSeconds: 5\nconfigRefreshCycles: 1\nthresholds: ${JSON.stringify(thresholds)}\n`,
+    `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${sandbox.state.connect.url}\n    offsetFlushIntervalMs: ${sandboxOffsetFlushMs}\npollIntervalSeconds: 5\nconfigRefreshCycles: 1\nthresholds: ${JSON.stringify(thresholds)}\n`,
   );
   process.env.GAPWATCH_CONFIG = configFile;
   process.env.GAPWATCH_DB = path.join(dir, "gapwatch.db");

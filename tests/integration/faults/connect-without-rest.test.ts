@@ -19,6 +19,7 @@ import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, sandboxKafka } from "@/lib/sandbox/topics";
 import { listConnectClusterViews, resolveConnectEndpoint } from "@/lib/views/connect";
 import { cycleUntil as cycleUntilSeen, waitUntilReplicating } from "../support/runtime";
+import { sandboxOffsetFlushMs } from "@/lib/sandbox/connect-worker";
 
 /**
  * Gapwatch given the sandbox's Connect cluster as its internal topics only (connect-configs, connect-status,
@@ -48,7 +49,7 @@ function createTopicsOnlyRuntime() {
 /** The sandbox's clusters, and its Connect cluster as its internal topics (with `urlLine` before them, if any). */
 function writeConfigYaml(urlLine: string): string {
   const clusters = Object.entries(state.clusters).map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}`).join("\n");
-  const connect = `  - name: sandbox\n${urlLine}    internalTopics: { cluster: west, configs: connect-configs, offsets: connect-offsets, status: connect-status }`;
+  const connect = `  - name: sandbox\n${urlLine}    internalTopics: { cluster: west, configs: connect-configs, offsets: connect-offsets, status: connect-status }\n    offsetFlushIntervalMs: ${sandboxOffsetFlushMs}`;
   return `clusters:\n${clusters}\nconnect:\n${connect}\npollIntervalSeconds: 5\nconfigRefreshCycles: 1\nthresholds: {"stallAfterMs":15000}\n`;
 }
 

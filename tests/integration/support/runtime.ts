@@ -9,6 +9,7 @@ import { sleep } from "@/lib/sandbox/processes";
 import { formatRemoteTopicName } from "@/lib/sandbox/remote-topic";
 import type { SandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
+import { sandboxOffsetFlushMs } from "@/lib/sandbox/connect-worker";
 
 /**
  * Points Gapwatch's runtime (config, collector, SQLite store) at the running sandbox, exactly as
@@ -28,7 +29,7 @@ export function createSandboxRuntime(
   const clusters = Object.entries(state.clusters)
     .map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}${clusterYaml[alias] ? `\n${clusterYaml[alias]}` : ""}`)
     .join("\n");
-  writeFileSync(configFile, `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${state.connect.url}\npollIntervalSeconds: ${pollIntervalSeconds}\nconfigRefreshCycles: 1\nthresholds: ${JSON.stringify(thresholds)}\n${extraYaml}`);
+  writeFileSync(configFile, `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${state.connect.url}\n    offsetFlushIntervalMs: ${sandboxOffsetFlushMs}\npollIntervalSeconds: ${pollIntervalSeconds}\nconfigRefreshCycles: 1\nthresholds: ${JSON.stringify(thresholds)}\n${extraYaml}`);
   process.env.GAPWATCH_CONFIG = configFile;
   process.env.GAPWATCH_DB = path.join(dir, "gapwatch.db");
   return getRuntime();
