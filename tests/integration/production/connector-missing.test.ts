@@ -98,8 +98,10 @@ describe("MM2's source connector deleted while producers write", () => {
     expect(row.targetLogEnd).toBe(targetEnd);
     expect(row.mm2Position).toBe(targetEnd);
     expect(row.lag).toBe(sourceEnd - targetEnd);
-    // Nothing else critical for one event: no stall (the stall clock stops while the connector is gone).
-    expect(runtime.alerts.list({ state: "firing" }).filter((a) => a.severity === "critical").map((a) => a.type)).toEqual(["MM2_CONNECTOR_MISSING"]);
+    // Nothing else critical for one event: no stall (the stall clock stops while the connector is gone). Earlier files
+    // on this shard's sandbox purged topics of their own: those DATA_LOSS alerts are theirs, not this event's.
+    const critical = runtime.alerts.list({ state: "firing" }).filter((a) => a.severity === "critical" && !(a.type === "DATA_LOSS" && a.topic !== topic));
+    expect(critical.map((a) => a.type)).toEqual(["MM2_CONNECTOR_MISSING"]);
     const readiness = await callRoute(getReadiness, `/api/flows/${encodeURIComponent(flowId)}/readiness`, { flow: encodeURIComponent(flowId) });
     expect(readiness.status).toBe(200);
     expect(readiness.body.verdict).toBe("not-ready");
