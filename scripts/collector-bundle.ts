@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { build } from "esbuild";
+import { build, type BuildOptions } from "esbuild";
 import { collectorBundleDir, collectorBundleFile, collectorBundleStamp } from "@/lib/pipeline/collector-entry";
 import { repoRoot } from "@/lib/sandbox/paths";
 
@@ -15,9 +15,18 @@ export async function bundleCollectorProcess(): Promise<void> {
   const buildId = readFileSync(path.join(repoRoot, ".next", "BUILD_ID"), "utf8").trim();
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  await build({
+  await build({ ...collectorBundleOptions(), outfile: path.join(dir, collectorBundleFile), logLevel: "warning" });
+  // Last: a bundle without its stamp is never run.
+  writeFileSync(path.join(dir, collectorBundleStamp), `${buildId}\n`);
+}
+
+/**
+ * esbuild's options for role all's collector bundle, shared with the image's package list
+ * (scripts/image/app-files.ts) so that the image holds every package the bundle leaves external.
+ */
+export function collectorBundleOptions(): BuildOptions {
+  return {
     entryPoints: [path.join(repoRoot, "collector-process.ts")],
-    outfile: path.join(dir, collectorBundleFile),
     absWorkingDir: repoRoot,
     tsconfig: path.join(repoRoot, "tsconfig.json"),
     bundle: true,
@@ -25,8 +34,5 @@ export async function bundleCollectorProcess(): Promise<void> {
     platform: "node",
     format: "esm",
     target: "node20",
-    logLevel: "warning",
-  });
-  // Last: a bundle without its stamp is never run.
-  writeFileSync(path.join(dir, collectorBundleStamp), `${buildId}\n`);
+  };
 }

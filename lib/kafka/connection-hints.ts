@@ -6,6 +6,8 @@ const closedAfterHandshake = "the broker closed the connection after the TLS han
 /** platformatic's error code for a refused SASL handshake (SaslAuthenticate answered with an error). */
 const authenticationFailed = "PLT_KFK_AUTHENTICATION";
 
+const passwordMechanisms: ReadonlySet<string> = new Set(["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]);
+
 /**
  * What an operator should check when a cluster cannot be reached over TLS or SASL, from the error and the
  * connection's settings; null when nothing specific can be said. A broker closing the connection without a word
@@ -16,10 +18,11 @@ export function explainConnectionFailure(conn: ResolvedConnection, err: unknown)
   const sentCertificate = conn.tls?.cert !== undefined || conn.tls?.pfx !== undefined;
   const tlsHint = explainTlsFailure(findTlsCode(err), "tls", sentCertificate);
   if (tlsHint !== null) return tlsHint;
-  // OAUTHBEARER (MSK IAM included) failures already say which step failed (token endpoint, signer, broker).
-  const mechanism = conn.sasl?.mechanism ?? "SASL";
-  if (hasCode(err, authenticationFailed) && mechanism === "OAUTHBEARER") return null;
   if (hasCode(err, authenticationFailed)) {
+    // Only the password mechanisms have a username and password to check; OAUTHBEARER (MSK IAM included) failures
+    // already say which step failed (token endpoint, signer, broker).
+    const mechanism = conn.sasl?.mechanism;
+    if (mechanism === undefined || !passwordMechanisms.has(mechanism)) return null;
     return `the broker refused the ${mechanism} credentials: check sasl.username and sasl.password ` +
       `(and that the user exists for ${mechanism})`;
   }

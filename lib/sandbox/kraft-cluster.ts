@@ -174,7 +174,7 @@ export async function waitForBroker(alias: string, bootstrap: string, proc: Mana
       // LEADER_NOT_AVAILABLE is the broker's metadata answer: it is up, and some partition is OFFLINE (unclean
       // election off and its ISR down, tests/integration/real-clusters/unclean-election; Kafka before 3.9 does not
       // elect uncleanly from the topic config in KRaft mode), which is the cluster's state, not this broker's.
-      if (isLeaderNotAvailable(err) || /no leader for this topic-partition/.test(lastError)) return;
+      if (isLeaderNotAvailable(err)) return;
     } finally {
       await admin.disconnect().catch(() => undefined);
     }

@@ -4,6 +4,7 @@ import path from "node:path";
 import { build } from "esbuild";
 import { collectorBundleDir } from "@/lib/pipeline/collector-entry";
 import { repoRoot } from "@/lib/sandbox/paths";
+import { collectorBundleOptions } from "../collector-bundle";
 
 /**
  * Lays out /app of the image in `stage`: Next.js's standalone output (server.js, the server's .next and only the
@@ -32,19 +33,7 @@ export async function stageAppFiles(stage: string): Promise<string[]> {
  * esbuild's metafile of the same entry, without writing anything.
  */
 async function listCollectorPackages(): Promise<string[]> {
-  const result = await build({
-    entryPoints: [path.join(repoRoot, "collector-process.ts")],
-    absWorkingDir: repoRoot,
-    tsconfig: path.join(repoRoot, "tsconfig.json"),
-    bundle: true,
-    packages: "external",
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    write: false,
-    metafile: true,
-    logLevel: "silent",
-  });
+  const result = await build({ ...collectorBundleOptions(), write: false, metafile: true, logLevel: "silent" });
   const names = new Set<string>();
   for (const input of Object.values(result.metafile.inputs)) {
     for (const imported of input.imports) {
@@ -61,6 +50,8 @@ function addPackage(name: string, stage: string, added: string[]): void {
   if (existsSync(path.join(target, "package.json"))) return;
   const source = path.join(repoRoot, "node_modules", name);
   if (!existsSync(path.join(source, "package.json"))) return; // an optional dependency not installed (pg-native)
+  // Type declarations some packages list as dependencies (the MSK IAM signer's @types/node) are never loaded.
+  if (name.startsWith("@types/")) return;
   cpSync(source, target, { recursive: true, verbatimSymlinks: true });
   added.push(name);
   const manifest = JSON.parse(readFileSync(path.join(source, "package.json"), "utf8")) as { dependencies?: Record<string, string> };

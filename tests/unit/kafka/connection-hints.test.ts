@@ -44,6 +44,19 @@ describe("explainConnectionFailure", () => {
     expect(explainConnectionFailure(oauth, refused)).toBeNull();
   });
 
+  it("adds no username/password guess to a refused MSK IAM token: the mechanism has neither", () => {
+    const msk = resolveConnection({
+      alias: "msk",
+      bootstrap: ["b-1.msk:9098"],
+      tls: {},
+      sasl: { mechanism: "AWS_MSK_IAM", region: "eu-west-1" },
+    });
+    const refused = new Error("Connection failed.", {
+      cause: Object.assign(new Error("SASL authentication failed."), { code: "PLT_KFK_AUTHENTICATION" }),
+    });
+    expect(explainConnectionFailure(msk, refused)).toBeNull();
+  });
+
   it("says nothing for a plaintext cluster whose broker went away, or an error it does not know", () => {
     expect(explainConnectionFailure(plain, new Error("Connection closed"))).toBeNull();
     expect(explainConnectionFailure(scram, Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9093"), { code: "ECONNREFUSED" }))).toBeNull();
