@@ -8,7 +8,7 @@ import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const [command, ...args] = process.argv.slice(2);
-const known = ["build", "demo", "sandbox", "test", "bench", "soak", "init", "hardening", "helm", "image", "acls", "compat"];
+const known = ["build", "demo", "sandbox", "test", "bench", "soak", "init", "hardening", "helm", "image", "acls", "compat", "replay"];
 if (!known.includes(command)) {
   process.stderr.write(`usage: node scripts/run.mjs <${known.join("|")}> [args]\n`);
   process.exit(2);

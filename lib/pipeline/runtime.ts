@@ -11,6 +11,7 @@ import { getLogger } from "@/lib/logger";
 import { createPostgresStore, createSqliteStore, resolveStorePath, type Store } from "@/lib/store";
 import { type CollectorProcess, serveParentProcess, startCollectorProcess } from "./collector-process";
 import { CyclePipeline } from "./cycle-pipeline";
+import { CycleRecorder } from "./cycle-recording";
 import { PublishedReadModels, publishReadModel } from "./published-read-models";
 import type { ReadModel } from "./read-model";
 
@@ -100,11 +101,24 @@ export function createCollectingRuntime(
   const alerts = createAlertService(store, config, sharding?.assignment ?? null);
   const pipeline = new CyclePipeline(config, store, alerts, collector, sharding?.assignment ?? null);
   const shardKey = sharding?.collectorId ?? wholeShard;
+  const recorder = createCycleRecorder();
   collector.onCycle(async (current, previous, history) => {
+    recorder?.record(current, previous, history);
     const model = await pipeline.runCycle(current, previous, history);
     if (role === "collector" || options.publish === true) await publishReadModel(store, shardKey, model);
   });
   return { role, collector, store, alerts, pipeline, models: pipeline, sharding };
+}
+
+/**
+ * With GAPWATCH_RECORD_CYCLES=<file>, every cycle the pipeline gets is appended to that file, to replay it later
+ * (docs/development.md, "Replaying recorded cycles"). A development aid: the file grows by a snapshot a cycle.
+ */
+function createCycleRecorder(): CycleRecorder | null {
+  const file = process.env.GAPWATCH_RECORD_CYCLES;
+  if (file === undefined || file === "") return null;
+  getLogger("runtime").warn({ file }, "recording every cycle for replay (GAPWATCH_RECORD_CYCLES)");
+  return new CycleRecorder(file);
 }
 
 /** A collector's shard assignment, fed by its membership of the collectors' group on the home cluster. */

@@ -1,0 +1,83 @@
+import { appendFileSync, createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import type { CollectorHistory, OffsetSyncPoint, Snapshot } from "@/lib/collector/types";
+import { decodeTagged, encodeTagged } from "./read-model-codec";
+
+/**
+ * A recording of what the collector handed the pipeline, cycle by cycle, so that the same cycles can be replayed
+ * through a pipeline later (scripts/replay: the same findings, alerts and read model, or a difference to explain).
+ * The file has one line per cycle: a JSON string holding the encodeTagged text of `RecordLine` (bigints, Maps and
+ * typed arrays survive exactly). Only the offset-sync histories that changed since the line before are written.
+ */
+interface RecordLine {
+  snapshot: Snapshot;
+  /** The cycle of the snapshot the pipeline got as `previous`, or null (the first cycle, or after a restart). */
+  previousCycle: number | null;
+  /** Offset-sync histories new or changed since the line before, whole. */
+  changedSyncs: [string, readonly OffsetSyncPoint[]][];
+  /** Offset-sync histories the collector no longer holds. */
+  droppedSyncs: string[];
+}
+
+/** One recorded cycle as replay gives it: the pipeline's three arguments, rebuilt. */
+export interface RecordedCycle {
+  current: Snapshot;
+  previous: Snapshot | null;
+  history: CollectorHistory;
+}
+
+/** Appends every cycle it is given to `file` (created when missing). */
+export class CycleRecorder {
+  /** What the file holds of each history: its length and newest point (histories grow or are trimmed in place). */
+  private readonly written = new Map<string, { length: number; newest: OffsetSyncPoint | undefined }>();
+
+  constructor(private readonly file: string) {}
+
+  /** Writes one cycle's line; synchronous, so lines are whole and in cycle order. */
+  record(current: Snapshot, previous: Snapshot | null, history: CollectorHistory): void {
+    const changedSyncs: [string, readonly OffsetSyncPoint[]][] = [];
+    for (const [key, points] of history.offsetSyncs) {
+      const before = this.written.get(key);
+      if (before !== undefined && before.length === points.length && before.newest === points.at(-1)) continue;
+      changedSyncs.push([key, points.slice()]);
+      this.written.set(key, { length: points.length, newest: points.at(-1) });
+    }
+    const droppedSyncs = [...this.written.keys()].filter((key) => !history.offsetSyncs.has(key));
+    for (const key of droppedSyncs) this.written.delete(key);
+    const line: RecordLine = { snapshot: current, previousCycle: previous?.cycle ?? null, changedSyncs, droppedSyncs };
+    appendFileSync(this.file, `${JSON.stringify(encodeTagged(line))}\n`);
+  }
+}
+
+/** Reads a recording written by CycleRecorder, a cycle at a time, with each cycle's history as the collector held it. */
+export async function* readCycleRecording(file: string): AsyncGenerator<RecordedCycle> {
+  const syncs = new Map<string, readonly OffsetSyncPoint[]>();
+  const snapshots = new Map<number, Snapshot>();
+  let lineNumber = 0;
+  for await (const text of createInterface({ input: createReadStream(file, "utf8"), crlfDelay: Infinity })) {
+    lineNumber++;
+    if (text.trim() === "") continue;
+    const line = await decodeLine(text, file, lineNumber);
+    for (const [key, points] of line.changedSyncs) syncs.set(key, points);
+    for (const key of line.droppedSyncs) syncs.delete(key);
+    const previous = line.previousCycle === null ? null : (snapshots.get(line.previousCycle) ?? null);
+    if (line.previousCycle !== null && previous === null) {
+      throw new Error(`${file}:${lineNumber}: cycle ${line.snapshot.cycle} names cycle ${line.previousCycle} as previous, which the recording lacks`);
+    }
+    // Only the newest snapshot can be a later cycle's previous one.
+    snapshots.clear();
+    snapshots.set(line.snapshot.cycle, line.snapshot);
+    yield { current: line.snapshot, previous, history: { offsetSyncs: new Map(syncs) } };
+  }
+}
+
+async function decodeLine(text: string, file: string, lineNumber: number): Promise<RecordLine> {
+  try {
+    const line = (await decodeTagged(JSON.parse(text) as string)) as RecordLine;
+    if (typeof line.snapshot?.cycle !== "number" || !Array.isArray(line.changedSyncs)) throw new Error("not a recorded cycle");
+    return line;
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(`${file}:${lineNumber} is not a line CycleRecorder wrote (${reason}): record the cycles again`);
+  }
+}
