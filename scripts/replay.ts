@@ -26,7 +26,8 @@ async function main(): Promise<void> {
     const started = performance.now();
     const replayed = await replayPipeline(readCycleRecording(file), { config, restartBefore });
     for (const c of replayed) {
-      process.stdout.write(`cycle ${c.cycle}\t${c.digest}\t${c.alerts} alerts\t${c.firing.length} firing` +
+      process.stdout.write(`cycle ${c.cycle}\t${c.digest}\t(${c.digestWithoutProgress} without the catch-up window)\t` +
+        `${c.alerts} alerts\t${c.firing.length} firing` +
         `${restartBefore.has(c.cycle) ? "\t(restarted before it)" : ""}\n`);
     }
     const seconds = (performance.now() - started) / 1000;
