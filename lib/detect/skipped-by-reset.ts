@@ -1,7 +1,18 @@
 import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
 import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
 import type { EventCandidate, OffsetRange } from "./events";
-import { findTopic, formatCount, formatRange, isCompacted, maxOffset, minOffset, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
+import {
+  findTopic,
+  formatCount,
+  formatRange,
+  isCompacted,
+  listFreshFlowPartitions,
+  maxOffset,
+  minOffset,
+  namePartition,
+  type DetectorContext,
+  type FlowPartitionView,
+} from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
 
 /** How a skip was seen; the evidence names it. */
@@ -10,6 +21,8 @@ const SkipSignal = {
   SYNC_GAP: "offset-sync-gap",
   /** MM2's position jumped past the log start by more than the deleted offsets and what it wrote. Estimate. */
   POSITION_JUMP: "position-jump",
+  /** MM2 picked the partition up at its log end: its first offset sync is above offsets that existed. Exact. */
+  STARTED_AT_LOG_END: "started-at-log-end",
 } as const;
 type SkipSignalName = (typeof SkipSignal)[keyof typeof SkipSignal];
 
@@ -30,8 +43,14 @@ const maxMarkerGap = 2n;
  * - position jump (estimate; no new sync step, e.g. `emit.offset-syncs.enabled=false`): previous frontier
  *   F0 < S ≤ F and MM2 advanced k = (F − F0) − (target records written) offsets more than it wrote; S − F0 of them
  *   were deleted (DATA_LOSS), the rest existed: [S, S + k − (S − F0) − 1].
+ * - started at the log end (exact): MM2 picks a partition up (a new connector, a new topic or partition it finds at
+ *   its next topic refresh, `refresh.topics.interval.seconds`, 10 min by default) at the log end, so records written
+ *   before are never copied. Seen in the cycle MM2's position first appears — the partition was in the flow the cycle
+ *   before without one, or its flow is new this cycle — from MM2's first offset sync (u0, 0): MirrorSourceTask syncs
+ *   the first record it copies, into an empty remote topic at downstream 0. With log start S (the cycle before, else
+ *   now), [S, u0 − 1] existed and were skipped. Not seen across a Gapwatch restart (no cycle before), with offset syncs
+ *   off, or into a remote topic that already held records (downstream above 0).
  * Key `MM2_SKIPPED_BY_RESET|<flow>|<topic>|<partition>|<first skipped offset>`; sightings of one skip merge.
- * Not seen: a partition MM2 starts at the log end when it first picks it up (no earlier cycle to compare with).
  */
 export function detectSkippedByReset(ctx: DetectorContext): EventCandidate[] {
   const candidates: EventCandidate[] = [];
@@ -39,11 +58,39 @@ export function detectSkippedByReset(ctx: DetectorContext): EventCandidate[] {
     if (view.flow.sourceTaskSettings?.autoOffsetReset !== "latest" || !isSameTopicEpoch(before, view.partition)) continue;
     const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
     if (compacted !== false) continue;
+    if (before.mm2Position === null) {
+      const start = findStartAtLogEnd(view, before.sourceLogStart ?? view.partition.sourceLogStart, ctx.syncHistory);
+      if (start !== null) candidates.push(createSkipCandidate(view, SkipSignal.STARTED_AT_LOG_END, start));
+    }
     const gaps = findSyncGapSkips(view.partition, syncs);
     const found = gaps.length > 0 || syncs.length > 1 ? gaps : findPositionJumpSkip(before, view.partition);
     for (const [signal, range] of found) candidates.push(createSkipCandidate(view, signal, range));
   }
+  candidates.push(...findStartsOfNewFlows(ctx));
   return candidates;
+}
+
+/** Partitions of flows new this cycle (a connector created while Gapwatch runs) MM2 started at the log end. */
+function findStartsOfNewFlows(ctx: DetectorContext): EventCandidate[] {
+  if (ctx.previous === null) return [];
+  const known = new Set(ctx.previous.flows.map((f) => f.id));
+  const fresh = ctx.current.flows.filter((f) => !known.has(f.id) && f.sourceTaskSettings?.autoOffsetReset === "latest");
+  if (fresh.length === 0) return [];
+  const candidates: EventCandidate[] = [];
+  for (const view of listFreshFlowPartitions(ctx.current)) {
+    if (!fresh.includes(view.flow)) continue;
+    if (isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs) !== false) continue;
+    const start = findStartAtLogEnd(view, view.partition.sourceLogStart, ctx.syncHistory);
+    if (start !== null) candidates.push(createSkipCandidate(view, SkipSignal.STARTED_AT_LOG_END, start));
+  }
+  return candidates;
+}
+
+/** [S, u0 − 1] when MM2's first offset sync of the partition (u0, 0) is above the log start S; else null. */
+function findStartAtLogEnd(view: FlowPartitionView, logStart: bigint | null, history: ReadonlyMap<string, readonly OffsetSyncPoint[]>): OffsetRange | null {
+  const first = history.get(view.key)?.[0];
+  if (view.partition.mm2Position === null || logStart === null || first === undefined || first.downstream !== 0n) return null;
+  return logStart < first.upstream ? { first: logStart, last: first.upstream - 1n, exact: true } : null;
 }
 
 type Sighting = [SkipSignalName, OffsetRange];
@@ -100,9 +147,12 @@ function createSkipCandidate(view: FlowPartitionView, signal: SkipSignalName, ra
         cluster: flow.source,
         topic: partition.topic,
         partition: partition.partition,
-        summary:
-          `MM2 skipped ${formatCount(count)} ${noun} of ${where} on purpose (offsets ${formatRange(r.first, r.last)}): ` +
-          `its consumer has auto.offset.reset=latest and resumed at the log end of ${flow.source}`,
+        summary: signal === SkipSignal.STARTED_AT_LOG_END
+          ? `MM2 never copied ${formatCount(count)} ${noun} of ${where} (offsets ${formatRange(r.first, r.last)}), on ` +
+            `purpose: its consumer has auto.offset.reset=latest and began at the log end of ${flow.source} when it ` +
+            "picked the partition up"
+          : `MM2 skipped ${formatCount(count)} ${noun} of ${where} on purpose (offsets ${formatRange(r.first, r.last)}): ` +
+            `its consumer has auto.offset.reset=latest and resumed at the log end of ${flow.source}`,
         evidence: {
           firstSkippedOffset: r.first.toString(),
           lastSkippedOffset: r.last.toString(),

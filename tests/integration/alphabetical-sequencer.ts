@@ -31,6 +31,7 @@ const measuredSeconds: Record<string, number> = {
   "production/offset-syncs-off": 45,
   "production/operator-actions": 75,
   "production/readiness-reasons": 60,
+  "production/replicate-from-latest": 50,
   "production/reset-latest": 35,
   "production/second-writer": 24,
   "production/topic-filter": 35,

@@ -86,4 +86,53 @@ describe("MM2_SKIPPED_BY_RESET", () => {
     ]);
     expect(findingsOf(compacted, FindingType.MM2_SKIPPED_BY_RESET)).toEqual([]);
   });
+
+  describe("when MM2 picks a partition up at its log end (replication from latest)", () => {
+    /** The partition in the flow before MM2 copied anything: 1000..1999 exist, no position yet. */
+    const waiting = makeFlowPartition({ sourceLogStart: 1000n, sourceLogEnd: 2000n, mm2Position: null, committedPosition: null, targetLogEnd: 0n, latestSync: null });
+    /** MM2 began at the log end 2000 and copied 2000..2019 into an empty remote topic (first sync 2000→0). */
+    const started = makeFlowPartition({ sourceLogStart: 1000n, sourceLogEnd: 2020n, mm2Position: 2020n, targetLogEnd: 20n, latestSync: { upstream: 2019n, downstream: 19n } });
+    const firstSyncs = makeHistory([[2000, 0], [2019, 19]]);
+
+    it("reports the records that existed and were never copied, once, exactly, from MM2's first offset sync", () => {
+      const [, second, third] = runCycles([
+        { snapshot: snapshotWith(1, waiting, latest) },
+        { snapshot: snapshotWith(2, started, latest), history: firstSyncs },
+        { snapshot: snapshotWith(3, { ...started, sourceLogEnd: 2030n, mm2Position: 2030n, targetLogEnd: 30n }, latest), history: firstSyncs },
+      ]);
+      expect(describeAll(second)).toEqual([[FindingType.MM2_SKIPPED_BY_RESET, "1000", "1999", "1000", true, "started-at-log-end"]]);
+      expect(findingsOf(second, FindingType.MM2_SKIPPED_BY_RESET)[0]).toMatchObject({
+        key: "MM2_SKIPPED_BY_RESET|east->west|orders|2|1000",
+        summary:
+          "MM2 never copied 1,000 records of orders/2 (offsets 1000–1999), on purpose: its consumer has auto.offset.reset=latest " +
+          "and began at the log end of east when it picked the partition up",
+      });
+      // Seen once: the next cycle holds the same event (same key, range and first sighting) and adds none.
+      expect(findingsOf(third, FindingType.MM2_SKIPPED_BY_RESET)).toEqual(findingsOf(second, FindingType.MM2_SKIPPED_BY_RESET));
+    });
+
+    it("sees it on a flow that appears with MM2 already copying (a connector created between two cycles)", () => {
+      const other = makeSnapshot({ cycle: 1, flows: [] });
+      const [, second] = runCycles([
+        { snapshot: other },
+        { snapshot: snapshotWith(2, started, latest), history: firstSyncs },
+      ]);
+      expect(describeAll(second)).toEqual([[FindingType.MM2_SKIPPED_BY_RESET, "1000", "1999", "1000", true, "started-at-log-end"]]);
+    });
+
+    it("stays quiet when MM2 began at the log start (earliest), on an empty partition, into a remote topic that held records, or after a restart", () => {
+      const fromStart = makeFlowPartition({ sourceLogStart: 1000n, sourceLogEnd: 2020n, mm2Position: 1020n, targetLogEnd: 20n, latestSync: { upstream: 1019n, downstream: 19n } });
+      const quiet = (history: ReturnType<typeof makeHistory>, now: FlowPartition, before: FlowPartition = waiting) =>
+        runCycles([{ snapshot: snapshotWith(1, before, latest) }, { snapshot: snapshotWith(2, now, latest), history }])[1];
+      expect(findingsOf(quiet(makeHistory([[1000, 0], [1019, 19]]), fromStart), FindingType.MM2_SKIPPED_BY_RESET)).toEqual([]);
+      const empty = { ...waiting, sourceLogStart: 2000n };
+      expect(findingsOf(quiet(firstSyncs, { ...started, sourceLogStart: 2000n }, empty), FindingType.MM2_SKIPPED_BY_RESET)).toEqual([]);
+      expect(findingsOf(quiet(makeHistory([[2000, 500], [2019, 519]]), { ...started, targetLogEnd: 520n }), FindingType.MM2_SKIPPED_BY_RESET)).toEqual([]);
+      const [afterRestart] = runCycles([{ snapshot: snapshotWith(2, started, latest), history: firstSyncs }]);
+      expect(findingsOf(afterRestart, FindingType.MM2_SKIPPED_BY_RESET)).toEqual([]);
+      // MM2's default (earliest) never skips on purpose, whatever the syncs say.
+      const [, earliest] = runCycles([{ snapshot: snapshotWith(1, waiting) }, { snapshot: snapshotWith(2, started), history: firstSyncs }]);
+      expect(findingsOf(earliest, FindingType.MM2_SKIPPED_BY_RESET)).toEqual([]);
+    });
+  });
 });
