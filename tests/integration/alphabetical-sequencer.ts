@@ -29,7 +29,7 @@ const measuredSeconds: Record<string, number> = {
   "production/connector-missing": 30,
   "production/coverage-drift": 6,
   "production/offset-syncs-off": 45,
-  "production/operator-actions": 75,
+  "production/operator-actions": 95,
   "production/readiness-reasons": 60,
   "production/replicate-from-latest": 50,
   "production/reset-latest": 35,

@@ -145,4 +145,37 @@ describe("operator actions raise nothing", () => {
     expect((await fetchLogEnds(west, `east.${topic}`)).get(2)!.high).toBe(40n);
     expect(raisedAbout().map((a) => `${a.type} ${a.summary}`)).toEqual([]);
   });
+
+  it("every MM2 connector restarted with its tasks through REST while a group commits: checkpoints go on, no alert", { timeout: 150_000 }, async () => {
+    // Kafka's MirrorConnectorsIntegrationBaseTest.testRestartReplication restarts MM2 whole: source, checkpoint and
+    // heartbeat connectors, each with its tasks (POST /connectors/<name>/restart?includeTasks=true).
+    const group = `opstest-group-${topic.slice(-8)}`;
+    const checkpointOf = (s: Snapshot, partition: number) =>
+      s.flows[0]?.checkpoints.find((c) => c.group === group && c.topic === topic && c.partition === partition);
+    const commit = async (behind: number): Promise<Map<number, bigint>> => {
+      const committed = new Map([0, 1].map((p) => [p, BigInt((produced.get(p) ?? 0) - behind)]));
+      const admin = sandboxKafka(east).admin();
+      await admin.connect();
+      try {
+        await admin.setOffsets({ groupId: group, topic, partitions: [...committed].map(([partition, offset]) => ({ partition, offset: String(offset) })) });
+      } finally {
+        await admin.disconnect();
+      }
+      return committed;
+    };
+    const checkpointed = (s: Snapshot, committed: Map<number, bigint>) => [...committed].every(([p, o]) => checkpointOf(s, p)?.upstream === o);
+    const before = await commit(10);
+    await cycleUntil((s) => checkpointed(s, before), `MM2 checkpointed ${group}`, 90_000);
+
+    const all = [names.source, names.checkpoint, names.heartbeat];
+    for (const name of all) await restartConnector(endpoint, name, false);
+    await runtime.collector.runCycle();
+    for (const name of all) await waitForConnector(endpoint, name, allTasks("RUNNING"), `${name} RUNNING after the restart`);
+    for (const p of [0, 1]) await produce(p, 20);
+    const after = await commit(5);
+    await cycleUntil((s) => copiedAll(s, [0, 1]) && checkpointed(s, after), "copied and checkpointed after the restart", 90_000);
+    for (let i = 0; i < 3; i++) await runtime.collector.runCycle();
+    const raised = [...raisedAbout(), ...runtime.alerts.list({}).filter((a) => a.group === group)];
+    expect(raised.map((a) => `${a.type} ${a.summary}`)).toEqual([]);
+  });
 });
