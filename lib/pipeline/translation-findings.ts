@@ -78,8 +78,10 @@ export function createTranslationFindingSource(
     const limits = { replayRecords: thresholds.translationReplayRecords, checkpointStaleMs: thresholds.checkpointStaleMs };
     const findings: Finding[] = [];
     for (const ft of translations.values()) {
-      const produced = detectTranslationErrors(ft, now, limits);
-      produced.push(...watch.judge(ft, now, limits));
+      // The watch first: TRANSLATION_ERROR asks it whether a rewound group's checkpoint is still due.
+      const stale = watch.judge(ft, now, limits);
+      const produced = detectTranslationErrors(ft, now, limits, (g, p) => watch.isAwaitingRewoundCheckpoint(ft, g, p, now, limits));
+      produced.push(...stale);
       findings.push(...produced, ...carryUnjudgedFindings(ft, last.findings, produced));
     }
     findings.push(...last.findings.filter((f) => f.flow !== undefined && untranslatedFlows.has(f.flow) && !translations.has(f.flow)));

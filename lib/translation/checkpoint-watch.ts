@@ -4,7 +4,7 @@ import {
   type CheckpointWatch, defaultTranslationThresholds, isCheckpointOwed, resolveCheckpointStaleMs, staleFinding,
   type TranslationThresholds,
 } from "./detectors";
-import type { FlowTranslation, PartitionTranslation } from "./types";
+import type { FlowTranslation, GroupTranslation, PartitionTranslation } from "./types";
 
 type WatchEntry = CheckpointWatch[string];
 
@@ -151,6 +151,27 @@ export class CheckpointWatchState {
       if (slot.mark !== mark) this.remove(slots, slot);
     });
     return findings;
+  }
+
+  /**
+   * Whether MM2 still has time to checkpoint a group partition moved back upstream past its latest checkpoint: the
+   * checkpoint names a higher upstream offset than the group's, MM2 owes a translatable one (MirrorCheckpointTask
+   * emits on an upstream rewind), and it has been owed (since this watch's last `judge`) for no longer than
+   * CHECKPOINT_STALE's threshold. False where MM2 cannot translate the new offset (it will never emit it) or emits
+   * no checkpoints at all.
+   */
+  isAwaitingRewoundCheckpoint(
+    ft: FlowTranslation,
+    group: GroupTranslation,
+    row: PartitionTranslation,
+    now: number,
+    thresholds: TranslationThresholds = defaultTranslationThresholds,
+  ): boolean {
+    if (row.checkpoint === null || row.committed >= row.checkpoint.upstream || isCheckpointOwed(row) === null) return false;
+    const thresholdMs = resolveCheckpointStaleMs(ft.checkpointTiming, true, thresholds.checkpointStaleMs);
+    const key = internPrefixedPartitionKey(`${ft.flow}|${group.group}|`, row.topic, row.partition);
+    const owedSince = this.flows.get(ft.flow)?.slots.get(key)?.entry.dueSince;
+    return thresholdMs !== null && owedSince !== undefined && now - owedSince <= thresholdMs;
   }
 
   private remove(slots: Map<string, Slot>, slot: Slot): void {

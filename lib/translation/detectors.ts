@@ -46,17 +46,32 @@ export function resolveCheckpointStaleMs(timing: CheckpointTiming, checkpointedB
 }
 
 /**
+ * Whether a partition's latest checkpoint is ahead of its group only because the group was moved back upstream and
+ * MM2 is still within its time to emit the rewound checkpoint (CheckpointWatchState.isAwaitingRewoundCheckpoint).
+ */
+export type AwaitingRewoundCheckpoint = (group: GroupTranslation, row: PartitionTranslation) => boolean;
+
+/**
  * TRANSLATION_ERROR, one finding per group at most:
  * | condition                                                                  | severity |
  * | any partition where MM2's translation or latest checkpoint skips records   | critical |
  * | records replayed if we fail over now (failoverReplayRecords) > threshold   | warning  |
  * Brackets count with their conservative bound (reread.ts). A group whose offsets are unknown this
- * cycle is not judged.
+ * cycle is not judged. Not a skip: a latest checkpoint ahead of a group moved back upstream while MM2 still has
+ * time to emit the rewound one (`awaitingRewound`; MirrorCheckpointTask.checkpointIsMoreRecent emits on an upstream
+ * rewind, so checkpoints go backwards with the group — Kafka's testOffsetTranslationBehindReplicationFlow). The
+ * rows keep showing the skip a failover would make now; the alert waits until the checkpoint is overdue
+ * (CHECKPOINT_STALE's threshold), when both fire.
  */
-export function detectTranslationErrors(ft: FlowTranslation, now: number, thresholds: TranslationThresholds = defaultTranslationThresholds): Finding[] {
+export function detectTranslationErrors(
+  ft: FlowTranslation,
+  now: number,
+  thresholds: TranslationThresholds = defaultTranslationThresholds,
+  awaitingRewound: AwaitingRewoundCheckpoint = () => false,
+): Finding[] {
   return ft.groups.flatMap((g) => {
     if (g.unknown !== null) return [];
-    const skipping = g.partitions.filter(isSkipping);
+    const skipping = g.partitions.filter((p) => isSkipping(p) && !(isSkippingByCheckpointOnly(p) && awaitingRewound(g, p)));
     const replay = g.totals.failoverReplayRecords;
     if (skipping.length === 0 && replay <= BigInt(thresholds.replayRecords)) return [];
     const severity: SeverityName = skipping.length > 0 ? "critical" : "warning";
@@ -209,6 +224,11 @@ function isSameCheckpoint(entry: WatchEntry, checkpoint: PartitionTranslation["c
   }
   if (named === null || checkpoint === null) return named === null && checkpoint === null;
   return named.upstream === checkpoint.upstream && named.downstream === checkpoint.downstream;
+}
+
+/** Whether only the latest checkpoint skips records here: MM2's translation of the committed offset does not. */
+function isSkippingByCheckpointOnly(p: PartitionTranslation): boolean {
+  return !isSkipping({ reread: p.reread, checkpointReread: null, failoverReread: p.checkpoint === null ? p.failoverReread : null });
 }
 
 /** The downstream offset MM2 owes as a checkpoint, or null when it owes none. */

@@ -25,6 +25,9 @@ const measuredSeconds: Record<string, number> = {
   "kafka/cluster-reader-failures": 26,
   "kafka/cluster-reader": 51,
   "kafka/group-types": 39,
+  // Measured on a loaded machine (2026-12-06, h74): 132 s with the two worker restarts (to exactly-once and back), 84 s.
+  "lookalikes/exactly-once": 132,
+  "lookalikes/groups": 84,
   "production/aborted-transactions": 31,
   "production/connector-missing": 30,
   "production/coverage-drift": 6,

@@ -65,6 +65,20 @@ describe("TARGET_GROUP_REWOUND", () => {
     expect(quiet([makeCycle(1, makeGroup(2, 950), { sync: false }), makeCycle(2, makeGroup(2, 880), { sync: false })])).toEqual([]);
   });
 
+  it("stays quiet when MM2's checkpoints go backwards after the source group was rewound (Kafka's own MM2 test)", () => {
+    // Cycle 2: the source group was reset back, MM2 checkpointed orders/2 at 300 -> 280; MM2 never rewinds the target
+    // group (syncGroupOffset only moves forward), so it keeps 880, empty or with members.
+    const rewound = (cycle: number, group: ConsumerGroupState) => {
+      const { snapshot } = makeCycle(cycle, group);
+      const checkpoints = [{ group: "billing", topic: "orders", partition: 2, upstream: 300n, downstream: 280n, at: T0 + 10_000 }];
+      return { snapshot: { ...snapshot, flows: snapshot.flows.map((f) => ({ ...f, checkpoints })) } };
+    };
+    for (const members of [0, 2]) {
+      const outputs = runCycles([makeCycle(1, makeGroup(members, 880)), rewound(2, makeGroup(members, 880)), rewound(3, makeGroup(members, 880))]);
+      expect(outputs.flatMap((o) => findingsOf(o, FindingType.TARGET_GROUP_REWOUND))).toEqual([]);
+    }
+  });
+
   it("does not judge a group whose offsets could not be read this cycle", () => {
     const unread = { ...makeGroup(2, 880), error: "OffsetFetch: COORDINATOR_NOT_AVAILABLE" };
     expect(runCycles([makeCycle(1, makeGroup(2, 950)), makeCycle(2, unread)]).flatMap((o) => findingsOf(o, FindingType.TARGET_GROUP_REWOUND))).toEqual([]);

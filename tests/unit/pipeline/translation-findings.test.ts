@@ -388,3 +388,48 @@ describe("a first cycle after a restart that cannot judge a group carries its st
     b.alerts.stop();
   });
 });
+
+/**
+ * Kafka's own MM2 look-alike (testOffsetTranslationBehindReplicationFlow): "lagger" at 9000 on orders/0 (log end
+ * 10,000), checkpointed 9000→9000, is reset back to 4000 on the source by an operator. MM2 (checkpointIsMoreRecent)
+ * emits the rewound checkpoint at its next emit (60 s here): until then the latest checkpoint is ahead of the group.
+ */
+function laggerAt(now: number, committed: bigint, checkpoint: { upstream: bigint; downstream: bigint; at: number }): ReadonlyMap<string, FlowTranslation> {
+  const ft = translateFlow({
+    flow: makeFlow({ checkpoints: [{ group: "lagger", topic: "orders", partition: 0, ...checkpoint }] }),
+    sourceGroups: [makeGroup("lagger", { "orders/0": committed }, { state: "Empty", members: 0 })],
+    syncHistory: makeHistory({ 0: steadySyncs(10, 10_000) }),
+    now,
+  });
+  return new Map([[ft.flow, ft]]);
+}
+
+describe("a lagging group rewound upstream (checkpoints go backwards)", () => {
+  const before = { upstream: 9000n, downstream: 9000n, at: T0 };
+  const summaries = (findings: Finding[]) => findings.map((f) => `${f.type} ${f.severity} ${f.summary}`);
+
+  it("raises nothing while MM2's rewound checkpoint is due, nor after MM2 emits it", async () => {
+    const source = createTranslationFindingSource(openStore());
+    expect(summaries(await source(laggerAt(T0, 9000n, before), T0, defaultThresholds))).toEqual([]);
+    // The rewind: the latest checkpoint (9000→9000) is ahead of the group until MM2's next emit.
+    const rewound = laggerAt(T0 + 10_000, 4000n, before);
+    expect(rewound.get("east->west")!.groups[0]!.partitions[0]!.failoverReread).toMatchObject({ records: -5000n, skip: "certain" });
+    expect(summaries(await source(rewound, T0 + 10_000, defaultThresholds))).toEqual([]);
+    expect(summaries(await source(laggerAt(T0 + 60_000, 4000n, before), T0 + 60_000, defaultThresholds))).toEqual([]);
+    // MM2's checkpoint went back with the group (its thinned store keeps a sync at 3840): nothing skipped or owed.
+    const emitted = laggerAt(T0 + 70_000, 4000n, { upstream: 4000n, downstream: 3841n, at: T0 + 65_000 });
+    expect(emitted.get("east->west")!.groups[0]!.partitions[0]!.failoverReread).toMatchObject({ records: 159n, skip: "none" });
+    expect(summaries(await source(emitted, T0 + 70_000, defaultThresholds))).toEqual([]);
+  });
+
+  it("counts the skip once MM2 has owed the rewound checkpoint past CHECKPOINT_STALE's threshold (3 × 60 s emit)", async () => {
+    const source = createTranslationFindingSource(openStore());
+    await source(laggerAt(T0, 9000n, before), T0, defaultThresholds);
+    await source(laggerAt(T0 + 10_000, 4000n, before), T0 + 10_000, defaultThresholds);
+    expect(summaries(await source(laggerAt(T0 + 190_000, 4000n, before), T0 + 190_000, defaultThresholds))).toEqual([]);
+    expect(summaries(await source(laggerAt(T0 + 191_000, 4000n, before), T0 + 191_000, defaultThresholds))).toEqual([
+      "TRANSLATION_ERROR critical Group lagger would SKIP records on failover to west: 1 partition(s) (orders/0: 5000 records)",
+      "CHECKPOINT_STALE warning MM2 has not checkpointed lagger on orders/0 for 3 min: committed 4000, latest checkpoint 9000→9000, MM2 should emit →3841",
+    ]);
+  });
+});
