@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { Snapshot } from "@/lib/collector/types";
-import { alterMirrorSourceOffsets, getConnectors, putConnectorConfig, resumeConnector, stopConnector } from "@/lib/connect";
+import { alterMirrorSourceOffsets, deleteConnector, pauseConnector, putConnectorConfig, resumeConnector, stopConnector } from "@/lib/connect";
 import { restartConnectWorker, stopConnectWorker } from "@/lib/sandbox/connect-control";
 import { readPartition } from "@/lib/sandbox/kafka-cli";
-import { connectorNames, exactlyOnceSourceConfig, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
+import { connectorNames, exactlyOnceSourceConfig, sourceConnectorConfig, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
 import { sleep } from "@/lib/sandbox/processes";
 import { waitForConnector } from "@/lib/sandbox/scenarios/connector-control";
 import { readSandboxState } from "@/lib/sandbox/state";
@@ -21,7 +21,10 @@ import { createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers, wa
  * records by content (every value names its source offset). Never DATA_LOSS (the skipped records still exist),
  * TOPIC_RESET, TASK_STALLED or TASK_NOT_RUNNING (stopped on purpose), TASK_FAILED. MM2_REDELIVERY is not judged on
  * an exactly-once target (its transaction markers make the target not dense): the move back is the one alert.
- * The shared worker is put back as it was (no exactly-once) before the file ends.
+ * Exactly-once is a worker setting: every source task of the worker then writes in transactions, leaving markers on
+ * what it writes for good. So the shared MM2 connectors are paused while it is on, this file copies its topic with a
+ * connector of its own, and the worker is put back as it was (no exactly-once) before the shared connectors resume:
+ * the later files of the shard see targets without markers.
  */
 const state = readSandboxState();
 const east = state.clusters.east!.bootstrap;
@@ -31,9 +34,11 @@ const names = connectorNames("east", "west");
 const runtime = createSandboxRuntime(state, 5);
 const topic = `eosmove-${randomUUID().slice(0, 8)}`;
 const remote = `east.${topic}`;
+/** Sorts after the shared source connector: the flow's MM2 settings still come from that one. */
+const eos = `${names.source}-eos-${topic.slice(-8)}`;
+const shared = [names.source, names.checkpoint, names.heartbeat, names.upstreamHeartbeat];
 const partitions = [0, 1];
 const produced = new Map(partitions.map((p) => [p, 0]));
-let originalConfig: Record<string, string> = {};
 let startedAt = 0;
 
 const rowOf = (s: Snapshot, partition: number) => s.flows[0]?.partitions.find((p) => p.topic === topic && p.partition === partition);
@@ -64,12 +69,19 @@ const range = (first: number, last: number) => Array.from({ length: last - first
 
 beforeAll(async () => {
   startedAt = Date.now();
-  originalConfig = (await getConnectors(endpoint)).find((c) => c.name === names.source)!.config;
+  for (const name of shared) await pauseConnector(endpoint, name);
+  // A checkpoint connector with no group to checkpoint yet has no task.
+  const paused = (c: { state: string; tasks: { state: string }[] }) => c.state === "PAUSED" && c.tasks.every((t) => t.state === "PAUSED");
+  for (const name of shared) await waitForConnector(endpoint, name, paused, `${name} PAUSED`);
   await stopConnectWorker();
   await restartConnectWorker(state, { exactlyOnceSourceSupport: true });
-  await putConnectorConfig(endpoint, names.source, { ...originalConfig, ...exactlyOnceSourceConfig });
-  await waitForConnectorsRunning(endpoint, [names.source]);
   await ensureTopics(east, [{ topic, partitions: partitions.length }]);
+  const cluster = (alias: string) => ({ alias, bootstrap: state.clusters[alias]!.bootstrap });
+  await putConnectorConfig(endpoint, eos, sourceConnectorConfig({ source: cluster("east"), target: cluster("west") }, {
+    topics: topic,
+    ...exactlyOnceSourceConfig,
+  }));
+  await waitForConnectorsRunning(endpoint, [eos]);
   // Under traffic: ten batches a partition while MM2 copies, each of its transactions leaving a marker on the target.
   for (let batch = 0; batch < 10; batch++) {
     for (const p of partitions) await produce(p, 10);
@@ -82,32 +94,33 @@ afterAll(async () => {
   await runtime.collector.stop();
   runtime.alerts.stop();
   await runtime.store.close();
-  // The shared worker as it was: the connector's own config (valid on this worker), then a worker without exactly-once.
-  await putConnectorConfig(endpoint, names.source, originalConfig);
+  // The shared worker as it was (no exactly-once), then the shared connectors resumed.
+  await deleteConnector(endpoint, eos).catch(() => undefined);
   await stopConnectWorker();
   await restartConnectWorker(state);
+  for (const name of shared) await resumeConnector(endpoint, name);
   await waitUntilReplicating(state);
   await deleteLeftovers([{ bootstrap: east, topics: [topic] }, { bootstrap: west, topics: [remote] }]);
 }, 300_000);
 
 describe("exactly-once MM2 with its offsets altered through Connect's offsets API (KIP-875)", () => {
   it("moved back: re-copied exactly; moved forward: skipped exactly; each an MM2_POSITION_MOVED, nothing else", { timeout: 240_000 }, async () => {
-    await stopConnector(endpoint, names.source);
+    await stopConnector(endpoint, eos);
     try {
       // STOPPED is reported before the task has shut down: wait until it is gone.
-      await waitForConnector(endpoint, names.source, (c) => c.state === "STOPPED" && c.tasks.length === 0, "STOPPED without tasks");
+      await waitForConnector(endpoint, eos, (c) => c.state === "STOPPED" && c.tasks.length === 0, "STOPPED without tasks");
       for (const p of partitions) await produce(p, 50);
       await runtime.collector.runCycle();
       // MM2 stores the offset of the last record it copied and resumes one past it: partition 0 resumes at 60
       // (60..99 copied again), partition 1 at 130 (100..129 never copied).
-      await alterMirrorSourceOffsets(endpoint, names.source, [
+      await alterMirrorSourceOffsets(endpoint, eos, [
         { cluster: "east", topic, partition: 0, offset: 59n },
         { cluster: "east", topic, partition: 1, offset: 129n },
       ]);
       await cycleUntil(() => runtime.alerts.list({ type: "MM2_POSITION_MOVED" }).filter((a) => a.topic === topic).length === 2, "MM2_POSITION_MOVED on both partitions", 60_000);
     } finally {
-      await resumeConnector(endpoint, names.source);
-      await waitForConnectorsRunning(endpoint, [names.source]);
+      await resumeConnector(endpoint, eos);
+      await waitForConnectorsRunning(endpoint, [eos]);
     }
     await cycleUntil((s) => partitions.every((p) => rowOf(s, p)?.committedPosition === 150n && rowOf(s, p)?.lag === 0n), "MM2 copied to the end from the altered offsets");
 
