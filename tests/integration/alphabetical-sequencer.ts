@@ -25,7 +25,7 @@ const measuredSeconds: Record<string, number> = {
   "kafka/cluster-reader-failures": 26,
   "kafka/cluster-reader": 51,
   "kafka/group-types": 39,
-  // Measured on a loaded machine (2026-12-06, h75, load 10-20): 129 s for the file in one run.
+  // Measured on a loaded machine (2026-12-06, h75, load 10-20): 102-129 s for the file (two runs).
   "lookalikes/identity-replication": 130,
   "production/aborted-transactions": 31,
   "production/connector-missing": 30,
