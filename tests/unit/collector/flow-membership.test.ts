@@ -178,6 +178,10 @@ describe("IdentityReplicationPolicy: a same-named target topic is no sign MM2 co
     const [def] = discover([makeConnector("mm2-source", "Source", { ...identity, "topic.filter.class": "com.acme.RegexTopicFilter" })]);
     const flow = buildFlow(def!, source, target, makeReadings({ positions: new Map([["orders/0", 7n]]) }), T0);
     expect([...new Set(flow.partitions.map((p) => p.topic))]).toEqual(["orders"]);
+    expect(flow.warnings.map((w) => w.message)).toEqual([
+      "mm2-source: custom topic.filter.class com.acme.RegexTopicFilter cannot be evaluated by Gapwatch; a topic counts as replicated " +
+        "when Connect holds MM2's offsets for it",
+    ]);
   });
 
   it("under DefaultReplicationPolicy a renamed remote topic on the target still counts as copied", () => {
