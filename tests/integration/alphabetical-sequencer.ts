@@ -25,8 +25,8 @@ const measuredSeconds: Record<string, number> = {
   "kafka/cluster-reader-failures": 26,
   "kafka/cluster-reader": 51,
   "kafka/group-types": 39,
-  // Measured on a loaded machine (2026-12-06, h75, load 10-20): 102-129 s for the file (two runs).
-  "lookalikes/identity-replication": 130,
+  // Measured on a loaded machine (2026-12-06, h75, load 10-20): 81-129 s for the file in three runs.
+  "lookalikes/identity-replication": 105,
   "production/aborted-transactions": 31,
   "production/connector-missing": 30,
   "production/coverage-drift": 6,

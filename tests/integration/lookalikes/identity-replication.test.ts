@@ -117,6 +117,9 @@ describe("IdentityReplicationPolicy with a local producer on the target topic", 
     const settled = await cycleUntil((s) => rowOf(s)?.mm2Position === BigInt(COPIED) && rowOf(s)?.targetLogEnd === BigInt(COPIED + LOCAL), "MM2's position exact");
     const flow = flowOf(settled)!;
     expect(flow.replicationPolicy).toEqual({ kind: "identity", separator: "." });
+    // IdentityReplicationPolicy still prefixes heartbeats: MM2 copied west's into west.heartbeats, where Gapwatch reads them.
+    expect((await getOffsetShell(state, east, "west.heartbeats", -1)).get(0)).toBeGreaterThan(0n);
+    expect([flow.checkpointsTopic, flow.heartbeat.latestTimestamp !== null]).toEqual(["west.checkpoints.internal", true]);
     const row = rowOf(settled)!;
     const syncs = (runtime.collector.history().offsetSyncs.get(flowPartitionKey(FLOW_ID, topic, 0)) ?? []).map((x) => `${x.upstream}:${x.downstream}`);
     process.stdout.write(`[identity] ${describeRow(settled)}; syncs ${syncs.join(" ")}\n`);
