@@ -28,6 +28,7 @@ import { type PartitionLedger, parseLedgers, serializeLedgers } from "./transact
 import { LedgerShards, ledgerStoreKey } from "./transaction-ledger-shards";
 import type { FlowDefinition } from "./flow-discovery";
 import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, ledgerKey, type Snapshot, type TransactionLedgerView } from "./types";
+import { checkSyncStepWriters } from "./sync-step-writers";
 import { checkTargetDensity, selectFlowDensityIssues } from "./target-density";
 import { applySourceTails, fetchSourceTails } from "./unreplicated-tail";
 
@@ -50,6 +51,8 @@ export class Collector {
   private readonly markerPartitions = new Set<string>();
   /** Flow partitions whose target is written by others than MM2 alone, with why (`flowPartitionKey`). */
   private readonly untrustedTargets = new Map<string, string>();
+  /** Per flow partition, the newest offset-sync downstream offset whose steps checkSyncStepWriters looked at. */
+  private readonly syncStepsChecked = new Map<string, bigint>();
   /** Transaction ledgers by `ledgerKey`, persisted every cycle (a restart continues where they were). */
   private readonly ledgers = new Map<string, PartitionLedger>();
   /** With scaleOut: which held shards each ledger is stored under (transaction-ledger-shards.ts). */
@@ -262,7 +265,9 @@ export class Collector {
     const built = read.map((r) => r.flow);
     const source = await fetchSourceTails(built, this.readers);
     const density = await checkTargetDensity(built, this.readers, source.tails, this.untrustedTargets);
-    for (const e of [...source.errors, ...density.errors]) log.warn({ err: e }, "tail of a flow not read");
+    const steps = await checkSyncStepWriters(built, this.readers, this.tailState.syncHistory, this.syncStepsChecked, this.untrustedTargets);
+    for (const key of steps.found) density.found.add(key);
+    for (const e of [...source.errors, ...density.errors, ...steps.errors]) log.warn({ err: e }, "tail of a flow not read");
     // A derived position the target contradicts is rebuilt from Connect's committed position.
     const flows = read.map(({ flow, build }) => {
       const changed = flow.partitions.some((p) => density.found.has(flowPartitionKey(flow.id, p.topic, p.partition)));

@@ -302,7 +302,10 @@ function addTopicFilter(def: FlowDefinition, c: ConnectorConfig): void {
       subject: spec.subject,
       message:
         `${c.name}: ${spec.reason} cannot be evaluated by Gapwatch; a topic counts as replicated ` +
-        "when Connect holds MM2's offsets for it or its remote topic exists on the target",
+        // IdentityReplicationPolicy keeps names: a same-named target topic proves nothing (flow-membership.ts).
+        (def.policy.kind === "identity"
+          ? "when Connect holds MM2's offsets for it"
+          : "when Connect holds MM2's offsets for it or its remote topic exists on the target"),
     });
   }
 }

@@ -23,8 +23,8 @@ export interface MembershipContext {
  *   pattern that does not compile here), and dedicated-mode MM2 whose config topic was not read
  *   completely yet (no connector config): the older
  *   rule — Connect holds a position for the topic, or it is not internal and its remote topic exists
- *   on the target (with IdentityReplicationPolicy `__consumer_offsets` exists on both sides, yet MM2
- *   never copies it);
+ *   on the target under a name MM2 gave it (with IdentityReplicationPolicy names are kept, and a
+ *   same-named target topic, `__consumer_offsets` or a local one, proves nothing: hasRenamedRemote);
  * - otherwise not a member; the reason is the first known filter's verdict (null when unknown).
  */
 export function decideMembership(def: FlowDefinition, topic: TopicState, ctx: MembershipContext): MembershipVerdict {
@@ -40,12 +40,21 @@ export function decideMembership(def: FlowDefinition, topic: TopicState, ctx: Me
     reasons.push(def.topicFilters.length > 1 ? `${connector}: ${verdict.reason}` : verdict.reason);
   }
   if (def.topicFilters.length === 0 || unknownFilter !== null) {
-    const targetTopic = def.policy.formatRemoteTopic(def.source, topic.name);
     const internal = topic.internal || def.policy.isInternalTopic(topic.name);
-    const copied = ctx.positionTopics.has(topic.name) || (!internal && ctx.targetTopics.has(targetTopic));
+    const copied = ctx.positionTopics.has(topic.name) || (!internal && hasRenamedRemote(def, topic.name, ctx));
     return copied ? { member: true, connector: nameCopier(def, unknownFilter) } : { member: false, reason: null };
   }
   return { member: false, reason: reasons.join("; ") };
+}
+
+/**
+ * Whether the target holds the topic's remote topic under a name MM2 gave it. IdentityReplicationPolicy keeps names
+ * (IdentityReplicationPolicy.formatRemoteTopic returns the topic), so a same-named target topic may be the target's
+ * own (`__consumer_offsets`, a local `orders`): no sign that MM2 ever copied it.
+ */
+function hasRenamedRemote(def: FlowDefinition, topic: string, ctx: MembershipContext): boolean {
+  const remote = def.policy.formatRemoteTopic(def.source, topic);
+  return remote !== topic && ctx.targetTopics.has(remote);
 }
 
 /** Dedicated mode's MirrorSourceConnector is no Connect connector (its state is in the status topic): null. */
@@ -66,7 +75,7 @@ export function findCopyingConnector(def: FlowDefinition, topic: string): string
 
 /**
  * Source topics MM2's filter leaves out although MM2 once copied them (Connect holds positions, or
- * the remote topic exists on the target), with the reason and the positions Connect still holds.
+ * the remote topic exists on the target under a renamed name), with the reason and the positions Connect still holds.
  */
 export function listExcludedTopics(
   def: FlowDefinition,
@@ -78,8 +87,7 @@ export function listExcludedTopics(
   for (const { topic, reason } of excluded) {
     if (reason === null) continue;
     const heldPositions = topic.partitions.filter((p) => positions?.has(`${topic.name}/${p.partition}`)).length;
-    const remote = ctx.targetTopics.has(def.policy.formatRemoteTopic(def.source, topic.name));
-    if (heldPositions > 0 || remote) result.push({ topic: topic.name, reason, heldPositions });
+    if (heldPositions > 0 || hasRenamedRemote(def, topic.name, ctx)) result.push({ topic: topic.name, reason, heldPositions });
   }
   return result.sort((a, b) => a.topic.localeCompare(b.topic));
 }

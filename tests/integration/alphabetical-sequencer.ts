@@ -28,6 +28,8 @@ const measuredSeconds: Record<string, number> = {
   // Measured on a loaded machine (2026-12-06, h74): 132 s with the two worker restarts (to exactly-once and back), 84 s.
   "lookalikes/exactly-once": 132,
   "lookalikes/groups": 84,
+  // Measured on a loaded machine (2026-12-06, h75, load 10-20): 81-129 s for the file in three runs.
+  "lookalikes/identity-replication": 105,
   "production/aborted-transactions": 31,
   "production/connector-missing": 30,
   "production/coverage-drift": 6,

@@ -26,6 +26,14 @@ const topic = `xlate-${randomUUID().slice(0, 8)}`;
 const targetTopic = `east.${topic}`;
 const PARTITIONS = 12;
 const RUN_MS = 65_000;
+/**
+ * Records per second. MM2 checkpoints a group's partition only when its translated downstream offset rises, i.e. when
+ * a newer offset sync arrived. From 3.7.0 (KAFKA-15906, MirrorSourceTask.promoteDelayedOffsetSyncs) MM2 also writes
+ * each partition's latest sync every offset.flush.interval.ms (5 s here), so 60 records/s give ~14 syncs per
+ * partition in the run. MM2 3.6 and older write a sync only every offset.lag.max (100) records (or on a gap), which at
+ * 60 records/s is ~4 per partition and 60-72 checkpoints in all; 240 records/s gives them ~13, about what 3.7+ gets.
+ */
+const RATE_PER_SECOND = writesSyncsOnFlush(state.kafkaVersion) ? 60 : 240;
 const slow = workloadGroups.slow;
 
 let workload: Workload | null = null;
@@ -34,6 +42,12 @@ let syncsStart = 0n;
 let checkpointsStart = 0n;
 
 const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs: number) => cycleUntilSeen(runtime.collector, check, what, { timeoutMs });
+
+/** True when MM2 of this Kafka version promotes its latest offset syncs at every offset flush (3.7.0+). */
+function writesSyncsOnFlush(kafkaVersion: string): boolean {
+  const [major = 0, minor = 0] = kafkaVersion.split(".").map(Number);
+  return major > 3 || (major === 3 && minor >= 7);
+}
 
 async function logEndOf(bootstrap: string, name: string): Promise<bigint> {
   return (await fetchLogEnds(bootstrap, name).catch(() => new Map<number, { high: bigint }>())).get(0)?.high ?? 0n;
@@ -53,7 +67,7 @@ beforeAll(async () => {
   // Everything this test's topic produces in MM2's internal topics comes after these offsets.
   [syncsStart, checkpointsStart] = await Promise.all([logEndOf(flow.offsetSyncs.cluster === "east" ? east : west, flow.offsetSyncs.topic), logEndOf(west, flow.checkpointsTopic)]);
   await ensureTopics(east, [{ topic, partitions: PARTITIONS }]);
-  workload = await startWorkload({ bootstrap: east, ratePerSecond: 60, topics: [{ topic, partitions: PARTITIONS }], run: `xlate-${topic}` });
+  workload = await startWorkload({ bootstrap: east, ratePerSecond: RATE_PER_SECOND, topics: [{ topic, partitions: PARTITIONS }], run: `xlate-${topic}` });
   const started = Date.now();
   while (Date.now() - started < RUN_MS) {
     await runtime.collector.runCycle();

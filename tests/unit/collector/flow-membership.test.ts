@@ -154,3 +154,39 @@ describe("checkpoint connector settings on the flow", () => {
     expect([def?.groupsFilter, def?.groupsExclude, def?.checkpointTiming]).toEqual(["app-.*", "app-test", { emitIntervalMs: 5_000, refreshGroupsIntervalMs: 30_000 }]);
   });
 });
+
+describe("IdentityReplicationPolicy: a same-named target topic is no sign MM2 copied it", () => {
+  const identity = { "replication.policy.class": "IdentityReplicationPolicy" };
+  const source = makeCluster("east", [makeTopic("orders"), makeTopic("ledger"), makeTopic("__consumer_offsets")]);
+  // west holds its own `ledger` and `__consumer_offsets`; `orders` is MM2's copy.
+  const target = makeCluster("west", [makeTopic("orders"), makeTopic("ledger"), makeTopic("__consumer_offsets")]);
+
+  it("lists no excluded topic for the target's own same-named topics", () => {
+    const [def] = discover([makeConnector("mm2-source", "Source", { ...identity, topics: "orders" })]);
+    const flow = buildFlow(def!, source, target, makeReadings(), T0);
+    expect(flow.partitions.map((p) => [p.topic, p.targetTopic])).toEqual([["orders", "orders"]]);
+    expect(flow.excludedTopics).toEqual([]);
+  });
+
+  it("still lists a left-out topic for which Connect holds MM2's positions", () => {
+    const [def] = discover([makeConnector("mm2-source", "Source", { ...identity, topics: "orders" })]);
+    const flow = buildFlow(def!, source, target, makeReadings({ positions: new Map([["ledger/0", 5n]]) }), T0);
+    expect(flow.excludedTopics).toEqual([{ topic: "ledger", reason: "not matched by topics", heldPositions: 1 }]);
+  });
+
+  it("with a filter Gapwatch cannot evaluate, counts a topic as copied by Connect's positions only", () => {
+    const [def] = discover([makeConnector("mm2-source", "Source", { ...identity, "topic.filter.class": "com.acme.RegexTopicFilter" })]);
+    const flow = buildFlow(def!, source, target, makeReadings({ positions: new Map([["orders/0", 7n]]) }), T0);
+    expect([...new Set(flow.partitions.map((p) => p.topic))]).toEqual(["orders"]);
+    expect(flow.warnings.map((w) => w.message)).toEqual([
+      "mm2-source: custom topic.filter.class com.acme.RegexTopicFilter cannot be evaluated by Gapwatch; a topic counts as replicated " +
+        "when Connect holds MM2's offsets for it",
+    ]);
+  });
+
+  it("under DefaultReplicationPolicy a renamed remote topic on the target still counts as copied", () => {
+    const [def] = discover([makeConnector("mm2-source", "Source", { topics: "orders" })]);
+    const flow = buildFlow(def!, source, makeCluster("west", [makeTopic("east.orders"), makeTopic("east.ledger")]), makeReadings(), T0);
+    expect(flow.excludedTopics).toEqual([{ topic: "ledger", reason: "not matched by topics", heldPositions: 0 }]);
+  });
+});
