@@ -25,8 +25,8 @@ const measuredSeconds: Record<string, number> = {
   "kafka/cluster-reader-failures": 26,
   "kafka/cluster-reader": 51,
   "kafka/group-types": 39,
-  // Measured on a loaded machine (2026-12-06, h74): 132 s with the two worker restarts (to exactly-once and back), 84 s.
-  "lookalikes/exactly-once": 132,
+  // Measured on a loaded machine (2026-12-06): exactly-once 32-132 s with its two worker restarts, groups 84 s.
+  "lookalikes/exactly-once": 90,
   "lookalikes/groups": 84,
   // Measured on a loaded machine (2026-12-06, h75, load 10-20): 81-129 s for the file in three runs.
   "lookalikes/identity-replication": 105,

@@ -34,15 +34,24 @@ const names = connectorNames("east", "west");
 const runtime = createSandboxRuntime(state, 5);
 const topic = `eosmove-${randomUUID().slice(0, 8)}`;
 const remote = `east.${topic}`;
-/** Sorts after the shared source connector: the flow's MM2 settings still come from that one. */
-const eos = `${names.source}-eos-${topic.slice(-8)}`;
+/**
+ * The shared connector's filter (`.*`, paused meanwhile) takes the topic too: Gapwatch credits a topic to the connector
+ * that holds moving offsets for it, else to the first by name — this one sorts first.
+ */
+const eos = `mm2-east-west-eos-${topic.slice(-8)}`;
 const shared = [names.source, names.checkpoint, names.heartbeat, names.upstreamHeartbeat];
 const partitions = [0, 1];
 const produced = new Map(partitions.map((p) => [p, 0]));
 let startedAt = 0;
 
 const rowOf = (s: Snapshot, partition: number) => s.flows[0]?.partitions.find((p) => p.topic === topic && p.partition === partition);
-const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 90_000) => cycleUntilSeen(runtime.collector, check, what, { timeoutMs });
+/** What a timed-out wait shows: each partition's positions as Gapwatch read them. */
+const describeRows = (s: Snapshot) => JSON.stringify(partitions.map((p) => {
+  const r = rowOf(s, p);
+  return r && { p, committed: `${r.committedPosition}`, position: `${r.mm2Position}`, target: `${r.targetLogEnd}`, density: r.targetDensityIssue };
+}));
+const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 90_000) =>
+  cycleUntilSeen(runtime.collector, check, what, { timeoutMs, describe: describeRows });
 const mm2Types = new Set(["TASK_STALLED", "TASK_FAILED", "TASK_NOT_RUNNING", "MM2_CONNECTOR_MISSING"]);
 /** This file's topic's alerts, and MM2's own raised since the file began (earlier files may leave theirs). */
 const raisedAbout = (): AlertRecord[] =>
