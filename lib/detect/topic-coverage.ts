@@ -15,6 +15,9 @@ import { FindingType, Severity, type Finding } from "./types";
  * - TOPIC_MISSING_ON_TARGET (warning, `TOPIC_MISSING_ON_TARGET|<flow>|<topic>`): a topic the filter
  *   takes has had no remote topic on the target for at least `targetTopicMissingMs` (since the first
  *   cycle that saw it missing). A new topic MM2 has not created yet (next topic refresh) is the look-alike.
+ * - TOPIC_MISSING_ON_TARGET, same key, for some partitions: the remote topic exists but lacks partitions the source
+ *   has (its partition count was increased) for at least `targetTopicMissingMs` since the first cycle that saw any
+ *   missing. MM2 adds them at its next topic refresh, then copies them from offset 0: until then, the look-alike.
  */
 export function detectCoverageFindings(ctx: DetectorContext): Finding[] {
   const findings: Finding[] = [];
@@ -39,8 +42,42 @@ export function detectCoverageFindings(ctx: DetectorContext): Finding[] {
         observedAt: ctx.now,
       });
     }
+    for (const missing of coverage.partitionsMissingOnTarget ?? []) {
+      const forMs = ctx.now - missing.since;
+      if (forMs >= ctx.thresholds.targetTopicMissingMs) findings.push(createPartitionsMissing(ctx, flow, missing, forMs));
+    }
   }
   return findings;
+}
+
+function createPartitionsMissing(
+  ctx: DetectorContext,
+  flow: Flow,
+  missing: { topic: string; targetTopic: string; partitions: number[]; since: number },
+  forMs: number,
+): Finding {
+  const list = missing.partitions.join(", ");
+  const which = missing.partitions.length === 1 ? `partition ${list} of ${missing.topic} has` : `partitions ${list} of ${missing.topic} have`;
+  return {
+    key: `${FindingType.TOPIC_MISSING_ON_TARGET}|${flow.id}|${missing.topic}`,
+    type: FindingType.TOPIC_MISSING_ON_TARGET,
+    severity: Severity.WARNING,
+    flow: flow.id,
+    cluster: flow.target,
+    topic: missing.topic,
+    summary:
+      `${which} had no partition in ${missing.targetTopic} on ${flow.target} ` +
+      `for ${formatDuration(forMs)} (since ${formatUtcTime(missing.since)}) in the flow ${flow.id}: MM2 has not followed the source's new partition count ` +
+      `and copies none of their records`,
+    evidence: {
+      targetTopic: missing.targetTopic,
+      missingPartitions: missing.partitions.join(","),
+      missingSince: missing.since,
+      missingForMs: forMs,
+      thresholdMs: ctx.thresholds.targetTopicMissingMs,
+    },
+    observedAt: ctx.now,
+  };
 }
 
 function createNothingMatched(ctx: DetectorContext, flow: Flow): Finding {
