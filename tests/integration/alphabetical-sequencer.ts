@@ -25,6 +25,9 @@ const measuredSeconds: Record<string, number> = {
   "kafka/cluster-reader-failures": 26,
   "kafka/cluster-reader": 51,
   "kafka/group-types": 39,
+  // Measured on a loaded machine (2026-12-06, h73): 106 s and 118 s of tests, each with its own MirrorSourceConnector.
+  "lookalikes/topology": 110,
+  "lookalikes/topology-partitions": 125,
   "production/aborted-transactions": 31,
   "production/connector-missing": 30,
   "production/coverage-drift": 6,
