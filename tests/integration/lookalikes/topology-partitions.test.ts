@@ -8,6 +8,7 @@ import { connectorNames, sourceConnectorConfig, waitForConnectorsRunning } from 
 import { sleep } from "@/lib/sandbox/processes";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds } from "@/lib/sandbox/topics";
+import { readReadinessOf } from "@/lib/views/readiness-data";
 import { createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers } from "../support/runtime";
 import { describeRows, listRows, produceCounts, readOffsets } from "./support";
 
@@ -45,6 +46,14 @@ const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 1
   cycleUntilSeen(runtime.collector, check, what, { timeoutMs, describe: (s) => describeRows(s, FLOW, topic) });
 const missingShown = (s: Snapshot) =>
   (s.flows.find((f) => f.id === FLOW)?.coverage?.partitionsMissingOnTarget ?? []).filter((m) => m.topic === topic).map((m) => `${m.targetTopic} ${m.partitions.join(",")}`);
+/** The readiness check on topics, for this file's topic only: `<status>: <item>` of the latest read model. */
+function readinessOfTopic(): string[] {
+  const model = runtime.pipeline.latest();
+  const flow = model?.snapshot.flows.find((f) => f.id === FLOW);
+  if (!model || flow === undefined) return ["no read model"];
+  const check = readReadinessOf(model, flow).checks.find((c) => c.id === "topics");
+  return (check?.items ?? []).filter((i) => i.text.includes(topic)).map((i) => `${check?.status}: ${i.text}`);
+}
 /** Every alert, firing or resolved, about this file's topic: other files' leftovers are not judged. */
 const ownAlerts = () => runtime.alerts.list({}).filter((a) => (a.topic ?? "").includes(prefix));
 const describeAlerts = () => ownAlerts().map((a) => `${a.type} ${a.state} ${a.topic ?? ""}: ${a.summary}`);
@@ -73,6 +82,7 @@ async function expectCopiedExactly(partitions: number): Promise<void> {
   expect(rowsOf(settled).map((p) => [p.partition, p.sourceLogEnd, p.mm2Position, p.lag])).toEqual(kafka.map(([p, end]) => [p, end, end, 0n]));
   expect(rowsOf(settled).map((p) => [p.partition, p.targetLogEnd])).toEqual(kafka.map(([p, , targetEnd]) => [p, targetEnd]));
   expect(missingShown(settled)).toEqual([]);
+  expect(readinessOfTopic()).toEqual([]);
 }
 
 beforeAll(async () => {
@@ -98,12 +108,14 @@ describe("a source partition count increased", () => {
     const waiting: string[][] = [];
     await cycleUntil((s) => {
       const rows = rowsOf(s);
-      if (rows.length === 4 && rows.some((p) => p.targetLogEnd === null)) waiting.push(missingShown(s));
+      if (rows.length === 4 && rows.some((p) => p.targetLogEnd === null)) waiting.push([...missingShown(s), ...readinessOfTopic()]);
       return rows.length === 4 && rows.every((p) => p.targetLogEnd !== null && p.targetLogEnd > 0n);
     }, `${topic} partitions 2 and 3 copied`, 200_000);
     process.stderr.write(`[lookalikes] ${waiting.length} cycles saw partitions 2-3 of ${topic} before MM2 created them\n`);
-    // Each cycle between the alter and MM2's refresh named exactly the partitions the target lacks.
-    expect(waiting.filter((shown) => shown.join() !== `${remoteTopic} 2,3`)).toEqual([]);
+    // Each cycle between the alter and MM2's refresh named exactly the partitions the target lacks, and failing over
+    // then would leave them behind: the readiness check on topics says so.
+    const expectedWhileWaiting = [`${remoteTopic} 2,3`, `not-ready: ${remoteTopic} has 2 partitions, ${topic} has 4`];
+    expect(waiting.filter((shown) => shown.join() !== expectedWhileWaiting.join())).toEqual([]);
     await traffic.stop();
     await expectCopiedExactly(4);
     // No DATA_LOSS, TOPIC_RESET, MM2_POSITION_MOVED, lag or stall: nothing at all for this topic.
