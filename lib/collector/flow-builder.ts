@@ -102,6 +102,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     coverage: readCoverage(def, source, target, targetByName, excluded, partitions, now, previous),
     ...(def.syncGroupOffsets !== undefined ? { syncGroupOffsets: def.syncGroupOffsets } : {}),
     ...(def.sourceTaskSettings !== undefined ? { sourceTaskSettings: def.sourceTaskSettings } : {}),
+    ...(def.topicRefreshMs !== undefined ? { topicRefreshMs: def.topicRefreshMs } : {}),
     ...(def.connectorMissing !== undefined ? { connectorMissing: def.connectorMissing } : {}),
     offsetSyncs: def.offsetSyncs,
     checkpointsTopic: def.checkpointsTopic,

@@ -282,6 +282,11 @@ export interface Flow {
    */
   sourceTaskSettings?: SourceTaskSettings;
   /**
+   * The longest `refresh.topics.interval.seconds` of the source connectors in ms (lib/mm2 topic-refresh.ts): MM2
+   * creates new remote topics and partitions within it. Null: every connector has refresh off; absent: not read.
+   */
+  topicRefreshMs?: number | null;
+  /**
    * A flow Gapwatch keeps although its Connect cluster, answering, no longer lists its source connectors
    * (deleted): which ones and since when (epoch ms). Absent while they are listed or Connect does not answer.
    */

@@ -129,3 +129,36 @@ describe("TOPIC_MISSING_ON_TARGET for partitions added at the source", () => {
     ]);
   });
 });
+
+describe("TOPIC_MISSING_ON_TARGET with a long MM2 topic refresh", () => {
+  const coverage: FlowCoverageReading = {
+    filterKnown: true,
+    matchedByFilter: 1,
+    unmatched: [],
+    missingOnTarget: [{ topic: "orders", targetTopic: "east.orders", since: T0 }],
+    partitionsMissingOnTarget: [{ topic: "payments", targetTopic: "east.payments", partitions: [3], since: T0 }],
+    targetKnown: true,
+  };
+  const at = (cycle: number, takenAt: number, topicRefreshMs: number | null) => {
+    const heartbeats = makeFlowPartition({ topic: "heartbeats", partition: 0, targetTopic: "east.heartbeats" });
+    const flows = [makeFlow({ partitions: [heartbeats], coverage, topicRefreshMs })];
+    return { snapshot: makeSnapshot({ cycle, takenAt, flows, clusters: [makeCluster("east"), makeCluster("west")] }), now: takenAt };
+  };
+
+  it("waits twice the connector's refresh when that is longer than targetTopicMissingMs (a refresh every hour)", () => {
+    const outputs = runCycles([at(1, T0 + 900_000, 3_600_000), at(2, T0 + 7_199_999, 3_600_000), at(3, T0 + 7_200_000, 3_600_000)]);
+    expect(outputs.map((o) => findingsOf(o, FindingType.TOPIC_MISSING_ON_TARGET).map((f) => [f.topic, f.evidence.thresholdMs]))).toEqual([
+      [],
+      [],
+      [["orders", 7_200_000], ["payments", 7_200_000]],
+    ]);
+  });
+
+  it("keeps targetTopicMissingMs when the refresh is short or off everywhere (MM2 then follows only on restart)", () => {
+    const outputs = runCycles([at(1, T0 + 900_000, 20_000), at(2, T0 + 900_000, null)]);
+    expect(outputs.map((o) => findingsOf(o, FindingType.TOPIC_MISSING_ON_TARGET).map((f) => [f.topic, f.evidence.thresholdMs]))).toEqual([
+      [["orders", 900_000], ["payments", 900_000]],
+      [["orders", 900_000], ["payments", 900_000]],
+    ]);
+  });
+});
