@@ -99,9 +99,10 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     checkpointTiming: def.checkpointTiming,
     warnings: def.warnings,
     excludedTopics: listExcludedTopics(def, excluded, membership, readings.positions),
-    coverage: readCoverage(def, source, target, targetTopics, excluded, partitions, now, previous),
+    coverage: readCoverage(def, source, target, targetByName, excluded, partitions, now, previous),
     ...(def.syncGroupOffsets !== undefined ? { syncGroupOffsets: def.syncGroupOffsets } : {}),
     ...(def.sourceTaskSettings !== undefined ? { sourceTaskSettings: def.sourceTaskSettings } : {}),
+    ...(def.topicRefreshMs !== undefined ? { topicRefreshMs: def.topicRefreshMs } : {}),
     ...(def.connectorMissing !== undefined ? { connectorMissing: def.connectorMissing } : {}),
     offsetSyncs: def.offsetSyncs,
     checkpointsTopic: def.checkpointsTopic,
@@ -263,7 +264,7 @@ function readCoverage(
   def: FlowDefinition,
   source: ClusterSnapshot | undefined,
   target: ClusterSnapshot | undefined,
-  targetNames: ReadonlySet<string>,
+  targetByName: ReadonlyMap<string, TopicState>,
   excluded: readonly { topic: TopicState; reason: string | null }[],
   partitions: readonly FlowPartition[],
   now: number,
@@ -276,15 +277,43 @@ function readCoverage(
   let listed: string | undefined;
   for (const p of partitions) if (p.topic !== listed) matched.set((listed = p.topic), p.targetTopic);
   const missing = [...matched]
-    .filter(([, targetTopic]) => !targetNames.has(targetTopic))
+    .filter(([, targetTopic]) => !targetByName.has(targetTopic))
     .map(([topic, targetTopic]) => ({ topic, targetTopic, since: before.find((m) => m.topic === topic)?.since ?? now }));
+  const partitionsMissing = listPartitionsMissing(partitions, targetByName, previous?.flow.coverage?.partitionsMissingOnTarget ?? [], now);
   return {
     filterKnown: def.configReadError === null && def.topicFilters.length > 0 && def.topicFilters.every((f) => f.spec.kind === "default") && source !== undefined,
     matchedByFilter: [...matched.keys()].filter((t) => !def.policy.isHeartbeatsTopic(t)).length,
     unmatched: excluded.map(({ topic, reason }) => ({ topic: topic.name, reason, internal: topic.internal || def.policy.isInternalTopic(topic.name) })),
     missingOnTarget: targetKnown ? missing : before,
+    partitionsMissingOnTarget: targetKnown ? partitionsMissing : (previous?.flow.coverage?.partitionsMissingOnTarget ?? []),
     targetKnown,
   };
+}
+
+/**
+ * Source partitions whose remote topic exists without that partition (the source's partition count was increased;
+ * MM2 adds the partitions at its next topic refresh, MirrorSourceConnector.refreshTopicPartitions), per topic, with
+ * the time the topic was first seen missing partitions. Only a partition without a target reading is looked up.
+ */
+function listPartitionsMissing(
+  partitions: readonly FlowPartition[],
+  targetByName: ReadonlyMap<string, TopicState>,
+  before: readonly { topic: string; since: number }[],
+  now: number,
+): { topic: string; targetTopic: string; partitions: number[]; since: number }[] {
+  const byTopic = new Map<string, { topic: string; targetTopic: string; partitions: number[]; since: number }>();
+  for (const p of partitions) {
+    if (p.targetLogEnd !== null) continue;
+    const remote = targetByName.get(p.targetTopic);
+    if (remote === undefined || findPartition(remote.partitions, p.partition, p.partition) !== undefined) continue;
+    let entry = byTopic.get(p.topic);
+    if (entry === undefined) {
+      entry = { topic: p.topic, targetTopic: p.targetTopic, partitions: [], since: before.find((m) => m.topic === p.topic)?.since ?? now };
+      byTopic.set(p.topic, entry);
+    }
+    entry.partitions.push(p.partition);
+  }
+  return [...byTopic.values()];
 }
 
 /** A flow's totals over its partitions (recomputed when the tail read refines the lag), in one pass. */

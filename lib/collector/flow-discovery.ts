@@ -2,6 +2,7 @@ import type { FlowOverrides } from "@/lib/config";
 import type { Connector } from "@/lib/connect/types";
 import {
   type CheckpointTiming,
+  combineTopicRefreshMs,
   createDefaultReplicationPolicy,
   createReplicationPolicy,
   defaultCheckpointTiming,
@@ -14,6 +15,7 @@ import {
   readMirrorEnabled,
   readSourceTaskSettings,
   readTopicFilter,
+  readTopicRefreshMs,
   type ReplicationPolicy,
   type SourceTaskSettings,
   type TopicFilterSpec,
@@ -50,6 +52,8 @@ export interface FlowDefinition {
   syncGroupOffsets?: boolean;
   /** The (first) MirrorSourceConnector's offset-sync and consumer reset settings; absent = MM2's defaults. */
   sourceTaskSettings?: SourceTaskSettings;
+  /** The longest `refresh.topics.interval.seconds` of the source connectors, in ms (null: every one has it off). */
+  topicRefreshMs?: number | null;
   /** A retained flow whose source connectors its Connect cluster no longer lists (retained-flows.ts). */
   connectorMissing?: FlowConnectorMissing;
 }
@@ -258,6 +262,7 @@ function defineFromSourceConnector(connectCluster: string | null, c: ConnectorCo
     positionsTopic: null,
     configReadError: null,
     sourceTaskSettings: readSourceTaskSettings(c.config),
+    topicRefreshMs: readTopicRefreshMs(c.config),
   };
   addTopicFilter(def, c);
   return def;
@@ -270,6 +275,7 @@ function defineFromSourceConnector(connectCluster: string | null, c: ConnectorCo
 function joinSourceConnector(def: FlowDefinition, c: Connector, first: Connector): void {
   def.connectors.sources.push(c.name);
   addTopicFilter(def, c);
+  def.topicRefreshMs = combineTopicRefreshMs(def.topicRefreshMs ?? null, readTopicRefreshMs(c.config));
   const own = describePolicy(c.config);
   const theirs = describePolicy(first.config);
   if (own === theirs) return;

@@ -282,6 +282,11 @@ export interface Flow {
    */
   sourceTaskSettings?: SourceTaskSettings;
   /**
+   * The longest `refresh.topics.interval.seconds` of the source connectors in ms (lib/mm2 topic-refresh.ts): MM2
+   * creates new remote topics and partitions within it. Null: every connector has refresh off; absent: not read.
+   */
+  topicRefreshMs?: number | null;
+  /**
    * A flow Gapwatch keeps although its Connect cluster, answering, no longer lists its source connectors
    * (deleted): which ones and since when (epoch ms). Absent while they are listed or Connect does not answer.
    */
@@ -301,6 +306,12 @@ export interface FlowCoverageReading {
   unmatched: { topic: string; reason: string | null; internal: boolean }[];
   /** Matched topics whose remote topic is not on the target, and since when (first cycle seen missing). */
   missingOnTarget: { topic: string; targetTopic: string; since: number }[];
+  /**
+   * Matched topics whose remote topic exists with fewer partitions than the source: a source partition count
+   * increased, which MM2 follows only at its next topic refresh (`refresh.topics.interval.seconds`). The partitions
+   * without a remote partition, and since when any of the topic's partitions was first seen missing.
+   */
+  partitionsMissingOnTarget?: { topic: string; targetTopic: string; partitions: number[]; since: number }[];
   /** Whether the target's topic list was read this cycle (missingOnTarget is carried over when not). */
   targetKnown: boolean;
 }

@@ -15,6 +15,11 @@ import { FindingType, Severity, type Finding } from "./types";
  * - TOPIC_MISSING_ON_TARGET (warning, `TOPIC_MISSING_ON_TARGET|<flow>|<topic>`): a topic the filter
  *   takes has had no remote topic on the target for at least `targetTopicMissingMs` (since the first
  *   cycle that saw it missing). A new topic MM2 has not created yet (next topic refresh) is the look-alike.
+ *   The threshold is at least twice the flow's longest topic refresh (`refresh.topics.interval.seconds` of its
+ *   source connectors; resolveMissingThresholdMs).
+ * - TOPIC_MISSING_ON_TARGET, same key, for some partitions: the remote topic exists but lacks partitions the source
+ *   has (its partition count was increased) for at least that threshold since the first cycle that saw any
+ *   missing. MM2 adds them at its next topic refresh, then copies them from offset 0: until then, the look-alike.
  */
 export function detectCoverageFindings(ctx: DetectorContext): Finding[] {
   const findings: Finding[] = [];
@@ -22,9 +27,10 @@ export function detectCoverageFindings(ctx: DetectorContext): Finding[] {
     const coverage = flow.coverage;
     if (coverage === undefined || !isFlowFresh(ctx.current, flow)) continue;
     if (coverage.filterKnown && coverage.matchedByFilter === 0) findings.push(createNothingMatched(ctx, flow));
+    const thresholdMs = resolveMissingThresholdMs(ctx, flow);
     for (const missing of coverage.missingOnTarget) {
       const forMs = ctx.now - missing.since;
-      if (forMs < ctx.thresholds.targetTopicMissingMs) continue;
+      if (forMs < thresholdMs) continue;
       findings.push({
         key: `${FindingType.TOPIC_MISSING_ON_TARGET}|${flow.id}|${missing.topic}`,
         type: FindingType.TOPIC_MISSING_ON_TARGET,
@@ -35,12 +41,56 @@ export function detectCoverageFindings(ctx: DetectorContext): Finding[] {
         summary:
           `${missing.topic} is in the flow ${flow.id} but ${missing.targetTopic} has been missing on ${flow.target} ` +
           `for ${formatDuration(forMs)} (since ${formatUtcTime(missing.since)}): MM2 copies none of its records`,
-        evidence: { targetTopic: missing.targetTopic, missingSince: missing.since, missingForMs: forMs, thresholdMs: ctx.thresholds.targetTopicMissingMs },
+        evidence: { targetTopic: missing.targetTopic, missingSince: missing.since, missingForMs: forMs, thresholdMs },
         observedAt: ctx.now,
       });
     }
+    for (const missing of coverage.partitionsMissingOnTarget ?? []) {
+      const forMs = ctx.now - missing.since;
+      if (forMs >= thresholdMs) findings.push(createPartitionsMissing(ctx, flow, missing, { forMs, thresholdMs }));
+    }
   }
   return findings;
+}
+
+/**
+ * How long a remote topic or partition may be missing: `targetTopicMissingMs`, or twice the flow's longest topic
+ * refresh when that is longer (a connector refreshing hourly legitimately leaves a new topic missing for up to an
+ * hour; twice leaves room for a slow refresh).
+ */
+function resolveMissingThresholdMs(ctx: DetectorContext, flow: Flow): number {
+  const refreshMs = flow.topicRefreshMs ?? null;
+  return refreshMs === null ? ctx.thresholds.targetTopicMissingMs : Math.max(ctx.thresholds.targetTopicMissingMs, 2 * refreshMs);
+}
+
+function createPartitionsMissing(
+  ctx: DetectorContext,
+  flow: Flow,
+  missing: { topic: string; targetTopic: string; partitions: number[]; since: number },
+  { forMs, thresholdMs }: { forMs: number; thresholdMs: number },
+): Finding {
+  const list = missing.partitions.join(", ");
+  const which = missing.partitions.length === 1 ? `partition ${list} of ${missing.topic} has` : `partitions ${list} of ${missing.topic} have`;
+  return {
+    key: `${FindingType.TOPIC_MISSING_ON_TARGET}|${flow.id}|${missing.topic}`,
+    type: FindingType.TOPIC_MISSING_ON_TARGET,
+    severity: Severity.WARNING,
+    flow: flow.id,
+    cluster: flow.target,
+    topic: missing.topic,
+    summary:
+      `${which} had no partition in ${missing.targetTopic} on ${flow.target} ` +
+      `for ${formatDuration(forMs)} (since ${formatUtcTime(missing.since)}) in the flow ${flow.id}: MM2 has not followed the source's new partition count ` +
+      `and copies none of their records`,
+    evidence: {
+      targetTopic: missing.targetTopic,
+      missingPartitions: missing.partitions.join(","),
+      missingSince: missing.since,
+      missingForMs: forMs,
+      thresholdMs,
+    },
+    observedAt: ctx.now,
+  };
 }
 
 function createNothingMatched(ctx: DetectorContext, flow: Flow): Finding {

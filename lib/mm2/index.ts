@@ -77,4 +77,5 @@ export { compileNameFilter, type NameFilter } from "./name-filter";
 export { compileGroupFilter, defaultGroupsExclude, defaultGroupsInclude, readGroupFilterSettings } from "./group-filter";
 export { defaultTopicsExclude, defaultTopicsInclude, judgeTopic, readTopicFilter, type TopicFilterSpec, type TopicVerdict } from "./topic-filter";
 export { defaultCheckpointTiming, readCheckpointTiming, type CheckpointTiming } from "./checkpoint-settings";
+export { combineTopicRefreshMs, defaultTopicRefreshMs, readTopicRefreshMs } from "./topic-refresh";
 export { defaultSourceTaskSettings, readSourceTaskSettings, type SourceTaskSettings } from "./source-settings";

@@ -30,6 +30,10 @@ const measuredSeconds: Record<string, number> = {
   "lookalikes/groups": 84,
   // Measured on a loaded machine (2026-12-06, h75, load 10-20): 81-129 s for the file in three runs.
   "lookalikes/identity-replication": 105,
+  // Measured on a loaded machine (2026-12-06, h73, three runs): 95-106 s and 116-133 s of tests, each file with its own
+  // MirrorSourceConnector.
+  "lookalikes/topology": 110,
+  "lookalikes/topology-partitions": 135,
   "production/aborted-transactions": 31,
   "production/connector-missing": 30,
   "production/coverage-drift": 6,

@@ -149,6 +149,15 @@ function buildPlainly(def: FlowDefinition, source: ClusterSnapshot, target: Clus
   const missing = matched
     .filter((topic) => !targetNames.has(`east.${topic}`))
     .map((topic) => ({ topic, targetTopic: `east.${topic}`, since: before.find((m) => m.topic === topic)?.since ?? now }));
+  const beforePartitions = previous?.flow.coverage?.partitionsMissingOnTarget ?? [];
+  const partitionsMissing = matched
+    .map((topic) => {
+      const remote = target.topics.find((x) => x.name === `east.${topic}`);
+      const absent = rows.filter((r) => r.topic === topic && remote !== undefined && !remote.partitions.some((x) => x.partition === r.partition));
+      const since = beforePartitions.find((m) => m.topic === topic)?.since ?? now;
+      return { topic, targetTopic: `east.${topic}`, partitions: absent.map((r) => r.partition), since };
+    })
+    .filter((m) => m.partitions.length > 0);
   const lags = rows.map((r) => r.lag);
   return {
     partitions: rows,
@@ -157,6 +166,7 @@ function buildPlainly(def: FlowDefinition, source: ClusterSnapshot, target: Clus
       matchedByFilter: matched.filter((t) => t !== "heartbeats").length,
       unmatched,
       missingOnTarget: targetKnown ? missing : before,
+      partitionsMissingOnTarget: targetKnown ? partitionsMissing : beforePartitions,
       targetKnown,
     },
     totals: {

@@ -268,7 +268,7 @@ describe("buildFlow: flow fields", () => {
       heartbeat: { latestTimestamp: T0 - 2500, latencyMs: 2500 },
       totals: { topics: 0, partitions: 0, lag: 0n, unknownPositions: 0 },
       errors: ["offsets topic unreadable"],
-      coverage: { filterKnown: true, matchedByFilter: 0, unmatched: [], missingOnTarget: [], targetKnown: true },
+      coverage: { filterKnown: true, matchedByFilter: 0, unmatched: [], missingOnTarget: [], partitionsMissingOnTarget: [], targetKnown: true },
     });
   });
 

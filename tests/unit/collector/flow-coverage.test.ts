@@ -28,6 +28,7 @@ describe("buildFlow: topic coverage", () => {
       ],
       // heartbeats is in the flow whatever the filter says, and east.heartbeats is not on west yet.
       missingOnTarget: [{ topic: "heartbeats", targetTopic: "east.heartbeats", since: T0 }],
+      partitionsMissingOnTarget: [],
       targetKnown: true,
     });
   });
@@ -56,6 +57,32 @@ describe("buildFlow: topic coverage", () => {
     const created = makeCluster("west", [...west.topics, makeTopic("east.payments")]);
     const fourth = buildFlow(def, makeEast(), created, makeReadings(), T0 + 30_000, { flow: third, takenAt: T0 + 20_000 });
     expect(fourth.coverage?.missingOnTarget).toEqual([]);
+  });
+
+  it("lists the source partitions a remote topic lacks (a partition count increased), since the first cycle seen", () => {
+    const def = makeDefinition({ topicsFilter: "orders", topicFilters: [{ connector: "mm2-source", spec: readTopicFilter({ topics: "orders" }) }] });
+    const grown = makeCluster("east", [makeTopic("orders", [{}, {}, {}, {}])]);
+    const twoOnTarget = makeCluster("west", [makeTopic("east.orders", [{}, {}])]);
+    const first = buildFlow(def, grown, twoOnTarget, makeReadings(), T0);
+    const expected = [{ topic: "orders", targetTopic: "east.orders", partitions: [2, 3], since: T0 }];
+    expect([first.coverage?.missingOnTarget, first.coverage?.partitionsMissingOnTarget]).toEqual([[], expected]);
+    const second = buildFlow(def, grown, twoOnTarget, makeReadings(), T0 + 10_000, { flow: first, takenAt: T0 });
+    expect(second.coverage?.partitionsMissingOnTarget).toEqual(expected);
+    const stale = makeCluster("west", [], { reachable: false, stale: true });
+    const third = buildFlow(def, grown, stale, makeReadings(), T0 + 20_000, { flow: second, takenAt: T0 + 10_000 });
+    expect(third.coverage?.partitionsMissingOnTarget).toEqual(expected);
+    // MM2's topic refresh added them (MirrorSourceConnector.createNewPartitions).
+    const followed = makeCluster("west", [makeTopic("east.orders", [{}, {}, {}, {}])]);
+    const fourth = buildFlow(def, grown, followed, makeReadings(), T0 + 30_000, { flow: third, takenAt: T0 + 20_000 });
+    expect(fourth.coverage?.partitionsMissingOnTarget).toEqual([]);
+  });
+
+  it("does not count a remote partition whose offsets could not be read as missing", () => {
+    const def = makeDefinition({ topicsFilter: "orders", topicFilters: [{ connector: "mm2-source", spec: readTopicFilter({ topics: "orders" }) }] });
+    const unread = makeCluster("west", [makeTopic("east.orders", [{}, { logStart: null, logEnd: null, error: "NOT_LEADER_OR_FOLLOWER" }])]);
+    const flow = buildFlow(def, makeCluster("east", [makeTopic("orders", [{}, {}])]), unread, makeReadings(), T0);
+    expect(flow.partitions.map((p) => p.targetLogEnd)).toEqual([expect.any(BigInt), null]);
+    expect(flow.coverage?.partitionsMissingOnTarget).toEqual([]);
   });
 
   it("says the filter is unknown for a custom filter class, and reads sync.group.offsets.enabled from the definition", () => {

@@ -51,6 +51,16 @@ describe("discoverFlows from Connect", () => {
     expect(flows.map((f) => f.sourceTaskSettings)).toEqual([{ offsetSyncsEnabled: false, autoOffsetReset: "latest" }]);
   });
 
+  it("keeps the longest topic refresh of a flow's source connectors; one with refresh off lengthens nothing", () => {
+    const source = (name: string, config: Record<string, string>) => makeConnector(name, `${MM2}MirrorSourceConnector`, { ...config, topics: name });
+    const flows = discoverFlows([{ name: "connect-1", connectors: [
+      source("mm2-a", { "refresh.topics.interval.seconds": "20" }),
+      source("mm2-b", { "refresh.topics.interval.seconds": "3600" }),
+      source("mm2-c", { "refresh.topics.enabled": "false" }),
+    ] }], noClusters);
+    expect(flows.map((f) => [f.connectors.sources, f.topicRefreshMs])).toEqual([[["mm2-a", "mm2-b", "mm2-c"], 3_600_000]]);
+  });
+
   it("defines a flow from a MirrorSourceConnector with the default policy and topic names", () => {
     const flows = discoverFlows([{ name: "connect-1", connectors: [makeConnector("mm2-source", `${MM2}MirrorSourceConnector`)] }], noClusters);
     expect(flows.map(describeDef)).toEqual([
@@ -74,6 +84,7 @@ describe("discoverFlows from Connect", () => {
         positionsTopic: null,
         configReadError: null,
         sourceTaskSettings: { offsetSyncsEnabled: true, autoOffsetReset: "earliest" },
+        topicRefreshMs: 600_000,
       },
     ]);
   });
@@ -405,6 +416,8 @@ describe("discoverFlows in dedicated mode, from MM2's config topics", () => {
         positionsTopic: "mm2-offsets.east.internal",
         configReadError: null,
         sourceTaskSettings: { offsetSyncsEnabled: true, autoOffsetReset: "earliest" },
+        // The captured MM2 refreshes topics every 5 s (refresh.topics.interval.seconds).
+        topicRefreshMs: 5000,
       },
     ]);
   });

@@ -88,3 +88,77 @@ describe("TOPIC_MISSING_ON_TARGET", () => {
     expect(outputs.map((o) => findingsOf(o, FindingType.TOPIC_MISSING_ON_TARGET).length)).toEqual([1, 0]);
   });
 });
+
+describe("TOPIC_MISSING_ON_TARGET for partitions added at the source", () => {
+  const thresholds = { ...defaultThresholds, targetTopicMissingMs: 60_000 };
+  /** orders grew from 2 to 4 partitions at T0; east.orders still has 2 until MM2's next topic refresh. */
+  const grown = (partitions: number[]): FlowCoverageReading => ({
+    filterKnown: true,
+    matchedByFilter: 1,
+    unmatched: [],
+    missingOnTarget: [],
+    partitionsMissingOnTarget: partitions.length === 0 ? [] : [{ topic: "orders", targetTopic: "east.orders", partitions, since: T0 }],
+    targetKnown: true,
+  });
+  const at = (cycle: number, takenAt: number, partitions: number[]) => ({ snapshot: { ...makeCoverageSnapshot(cycle, grown(partitions)), takenAt }, now: takenAt });
+
+  it("is quiet within MM2's refresh, warns with the exact partitions once past the threshold, resolves once MM2 follows", () => {
+    const outputs = runCycles([at(1, T0, [2, 3]), at(2, T0 + 59_999, [2, 3]), at(3, T0 + 60_000, [2, 3]), at(4, T0 + 65_000, [])], thresholds);
+    expect(outputs.map((o) => findingsOf(o, FindingType.TOPIC_MISSING_ON_TARGET).length)).toEqual([0, 0, 1, 0]);
+    expect(findingsOf(outputs[2], FindingType.TOPIC_MISSING_ON_TARGET).map((f) => [f.key, f.severity, f.cluster, f.topic, f.summary, f.evidence])).toEqual([
+      [
+        "TOPIC_MISSING_ON_TARGET|east->west|orders",
+        "warning",
+        "west",
+        "orders",
+        "partitions 2, 3 of orders have had no partition in east.orders on west for ~1 min (since 03:00 UTC) in the flow east->west: " +
+          "MM2 has not followed the source's new partition count and copies none of their records",
+        { targetTopic: "east.orders", missingPartitions: "2,3", missingSince: T0, missingForMs: 60_000, thresholdMs: 60_000 },
+      ],
+    ]);
+  });
+
+  it("keeps the warning while the target does not answer", () => {
+    const outputs = runCycles(
+      [at(1, T0 + 60_000, [2]), { snapshot: { ...makeCoverageSnapshot(2, grown([2]), makeStaleCluster("west")), takenAt: T0 + 70_000 }, now: T0 + 70_000 }],
+      thresholds,
+    );
+    expect(outputs.map((o) => findingsOf(o, FindingType.TOPIC_MISSING_ON_TARGET).map((f) => [f.key, f.evidence.missingPartitions]))).toEqual([
+      [["TOPIC_MISSING_ON_TARGET|east->west|orders", "2"]],
+      [["TOPIC_MISSING_ON_TARGET|east->west|orders", "2"]],
+    ]);
+  });
+});
+
+describe("TOPIC_MISSING_ON_TARGET with a long MM2 topic refresh", () => {
+  const coverage: FlowCoverageReading = {
+    filterKnown: true,
+    matchedByFilter: 1,
+    unmatched: [],
+    missingOnTarget: [{ topic: "orders", targetTopic: "east.orders", since: T0 }],
+    partitionsMissingOnTarget: [{ topic: "payments", targetTopic: "east.payments", partitions: [3], since: T0 }],
+    targetKnown: true,
+  };
+  const at = (cycle: number, takenAt: number, topicRefreshMs: number | null) => {
+    const heartbeats = makeFlowPartition({ topic: "heartbeats", partition: 0, targetTopic: "east.heartbeats" });
+    const flows = [makeFlow({ partitions: [heartbeats], coverage, topicRefreshMs })];
+    return { snapshot: makeSnapshot({ cycle, takenAt, flows, clusters: [makeCluster("east"), makeCluster("west")] }), now: takenAt };
+  };
+
+  it("waits twice the connector's refresh when that is longer than targetTopicMissingMs (a refresh every hour)", () => {
+    const outputs = runCycles([at(1, T0 + 900_000, 3_600_000), at(2, T0 + 7_199_999, 3_600_000), at(3, T0 + 7_200_000, 3_600_000)]);
+    expect(outputs.map((o) => findingsOf(o, FindingType.TOPIC_MISSING_ON_TARGET).map((f) => [f.topic, f.evidence.thresholdMs]))).toEqual([
+      [],
+      [],
+      [["orders", 7_200_000], ["payments", 7_200_000]],
+    ]);
+  });
+
+  it("keeps targetTopicMissingMs when the refresh is short or off everywhere (MM2 then follows only on restart)", () => {
+    const outputs = runCycles([at(1, T0 + 900_000, 20_000), at(2, T0 + 900_000, null)]);
+    expect(outputs.map((o) => findingsOf(o, FindingType.TOPIC_MISSING_ON_TARGET).map((f) => [f.topic, f.evidence.thresholdMs]))).toEqual([
+      [["orders", 900_000], ["payments", 900_000]],
+      [["orders", 900_000], ["payments", 900_000]],
+    ]);
+  });
+});
