@@ -12,6 +12,7 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
+import { describeSkipTail, isSameTopicEpoch } from "./skip-evidence";
 import { FindingType, Severity, type Finding } from "./types";
 
 /** How a loss was seen; the evidence names it. */
@@ -94,11 +95,6 @@ const none: readonly Sighting[] = [];
  * copies markers, so such a step is not a loss even once the log start passed it.
  */
 const maxMarkerGap = 2n;
-
-function isSameTopicEpoch(before: FlowPartition, now: FlowPartition): boolean {
-  if (before.sourceTopicId !== null && now.sourceTopicId !== null && before.sourceTopicId !== now.sourceTopicId) return false;
-  return before.sourceLogEnd === null || now.sourceLogEnd === null || now.sourceLogEnd >= before.sourceLogEnd;
-}
 
 function findSyncGapLosses(
   ctx: DetectorContext,
@@ -199,12 +195,7 @@ function createLossCandidate(view: FlowPartitionView, signal: LossSignalName, ra
           lostAbortedRecords: split?.aborted.toString() ?? null,
           lostMarkers: split?.markers.toString() ?? null,
           lostUnknownOffsets: split === null ? null : split.unknown.map((u) => formatRange(u.first, u.last)).join(", "),
-          exact: r.exact,
-          detectedBy: signal,
-          seenAt: firstSeen,
-          sourceLogStart: partition.sourceLogStart?.toString() ?? null,
-          mm2Position: partition.mm2Position?.toString() ?? null,
-          targetTopic: partition.targetTopic,
+          ...describeSkipTail(partition, r, signal, firstSeen),
         },
         observedAt: firstSeen,
       };
