@@ -156,7 +156,7 @@ function isPositionExact(p: FlowPartition): boolean {
  * record, MM2 skipped L = (R1 − R0) − (T1 − T0) offsets; all of them deleted ones where the partition has no
  * other gaps (not compacted, no transaction markers) and MM2 is the target's only writer. R0 ∈ [F0, E0] and
  * R1 ∈ [F, E1] (isPositionExact), so L ≤ min(S − F0, E1 − F0 − ΔT) and L ≥ F − E0 − ΔT: exact when MM2 was
- * caught up in both cycles, else an upper bound with the lower one beside it.
+ * caught up in both cycles, else an upper bound with the lower one beside it (none where other gaps exist).
  */
 function findPositionJumpLoss(before: FlowPartition, now: FlowPartition, compacted: boolean | null): readonly Sighting[] {
   const frontierBefore = before.mm2Position;
@@ -177,8 +177,9 @@ function findPositionJumpLoss(before: FlowPartition, now: FlowPartition, compact
   const copied = now.targetDensityIssue === null ? written : 0n;
   const upper = minOffset(logStart - frontierBefore, (now.sourceLogEnd ?? frontier) - frontierBefore - copied);
   if (upper <= 0n) return none;
+  // Skipped offsets that were not deleted (compaction gaps, markers) or another writer's records leave no lower bound.
   const gapFree = compacted === false && !now.transactionMarkersSeen && now.targetDensityIssue === null;
-  const lower = gapFree ? clampOffset(frontier - (before.sourceLogEnd ?? frontierBefore) - written, upper) : 0n;
+  const lower = gapFree ? clampOffset(frontier - (before.sourceLogEnd ?? frontierBefore) - written, upper) : null;
   const exact = reasons.length === 0 && lower === upper;
   const bound = exact ? undefined : { atLeast: lower, why: reasons.join("; ") };
   return [[LossSignal.POSITION_JUMP, { first: logStart - upper, last: logStart - 1n, exact }, bound]];
