@@ -19,9 +19,9 @@ import { FindingType, Severity, type Finding } from "./types";
 export const LossSignal = {
   /** An offset-sync step skipped upstream offsets that are now below the log start. Exact. */
   SYNC_GAP: "offset-sync-gap",
-  /** MM2's position jumped past the new log start between two cycles. Estimate. */
+  /** MM2's position jumped past the new log start between two cycles. Exact when MM2 was caught up on both sides, else a bound. */
   POSITION_JUMP: "position-jump",
-  /** MM2's position is still below the log start. Estimate. */
+  /** MM2's position is still below the log start. An upper bound. */
   BEHIND_LOG_START: "position-behind-log-start",
 } as const;
 export type LossSignalName = (typeof LossSignal)[keyof typeof LossSignal];
@@ -48,13 +48,16 @@ export type LossSignalName = (typeof LossSignal)[keyof typeof LossSignal];
  *   (a Streams app purging its repartition topic moves the log start past them within seconds): a
  *   loss of 1–2 records there is left to the position signals below (blind spot, documented).
  *   Lost [u2 − k, min(u2, S) − 1]. Exact: MM2 writes the sync at the first record after a jump.
- * - position jump: no new sync step to tell exactly (or the topic is `compact,delete`, where sync steps skip
- *   compacted offsets by design and only this signal tells a retention skip), previous frontier F0 < S ≤ F (the log start
- *   passed where MM2 was and MM2 is past it now) and MM2 advanced upstream more than it wrote:
- *   k = (F − F0) − (targetLogEnd − previous targetLogEnd) > 0. Lost = min(k, S − F0), placed at
- *   [S − lost, S − 1] (a jump lands on the log start). Estimate.
- * - behind log start: F < S. Lost [F, S − 1]. Estimate; grows while MM2 stays behind (typically
- *   auto.offset.reset=none, where the task stays RUNNING without progress).
+ * - position jump: no new sync step to tell exactly (`emit.offset-syncs.enabled=false`, or the topic is
+ *   `compact,delete`, where sync steps skip compacted offsets by design and only this signal tells a retention skip),
+ *   previous frontier F0 < S ≤ F (the log start passed where MM2 was and MM2 is past it now). MM2's real positions
+ *   are bounded by the frontier and the source log end E; with W target records written between the cycles, lost
+ *   L ≤ min(S − F0, E − F0 − W) and L ≥ F − E0 − W, placed at [S − L, S − 1] (a jump lands on the log start).
+ *   Exact when MM2 was caught up (F = E) in both cycles on a gap-free partition; else the upper bound, with the
+ *   lower one and the reason in the evidence (findPositionJumpLoss).
+ * - behind log start: F < S. Lost at most [F, S − 1] (MM2 may have copied above Connect's last flush); grows while
+ *   MM2 stays behind (typically auto.offset.reset=none, where the task stays RUNNING without progress).
+ * The evidence says `lostCountIs` "exact" or "at-most", with `lostAtLeast` and `lostCountBoundReason`.
  * Sightings of one loss merge into one finding (events.ts); its key holds the first lost offset of
  * the first sighting: `DATA_LOSS|<flow>|<topic>|<partition>|<firstLostOffset>`.
  * On a partition where transaction markers were seen, `lostCount` counts offsets; the source
