@@ -19,7 +19,7 @@ import { FindingType, Severity, type Finding } from "./types";
 export const LossSignal = {
   /** An offset-sync step skipped upstream offsets that are now below the log start. Exact. */
   SYNC_GAP: "offset-sync-gap",
-  /** MM2's position jumped past the new log start between two cycles. Exact when MM2 was caught up on both sides, else a bound. */
+  /** MM2's position jumped past the new log start between two cycles. Exact if MM2 was caught up on both sides. */
   POSITION_JUMP: "position-jump",
   /** MM2's position is still below the log start. An upper bound. */
   BEHIND_LOG_START: "position-behind-log-start",
@@ -161,7 +161,11 @@ function isPositionExact(p: FlowPartition): boolean {
  * R1 ∈ [F, E1] (isPositionExact), so L ≤ min(S − F0, E1 − F0 − ΔT) and L ≥ F − E0 − ΔT: exact when MM2 was
  * caught up in both cycles, else an upper bound with the lower one beside it (none where other gaps exist).
  */
-function findPositionJumpLoss(before: FlowPartition, now: FlowPartition, compacted: boolean | null): readonly Sighting[] {
+function findPositionJumpLoss(
+  before: FlowPartition,
+  now: FlowPartition,
+  compacted: boolean | null,
+): readonly Sighting[] {
   const frontierBefore = before.mm2Position;
   const frontier = now.mm2Position;
   const logStart = now.sourceLogStart;
@@ -205,7 +209,8 @@ const boundReasons = {
   before: (f: bigint) =>
     `MM2's position before the deletion (${f}) is Connect's last offset flush (every offset.flush.interval.ms), ` +
     "which can trail what MM2 had copied",
-  now: (f: bigint) => `MM2's position now (${f}) is Connect's last offset flush, which can trail what MM2 has copied since`,
+  now: (f: bigint) =>
+    `MM2's position now (${f}) is Connect's last offset flush, which can trail what MM2 has copied since`,
   behind: (f: bigint) =>
     `MM2's position (${f}) is Connect's last offset flush (every offset.flush.interval.ms): MM2 may have copied ` +
     "records above it before they were deleted",

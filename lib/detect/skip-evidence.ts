@@ -7,7 +7,8 @@ import type { OffsetRange } from "./events";
  * DATA_LOSS nor MM2_SKIPPED_BY_RESET compares positions across it.
  */
 export function isSameTopicEpoch(before: FlowPartition, now: FlowPartition): boolean {
-  if (before.sourceTopicId !== null && now.sourceTopicId !== null && before.sourceTopicId !== now.sourceTopicId) return false;
+  const { sourceTopicId } = now;
+  if (before.sourceTopicId !== null && sourceTopicId !== null && before.sourceTopicId !== sourceTopicId) return false;
   return before.sourceLogEnd === null || now.sourceLogEnd === null || now.sourceLogEnd >= before.sourceLogEnd;
 }
 
@@ -22,7 +23,12 @@ export interface SkipEvidenceTail {
 }
 
 /** Builds the shared end of a skip's evidence from the (merged) range, the signal(s) and the partition as read. */
-export function describeSkipTail(partition: FlowPartition, range: OffsetRange, detectedBy: string, seenAt: number): SkipEvidenceTail {
+export function describeSkipTail(
+  partition: FlowPartition,
+  range: OffsetRange,
+  detectedBy: string,
+  seenAt: number,
+): SkipEvidenceTail {
   return {
     exact: range.exact,
     detectedBy,
