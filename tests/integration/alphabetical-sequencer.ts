@@ -26,9 +26,12 @@ const measuredSeconds: Record<string, number> = {
   "kafka/cluster-reader": 51,
   "kafka/group-types": 39,
   "production/aborted-transactions": 31,
+  // Measured on a loaded machine (2026-12-06, h76): 110 s, mostly waiting for the log cleaner and Connect's flushes.
+  "production/compact-delete": 112,
   "production/connector-missing": 30,
   "production/coverage-drift": 6,
-  "production/offset-syncs-off": 45,
+  // Measured on a loaded machine (2026-12-06, h76): +51 s for the two purges with offset syncs off.
+  "production/offset-syncs-off": 96,
   "production/operator-actions": 75,
   "production/readiness-reasons": 60,
   "production/reset-latest": 35,

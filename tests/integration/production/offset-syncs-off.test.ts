@@ -202,6 +202,7 @@ describe("a flow whose MirrorSourceConnector sets emit.offset-syncs.enabled=fals
       staleSeen = row(seen)!.targetLogEnd === targetEnd && row(seen)!.mm2Position! < BigInt(end);
       if (!staleSeen) await waitForCopied(targetEnd, BigInt(end));
     }
+    process.stderr.write(`[offset-syncs-off] look-alike: a cycle ${staleSeen ? "read" : "never read"} Connect's flush behind the target\n`);
     // Every record MM2 copied is deleted at the source, then Connect flushes.
     await purgeTo(BigInt(end));
     await waitForCopied(BigInt(end - 50), BigInt(end));
