@@ -26,12 +26,12 @@ const measuredSeconds: Record<string, number> = {
   "kafka/cluster-reader": 51,
   "kafka/group-types": 39,
   "production/aborted-transactions": 31,
-  // Measured on a loaded machine (2026-12-06, h76): 110 s, mostly waiting for the log cleaner and Connect's flushes.
-  "production/compact-delete": 112,
+  // Measured on a loaded machine (2026-12-06, h76): 49-110 s over three runs, waiting for the log cleaner and flushes.
+  "production/compact-delete": 90,
   "production/connector-missing": 30,
   "production/coverage-drift": 6,
-  // Measured on a loaded machine (2026-12-06, h76): +51 s for the two purges with offset syncs off.
-  "production/offset-syncs-off": 96,
+  // Measured on a loaded machine (2026-12-06, h76): 58-60 s with the two purges with offset syncs off (+15-21 s).
+  "production/offset-syncs-off": 62,
   "production/operator-actions": 75,
   "production/readiness-reasons": 60,
   "production/reset-latest": 35,
