@@ -12,15 +12,16 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
+import { describeSkipTail, isSameTopicEpoch } from "./skip-evidence";
 import { FindingType, Severity, type Finding } from "./types";
 
 /** How a loss was seen; the evidence names it. */
 export const LossSignal = {
   /** An offset-sync step skipped upstream offsets that are now below the log start. Exact. */
   SYNC_GAP: "offset-sync-gap",
-  /** MM2's position jumped past the new log start between two cycles. Estimate. */
+  /** MM2's position jumped past the new log start between two cycles. Exact if MM2 was caught up on both sides. */
   POSITION_JUMP: "position-jump",
-  /** MM2's position is still below the log start. Estimate. */
+  /** MM2's position is still below the log start. An upper bound. */
   BEHIND_LOG_START: "position-behind-log-start",
 } as const;
 export type LossSignalName = (typeof LossSignal)[keyof typeof LossSignal];
@@ -47,13 +48,16 @@ export type LossSignalName = (typeof LossSignal)[keyof typeof LossSignal];
  *   (a Streams app purging its repartition topic moves the log start past them within seconds): a
  *   loss of 1–2 records there is left to the position signals below (blind spot, documented).
  *   Lost [u2 − k, min(u2, S) − 1]. Exact: MM2 writes the sync at the first record after a jump.
- * - position jump: no new sync step to tell exactly (or the topic is `compact,delete`, where sync steps skip
- *   compacted offsets by design and only this signal tells a retention skip), previous frontier F0 < S ≤ F (the log start
- *   passed where MM2 was and MM2 is past it now) and MM2 advanced upstream more than it wrote:
- *   k = (F − F0) − (targetLogEnd − previous targetLogEnd) > 0. Lost = min(k, S − F0), placed at
- *   [S − lost, S − 1] (a jump lands on the log start). Estimate.
- * - behind log start: F < S. Lost [F, S − 1]. Estimate; grows while MM2 stays behind (typically
- *   auto.offset.reset=none, where the task stays RUNNING without progress).
+ * - position jump: no new sync step to tell exactly (`emit.offset-syncs.enabled=false`, or the topic is
+ *   `compact,delete`, where sync steps skip compacted offsets by design and only this signal tells a retention skip),
+ *   previous frontier F0 < S ≤ F (the log start passed where MM2 was and MM2 is past it now). MM2's real positions
+ *   are bounded by the frontier and the source log end E; with W target records written between the cycles, lost
+ *   L ≤ min(S − F0, E − F0 − W) and L ≥ F − E0 − W, placed at [S − L, S − 1] (a jump lands on the log start).
+ *   Exact when MM2 was caught up (F = E) in both cycles on a gap-free partition; else the upper bound, with the
+ *   lower one and the reason in the evidence (findPositionJumpLoss).
+ * - behind log start: F < S. Lost at most [F, S − 1] (MM2 may have copied above Connect's last flush); grows while
+ *   MM2 stays behind (typically auto.offset.reset=none, where the task stays RUNNING without progress).
+ * The evidence says `lostCountIs` "exact" or "at-most", with `lostAtLeast` and `lostCountBoundReason`.
  * Sightings of one loss merge into one finding (events.ts); its key holds the first lost offset of
  * the first sighting: `DATA_LOSS|<flow>|<topic>|<partition>|<firstLostOffset>`.
  * On a partition where transaction markers were seen, `lostCount` counts offsets; the source
@@ -71,19 +75,26 @@ export function detectDataLoss(ctx: DetectorContext): EventCandidate[] {
     const gaps = findSyncGapLosses(ctx, view, syncs, ledger);
     // On a compact,delete topic sync steps skip offsets by design: only the position jump tells a retention skip.
     const syncsTell = syncs.length > 1 && !isCompactedWithRetention(ctx, view);
-    const found = gaps.length > 0 || syncsTell ? gaps : findPositionJumpLoss(before, view.partition);
+    const compacted = isCompacted(findTopic(ctx.current, view.flow.source, topic)?.configs);
+    const found = gaps.length > 0 || syncsTell ? gaps : findPositionJumpLoss(before, view.partition, compacted);
     const behind = findBehindLogStartLoss(view.partition);
     if (found.length === 0 && behind.length === 0) continue;
-    for (const [signal, range] of [...found, ...behind]) {
+    for (const [signal, range, bound] of [...found, ...behind]) {
       // Offsets the ledger read as transaction markers only: MM2 never copies them, nothing was lost.
       if (ledger !== undefined && holdsOnlyMarkers(ledger, range)) continue;
-      candidates.push(createLossCandidate(view, signal, range, ledger));
+      candidates.push(createLossCandidate(view, signal, range, ledger, bound));
     }
   }
   return candidates;
 }
 
-type Sighting = [LossSignalName, OffsetRange];
+/** Where a sighting's count is an upper bound: the least that was lost (null: unknown, possibly none) and why. */
+interface LossBound {
+  atLeast: bigint | null;
+  why: string;
+}
+
+type Sighting = [LossSignalName, OffsetRange, LossBound?];
 
 /** No sighting: one shared empty list, not a new one per partition and cycle. */
 const none: readonly Sighting[] = [];
@@ -94,11 +105,6 @@ const none: readonly Sighting[] = [];
  * copies markers, so such a step is not a loss even once the log start passed it.
  */
 const maxMarkerGap = 2n;
-
-function isSameTopicEpoch(before: FlowPartition, now: FlowPartition): boolean {
-  if (before.sourceTopicId !== null && now.sourceTopicId !== null && before.sourceTopicId !== now.sourceTopicId) return false;
-  return before.sourceLogEnd === null || now.sourceLogEnd === null || now.sourceLogEnd >= before.sourceLogEnd;
-}
 
 function findSyncGapLosses(
   ctx: DetectorContext,
@@ -139,7 +145,27 @@ function holdsOnlyMarkers(ledger: TransactionLedgerView, range: OffsetRange): bo
   return split.unknown.length === 0 && split.committed === 0n && split.aborted === 0n;
 }
 
-function findPositionJumpLoss(before: FlowPartition, now: FlowPartition): readonly Sighting[] {
+/**
+ * MM2's real position R at a cycle is only bounded by what Gapwatch reads: R ≥ mm2Position (Connect commits
+ * only offsets of records the target acknowledged, WorkerSourceTask's SubmittedRecords) and R ≤ the source log
+ * end. It is known exactly when the two meet: MM2 caught up, nothing left to copy.
+ */
+function isPositionExact(p: FlowPartition): boolean {
+  return p.mm2Position !== null && p.sourceLogEnd !== null && p.mm2Position >= p.sourceLogEnd;
+}
+
+/**
+ * Position jump: the log start passed where MM2 was (F0 < S ≤ F). With one target record per copied source
+ * record, MM2 skipped L = (R1 − R0) − (T1 − T0) offsets; all of them deleted ones where the partition has no
+ * other gaps (not compacted, no transaction markers) and MM2 is the target's only writer. R0 ∈ [F0, E0] and
+ * R1 ∈ [F, E1] (isPositionExact), so L ≤ min(S − F0, E1 − F0 − ΔT) and L ≥ F − E0 − ΔT: exact when MM2 was
+ * caught up in both cycles, else an upper bound with the lower one beside it (none where other gaps exist).
+ */
+function findPositionJumpLoss(
+  before: FlowPartition,
+  now: FlowPartition,
+  compacted: boolean | null,
+): readonly Sighting[] {
   const frontierBefore = before.mm2Position;
   const frontier = now.mm2Position;
   const logStart = now.sourceLogStart;
@@ -147,20 +173,65 @@ function findPositionJumpLoss(before: FlowPartition, now: FlowPartition): readon
   if (frontierBefore === null || frontier === null || logStart === null) return none;
   if (targetLogEnd === null || before.targetLogEnd === null || targetLogEnd < before.targetLogEnd) return none;
   if (!(frontierBefore < logStart && logStart <= frontier)) return none;
-  const skipped = frontier - frontierBefore - (targetLogEnd - before.targetLogEnd);
-  const lost = minOffset(skipped, logStart - frontierBefore);
-  if (lost <= 0n) return none;
-  return [[LossSignal.POSITION_JUMP, { first: logStart - lost, last: logStart - 1n, exact: false }]];
+  const written = targetLogEnd - before.targetLogEnd;
+  const reasons: string[] = [];
+  if (!isPositionExact(before)) reasons.push(boundReasons.before(frontierBefore));
+  if (!isPositionExact(now)) reasons.push(boundReasons.now(frontier));
+  if (compacted !== false) reasons.push(boundReasons.compacted);
+  if (now.transactionMarkersSeen) reasons.push(boundReasons.markers);
+  if (now.targetDensityIssue !== null) reasons.push(boundReasons.foreign);
+  // Another writer's records on the target are not MM2's copies: only the deleted span bounds the loss.
+  const copied = now.targetDensityIssue === null ? written : 0n;
+  const upper = minOffset(logStart - frontierBefore, (now.sourceLogEnd ?? frontier) - frontierBefore - copied);
+  if (upper <= 0n) return none;
+  // Skipped offsets that were not deleted (compaction gaps, markers) or another writer's records leave no lower bound.
+  const gapFree = compacted === false && !now.transactionMarkersSeen && now.targetDensityIssue === null;
+  const lower = gapFree ? clampOffset(frontier - (before.sourceLogEnd ?? frontierBefore) - written, upper) : null;
+  const exact = reasons.length === 0 && lower === upper;
+  const bound = exact ? undefined : { atLeast: lower, why: reasons.join("; ") };
+  return [[LossSignal.POSITION_JUMP, { first: logStart - upper, last: logStart - 1n, exact }, bound]];
 }
 
+/**
+ * Behind log start: F < S, so [F, S − 1] is gone; MM2 may have copied part of it before the purge beyond the
+ * position Connect last flushed, so that is what was lost at most.
+ */
 function findBehindLogStartLoss(now: FlowPartition): readonly Sighting[] {
   const frontier = now.mm2Position;
   const logStart = now.sourceLogStart;
   if (frontier === null || logStart === null || frontier >= logStart) return none;
-  return [[LossSignal.BEHIND_LOG_START, { first: frontier, last: logStart - 1n, exact: false }]];
+  const bound = { atLeast: null, why: boundReasons.behind(frontier) };
+  return [[LossSignal.BEHIND_LOG_START, { first: frontier, last: logStart - 1n, exact: false }, bound]];
 }
 
-function createLossCandidate(view: FlowPartitionView, signal: LossSignalName, range: OffsetRange, ledger: TransactionLedgerView | undefined): EventCandidate {
+/** Why a loss's count is an upper bound, per cause (the evidence's `lostCountBoundReason`). */
+const boundReasons = {
+  before: (f: bigint) =>
+    `MM2's position before the deletion (${f}) is Connect's last offset flush (every offset.flush.interval.ms), ` +
+    "which can trail what MM2 had copied",
+  now: (f: bigint) =>
+    `MM2's position now (${f}) is Connect's last offset flush, which can trail what MM2 has copied since`,
+  behind: (f: bigint) =>
+    `MM2's position (${f}) is Connect's last offset flush (every offset.flush.interval.ms): MM2 may have copied ` +
+    "records above it before they were deleted",
+  compacted: "compaction leaves offsets MM2 skips by design, and they count here",
+  markers: "transaction markers take offsets MM2 never copies, and they count here",
+  foreign: "another producer writes to the target topic, so its log end does not count MM2's copies",
+} as const;
+
+/** `value` within [0, max]. */
+function clampOffset(value: bigint, max: bigint): bigint {
+  if (value < 0n) return 0n;
+  return value > max ? max : value;
+}
+
+function createLossCandidate(
+  view: FlowPartitionView,
+  signal: LossSignalName,
+  range: OffsetRange,
+  ledger: TransactionLedgerView | undefined,
+  bound: LossBound | undefined,
+): EventCandidate {
   const { flow, partition } = view;
   const scope = `${FindingType.DATA_LOSS}|${flow.id}|${partition.topic}|${partition.partition}`;
   return {
@@ -178,6 +249,9 @@ function createLossCandidate(view: FlowPartitionView, signal: LossSignalName, ra
       const verb = count === 1n && !markers ? "was" : "were";
       const split = ledger === undefined ? null : countLedgerRange(ledger, r.first, r.last);
       const where = namePartition(partition.topic, partition.partition);
+      // An exact range (offset syncs, or MM2 caught up on both sides of a jump) replaces a bound when merged.
+      const atMost = r.exact ? undefined : bound;
+      const lost = `${formatCount(count)} ${noun} of ${where} ${verb} deleted at ${flow.source} before MM2 copied them`;
       return {
         key,
         type: FindingType.DATA_LOSS,
@@ -188,7 +262,9 @@ function createLossCandidate(view: FlowPartitionView, signal: LossSignalName, ra
         partition: partition.partition,
         summary:
           split === null
-            ? `${formatCount(count)} ${noun} of ${where} ${verb} deleted at ${flow.source} before MM2 copied them (offsets ${formatRange(r.first, r.last)})`
+            ? atMost === undefined
+              ? `${lost} (offsets ${formatRange(r.first, r.last)})`
+              : `At most ${lost} (offsets ${formatRange(r.first, r.last)}; ${describeLeast(atMost.atLeast)})`
             : `Offsets ${formatRange(r.first, r.last)} of ${where} were deleted at ${flow.source} before MM2 copied them: ${describeSplit(split)}`,
         evidence: {
           firstLostOffset: r.first.toString(),
@@ -199,17 +275,21 @@ function createLossCandidate(view: FlowPartitionView, signal: LossSignalName, ra
           lostAbortedRecords: split?.aborted.toString() ?? null,
           lostMarkers: split?.markers.toString() ?? null,
           lostUnknownOffsets: split === null ? null : split.unknown.map((u) => formatRange(u.first, u.last)).join(", "),
-          exact: r.exact,
-          detectedBy: signal,
-          seenAt: firstSeen,
-          sourceLogStart: partition.sourceLogStart?.toString() ?? null,
-          mm2Position: partition.mm2Position?.toString() ?? null,
-          targetTopic: partition.targetTopic,
+          lostCountIs: atMost === undefined ? "exact" : "at-most",
+          lostAtLeast: atMost === undefined ? count.toString() : (atMost.atLeast?.toString() ?? null),
+          lostCountBoundReason: atMost?.why ?? null,
+          ...describeSkipTail(partition, r, signal, firstSeen),
         },
         observedAt: firstSeen,
       };
     },
   };
+}
+
+/** The lower end of a bounded count, for the summary. */
+function describeLeast(atLeast: bigint | null): string {
+  if (atLeast === null) return "possibly fewer";
+  return atLeast === 0n ? "possibly none" : `at least ${formatCount(atLeast)}`;
 }
 
 /** "120 committed records, 5 aborted, 5 transaction markers[, and offsets 200–229 unknown (…)]". */

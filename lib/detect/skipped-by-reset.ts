@@ -13,6 +13,7 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
+import { describeSkipTail, isSameTopicEpoch } from "./skip-evidence";
 import { FindingType, Severity, type Finding } from "./types";
 
 /** How a skip was seen; the evidence names it. */
@@ -95,11 +96,6 @@ function findStartAtLogEnd(view: FlowPartitionView, logStart: bigint | null, his
 
 type Sighting = [SkipSignalName, OffsetRange];
 
-function isSameTopicEpoch(before: FlowPartition, now: FlowPartition): boolean {
-  if (before.sourceTopicId !== null && now.sourceTopicId !== null && before.sourceTopicId !== now.sourceTopicId) return false;
-  return before.sourceLogEnd === null || now.sourceLogEnd === null || now.sourceLogEnd >= before.sourceLogEnd;
-}
-
 function findSyncGapSkips(partition: FlowPartition, syncs: readonly OffsetSyncPoint[]): Sighting[] {
   const logStart = partition.sourceLogStart;
   if (syncs.length < 2 || logStart === null) return [];
@@ -157,12 +153,7 @@ function createSkipCandidate(view: FlowPartitionView, signal: SkipSignalName, ra
           firstSkippedOffset: r.first.toString(),
           lastSkippedOffset: r.last.toString(),
           skippedCount: count.toString(),
-          exact: r.exact,
-          detectedBy: signal,
-          seenAt: firstSeen,
-          sourceLogStart: partition.sourceLogStart?.toString() ?? null,
-          mm2Position: partition.mm2Position?.toString() ?? null,
-          targetTopic: partition.targetTopic,
+          ...describeSkipTail(partition, r, signal, firstSeen),
         },
         observedAt: firstSeen,
       };

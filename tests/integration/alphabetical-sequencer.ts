@@ -35,9 +35,12 @@ const measuredSeconds: Record<string, number> = {
   "lookalikes/topology": 110,
   "lookalikes/topology-partitions": 135,
   "production/aborted-transactions": 31,
+  // Measured on a loaded machine (2026-12-06, h76): 49-110 s over three runs, waiting for the log cleaner and flushes.
+  "production/compact-delete": 90,
   "production/connector-missing": 30,
   "production/coverage-drift": 6,
-  "production/offset-syncs-off": 45,
+  // Measured on a loaded machine (2026-12-06, h76): 58-60 s with the two purges with offset syncs off (+15-21 s).
+  "production/offset-syncs-off": 62,
   "production/operator-actions": 95,
   "production/readiness-reasons": 60,
   "production/replicate-from-latest": 50,

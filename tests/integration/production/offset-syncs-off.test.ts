@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as getGroup } from "@/app/api/flows/[flow]/groups/[group]/route";
 import { GET as getFlow } from "@/app/api/flows/[flow]/route";
 import type { Snapshot } from "@/lib/collector/types";
-import { deleteConnector, putConnectorConfig } from "@/lib/connect";
-import { runKafkaTool } from "@/lib/sandbox/kafka-cli";
+import { deleteConnector, getConnectors, getMirrorSourceOffsets, pauseConnector, putConnectorConfig, resumeConnector } from "@/lib/connect";
+import { readPartition, runKafkaTool } from "@/lib/sandbox/kafka-cli";
 import { sourceConnectorConfig } from "@/lib/sandbox/mm2-connectors";
 import { sleep } from "@/lib/sandbox/processes";
 import { readSandboxState } from "@/lib/sandbox/state";
@@ -16,6 +16,9 @@ import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLe
  * copying one topic, with a consumer group on west that has committed offsets. MM2 writes no offset syncs (ground
  * truth: Kafka's TopicCommand lists no offset-syncs topic for east on west), so the flow says translation is off by
  * MM2's configuration, the group's re-read figures are unavailable with that reason, and no alert is raised for it.
+ * Then DATA_LOSS from Connect's positions alone: a purge under traffic while MM2 is paused is reported exactly (MM2
+ * caught up on both sides of the jump), checked against the records missing on the target by content; a purge of
+ * records MM2 had copied while Connect's flush still trailed is no loss, or a bound that says "possibly none".
  */
 const state = readSandboxState();
 const east = state.clusters.east!.bootstrap;
@@ -29,6 +32,62 @@ const group = `nosyncs-app-${randomUUID().slice(0, 6)}`;
 const connector = "h70-mm2-west-east-nosyncs";
 /** The topic MM2 would write this flow's syncs to (MirrorClientConfig: mm2-offset-syncs.<target>.internal, on the source). */
 const syncsTopic = "mm2-offset-syncs.east.internal";
+
+const targetTopic = `west.${topic}`;
+const row = (s: Snapshot) => s.flows.find((f) => f.id === FLOW_ID)?.partitions.find((p) => p.topic === topic && p.partition === 0);
+
+async function produce(from: number, count: number): Promise<void> {
+  const producer = sandboxKafka(west).producer();
+  await producer.connect();
+  await producer.send({ topic, acks: -1, messages: Array.from({ length: count }, (_, i) => ({ partition: 0, value: `nosyncs-${from + i}` })) });
+  await producer.disconnect();
+}
+
+async function purgeTo(offset: bigint): Promise<void> {
+  const admin = sandboxKafka(west).admin();
+  await admin.connect();
+  // kafkajs' deleteTopicRecords looks up leaders without loading the topic's metadata first (Kafka 4.3).
+  await admin.fetchTopicMetadata({ topics: [topic] });
+  await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: offset.toString() }] });
+  await admin.disconnect();
+}
+
+/** MM2's position as Connect last flushed it (its offset is the last copied record's; the position is one above). */
+async function readFlushedPosition(): Promise<bigint | null> {
+  const found = (await getMirrorSourceOffsets(endpoint, connector)).find((o) => o.topic === topic && o.partition === 0);
+  return found === undefined ? null : found.offset + 1n;
+}
+
+/** Waits, without running a cycle, until the target holds `targetEnd` records and Connect flushed `position`. */
+async function waitForCopied(targetEnd: bigint, position: bigint): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const high = (await fetchLogEnds(east, targetTopic)).get(0)?.high;
+    const flushed = await readFlushedPosition();
+    if (high === targetEnd && flushed === position) return;
+    if (Date.now() > deadline) throw new Error(`target end ${high} (want ${targetEnd}), flushed ${flushed} (want ${position}) after 120 s`);
+    await sleep(1000);
+  }
+}
+
+async function waitForTasksPaused(): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const found = (await getConnectors(endpoint)).find((c) => c.name === connector);
+    if (found !== undefined && found.tasks.length > 0 && found.tasks.every((t) => t.state === "PAUSED")) break;
+    if (Date.now() > deadline) throw new Error(`${connector}'s tasks not PAUSED within 60 s: ${JSON.stringify(found?.tasks)}`);
+    await sleep(500);
+  }
+  // A poll already under way when the task paused ends within the consumer's poll timeout (1 s by default).
+  await sleep(3000);
+}
+
+/** Indexes i of `nosyncs-i` among `[0, end)` that the target does not hold: the records lost, by content. */
+async function listMissingOnTarget(end: number): Promise<number[]> {
+  const high = (await fetchLogEnds(east, targetTopic)).get(0)!.high;
+  const held = new Set((await readPartition(state, east, targetTopic, 0, 0n, Number(high))).map((r) => r.value));
+  return Array.from({ length: end }, (_, i) => i).filter((i) => !held.has(`nosyncs-${i}`));
+}
 
 const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 120_000) => cycleUntilSeen(runtime.collector, check, what, { timeoutMs });
 
@@ -68,7 +127,6 @@ afterAll(async () => {
 
 describe("a flow whose MirrorSourceConnector sets emit.offset-syncs.enabled=false", () => {
   it("says translation is off by MM2's configuration, shows no re-read figures, and raises nothing", { timeout: 300_000 }, async () => {
-    const row = (s: Snapshot) => s.flows.find((f) => f.id === FLOW_ID)?.partitions.find((p) => p.topic === topic && p.partition === 0);
     const seen = await cycleUntil((s) => row(s)?.targetLogEnd === 100n && row(s)?.mm2Position === 100n, `${topic} copied to east and flushed by Connect`);
     expect(seen.flows.find((f) => f.id === FLOW_ID)?.sourceTaskSettings).toEqual({ offsetSyncsEnabled: false, autoOffsetReset: "earliest" });
     expect(row(seen)?.positionSource).toBe("committed");
@@ -99,5 +157,65 @@ describe("a flow whose MirrorSourceConnector sets emit.offset-syncs.enabled=fals
     }
     const alerts = runtime.alerts.list({}).filter((a) => a.flow === FLOW_ID);
     expect(alerts.map((a) => `${a.type} ${a.topic ?? a.group ?? ""}: ${a.summary}`)).toEqual([]);
+  });
+
+  it("reports a purge under traffic exactly from MM2's position jump, as the target's missing records say", { timeout: 420_000 }, async () => {
+    // The cycle before the jump: MM2 caught up at 100 (Connect's flush equals the log end), target 0..99.
+    await cycleUntil((s) => row(s)?.mm2Position === 100n && row(s)?.sourceLogEnd === 100n && row(s)?.targetLogEnd === 100n, "caught up at 100");
+    await pauseConnector(endpoint, connector);
+    await waitForTasksPaused();
+    // Traffic while MM2 is paused (100..199), a purge of 100..149 it never copied, more traffic, MM2 back, more traffic.
+    await produce(100, 100);
+    await purgeTo(150n);
+    await produce(200, 50);
+    await resumeConnector(endpoint, connector);
+    await produce(250, 50);
+    // No cycle until MM2 has copied 150..299 and Connect has flushed 300: the next cycle finds it caught up again.
+    await waitForCopied(250n, 300n);
+    const after = await runtime.collector.runCycle();
+    expect(row(after)).toMatchObject({ sourceLogStart: 150n, sourceLogEnd: 300n, mm2Position: 300n, targetLogEnd: 250n });
+
+    // Ground truth by content: the target lacks exactly nosyncs-100..149, i.e. source offsets 100..149.
+    const missing = await listMissingOnTarget(300);
+    expect(missing).toEqual(Array.from({ length: 50 }, (_, i) => 100 + i));
+    const loss = runtime.alerts.list({ flow: FLOW_ID }).filter((a) => a.topic === topic && a.type === "DATA_LOSS");
+    expect(loss.map((a) => a.evidence)).toMatchObject([
+      { firstLostOffset: "100", lastLostOffset: "149", lostCount: "50", lostCountIs: "exact", exact: true, detectedBy: "position-jump" },
+    ]);
+    expect(loss[0]!.summary).toBe(`50 records of ${topic}/0 were deleted at west before MM2 copied them (offsets 100–149)`);
+  });
+
+  it("look-alike: a purge of records MM2 had copied beyond Connect's last flush is no loss, or a bound of possibly none", { timeout: 420_000 }, async () => {
+    // Catch a cycle that reads Connect's flush behind what MM2 had already written to the target (flushes every 5 s).
+    let end = 300;
+    let staleSeen = false;
+    for (let attempt = 0; attempt < 6 && !staleSeen; attempt++) {
+      await produce(end, 50);
+      end += 50;
+      const targetEnd = BigInt(end - 50);
+      const copied = Date.now() + 60_000;
+      while ((await fetchLogEnds(east, targetTopic)).get(0)?.high !== targetEnd) {
+        if (Date.now() > copied) throw new Error(`MM2 did not copy up to ${end} within 60 s`);
+        await sleep(200);
+      }
+      const seen = await runtime.collector.runCycle();
+      staleSeen = row(seen)!.targetLogEnd === targetEnd && row(seen)!.mm2Position! < BigInt(end);
+      if (!staleSeen) await waitForCopied(targetEnd, BigInt(end));
+    }
+    process.stderr.write(`[offset-syncs-off] look-alike: a cycle ${staleSeen ? "read" : "never read"} Connect's flush behind the target\n`);
+    // Every record MM2 copied is deleted at the source, then Connect flushes.
+    await purgeTo(BigInt(end));
+    await waitForCopied(BigInt(end - 50), BigInt(end));
+    await runtime.collector.runCycle();
+    await runtime.collector.runCycle();
+
+    expect(await listMissingOnTarget(end)).toEqual(Array.from({ length: 50 }, (_, i) => 100 + i));
+    const loss = runtime.alerts.list({ flow: FLOW_ID }).filter((a) => a.topic === topic && a.type === "DATA_LOSS");
+    const later = loss.filter((a) => a.evidence.firstLostOffset !== "100");
+    // Seen stale, the jump is bounded: at most the unflushed span, possibly none; seen flushed, nothing at all.
+    if (staleSeen) expect(later.map((a) => [a.evidence.lostCountIs, a.evidence.lostAtLeast])).toEqual([["at-most", "0"]]);
+    else expect(later).toEqual([]);
+    expect(later.every((a) => /possibly none\)$/.test(a.summary))).toBe(true);
+    expect(loss.filter((a) => a.evidence.firstLostOffset === "100").map((a) => a.evidence.lostCount)).toEqual(["50"]);
   });
 });

@@ -30,7 +30,7 @@ describe("DATA_LOSS", () => {
       cluster: "east",
       topic: "orders",
       partition: 2,
-      summary: "500 records of orders/2 were deleted at east before MM2 copied them (offsets 1200–1699)",
+      summary: "At most 500 records of orders/2 were deleted at east before MM2 copied them (offsets 1200–1699; possibly fewer)",
     });
     expect(finding?.evidence).toMatchObject({
       firstLostOffset: "1200",
@@ -39,7 +39,10 @@ describe("DATA_LOSS", () => {
       exact: false,
       detectedBy: "position-behind-log-start",
       seenAt: T0 + 10_000,
+      lostCountIs: "at-most",
+      lostAtLeast: null,
     });
+    expect(finding?.evidence.lostCountBoundReason).toMatch(/^MM2's position \(1200\) is Connect's last offset flush/);
   });
 
   it("keeps one finding with the same key while the loss grows, then takes the exact range from the offset syncs", () => {
@@ -221,7 +224,7 @@ describe("DATA_LOSS", () => {
       const [, second] = runCycles([{ snapshot: makeSnapshot({ cycle: 1, partitions: [before] }) }, { snapshot: makeSnapshot({ cycle: 2, partitions: [purged] }) }]);
       const findings = findingsOf(second, FindingType.DATA_LOSS);
       expect(findings.map((f) => [f.summary, f.evidence.lostCount, f.evidence.lostCountIncludesMarkers])).toEqual([
-        ["100 offsets (records and transaction markers) of orders/2 were deleted at east before MM2 copied them (offsets 1000–1099)", "100", true],
+        ["At most 100 offsets (records and transaction markers) of orders/2 were deleted at east before MM2 copied them (offsets 1000–1099; possibly fewer)", "100", true],
       ]);
     });
 
