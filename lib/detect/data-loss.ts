@@ -252,10 +252,13 @@ function createLossCandidate(
       // An exact range (offset syncs, or MM2 caught up on both sides of a jump) replaces a bound when merged.
       const atMost = r.exact ? undefined : bound;
       const lost = `${formatCount(count)} ${noun} of ${where} ${verb} deleted at ${flow.source} before MM2 copied them`;
+      // A bound whose least is none (MM2 may have copied every one before Connect's last flush said so) is worth a
+      // look, not a page: a critical DATA_LOSS means records surely lost.
+      const possiblyNone = atMost !== undefined && atMost.atLeast === 0n;
       return {
         key,
         type: FindingType.DATA_LOSS,
-        severity: Severity.CRITICAL,
+        severity: possiblyNone ? Severity.WARNING : Severity.CRITICAL,
         flow: flow.id,
         cluster: flow.source,
         topic: partition.topic,

@@ -51,6 +51,7 @@ describe("DATA_LOSS from a position jump without offset syncs", () => {
     const found = judge(before, noSyncs({ sourceLogStart: 1400n, sourceLogEnd: 1500n, mm2Position: 1450n, targetLogEnd: 5250n }));
     // At most min(1400 − 1200, 1500 − 1200 − 50) = 200; at least 1450 − 1300 − 50 = 100.
     expect(figures(found)).toEqual([["1200", "1399", "200", "at-most", "100", false]]);
+    expect(found[0]?.severity).toBe("critical");
     expect(found[0]?.summary).toBe(
       "At most 200 records of orders/2 were deleted at east before MM2 copied them (offsets 1200–1399; at least 100)",
     );
@@ -67,6 +68,8 @@ describe("DATA_LOSS from a position jump without offset syncs", () => {
     const found = judge(before, noSyncs({ sourceLogStart: 1300n, sourceLogEnd: 1300n, mm2Position: 1300n, targetLogEnd: 5300n }));
     expect(figures(found)).toEqual([["1200", "1299", "100", "at-most", "0", false]]);
     expect(found[0]?.summary).toMatch(/^At most 100 records .*\(offsets 1200–1299; possibly none\)$/);
+    // Possibly none is not a page: a warning to look at; a bound whose least is a record or more stays critical.
+    expect(found[0]?.severity).toBe("warning");
   });
 
   it("stays quiet when the target's growth accounts for every offset MM2 passed, even with a stale flush before", () => {
