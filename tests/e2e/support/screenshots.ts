@@ -1,5 +1,6 @@
 import type { Page } from "@playwright/test";
 import path from "node:path";
+import { expectNoSidewaysScroll } from "./overflow";
 
 /** Saves a full-page screenshot with the test results (test-results/screenshots/<name>.png). */
 export async function saveScreenshot(page: Page, name: string): Promise<string> {
@@ -27,4 +28,16 @@ export async function timePageLoad(page: Page, url: string): Promise<number> {
   const ms = Date.now() - started;
   process.stdout.write(`[e2e] page load ${url}: ${ms} ms\n`);
   return ms;
+}
+
+/**
+ * Full-page screenshots at 1280 px and at phone width (390 px), `<name>-1280.png` and `<name>-390.png`; at 390 px the
+ * page must not scroll sideways. Leaves the viewport at 1280 px.
+ */
+export async function saveAtDesktopAndPhone(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expectNoSidewaysScroll(page, name);
+  await saveScreenshot(page, `${name}-390`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await saveScreenshot(page, `${name}-1280`);
 }
