@@ -35,9 +35,12 @@ test("MM2's source connector deleted: the flow stays with a notice naming it and
     // Seconds in the text; the first cycle after the DELETE (the e2e stack polls every 3 s).
     expect(sinceMs).toBeGreaterThanOrEqual(Math.floor(deletedAt / 1000) * 1000);
     expect(sinceMs).toBeLessThan(Date.now());
-    await expect(page.getByTestId("banner-MM2_CONNECTOR_MISSING")).toContainText(source);
-    // Signed out: no Retire button, and the API refuses.
+    await expect(notice).toContainText("Replication stopped: MM2's source connector is gone");
+    await expect(notice).toContainText("Next: re-create the connector with the same name");
+    // The notice shows from the first cycle; MM2_CONNECTOR_MISSING itself fires after thresholds.notRunningAfterMs
+    // (120 s), longer than this spec waits. Signed out: no Retire button, a link to sign in, and the API refuses.
     await expect(notice.getByRole("button", { name: "Retire flow" })).toHaveCount(0);
+    await expect(notice.getByRole("link", { name: "Sign in to retire it" })).toBeVisible();
     await saveAtDesktopAndPhone(page, "flow-connector-missing");
 
     const origin = new URL(baseURL ?? "http://localhost:3000").origin;

@@ -35,9 +35,12 @@ export async function timePageLoad(page: Page, url: string): Promise<number> {
  * page must not scroll sideways. Leaves the viewport at 1280 px.
  */
 export async function saveAtDesktopAndPhone(page: Page, name: string): Promise<void> {
+  // Loaded again at each width, as a phone or a desktop opens it (charts size themselves on load).
   await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload({ waitUntil: "load" });
   await expectNoSidewaysScroll(page, name);
   await saveScreenshot(page, `${name}-390`);
   await page.setViewportSize({ width: 1280, height: 900 });
+  await page.reload({ waitUntil: "load" });
   await saveScreenshot(page, `${name}-1280`);
 }
