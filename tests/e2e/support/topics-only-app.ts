@@ -5,6 +5,7 @@ import { findFreePort } from "@/lib/sandbox/free-port";
 import { gapwatchDir, repoRoot } from "@/lib/sandbox/paths";
 import { type ManagedProcess, sleep, spawnTracked, stopProcess, tailFile } from "@/lib/sandbox/processes";
 import { readSandboxState } from "@/lib/sandbox/state";
+import { type LockedCluster, lockedAlias, lockedUser, startLockedCluster } from "./locked-cluster";
 
 /** Where the second dashboard keeps its config, database and log. */
 const dir = path.join(gapwatchDir, "e2e-topics-only");
@@ -19,17 +20,24 @@ export const topicsOnlyConnect = "sandbox-topics";
  */
 export const topicsOnlyEventHoldMs = 5000;
 
-/** A second dashboard on the e2e sandbox, reading Connect only from its internal topics. */
+/** A second dashboard on the e2e sandbox, reading Connect only from its internal topics, and the locked cluster. */
 export interface TopicsOnlyApp {
   url: string;
   app: ManagedProcess;
   stop(): Promise<void>;
 }
 
-/** The config: the sandbox clusters, Connect as its internal topics on west (no url), short event hold. */
-function writeTopicsOnlyConfig(): string {
+/**
+ * The config: the sandbox clusters and the locked cluster (SASL PLAIN, least privilege), Connect as its internal
+ * topics on west (no url), short event hold.
+ */
+function writeTopicsOnlyConfig(locked: LockedCluster): string {
   const state = readSandboxState();
   const clusters = Object.entries(state.clusters).map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}`);
+  clusters.push(
+    `  - alias: ${lockedAlias}\n    bootstrap: ${locked.saslBootstrap}\n    sasl:\n      mechanism: PLAIN\n      username: ${lockedUser.username}\n` +
+      "      password: ${E2E_LOCKED_PASSWORD}",
+  );
   const file = path.join(dir, "gapwatch.config.yaml");
   writeFileSync(
     file,
@@ -66,7 +74,8 @@ async function waitUntilReady(url: string, app: ManagedProcess, timeoutMs = 120_
 
 /**
  * Starts a second `next start` of the same build on the e2e sandbox, its Connect cluster given as internal topics
- * only, and waits for its first cycle. Stopped by PID.
+ * only, with a cluster that denies it two reads (tests/e2e/support/locked-cluster.ts), and waits for its first
+ * cycle. Both are stopped by PID.
  */
 export async function startTopicsOnlyApp(): Promise<TopicsOnlyApp> {
   const secret = process.env.GAPWATCH_ADMIN_SECRET;
@@ -74,7 +83,8 @@ export async function startTopicsOnlyApp(): Promise<TopicsOnlyApp> {
   mkdirSync(dir, { recursive: true });
   const dbFile = path.join(dir, "gapwatch.db");
   for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) rmSync(f, { force: true });
-  const configFile = writeTopicsOnlyConfig();
+  const locked = await startLockedCluster();
+  const configFile = writeTopicsOnlyConfig(locked);
   const port = await findFreePort();
   const app = spawnTracked({
     name: "dashboard-topics-only",
@@ -82,16 +92,28 @@ export async function startTopicsOnlyApp(): Promise<TopicsOnlyApp> {
     args: [path.join(repoRoot, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"],
     cwd: repoRoot,
     logFile: path.join(dir, "dashboard.log"),
-    env: { ...process.env, GAPWATCH_CONFIG: configFile, GAPWATCH_DB: dbFile, GAPWATCH_ADMIN_SECRET: secret, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port) },
+    env: {
+      ...process.env,
+      GAPWATCH_CONFIG: configFile,
+      GAPWATCH_DB: dbFile,
+      GAPWATCH_ADMIN_SECRET: secret,
+      E2E_LOCKED_PASSWORD: lockedUser.password,
+      NEXT_TELEMETRY_DISABLED: "1",
+      PORT: String(port),
+    },
   });
   const url = `http://localhost:${port}`;
+  const stop = async () => {
+    await stopProcess(app, 10_000);
+    await locked.stop();
+  };
   try {
     await waitUntilReady(url, app);
   } catch (err) {
-    await stopProcess(app, 10_000);
+    await stop();
     throw err;
   }
-  return { url, app, stop: () => stopProcess(app, 10_000) };
+  return { url, app, stop };
 }
 
 /** The second dashboard's URL, for specs (set by the global setup). */
