@@ -64,6 +64,8 @@ test("a loss that stopped growing stays in the banner and the alert list, says s
   await banner.getByRole("button", { name: "Acknowledge" }).click();
   await expect(banner).toHaveCount(0, { timeout: 30_000 });
   await expect(card).toContainText("acknowledged by admin");
+  // The timeline says so too: the loss stopped growing, it did not "resolve".
+  await expect(page.getByRole("listitem").filter({ hasText: /^[\d-]+ [\d:]+DATA_LOSS stopped growing: [\d,]+ records of clicks\/7/ }).first()).toBeVisible();
   await expect(card.getByTestId("alert-loss-meaning")).toHaveText("stopped growing: no new loss seen; the lost records stay lost until restored by hand");
   const api = await page.request.get("/api/alerts?type=DATA_LOSS&limit=1000");
   const alerts = ((await api.json()) as { alerts: { topic: string | null; partition: number | null; state: string; acknowledged: { by: string } | null }[] }).alerts;

@@ -27,7 +27,9 @@ async function expectRestartUnavailableOnTopicsOnly(browser: Browser): Promise<v
     await expect(task).toBeVisible({ timeout: 60_000 });
     await expect(task).toContainText("Root cause:");
     await expect(task).toContainText(`is read from its internal topics (no url in its config)`);
-    await expect(task).toContainText(`"strimzi.io/restart-connector-task=<connector>:<task id>"`);
+    // The annotation names this very task, ready to copy.
+    const taskId = (await task.getAttribute("data-testid"))!.slice(`task-${source}-`.length);
+    await expect(task).toContainText(`kubectl annotate KafkaMirrorMaker2 <name> "strimzi.io/restart-connector-task=${source}:${taskId}"`);
     await expect(task.getByRole("button", { name: /Restart failed task/ })).toHaveCount(0);
     await saveAtDesktopAndPhone(page, "connect-internal-topics-failed-task");
   } finally {

@@ -14,12 +14,13 @@ test("a cluster that denies reads shows each blind spot on the overview: what is
   const card = page.getByTestId(`cluster-${lockedAlias}`);
   await expect(card.getByTestId("blind-spots")).toBeVisible({ timeout: 60_000 });
   const topics = card.getByTestId(`blind-spot-${lockedAlias}-topic-configs`);
-  await expect(topics).toContainText(`${lockedAlias}: DescribeConfigs`);
-  await expect(topics).toContainText(lockedTopic);
-  await expect(topics).toContainText("Off: the exact sync-gap DATA_LOSS signal");
+  await expect(topics).toContainText(`${lockedAlias}: off: the exact sync-gap DATA_LOSS signal`);
+  await expect(topics).toContainText(`for 1 topic: ${lockedTopic}.`);
+  await expect(topics).toContainText("DescribeConfigs denied (TOPIC_AUTHORIZATION_FAILED)");
   await expect(topics).toContainText(`--allow-principal User:${lockedUser.username} --operation DescribeConfigs --topic`);
   const broker = card.getByTestId(`blind-spot-${lockedAlias}-broker-configs`);
-  await expect(broker).toContainText("the cluster's broker configs");
+  await expect(broker).toContainText("for the cluster's broker configs");
+  await expect(broker).toContainText("DescribeConfigs denied (CLUSTER_AUTHORIZATION_FAILED)");
   await expect(broker).toContainText("--operation DescribeConfigs --cluster");
   // The same in /api/health: degraded, each blind spot named.
   const health = (await (await page.request.get("/api/health")).json()) as { status: string; blindSpots: { cluster: string; kind: string }[] };
