@@ -1,5 +1,6 @@
 import type { Page } from "@playwright/test";
 import path from "node:path";
+import { waitForHydration } from "../flow/wait-hydrated";
 import { expectNoSidewaysScroll } from "./overflow";
 
 /** Saves a full-page screenshot with the test results (test-results/screenshots/<name>.png). */
@@ -32,7 +33,7 @@ export async function timePageLoad(page: Page, url: string): Promise<number> {
 
 /**
  * Full-page screenshots at 1280 px and at phone width (390 px), `<name>-1280.png` and `<name>-390.png`; at 390 px the
- * page must not scroll sideways. Leaves the viewport at 1280 px.
+ * page must not scroll sideways. Leaves the viewport at 1280 px and the page hydrated.
  */
 export async function saveAtDesktopAndPhone(page: Page, name: string): Promise<void> {
   // Loaded again at each width, as a phone or a desktop opens it (charts size themselves on load).
@@ -43,4 +44,6 @@ export async function saveAtDesktopAndPhone(page: Page, name: string): Promise<v
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.reload({ waitUntil: "load" });
   await saveScreenshot(page, `${name}-1280`);
+  // The spec goes on clicking on this page: its buttons act only once React has hydrated it again.
+  await waitForHydration(page);
 }
