@@ -11,6 +11,8 @@ export default defineConfig({
   workers: 1,
   reporter: [["list"]],
   outputDir: "test-results/e2e",
+  // A second dashboard on the same sandbox, Connect read from its internal topics only (connect/internal-topics.spec.ts).
+  globalSetup: "./tests/e2e/support/global-setup.ts",
   use: {
     baseURL: process.env.GAPWATCH_E2E_URL ?? "http://localhost:3000",
     screenshot: "only-on-failure",

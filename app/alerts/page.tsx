@@ -27,9 +27,12 @@ export default async function AlertsPage({ searchParams }: { searchParams: Searc
   const canAct = isAdmin(await headers(), await cookies());
   const firing = alerts.filter((a) => a.state === "firing").length;
   const unseenLosses = alerts.filter((a) => a.state === "resolved" && isAwaitingAttention(a)).length;
+  // A loss that resolved only stopped growing: counted apart, never as "resolved", while nobody acknowledged it.
+  const losses = unseenLosses === 0 ? "" : ` · ${unseenLosses} loss${unseenLosses === 1 ? "" : "es"} stopped growing, not acknowledged`;
+  const subtitle = `${firing} firing${losses} · ${alerts.length - firing - unseenLosses} resolved (of ${alerts.length} matching)`;
   return (
     <>
-      <PageHeader title="Alerts" subtitle={`${firing} firing · ${alerts.length - firing} resolved, of which ${unseenLosses} losses not acknowledged (of ${alerts.length} matching)`} updatedAt={snapshot?.takenAt ?? null} now={now} />
+      <PageHeader title="Alerts" subtitle={subtitle} updatedAt={snapshot?.takenAt ?? null} now={now} />
       <AlertFilters state={filter.state} type={filter.type} flow={filter.flow} flows={snapshot?.flows.map((f) => f.id) ?? []} />
       <div className="grid gap-6 lg:grid-cols-[1fr_20rem]">
         <section aria-label="Alerts" className="space-y-3">

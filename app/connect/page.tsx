@@ -28,10 +28,12 @@ export default async function ConnectPage() {
   }
   const clusters = listConnectClusterViews(snapshot, now);
   const failed = clusters.reduce((n, c) => n + c.failedTasks, 0);
+  // Clusters read from their internal topics only have no REST API Gapwatch could ask for a restart.
+  const restartable = clusters.some((c) => c.restartUnavailable === null);
   const subtitle = (
     <>
       {clusters.length} Connect cluster{clusters.length === 1 ? "" : "s"} · {failed === 0 ? "no failed tasks" : `${failed} failed task${failed === 1 ? "" : "s"}`} ·{" "}
-      {canAct ? "signed in: failed tasks can be restarted" : <><TextLink href="/signin?next=/connect">sign in</TextLink> to restart failed tasks</>}
+      {!restartable ? "restart tasks where MM2 runs (no Connect REST API configured)" : canAct ? "signed in: failed tasks can be restarted" : <><TextLink href="/signin?next=/connect">sign in</TextLink> to restart failed tasks</>}
     </>
   );
   return (
@@ -42,7 +44,7 @@ export default async function ConnectPage() {
           <p>Add a <code>connect:</code> entry (name and REST URL) to the Gapwatch config to see MM2&apos;s connectors and tasks here.</p>
         </EmptyState>
       ) : (
-        <div className="grid gap-4">{clusters.map((c) => <ConnectClusterCard key={c.name} cluster={c} canAct={canAct} />)}</div>
+        <div className="grid grid-cols-1 gap-4">{clusters.map((c) => <ConnectClusterCard key={c.name} cluster={c} canAct={canAct} />)}</div>
       )}
     </>
   );

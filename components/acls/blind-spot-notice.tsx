@@ -18,16 +18,20 @@ export function BlindSpotNotice({ spots }: { spots: readonly BlindSpot[] }) {
   if (spots.length === 0) return null;
   return (
     <div className="mb-3 rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200" data-testid="blind-spots">
-      <p className="font-semibold">Blind spots: reads this cluster denied Gapwatch (missing ACLs)</p>
+      <p className="font-semibold">Blind spots: reads denied to Gapwatch (missing ACLs)</p>
       <ul className="mt-1 space-y-2">
         {spots.map((s) => (
           <li key={`${s.cluster}|${s.kind}`} data-testid={`blind-spot-${s.cluster}-${s.kind}`}>
             <p>
-              <span className="font-mono">{s.cluster}</span>: {s.apis.join(", ")} denied ({s.error}) for {nameResources(s)}. Off: {s.hides}.
+              <span className="font-mono">{s.cluster}</span>: <strong>off: {s.hides}</strong>, for {nameResources(s)}.
             </p>
             <p className="text-xs">
-              Needs {s.acl}: <code className="font-mono break-all">{s.fix}</code>
+              {s.apis.join(", ")} denied ({s.error}). Needs {s.acl}; grant it with:
             </p>
+            {/* One click selects the whole command; it wraps where it must, not mid-word where it need not. */}
+            <code className="mt-0.5 block rounded bg-amber-100 px-2 py-1 font-mono text-xs whitespace-pre-wrap select-all [overflow-wrap:anywhere] dark:bg-amber-900/60">
+              {s.fix}
+            </code>
           </li>
         ))}
       </ul>

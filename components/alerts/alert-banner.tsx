@@ -34,7 +34,8 @@ export async function AlertBanner() {
           <li key={a.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2 text-sm" data-testid={`banner-${a.type}`}>
             <span className="rounded bg-white px-1.5 py-0.5 font-mono text-xs font-bold text-red-800">{a.type}</span>
             {a.state === "resolved" ? <span className="text-xs font-semibold">{describeAlertState(a)}, not acknowledged</span> : null}
-            <span className="min-w-0 flex-1">{a.summary}</span>
+            {/* At least 16rem: beside type and state on a desktop, its own line on a phone; Java class names break. */}
+            <span className="min-w-0 grow basis-64 max-sm:basis-full [overflow-wrap:anywhere]">{a.summary}</span>
             <Link href={linkAlertEvidence(a)} className="text-xs font-semibold underline underline-offset-2 hover:no-underline focus-visible:outline-2 focus-visible:outline-white">
               Evidence
             </Link>

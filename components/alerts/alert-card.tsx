@@ -44,7 +44,7 @@ export function AlertCard({ alert, focused, canAct }: { alert: AlertRecord; focu
         {Object.entries(alert.evidence).map(([k, v]) => (
           <div key={k} className="contents">
             <dt className="text-zinc-600 dark:text-zinc-400">{k}</dt>
-            <dd className="break-all font-mono">{v === null ? "—" : typeof v === "number" && k.endsWith("At") ? time(v) : String(v)}</dd>
+            <dd className="font-mono [overflow-wrap:anywhere]">{v === null ? "—" : typeof v === "number" && k.endsWith("At") ? time(v) : String(v)}</dd>
           </div>
         ))}
         <dt className="text-zinc-600 dark:text-zinc-400">first seen</dt>

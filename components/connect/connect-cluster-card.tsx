@@ -13,9 +13,9 @@ export function ConnectClusterCard({ cluster, canAct }: { cluster: ConnectCluste
           Connect cluster <span className="font-mono">{cluster.name}</span>
         </CardTitle>
         <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
-          {cluster.url !== null ? <span className="font-mono">{cluster.url}</span> : null}
+          {cluster.url !== null ? <span className="font-mono [overflow-wrap:anywhere]">{cluster.url}</span> : null}
           {cluster.source === "internal-topics" ? <Pill tone="info">Read from internal topics</Pill> : null}
-          {cluster.internalTopics !== null ? <span className="font-mono">{cluster.internalTopics}</span> : null}
+          {cluster.internalTopics !== null ? <span className="font-mono [overflow-wrap:anywhere]">{cluster.internalTopics}</span> : null}
           {cluster.failedTasks > 0 ? <Pill tone="crit">{`${cluster.failedTasks} failed task${cluster.failedTasks === 1 ? "" : "s"}`}</Pill> : null}
           {cluster.reachable ? <Pill tone="ok">Reachable</Pill> : <Pill tone="crit">Unreachable</Pill>}
         </div>

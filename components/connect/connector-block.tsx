@@ -1,6 +1,6 @@
 import { Pill } from "@/components/ui/pill";
 import { Table, Td, Th } from "@/components/ui/table";
-import type { ConnectorView } from "@/lib/views/connect";
+import { type ConnectorView, describeRestartUnavailable } from "@/lib/views/connect";
 import { RestartTaskButton } from "./restart-task-button";
 import { TraceDetails } from "./trace-details";
 
@@ -23,8 +23,10 @@ export function ConnectorBlock(props: { cluster: string; connector: ConnectorVie
       {connector.tasks.length === 0 ? (
         <p className="mt-1 text-xs text-amber-800 dark:text-amber-300">No tasks: the connector has not started any (check its config and the worker log).</p>
       ) : (
-        <Table className="mt-2">
-          <thead>
+        // On a phone each task is a card: task, state and worker on one line, the details (root cause, restart) below
+        // at full width, instead of a column scrolled out of sight.
+        <Table className="mt-2 max-sm:block">
+          <thead className="max-sm:hidden">
             <tr>
               <Th className="w-16">Task</Th>
               <Th className="w-32">State</Th>
@@ -32,16 +34,21 @@ export function ConnectorBlock(props: { cluster: string; connector: ConnectorVie
               <Th>Details</Th>
             </tr>
           </thead>
-          <tbody>
+          <tbody className="max-sm:block">
             {connector.tasks.map((t) => (
-              <tr key={t.id} data-testid={`task-${connector.name}-${t.id}`} className="align-top">
-                <Td className="font-mono">{t.id}</Td>
-                <Td>
+              <tr key={t.id} data-testid={`task-${connector.name}-${t.id}`} className="align-top max-sm:grid max-sm:grid-cols-[auto_auto_1fr] max-sm:border-b max-sm:border-zinc-100 max-sm:dark:border-zinc-800/60">
+                <Td className="font-mono max-sm:border-0">
+                  <span className="sm:hidden">task </span>
+                  {t.id}
+                </Td>
+                <Td className="max-sm:border-0">
                   <Pill tone={t.tone}>{t.state}</Pill>
                 </Td>
-                <Td className="font-mono text-xs">{t.workerId}</Td>
-                <Td>
-                  {t.state === "FAILED" && restartUnavailable !== null ? <p className="text-xs text-zinc-600 dark:text-zinc-400">{restartUnavailable}</p> : null}
+                <Td className="font-mono text-xs max-sm:border-0 max-sm:[overflow-wrap:anywhere]">{t.workerId}</Td>
+                <Td className="max-sm:col-span-3 max-sm:border-0">
+                  {t.state === "FAILED" && restartUnavailable !== null ? (
+                    <p className="text-xs text-zinc-600 dark:text-zinc-400">{describeRestartUnavailable(cluster, { connector: connector.name, taskId: t.id })}</p>
+                  ) : null}
                   {t.state === "FAILED" && restartUnavailable === null && canAct ? <RestartTaskButton cluster={cluster} connector={connector.name} taskId={t.id} /> : null}
                   {t.state === "FAILED" && restartUnavailable === null && !canAct ? <span className="text-xs text-zinc-600 dark:text-zinc-400">Sign in to restart this task.</span> : null}
                   <TraceDetails rootCause={t.rootCause} trace={t.trace} />

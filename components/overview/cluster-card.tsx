@@ -37,7 +37,7 @@ export function ClusterCard({ cluster, blindSpots = [] }: { cluster: ClusterView
         ) : null}
         <BlindSpotNotice spots={blindSpots} />
         <p className="mb-2 text-xs text-zinc-600 dark:text-zinc-400">
-          {cluster.brokers} broker{cluster.brokers === 1 ? "" : "s"} · {topics.length} topics · {cluster.groups} consumer groups
+          {cluster.brokers} broker{cluster.brokers === 1 ? "" : "s"} · {topics.length} topic{topics.length === 1 ? "" : "s"} · {cluster.groups} consumer group{cluster.groups === 1 ? "" : "s"}
           {cluster.underReplicated ? ` · ${cluster.underReplicated} under-replicated` : ""}
           {cluster.offline ? ` · ${cluster.offline} offline partitions` : ""}
         </p>

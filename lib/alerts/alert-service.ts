@@ -18,7 +18,7 @@ import { loadShardMemory, mergeDetectorMemories, ownerOfFindingKey, scopeMemoryC
 import { createNotifier, type Notifier } from "./notifiers";
 import { acknowledgeAlert, defaultReconcileOptions, reconcileAlerts } from "./reconcile-alerts";
 import { reconcileRisks } from "./reconcile-risks";
-import { isAcknowledgeable } from "./loss-alerts";
+import { describeTransitionLine, isAcknowledgeable } from "./loss-alerts";
 import type { AlertRecord, AlertTransition, RiskRecord } from "./types";
 
 const log = getLogger("alerts");
@@ -288,7 +288,7 @@ function describeTransition(t: AlertTransition): Record<string, unknown> {
 /** Fired, refired and resolved go to the event timeline; "updated" (a count or summary changed) would drown it. */
 async function recordTransitions(store: Store, transitions: readonly AlertTransition[], now: number): Promise<void> {
   for (const t of transitions.filter((x) => x.type !== "updated")) {
-    await store.appendEvent({ at: now, kind: `alert-${t.type}`, flow: t.alert.flow, cluster: t.alert.cluster, message: `${t.alert.type} ${t.type}: ${t.alert.summary}`, data: describeTransition(t) });
+    await store.appendEvent({ at: now, kind: `alert-${t.type}`, flow: t.alert.flow, cluster: t.alert.cluster, message: describeTransitionLine(t), data: describeTransition(t) });
     log.info({ alert: t.alert.id, type: t.alert.type, transition: t.type }, t.alert.summary);
   }
 }

@@ -1,5 +1,5 @@
 import { FindingType, type FindingTypeName } from "@/lib/detect/types";
-import { AlertState, type AlertRecord } from "./types";
+import { AlertState, type AlertRecord, type AlertTransition } from "./types";
 
 /**
  * Loss events: the records are gone for good, so the alert must be seen by someone. Their alerts
@@ -32,4 +32,10 @@ export function isAwaitingAttention(alert: AlertRecord): boolean {
 export function describeAlertState(alert: Pick<AlertRecord, "type" | "state">): string {
   if (alert.state === AlertState.RESOLVED && isLossAlert(alert)) return "stopped growing";
   return alert.state;
+}
+
+/** A timeline line of a transition: a loss that resolved reads "stopped growing" there too, never "resolved". */
+export function describeTransitionLine(t: AlertTransition): string {
+  const what = t.type === "resolved" ? describeAlertState(t.alert) : t.type;
+  return `${t.alert.type} ${what}: ${t.alert.summary}`;
 }

@@ -5,7 +5,7 @@ import { Suspense } from "react";
 import { ContentAuditCard } from "@/components/flow/content-audit-card";
 import { FlowRereadCard } from "@/components/flow/flow-reread-card";
 import { FlowSummaryCard } from "@/components/flow/flow-summary";
-import { RetireFlowButton } from "@/components/flow/retire-flow-button";
+import { ConnectorMissingNotice } from "@/components/flow/connector-missing-notice";
 import { NoDataYet } from "@/components/flow/no-data-yet";
 import { TopicTable } from "@/components/flow/topic-table";
 import { PageHeader } from "@/components/layout/page-header";
@@ -84,14 +84,14 @@ export default async function FlowPage({ params, searchParams }: Props) {
       </PageHeader>
       <BlindSpotNotice spots={blindSpots} />
       {flow.connectorMissing ? (
-        <section role="status" data-testid="flow-connector-missing" className="mb-4 flex flex-wrap items-center gap-3 rounded-lg border border-red-700 p-3 text-sm">
-          <span>
-            MM2 source connector {flow.connectorMissing.connectors.join(", ")} is gone from Connect cluster {flow.connectors.connectCluster} since{" "}
-            {new Date(flow.connectorMissing.since).toISOString().replace("T", " ").slice(0, 19)} UTC: nothing is replicated. Re-create it, or retire the
-            flow if replication ended on purpose.
-          </span>
-          {isAdmin(await headers(), await cookies()) ? <RetireFlowButton flowId={flow.id} /> : null}
-        </section>
+        <ConnectorMissingNotice
+          flowId={flow.id}
+          connectors={flow.connectorMissing.connectors}
+          connectCluster={flow.connectors.connectCluster}
+          since={flow.connectorMissing.since}
+          now={now}
+          canAct={isAdmin(await headers(), await cookies())}
+        />
       ) : null}
       <ReadinessPanel readiness={readReadinessOf(model, flow)} />
       <FlowSummaryCard flow={summary} health={readFlowHealth(model, flow, summary)} />

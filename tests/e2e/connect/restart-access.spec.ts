@@ -1,8 +1,9 @@
-import { expect, test } from "@playwright/test";
+import { type Browser, expect, test } from "@playwright/test";
 import { runFailTask, runRecover } from "@/lib/sandbox/scenarios";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { waitForHydration } from "../flow/wait-hydrated";
-import { saveScreenshot, timePageLoad } from "../support/screenshots";
+import { saveAtDesktopAndPhone, saveScreenshot, timePageLoad } from "../support/screenshots";
+import { readTopicsOnlyUrl } from "../support/topics-only-app";
 import { signIn, signOut } from "./session";
 
 const source = "mm2-east-west-source";
@@ -11,6 +12,29 @@ async function firstConnectCluster(baseURL: string | undefined): Promise<string>
   const response = await fetch(new URL("/api/connect", baseURL));
   const body = (await response.json()) as { connect: { name: string }[] };
   return body.connect[0]!.name;
+}
+
+/**
+ * The same FAILED task on the dashboard that reads Connect from its internal topics (no REST API): no restart button,
+ * the reason and the Strimzi annotation to use instead.
+ */
+async function expectRestartUnavailableOnTopicsOnly(browser: Browser): Promise<void> {
+  const context = await browser.newContext({ baseURL: readTopicsOnlyUrl() });
+  try {
+    const page = await context.newPage();
+    await page.goto("/connect?refresh=5");
+    const task = page.locator(`[data-testid^="task-${source}-"]`).filter({ hasText: "FAILED" }).first();
+    await expect(task).toBeVisible({ timeout: 60_000 });
+    await expect(task).toContainText("Root cause:");
+    await expect(task).toContainText(`is read from its internal topics (no url in its config)`);
+    // The annotation names this very task, ready to copy.
+    const taskId = (await task.getAttribute("data-testid"))!.slice(`task-${source}-`.length);
+    await expect(task).toContainText(`kubectl annotate KafkaMirrorMaker2 <name> "strimzi.io/restart-connector-task=${source}:${taskId}"`);
+    await expect(task.getByRole("button", { name: /Restart failed task/ })).toHaveCount(0);
+    await saveAtDesktopAndPhone(page, "connect-internal-topics-failed-task");
+  } finally {
+    await context.close();
+  }
 }
 
 test("the Connect page shows connectors and tasks with states, and no restart button when signed out", async ({ page }) => {
@@ -43,7 +67,7 @@ test("the restart API answers 401 without a session and 403 for a foreign Origin
   expect(wrongSecret.status()).toBe(401);
 });
 
-test("signing in with the admin secret makes the restart button appear for a FAILED task, and restarting asks first", async ({ page }) => {
+test("signing in with the admin secret makes the restart button appear for a FAILED task, and restarting asks first", async ({ page, browser }) => {
   test.setTimeout(360_000);
   const state = readSandboxState();
   await runFailTask(state);
@@ -57,6 +81,7 @@ test("signing in with the admin secret makes the restart button appear for a FAI
     const button = task.getByRole("button", { name: /Restart failed task/ });
     await expect(button).toBeVisible();
     await saveScreenshot(page, "connect-signed-in-failed-task");
+    await expectRestartUnavailableOnTopicsOnly(browser);
 
     await button.click();
     await expect(task.getByRole("button", { name: "Confirm restart" })).toBeVisible();

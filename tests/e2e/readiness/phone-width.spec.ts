@@ -1,5 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { sandboxFlowPath } from "../flow/wait-hydrated";
+import { measureOverflow } from "../support/overflow";
 import { saveScreenshot, timePageLoad } from "../support/screenshots";
 
 /** The pages an operator opens during an incident, each with what must be on screen before it is captured. */
@@ -30,19 +31,6 @@ const pages: { name: string; url: string; ready: (page: Page) => Promise<void> }
     },
   },
 ];
-
-/** The page's width beyond the viewport, and the outermost elements that stick out (named for the failure message). */
-function measureOverflow(page: Page) {
-  return page.evaluate(() => {
-    const width = window.innerWidth;
-    const inScroller = (e: Element) => {
-      for (let p = e.parentElement; p !== null; p = p.parentElement) if (["auto", "scroll"].includes(getComputedStyle(p).overflowX)) return true;
-      return false;
-    };
-    const wide = [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > width + 0.5 && !inScroller(e));
-    return { scrollWidth: document.documentElement.scrollWidth, wide: wide.slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${String(e.getAttribute("class")).slice(0, 80)}`) };
-  });
-}
 
 for (const width of [1440, 390]) {
   test(`overview, flow and risks pages at ${width} px: verdict, coverage, drift, catch-up and risks readable${width === 390 ? ", no sideways scrolling" : ""}`, async ({ page }) => {

@@ -1,5 +1,7 @@
 import type { Page } from "@playwright/test";
 import path from "node:path";
+import { waitForHydration } from "../flow/wait-hydrated";
+import { expectNoSidewaysScroll } from "./overflow";
 
 /** Saves a full-page screenshot with the test results (test-results/screenshots/<name>.png). */
 export async function saveScreenshot(page: Page, name: string): Promise<string> {
@@ -27,4 +29,21 @@ export async function timePageLoad(page: Page, url: string): Promise<number> {
   const ms = Date.now() - started;
   process.stdout.write(`[e2e] page load ${url}: ${ms} ms\n`);
   return ms;
+}
+
+/**
+ * Full-page screenshots at 1280 px and at phone width (390 px), `<name>-1280.png` and `<name>-390.png`; at 390 px the
+ * page must not scroll sideways. Leaves the viewport at 1280 px and the page hydrated.
+ */
+export async function saveAtDesktopAndPhone(page: Page, name: string): Promise<void> {
+  // Loaded again at each width, as a phone or a desktop opens it (charts size themselves on load).
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload({ waitUntil: "load" });
+  await expectNoSidewaysScroll(page, name);
+  await saveScreenshot(page, `${name}-390`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.reload({ waitUntil: "load" });
+  await saveScreenshot(page, `${name}-1280`);
+  // The spec goes on clicking on this page: its buttons act only once React has hydrated it again.
+  await waitForHydration(page);
 }
