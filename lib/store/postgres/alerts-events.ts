@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { StoredAlert, StoredEvent } from "../types";
 import { queryRows } from "./connection";
-import { rowsPerStatement, transpose } from "./series";
+import { rowsPerStatement, transpose } from "../engine/postgres-runner";
 
 /** Upserts alert records by id on the caller's transaction (index.ts); the full record is kept as JSON text (bigints already strings). */
 export async function writeAlerts(client: pg.PoolClient, alerts: readonly StoredAlert[]): Promise<void> {

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { DetectorMemoryEntryChange } from "../types";
 import { inTransaction, queryRows } from "./connection";
-import { rowsPerStatement } from "./series";
+import { rowsPerStatement } from "../engine/postgres-runner";
 
 /** Applies one cycle's detector memory changes in one transaction (as the SQLite store does). */
 export async function saveDetectorMemoryEntries(pool: pg.Pool, changes: readonly DetectorMemoryEntryChange[]): Promise<void> {

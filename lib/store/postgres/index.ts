@@ -3,15 +3,18 @@ import { getLogger } from "@/lib/logger";
 import type { Store } from "../types";
 import { appendEvent, getValue, listEvents, loadAlerts, setValue, writeAlerts } from "./alerts-events";
 import { createPool, describeDatabaseUrl, inTransaction } from "./connection";
-import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "./history";
+import { postgresDialect } from "../engine/dialect";
+import { PostgresRunner } from "../engine/postgres-runner";
+import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "../history";
+import {
+  finishNotifications, leaseNotifications, listQueuedNotifications, pruneNotificationLedger, pruneNotificationOutbox, queueNotifications,
+} from "../notification-outbox";
+import { createSeries } from "../series";
+import { createTranslationSeries } from "../translation-series";
 import { applyMigrations } from "./migrations";
-import { pruneNotificationLedger } from "./notification-ledger";
-import { finishNotifications, leaseNotifications, listQueuedNotifications, pruneNotificationOutbox, queueNotifications } from "./notification-outbox";
 import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
 import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
-import { createPostgresSeries } from "./series";
 import { listRevokedSessions, pruneRevokedSessions, revokeSession } from "./revoked-sessions";
-import { createPostgresTranslationSeries } from "./translation-series";
 
 /**
  * The PostgreSQL implementation of Store (the `pg` client, a small pool): the same contract as SQLite, for several
@@ -29,21 +32,22 @@ export function createPostgresStore(url: string): Store {
         ready = null;
         throw err;
       }));
-  const series = createPostgresSeries();
-  const translations = createPostgresTranslationSeries();
+  const engine = new PostgresRunner(db);
+  const series = createSeries(postgresDialect);
+  const translations = createTranslationSeries(postgresDialect);
   return {
-    recordFlowSamples: async (flows, at) => series.record(await db(), flows, at),
-    readPartitionHistory: async (flow, topic, partition, from, to) => series.readHistory(await db(), flow, topic, partition, from, to),
-    readTopicLagSeries: async (flow, from, to) => series.readTopicLag(await db(), flow, from, to),
-    appendOffsetSyncs: async (flow, topic, partition, syncs, at) => appendOffsetSyncs(await db(), flow, topic, partition, syncs, at),
-    loadOffsetSyncHistory: async () => loadOffsetSyncHistory(await db()),
-    appendCheckpoints: async (flow, checkpoints) => appendCheckpoints(await db(), flow, checkpoints),
-    readCheckpointHistory: async (flow, group, topic, partition, limit) => readCheckpointHistory(await db(), flow, group, topic, partition, limit),
+    recordFlowSamples: (flows, at) => engine.run(series.record(flows, at)),
+    readPartitionHistory: (flow, topic, partition, from, to) => engine.run(series.readHistory(flow, topic, partition, from, to)),
+    readTopicLagSeries: (flow, from, to) => engine.run(series.readTopicLag(flow, from, to)),
+    appendOffsetSyncs: (flow, topic, partition, syncs, at) => engine.run(appendOffsetSyncs(flow, topic, partition, syncs, at)),
+    loadOffsetSyncHistory: () => engine.run(loadOffsetSyncHistory()),
+    appendCheckpoints: (flow, checkpoints) => engine.run(appendCheckpoints(flow, checkpoints)),
+    readCheckpointHistory: (flow, group, topic, partition, limit) => engine.run(readCheckpointHistory(flow, group, topic, partition, limit)),
     // One transaction: the alerts and the outbox rows their transitions owe.
     saveAlerts: async (alerts, deliveries = [], lease) =>
       inTransaction(await db(), async (client) => {
         await writeAlerts(client, alerts);
-        return queueNotifications(client, deliveries, lease ?? null);
+        return engine.run(queueNotifications(deliveries, lease ?? null), client);
       }),
     loadAlerts: async (filter) => loadAlerts(await db(), filter),
     appendEvent: async (event) => appendEvent(await db(), event),
@@ -52,17 +56,17 @@ export function createPostgresStore(url: string): Store {
     setValue: async (name, value) => setValue(await db(), name, value),
     prune: async (now) => {
       await inTransaction(await db(), async (client) => {
-        await series.prune(pool, client, now);
-        await pruneHistory(client, now);
-        await translations.prune(pool, client, now);
-        await pruneNotificationLedger(client, now);
-        await pruneNotificationOutbox(client, now);
+        await engine.run(series.prune(now), client);
+        await engine.run(pruneHistory(now), client);
+        await engine.run(translations.prune(now), client);
+        await engine.run(pruneNotificationLedger(now), client);
+        await engine.run(pruneNotificationOutbox(now), client);
         await pruneRevokedSessions(client, now);
       });
     },
     close: () => pool.end(),
-    recordTranslationSamples: async (flow, samples, at) => translations.record(await db(), flow, samples, at),
-    readTranslationSeries: async (flow, group, from, to) => translations.read(await db(), flow, group, from, to),
+    recordTranslationSamples: (flow, samples, at) => engine.run(translations.record(flow, samples, at)),
+    readTranslationSeries: (flow, group, from, to) => engine.run(translations.read(flow, group, from, to)),
     saveDetectorMemoryEntries: async (changes) => saveDetectorMemoryEntries(await db(), changes),
     loadDetectorMemoryEntries: async (prefix) => loadDetectorMemoryEntries(await db(), prefix),
     publishReadModel: async (model) => publishReadModel(await db(), model),
@@ -71,9 +75,9 @@ export function createPostgresStore(url: string): Store {
     requestAcknowledgement: async (request) => requestAcknowledgement(await db(), request),
     listAcknowledgementRequests: async () => listAcknowledgementRequests(await db()),
     deleteAcknowledgementRequests: async (alertIds) => deleteAcknowledgementRequests(await db(), alertIds),
-    listQueuedNotifications: async () => listQueuedNotifications(await db()),
-    leaseNotifications: async (ids, lease, now) => leaseNotifications(await db(), ids, lease, now),
-    finishNotifications: async (ids, outcome, at) => finishNotifications(await db(), ids, outcome, at),
+    listQueuedNotifications: () => engine.run(listQueuedNotifications()),
+    leaseNotifications: (ids, lease, now) => engine.run(leaseNotifications(postgresDialect, ids, lease, now)),
+    finishNotifications: (ids, outcome, at) => engine.run(finishNotifications(postgresDialect, ids, outcome, at)),
     revokeSession: async (session) => revokeSession(await db(), session),
     listRevokedSessions: async (now) => listRevokedSessions(await db(), now),
   };
