@@ -281,9 +281,11 @@ export class TieredTable {
       if (known.find(batch.keys, i) === undefined) missing.push(listKeyValues(batch.keys, i));
     }
     if (missing.length > 0) {
-      // Another collector sharing a PostgreSQL store may have created some: their ids are read back with the new ones.
-      yield* insertRows({ table: series, columns: keyColumns.map((name, i) => ({ name, type: keyTypes[i]! })), rows: missing, conflict: "nothing" });
-      for (let i = 0; i < missing.length; i += missingPerRead) {
+      const columns = keyColumns.map((name, i) => ({ name, type: keyTypes[i]! }));
+      const inserted = yield* insertRows<Key>({ table: series, columns, rows: missing, conflict: "nothing", returning: ["id", ...keyColumns] });
+      remember(inserted);
+      // Fewer inserted: another collector sharing a PostgreSQL store created some meanwhile; their ids are read back.
+      for (let i = 0; inserted.length < missing.length && i < missing.length; i += missingPerRead) {
         const match = this.dialect.matchRows(keyColumns, keyTypes, missing.slice(i, i + missingPerRead));
         remember(yield* all<Key>(`SELECT id, ${keyList} FROM ${series} WHERE ${match.sql}`, match.params));
       }
