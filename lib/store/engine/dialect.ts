@@ -13,7 +13,11 @@ export interface Dialect {
   /** The larger of two values, a NULL one ignored. */
   greatest(a: string, b: string): string;
   /** `(columns) IN` the rows given, as SQL and its parameters. */
-  matchRows(columns: readonly string[], types: readonly string[], rows: readonly (readonly (string | number)[])[]): { sql: string; params: SqlValue[] };
+  matchRows(
+    columns: readonly string[],
+    types: readonly string[],
+    rows: readonly (readonly (string | number)[])[],
+  ): { sql: string; params: SqlValue[] };
 }
 
 export const sqliteDialect: Dialect = {

@@ -65,9 +65,10 @@ export class PostgresRunner {
   private async insert(client: pg.PoolClient, step: InsertRows): Promise<unknown[]> {
     const names = step.columns.map((c) => c.name);
     const arrays = step.columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(", ");
+    const returning = step.returning ? ` RETURNING ${step.returning.join(", ")}` : "";
     const sql =
       `INSERT INTO ${step.table} (${names.join(", ")}) SELECT ${names.join(", ")} FROM unnest(${arrays}) WITH ORDINALITY ` +
-      `AS u(${names.join(", ")}, n) ORDER BY n${renderConflict(step)}${step.returning ? ` RETURNING ${step.returning.join(", ")}` : ""}`;
+      `AS u(${names.join(", ")}, n) ORDER BY n${renderConflict(step)}${returning}`;
     const returned: unknown[] = [];
     for (let i = 0; i < step.rows.length; i += rowsPerStatement) {
       const values = transpose(step.rows.slice(i, i + rowsPerStatement), names.length);

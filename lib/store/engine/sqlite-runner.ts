@@ -36,9 +36,9 @@ export class SqliteRunner {
         // better-sqlite3 makes a nested transaction a savepoint.
         return this.db.transaction(() => this.run(step.body()))();
       case "staged":
-        return this.prepare(`SELECT id, chunk, at, data FROM ${step.table} WHERE chunk IN (SELECT value FROM json_each(?)) ORDER BY id`).all(
-          JSON.stringify(step.chunks),
-        ) as StagedBlob[];
+        return this.prepare(
+          `SELECT id, chunk, at, data FROM ${step.table} WHERE chunk IN (SELECT value FROM json_each(?)) ORDER BY id`,
+        ).all(JSON.stringify(step.chunks)) as StagedBlob[];
     }
   }
 
@@ -50,7 +50,7 @@ export class SqliteRunner {
   private insert(step: InsertRows): unknown[] {
     const columns = step.columns.map((c) => c.name);
     const statement = this.prepare(
-      `INSERT INTO ${step.table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})${renderConflict(step)}`,
+      `INSERT INTO ${step.table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})` + renderConflict(step),
     );
     if (!step.returning) {
       for (const row of step.rows) statement.run(...bind(row));
@@ -58,7 +58,9 @@ export class SqliteRunner {
     }
     const picks = step.returning.map((name) => {
       const at = columns.indexOf(name);
-      if (at < 0 && name !== "id") throw new Error(`insert into ${step.table} returns ${name}: neither a column given nor the id`);
+      if (at < 0 && name !== "id") {
+        throw new Error(`insert into ${step.table} returns ${name}: neither a column given nor the id`);
+      }
       return { name, at };
     });
     const returned: Record<string, unknown>[] = [];

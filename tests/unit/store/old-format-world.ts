@@ -32,13 +32,16 @@ export async function writeHistory(store: Store): Promise<void> {
     await store.recordTranslationSamples("east->west", listTranslationSamples(c), at);
     if (c % 40 === 0) {
       await store.appendOffsetSyncs("east->west", "orders-0", 0, [{ upstream: BigInt(c * 10), downstream: BigInt(c * 9) }], at);
-      await store.appendCheckpoints("east->west", [{ group: "billing", topic: "orders-0", partition: 0, upstream: BigInt(c), downstream: BigInt(c - 1), at }]);
+      const checkpoint = { group: "billing", topic: "orders-0", partition: 0, upstream: BigInt(c), downstream: BigInt(c - 1), at };
+      await store.appendCheckpoints("east->west", [checkpoint]);
     }
     if (c % 60 === 59) await store.prune(at);
   }
   const at = t0 + cycles * pollMs;
-  const delivery = (alertId: string) => ({ alertId, transition: "firing", at, target: "pager", queuedAt: at, payload: `{"a":"${alertId}"}` });
-  const queued = await store.saveAlerts([], [delivery("a1"), delivery("a2"), delivery("a3")], null);
+  const delivery = (alertId: string) => ({
+    alertId, transition: "firing", at, target: "pager", queuedAt: at, payload: `{"a":"${alertId}"}`,
+  });
+  const queued = await store.saveAlerts([], [delivery("a1"), delivery("a2"), delivery("a3")]);
   await store.finishNotifications([queued[0]!.id], "delivered", at + 1);
   await store.leaseNotifications([queued[1]!.id], { owner: "collector-1", until: at + 60_000 }, at);
 }
@@ -58,7 +61,8 @@ export async function runReads(store: Store): Promise<Record<string, unknown>> {
   const reads: Record<string, unknown> = {};
   for (const [from, to] of ranges) {
     for (const [topic, partition] of [["orders-0", 0], ["orders-3", 2], ["orders-5", 3]] as const) {
-      reads[`history ${topic}/${partition} ${from - t0}..${to - t0}`] = await store.readPartitionHistory("east->west", topic, partition, from, to);
+      const name = `history ${topic}/${partition} ${from - t0}..${to - t0}`;
+      reads[name] = await store.readPartitionHistory("east->west", topic, partition, from, to);
     }
     reads[`topic lag ${from - t0}..${to - t0}`] = await store.readTopicLagSeries("east->west", from, to);
     reads[`translation ${from - t0}..${to - t0}`] = await store.readTranslationSeries("east->west", "billing", from, to);
