@@ -5,15 +5,12 @@ import { openDatabase } from "./db";
 import { sqliteDialect } from "./engine/dialect";
 import { SqliteRunner } from "./engine/sqlite-runner";
 import { transaction } from "./engine/steps";
-import {
-  finishNotifications, leaseNotifications, listQueuedNotifications, pruneNotificationLedger, pruneNotificationOutbox, queueNotifications,
-} from "./notification-outbox";
-import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "./history";
+import { createEngineTables } from "./engine-tables";
+import { finishNotifications, leaseNotifications, listQueuedNotifications, queueNotifications } from "./notification-outbox";
+import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, readCheckpointHistory } from "./history";
 import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
-import { createSeries } from "./series";
 import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
-import { listRevokedSessions, pruneRevokedSessions, revokeSession } from "./revoked-sessions";
-import { createTranslationSeries } from "./translation-series";
+import { listRevokedSessions, revokeSession } from "./revoked-sessions";
 import type { Store } from "./types";
 
 export type { NotificationClaim, NotificationDelivery, NotificationLease, QueuedNotification, RevokedSession, PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
@@ -29,8 +26,8 @@ export { createPostgresStore } from "./postgres";
 export function createSqliteStore(file: string): Store {
   const db = openDatabase(file);
   const engine = new SqliteRunner(db);
-  const series = createSeries(sqliteDialect);
-  const translations = createTranslationSeries(sqliteDialect);
+  const tables = createEngineTables(sqliteDialect);
+  const { series, translations } = tables;
   return {
     recordFlowSamples: async (flows, at) => engine.run(series.record(flows, at)),
     readPartitionHistory: async (flow, topic, partition, from, to) => engine.run(series.readHistory(flow, topic, partition, from, to)),
@@ -51,24 +48,15 @@ export function createSqliteStore(file: string): Store {
     getValue: async (name) => getValue(db, name),
     setValue: async (name, value) => setValue(db, name, value),
     prune: async (now) => {
-      engine.run(
-        transaction(function* () {
-          yield* series.prune(now);
-          yield* pruneHistory(now);
-          yield* translations.prune(now);
-          yield* pruneNotificationLedger(now);
-          yield* pruneNotificationOutbox(now);
-        }),
-      );
-      pruneRevokedSessions(db, now);
+      engine.run(transaction(() => tables.prune(now)));
     },
     close: async () => {
       db.close();
     },
     recordTranslationSamples: async (flow, samples, at) => engine.run(translations.record(flow, samples, at)),
     readTranslationSeries: async (flow, group, from, to) => engine.run(translations.read(flow, group, from, to)),
-    saveDetectorMemoryEntries: async (changes) => saveDetectorMemoryEntries(db, changes),
-    loadDetectorMemoryEntries: async (prefix) => loadDetectorMemoryEntries(db, prefix),
+    saveDetectorMemoryEntries: async (changes) => engine.run(saveDetectorMemoryEntries(sqliteDialect, changes)),
+    loadDetectorMemoryEntries: async (prefix) => engine.run(loadDetectorMemoryEntries(sqliteDialect, prefix)),
     publishReadModel: async (model) => publishReadModel(db, model),
     listReadModelVersions: async () => listReadModelVersions(db),
     readReadModel: async (shard) => readReadModel(db, shard),
@@ -78,8 +66,8 @@ export function createSqliteStore(file: string): Store {
     listQueuedNotifications: async () => engine.run(listQueuedNotifications()),
     leaseNotifications: async (ids, lease, now) => engine.run(leaseNotifications(sqliteDialect, ids, lease, now)),
     finishNotifications: async (ids, outcome, at) => engine.run(finishNotifications(sqliteDialect, ids, outcome, at)),
-    revokeSession: async (session) => revokeSession(db, session),
-    listRevokedSessions: async (now) => listRevokedSessions(db, now),
+    revokeSession: async (session) => engine.run(revokeSession(session)),
+    listRevokedSessions: async (now) => engine.run(listRevokedSessions(now)),
   };
 }
 

@@ -5,16 +5,14 @@ import { appendEvent, getValue, listEvents, loadAlerts, setValue, writeAlerts } 
 import { createPool, describeDatabaseUrl, inTransaction } from "./connection";
 import { postgresDialect } from "../engine/dialect";
 import { PostgresRunner } from "../engine/postgres-runner";
-import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "../history";
-import {
-  finishNotifications, leaseNotifications, listQueuedNotifications, pruneNotificationLedger, pruneNotificationOutbox, queueNotifications,
-} from "../notification-outbox";
-import { createSeries } from "../series";
-import { createTranslationSeries } from "../translation-series";
+import { transaction } from "../engine/steps";
+import { createEngineTables } from "../engine-tables";
+import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, readCheckpointHistory } from "../history";
+import { finishNotifications, leaseNotifications, listQueuedNotifications, queueNotifications } from "../notification-outbox";
 import { applyMigrations } from "./migrations";
 import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
-import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
-import { listRevokedSessions, pruneRevokedSessions, revokeSession } from "./revoked-sessions";
+import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "../detector-memory";
+import { listRevokedSessions, revokeSession } from "../revoked-sessions";
 
 /**
  * The PostgreSQL implementation of Store (the `pg` client, a small pool): the same contract as SQLite, for several
@@ -33,8 +31,8 @@ export function createPostgresStore(url: string): Store {
         throw err;
       }));
   const engine = new PostgresRunner(db);
-  const series = createSeries(postgresDialect);
-  const translations = createTranslationSeries(postgresDialect);
+  const tables = createEngineTables(postgresDialect);
+  const { series, translations } = tables;
   return {
     recordFlowSamples: (flows, at) => engine.run(series.record(flows, at)),
     readPartitionHistory: (flow, topic, partition, from, to) => engine.run(series.readHistory(flow, topic, partition, from, to)),
@@ -55,20 +53,13 @@ export function createPostgresStore(url: string): Store {
     getValue: async (name) => getValue(await db(), name),
     setValue: async (name, value) => setValue(await db(), name, value),
     prune: async (now) => {
-      await inTransaction(await db(), async (client) => {
-        await engine.run(series.prune(now), client);
-        await engine.run(pruneHistory(now), client);
-        await engine.run(translations.prune(now), client);
-        await engine.run(pruneNotificationLedger(now), client);
-        await engine.run(pruneNotificationOutbox(now), client);
-        await pruneRevokedSessions(client, now);
-      });
+      await engine.run(transaction(() => tables.prune(now)));
     },
     close: () => pool.end(),
     recordTranslationSamples: (flow, samples, at) => engine.run(translations.record(flow, samples, at)),
     readTranslationSeries: (flow, group, from, to) => engine.run(translations.read(flow, group, from, to)),
-    saveDetectorMemoryEntries: async (changes) => saveDetectorMemoryEntries(await db(), changes),
-    loadDetectorMemoryEntries: async (prefix) => loadDetectorMemoryEntries(await db(), prefix),
+    saveDetectorMemoryEntries: (changes) => engine.run(saveDetectorMemoryEntries(postgresDialect, changes)),
+    loadDetectorMemoryEntries: (prefix) => engine.run(loadDetectorMemoryEntries(postgresDialect, prefix)),
     publishReadModel: async (model) => publishReadModel(await db(), model),
     listReadModelVersions: async () => listReadModelVersions(await db()),
     readReadModel: async (shard) => readReadModel(await db(), shard),
@@ -78,7 +69,7 @@ export function createPostgresStore(url: string): Store {
     listQueuedNotifications: () => engine.run(listQueuedNotifications()),
     leaseNotifications: (ids, lease, now) => engine.run(leaseNotifications(postgresDialect, ids, lease, now)),
     finishNotifications: (ids, outcome, at) => engine.run(finishNotifications(postgresDialect, ids, outcome, at)),
-    revokeSession: async (session) => revokeSession(await db(), session),
-    listRevokedSessions: async (now) => listRevokedSessions(await db(), now),
+    revokeSession: (session) => engine.run(revokeSession(session)),
+    listRevokedSessions: (now) => engine.run(listRevokedSessions(now)),
   };
 }
