@@ -38,15 +38,17 @@ export function createSqliteStore(file: string): Store {
     readCheckpointHistory: async (flow, group, topic, partition, limit) => engine.run(readCheckpointHistory(flow, group, topic, partition, limit)),
     // One transaction (the inner one a savepoint): the alerts and the outbox rows their transitions owe.
     saveAlerts: async (alerts, deliveries = [], lease) =>
-      db.transaction(() => {
-        saveAlerts(db, alerts);
-        return engine.run(queueNotifications(deliveries, lease ?? null));
-      })(),
-    loadAlerts: async (filter) => loadAlerts(db, filter),
-    appendEvent: async (event) => appendEvent(db, event),
-    listEvents: async (from, to, limit) => listEvents(db, from, to, limit),
-    getValue: async (name) => getValue(db, name),
-    setValue: async (name, value) => setValue(db, name, value),
+      engine.run(
+        transaction(function* () {
+          yield* saveAlerts(alerts);
+          return yield* queueNotifications(deliveries, lease ?? null);
+        }),
+      ),
+    loadAlerts: async (filter) => engine.run(loadAlerts(filter)),
+    appendEvent: async (event) => engine.run(appendEvent(event)),
+    listEvents: async (from, to, limit) => engine.run(listEvents(from, to, limit)),
+    getValue: async (name) => engine.run(getValue(name)),
+    setValue: async (name, value) => engine.run(setValue(name, value)),
     prune: async (now) => {
       engine.run(transaction(() => tables.prune(now)));
     },

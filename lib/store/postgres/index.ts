@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "../types";
-import { appendEvent, getValue, listEvents, loadAlerts, setValue, writeAlerts } from "./alerts-events";
+import { appendEvent, getValue, listEvents, loadAlerts, saveAlerts, setValue } from "../alerts-events";
 import { createPool, describeDatabaseUrl, inTransaction } from "./connection";
 import { postgresDialect } from "../engine/dialect";
 import { PostgresRunner } from "../engine/postgres-runner";
@@ -42,16 +42,18 @@ export function createPostgresStore(url: string): Store {
     appendCheckpoints: (flow, checkpoints) => engine.run(appendCheckpoints(flow, checkpoints)),
     readCheckpointHistory: (flow, group, topic, partition, limit) => engine.run(readCheckpointHistory(flow, group, topic, partition, limit)),
     // One transaction: the alerts and the outbox rows their transitions owe.
-    saveAlerts: async (alerts, deliveries = [], lease) =>
-      inTransaction(await db(), async (client) => {
-        await writeAlerts(client, alerts);
-        return engine.run(queueNotifications(deliveries, lease ?? null), client);
-      }),
-    loadAlerts: async (filter) => loadAlerts(await db(), filter),
-    appendEvent: async (event) => appendEvent(await db(), event),
-    listEvents: async (from, to, limit) => listEvents(await db(), from, to, limit),
-    getValue: async (name) => getValue(await db(), name),
-    setValue: async (name, value) => setValue(await db(), name, value),
+    saveAlerts: (alerts, deliveries = [], lease) =>
+      engine.run(
+        transaction(function* () {
+          yield* saveAlerts(alerts);
+          return yield* queueNotifications(deliveries, lease ?? null);
+        }),
+      ),
+    loadAlerts: (filter) => engine.run(loadAlerts(filter)),
+    appendEvent: (event) => engine.run(appendEvent(event)),
+    listEvents: (from, to, limit) => engine.run(listEvents(from, to, limit)),
+    getValue: (name) => engine.run(getValue(name)),
+    setValue: (name, value) => engine.run(setValue(name, value)),
     prune: async (now) => {
       await engine.run(transaction(() => tables.prune(now)));
     },
