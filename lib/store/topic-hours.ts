@@ -33,6 +33,13 @@ export function* pruneTopicHours(before: number): Work<void> {
   );
 }
 
+/** Each point of the hour rows, as (at, lag). Built once: a read asks two statements per topic. */
+const sqlitePoints = `SELECT hour + (value ->> 0) * ${minuteMs} AS at, value ->> 1 AS lag FROM topic_hours, json_each(topic_hours.data)`;
+const sqlitePointsInRange = `${sqlitePoints} WHERE flow = ? AND topic = ? AND hour > ? AND hour <= ? AND at >= ? AND at <= ? ORDER BY at`;
+const sqlitePointBefore = `${sqlitePoints} WHERE flow = ? AND topic = ? AND at < ?
+  AND hour IN (SELECT hour FROM topic_hours WHERE flow = ? AND topic = ? AND hour < ? ORDER BY hour DESC LIMIT 2)
+  ORDER BY at DESC LIMIT 1`;
+
 const sqliteTopicHours: TopicHours = {
   *record(changed, at) {
     const hour = Math.floor(at / hourMs) * hourMs;
@@ -58,24 +65,15 @@ const sqliteTopicHours: TopicHours = {
        SELECT topic FROM t WHERE topic IS NOT NULL`,
       [flow, flow],
     );
-    const select = `SELECT hour + (value ->> 0) * ${minuteMs} AS at, value ->> 1 AS lag FROM topic_hours, json_each(topic_hours.data)`;
     const points: TopicLagPoint[] = [];
     for (const { topic } of topics) {
       // Hour rows after `from` − 1 h may hold points at or after `from`.
-      const rows = yield* all<{ at: number; lag: number }>(
-        `${select} WHERE flow = ? AND topic = ? AND hour > ? AND hour <= ? AND at >= ? AND at <= ? ORDER BY at`,
-        [flow, topic, from - hourMs, to, from, to],
-      );
+      const rows = yield* all<{ at: number; lag: number }>(sqlitePointsInRange, [flow, topic, from - hourMs, to, from, to]);
       // The last point before `from` is in one of the two newest hour rows before it (the newest may hold only later ones).
       const [previous] =
         rows[0]?.at === from
           ? []
-          : yield* all<{ lag: number }>(
-              `${select} WHERE flow = ? AND topic = ? AND at < ?
-               AND hour IN (SELECT hour FROM topic_hours WHERE flow = ? AND topic = ? AND hour < ? ORDER BY hour DESC LIMIT 2)
-               ORDER BY at DESC LIMIT 1`,
-              [flow, topic, from, flow, topic, from],
-            );
+          : yield* all<{ lag: number }>(sqlitePointBefore, [flow, topic, from, flow, topic, from]);
       if (previous !== undefined) points.push({ topic, at: from, lag: previous.lag });
       for (const r of rows) points.push({ topic, at: r.at, lag: r.lag });
     }
