@@ -6,6 +6,7 @@
 export { createClusterReader } from "./cluster-reader";
 export { KafkaRequestError } from "./errors";
 export { connectionDefaults } from "./options";
+export { hashKey } from "./key-hash";
 export { partitionKey } from "./partition-key";
 export { topicConfigKeys } from "./configs";
 export { fetchDefaults } from "./fetch-records";

@@ -2,14 +2,15 @@ import path from "node:path";
 import { readEnv } from "@/lib/config/env";
 import { appendEvent, getValue, listEvents, loadAlerts, saveAlerts, setValue } from "./alerts-events";
 import { openDatabase } from "./db";
-import { pruneNotificationLedger } from "./notification-ledger";
-import { finishNotifications, leaseNotifications, listQueuedNotifications, pruneNotificationOutbox, queueNotifications } from "./notification-outbox";
-import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "./history";
+import { sqliteDialect } from "./engine/dialect";
+import { SqliteRunner } from "./engine/sqlite-runner";
+import { transaction } from "./engine/steps";
+import { createEngineTables } from "./engine-tables";
+import { finishNotifications, leaseNotifications, listQueuedNotifications, queueNotifications } from "./notification-outbox";
+import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, readCheckpointHistory } from "./history";
 import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
-import { createSqliteSeries } from "./series";
 import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
-import { listRevokedSessions, pruneRevokedSessions, revokeSession } from "./revoked-sessions";
-import { createSqliteTranslationSeries } from "./translation-series";
+import { listRevokedSessions, revokeSession } from "./revoked-sessions";
 import type { Store } from "./types";
 
 export type { NotificationClaim, NotificationDelivery, NotificationLease, QueuedNotification, RevokedSession, PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
@@ -18,58 +19,57 @@ export type { AcknowledgementRequest, PublishedReadModel, ReadModelVersion } fro
 export { createPostgresStore } from "./postgres";
 
 /**
- * The SQLite implementation of Store (better-sqlite3, WAL). better-sqlite3 is synchronous: each call
- * runs to completion when it is made, so calls apply in the order they are made.
+ * The SQLite implementation of Store (better-sqlite3, WAL). better-sqlite3 is synchronous, and so is the engine's
+ * SQLite runner (engine/sqlite-runner.ts): each call runs to completion when it is made, so calls apply in the order
+ * they are made.
  */
 export function createSqliteStore(file: string): Store {
   const db = openDatabase(file);
-  const series = createSqliteSeries(db);
-  const translations = createSqliteTranslationSeries(db);
+  const engine = new SqliteRunner(db);
+  const tables = createEngineTables(sqliteDialect);
+  const { series, translations } = tables;
   return {
-    recordFlowSamples: async (flows, at) => series.record(flows, at),
-    readPartitionHistory: async (flow, topic, partition, from, to) => series.readHistory(flow, topic, partition, from, to),
-    readTopicLagSeries: async (flow, from, to) => series.readTopicLag(flow, from, to),
-    appendOffsetSyncs: async (flow, topic, partition, syncs, at) => appendOffsetSyncs(db, flow, topic, partition, syncs, at),
-    loadOffsetSyncHistory: async () => loadOffsetSyncHistory(db),
-    appendCheckpoints: async (flow, checkpoints) => appendCheckpoints(db, flow, checkpoints),
-    readCheckpointHistory: async (flow, group, topic, partition, limit) => readCheckpointHistory(db, flow, group, topic, partition, limit),
+    recordFlowSamples: async (flows, at) => engine.run(series.record(flows, at)),
+    readPartitionHistory: async (flow, topic, partition, from, to) => engine.run(series.readHistory(flow, topic, partition, from, to)),
+    readTopicLagSeries: async (flow, from, to) => engine.run(series.readTopicLag(flow, from, to)),
+    appendOffsetSyncs: async (flow, topic, partition, syncs, at) => engine.run(appendOffsetSyncs(flow, topic, partition, syncs, at)),
+    loadOffsetSyncHistory: async () => engine.run(loadOffsetSyncHistory()),
+    appendCheckpoints: async (flow, checkpoints) => engine.run(appendCheckpoints(flow, checkpoints)),
+    readCheckpointHistory: async (flow, group, topic, partition, limit) => engine.run(readCheckpointHistory(flow, group, topic, partition, limit)),
     // One transaction (the inner one a savepoint): the alerts and the outbox rows their transitions owe.
     saveAlerts: async (alerts, deliveries = [], lease) =>
-      db.transaction(() => {
-        saveAlerts(db, alerts);
-        return queueNotifications(db, deliveries, lease ?? null);
-      })(),
-    loadAlerts: async (filter) => loadAlerts(db, filter),
-    appendEvent: async (event) => appendEvent(db, event),
-    listEvents: async (from, to, limit) => listEvents(db, from, to, limit),
-    getValue: async (name) => getValue(db, name),
-    setValue: async (name, value) => setValue(db, name, value),
+      engine.run(
+        transaction(function* () {
+          yield* saveAlerts(alerts);
+          return yield* queueNotifications(deliveries, lease ?? null);
+        }),
+      ),
+    loadAlerts: async (filter) => engine.run(loadAlerts(filter)),
+    appendEvent: async (event) => engine.run(appendEvent(event)),
+    listEvents: async (from, to, limit) => engine.run(listEvents(from, to, limit)),
+    getValue: async (name) => engine.run(getValue(name)),
+    setValue: async (name, value) => engine.run(setValue(name, value)),
     prune: async (now) => {
-      series.prune(now);
-      pruneHistory(db, now);
-      translations.prune(now);
-      pruneNotificationLedger(db, now);
-      pruneNotificationOutbox(db, now);
-      pruneRevokedSessions(db, now);
+      engine.run(transaction(() => tables.prune(now)));
     },
     close: async () => {
       db.close();
     },
-    recordTranslationSamples: async (flow, samples, at) => translations.record(flow, samples, at),
-    readTranslationSeries: async (flow, group, from, to) => translations.read(flow, group, from, to),
-    saveDetectorMemoryEntries: async (changes) => saveDetectorMemoryEntries(db, changes),
-    loadDetectorMemoryEntries: async (prefix) => loadDetectorMemoryEntries(db, prefix),
+    recordTranslationSamples: async (flow, samples, at) => engine.run(translations.record(flow, samples, at)),
+    readTranslationSeries: async (flow, group, from, to) => engine.run(translations.read(flow, group, from, to)),
+    saveDetectorMemoryEntries: async (changes) => engine.run(saveDetectorMemoryEntries(sqliteDialect, changes)),
+    loadDetectorMemoryEntries: async (prefix) => engine.run(loadDetectorMemoryEntries(sqliteDialect, prefix)),
     publishReadModel: async (model) => publishReadModel(db, model),
     listReadModelVersions: async () => listReadModelVersions(db),
     readReadModel: async (shard) => readReadModel(db, shard),
     requestAcknowledgement: async (request) => requestAcknowledgement(db, request),
     listAcknowledgementRequests: async () => listAcknowledgementRequests(db),
     deleteAcknowledgementRequests: async (alertIds) => deleteAcknowledgementRequests(db, alertIds),
-    listQueuedNotifications: async () => listQueuedNotifications(db),
-    leaseNotifications: async (ids, lease, now) => leaseNotifications(db, ids, lease, now),
-    finishNotifications: async (ids, outcome, at) => finishNotifications(db, ids, outcome, at),
-    revokeSession: async (session) => revokeSession(db, session),
-    listRevokedSessions: async (now) => listRevokedSessions(db, now),
+    listQueuedNotifications: async () => engine.run(listQueuedNotifications()),
+    leaseNotifications: async (ids, lease, now) => engine.run(leaseNotifications(sqliteDialect, ids, lease, now)),
+    finishNotifications: async (ids, outcome, at) => engine.run(finishNotifications(sqliteDialect, ids, outcome, at)),
+    revokeSession: async (session) => engine.run(revokeSession(session)),
+    listRevokedSessions: async (now) => engine.run(listRevokedSessions(now)),
   };
 }
 

@@ -131,7 +131,7 @@ export const migrations: { version: number; sql: string }[] = [
     `,
   },
   {
-    // Notification ledger (notification-ledger.ts): a transition is recorded per target before it is sent, so a
+    // Notification ledger (notification-outbox.ts): a transition is recorded per target before it is sent, so a
     // restart or a shard's new owner never sends it again. 30 days, as events.
     version: 6,
     sql: `

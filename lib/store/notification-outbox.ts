@@ -1,76 +1,115 @@
-import type { SqliteDb } from "./db";
-import { claimNotification } from "./notification-ledger";
+import type { Dialect } from "./engine/dialect";
+import { all, insertRows, run, transaction, type Work } from "./engine/steps";
 import type { NotificationDelivery, NotificationLease, QueuedNotification } from "./types";
 
 const keepFinishedMs = 30 * 24 * 60 * 60 * 1000;
 
+/** A row of notification_outbox; int8 columns come back as numbers (SQLite) or decimal text (PostgreSQL). */
 interface OutboxRow {
-  id: number;
+  id: string | number;
   alert_id: string;
   transition: string;
-  at: number;
+  at: string | number;
   target: string;
-  queued_at: number;
+  queued_at: string | number;
   payload: string;
   lease_owner: string | null;
-  lease_until: number | null;
+  lease_until: string | number | null;
 }
+
+const outboxColumns = ["id", "alert_id", "transition", "at", "target", "queued_at", "payload", "lease_owner", "lease_until"];
 
 const toQueued = (r: OutboxRow): QueuedNotification => ({
-  id: r.id,
+  id: Number(r.id),
   alertId: r.alert_id,
   transition: r.transition,
-  at: r.at,
+  at: Number(r.at),
   target: r.target,
-  queuedAt: r.queued_at,
+  queuedAt: Number(r.queued_at),
   payload: r.payload,
-  lease: r.lease_owner === null || r.lease_until === null ? null : { owner: r.lease_owner, until: r.lease_until },
+  lease: r.lease_owner === null || r.lease_until === null ? null : { owner: r.lease_owner, until: Number(r.lease_until) },
 });
 
+const keyOf = (d: { alertId: string; transition: string; at: number; target: string }) => `${d.alertId}|${d.transition}|${d.at}|${d.target}`;
+
 /**
- * Claims each delivery in the notification ledger and queues it in the outbox when the claim wins; call it inside the
- * transaction that writes the alerts (index.ts), so the alert and what it owes its targets are stored together.
+ * Claims each delivery in the notification ledger and queues the ones whose claim won; run it inside the transaction
+ * that writes the alerts (index.ts), so the alert and what it owes its targets are stored together. The ledger's
+ * primary key decides between collectors racing on one transition: the second INSERT waits for the first to commit,
+ * then does nothing, and queues nothing.
  */
-export function queueNotifications(db: SqliteDb, deliveries: readonly NotificationDelivery[], lease: NotificationLease | null): QueuedNotification[] {
-  const insert = db.prepare(
-    `INSERT INTO notification_outbox (alert_id, transition, at, target, queued_at, payload, lease_owner, lease_until)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const queued: QueuedNotification[] = [];
-  for (const d of deliveries) {
-    if (!claimNotification(db, d)) continue;
-    const { lastInsertRowid } = insert.run(d.alertId, d.transition, d.at, d.target, d.queuedAt, d.payload, lease?.owner ?? null, lease?.until ?? null);
-    queued.push({ ...d, id: Number(lastInsertRowid), lease });
-  }
-  return queued;
+export function* queueNotifications(deliveries: readonly NotificationDelivery[], lease: NotificationLease | null): Work<QueuedNotification[]> {
+  if (deliveries.length === 0) return [];
+  const byKey = new Map(deliveries.map((d) => [keyOf(d), d]));
+  const claimed = yield* insertRows<{ alert_id: string; transition: string; at: string | number; target: string }>({
+    table: "notification_ledger",
+    columns: [
+      { name: "alert_id", type: "text" },
+      { name: "transition", type: "text" },
+      { name: "at", type: "bigint" },
+      { name: "target", type: "text" },
+    ],
+    rows: [...byKey.values()].map((d) => [d.alertId, d.transition, d.at, d.target]),
+    conflict: "nothing",
+    returning: ["alert_id", "transition", "at", "target"],
+  });
+  const won = new Set(claimed.map((c) => keyOf({ alertId: c.alert_id, transition: c.transition, at: Number(c.at), target: c.target })));
+  const queued = yield* insertRows<OutboxRow>({
+    table: "notification_outbox",
+    columns: [
+      { name: "alert_id", type: "text" },
+      { name: "transition", type: "text" },
+      { name: "at", type: "bigint" },
+      { name: "target", type: "text" },
+      { name: "queued_at", type: "bigint" },
+      { name: "payload", type: "text" },
+      { name: "lease_owner", type: "text" },
+      { name: "lease_until", type: "bigint" },
+    ],
+    rows: [...byKey.values()]
+      .filter((d) => won.has(keyOf(d)))
+      .map((d) => [d.alertId, d.transition, d.at, d.target, d.queuedAt, d.payload, lease?.owner ?? null, lease?.until ?? null]),
+    returning: outboxColumns,
+  });
+  return queued.map(toQueued).sort((a, b) => a.id - b.id);
 }
 
-export function listQueuedNotifications(db: SqliteDb): QueuedNotification[] {
-  const rows = db
-    .prepare(
-      `SELECT id, alert_id, transition, at, target, queued_at, payload, lease_owner, lease_until FROM notification_outbox
-       WHERE finished_at IS NULL ORDER BY id`,
-    )
-    .all() as OutboxRow[];
+/** The notifications not delivered or dropped yet, oldest first. */
+export function* listQueuedNotifications(): Work<QueuedNotification[]> {
+  const rows = yield* all<OutboxRow>(`SELECT ${outboxColumns.join(", ")} FROM notification_outbox WHERE finished_at IS NULL ORDER BY id`);
   return rows.map(toQueued);
 }
 
-export function leaseNotifications(db: SqliteDb, ids: readonly number[], lease: NotificationLease, now: number): number[] {
-  const take = db.prepare(
-    `UPDATE notification_outbox SET lease_owner = ?, lease_until = ?
-     WHERE id = ? AND finished_at IS NULL AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < ?)`,
+/** Takes (or renews) the lease of the unfinished rows free, expired or already ours; the ids taken, ascending. */
+export function* leaseNotifications(dialect: Dialect, ids: readonly number[], lease: NotificationLease, now: number): Work<number[]> {
+  if (ids.length === 0) return [];
+  const rows = yield* transaction(() =>
+    all<{ id: string | number }>(
+      `UPDATE notification_outbox SET lease_owner = ?, lease_until = ?
+       WHERE ${dialect.inList("id", "bigint")} AND finished_at IS NULL AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < ?)
+       RETURNING id`,
+      [lease.owner, lease.until, dialect.list(ids), lease.owner, now],
+    ),
   );
-  return db.transaction(() => ids.filter((id) => take.run(lease.owner, lease.until, id, lease.owner, now).changes > 0))();
+  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
-export function finishNotifications(db: SqliteDb, ids: readonly number[], outcome: "delivered" | "dropped", at: number): void {
-  const finish = db.prepare("UPDATE notification_outbox SET outcome = ?, finished_at = ? WHERE id = ? AND finished_at IS NULL");
-  db.transaction(() => {
-    for (const id of ids) finish.run(outcome, at, id);
-  })();
+/** Marks the rows delivered or dropped. */
+export function* finishNotifications(dialect: Dialect, ids: readonly number[], outcome: "delivered" | "dropped", at: number): Work<void> {
+  if (ids.length === 0) return;
+  yield* run(`UPDATE notification_outbox SET outcome = ?, finished_at = ? WHERE ${dialect.inList("id", "bigint")} AND finished_at IS NULL`, [
+    outcome,
+    at,
+    dialect.list(ids),
+  ]);
 }
 
 /** Finished rows are kept 30 days, as the ledger; pending ones until they are delivered or dropped. */
-export function pruneNotificationOutbox(db: SqliteDb, now: number): void {
-  db.prepare("DELETE FROM notification_outbox WHERE finished_at < ?").run(now - keepFinishedMs);
+export function* pruneNotificationOutbox(now: number): Work<void> {
+  yield* run("DELETE FROM notification_outbox WHERE finished_at < ?", [now - keepFinishedMs]);
+}
+
+/** The ledger keeps 30 days, as the event timeline: a transition is never re-sent after that long. */
+export function* pruneNotificationLedger(now: number): Work<void> {
+  yield* run("DELETE FROM notification_ledger WHERE at < ?", [now - 30 * 24 * 60 * 60 * 1000]);
 }

@@ -1,16 +1,19 @@
-import type { SqliteDb } from "./db";
+import { all, run, type Work } from "./engine/steps";
 import type { RevokedSession } from "./types";
 
-export function revokeSession(db: SqliteDb, s: RevokedSession): void {
-  db.prepare("INSERT INTO revoked_sessions (session_id, expires_at) VALUES (?, ?) ON CONFLICT (session_id) DO NOTHING").run(s.sessionId, s.expiresAt);
+export function* revokeSession(s: RevokedSession): Work<void> {
+  yield* run("INSERT INTO revoked_sessions (session_id, expires_at) VALUES (?, ?) ON CONFLICT (session_id) DO NOTHING", [s.sessionId, s.expiresAt]);
 }
 
-export function listRevokedSessions(db: SqliteDb, now: number): RevokedSession[] {
-  const rows = db.prepare("SELECT session_id, expires_at FROM revoked_sessions WHERE expires_at > ?").all(now) as { session_id: string; expires_at: number }[];
-  return rows.map((r) => ({ sessionId: r.session_id, expiresAt: r.expires_at }));
+export function* listRevokedSessions(now: number): Work<RevokedSession[]> {
+  const rows = yield* all<{ session_id: string; expires_at: string | number }>(
+    "SELECT session_id, expires_at FROM revoked_sessions WHERE expires_at > ?",
+    [now],
+  );
+  return rows.map((r) => ({ sessionId: r.session_id, expiresAt: Number(r.expires_at) }));
 }
 
 /** A revoked session's cookie is refused by its expiry anyway: the row can go. */
-export function pruneRevokedSessions(db: SqliteDb, now: number): void {
-  db.prepare("DELETE FROM revoked_sessions WHERE expires_at <= ?").run(now);
+export function* pruneRevokedSessions(now: number): Work<void> {
+  yield* run("DELETE FROM revoked_sessions WHERE expires_at <= ?", [now]);
 }

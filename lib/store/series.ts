@@ -1,6 +1,8 @@
 import type { Flow } from "@/lib/collector/types";
-import type { SqliteDb } from "./db";
-import { SqliteTieredTable } from "./tiered-table";
+import type { Dialect } from "./engine/dialect";
+import { transaction, type Work } from "./engine/steps";
+import { TieredTable } from "./tiered-table";
+import { pruneTopicHours, selectTopicHours } from "./topic-hours";
 import type { Columns, SeriesBatch, SeriesValue } from "./series-batch";
 import { tiers } from "./tiers";
 import type { PartitionSample, TopicLagPoint } from "./types";
@@ -41,6 +43,7 @@ export const partitionSpec = {
   staged: "partition_staged",
   packs: "partition_packs",
   keyColumns: ["flow", "topic", "partition"],
+  keyTypes: ["text", "text", "int"],
   valueColumns: ["source_log_start", "source_log_end", "mm2_position", "target_log_end", "lag"],
 } as const;
 
@@ -88,45 +91,34 @@ export function sumLagPerTopic(flow: Flow): Map<string, bigint> {
   return sums;
 }
 
-/** The partition series and topic lag minutes of the SQLite store (change-only and tiered: tiers.ts). */
-export function createSqliteSeries(db: SqliteDb) {
-  const partitions = new SqliteTieredTable(db, partitionSpec);
-  /** Lag last written per flow\u0000topic. */
-  const topicLags = new Map<string, number>();
+/** The partition series and topic lag minutes of either store (change-only and tiered: tiers.ts). */
+export function createSeries(dialect: Dialect) {
+  const partitions = new TieredTable(partitionSpec, dialect);
+  const topicHours = selectTopicHours(dialect);
+  /** Lag last written per flow\u0000topic (decimal text: a sum of int64 lags may exceed int64). */
+  const topicLags = new Map<string, string>();
   /** Topic minutes before this are compacted to hours (0: not known, compact all). */
   let compactedTo = 0;
   return {
     /** Writes the partitions and topic lags that changed since they were last written. */
-    record(flows: readonly Flow[], at: number): void {
-      partitions.write(listPartitionBatch(flows), at);
-      const changed: [string, string, number][] = [];
+    *record(flows: readonly Flow[], at: number): Work<void> {
+      yield* partitions.write(listPartitionBatch(flows), at);
+      const changed: [string, string, bigint][] = [];
       for (const flow of flows) {
         for (const [topic, lag] of sumLagPerTopic(flow)) {
-          if (topicLags.get(`${flow.id}\u0000${topic}`) !== Number(lag)) changed.push([flow.id, topic, Number(lag)]);
+          if (topicLags.get(`${flow.id}\u0000${topic}`) !== lag.toString()) changed.push([flow.id, topic, lag]);
         }
       }
       if (changed.length === 0) return;
-      // Appends [minute of the hour, lag] to the topic's hour row, or replaces the last point when it is of the same minute.
-      const upsert = db.prepare(
-        `INSERT INTO topic_hours (flow, topic, hour, data) VALUES (?, ?, ?, json_array(json_array(?, ?)))
-         ON CONFLICT (flow, topic, hour) DO UPDATE SET data = CASE
-           WHEN data ->> '$[#-1][0]' = excluded.data ->> '$[0][0]' THEN json_set(data, '$[#-1]', excluded.data -> '$[0]')
-           ELSE json_insert(data, '$[#]', excluded.data -> '$[0]') END`,
-      );
-      const hour = Math.floor(at / hourMs) * hourMs;
-      const minuteOfHour = Math.floor((at - hour) / minuteMs);
-      db.transaction(() => {
-        // As integers (a JS number is bound as a REAL: 12 would be stored as 12.0), a lag beyond int64 as a REAL.
-        for (const [flow, topic, lag] of changed) upsert.run(flow, topic, hour, BigInt(minuteOfHour), Math.abs(lag) < 2 ** 63 ? BigInt(lag) : lag);
-      })();
-      for (const [flow, topic, lag] of changed) topicLags.set(`${flow}\u0000${topic}`, lag);
+      yield* transaction(() => topicHours.record(changed, at));
+      for (const [flow, topic, lag] of changed) topicLags.set(`${flow}\u0000${topic}`, lag.toString());
     },
 
     /** A partition's offsets over [from, to] (raw for the last hour, then 5-minute, then hourly rows; tiers.ts). */
-    readHistory(flow: string, topic: string, partition: number, from: number, to: number): PartitionSample[] {
-      const [series] = partitions.findSeries([flow, topic, partition]);
+    *readHistory(flow: string, topic: string, partition: number, from: number, to: number): Work<PartitionSample[]> {
+      const [series] = yield* partitions.findSeries([flow, topic, partition]);
       if (!series) return [];
-      return (partitions.read([series.id], from, to).get(series.id) ?? []).map(toPartitionSample);
+      return ((yield* partitions.read([series.id], from, to)).get(series.id) ?? []).map(toPartitionSample);
     },
 
     /**
@@ -134,50 +126,18 @@ export function createSqliteSeries(db: SqliteDb) {
      * a minute its lag changed: the last row before `from` is returned at `from` (carried forward), so an idle
      * topic still has its value over the range.
      */
-    readTopicLag(flow: string, from: number, to: number): TopicLagPoint[] {
-      const topics = db
-        .prepare(
-          `WITH RECURSIVE t(topic) AS (
-             SELECT MIN(topic) FROM topic_hours WHERE flow = :flow
-             UNION ALL SELECT (SELECT MIN(topic) FROM topic_hours WHERE flow = :flow AND topic > t.topic) FROM t WHERE t.topic IS NOT NULL)
-           SELECT topic FROM t WHERE topic IS NOT NULL`,
-        )
-        .pluck()
-        .all({ flow }) as string[];
-      const select = `SELECT hour + (value ->> 0) * ${minuteMs} AS at, value ->> 1 AS lag FROM topic_hours, json_each(topic_hours.data)`;
-      // Hour rows after `from` − 1 h may hold points at or after `from`.
-      const inRange = db.prepare(`${select} WHERE flow = ? AND topic = ? AND hour > ? AND hour <= ? AND at >= ? AND at <= ? ORDER BY at`);
-      // The last point before `from` is in one of the two newest hour rows before it (the newest may hold only later ones).
-      const before = db.prepare(
-        `${select} WHERE flow = :flow AND topic = :topic AND at < :from
-         AND hour IN (SELECT hour FROM topic_hours WHERE flow = :flow AND topic = :topic AND hour < :from ORDER BY hour DESC LIMIT 2)
-         ORDER BY at DESC LIMIT 1`,
-      );
-      const points: TopicLagPoint[] = [];
-      for (const topic of topics) {
-        const rows = inRange.all(flow, topic, from - hourMs, to, from, to) as { at: number; lag: number }[];
-        const previous = rows[0]?.at === from ? undefined : (before.get({ flow, topic, from }) as { lag: number } | undefined);
-        if (previous !== undefined) points.push({ topic, at: from, lag: previous.lag });
-        for (const r of rows) points.push({ topic, at: r.at, lag: r.lag });
-      }
-      return points;
-    },
+    readTopicLag: (flow: string, from: number, to: number): Work<TopicLagPoint[]> => topicHours.read(flow, from, to),
 
     /** Drops rows past each tier's window, compacts topic minutes older than 24 h to hours; newest rows stay. */
-    prune(now: number): void {
-      partitions.prune(now);
+    *prune(now: number): Work<void> {
+      yield* partitions.prune(now);
       const compaction = planTopicCompaction(compactedTo, now);
       if (compaction) {
-        db.prepare(
-          `UPDATE topic_hours SET data = json_array(json_array(0, (SELECT MAX(value ->> 1) FROM json_each(topic_hours.data))))
-           WHERE hour >= ? AND hour < ? AND (json_array_length(data) > 1 OR data ->> '$[0][0]' <> 0)`,
-        ).run(compaction.from, compaction.to);
+        yield* topicHours.compact(compaction.from, compaction.to);
+        // Remembered at once: a rolled-back prune compacts the same hours again next time (idempotent).
         compactedTo = compaction.to;
       }
-      db.prepare(
-        `DELETE FROM topic_hours WHERE hour < ?
-         AND hour < (SELECT MAX(t.hour) FROM topic_hours AS t WHERE t.flow = topic_hours.flow AND t.topic = topic_hours.topic)`,
-      ).run(now - topicRetentionMs);
+      yield* pruneTopicHours(now - topicRetentionMs);
     },
   };
 }

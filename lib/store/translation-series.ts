@@ -1,5 +1,6 @@
-import type { SqliteDb } from "./db";
-import { SqliteTieredTable } from "./tiered-table";
+import type { Dialect } from "./engine/dialect";
+import type { Work } from "./engine/steps";
+import { TieredTable } from "./tiered-table";
 import type { Columns, SeriesBatch, SeriesValue } from "./series-batch";
 import type { TranslationSample, TranslationSeriesPoint } from "./types";
 
@@ -13,6 +14,7 @@ export const translationSpec = {
   staged: "translation_staged",
   packs: "translation_packs",
   keyColumns: ["flow", "group_id", "topic", "partition"],
+  keyTypes: ["text", "text", "text", "int"],
   valueColumns: ["committed", "translated", "checkpoint_downstream", "ideal_low", "ideal_high", "reread", "failover_reread", "group_lag"],
 } as const;
 
@@ -56,20 +58,22 @@ export function toTranslationPoint(group: string, topic: string, partition: numb
   };
 }
 
-/** The translation series of the SQLite store. */
-export function createSqliteTranslationSeries(db: SqliteDb) {
-  const table = new SqliteTieredTable(db, translationSpec);
+/** The translation series of either store. */
+export function createTranslationSeries(dialect: Dialect) {
+  const table = new TieredTable(translationSpec, dialect);
   return {
     /** Writes the samples that changed since last written. */
-    record: (flow: string, samples: readonly TranslationSample[], at: number): void => table.write(listTranslationBatch(flow, samples), at),
+    record: (flow: string, samples: readonly TranslationSample[], at: number): Work<void> => table.write(listTranslationBatch(flow, samples), at),
 
     /** A group's points over [from, to], by partition then time, each partition's last value carried to `from`. */
-    read(flow: string, group: string, from: number, to: number): TranslationSeriesPoint[] {
-      const series = table.findSeries([flow, group]).sort((a, b) => String(a.key.topic).localeCompare(String(b.key.topic)) || Number(a.key.partition) - Number(b.key.partition));
-      const points = table.read(series.map((s) => s.id), from, to);
+    *read(flow: string, group: string, from: number, to: number): Work<TranslationSeriesPoint[]> {
+      const series = (yield* table.findSeries([flow, group])).sort(
+        (a, b) => String(a.key.topic).localeCompare(String(b.key.topic)) || Number(a.key.partition) - Number(b.key.partition),
+      );
+      const points = yield* table.read(series.map((s) => s.id), from, to);
       return series.flatMap(({ id, key }) => (points.get(id) ?? []).map((p) => toTranslationPoint(group, String(key.topic), Number(key.partition), p.at, p.values)));
     },
 
-    prune: (now: number): void => table.prune(now),
+    prune: (now: number): Work<void> => table.prune(now),
   };
 }

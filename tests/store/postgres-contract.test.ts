@@ -141,6 +141,27 @@ describe("PostgreSQL store", () => {
     await Promise.all([collector.close(), web.close(), fresh.close()]);
   });
 
+  it("gives two collectors that create the same series one id: the second reads back the id the first created", async () => {
+    const t0 = Date.UTC(2025, 0, 15, 3, 0, 0);
+    await admin.query("CREATE DATABASE raced_series");
+    const [first, second] = [createPostgresStore(databaseUrl("raced_series")), createPostgresStore(databaseUrl("raced_series"))];
+    // The second knows the series of its first write only; the first then creates partition 1's series.
+    await sampleAt(second, t0, 500n, 5);
+    await sampleAt(first, t0 + 10_000, 100n, 1);
+    await sampleAt(second, t0 + 20_000, 200n, 1);
+    const reader = createPostgresStore(databaseUrl("raced_series"));
+    expect(await reader.readPartitionHistory("east->west", "orders", 1, t0, t0 + 60_000)).toEqual([
+      expectedSample(t0 + 10_000, 100n),
+      expectedSample(t0 + 20_000, 200n),
+    ]);
+    const client = new pg.Client({ connectionString: databaseUrl("raced_series") });
+    await client.connect();
+    const series = await client.query<{ partition: number }>("SELECT partition FROM partition_series ORDER BY partition");
+    await client.end();
+    expect(series.rows.map((r) => r.partition)).toEqual([1, 5]);
+    await Promise.all([first.close(), second.close(), reader.close()]);
+  });
+
   it("publishes read models gzip-compressed (migration 12) and still reads a text body of the previous version", async () => {
     await admin.query("CREATE DATABASE packed_models");
     const store = createPostgresStore(databaseUrl("packed_models"));

@@ -1,17 +1,18 @@
 import type pg from "pg";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "../types";
-import { appendEvent, getValue, listEvents, loadAlerts, setValue, writeAlerts } from "./alerts-events";
+import { appendEvent, getValue, listEvents, loadAlerts, saveAlerts, setValue } from "../alerts-events";
 import { createPool, describeDatabaseUrl, inTransaction } from "./connection";
-import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, pruneHistory, readCheckpointHistory } from "./history";
+import { postgresDialect } from "../engine/dialect";
+import { PostgresRunner } from "../engine/postgres-runner";
+import { transaction } from "../engine/steps";
+import { createEngineTables } from "../engine-tables";
+import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, readCheckpointHistory } from "../history";
+import { finishNotifications, leaseNotifications, listQueuedNotifications, queueNotifications } from "../notification-outbox";
 import { applyMigrations } from "./migrations";
-import { pruneNotificationLedger } from "./notification-ledger";
-import { finishNotifications, leaseNotifications, listQueuedNotifications, pruneNotificationOutbox, queueNotifications } from "./notification-outbox";
 import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
-import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
-import { createPostgresSeries } from "./series";
-import { listRevokedSessions, pruneRevokedSessions, revokeSession } from "./revoked-sessions";
-import { createPostgresTranslationSeries } from "./translation-series";
+import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "../detector-memory";
+import { listRevokedSessions, revokeSession } from "../revoked-sessions";
 
 /**
  * The PostgreSQL implementation of Store (the `pg` client, a small pool): the same contract as SQLite, for several
@@ -29,52 +30,48 @@ export function createPostgresStore(url: string): Store {
         ready = null;
         throw err;
       }));
-  const series = createPostgresSeries();
-  const translations = createPostgresTranslationSeries();
+  const engine = new PostgresRunner(db);
+  const tables = createEngineTables(postgresDialect);
+  const { series, translations } = tables;
   return {
-    recordFlowSamples: async (flows, at) => series.record(await db(), flows, at),
-    readPartitionHistory: async (flow, topic, partition, from, to) => series.readHistory(await db(), flow, topic, partition, from, to),
-    readTopicLagSeries: async (flow, from, to) => series.readTopicLag(await db(), flow, from, to),
-    appendOffsetSyncs: async (flow, topic, partition, syncs, at) => appendOffsetSyncs(await db(), flow, topic, partition, syncs, at),
-    loadOffsetSyncHistory: async () => loadOffsetSyncHistory(await db()),
-    appendCheckpoints: async (flow, checkpoints) => appendCheckpoints(await db(), flow, checkpoints),
-    readCheckpointHistory: async (flow, group, topic, partition, limit) => readCheckpointHistory(await db(), flow, group, topic, partition, limit),
+    recordFlowSamples: (flows, at) => engine.run(series.record(flows, at)),
+    readPartitionHistory: (flow, topic, partition, from, to) => engine.run(series.readHistory(flow, topic, partition, from, to)),
+    readTopicLagSeries: (flow, from, to) => engine.run(series.readTopicLag(flow, from, to)),
+    appendOffsetSyncs: (flow, topic, partition, syncs, at) => engine.run(appendOffsetSyncs(flow, topic, partition, syncs, at)),
+    loadOffsetSyncHistory: () => engine.run(loadOffsetSyncHistory()),
+    appendCheckpoints: (flow, checkpoints) => engine.run(appendCheckpoints(flow, checkpoints)),
+    readCheckpointHistory: (flow, group, topic, partition, limit) => engine.run(readCheckpointHistory(flow, group, topic, partition, limit)),
     // One transaction: the alerts and the outbox rows their transitions owe.
-    saveAlerts: async (alerts, deliveries = [], lease) =>
-      inTransaction(await db(), async (client) => {
-        await writeAlerts(client, alerts);
-        return queueNotifications(client, deliveries, lease ?? null);
-      }),
-    loadAlerts: async (filter) => loadAlerts(await db(), filter),
-    appendEvent: async (event) => appendEvent(await db(), event),
-    listEvents: async (from, to, limit) => listEvents(await db(), from, to, limit),
-    getValue: async (name) => getValue(await db(), name),
-    setValue: async (name, value) => setValue(await db(), name, value),
+    saveAlerts: (alerts, deliveries = [], lease) =>
+      engine.run(
+        transaction(function* () {
+          yield* saveAlerts(alerts);
+          return yield* queueNotifications(deliveries, lease ?? null);
+        }),
+      ),
+    loadAlerts: (filter) => engine.run(loadAlerts(filter)),
+    appendEvent: (event) => engine.run(appendEvent(event)),
+    listEvents: (from, to, limit) => engine.run(listEvents(from, to, limit)),
+    getValue: (name) => engine.run(getValue(name)),
+    setValue: (name, value) => engine.run(setValue(name, value)),
     prune: async (now) => {
-      await inTransaction(await db(), async (client) => {
-        await series.prune(pool, client, now);
-        await pruneHistory(client, now);
-        await translations.prune(pool, client, now);
-        await pruneNotificationLedger(client, now);
-        await pruneNotificationOutbox(client, now);
-        await pruneRevokedSessions(client, now);
-      });
+      await engine.run(transaction(() => tables.prune(now)));
     },
     close: () => pool.end(),
-    recordTranslationSamples: async (flow, samples, at) => translations.record(await db(), flow, samples, at),
-    readTranslationSeries: async (flow, group, from, to) => translations.read(await db(), flow, group, from, to),
-    saveDetectorMemoryEntries: async (changes) => saveDetectorMemoryEntries(await db(), changes),
-    loadDetectorMemoryEntries: async (prefix) => loadDetectorMemoryEntries(await db(), prefix),
+    recordTranslationSamples: (flow, samples, at) => engine.run(translations.record(flow, samples, at)),
+    readTranslationSeries: (flow, group, from, to) => engine.run(translations.read(flow, group, from, to)),
+    saveDetectorMemoryEntries: (changes) => engine.run(saveDetectorMemoryEntries(postgresDialect, changes)),
+    loadDetectorMemoryEntries: (prefix) => engine.run(loadDetectorMemoryEntries(postgresDialect, prefix)),
     publishReadModel: async (model) => publishReadModel(await db(), model),
     listReadModelVersions: async () => listReadModelVersions(await db()),
     readReadModel: async (shard) => readReadModel(await db(), shard),
     requestAcknowledgement: async (request) => requestAcknowledgement(await db(), request),
     listAcknowledgementRequests: async () => listAcknowledgementRequests(await db()),
     deleteAcknowledgementRequests: async (alertIds) => deleteAcknowledgementRequests(await db(), alertIds),
-    listQueuedNotifications: async () => listQueuedNotifications(await db()),
-    leaseNotifications: async (ids, lease, now) => leaseNotifications(await db(), ids, lease, now),
-    finishNotifications: async (ids, outcome, at) => finishNotifications(await db(), ids, outcome, at),
-    revokeSession: async (session) => revokeSession(await db(), session),
-    listRevokedSessions: async (now) => listRevokedSessions(await db(), now),
+    listQueuedNotifications: () => engine.run(listQueuedNotifications()),
+    leaseNotifications: (ids, lease, now) => engine.run(leaseNotifications(postgresDialect, ids, lease, now)),
+    finishNotifications: (ids, outcome, at) => engine.run(finishNotifications(postgresDialect, ids, outcome, at)),
+    revokeSession: (session) => engine.run(revokeSession(session)),
+    listRevokedSessions: (now) => engine.run(listRevokedSessions(now)),
   };
 }

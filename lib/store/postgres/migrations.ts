@@ -119,7 +119,7 @@ const migrations: { version: number; sql: string }[] = [
     `,
   },
   {
-    // Notification ledger (notification-ledger.ts): the primary key lets exactly one collector send a transition.
+    // Notification ledger (notification-outbox.ts): the primary key lets exactly one collector send a transition.
     version: 6,
     sql: `
       CREATE TABLE notification_ledger (

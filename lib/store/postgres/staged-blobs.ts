@@ -1,13 +1,6 @@
 import type pg from "pg";
+import type { StagedBlob } from "../engine/steps";
 import { queryRows } from "./connection";
-
-/** One staged cycle blob of a chunk (tiered-table.ts): its row id, the time of its samples and its entries. */
-export interface StagedBlob {
-  id: number;
-  chunk: number;
-  at: number;
-  data: Buffer;
-}
 
 interface HeldBlob {
   chunk: number;

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/store/db";
 import { ChangeFilter, type SeriesBatch, SeriesIds } from "@/lib/store/series-batch";
-import { SqliteTieredTable } from "@/lib/store/tiered-table";
+import { sqliteDialect } from "@/lib/store/engine/dialect";
+import { SqliteRunner } from "@/lib/store/engine/sqlite-runner";
+import { TieredTable } from "@/lib/store/tiered-table";
 import { translationSpec } from "@/lib/store/translation-series";
 
 const batch = (keys: SeriesBatch["keys"], values: SeriesBatch["values"]): SeriesBatch => ({ keys, values });
@@ -53,18 +55,19 @@ describe("change filter", () => {
 describe("a tiered table's write that fails", () => {
   it("hands the rolled-back series ids out again and reads each series' own values after the retry", () => {
     const db = openDatabase(":memory:");
-    const table = new SqliteTieredTable(db, translationSpec);
+    const engine = new SqliteRunner(db);
+    const table = new TieredTable(translationSpec, sqliteDialect);
     const row = (group: string, committed: bigint) => ({
       key: ["f", group, "t", 0],
       values: [committed, null, null, null, null, null, null, 1n],
     });
     const write = (rows: ReturnType<typeof row>[], at: number) => {
       const keys = [0, 1, 2, 3].map((c) => rows.map((r) => r.key[c]!));
-      table.write({ keys, values: translationSpec.valueColumns.map((_, j) => rows.map((r) => r.values[j]!)) }, at);
+      engine.run(table.write({ keys, values: translationSpec.valueColumns.map((_, j) => rows.map((r) => r.values[j]!)) }, at));
     };
     const read = (group: string) => {
-      const id = table.findSeries(["f", group])[0]!.id;
-      return { id, committed: table.read([id], 0, 10_000).get(id)!.map((p) => [p.at, p.values[0]]) };
+      const id = engine.run(table.findSeries(["f", group]))[0]!.id;
+      return { id, committed: engine.run(table.read([id], 0, 10_000)).get(id)!.map((p) => [p.at, p.values[0]]) };
     };
     write([row("a", 1n)], 1_000);
     db.exec("CREATE TRIGGER fail BEFORE INSERT ON translation_staged BEGIN SELECT RAISE(ABORT, 'disk full'); END");
