@@ -10,8 +10,9 @@ export function selectOutputs(model: ReadModel): Record<string, unknown> {
   return {
     translations: model.translations,
     translationErrors: model.translationErrors,
-    alerts: model.alerts,
-    risks: model.risks,
+    // By key: pages and the API order alerts themselves; the list's order is how the store happened to load them.
+    alerts: [...model.alerts].sort((a, b) => a.key.localeCompare(b.key)),
+    risks: [...model.risks].sort((a, b) => a.key.localeCompare(b.key)),
     progress: model.progress,
     audit: model.audit,
   };
