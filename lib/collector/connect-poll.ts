@@ -57,7 +57,7 @@ export function selectConnectSnapshot(
       notRunningSince: trackNotRunning(rest.connectors, heldSince, now),
     };
   }
-  const restError = rest === null ? "no url configured: Connect's REST API is not used" : rest.error;
+  const restError = rest === null ? "no url configured" : rest.error;
   if (config.internalTopics && topics) {
     const read = topics.read;
     return {

@@ -7,13 +7,13 @@ const failed = makeConnector({ tasks: [makeTask(0, { state: "FAILED", trace: "bo
 
 describe("listConnectClusterViews", () => {
   it("marks a Connect cluster read from its internal topics, names them and says why a restart is unavailable", () => {
-    const connect = makeConnect([failed], { url: null, source: "internal-topics", internalTopics, restError: "no url configured: Connect's REST API is not used" });
+    const connect = makeConnect([failed], { url: null, source: "internal-topics", internalTopics, restError: "no url configured" });
     const [view] = listConnectClusterViews(makeSnapshot({ connect: [connect] }), connect.dataAt! + 1000);
     expect(view).toMatchObject({
       url: null,
       source: "internal-topics",
       internalTopics: "west: mirrormaker2-cluster-configs, mirrormaker2-cluster-status, mirrormaker2-cluster-offsets",
-      restError: "no url configured: Connect's REST API is not used",
+      restError: "no url configured",
       restartUnavailable: describeRestartUnavailable("connect-1"),
       failedTasks: 1,
     });
