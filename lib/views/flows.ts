@@ -1,3 +1,4 @@
+import { findConnectCluster, listConnectClusters } from "@/lib/collector/connector-clusters";
 import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import type { Connector } from "@/lib/connect/types";
 
@@ -78,8 +79,9 @@ export function listFlowSummaries(snapshot: Snapshot): FlowSummary[] {
 
 export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
   const names = [...f.connectors.sources, f.connectors.checkpoint, f.connectors.heartbeat].filter((n): n is string => n !== null);
-  const connect = snapshot.connect.find((c) => c.name === f.connectors.connectCluster);
-  const connectors = f.dedicatedStatus?.connectors ?? connect?.connectors.filter((c) => names.includes(c.name)) ?? [];
+  const clusters = listConnectClusters(f.connectors);
+  const onConnect = snapshot.connect.filter((c) => clusters.includes(c.name)).flatMap((c) => c.connectors.filter((k) => findConnectCluster(f.connectors, k.name) === c.name));
+  const connectors = f.dedicatedStatus?.connectors ?? onConnect.filter((c) => names.includes(c.name));
   const tasks: Record<string, number> = {};
   for (const connector of connectors) {
     for (const t of connector.tasks) tasks[t.state] = (tasks[t.state] ?? 0) + 1;
@@ -90,7 +92,7 @@ export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
     target: f.target,
     discoveredFrom: f.discoveredFrom,
     mode: f.discoveredFrom === "connect"
-      ? `MM2: Connect cluster ${f.connectors.connectCluster ?? "?"}`
+      ? `MM2: Connect cluster ${listConnectClusters(f.connectors).join(", ") || "?"}`
       : "MM2: dedicated mode (connect-mirror-maker)",
     connectors: f.connectors,
     connectorNames: f.dedicatedStatus ? connectors.map((c) => c.name) : names,
