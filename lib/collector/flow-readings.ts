@@ -253,8 +253,8 @@ function creditCopiers(
   copiers: Map<string, CopierMark>,
 ): Map<string, bigint> {
   const source = clusters.get(def.source);
-  const logEndOf = (topic: string, partition: string) =>
-    source?.topics.find((t) => t.name === topic)?.partitions.find((p) => String(p.partition) === partition)?.logEnd ?? null;
+  const stateOf = (topic: string, partition: string) =>
+    source?.topics.find((t) => t.name === topic)?.partitions.find((p) => String(p.partition) === partition);
   const last = state.copiers.get(def.id) ?? new Map<string, CopierMark>();
   const held = new Map<string, Map<string, bigint>>();
   const unread = new Set(def.connectors.sources.filter((_, i) => read[i] === null));
@@ -283,8 +283,9 @@ function creditCopiers(
     let change = previous !== null && now - previous.at < copierChangeHoldMs ? previous : null;
     if (before !== undefined && before.connector !== connector) {
       const fromOffset = before.offsets.get(before.connector);
-      const logEndAtChange = logEndOf(topic, key.slice(key.lastIndexOf("/") + 1));
-      change = { from: before.connector, fromPosition: fromOffset === undefined ? null : fromOffset + 1n, logEndAtChange, at: now };
+      const p = stateOf(topic, key.slice(key.lastIndexOf("/") + 1));
+      const fromPosition = fromOffset === undefined ? null : fromOffset + 1n;
+      change = { from: before.connector, fromPosition, logStartAtChange: p?.logStart ?? null, logEndAtChange: p?.logEnd ?? null, at: now };
     }
     copiers.set(key, { connector, offsets, change });
     const offset = offsets.get(connector);

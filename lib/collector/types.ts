@@ -178,7 +178,8 @@ export interface CopierChange {
   from: string;
   /** The position (next offset) the connector before had reached; null when it held none. */
   fromPosition: bigint | null;
-  /** The source log end when the change was seen. */
+  /** The source log start and end when the change was seen. */
+  logStartAtChange: bigint | null;
   logEndAtChange: bigint | null;
   at: number;
 }
