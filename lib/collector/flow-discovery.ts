@@ -170,6 +170,8 @@ export function defineRetainedFlow(
     connectCluster: string;
     connectors: { sources: string[]; checkpoint: string | null; heartbeat: string | null };
     sourceConfig: Record<string, string>;
+    sourceConfigs?: Record<string, Record<string, string>>;
+    sourceClusters?: Record<string, string>;
   },
   overrides: FlowOverrides = {},
 ): FlowDefinition | null {
@@ -178,8 +180,25 @@ export function defineRetainedFlow(
   if (first === undefined) return null;
   const def = defineFromSourceConnector(record.connectCluster, { name: first, config: record.sourceConfig }, overrides);
   if (def === null) return null;
-  def.connectors = { source: first, sources: [...sources], checkpoint, heartbeat };
+  def.connectors = { source: first, sources: [first], checkpoint, heartbeat };
+  for (const name of sources.slice(1)) {
+    addKeptSourceConnector(def, name, record.sourceConfigs?.[name] ?? {}, record.sourceClusters?.[name] ?? record.connectCluster);
+  }
   return def;
+}
+
+/**
+ * Adds a source connector Gapwatch kept although its Connect cluster no longer lists it (retained-flows.ts) to a
+ * flow: named among its sources, with its topic filter from the settings kept (its topics stay in the flow).
+ */
+export function addKeptSourceConnector(def: FlowDefinition, name: string, config: Record<string, string>, connectCluster: string): void {
+  if (def.connectors.sources.includes(name)) return;
+  def.connectors.sources.push(name);
+  if (connectCluster !== def.connectCluster || def.connectors.sourceClusters !== undefined) {
+    def.connectors.sourceClusters = { ...def.connectors.sourceClusters, [name]: connectCluster };
+  }
+  def.sourceSettingsByConnector = { ...def.sourceSettingsByConnector, [name]: readSourceTaskSettings(config) };
+  addTopicFilter(def, { name, config });
 }
 
 /**

@@ -218,6 +218,8 @@ async function readConnectPositions(def: FlowDefinition, ctx: FlowReadContext, e
   const clusterOf = (name: string) => def.connectors.sourceClusters?.[name] ?? def.connectCluster!;
   return Promise.all(
     def.connectors.sources.map(async (name) => {
+      // A deleted connector has no offsets to ask for: its partitions keep their last positions (creditCopiers).
+      if (def.connectorMissing?.connectors.includes(name)) return null;
       const connectCluster = clusterOf(name);
       const fromTopics = ctx.connectTopicPositions?.get(connectCluster);
       if (fromTopics) {
