@@ -1,0 +1,139 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FlowPartition, Snapshot } from "@/lib/collector/types";
+import { deleteConnector, getConnectors, putConnectorConfig } from "@/lib/connect";
+import { connectorNames, sourceConnectorConfig } from "@/lib/sandbox/mm2-connectors";
+import { sleep } from "@/lib/sandbox/processes";
+import { readSandboxState } from "@/lib/sandbox/state";
+import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers } from "../support/runtime";
+
+/**
+ * Two more MirrorSourceConnectors on the sandbox flow east->west (A and B, beside the sandbox's own connector),
+ * operated as operators do:
+ * - their filters overlap on one topic: MM2 copies it twice into the same remote topic (the target log end, read
+ *   with Kafka's client, is twice the source's) → FLOW_CONFIG_WARNING topic-overlap naming A, B and the topic;
+ * - a topic moved from A's filter to B's: B holds no offsets for it and starts from the log start (MM2's default
+ *   auto.offset.reset=earliest), copying records 0–49 a second time (target log end 100 for 50 records) →
+ *   TOPIC_CHANGED_CONNECTOR naming A and B with exactly 0–49, and no MM2_POSITION_MOVED or MM2_REDELIVERY;
+ * - A deleted: MM2_CONNECTOR_MISSING (critical) naming A and its topic; the flow stays and B's topic is copied.
+ * bench-.* is outside the sandbox connector's filter: only A and B copy these topics.
+ */
+const state = readSandboxState();
+const east = state.clusters.east!.bootstrap;
+const west = state.clusters.west!.bootstrap;
+const endpoint = { url: state.connect.url, timeoutMs: 15_000 };
+const notRunningAfterMs = 10_000;
+const runtime = createSandboxRuntime(state, 5, { notRunningAfterMs });
+const id = randomUUID().slice(0, 8);
+const prefix = `bench-sc-${id}`;
+const topics = { a: `${prefix}-a`, b: `${prefix}-b`, both: `${prefix}-both`, moved: `${prefix}-moved` };
+const base = connectorNames("east", "west").source;
+const connectorA = `${base}-sc-${id}-a`;
+const connectorB = `${base}-sc-${id}-b`;
+const flowId = "east->west";
+const cluster = (alias: string) => ({ alias, bootstrap: state.clusters[alias]!.bootstrap });
+const configOf = (pattern: string) =>
+  sourceConnectorConfig({ source: cluster("east"), target: cluster("west") }, { topics: pattern, "topics.exclude": ".*[\\-\\.]internal, __.*" });
+
+const flowOf = (s: Snapshot) => s.flows.find((f) => f.id === flowId);
+const rowOf = (s: Snapshot, topic: string): FlowPartition | undefined => flowOf(s)?.partitions.find((p) => p.topic === topic && p.partition === 0);
+const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 150_000) =>
+  cycleUntilSeen(runtime.collector, check, what, {
+    timeoutMs,
+    describe: (s) => Object.values(topics).map((t) => `${t}: ${JSON.stringify(rowOf(s, t), (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}`).join("\n"),
+  });
+/** This file's alerts: on its topics, or naming its connectors. */
+const ownAlerts = () =>
+  runtime.alerts.list({ state: "firing" }).filter((a) => (a.topic ?? "").includes(prefix) || a.summary.includes(connectorA) || a.summary.includes(connectorB));
+
+async function produce(topic: string, count: number): Promise<void> {
+  const producer = sandboxKafka(east).producer();
+  await producer.connect();
+  await producer.send({ topic, acks: -1, messages: Array.from({ length: count }, (_, i) => ({ partition: 0, value: `${topic}-${i}` })) });
+  await producer.disconnect();
+}
+
+const targetEnd = async (topic: string) => (await fetchLogEnds(west, `east.${topic}`)).get(0)?.high;
+
+beforeAll(async () => {
+  await ensureTopics(east, Object.values(topics).map((topic) => ({ topic, partitions: 1 })));
+  for (const topic of Object.values(topics)) await produce(topic, 50);
+  await putConnectorConfig(endpoint, connectorA, configOf(`${prefix}-(a|both|moved)`));
+  await putConnectorConfig(endpoint, connectorB, configOf(`${prefix}-(b|both)`));
+}, 120_000);
+
+afterAll(async () => {
+  await runtime.collector.stop();
+  runtime.alerts.stop();
+  await runtime.store.close();
+  for (const name of [connectorA, connectorB]) await deleteConnector(endpoint, name).catch(() => undefined);
+  await deleteLeftovers([
+    { bootstrap: east, topics: Object.values(topics) },
+    { bootstrap: west, topics: Object.values(topics).map((t) => `east.${t}`) },
+  ]);
+}, 120_000);
+
+describe("MirrorSourceConnectors of one alias pair: overlap, a topic moved between them, one deleted", () => {
+  it("warns of the overlap, reports the move's exact re-copy, and names the deleted connector", { timeout: 600_000 }, async () => {
+    // Both connectors copy the overlapped topic: Kafka's own log end on the target is twice the 50 records.
+    const copied = await cycleUntil(
+      (s) => rowOf(s, topics.moved)?.targetLogEnd === 50n && rowOf(s, topics.moved)?.committedPosition === 50n && rowOf(s, topics.b)?.lag === 0n,
+      "A and B copying",
+    );
+    expect(rowOf(copied, topics.moved)?.sourceConnector).toBe(connectorA);
+    expect(rowOf(copied, topics.b)?.sourceConnector).toBe(connectorB);
+    expect(flowOf(copied)!.connectors.sources).toEqual([base, connectorA, connectorB]);
+    for (let i = 0; i < 60 && (await targetEnd(topics.both)) !== 100n; i++) {
+      await sleep(1000);
+      await runtime.collector.runCycle();
+    }
+    expect(await targetEnd(topics.both)).toBe(100n);
+    await runtime.collector.runCycle();
+    const overlap = ownAlerts().filter((a) => a.type === "FLOW_CONFIG_WARNING");
+    expect(overlap.map((a) => [a.severity, a.evidence.kind, a.evidence.connector])).toEqual([["warning", "topic-overlap", `${connectorA} + ${connectorB}`]]);
+    expect(overlap[0]!.summary).toContain(`source connectors ${connectorA} and ${connectorB} both take ${topics.both}:`);
+
+    // The topic moves from A's filter to B's (A first, as an operator would): B starts it from the log start.
+    const movedAt = Date.now();
+    await putConnectorConfig(endpoint, connectorA, configOf(`${prefix}-(a|both)`));
+    await putConnectorConfig(endpoint, connectorB, configOf(`${prefix}-(b|both|moved)`));
+    const moved = await cycleUntil(
+      (s) => rowOf(s, topics.moved)?.sourceConnector === connectorB && rowOf(s, topics.moved)?.committedPosition === 50n && rowOf(s, topics.moved)?.targetLogEnd === 100n,
+      "B copying the moved topic again",
+    );
+    // Ground truth from Kafka: 50 records at the source, 100 on the target (each twice).
+    expect((await fetchLogEnds(east, topics.moved)).get(0)!.high).toBe(50n);
+    expect(await targetEnd(topics.moved)).toBe(100n);
+    expect(rowOf(moved, topics.moved)?.copierChange).toMatchObject({ from: connectorA, fromPosition: 50n, logStartAtChange: 0n });
+    const change = ownAlerts().filter((a) => a.type === "TOPIC_CHANGED_CONNECTOR");
+    expect(change.map((a) => [a.severity, a.topic, a.partition, a.evidence.fromConnector, a.evidence.toConnector])).toEqual([
+      ["warning", topics.moved, 0, connectorA, connectorB],
+    ]);
+    expect(change[0]!.evidence).toMatchObject({ outcome: "copied-again", firstAffectedOffset: "0", lastAffectedOffset: "49", affectedCount: "50" });
+    expect(Number(change[0]!.evidence.changedAt)).toBeGreaterThanOrEqual(movedAt);
+
+    // A deleted: its own topic is no longer copied; B's topics are.
+    const deletedAt = Date.now();
+    await deleteConnector(endpoint, connectorA);
+    expect((await getConnectors(endpoint)).map((c) => c.name)).not.toContain(connectorA);
+    await produce(topics.a, 10);
+    await produce(topics.b, 10);
+    const missing = await cycleUntil(() => ownAlerts().some((a) => a.type === "MM2_CONNECTOR_MISSING"), "MM2_CONNECTOR_MISSING for A", 120_000);
+    const flow = flowOf(missing)!;
+    expect(flow.connectorMissing?.connectors).toEqual([connectorA]);
+    expect(flow.connectorMissing!.since).toBeGreaterThanOrEqual(deletedAt);
+    expect(flow.connectors.sources).toEqual([base, connectorB, connectorA]);
+    const [alert] = ownAlerts().filter((a) => a.type === "MM2_CONNECTOR_MISSING");
+    expect(alert).toMatchObject({ severity: "critical", flow: flowId, evidence: { connectCluster: "sandbox", connectors: connectorA, topics: topics.a } });
+    expect(alert!.summary).toContain(`MM2 source connector ${connectorA} of flow ${flowId} is gone from Connect cluster sandbox since`);
+    expect(alert!.summary).toContain(`its 1 topic is not replicated (${base}, ${connectorB} still copy the rest)`);
+    // B's topic is copied (lag 0 against Kafka's log ends); A's own topic stays in the flow with its lag.
+    const healthy = await cycleUntil((s) => rowOf(s, topics.b)?.lag === 0n && rowOf(s, topics.b)?.targetLogEnd === 60n, "B's topic copied");
+    expect(await targetEnd(topics.b)).toBe(60n);
+    expect(rowOf(healthy, topics.a)).toMatchObject({ sourceConnector: connectorA, sourceLogEnd: 60n, targetLogEnd: 50n, lag: 10n });
+
+    // Nothing else for these topics and connectors: no move by hand, no redelivery, no loss, no topic leaving.
+    expect(ownAlerts().map((a) => a.type).sort()).toEqual(["FLOW_CONFIG_WARNING", "MM2_CONNECTOR_MISSING", "TOPIC_CHANGED_CONNECTOR"]);
+  });
+});
