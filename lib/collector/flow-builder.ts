@@ -255,7 +255,7 @@ function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, c
       targetDensityIssue: densityIssue,
       latestSync,
       oldestUnreplicatedTimestamp: null,
-      unknown: judgeUnknown(p, t, useDerived ? "offset-sync" : "committed"),
+      unknown: judgeUnknown(p, t, useDerived ? "offset-sync" : "committed", copier?.connector ?? connector),
     });
   }
   return ordered;

@@ -106,8 +106,9 @@ export async function readFlow(def: FlowDefinition, ctx: FlowReadContext): Promi
   const positionErrors: string[] = [];
   const syncErrors: string[] = [];
   const copiers = new Map<string, CopierMark>();
+  const byConnector = new Map<string, string>();
   const [positions, dedicatedStatus] = await Promise.all([
-    readPositions(def, ctx, positionErrors, copiers),
+    readPositions(def, ctx, positionErrors, copiers, byConnector),
     readDedicatedStatus(def, ctx),
     readSyncs(def, ctx, syncErrors),
     readCheckpoints(def, ctx, errors),
@@ -122,8 +123,12 @@ export async function readFlow(def: FlowDefinition, ctx: FlowReadContext): Promi
     syncHistory: new Map([...ctx.state.syncHistory].filter(([k]) => k.startsWith(prefix))),
     checkpoints: [...ctx.state.checkpoints].filter(([k]) => k.startsWith(prefix)).map(([, v]) => v),
     latestHeartbeat: ctx.state.heartbeats.get(def.id) ?? null,
-    failures: { positionsError: joinErrors(positionErrors), syncsError: joinErrors(syncErrors) },
-    errors: [...positionErrors, ...syncErrors, ...errors],
+    failures: {
+      positionsError: joinErrors(positionErrors),
+      syncsError: joinErrors(syncErrors),
+      ...(byConnector.size > 0 ? { positionsErrorsByConnector: byConnector } : {}),
+    },
+    errors: [...positionErrors, ...byConnector.values(), ...syncErrors, ...errors],
     ...(dedicatedStatus ? { dedicatedStatus } : {}),
   };
 }
@@ -181,11 +186,19 @@ function toConnector(view: ConnectorStatusView): Connector {
   };
 }
 
-async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: string[], copiers: Map<string, CopierMark>): Promise<Map<string, bigint> | null> {
+async function readPositions(
+  def: FlowDefinition,
+  ctx: FlowReadContext,
+  errors: string[],
+  copiers: Map<string, CopierMark>,
+  byConnector: Map<string, string>,
+): Promise<Map<string, bigint> | null> {
   if (def.connectors.sources.length > 0 && def.connectCluster) {
-    const read = await readConnectPositions(def, ctx, errors);
-    if (read.every((r) => r === null)) return null;
-    if (read.length > 1) return creditCopiers(def, read, ctx, copiers);
+    // Split flows: a connector whose positions were not read makes only its own partitions unknown.
+    const split = def.connectors.sources.length > 1;
+    const read = await readConnectPositions(def, ctx, split ? (name, error) => byConnector.set(name, error) : (_name, error) => errors.push(error));
+    if (read.every((r) => r === null) && !split) return null;
+    if (split) return creditCopiers(def, read, ctx, copiers);
     const positions = new Map<string, bigint>();
     for (const o of read[0]?.offsets ?? []) if (o.cluster === def.source) positions.set(internPartitionName(o.topic, o.partition), o.offset);
     return positions;
@@ -214,7 +227,7 @@ async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: 
  * show positions older than they are), else `GET /connectors/{name}/offsets`. A connector whose positions are
  * unknown is null, with why in `errors`.
  */
-async function readConnectPositions(def: FlowDefinition, ctx: FlowReadContext, errors: string[]) {
+async function readConnectPositions(def: FlowDefinition, ctx: FlowReadContext, fail: (connector: string, error: string) => void) {
   const clusterOf = (name: string) => def.connectors.sourceClusters?.[name] ?? def.connectCluster!;
   return Promise.all(
     def.connectors.sources.map(async (name) => {
@@ -223,7 +236,7 @@ async function readConnectPositions(def: FlowDefinition, ctx: FlowReadContext, e
       const connectCluster = clusterOf(name);
       const fromTopics = ctx.connectTopicPositions?.get(connectCluster);
       if (fromTopics) {
-        if (fromTopics.error) errors.push(`MM2 positions from Connect's offsets topic (${connectCluster}): ${fromTopics.error}`);
+        if (fromTopics.error) fail(name, `MM2 positions of ${name} from Connect's offsets topic (${connectCluster}): ${fromTopics.error}`);
         return fromTopics.positions === null ? null : { name, offsets: fromTopics.positions.get(name) ?? [] };
       }
       const connect = ctx.connect.find((c) => c.name === connectCluster);
@@ -231,7 +244,7 @@ async function readConnectPositions(def: FlowDefinition, ctx: FlowReadContext, e
       try {
         return { name, offsets: await getMirrorSourceOffsets(toConnectEndpoint({ ...connect, url: connect.url }), name) };
       } catch (err) {
-        errors.push(`MM2 positions from Connect (${name} on ${connectCluster}): ${describeError(err)}`);
+        fail(name, `MM2 positions from Connect (${name} on ${connectCluster}): ${describeError(err)}`);
         return null;
       }
     }),
@@ -244,8 +257,9 @@ async function readConnectPositions(def: FlowDefinition, ctx: FlowReadContext, e
  * filter to another's keeps the old connector's offsets, which MM2 no longer uses). Of the connectors whose filter
  * takes the topic: the one whose offset moved since the last cycle (the last cycle's copier first), else the last
  * cycle's copier, else the most advanced that holds offsets, else the first by name (membership's choice, no
- * position yet). A change of copier is kept on the partition for `copierChangeHoldMs` with the position the
- * connector before had reached: the new one starts from no offsets of its own, i.e. from its `auto.offset.reset`.
+ * position yet). A change of copier because the one before no longer takes the topic (it moved) is kept on the
+ * partition for `copierChangeHoldMs` with the position that connector had reached: the new one starts from no offsets
+ * of its own, i.e. from its `auto.offset.reset`.
  * A connector whose offsets were not read this cycle keeps its offsets from the last read.
  */
 function creditCopiers(
@@ -279,11 +293,16 @@ function creditCopiers(
     const topic = key.slice(0, key.lastIndexOf("/"));
     const takers = listTakingConnectors(def, topic);
     if (takers.length === 0) continue;
+    // A deleted connector (kept in the flow, MM2_CONNECTOR_MISSING) copies nothing: another that takes the topic does.
+    const running = takers.filter((name) => !def.connectorMissing?.connectors.includes(name));
+    const candidates = running.length > 0 ? running : takers;
     const before = last.get(key);
-    const connector = chooseCopier(takers, offsets, before);
+    const connector = chooseCopier(candidates, offsets, before);
     const previous = before?.change ?? null;
     let change = previous !== null && now - previous.at < copierChangeHoldMs ? previous : null;
-    if (before !== undefined && before.connector !== connector) {
+    // A change is a move only when the connector before no longer takes the topic: among connectors that all take it
+    // (an overlap, or heartbeats, which every MirrorSourceConnector copies) the credit may pass from one to another.
+    if (before !== undefined && before.connector !== connector && !takers.includes(before.connector)) {
       const fromOffset = before.offsets.get(before.connector);
       const p = stateOf(topic, key.slice(key.lastIndexOf("/") + 1));
       const fromPosition = fromOffset === undefined ? null : fromOffset + 1n;
