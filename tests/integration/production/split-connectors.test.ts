@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FlowPartition, Snapshot } from "@/lib/collector/types";
 import { deleteConnector, getConnectors, putConnectorConfig } from "@/lib/connect";
 import { connectorNames, sourceConnectorConfig } from "@/lib/sandbox/mm2-connectors";
-import { sleep } from "@/lib/sandbox/processes";
+import { sleep, stopProcess } from "@/lib/sandbox/processes";
+import { startSecondConnectWorker } from "@/lib/sandbox/connect-control";
+import type { SandboxConnectWorker } from "@/lib/sandbox/connect-worker";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
 import { createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers } from "../support/runtime";
@@ -16,7 +18,9 @@ import { createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers } f
  * - a topic moved from A's filter to B's: B holds no offsets for it and starts from the log start (MM2's default
  *   auto.offset.reset=earliest), copying records 0–49 a second time (target log end 100 for 50 records) →
  *   TOPIC_CHANGED_CONNECTOR naming A and B with exactly 0–49, and no MM2_POSITION_MOVED or MM2_REDELIVERY;
- * - A deleted: MM2_CONNECTOR_MISSING (critical) naming A and its topic; the flow stays and B's topic is copied.
+ * - A deleted: MM2_CONNECTOR_MISSING (critical) naming A and its topic; the flow stays and B's topic is copied;
+ * - C, for the same alias pair on a second Connect cluster (one extra worker): its topic joins the one flow with its
+ *   positions from that cluster; the cluster stopped, only C's partition is unknown (naming C and the cluster).
  * bench-.* is outside the sandbox connector's filter: only A and B copy these topics.
  */
 const state = readSandboxState();
@@ -24,13 +28,16 @@ const east = state.clusters.east!.bootstrap;
 const west = state.clusters.west!.bootstrap;
 const endpoint = { url: state.connect.url, timeoutMs: 15_000 };
 const notRunningAfterMs = 10_000;
-const runtime = createSandboxRuntime(state, 5, { notRunningAfterMs });
+let runtime: ReturnType<typeof createSandboxRuntime>;
 const id = randomUUID().slice(0, 8);
 const prefix = `bench-sc-${id}`;
-const topics = { a: `${prefix}-a`, b: `${prefix}-b`, both: `${prefix}-both`, moved: `${prefix}-moved` };
+const topics = { a: `${prefix}-a`, b: `${prefix}-b`, both: `${prefix}-both`, moved: `${prefix}-moved`, c: `${prefix}-c` };
+/** A second Connect cluster (its own group and internal topics on west), named `second` in Gapwatch's config. */
+let second: SandboxConnectWorker | null = null;
 const base = connectorNames("east", "west").source;
 const connectorA = `${base}-sc-${id}-a`;
 const connectorB = `${base}-sc-${id}-b`;
+const connectorC = `${base}-sc-${id}-c`;
 const flowId = "east->west";
 const cluster = (alias: string) => ({ alias, bootstrap: state.clusters[alias]!.bootstrap });
 const configOf = (pattern: string) =>
@@ -45,7 +52,21 @@ const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 1
   });
 /** This file's alerts: on its topics, or naming its connectors. */
 const ownAlerts = () =>
-  runtime.alerts.list({ state: "firing" }).filter((a) => (a.topic ?? "").includes(prefix) || a.summary.includes(connectorA) || a.summary.includes(connectorB));
+  runtime.alerts
+    .list({ state: "firing" })
+    .filter((a) => (a.topic ?? "").includes(prefix) || [connectorA, connectorB, connectorC].some((name) => a.summary.includes(name)));
+
+/** PUTs a connector config, again while the worker's group is still forming (Connect answers 409 then). */
+async function putWhenReady(url: string, name: string, config: Record<string, string>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await putConnectorConfig({ url, timeoutMs: 15_000 }, name, config);
+    } catch (err) {
+      if (attempt >= 30) throw err;
+      await sleep(2000);
+    }
+  }
+}
 
 async function produce(topic: string, count: number): Promise<void> {
   const producer = sandboxKafka(east).producer();
@@ -57,17 +78,25 @@ async function produce(topic: string, count: number): Promise<void> {
 const targetEnd = async (topic: string) => (await fetchLogEnds(west, `east.${topic}`)).get(0)?.high;
 
 beforeAll(async () => {
+  second = await startSecondConnectWorker(state, [
+    `group.id=gapwatch-sc-${id}`,
+    `offset.storage.topic=connect-offsets-sc-${id}`,
+    `config.storage.topic=connect-configs-sc-${id}`,
+    `status.storage.topic=connect-status-sc-${id}`,
+  ]);
+  runtime = createSandboxRuntime(state, 5, { notRunningAfterMs }, "", {}, [{ name: "second", url: second.url }]);
   await ensureTopics(east, Object.values(topics).map((topic) => ({ topic, partitions: 1 })));
   for (const topic of Object.values(topics)) await produce(topic, 50);
   await putConnectorConfig(endpoint, connectorA, configOf(`${prefix}-(a|both|moved)`));
   await putConnectorConfig(endpoint, connectorB, configOf(`${prefix}-(b|both)`));
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await runtime.collector.stop();
   runtime.alerts.stop();
   await runtime.store.close();
   for (const name of [connectorA, connectorB]) await deleteConnector(endpoint, name).catch(() => undefined);
+  if (second !== null) await stopProcess(second.process);
   await deleteLeftovers([
     { bootstrap: east, topics: Object.values(topics) },
     { bootstrap: west, topics: Object.values(topics).map((t) => `east.${t}`) },
@@ -117,8 +146,6 @@ describe("MirrorSourceConnectors of one alias pair: overlap, a topic moved betwe
     const deletedAt = Date.now();
     await deleteConnector(endpoint, connectorA);
     expect((await getConnectors(endpoint)).map((c) => c.name)).not.toContain(connectorA);
-    await produce(topics.a, 10);
-    await produce(topics.b, 10);
     const missing = await cycleUntil(() => ownAlerts().some((a) => a.type === "MM2_CONNECTOR_MISSING"), "MM2_CONNECTOR_MISSING for A", 120_000);
     const flow = flowOf(missing)!;
     expect(flow.connectorMissing?.connectors).toEqual([connectorA]);
@@ -128,12 +155,40 @@ describe("MirrorSourceConnectors of one alias pair: overlap, a topic moved betwe
     expect(alert).toMatchObject({ severity: "critical", flow: flowId, evidence: { connectCluster: "sandbox", connectors: connectorA, topics: topics.a } });
     expect(alert!.summary).toContain(`MM2 source connector ${connectorA} of flow ${flowId} is gone from Connect cluster sandbox since`);
     expect(alert!.summary).toContain(`its 1 topic is not replicated (${base}, ${connectorB} still copy the rest)`);
-    // B's topic is copied (lag 0 against Kafka's log ends); A's own topic stays in the flow with its lag.
+    // Written once A is gone for good: A's topic is not copied, B's is (log ends from Kafka, not from Gapwatch).
+    await produce(topics.a, 10);
+    await produce(topics.b, 10);
     const healthy = await cycleUntil((s) => rowOf(s, topics.b)?.lag === 0n && rowOf(s, topics.b)?.targetLogEnd === 60n, "B's topic copied");
     expect(await targetEnd(topics.b)).toBe(60n);
-    expect(rowOf(healthy, topics.a)).toMatchObject({ sourceConnector: connectorA, sourceLogEnd: 60n, targetLogEnd: 50n, lag: 10n });
+    const [sourceEndA, targetEndA] = [(await fetchLogEnds(east, topics.a)).get(0)!.high, await targetEnd(topics.a)];
+    expect(sourceEndA).toBe(60n);
+    expect(targetEndA).toBe(50n);
+    expect(rowOf(healthy, topics.a)).toMatchObject({ sourceConnector: connectorA, sourceLogEnd: 60n, targetLogEnd: 50n, lag: 10n, unknown: null });
 
     // Nothing else for these topics and connectors: no move by hand, no redelivery, no loss, no topic leaving.
     expect(ownAlerts().map((a) => a.type).sort()).toEqual(["FLOW_CONFIG_WARNING", "MM2_CONNECTOR_MISSING", "TOPIC_CHANGED_CONNECTOR"]);
+  });
+
+  it("joins a connector of the same alias pair on a second Connect cluster; that cluster down is a blind spot for it only", { timeout: 400_000 }, async () => {
+    await putWhenReady(second!.url, connectorC, configOf(`${prefix}-c`));
+    const joined = await cycleUntil(
+      (s) => rowOf(s, topics.c)?.sourceConnector === connectorC && rowOf(s, topics.c)?.committedPosition === 50n && rowOf(s, topics.c)?.lag === 0n,
+      "C copying on the second Connect cluster",
+    );
+    expect(await targetEnd(topics.c)).toBe(50n);
+    expect(flowOf(joined)!.connectors.sourceClusters).toMatchObject({ [connectorC]: "second", [connectorB]: "sandbox" });
+    expect(flowOf(joined)!.connectors.sources).toContain(connectorC);
+    expect(joined.flows.map((f) => f.id).filter((f) => f === flowId)).toEqual([flowId]);
+
+    // The second Connect cluster stops: C's partition is unknown, naming why; B's topic stays known and copied.
+    await stopProcess(second!.process);
+    second = null;
+    await produce(topics.b, 10);
+    const blind = await cycleUntil((s) => rowOf(s, topics.c)?.unknown !== null && rowOf(s, topics.b)?.targetLogEnd === 70n, "C unknown, B copied");
+    expect(rowOf(blind, topics.c)!.unknown!.reason).toContain(`(${connectorC} on second)`);
+    expect(rowOf(blind, topics.b)).toMatchObject({ unknown: null, lag: 0n, sourceConnector: connectorB });
+    expect(await targetEnd(topics.b)).toBe(70n);
+    const onC = ownAlerts().filter((a) => a.topic === topics.c);
+    expect(onC.map((a) => a.type)).toEqual([]);
   });
 });
