@@ -83,7 +83,8 @@ const east = makeCluster("east", [makeTopic("orders", [{ partition: 0, logStart:
 async function readCycle(def: FlowDefinition, state: ReturnType<typeof createFlowTailState>, now: number, held: Record<string, MirrorSourceOffset[]> | null) {
   const positions: ConnectTopicPositions = { positions: held === null ? null : new Map(Object.entries(held)), error: held === null ? "not read" : null };
   const readings = await readFlow(def, { readers: new Map(), clusters: new Map([["east", east]]), connect: [], connectTopicPositions: new Map([["connect-1", positions]]), state, now });
-  return { position: readings.positions?.get("orders/0") ?? null, copier: readings.copiers?.get("orders/0") ?? null };
+  const unread = readings.failures.positionsErrorsByConnector;
+  return { position: readings.positions?.get("orders/0") ?? null, copier: readings.copiers?.get("orders/0") ?? null, ...(unread ? { unread } : {}) };
 }
 
 describe("readFlow: each partition credited to the connector MM2 copies it with", () => {
@@ -113,12 +114,21 @@ describe("readFlow: each partition credited to the connector MM2 copies it with"
       await readCycle(def, state, T0 + 10_000, { "mm2-a": [offset("orders", 40)], "mm2-b": [offset("orders", 30)] }),
       await readCycle(def, state, T0 + 20_000, null),
     ];
-    expect(cycles.map((c) => [c.position, c.copier?.connector, c.copier?.change ?? null])).toEqual([
+    expect(cycles.map((c) => [c.position, c.copier?.connector, c.copier?.change ?? null, c.unread ?? null])).toEqual([
       // No earlier cycle: the most advanced.
-      [30n, "mm2-b", null],
+      [30n, "mm2-b", null, null],
       // mm2-a moved, mm2-b did not: mm2-a copies it (no move: mm2-b still takes the topic).
-      [40n, "mm2-a", null],
-      [null, undefined, null],
+      [40n, "mm2-a", null, null],
+      // Connect's offsets not read: the last ones are kept, and each connector's partitions are unknown for why.
+      [
+        40n,
+        "mm2-a",
+        null,
+        new Map([
+          ["mm2-a", "MM2 positions of mm2-a from Connect's offsets topic (connect-1): not read"],
+          ["mm2-b", "MM2 positions of mm2-b from Connect's offsets topic (connect-1): not read"],
+        ]),
+      ],
     ]);
   });
 });
