@@ -31,7 +31,7 @@ export function detectConnectorsMissing(ctx: DetectorContext): Finding[] {
     const effect =
       running.length === 0
         ? "nothing is replicated"
-        : `its ${countOf(topics.size, "topic")} ${topics.size === 1 ? "is" : "are"} not replicated (${running.join(", ")} still copy the rest)`;
+        : `its ${countOf(topics.size, "topic")} ${topics.size === 1 ? "is" : "are"} not replicated (${running.join(", ")} still ${running.length === 1 ? "copies" : "copy"} the rest)`;
     findings.push({
       key: `${FindingType.MM2_CONNECTOR_MISSING}|${flow.id}`,
       type: FindingType.MM2_CONNECTOR_MISSING,

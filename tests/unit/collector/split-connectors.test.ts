@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addKeptSourceConnector, defineRetainedFlow, discoverFlows, type FlowDefinition } from "@/lib/collector/flow-discovery";
 import { createFlowTailState, readFlow, type ConnectTopicPositions } from "@/lib/collector/flow-readings";
-import { type RetainedFlow, retainFlows } from "@/lib/collector/retained-flows";
+import { fingerprintRetainedFlows, type RetainedFlow, retainFlows, serializeRetainedFlows } from "@/lib/collector/retained-flows";
 import type { ConnectClusterSnapshot } from "@/lib/collector/types";
 import type { Connector, MirrorSourceOffset } from "@/lib/connect/types";
 import { makeCluster, makeTopic, T0 } from "./fixtures";
@@ -161,6 +161,14 @@ describe("retainFlows: one connector of a split flow deleted", () => {
     ]);
     expect(steps[3]!.definitions).toEqual([]);
     expect(JSON.stringify([...steps[3]!.retained.values()])).not.toContain("secret");
+  });
+
+  it("gives two cycles that changed only the time the flows were found one fingerprint (written at most once a minute)", () => {
+    const steps = run([{ connect: connect([a, b]) }, { connect: connect([a, b]) }, { connect: connect([b]) }]);
+    const [first, second, third] = steps.map((s) => s.retained);
+    expect(serializeRetainedFlows(first!)).not.toBe(serializeRetainedFlows(second!));
+    expect(fingerprintRetainedFlows(first!)).toBe(fingerprintRetainedFlows(second!));
+    expect(fingerprintRetainedFlows(third!)).not.toBe(fingerprintRetainedFlows(second!));
   });
 
   it("drops it once an operator retires the flow after it went missing, and forgets it when re-created", () => {
