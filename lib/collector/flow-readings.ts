@@ -289,9 +289,12 @@ function creditCopiers(
     held.set(key, offsets);
   }
   const positions = new Map<string, bigint>();
+  // A topic's partitions share their filter verdicts: judged once per topic and cycle.
+  const takersByTopic = new Map<string, string[]>();
   for (const [key, offsets] of held) {
     const topic = key.slice(0, key.lastIndexOf("/"));
-    const takers = listTakingConnectors(def, topic);
+    let takers = takersByTopic.get(topic);
+    if (takers === undefined) takersByTopic.set(topic, (takers = listTakingConnectors(def, topic)));
     if (takers.length === 0) continue;
     // A deleted connector (kept in the flow, MM2_CONNECTOR_MISSING) copies nothing: another that takes the topic does.
     const running = takers.filter((name) => !def.connectorMissing?.connectors.includes(name));
