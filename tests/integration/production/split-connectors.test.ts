@@ -20,7 +20,10 @@ import { createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers } f
  *   TOPIC_CHANGED_CONNECTOR naming A and B with exactly 0–49, and no MM2_POSITION_MOVED or MM2_REDELIVERY;
  * - A deleted: MM2_CONNECTOR_MISSING (critical) naming A and its topic; the flow stays and B's topic is copied;
  * - C, for the same alias pair on a second Connect cluster (one extra worker): its topic joins the one flow with its
- *   positions from that cluster; the cluster stopped, only C's partition is unknown (naming C and the cluster).
+ *   positions from that cluster; the cluster stopped, only C's partition is unknown (naming C and the cluster);
+ * - a topic moved from B to D, whose consumer has auto.offset.reset=latest, while 20 records were written: D starts
+ *   at the log end and never copies them → TOPIC_CHANGED_CONNECTOR with exactly those offsets (Kafka's target log
+ *   end short by exactly 20), not MM2_SKIPPED_BY_RESET or a forward move.
  * bench-.* is outside the sandbox connector's filter: only A and B copy these topics.
  */
 const state = readSandboxState();
@@ -31,17 +34,18 @@ const notRunningAfterMs = 10_000;
 let runtime: ReturnType<typeof createSandboxRuntime>;
 const id = randomUUID().slice(0, 8);
 const prefix = `bench-sc-${id}`;
-const topics = { a: `${prefix}-a`, b: `${prefix}-b`, both: `${prefix}-both`, moved: `${prefix}-moved`, c: `${prefix}-c` };
+const topics = { a: `${prefix}-a`, b: `${prefix}-b`, both: `${prefix}-both`, moved: `${prefix}-moved`, c: `${prefix}-c`, late: `${prefix}-late` };
 /** A second Connect cluster (its own group and internal topics on west), named `second` in Gapwatch's config. */
 let second: SandboxConnectWorker | null = null;
 const base = connectorNames("east", "west").source;
 const connectorA = `${base}-sc-${id}-a`;
 const connectorB = `${base}-sc-${id}-b`;
 const connectorC = `${base}-sc-${id}-c`;
+const connectorD = `${base}-sc-${id}-d`;
 const flowId = "east->west";
 const cluster = (alias: string) => ({ alias, bootstrap: state.clusters[alias]!.bootstrap });
-const configOf = (pattern: string) =>
-  sourceConnectorConfig({ source: cluster("east"), target: cluster("west") }, { topics: pattern, "topics.exclude": ".*[\\-\\.]internal, __.*" });
+const configOf = (pattern: string, extra: Record<string, string> = {}) =>
+  sourceConnectorConfig({ source: cluster("east"), target: cluster("west") }, { topics: pattern, "topics.exclude": ".*[\\-\\.]internal, __.*", ...extra });
 
 const flowOf = (s: Snapshot) => s.flows.find((f) => f.id === flowId);
 const rowOf = (s: Snapshot, topic: string): FlowPartition | undefined => flowOf(s)?.partitions.find((p) => p.topic === topic && p.partition === 0);
@@ -54,7 +58,7 @@ const cycleUntil = (check: (s: Snapshot) => boolean, what: string, timeoutMs = 1
 const ownAlerts = () =>
   runtime.alerts
     .list({ state: "firing" })
-    .filter((a) => (a.topic ?? "").includes(prefix) || [connectorA, connectorB, connectorC].some((name) => a.summary.includes(name)));
+    .filter((a) => (a.topic ?? "").includes(prefix) || [connectorA, connectorB, connectorC, connectorD].some((name) => a.summary.includes(name)));
 
 /** PUTs a connector config, again while the worker's group is still forming (Connect answers 409 then). */
 async function putWhenReady(url: string, name: string, config: Record<string, string>): Promise<void> {
@@ -88,14 +92,14 @@ beforeAll(async () => {
   await ensureTopics(east, Object.values(topics).map((topic) => ({ topic, partitions: 1 })));
   for (const topic of Object.values(topics)) await produce(topic, 50);
   await putConnectorConfig(endpoint, connectorA, configOf(`${prefix}-(a|both|moved)`));
-  await putConnectorConfig(endpoint, connectorB, configOf(`${prefix}-(b|both)`));
+  await putConnectorConfig(endpoint, connectorB, configOf(`${prefix}-(b|both|late)`));
 }, 300_000);
 
 afterAll(async () => {
   await runtime.collector.stop();
   runtime.alerts.stop();
   await runtime.store.close();
-  for (const name of [connectorA, connectorB]) await deleteConnector(endpoint, name).catch(() => undefined);
+  for (const name of [connectorA, connectorB, connectorD]) await deleteConnector(endpoint, name).catch(() => undefined);
   if (second !== null) await stopProcess(second.process);
   await deleteLeftovers([
     { bootstrap: east, topics: Object.values(topics) },
@@ -127,7 +131,7 @@ describe("MirrorSourceConnectors of one alias pair: overlap, a topic moved betwe
     // The topic moves from A's filter to B's (A first, as an operator would): B starts it from the log start.
     const movedAt = Date.now();
     await putConnectorConfig(endpoint, connectorA, configOf(`${prefix}-(a|both)`));
-    await putConnectorConfig(endpoint, connectorB, configOf(`${prefix}-(b|both|moved)`));
+    await putConnectorConfig(endpoint, connectorB, configOf(`${prefix}-(b|both|moved|late)`));
     const moved = await cycleUntil(
       (s) => rowOf(s, topics.moved)?.sourceConnector === connectorB && rowOf(s, topics.moved)?.committedPosition === 50n && rowOf(s, topics.moved)?.targetLogEnd === 100n,
       "B copying the moved topic again",
@@ -191,5 +195,29 @@ describe("MirrorSourceConnectors of one alias pair: overlap, a topic moved betwe
     expect(await targetEnd(topics.b)).toBe(70n);
     const onC = ownAlerts().filter((a) => a.topic === topics.c);
     expect(onC.map((a) => a.type)).toEqual([]);
+  });
+
+  it("reports a topic moved to a connector with auto.offset.reset=latest as the exact skip", { timeout: 300_000 }, async () => {
+    await cycleUntil((s) => rowOf(s, topics.late)?.sourceConnector === connectorB && rowOf(s, topics.late)?.committedPosition === 50n, "B copying late");
+    // Out of B's filter; 20 records written while no connector copies it; then D (latest) takes it, and more come.
+    await putConnectorConfig(endpoint, connectorB, configOf(`${prefix}-(b|both|moved)`));
+    await produce(topics.late, 20);
+    await putConnectorConfig(endpoint, connectorD, configOf(`${prefix}-late`, { "consumer.auto.offset.reset": "latest" }));
+    await cycleUntil((s) => rowOf(s, topics.late)?.sourceConnector === connectorD, "D credited with late");
+    for (let i = 0; i < 60 && (await targetEnd(topics.late)) === 50n; i++) {
+      await produce(topics.late, 1);
+      await sleep(2000);
+    }
+    const skipped = await cycleUntil(() => ownAlerts().some((a) => a.type === "TOPIC_CHANGED_CONNECTOR" && a.topic === topics.late), "the skip reported");
+    // Kafka's log ends: D copied only what came after it started, never 50–69.
+    const sourceEnd = (await fetchLogEnds(east, topics.late)).get(0)!.high;
+    expect(await targetEnd(topics.late)).toBe(50n + (sourceEnd - 70n));
+    const [alert] = ownAlerts().filter((a) => a.type === "TOPIC_CHANGED_CONNECTOR" && a.topic === topics.late);
+    expect(alert).toMatchObject({
+      severity: "warning",
+      evidence: { fromConnector: connectorB, toConnector: connectorD, outcome: "skipped", firstAffectedOffset: "50", lastAffectedOffset: "69", affectedCount: "20" },
+    });
+    expect(rowOf(skipped, topics.late)?.sourceConnector).toBe(connectorD);
+    expect(ownAlerts().filter((a) => a.topic === topics.late).map((a) => a.type)).toEqual(["TOPIC_CHANGED_CONNECTOR"]);
   });
 });
