@@ -289,13 +289,20 @@ function creditCopiers(
     held.set(key, offsets);
   }
   const positions = new Map<string, bigint>();
+  // Partitions no connector takes this cycle keep their mark: a topic moved in two steps (out of A's filter, then
+  // into B's, with a cycle between) is still a move from A.
+  const kept = new Map<string, CopierMark>();
   // A topic's partitions share their filter verdicts: judged once per topic and cycle.
   const takersByTopic = new Map<string, string[]>();
   for (const [key, offsets] of held) {
     const topic = key.slice(0, key.lastIndexOf("/"));
     let takers = takersByTopic.get(topic);
     if (takers === undefined) takersByTopic.set(topic, (takers = listTakingConnectors(def, topic)));
-    if (takers.length === 0) continue;
+    if (takers.length === 0) {
+      const before = last.get(key);
+      if (before !== undefined) kept.set(key, before);
+      continue;
+    }
     // A deleted connector (kept in the flow, MM2_CONNECTOR_MISSING) copies nothing: another that takes the topic does.
     const running = takers.filter((name) => !def.connectorMissing?.connectors.includes(name));
     const candidates = running.length > 0 ? running : takers;
@@ -315,7 +322,7 @@ function creditCopiers(
     const offset = offsets.get(connector);
     if (offset !== undefined) positions.set(key, offset);
   }
-  state.copiers.set(def.id, copiers);
+  state.copiers.set(def.id, kept.size === 0 ? copiers : new Map([...kept, ...copiers]));
   return positions;
 }
 

@@ -199,9 +199,13 @@ describe("MirrorSourceConnectors of one alias pair: overlap, a topic moved betwe
 
   it("reports a topic moved to a connector with auto.offset.reset=latest as the exact skip", { timeout: 300_000 }, async () => {
     await cycleUntil((s) => rowOf(s, topics.late)?.sourceConnector === connectorB && rowOf(s, topics.late)?.committedPosition === 50n, "B copying late");
-    // Out of B's filter; 20 records written while no connector copies it; then D (latest) takes it, and more come.
+    // Out of B's filter (B's task restarts with its new partitions: given 15 s); 20 records written while no
+    // connector copies it (checked on the target); then D (latest) takes it, and more come.
     await putConnectorConfig(endpoint, connectorB, configOf(`${prefix}-(b|both|moved)`));
+    await sleep(15_000);
     await produce(topics.late, 20);
+    await sleep(10_000);
+    expect(await targetEnd(topics.late)).toBe(50n);
     await putConnectorConfig(endpoint, connectorD, configOf(`${prefix}-late`, { "consumer.auto.offset.reset": "latest" }));
     await cycleUntil((s) => rowOf(s, topics.late)?.sourceConnector === connectorD, "D credited with late");
     for (let i = 0; i < 60 && (await targetEnd(topics.late)) === 50n; i++) {

@@ -106,6 +106,16 @@ describe("readFlow: each partition credited to the connector MM2 copies it with"
     ]);
   });
 
+  it("sees a move made in two steps (out of mm2-a's filter, a cycle, then into mm2-b's) as a move from mm2-a", async () => {
+    const state = createFlowTailState();
+    const held = { "mm2-a": [offset("orders", 49)] };
+    await readCycle(defineSplit("orders", "payments"), state, T0, held);
+    const between = await readCycle(defineSplit("payments", "payments"), state, T0 + 10_000, held);
+    const after = await readCycle(defineSplit("payments", "orders"), state, T0 + 20_000, held);
+    expect(between).toEqual({ position: null, copier: null });
+    expect(after.copier?.change).toEqual({ from: "mm2-a", fromPosition: 50n, logStartAtChange: 0n, logEndAtChange: 50n, at: T0 + 20_000 });
+  });
+
   it("credits an overlapped topic to the connector whose offsets move, and keeps offsets not read this cycle", async () => {
     const state = createFlowTailState();
     const def = defineSplit("orders", "orders");
