@@ -222,6 +222,9 @@ describe("MirrorSourceConnectors of one alias pair: overlap, a topic moved betwe
       evidence: { fromConnector: connectorB, toConnector: connectorD, outcome: "skipped", firstAffectedOffset: "50", lastAffectedOffset: "69", affectedCount: "20" },
     });
     expect(rowOf(skipped, topics.late)?.sourceConnector).toBe(connectorD);
-    expect(ownAlerts().filter((a) => a.topic === topics.late).map((a) => a.type)).toEqual(["TOPIC_CHANGED_CONNECTOR"]);
+    // A cycle that read Connect before it listed D saw the topic in no connector's filter: TOPIC_LEFT_FLOW (info) is
+    // true of that moment and may be there; nothing else is (no reset skip, no forward move, no loss).
+    const others = ownAlerts().filter((a) => a.topic === topics.late && a.type !== "TOPIC_LEFT_FLOW");
+    expect(others.map((a) => a.type)).toEqual(["TOPIC_CHANGED_CONNECTOR"]);
   });
 });
