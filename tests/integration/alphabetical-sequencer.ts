@@ -33,8 +33,8 @@ const measuredSeconds: Record<string, number> = {
   "production/readiness-reasons": 60,
   "production/reset-latest": 35,
   "production/second-writer": 24,
-  // Measured on a loaded machine (2026-12-06, h77, load 20-22): 57 s, its one extra Connect worker's start included.
-  "production/split-connectors": 60,
+  // Measured on a loaded machine (2026-12-06, h77): 57-68 s, its one extra Connect worker's start included.
+  "production/split-connectors": 70,
   "production/topic-filter": 35,
   "production/transactions": 70,
   "real-clusters/broker-loss": 110,
