@@ -8,13 +8,14 @@ import { type ConnectTopicsState, createConnectTopicsState, readConnectTopics } 
 import { buildFlow } from "./flow-builder";
 import { readDedicatedConfigs } from "./dedicated-configs";
 import { probeHiddenTopics } from "./hidden-topics";
-import { defineRetainedFlow, discoverFlows } from "./flow-discovery";
+import { addKeptSourceConnector, defineRetainedFlow, discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowReadContext, type FlowTailState, readFlow } from "./flow-readings";
 import { advanceLeaderMarks, type LeaderMarks, leaderMarksStoreKey, parseLeaderMarks, routineWriteMs, serializeLeaderMarks } from "./leader-marks";
 import type { CollectorPersistence } from "./persistence";
 import type { ShardAssignment } from "./shards";
 import { type RecordSampleRead, readRecordSamples } from "./record-samples";
 import {
+  fingerprintRetainedFlows,
   parseRetainedFlows,
   parseRetireRequests,
   type RetainedFlow,
@@ -63,8 +64,11 @@ export class Collector {
   /** When the leader marks were last written to the store (0: never), and whether a write is due. */
   private leaderMarksWrittenAt = 0;
   private leaderMarksDue = false;
-  /** Flows once found on Connect, kept until retired (retained-flows.ts); persisted every cycle. */
+  /** Flows once found on Connect, kept until retired (retained-flows.ts); persisted on change, else once a minute. */
   private retainedFlows = new Map<string, RetainedFlow>();
+  /** The retained flows as last written (fingerprintRetainedFlows), and when. */
+  private retainedFingerprint: string | null = null;
+  private retainedWrittenAt = 0;
   private latestSnapshot: Snapshot | null = null;
   private cycle = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -242,7 +246,7 @@ export class Collector {
     const dedicated = await readDedicatedConfigs(clusters, { readers: this.readers, clusters: byAlias, state: this.tailState });
     const topicNames = clusters.map((c) => ({ alias: c.alias, topicNames: c.topics.map((t) => t.name) }));
     const live = discoverFlows(connect, topicNames, this.config.flows, dedicated);
-    const discovered = [...live, ...(await this.retainFlows(live, connect, now))].sort((a, b) => a.id.localeCompare(b.id));
+    const discovered = (await this.retainFlows(live, connect, now)).sort((a, b) => a.id.localeCompare(b.id));
     const definitions = this.shards === null ? discovered : discovered.filter((def) => this.shards!.owns(def.id));
     const read = await Promise.all(
       definitions.map(async (def) => {
@@ -286,7 +290,8 @@ export class Collector {
   }
 
   /**
-   * Keeps every flow once found on Connect: returns the definitions of those Connect no longer lists (not retired).
+   * Keeps every flow once found on Connect: returns the flows found now (with the source connectors Connect no longer
+   * lists kept in them) and the definitions of those Connect no longer lists (not retired).
    * The operators' retire requests are read from the store every cycle (a web server writes them).
    */
   private async retainFlows(live: FlowDefinition[], connect: ConnectClusterSnapshot[], now: number): Promise<FlowDefinition[]> {
@@ -297,14 +302,14 @@ export class Collector {
       log.warn({ err: describeError(err) }, "retire requests not read; flows stay kept this cycle");
     }
     const byConfig = new Set(Object.entries(this.config.flows).filter(([, o]) => o.retired === true).map(([id]) => id));
-    const result = retainFlows(live, connect, this.retainedFlows, { requests, byConfig }, now, (r) => defineRetainedFlow(r, this.config.flows));
+    const result = retainFlows(live, connect, this.retainedFlows, { requests, byConfig }, now, (r) => defineRetainedFlow(r, this.config.flows), addKeptSourceConnector);
     // Said once, in the cycle that first finds it missing (the alert carries it from then on).
-    for (const def of result.definitions.filter((d) => d.connectorMissing?.since === now)) {
+    for (const def of [...result.live, ...result.definitions].filter((d) => d.connectorMissing?.since === now)) {
       const { connectors, since } = def.connectorMissing!;
       log.warn({ flow: def.id, connectors, since }, "MM2 source connector missing from Connect");
     }
     this.retainedFlows = result.retained;
-    return result.definitions;
+    return [...result.live, ...result.definitions];
   }
 
   /** Keeps the transaction ledgers and the leader marks for a restart (the pipeline writes the cycle's samples). */
@@ -316,10 +321,22 @@ export class Collector {
     try {
       if (this.ledgerShards) await this.ledgerShards.save(this.ledgers, this.store);
       else if (this.ledgers.size > 0) await this.store.setValue(ledgerStoreKey, serializeLedgers(this.ledgers));
-      await this.store.setValue(retainedFlowsKey, serializeRetainedFlows(this.retainedFlows));
+      await this.writeRetainedFlows(this.store, now);
     } catch (err) {
       log.error({ err: describeError(err) }, "writing the transaction ledgers to the store failed");
     }
+  }
+
+  /**
+   * Writes the retained flows when they changed (a flow found or lost, a connector missing) and otherwise at most once
+   * per `routineWriteMs`: only the time each flow was last found moves every cycle.
+   */
+  private async writeRetainedFlows(store: CollectorPersistence, now: number): Promise<void> {
+    const fingerprint = fingerprintRetainedFlows(this.retainedFlows);
+    if (fingerprint === this.retainedFingerprint && now - this.retainedWrittenAt < routineWriteMs) return;
+    await store.setValue(retainedFlowsKey, serializeRetainedFlows(this.retainedFlows));
+    this.retainedFingerprint = fingerprint;
+    this.retainedWrittenAt = now;
   }
 
   /** Writes the leader marks (a failure is logged, and the write is tried again next cycle). */

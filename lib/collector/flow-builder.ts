@@ -6,6 +6,7 @@ import { createUnknownJudge, type FlowReadFailures, type PreviousFlow, type Unkn
 import {
   type CheckpointPoint,
   type ClusterSnapshot,
+  type CopierChange,
   type DedicatedModeStatus,
   type Flow,
   type FlowCoverageReading,
@@ -18,6 +19,8 @@ import {
 export interface FlowReadings {
   /** Upstream offset of the last replicated record per `topic/partition` (Connect's stored offset). */
   positions: ReadonlyMap<string, bigint> | null;
+  /** Split flows: the connector copying each `topic/partition` that Connect holds offsets for (creditCopiers). */
+  copiers?: ReadonlyMap<string, { connector: string; change: CopierChange | null }>;
   syncHistory: ReadonlyMap<string, readonly SyncPoint[]>;
   checkpoints: readonly CheckpointPoint[];
   latestHeartbeat: number | null;
@@ -103,6 +106,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     ...(def.syncGroupOffsets !== undefined ? { syncGroupOffsets: def.syncGroupOffsets } : {}),
     ...(def.sourceTaskSettings !== undefined ? { sourceTaskSettings: def.sourceTaskSettings } : {}),
     ...(def.topicRefreshMs !== undefined ? { topicRefreshMs: def.topicRefreshMs } : {}),
+    ...(def.sourceSettingsByConnector !== undefined && def.connectors.sources.length > 1 ? { sourceSettingsByConnector: def.sourceSettingsByConnector } : {}),
     ...(def.connectorMissing !== undefined ? { connectorMissing: def.connectorMissing } : {}),
     offsetSyncs: def.offsetSyncs,
     checkpointsTopic: def.checkpointsTopic,
@@ -219,6 +223,7 @@ function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, c
     const p = topic.partitions[i]!;
     if (i > 0 && topic.partitions[i - 1]!.partition > p.partition) ordered = false;
     const name = nameOf(p.partition);
+    const copier = readings.copiers?.get(name);
     const lastReplicated = readings.positions?.get(name);
     const t = findPartition(remote, i, p.partition);
     const history = readings.syncHistory.get(keyOf(p.partition));
@@ -233,7 +238,8 @@ function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, c
       topic: topic.name,
       partition: p.partition,
       targetTopic,
-      sourceConnector: connector,
+      sourceConnector: copier?.connector ?? connector,
+      ...(copier?.change ? { copierChange: copier.change } : {}),
       sourceTopicId: topic.topicId,
       sourceLogStart: p.logStart,
       sourceLogEnd: p.logEnd,
@@ -250,7 +256,7 @@ function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, c
       targetDensityIssue: densityIssue,
       latestSync,
       oldestUnreplicatedTimestamp: null,
-      unknown: judgeUnknown(p, t, useDerived ? "offset-sync" : "committed"),
+      unknown: judgeUnknown(p, t, useDerived ? "offset-sync" : "committed", copier?.connector ?? connector),
     });
   }
   return ordered;

@@ -14,6 +14,7 @@ import {
   readGroupFilterSettings,
   readMirrorEnabled,
   readSourceTaskSettings,
+  judgeTopic,
   readTopicFilter,
   readTopicRefreshMs,
   type ReplicationPolicy,
@@ -29,7 +30,14 @@ export interface FlowDefinition {
   target: string;
   discoveredFrom: "connect" | "dedicated-topics";
   connectCluster: string | null;
-  connectors: { source: string | null; sources: string[]; checkpoint: string | null; heartbeat: string | null };
+  connectors: {
+    source: string | null;
+    sources: string[];
+    checkpoint: string | null;
+    heartbeat: string | null;
+    /** The Connect cluster of each source connector, by name, when the flow's connectors are on several. */
+    sourceClusters?: Record<string, string>;
+  };
   policy: ReplicationPolicy;
   topicsFilter: string;
   /**
@@ -54,6 +62,8 @@ export interface FlowDefinition {
   sourceTaskSettings?: SourceTaskSettings;
   /** The longest `refresh.topics.interval.seconds` of the source connectors, in ms (null: every one has it off). */
   topicRefreshMs?: number | null;
+  /** Each source connector's own settings by name (a topic's are those of the connector that copies it). */
+  sourceSettingsByConnector?: Record<string, SourceTaskSettings>;
   /** A retained flow whose source connectors its Connect cluster no longer lists (retained-flows.ts). */
   connectorMissing?: FlowConnectorMissing;
 }
@@ -95,7 +105,10 @@ export function formatFlowId(source: string, target: string): string {
  * first by name gives the replication policy, separator and `offset-syncs.topic.location`; each
  * brings its topic filter); checkpoint and heartbeat connectors with the same aliases join it, the
  * checkpoint connector with its group filter and timing (from any Connect cluster). Source
- * connectors of one flow on two Connect clusters: the first cluster's are read. Then
+ * connectors of one alias pair on several Connect clusters form one flow too (each read from its
+ * own cluster, `connectors.sourceClusters`); a connector name on two Connect clusters is read on
+ * the first (by config order) with a warning. Two source connectors whose filters both take a
+ * topic are warned (topic-overlap). Then
  * dedicated-mode MM2 (no public REST API): a topic `mm2-offsets.<source>.internal` on a cluster
  * means a herder from `<source>` to that cluster ran, and `dedicated` (by flow id) holds its
  * connector configs (defineDedicatedFlow).
@@ -108,18 +121,18 @@ export function discoverFlows(
   dedicated: ReadonlyMap<string, DedicatedConfigs> = new Map(),
 ): FlowDefinition[] {
   const flows = new Map<string, FlowDefinition>();
+  // The first source connector (by Connect cluster in config order, then name) of each flow.
+  const firstSource = new Map<string, Connector>();
   for (const cluster of connect) {
     const mirror = cluster.connectors
       .filter((c) => classKind(c.connectorClass) !== null)
       .sort((a, b) => a.name.localeCompare(b.name));
-    // The first source connector (by name) of each flow defined on this Connect cluster.
-    const firstSource = new Map<string, Connector>();
     for (const c of mirror.filter((m) => classKind(m.connectorClass) === "source")) {
       const id = formatFlowId(c.config["source.cluster.alias"] ?? "", c.config["target.cluster.alias"] ?? "");
       const existing = flows.get(id);
       const first = firstSource.get(id);
       if (existing) {
-        if (first) joinSourceConnector(existing, c, first);
+        if (first) joinSourceConnector(existing, cluster.name, c, first);
         continue;
       }
       const def = defineFromSourceConnector(cluster.name, c, overrides);
@@ -137,6 +150,7 @@ export function discoverFlows(
       applyCheckpointSettings(flow, c.config);
     }
   }
+  for (const def of flows.values()) warnTopicOverlaps(def, clusters.find((c) => c.alias === def.source)?.topicNames ?? []);
   const aliases = new Set(clusters.map((c) => c.alias));
   for (const cluster of clusters) {
     for (const source of aliases) {
@@ -160,6 +174,8 @@ export function defineRetainedFlow(
     connectCluster: string;
     connectors: { sources: string[]; checkpoint: string | null; heartbeat: string | null };
     sourceConfig: Record<string, string>;
+    sourceConfigs?: Record<string, Record<string, string>>;
+    sourceClusters?: Record<string, string>;
   },
   overrides: FlowOverrides = {},
 ): FlowDefinition | null {
@@ -168,8 +184,25 @@ export function defineRetainedFlow(
   if (first === undefined) return null;
   const def = defineFromSourceConnector(record.connectCluster, { name: first, config: record.sourceConfig }, overrides);
   if (def === null) return null;
-  def.connectors = { source: first, sources: [...sources], checkpoint, heartbeat };
+  def.connectors = { source: first, sources: [first], checkpoint, heartbeat };
+  for (const name of sources.slice(1)) {
+    addKeptSourceConnector(def, name, record.sourceConfigs?.[name] ?? {}, record.sourceClusters?.[name] ?? record.connectCluster);
+  }
   return def;
+}
+
+/**
+ * Adds a source connector Gapwatch kept although its Connect cluster no longer lists it (retained-flows.ts) to a
+ * flow: named among its sources, with its topic filter from the settings kept (its topics stay in the flow).
+ */
+export function addKeptSourceConnector(def: FlowDefinition, name: string, config: Record<string, string>, connectCluster: string): void {
+  if (def.connectors.sources.includes(name)) return;
+  def.connectors.sources.push(name);
+  if (connectCluster !== def.connectCluster || def.connectors.sourceClusters !== undefined) {
+    def.connectors.sourceClusters = { ...def.connectors.sourceClusters, [name]: connectCluster };
+  }
+  def.sourceSettingsByConnector = { ...def.sourceSettingsByConnector, [name]: readSourceTaskSettings(config) };
+  addTopicFilter(def, { name, config });
 }
 
 /**
@@ -269,11 +302,30 @@ function defineFromSourceConnector(connectCluster: string | null, c: ConnectorCo
 }
 
 /**
- * Adds a further source connector of the same alias pair: its filter, and a warning when its
- * replication policy differs from the first one's (strimzi#4498: MM2's connectors must agree).
+ * Adds a further source connector of the same alias pair (on this or another Connect cluster): its filter and
+ * settings, and a warning when its replication policy differs from the first one's (strimzi#4498: MM2's
+ * connectors must agree).
  */
-function joinSourceConnector(def: FlowDefinition, c: Connector, first: Connector): void {
+function joinSourceConnector(def: FlowDefinition, connectCluster: string, c: Connector, first: Connector): void {
+  const elsewhere = def.connectors.sourceClusters?.[c.name] ?? (def.connectors.sources.includes(c.name) ? def.connectCluster : undefined);
+  if (elsewhere !== undefined && elsewhere !== null) {
+    def.warnings.push({
+      kind: "connector-name",
+      connector: c.name,
+      subject: connectCluster,
+      message:
+        `source connector ${c.name} exists on Connect clusters ${elsewhere} and ${connectCluster}: ` +
+        `Gapwatch reads the one on ${elsewhere}; give each connector its own name`,
+    });
+    return;
+  }
   def.connectors.sources.push(c.name);
+  if (connectCluster !== def.connectCluster || def.connectors.sourceClusters !== undefined) {
+    def.connectors.sourceClusters ??= Object.fromEntries(def.connectors.sources.slice(0, -1).map((n) => [n, def.connectCluster ?? ""]));
+    def.connectors.sourceClusters[c.name] = connectCluster;
+  }
+  def.sourceSettingsByConnector ??= { [first.name]: readSourceTaskSettings(first.config) };
+  def.sourceSettingsByConnector[c.name] = readSourceTaskSettings(c.config);
   addTopicFilter(def, c);
   def.topicRefreshMs = combineTopicRefreshMs(def.topicRefreshMs ?? null, readTopicRefreshMs(c.config));
   const own = describePolicy(c.config);
@@ -287,6 +339,45 @@ function joinSourceConnector(def: FlowDefinition, c: Connector, first: Connector
       `source connector ${c.name} uses ${own}, unlike ${first.name} (${theirs}): ` +
       `Gapwatch names all the flow's topics as ${first.name} does`,
   });
+}
+
+/** Topics named in one overlap warning's message (the finding's evidence holds them all). */
+const overlapTopicsShown = 5;
+
+/**
+ * Warns of source topics two of the flow's connectors both take (known filters only; heartbeats topics are taken
+ * by every MirrorSourceConnector on purpose and are left out). Each connector then runs its own MirrorSourceTask
+ * consumer assigned the topic's partitions (MirrorSourceTask.start: `consumer.assign`, positions from its own
+ * offsets) and sends every record to the same remote topic (MirrorSourceTask.convertRecord:
+ * `formatRemoteTopic`): the target holds each record twice, and both write offset syncs for the partition into the
+ * one offset-syncs topic, so offset translation of its groups is unreliable. One warning per pair of connectors.
+ */
+function warnTopicOverlaps(def: FlowDefinition, topicNames: readonly string[]): void {
+  const known = def.topicFilters.filter((f) => f.spec.kind === "default");
+  if (known.length < 2) return;
+  const byPair = new Map<string, string[]>();
+  for (const topic of topicNames) {
+    if (def.policy.isHeartbeatsTopic(topic)) continue;
+    const takers = known.filter((f) => f.spec.kind === "default" && judgeTopic(f.spec.filter, def.policy, def, topic).replicated);
+    for (let i = 0; i + 1 < takers.length; i++) {
+      const pair = `${takers[i]!.connector} + ${takers[i + 1]!.connector}`;
+      byPair.set(pair, [...(byPair.get(pair) ?? []), topic]);
+    }
+  }
+  for (const [pair, topics] of byPair) {
+    const sorted = topics.sort((a, b) => a.localeCompare(b));
+    const shown = sorted.slice(0, overlapTopicsShown).join(", ") + (sorted.length > overlapTopicsShown ? ` and ${sorted.length - overlapTopicsShown} more` : "");
+    def.warnings.push({
+      kind: "topic-overlap",
+      connector: pair,
+      subject: pair,
+      topics: sorted,
+      message:
+        `source connectors ${pair.replace(" + ", " and ")} both take ${shown}: each copies every record into the same ` +
+        `remote topic (the target holds them twice) and both write its offset syncs (translation of its groups ` +
+        `is unreliable); narrow one connector's topics or topics.exclude`,
+    });
+  }
 }
 
 /** A connector's replication policy class (MM2's own by simple name) and separator, in words. */

@@ -63,14 +63,15 @@ function nameCopier(def: FlowDefinition, connector: string | null): string | nul
 }
 
 /**
- * The source connector whose known filter takes `topic` (positions of a topic held by several
- * connectors — it moved from one to another — are taken from this one), or null.
+ * Every source connector that takes `topic`: known filters by MirrorSourceConnector.shouldReplicateTopic, and those
+ * whose filter Gapwatch cannot evaluate (they may). Several when filters overlap, or while a topic moves.
  */
-export function findCopyingConnector(def: FlowDefinition, topic: string): string | null {
+export function listTakingConnectors(def: FlowDefinition, topic: string): string[] {
+  const takers: string[] = [];
   for (const { connector, spec } of def.topicFilters) {
-    if (spec.kind === "default" && judgeTopic(spec.filter, def.policy, def, topic).replicated) return connector;
+    if (spec.kind === "unknown" || judgeTopic(spec.filter, def.policy, def, topic).replicated) takers.push(connector);
   }
-  return null;
+  return takers;
 }
 
 /**

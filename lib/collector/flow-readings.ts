@@ -20,11 +20,11 @@ import {
 import { describeError } from "./cluster-poll";
 import type { FlowDefinition } from "./flow-discovery";
 import type { FlowReadings } from "./flow-builder";
-import { findCopyingConnector } from "./flow-membership";
+import { listTakingConnectors } from "./flow-membership";
 import { countMalformed } from "./malformed-records";
 import { internPartitionName } from "./partition-keys";
 import { tailPartition, type TailPosition } from "./topic-tail";
-import { type CheckpointPoint, type ClusterSnapshot, type DedicatedModeStatus, flowPartitionKey } from "./types";
+import { type CheckpointPoint, type ClusterSnapshot, type CopierChange, type DedicatedModeStatus, flowPartitionKey } from "./types";
 
 /** Offset syncs kept in memory per partition (the store keeps the same bound). */
 export const maxSyncsInMemory = 20_000;
@@ -41,7 +41,20 @@ export interface FlowTailState {
   /** Dedicated mode: each flow's connector configs, and a copy as of the newest complete read (dedicated-configs.ts). */
   configTables: Map<string, { table: Map<string, Record<string, string>>; complete: ReadonlyMap<string, Readonly<Record<string, string>>> | null }>;
   malformed: Record<string, number>;
+  /** Flows split over several source connectors: which one copies each partition, and their last offsets. */
+  copiers: Map<string, Map<string, CopierMark>>;
 }
+
+/** What the last cycle credited one partition of a split flow to (creditCopiers). */
+export interface CopierMark {
+  connector: string;
+  /** Each connector's stored offset (last copied upstream offset) as of the last cycle that read them. */
+  offsets: ReadonlyMap<string, bigint>;
+  change: CopierChange | null;
+}
+
+/** How long a partition's copier change is shown after it was seen (its re-copy or skip is judged meanwhile). */
+export const copierChangeHoldMs = 10 * 60_000;
 
 export function createFlowTailState(syncHistory: Map<string, SyncPoint[]> = new Map()): FlowTailState {
   return {
@@ -53,6 +66,7 @@ export function createFlowTailState(syncHistory: Map<string, SyncPoint[]> = new 
     statusTables: new Map(),
     configTables: new Map(),
     malformed: {},
+    copiers: new Map(),
   };
 }
 
@@ -91,8 +105,10 @@ export async function readFlow(def: FlowDefinition, ctx: FlowReadContext): Promi
   // Positions and syncs failures are kept apart: they make partitions unknown (partition-unknown.ts).
   const positionErrors: string[] = [];
   const syncErrors: string[] = [];
+  const copiers = new Map<string, CopierMark>();
+  const byConnector = new Map<string, string>();
   const [positions, dedicatedStatus] = await Promise.all([
-    readPositions(def, ctx, positionErrors),
+    readPositions(def, ctx, positionErrors, copiers, byConnector),
     readDedicatedStatus(def, ctx),
     readSyncs(def, ctx, syncErrors),
     readCheckpoints(def, ctx, errors),
@@ -103,11 +119,16 @@ export async function readFlow(def: FlowDefinition, ctx: FlowReadContext): Promi
   const prefix = `${def.id}|`;
   return {
     positions,
+    ...(copiers.size > 0 ? { copiers } : {}),
     syncHistory: new Map([...ctx.state.syncHistory].filter(([k]) => k.startsWith(prefix))),
     checkpoints: [...ctx.state.checkpoints].filter(([k]) => k.startsWith(prefix)).map(([, v]) => v),
     latestHeartbeat: ctx.state.heartbeats.get(def.id) ?? null,
-    failures: { positionsError: joinErrors(positionErrors), syncsError: joinErrors(syncErrors) },
-    errors: [...positionErrors, ...syncErrors, ...errors],
+    failures: {
+      positionsError: joinErrors(positionErrors),
+      syncsError: joinErrors(syncErrors),
+      ...(byConnector.size > 0 ? { positionsErrorsByConnector: byConnector } : {}),
+    },
+    errors: [...positionErrors, ...byConnector.values(), ...syncErrors, ...errors],
     ...(dedicatedStatus ? { dedicatedStatus } : {}),
   };
 }
@@ -165,20 +186,21 @@ function toConnector(view: ConnectorStatusView): Connector {
   };
 }
 
-async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<Map<string, bigint> | null> {
+async function readPositions(
+  def: FlowDefinition,
+  ctx: FlowReadContext,
+  errors: string[],
+  copiers: Map<string, CopierMark>,
+  byConnector: Map<string, string>,
+): Promise<Map<string, bigint> | null> {
   if (def.connectors.sources.length > 0 && def.connectCluster) {
-    const read = await readConnectPositions(def, def.connectCluster, ctx, errors);
-    if (read.every((r) => r === null)) return null;
-    // The union over the flow's source connectors; a partition held by several (its topic moved
-    // from one connector's regex to another's) takes the position of the connector that copies it now.
+    // Split flows: a connector whose positions were not read makes only its own partitions unknown.
+    const split = def.connectors.sources.length > 1;
+    const read = await readConnectPositions(def, ctx, split ? (name, error) => byConnector.set(name, error) : (_name, error) => errors.push(error));
+    if (read.every((r) => r === null) && !split) return null;
+    if (split) return creditCopiers(def, read, ctx, copiers);
     const positions = new Map<string, bigint>();
-    for (const r of read) {
-      for (const o of r?.offsets ?? []) {
-        const key = internPartitionName(o.topic, o.partition);
-        if (o.cluster !== def.source || (positions.has(key) && findCopyingConnector(def, o.topic) !== r?.name)) continue;
-        positions.set(key, o.offset);
-      }
-    }
+    for (const o of read[0]?.offsets ?? []) if (o.cluster === def.source) positions.set(internPartitionName(o.topic, o.partition), o.offset);
     return positions;
   }
   if (!def.positionsTopic) return null;
@@ -200,30 +222,120 @@ async function readPositions(def: FlowDefinition, ctx: FlowReadContext, errors: 
 }
 
 /**
- * Each source connector's stored positions: from Connect's offsets topic when this cycle read the Connect cluster
- * from its internal topics (only once it was read to its end: a partial read would show positions older than they
- * are), else `GET /connectors/{name}/offsets`. A connector whose positions are unknown is null, with why in `errors`.
+ * Each source connector's stored positions, read on the connector's own Connect cluster: from Connect's offsets topic
+ * when this cycle read that cluster from its internal topics (only once it was read to its end: a partial read would
+ * show positions older than they are), else `GET /connectors/{name}/offsets`. A connector whose positions are
+ * unknown is null, with why in `errors`.
  */
-async function readConnectPositions(def: FlowDefinition, connectCluster: string, ctx: FlowReadContext, errors: string[]) {
-  const fromTopics = ctx.connectTopicPositions?.get(connectCluster);
-  if (fromTopics) {
-    if (fromTopics.error) errors.push(`MM2 positions from Connect's offsets topic: ${fromTopics.error}`);
-    const held = fromTopics.positions;
-    return def.connectors.sources.map((name) => (held === null ? null : { name, offsets: held.get(name) ?? [] }));
-  }
-  const connect = ctx.connect.find((c) => c.name === connectCluster);
-  if (!connect?.url) return [null];
-  const endpoint = toConnectEndpoint({ ...connect, url: connect.url });
+async function readConnectPositions(def: FlowDefinition, ctx: FlowReadContext, fail: (connector: string, error: string) => void) {
+  const clusterOf = (name: string) => def.connectors.sourceClusters?.[name] ?? def.connectCluster!;
   return Promise.all(
     def.connectors.sources.map(async (name) => {
+      // A deleted connector has no offsets to ask for: its partitions keep their last positions (creditCopiers).
+      if (def.connectorMissing?.connectors.includes(name)) return null;
+      const connectCluster = clusterOf(name);
+      const fromTopics = ctx.connectTopicPositions?.get(connectCluster);
+      if (fromTopics) {
+        if (fromTopics.error) fail(name, `MM2 positions of ${name} from Connect's offsets topic (${connectCluster}): ${fromTopics.error}`);
+        return fromTopics.positions === null ? null : { name, offsets: fromTopics.positions.get(name) ?? [] };
+      }
+      const connect = ctx.connect.find((c) => c.name === connectCluster);
+      if (!connect?.url) return null;
       try {
-        return { name, offsets: await getMirrorSourceOffsets(endpoint, name) };
+        return { name, offsets: await getMirrorSourceOffsets(toConnectEndpoint({ ...connect, url: connect.url }), name) };
       } catch (err) {
-        errors.push(`MM2 positions from Connect (${name}): ${describeError(err)}`);
+        fail(name, `MM2 positions from Connect (${name} on ${connectCluster}): ${describeError(err)}`);
         return null;
       }
     }),
   );
+}
+
+/**
+ * A flow split over several source connectors: each partition credited to the connector MM2 really copies it with,
+ * its position that connector's alone (Connect's offsets are per connector; a topic moved from one connector's
+ * filter to another's keeps the old connector's offsets, which MM2 no longer uses). Of the connectors whose filter
+ * takes the topic: the one whose offset moved since the last cycle (the last cycle's copier first), else the last
+ * cycle's copier, else the most advanced that holds offsets, else the first by name (membership's choice, no
+ * position yet). A change of copier because the one before no longer takes the topic (it moved) is kept on the
+ * partition for `copierChangeHoldMs` with the position that connector had reached: the new one starts from no offsets
+ * of its own, i.e. from its `auto.offset.reset`.
+ * A connector whose offsets were not read this cycle keeps its offsets from the last read.
+ */
+function creditCopiers(
+  def: FlowDefinition,
+  read: readonly ({ name: string; offsets: readonly MirrorSourceOffset[] } | null)[],
+  { state, now, clusters }: Pick<FlowReadContext, "state" | "now" | "clusters">,
+  copiers: Map<string, CopierMark>,
+): Map<string, bigint> {
+  const source = clusters.get(def.source);
+  const stateOf = (topic: string, partition: string) =>
+    source?.topics.find((t) => t.name === topic)?.partitions.find((p) => String(p.partition) === partition);
+  const last = state.copiers.get(def.id) ?? new Map<string, CopierMark>();
+  const held = new Map<string, Map<string, bigint>>();
+  const unread = new Set(def.connectors.sources.filter((_, i) => read[i] === null));
+  for (const r of read) {
+    for (const o of r?.offsets ?? []) {
+      if (o.cluster !== def.source) continue;
+      const key = internPartitionName(o.topic, o.partition);
+      const offsets = held.get(key) ?? new Map<string, bigint>();
+      offsets.set(r!.name, o.offset);
+      held.set(key, offsets);
+    }
+  }
+  for (const [key, mark] of last) {
+    const offsets = held.get(key) ?? new Map<string, bigint>();
+    for (const name of unread) if (mark.offsets.has(name) && !offsets.has(name)) offsets.set(name, mark.offsets.get(name)!);
+    held.set(key, offsets);
+  }
+  const positions = new Map<string, bigint>();
+  // Partitions no connector takes this cycle keep their mark: a topic moved in two steps (out of A's filter, then
+  // into B's, with a cycle between) is still a move from A.
+  const kept = new Map<string, CopierMark>();
+  // A topic's partitions share their filter verdicts: judged once per topic and cycle.
+  const takersByTopic = new Map<string, string[]>();
+  for (const [key, offsets] of held) {
+    const topic = key.slice(0, key.lastIndexOf("/"));
+    let takers = takersByTopic.get(topic);
+    if (takers === undefined) takersByTopic.set(topic, (takers = listTakingConnectors(def, topic)));
+    if (takers.length === 0) {
+      const before = last.get(key);
+      if (before !== undefined) kept.set(key, before);
+      continue;
+    }
+    // A deleted connector (kept in the flow, MM2_CONNECTOR_MISSING) copies nothing: another that takes the topic does.
+    const running = takers.filter((name) => !def.connectorMissing?.connectors.includes(name));
+    const candidates = running.length > 0 ? running : takers;
+    const before = last.get(key);
+    const connector = chooseCopier(candidates, offsets, before);
+    const previous = before?.change ?? null;
+    let change = previous !== null && now - previous.at < copierChangeHoldMs ? previous : null;
+    // A change is a move only when the connector before no longer takes the topic: among connectors that all take it
+    // (an overlap, or heartbeats, which every MirrorSourceConnector copies) the credit may pass from one to another.
+    if (before !== undefined && before.connector !== connector && !takers.includes(before.connector)) {
+      const fromOffset = before.offsets.get(before.connector);
+      const p = stateOf(topic, key.slice(key.lastIndexOf("/") + 1));
+      const fromPosition = fromOffset === undefined ? null : fromOffset + 1n;
+      change = { from: before.connector, fromPosition, logStartAtChange: p?.logStart ?? null, logEndAtChange: p?.logEnd ?? null, at: now };
+    }
+    copiers.set(key, { connector, offsets, change });
+    const offset = offsets.get(connector);
+    if (offset !== undefined) positions.set(key, offset);
+  }
+  state.copiers.set(def.id, kept.size === 0 ? copiers : new Map([...kept, ...copiers]));
+  return positions;
+}
+
+function chooseCopier(takers: readonly string[], offsets: ReadonlyMap<string, bigint>, before: CopierMark | undefined): string {
+  const moved = takers.filter((name) => offsets.has(name) && before?.offsets.get(name) !== offsets.get(name));
+  if (before !== undefined && moved.length > 0) return moved.includes(before.connector) ? before.connector : mostAdvanced(moved, offsets);
+  if (before !== undefined && takers.includes(before.connector)) return before.connector;
+  const holding = takers.filter((name) => offsets.has(name));
+  return holding.length > 0 ? mostAdvanced(holding, offsets) : takers[0]!;
+}
+
+function mostAdvanced(names: readonly string[], offsets: ReadonlyMap<string, bigint>): string {
+  return names.reduce((best, name) => (offsets.get(name)! > offsets.get(best)! ? name : best));
 }
 
 async function readSyncs(def: FlowDefinition, ctx: FlowReadContext, errors: string[]): Promise<void> {

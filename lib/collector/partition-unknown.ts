@@ -17,6 +17,11 @@ export interface FlowReadFailures {
   positionsError: string | null;
   /** The offset-syncs topic could not be read. */
   syncsError: string | null;
+  /**
+   * Flows split over several source connectors: the connectors whose positions could not be read (their Connect
+   * cluster did not answer), with why. Only the partitions each copies are unknown for it.
+   */
+  positionsErrorsByConnector?: ReadonlyMap<string, string>;
 }
 
 /** Decides one partition; `positionSource` is where its MM2 position came from (or would have). */
@@ -24,6 +29,7 @@ export type UnknownJudge = (
   source: PartitionState,
   target: PartitionState | undefined,
   positionSource: "committed" | "offset-sync",
+  connector?: string | null,
 ) => UnknownData | null;
 
 /**
@@ -32,7 +38,7 @@ export type UnknownJudge = (
  * - ListOffsets failed for its source partition, or for its target partition when that exists
  *   (a target topic MM2 has not created yet is known to be empty, not unknown);
  * - MM2's positions could not be read and its position comes from them (Connect's committed
- *   offsets), not from the offset syncs;
+ *   offsets), not from the offset syncs; in a split flow, those of the connector that copies it;
  * - the offset syncs could not be read and its position comes from the newest sync (a sync written
  *   after a purge would be missing, and the derived position would be too low).
  * `dataAt`: the previous cycle's time when the partition was known then, else what the previous
@@ -48,15 +54,16 @@ export function createUnknownJudge(
   let before: Map<string, FlowPartition> | null = null;
   const clusterReasons = [describeClusterFailure(source), describeClusterFailure(target)].filter((r): r is string => r !== null);
   const isRead = (p: PartitionState | undefined) => p === undefined || (p.logStart !== null && p.logEnd !== null);
-  return (sourcePartition, targetPartition, positionSource) => {
+  return (sourcePartition, targetPartition, positionSource, connector = null) => {
+    const positionsError = (connector === null ? undefined : failures.positionsErrorsByConnector?.get(connector)) ?? failures.positionsError;
     // The common case, without building anything: every read of this partition succeeded.
-    const readFailed = (failures.positionsError !== null && positionSource === "committed") || (failures.syncsError !== null && positionSource === "offset-sync");
+    const readFailed = (positionsError !== null && positionSource === "committed") || (failures.syncsError !== null && positionSource === "offset-sync");
     if (clusterReasons.length === 0 && !readFailed && isRead(sourcePartition) && isRead(targetPartition)) return null;
     const reasons = [...clusterReasons];
     if (clusterReasons.length === 0) {
       reasons.push(...describeOffsetsFailure(source, sourcePartition), ...describeOffsetsFailure(target, targetPartition));
     }
-    if (failures.positionsError !== null && positionSource === "committed") reasons.push(`MM2's positions: ${failures.positionsError}`);
+    if (positionsError !== null && positionSource === "committed") reasons.push(`MM2's positions: ${positionsError}`);
     if (failures.syncsError !== null && positionSource === "offset-sync") reasons.push(`offset syncs: ${failures.syncsError}`);
     if (reasons.length === 0) return null;
     before ??= new Map((previous?.flow.partitions ?? []).map((p) => [`${p.topic}/${p.partition}`, p]));

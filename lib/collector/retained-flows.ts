@@ -11,6 +11,15 @@ export interface RetainedFlow {
   connectors: { sources: string[]; checkpoint: string | null; heartbeat: string | null };
   /** The first source connector's settings flow discovery reads, from an allow-list (never a secret). */
   sourceConfig: Record<string, string>;
+  /** Every source connector's settings, by name, from the same allow-list (a split flow keeps each one's filter). */
+  sourceConfigs?: Record<string, Record<string, string>>;
+  /** The Connect cluster of each source connector on another one than `connectCluster`. */
+  sourceClusters?: Record<string, string>;
+  /**
+   * Source connectors of a flow still found (through its other connectors) that their Connect cluster, answering,
+   * no longer lists: since when (epoch ms), by name.
+   */
+  missingSources?: Record<string, number>;
   /** When a cycle last found the flow's source connector on Connect (epoch ms). */
   lastFoundAt: number;
   /** First cycle its Connect cluster answered without any of its source connectors; null while found or unknown. */
@@ -36,9 +45,13 @@ const keptSettings = [
   "topic.filter.class",
 ] as const;
 
-/** What one cycle decided: the definitions of flows kept although Connect no longer lists them, and the new records. */
+/**
+ * What one cycle decided: the definitions of flows kept although Connect no longer lists them, the flows found now
+ * (with the source connectors Connect no longer lists kept in them), and the new records.
+ */
 export interface RetentionResult {
   definitions: FlowDefinition[];
+  live: FlowDefinition[];
   retained: Map<string, RetainedFlow>;
 }
 
@@ -47,7 +60,12 @@ export interface RetentionResult {
  * kept — marked missing from the first cycle its Connect cluster answered without its source connectors (an
  * unreachable Connect cluster is unknown, not missing) — unless retired: by the config (`retiredByConfig`) or by an
  * operator's request made after the flow was last found (a flow re-created later is watched again).
- * `define` rebuilds a definition from a record (flow-discovery.ts defineRetainedFlow).
+ * A flow found through some of its source connectors keeps the others the same way (a split flow whose one connector
+ * was deleted): each stays in the flow with its filter (its topics stay in the flow, not replicated) and is marked
+ * missing from the first cycle its Connect cluster answered without it, until it is listed again or an operator's
+ * retire request for the flow is made after it went missing (the connector was removed on purpose).
+ * `define` rebuilds a definition from a record (flow-discovery.ts defineRetainedFlow); `keep` adds a kept source
+ * connector to a found flow (flow-discovery.ts addKeptSourceConnector).
  */
 export function retainFlows(
   discovered: readonly FlowDefinition[],
@@ -56,13 +74,31 @@ export function retainFlows(
   retired: { requests: ReadonlyMap<string, number>; byConfig: ReadonlySet<string> },
   now: number,
   define: (record: RetainedFlow) => FlowDefinition | null,
+  keep: (def: FlowDefinition, name: string, config: Record<string, string>, connectCluster: string) => void = () => undefined,
 ): RetentionResult {
   const retained = new Map<string, RetainedFlow>();
   const found = new Set<string>();
+  const live: FlowDefinition[] = [];
   for (const def of discovered) {
     found.add(def.id);
     const record = recordFlow(def, connect, now);
-    if (record !== null) retained.set(def.id, record);
+    const before = previous.get(def.id);
+    if (record === null || before === undefined) {
+      if (record !== null) retained.set(def.id, record);
+      live.push(def);
+      continue;
+    }
+    const kept = keepMissingSources(before, record, connect, retired.requests.get(def.id), now);
+    retained.set(def.id, kept.record);
+    if (kept.names.length === 0) {
+      live.push(def);
+      continue;
+    }
+    const amended: FlowDefinition = { ...def, connectors: { ...def.connectors, sources: [...def.connectors.sources] }, topicFilters: [...def.topicFilters] };
+    for (const name of kept.names) keep(amended, name, kept.record.sourceConfigs?.[name] ?? {}, kept.record.sourceClusters?.[name] ?? kept.record.connectCluster);
+    const missing = kept.names.filter((n) => kept.record.missingSources?.[n] !== undefined);
+    if (missing.length > 0) amended.connectorMissing = { connectors: missing, since: Math.min(...missing.map((n) => kept.record.missingSources![n]!)) };
+    live.push(amended);
   }
   const definitions: FlowDefinition[] = [];
   for (const [id, record] of previous) {
@@ -79,26 +115,75 @@ export function retainFlows(
     // Missing is said only while Connect answers; otherwise the flow stays, its connectors unknown.
     definitions.push(answered ? { ...def, connectorMissing: { connectors: [...kept.connectors.sources], since: missingSince ?? now } } : def);
   }
-  return { definitions, retained };
+  return { definitions, live, retained };
+}
+
+/**
+ * The source connectors of `before` a found flow no longer has: kept (in `record`, marked missing while their Connect
+ * cluster answers), unless an operator's retire request for the flow came after they went missing.
+ */
+function keepMissingSources(
+  before: RetainedFlow,
+  record: RetainedFlow,
+  connect: readonly ConnectClusterSnapshot[],
+  request: number | undefined,
+  now: number,
+): { record: RetainedFlow; names: string[] } {
+  const names: string[] = [];
+  let next = record;
+  for (const name of before.connectors.sources) {
+    if (record.connectors.sources.includes(name)) continue;
+    const cluster = before.sourceClusters?.[name] ?? before.connectCluster;
+    const answered = connect.find((c) => c.name === cluster)?.reachable === true;
+    const since = before.missingSources?.[name] ?? (answered ? now : undefined);
+    if (since !== undefined && request !== undefined && request >= since) continue;
+    names.push(name);
+    const config = before.sourceConfigs?.[name] ?? (before.connectors.sources[0] === name ? before.sourceConfig : undefined);
+    next = {
+      ...next,
+      connectors: { ...next.connectors, sources: [...next.connectors.sources, name] },
+      ...(config !== undefined ? { sourceConfigs: { ...next.sourceConfigs, [name]: config } } : {}),
+      ...(cluster !== next.connectCluster ? { sourceClusters: { ...next.sourceClusters, [name]: cluster } } : {}),
+      ...(since !== undefined ? { missingSources: { ...next.missingSources, [name]: since } } : {}),
+    };
+  }
+  return { record: next, names };
 }
 
 /** The record of a flow found on Connect now; null for a dedicated-mode flow (its own topics keep it). */
 function recordFlow(def: FlowDefinition, connect: readonly ConnectClusterSnapshot[], now: number): RetainedFlow | null {
   if (def.discoveredFrom !== "connect" || def.connectCluster === null || def.connectors.source === null) return null;
-  const config = connect.find((c) => c.name === def.connectCluster)?.connectors.find((c) => c.name === def.connectors.source)?.config ?? {};
-  const sourceConfig: Record<string, string> = {};
-  for (const key of keptSettings) {
-    const value = config[key];
-    if (value !== undefined) sourceConfig[key] = value;
-  }
+  const clusterOf = (name: string) => def.connectors.sourceClusters?.[name] ?? def.connectCluster;
+  const configOf = (name: string) => keepSettings(connect.find((c) => c.name === clusterOf(name))?.connectors.find((c) => c.name === name)?.config ?? {});
+  const sources = [...def.connectors.sources];
+  const others = Object.entries(def.connectors.sourceClusters ?? {}).filter(([, cluster]) => cluster !== def.connectCluster);
   return {
     id: def.id,
     connectCluster: def.connectCluster,
-    connectors: { sources: [...def.connectors.sources], checkpoint: def.connectors.checkpoint, heartbeat: def.connectors.heartbeat },
-    sourceConfig,
+    connectors: { sources, checkpoint: def.connectors.checkpoint, heartbeat: def.connectors.heartbeat },
+    sourceConfig: configOf(def.connectors.source),
+    ...(sources.length > 1 ? { sourceConfigs: Object.fromEntries(sources.map((name) => [name, configOf(name)])) } : {}),
+    ...(others.length > 0 ? { sourceClusters: Object.fromEntries(others) } : {}),
     lastFoundAt: now,
     missingSince: null,
   };
+}
+
+function keepSettings(config: Readonly<Record<string, string>>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const key of keptSettings) {
+    const value = config[key];
+    if (value !== undefined) kept[key] = value;
+  }
+  return kept;
+}
+
+/**
+ * The retained flows without the time each was last found: equal for two cycles that changed nothing else (the
+ * collector then writes them at most once per `routineWriteMs`, leader-marks.ts).
+ */
+export function fingerprintRetainedFlows(retained: ReadonlyMap<string, RetainedFlow>): string {
+  return JSON.stringify([...retained.values()].map((f) => ({ ...f, lastFoundAt: 0 })));
 }
 
 /** Serializes the retained flows for the store. */

@@ -173,12 +173,31 @@ export interface UnknownData {
   dataAt: number | null;
 }
 
+/** A partition's copying MirrorSourceConnector changed (FlowPartition.copierChange). */
+export interface CopierChange {
+  from: string;
+  /** The position (next offset) the connector before had reached; null when it held none. */
+  fromPosition: bigint | null;
+  /** The source log start and end when the change was seen. */
+  logStartAtChange: bigint | null;
+  logEndAtChange: bigint | null;
+  at: number;
+}
+
 export interface FlowPartition {
   topic: string;
   partition: number;
   targetTopic: string;
-  /** The MirrorSourceConnector whose topic filter takes this topic (null: dedicated-mode MM2). */
+  /**
+   * The MirrorSourceConnector that copies this partition (null: dedicated-mode MM2): of those whose filter takes
+   * the topic, the one whose Connect offsets move (flow-readings.ts creditCopiers), else the first by name.
+   */
   sourceConnector: string | null;
+  /**
+   * The partition's copying connector changed (its topic moved from one connector's filter to another's): the one
+   * before, the position it had reached, when. Kept for `copierChangeHoldMs` after the change.
+   */
+  copierChange?: CopierChange;
   sourceTopicId: string | null;
   sourceLogStart: bigint | null;
   sourceLogEnd: bigint | null;
@@ -236,6 +255,8 @@ export interface FlowConnectors {
   sources: string[];
   checkpoint: string | null;
   heartbeat: string | null;
+  /** The Connect cluster of each source connector, by name, when the flow's connectors are on several. */
+  sourceClusters?: Record<string, string>;
 }
 
 export interface Flow {
@@ -281,6 +302,8 @@ export interface Flow {
    * source-settings.ts); absent = MM2's defaults (syncs on, earliest).
    */
   sourceTaskSettings?: SourceTaskSettings;
+  /** Each source connector's own settings by name (a partition's are its `sourceConnector`'s); absent = as above. */
+  sourceSettingsByConnector?: Record<string, SourceTaskSettings>;
   /**
    * The longest `refresh.topics.interval.seconds` of the source connectors in ms (lib/mm2 topic-refresh.ts): MM2
    * creates new remote topics and partitions within it. Null: every connector has refresh off; absent: not read.
@@ -332,11 +355,13 @@ export interface DedicatedModeStatus {
 
 /** A connector setting Gapwatch cannot evaluate exactly, and what it does instead. */
 export interface FlowConfigWarning {
-  kind: "topic-filter" | "replication-policy";
+  kind: "topic-filter" | "replication-policy" | "topic-overlap" | "connector-name";
   connector: string | null;
   /** The class or setting in question, e.g. `com.acme.RegexTopicFilter`. */
   subject: string;
   message: string;
+  /** topic-overlap: the source topics both connectors take. */
+  topics?: string[];
 }
 
 /** A source topic MM2's filter leaves out of the flow. */

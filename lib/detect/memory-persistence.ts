@@ -250,7 +250,7 @@ function listEntryChange<T extends object>(
 
 /** MM2 only advanced: same topic, neither position went down, no pending forward move. */
 function isRoutineAdvance(before: CommittedMark, after: CommittedMark): boolean {
-  if (before.topicId !== after.topicId || before.goneSince !== after.goneSince) return false;
+  if (before.topicId !== after.topicId || before.goneSince !== after.goneSince || before.connector !== after.connector) return false;
   return compareOffsets(after.committed, before.committed) >= 0 && compareOffsets(after.highest, before.highest) >= 0 && compareOffsets(after.committed, after.highest) <= 0;
 }
 

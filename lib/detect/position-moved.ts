@@ -16,6 +16,7 @@ import {
   type FlowPartitionView,
 } from "./snapshot-views";
 import { createSectionBuilder, createSectionReader, readSectionChanges, type SectionBuilder } from "./section-changes";
+import { isCopierChangeSkip } from "./copier-changed";
 import { findTruncation } from "./truncation-index";
 import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
 
@@ -76,13 +77,20 @@ export function detectPositionMoves(
       if (old !== undefined) next.put(view.key, stored, old);
       continue;
     }
+    const connector = view.flow.connectors.sources.length > 1 ? (view.partition.sourceConnector ?? undefined) : undefined;
     const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
     if (old !== undefined && !sameTopic) {
       // The topic was deleted and recreated (TOPIC_RESET): MM2 starts the new topic at its earliest offset, and
       // Connect's committed position stays the old topic's until MM2 commits on the new one (seen in the bench: the
       // next cycles read 100 → 10 as "moved back by hand"). The new mark starts at the new log start.
       const start = view.partition.sourceLogStart ?? 0n;
-      next.put(view.key, stored, createResetMark(start, sourceTopicId, committed));
+      next.put(view.key, stored, withConnector(createResetMark(start, sourceTopicId, committed), connector));
+      continue;
+    }
+    // Another source connector copies the partition now (its topic moved between split connectors): its own offsets
+    // start a new mark; what the change re-copies or skips is TOPIC_CHANGED_CONNECTOR.
+    if (old !== undefined && sameTopic && old.connector !== connector) {
+      next.put(view.key, stored, withConnector(createMark(committed, maxOffset(mm2Position ?? committed, committed), sourceTopicId, undefined, undefined), connector));
       continue;
     }
     if (old?.replacedCommitted !== undefined && old.replacedCommitted === committed.toString()) {
@@ -105,14 +113,14 @@ export function detectPositionMoves(
     if (found?.direction === "forward") {
       const mark = was!;
       if (!(mark.committed === committed && committed > mark.highest)) {
-        next.put(view.key, stored, createMark(committed, mark.highest, sourceTopicId, old, was));
+        next.put(view.key, stored, withConnector(createMark(committed, mark.highest, sourceTopicId, old, was), connector));
         continue;
       }
     }
     const move = found;
     if (move !== null) candidates.push(createMoveCandidate(view, move, "connect-offsets"));
     const highest = move === null && sameTopic ? maxOffset(was!.highest, mm2Position ?? committed) : (mm2Position ?? committed);
-    next.put(view.key, stored, createMark(committed, maxOffset(highest, committed), sourceTopicId, old, was));
+    next.put(view.key, stored, withConnector(createMark(committed, maxOffset(highest, committed), sourceTopicId, old, was), connector));
   }
   keepGoneMarks(marks, next, visited, ctx.now);
   candidates.push(...findSkipsInSyncs(ctx).map(([view, move]) => createMoveCandidate(view, move, "offset-sync-gap")));
@@ -172,6 +180,15 @@ function createMark(
   return { committed: committed.toString(), highest: highest.toString(), topicId };
 }
 
+/** `mark` for the partition's copying connector (split flows only; `mark` itself when it already names it). */
+function withConnector(mark: CommittedMark, connector: string | undefined): CommittedMark {
+  if (mark.connector === connector) return mark;
+  const named: CommittedMark = { ...mark };
+  if (connector === undefined) delete named.connector;
+  else named.connector = connector;
+  return named;
+}
+
 /** The first mark of a recreated topic: at its log start, Connect's committed position (the old topic's) set aside. */
 function createResetMark(start: bigint, topicId: string | null, committed: bigint): CommittedMark {
   const mark: CommittedMark = { committed: start.toString(), highest: start.toString(), topicId };
@@ -204,7 +221,7 @@ function findSkipsInSyncs(ctx: DetectorContext): [FlowPartitionView, Move][] {
     if (isCompacted(findTopic(ctx.current, view.flow.source, p.topic)?.configs) !== false) continue;
     for (const gap of listUpstreamGaps(syncs)) {
       const first = gap.toUpstream - gap.skippedUpstream;
-      if (p.sourceLogStart > first || gap.skippedUpstream <= maxMarkerRun) continue;
+      if (p.sourceLogStart > first || gap.skippedUpstream <= maxMarkerRun || isCopierChangeSkip(p, first)) continue;
       found.push([view, { direction: "forward", from: first, to: gap.toUpstream, range: { first, last: gap.toUpstream - 1n, exact: true } }]);
     }
   }

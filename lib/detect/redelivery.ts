@@ -1,6 +1,7 @@
 import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
 import type { EventCandidate, OffsetRange } from "./events";
 import { formatCount, formatRange, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
+import { isCopierChangeRecopy } from "./copier-changed";
 import { isRewindToDivergence } from "./truncation-consequences";
 import { findTruncation } from "./truncation-index";
 import { FindingType, Severity, type Finding } from "./types";
@@ -46,6 +47,8 @@ export function detectRedelivery(ctx: DetectorContext): EventCandidate[] {
       // MM2 following an unclean truncation copies new records at reused offsets: UNCLEAN_TRUNCATION says so.
       if (isRewindToDivergence(ctx.current, view.flow.source, view.partition.topic, view.partition.partition, found.range.first)) continue;
       if (isIntoTruncation(ctx, view, found.range.first)) continue;
+      // A topic moved to another source connector that starts from the log start: TOPIC_CHANGED_CONNECTOR says so.
+      if (isCopierChangeRecopy(view.partition, found.range.last)) continue;
       candidates.push(createRedeliveryCandidate(view, found));
     }
   }

@@ -3,6 +3,7 @@ import { createReplicationPolicy } from "@/lib/mm2";
 import { detectAbortedRecordsCopied } from "./aborted-copied";
 import { detectCommitsWithoutLeaderEpoch } from "./commit-without-leader-epoch";
 import { detectConnectorsMissing } from "./connector-missing";
+import { detectCopierChanges } from "./copier-changed";
 import { detectDataLoss } from "./data-loss";
 import { listEventFindings, mergeEvents, pruneEvents } from "./events";
 import { detectFlowConfigWarnings, detectTopicsLeftFlow } from "./flow-membership";
@@ -40,7 +41,7 @@ import { type DetectorInput, type DetectorOutput, type Finding, FindingType, typ
  * returned by the previous call, and persists the memory it gets back.
  *
  * - Event findings (DATA_LOSS, TOPIC_RESET, MM2_REDELIVERY, MM2_SKIPPED_BY_RESET, MM2_POSITION_MOVED, TARGET_TRUNCATED,
- *   UNCLEAN_TRUNCATION, TOPIC_LEFT_FLOW, TARGET_GROUP_REWOUND) are merged into
+ *   UNCLEAN_TRUNCATION, TOPIC_LEFT_FLOW, TOPIC_CHANGED_CONNECTOR, TARGET_GROUP_REWOUND) are merged into
  *   held events and re-emitted until `eventHoldMs` after they were last seen (events.ts).
  * - Level findings (all others) are emitted while their condition holds. When the data a finding
  *   was based on is stale or unknown this cycle (cluster unreachable or carried over, Connect
@@ -74,6 +75,7 @@ export function runDetectors(input: DetectorInput): DetectorOutput {
     ...detectTopicReset(ctx, memory.committed),
     ...detectRedelivery(ctx),
     ...detectSkippedByReset(ctx),
+    ...detectCopierChanges(ctx),
     ...moves.candidates,
     ...detectTargetTruncation(ctx),
     ...detectUncleanTruncation(ctx, memory.events),
@@ -124,7 +126,8 @@ type NewSyncs = ReadonlyMap<string, readonly OffsetSyncPoint[]>;
  * connector copies heartbeats whatever its topic filter (MirrorSourceConnector.shouldReplicateTopic takes heartbeats
  * topics) and writes their syncs into the one offset-syncs topic, so the steps interleave two writers — read as one
  * they look like a truncated target, re-copies and skipped offsets (tests/integration/production/split-flow.test.ts).
- * Heartbeats carry MM2's liveness, no data: their steps are not judged.
+ * Heartbeats carry MM2's liveness, no data: their steps are not judged. Nor are those of topics two connectors' filters
+ * both take (FLOW_CONFIG_WARNING topic-overlap says so and names what it hides).
  */
 function dropSharedHeartbeatSyncs(snapshot: Snapshot, newSyncs: NewSyncs): NewSyncs {
   const split = snapshot.flows.filter((flow) => flow.connectors.sources.length > 1);
@@ -132,11 +135,12 @@ function dropSharedHeartbeatSyncs(snapshot: Snapshot, newSyncs: NewSyncs): NewSy
   const kept = new Map(newSyncs);
   for (const flow of split) {
     const policy = createReplicationPolicy(flow.replicationPolicy.kind, flow.replicationPolicy.separator, flow.source);
+    const overlapped = new Set(flow.warnings.flatMap((w) => (w.kind === "topic-overlap" ? (w.topics ?? []) : [])));
     // Partitions come grouped by topic: the policy is asked once per topic.
     let topic: string | null = null;
     let heartbeats = false;
     for (const p of flow.partitions) {
-      if (p.topic !== topic) [topic, heartbeats] = [p.topic, policy.isHeartbeatsTopic(p.topic)];
+      if (p.topic !== topic) [topic, heartbeats] = [p.topic, policy.isHeartbeatsTopic(p.topic) || overlapped.has(p.topic)];
       if (heartbeats) kept.delete(flowPartitionKey(flow.id, p.topic, p.partition));
     }
   }

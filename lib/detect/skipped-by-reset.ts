@@ -1,5 +1,7 @@
 import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
 import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
+import { readPartitionSettings } from "@/lib/collector/partition-settings";
+import { isCopierChangeSkip } from "./copier-changed";
 import type { EventCandidate, OffsetRange } from "./events";
 import {
   findTopic,
@@ -56,7 +58,9 @@ const maxMarkerGap = 2n;
 export function detectSkippedByReset(ctx: DetectorContext): EventCandidate[] {
   const candidates: EventCandidate[] = [];
   for (const { view, before, syncs } of ctx.judged) {
-    if (view.flow.sourceTaskSettings?.autoOffsetReset !== "latest" || !isSameTopicEpoch(before, view.partition)) continue;
+    if (readPartitionSettings(view.flow, view.partition).autoOffsetReset !== "latest" || !isSameTopicEpoch(before, view.partition)) continue;
+    // A topic moved to another source connector starts at the log end: TOPIC_CHANGED_CONNECTOR reports that skip.
+    if (view.partition.copierChange !== undefined && before.sourceConnector !== view.partition.sourceConnector) continue;
     const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
     if (compacted !== false) continue;
     if (before.mm2Position === null) {
@@ -102,6 +106,7 @@ function findSyncGapSkips(partition: FlowPartition, syncs: readonly OffsetSyncPo
   const sightings: Sighting[] = [];
   for (const gap of listUpstreamGaps(syncs)) {
     if (partition.transactionMarkersSeen && gap.skippedUpstream <= maxMarkerGap) continue;
+    if (isCopierChangeSkip(partition, gap.toUpstream - gap.skippedUpstream)) continue;
     const first = maxOffset(gap.toUpstream - gap.skippedUpstream, logStart);
     if (first >= gap.toUpstream) continue;
     sightings.push([SkipSignal.SYNC_GAP, { first, last: gap.toUpstream - 1n, exact: true }]);

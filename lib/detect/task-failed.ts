@@ -1,3 +1,4 @@
+import { findConnectCluster } from "@/lib/collector/connector-clusters";
 import type { Snapshot } from "@/lib/collector/types";
 import { ConnectorState, type Connector, type TaskStatus } from "@/lib/connect/types";
 import type { DetectorContext } from "./snapshot-views";
@@ -95,8 +96,8 @@ function detectDedicatedTaskFailures(ctx: DetectorContext): Finding[] {
 export function findConnectorFlow(snapshot: Snapshot, connectCluster: string, connector: string): { flowId: string; role: ConnectorRoleName } | null {
   for (const flow of snapshot.flows) {
     const c = flow.connectors;
+    if (c.sources.includes(connector) && [connectCluster, null].includes(findConnectCluster(c, connector))) return { flowId: flow.id, role: ConnectorRole.SOURCE };
     if (c.connectCluster !== null && c.connectCluster !== connectCluster) continue;
-    if (c.sources.includes(connector)) return { flowId: flow.id, role: ConnectorRole.SOURCE };
     if (c.checkpoint === connector) return { flowId: flow.id, role: ConnectorRole.CHECKPOINT };
     if (c.heartbeat === connector) return { flowId: flow.id, role: ConnectorRole.HEARTBEAT };
   }

@@ -1,3 +1,4 @@
+import { findConnectCluster } from "@/lib/collector/connector-clusters";
 import type { DedicatedModeStatus, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import {
@@ -106,7 +107,8 @@ export function detectTaskStalls(
  */
 function resolveStallAfterMs(ctx: DetectorContext, flow: Flow, partition: FlowPartition): number {
   if (partition.positionSource !== "committed") return ctx.thresholds.stallAfterMs;
-  const flush = ctx.current.connect.find((c) => c.name === flow.connectors.connectCluster)?.offsetFlushIntervalMs;
+  const connectCluster = findConnectCluster(flow.connectors, connectorOf(flow, partition));
+  const flush = ctx.current.connect.find((c) => c.name === connectCluster)?.offsetFlushIntervalMs;
   return flush === undefined ? ctx.thresholds.stallAfterMs : Math.max(ctx.thresholds.stallAfterMs, 2 * flush);
 }
 
@@ -171,7 +173,8 @@ function createSourceStateLookup(snapshot: Snapshot): SourceStateLookup {
 function resolveSourceState(snapshot: Snapshot, flow: Flow, name: string | null): SourceState {
   if (flow.dedicatedStatus !== undefined) return resolveDedicatedSourceState(flow.dedicatedStatus);
   if (name === null) return "unknown";
-  const candidates = snapshot.connect.filter((c) => flow.connectors.connectCluster === null || c.name === flow.connectors.connectCluster);
+  const connectCluster = findConnectCluster(flow.connectors, name);
+  const candidates = snapshot.connect.filter((c) => connectCluster === null || c.name === connectCluster);
   const connector = candidates.filter((c) => c.reachable).flatMap((c) => c.connectors).find((c) => c.name === name);
   if (connector === undefined) {
     if (candidates.some((c) => !c.reachable)) return "unreachable";

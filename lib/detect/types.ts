@@ -51,6 +51,11 @@ export const FindingType = {
   TRANSLATION_ERROR: "TRANSLATION_ERROR",
   /** MM2 owes a newer checkpoint for a group/partition and has not emitted it for too long (lib/translation). */
   CHECKPOINT_STALE: "CHECKPOINT_STALE",
+  /**
+   * A source topic moved from one MirrorSourceConnector's filter to another's: the new one starts from no offsets
+   * of its own and re-copies (auto.offset.reset=earliest) or skips (latest) records (event, warning).
+   */
+  TOPIC_CHANGED_CONNECTOR: "TOPIC_CHANGED_CONNECTOR",
   /** A source topic left an MM2 flow: MM2's topic filter no longer takes it (event, info). */
   TOPIC_LEFT_FLOW: "TOPIC_LEFT_FLOW",
   /** An MM2 connector setting Gapwatch cannot evaluate exactly (custom filter or policy class). */
@@ -163,6 +168,8 @@ export interface CommittedMark {
   highest: string;
   /** Source topic ID the positions belong to (a new topic starts a new mark). */
   topicId: string | null;
+  /** Flows split over several source connectors: the one whose positions these are (another starts a new mark). */
+  connector?: string;
   /**
    * Connect's committed position when the topic ID changed (TOPIC_RESET): the old topic's, until MM2 commits on the
    * new one (it notices the reset on its next poll and flushes every offset.flush.interval.ms). While Connect still

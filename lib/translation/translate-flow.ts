@@ -17,6 +17,7 @@
  *    ideal − what a failover with MM2's offsets gives now (`failoverReread`: checkpoint, else model).
  *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
  */
+import { readPartitionSettings } from "@/lib/collector/partition-settings";
 import { type CheckpointPoint, type ClusterSnapshot, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
 import { compileGroupFilter, type SyncPoint, translateFromSync } from "@/lib/mm2";
 import { CheckpointIndex } from "./checkpoint-index";
@@ -218,7 +219,7 @@ function translatePartition(
     return { topic, partition, targetTopic: null, committed, sourceLogEnd: null, groupLag: null, translation, checkpoint, ideal, reread: null, checkpointReread: null, failoverReread: null };
   }
   const { fp } = indexed;
-  if (ctx.flow.sourceTaskSettings?.offsetSyncsEnabled === false) return describeSyncsDisabled(ctx.flow, fp, committed, checkpoint);
+  if (!readPartitionSettings(ctx.flow, fp).offsetSyncsEnabled) return describeSyncsDisabled(ctx.flow, fp, committed, checkpoint);
   const history = (indexed.history ??= ctx.syncHistory.get(indexed.key) ?? []);
   const model = history.length === 0 ? null : (indexed.model ??= ctx.cache.lookup(indexed.key, fp, history));
   const ideal: IdealOffset = model === null ? { kind: "unknown", reason: "no-sync" } : mapIdealOffset(model.epoch, committed, fp.targetDensityIssue === null);

@@ -1,3 +1,4 @@
+import { findConnectCluster, listConnectClusters } from "@/lib/collector/connector-clusters";
 import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import type { Connector } from "@/lib/connect/types";
 
@@ -78,8 +79,9 @@ export function listFlowSummaries(snapshot: Snapshot): FlowSummary[] {
 
 export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
   const names = [...f.connectors.sources, f.connectors.checkpoint, f.connectors.heartbeat].filter((n): n is string => n !== null);
-  const connect = snapshot.connect.find((c) => c.name === f.connectors.connectCluster);
-  const connectors = f.dedicatedStatus?.connectors ?? connect?.connectors.filter((c) => names.includes(c.name)) ?? [];
+  const clusters = listConnectClusters(f.connectors);
+  const onConnect = snapshot.connect.filter((c) => clusters.includes(c.name)).flatMap((c) => c.connectors.filter((k) => findConnectCluster(f.connectors, k.name) === c.name));
+  const connectors = f.dedicatedStatus?.connectors ?? onConnect.filter((c) => names.includes(c.name));
   const tasks: Record<string, number> = {};
   for (const connector of connectors) {
     for (const t of connector.tasks) tasks[t.state] = (tasks[t.state] ?? 0) + 1;
@@ -90,7 +92,7 @@ export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
     target: f.target,
     discoveredFrom: f.discoveredFrom,
     mode: f.discoveredFrom === "connect"
-      ? `MM2: Connect cluster ${f.connectors.connectCluster ?? "?"}`
+      ? `MM2: Connect cluster ${listConnectClusters(f.connectors).join(", ") || "?"}`
       : "MM2: dedicated mode (connect-mirror-maker)",
     connectors: f.connectors,
     connectorNames: f.dedicatedStatus ? connectors.map((c) => c.name) : names,
@@ -110,27 +112,34 @@ export function summarizeFlow(snapshot: Snapshot, f: Flow): FlowSummary {
   };
 }
 
-/** The flow's MM2 settings that differ from MM2's defaults in a way that changes what Gapwatch shows. */
+/**
+ * The flow's MM2 settings that differ from MM2's defaults in a way that changes what Gapwatch shows. In a flow split
+ * over several source connectors each has its own: a setting only some of them have names them.
+ */
 export function describeSettingNotes(f: Flow): SettingNote[] {
-  const settings = f.sourceTaskSettings;
-  if (settings === undefined) return [];
+  const byConnector = f.sourceSettingsByConnector === undefined ? null : Object.entries(f.sourceSettingsByConnector);
+  const all = byConnector ?? (f.sourceTaskSettings === undefined ? [] : [["", f.sourceTaskSettings] as const]);
+  if (all.length === 0) return [];
+  const scope = (names: string[]) => (byConnector === null || names.length === all.length ? "" : `source connector ${names.join(", ")} only: `);
   const notes: SettingNote[] = [];
-  if (!settings.offsetSyncsEnabled) {
+  const syncsOff = all.filter(([, settings]) => !settings.offsetSyncsEnabled).map(([name]) => name);
+  if (syncsOff.length > 0) {
     notes.push({
       setting: "emit.offset-syncs.enabled",
       value: "false",
       meaning:
-        "offset translation off by MM2's configuration: MM2 writes no offset syncs and runs no checkpoint connector, " +
+        `${scope(syncsOff)}offset translation off by MM2's configuration: MM2 writes no offset syncs and runs no checkpoint connector, ` +
         "so consumer groups have no translated offsets on the target (re-read figures unavailable); MM2's positions " +
         "come from Connect's offset flushes alone",
     });
   }
-  if (settings.autoOffsetReset === "latest") {
+  const latest = all.filter(([, settings]) => settings.autoOffsetReset === "latest").map(([name]) => name);
+  if (latest.length > 0) {
     notes.push({
       setting: "consumer.auto.offset.reset",
       value: "latest",
       meaning:
-        "MM2 starts new partitions, and recovers from a position below the log start, at the log end: " +
+        `${scope(latest)}MM2 starts new partitions, and recovers from a position below the log start, at the log end: ` +
         "records it jumps over are skipped on purpose",
     });
   }

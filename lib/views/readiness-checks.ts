@@ -1,3 +1,4 @@
+import { findConnectCluster, listConnectClusters } from "@/lib/collector/connector-clusters";
 import { isAwaitingAttention } from "@/lib/alerts/loss-alerts";
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { FlowAuditView } from "@/lib/audit";
@@ -106,13 +107,19 @@ function findFlowConnectors(snapshot: Snapshot, flow: Flow): FoundConnectors {
     if (status.error !== null) return { kind: "unknown", why: `dedicated-mode MM2: ${status.topic} unreadable (${status.error})` };
     return { kind: "known", connectors: status.connectors, where: `dedicated mode, ${status.topic}` };
   }
-  const connect = snapshot.connect.find((c) => c.name === flow.connectors.connectCluster);
-  if (connect === undefined) return { kind: "unknown", why: `Connect cluster ${flow.connectors.connectCluster ?? "?"} is not configured` };
-  if (!connect.reachable) {
-    const age = connect.dataAt === null ? "never read" : `last read ${formatAge(snapshot.takenAt - connect.dataAt)} ago`;
-    return { kind: "unknown", why: `Connect ${connect.name} did not answer (${connect.error ?? "no answer"}; ${age})` };
+  // A flow's source connectors can run on several Connect clusters: each is read on its own.
+  const found: Connector[] = [];
+  const names = listConnectClusters(flow.connectors);
+  for (const name of names.length > 0 ? names : [null]) {
+    const connect = snapshot.connect.find((c) => c.name === name);
+    if (connect === undefined) return { kind: "unknown", why: `Connect cluster ${name ?? "?"} is not configured` };
+    if (!connect.reachable) {
+      const age = connect.dataAt === null ? "never read" : `last read ${formatAge(snapshot.takenAt - connect.dataAt)} ago`;
+      return { kind: "unknown", why: `Connect ${connect.name} did not answer (${connect.error ?? "no answer"}; ${age})` };
+    }
+    found.push(...connect.connectors.filter((c) => findConnectCluster(flow.connectors, c.name) === connect.name));
   }
-  return { kind: "known", connectors: connect.connectors, where: `Connect ${connect.name}` };
+  return { kind: "known", connectors: found, where: `Connect ${names.join(", ")}` };
 }
 
 function describeConnectorProblem(connector: Connector | undefined): string | null {

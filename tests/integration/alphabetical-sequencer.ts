@@ -46,6 +46,8 @@ const measuredSeconds: Record<string, number> = {
   "production/replicate-from-latest": 50,
   "production/reset-latest": 35,
   "production/second-writer": 24,
+  // Measured on a loaded machine (2026-12-06, h77): 57-68 s, its one extra Connect worker's start included.
+  "production/split-connectors": 70,
   "production/topic-filter": 35,
   "production/transactions": 70,
   "real-clusters/broker-loss": 110,

@@ -15,7 +15,8 @@ import { sandboxOffsetFlushMs } from "@/lib/sandbox/connect-worker";
  * Points Gapwatch's runtime (config, collector, SQLite store) at the running sandbox, exactly as
  * the server does, but without starting the loop: tests drive cycles with `runCycle()`. `extraYaml` is
  * appended to the config (top-level keys such as `notifications:` or `metrics:`); `clusterYaml` adds keys to a
- * cluster's entry by alias (e.g. `sasl:` lines, indented as under `bootstrap:`).
+ * cluster's entry by alias (e.g. `sasl:` lines, indented as under `bootstrap:`); `moreConnect` adds Connect clusters
+ * after the sandbox's (name and url).
  */
 export function createSandboxRuntime(
   state: SandboxState,
@@ -23,13 +24,14 @@ export function createSandboxRuntime(
   thresholds: Record<string, number> = {},
   extraYaml = "",
   clusterYaml: Record<string, string> = {},
+  moreConnect: readonly { name: string; url: string }[] = [],
 ) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-it-"));
   const configFile = path.join(dir, "gapwatch.config.yaml");
   const clusters = Object.entries(state.clusters)
     .map(([alias, c]) => `  - alias: ${alias}\n    bootstrap: ${c.bootstrap}${clusterYaml[alias] ? `\n${clusterYaml[alias]}` : ""}`)
     .join("\n");
-  writeFileSync(configFile, `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${state.connect.url}\n    offsetFlushIntervalMs: ${sandboxOffsetFlushMs}\npollIntervalSeconds: ${pollIntervalSeconds}\nconfigRefreshCycles: 1\nthresholds: ${JSON.stringify(thresholds)}\n${extraYaml}`);
+  writeFileSync(configFile, `clusters:\n${clusters}\nconnect:\n  - name: sandbox\n    url: ${state.connect.url}\n    offsetFlushIntervalMs: ${sandboxOffsetFlushMs}\n${moreConnect.map((c) => `  - name: ${c.name}\n    url: ${c.url}\n    offsetFlushIntervalMs: ${sandboxOffsetFlushMs}\n`).join("")}pollIntervalSeconds: ${pollIntervalSeconds}\nconfigRefreshCycles: 1\nthresholds: ${JSON.stringify(thresholds)}\n${extraYaml}`);
   process.env.GAPWATCH_CONFIG = configFile;
   process.env.GAPWATCH_DB = path.join(dir, "gapwatch.db");
   return getRuntime();

@@ -100,6 +100,26 @@ describe("MM2_CONNECTOR_MISSING", () => {
     expect(findingsOf(output, FindingType.TASK_STALLED)).toEqual([]);
   });
 
+  it("names one deleted connector of a split flow alone, with its topics and the connectors still copying", () => {
+    const since = T0 - 200_000;
+    const flow = makeFlow({
+      connectors: { connectCluster: "connect-1", source: "mm2-a", sources: ["mm2-b", "mm2-a"], checkpoint: null, heartbeat: null },
+      connectorMissing: { connectors: ["mm2-a"], since },
+      partitions: [
+        makeFlowPartition({ sourceConnector: "mm2-a", mm2Position: 100n, sourceLogEnd: 400n }),
+        makeFlowPartition({ topic: "payments", targetTopic: "east.payments", sourceConnector: "mm2-b" }),
+      ],
+    });
+    const [output] = runCycles([{ snapshot: makeSnapshot({ connect: [makeConnect([makeConnector({ name: "mm2-b" })])], flows: [flow] }) }]);
+    const [finding] = findingsOf(output, FindingType.MM2_CONNECTOR_MISSING);
+    expect(finding?.summary).toBe(
+      "MM2 source connector mm2-a of flow east->west is gone from Connect cluster connect-1 since 2025-01-15 02:56:40 UTC (~3 min): " +
+        "its 1 topic is not replicated (mm2-b still copies the rest); re-create it, or retire the flow if it was removed on purpose " +
+        "(the flow stays with mm2-b)",
+    );
+    expect(finding?.evidence).toMatchObject({ connectCluster: "connect-1", connectors: "mm2-a", topics: "orders" });
+  });
+
   it("is carried, not resolved, while the Connect cluster does not answer, and ends once the flow is retired", () => {
     const missing = makeFlow({ connectorMissing: { connectors: ["mm2-source"], since: T0 - 120_000 } });
     const kept = makeFlow();

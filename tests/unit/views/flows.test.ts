@@ -339,4 +339,14 @@ describe("describeSettingNotes", () => {
     expect(notes[0]?.meaning).toMatch(/^offset translation off by MM2's configuration: /);
     expect(notes[1]?.meaning).toContain("skipped on purpose");
   });
+
+  it("names the source connectors a setting applies to when only some of a split flow's have it", () => {
+    const defaults = { offsetSyncsEnabled: true, autoOffsetReset: "earliest" };
+    const flow = { ...makeFlow(), sourceTaskSettings: defaults };
+    const split = { "mm2-a": defaults, "mm2-b": { offsetSyncsEnabled: true, autoOffsetReset: "latest" } };
+    expect(describeSettingNotes({ ...flow, sourceSettingsByConnector: split }).map((n) => n.meaning)).toEqual([
+      "source connector mm2-b only: MM2 starts new partitions, and recovers from a position below the log start, at the log end: " +
+        "records it jumps over are skipped on purpose",
+    ]);
+  });
 });
