@@ -4,13 +4,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Snapshot } from "@/lib/collector/types";
-import { deleteConnector, getConnectors, getMirrorSourceOffsets, pauseConnector, putConnectorConfig, resumeConnector } from "@/lib/connect";
+import { deleteConnector, getMirrorSourceOffsets, pauseConnector, putConnectorConfig, resumeConnector } from "@/lib/connect";
 import { readPartition, runKafkaTool } from "@/lib/sandbox/kafka-cli";
 import { sourceConnectorConfig, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
 import { sleep } from "@/lib/sandbox/processes";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers } from "../support/runtime";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers, waitForTasksPaused } from "../support/runtime";
 
 /**
  * `cleanup.policy=compact,delete` source topics, on a second flow west -> east of the shared sandbox (MM2 with offset
@@ -66,18 +66,6 @@ async function deleteRecordsBelow(topic: string, offset: bigint): Promise<void> 
   }
 }
 
-async function waitForTasksPaused(): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const found = (await getConnectors(endpoint)).find((c) => c.name === connector);
-    if (found !== undefined && found.tasks.length > 0 && found.tasks.every((t) => t.state === "PAUSED")) break;
-    if (Date.now() > deadline) throw new Error(`${connector}'s tasks not PAUSED within 60 s: ${JSON.stringify(found?.tasks)}`);
-    await sleep(500);
-  }
-  // A poll already under way when the task paused ends within the consumer's poll timeout (1 s by default).
-  await sleep(3000);
-}
-
 /** Waits, without running a cycle, until Connect has flushed MM2's position `position` of `topic`. */
 async function waitForFlushed(topic: string, position: bigint): Promise<void> {
   const deadline = Date.now() + 120_000;
@@ -129,7 +117,7 @@ describe("compact,delete source topics while MM2 is paused", () => {
     await cycleUntil((s) => caughtUp(s, lossy, 100n) && caughtUp(s, compacted, 50n), "both topics copied and flushed", 180_000);
 
     await pauseConnector(endpoint, connector);
-    await waitForTasksPaused();
+    await waitForTasksPaused(endpoint, connector);
     await produce(lossy, 100, 200, (i) => `k-${i}`);
     await deleteRecordsBelow(lossy, 200n);
     // Three batches more than segment.ms apart: each append after 1 s rolls a segment the cleaner may compact.

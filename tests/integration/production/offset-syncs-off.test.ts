@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as getGroup } from "@/app/api/flows/[flow]/groups/[group]/route";
 import { GET as getFlow } from "@/app/api/flows/[flow]/route";
 import type { Snapshot } from "@/lib/collector/types";
-import { deleteConnector, getConnectors, getMirrorSourceOffsets, pauseConnector, putConnectorConfig, resumeConnector } from "@/lib/connect";
+import { deleteConnector, getMirrorSourceOffsets, pauseConnector, putConnectorConfig, resumeConnector } from "@/lib/connect";
 import { readPartition, runKafkaTool } from "@/lib/sandbox/kafka-cli";
 import { sourceConnectorConfig } from "@/lib/sandbox/mm2-connectors";
 import { sleep } from "@/lib/sandbox/processes";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers } from "../support/runtime";
+import { callRoute, createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers, waitForTasksPaused } from "../support/runtime";
 
 /**
  * MM2 with `emit.offset-syncs.enabled=false` (KIP-1031, Kafka 3.9+): a second flow west -> east on the shared sandbox,
@@ -68,18 +68,6 @@ async function waitForCopied(targetEnd: bigint, position: bigint): Promise<void>
     if (Date.now() > deadline) throw new Error(`target end ${high} (want ${targetEnd}), flushed ${flushed} (want ${position}) after 120 s`);
     await sleep(1000);
   }
-}
-
-async function waitForTasksPaused(): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const found = (await getConnectors(endpoint)).find((c) => c.name === connector);
-    if (found !== undefined && found.tasks.length > 0 && found.tasks.every((t) => t.state === "PAUSED")) break;
-    if (Date.now() > deadline) throw new Error(`${connector}'s tasks not PAUSED within 60 s: ${JSON.stringify(found?.tasks)}`);
-    await sleep(500);
-  }
-  // A poll already under way when the task paused ends within the consumer's poll timeout (1 s by default).
-  await sleep(3000);
 }
 
 /** Indexes i of `nosyncs-i` among `[0, end)` that the target does not hold: the records lost, by content. */
@@ -163,7 +151,7 @@ describe("a flow whose MirrorSourceConnector sets emit.offset-syncs.enabled=fals
     // The cycle before the jump: MM2 caught up at 100 (Connect's flush equals the log end), target 0..99.
     await cycleUntil((s) => row(s)?.mm2Position === 100n && row(s)?.sourceLogEnd === 100n && row(s)?.targetLogEnd === 100n, "caught up at 100");
     await pauseConnector(endpoint, connector);
-    await waitForTasksPaused();
+    await waitForTasksPaused(endpoint, connector);
     // Traffic while MM2 is paused (100..199), a purge of 100..149 it never copied, more traffic, MM2 back, more traffic.
     await produce(100, 100);
     await purgeTo(150n);

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Snapshot } from "@/lib/collector/types";
-import { deleteConnector, getConnectors, pauseConnector, putConnectorConfig, resumeConnector } from "@/lib/connect";
+import { deleteConnector, pauseConnector, putConnectorConfig, resumeConnector } from "@/lib/connect";
 import { readPartition } from "@/lib/sandbox/kafka-cli";
 import { sourceConnectorConfig, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
 import { sleep } from "@/lib/sandbox/processes";
 import { readSandboxState } from "@/lib/sandbox/state";
 import { ensureTopics, fetchLogEnds, sandboxKafka } from "@/lib/sandbox/topics";
-import { createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers } from "../support/runtime";
+import { createSandboxRuntime, cycleUntil as cycleUntilSeen, deleteLeftovers, waitForTasksPaused } from "../support/runtime";
 
 /**
  * MM2 with `consumer.auto.offset.reset=latest` (honoured by MirrorSourceTask since Kafka 3.7), on a second flow
@@ -33,18 +33,6 @@ async function produce(from: number, count: number): Promise<void> {
   await producer.connect();
   await producer.send({ topic, acks: -1, messages: Array.from({ length: count }, (_, i) => ({ partition: 0, value: `latest-${from + i}` })) });
   await producer.disconnect();
-}
-
-async function waitForTasksPaused(): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const found = (await getConnectors(endpoint)).find((c) => c.name === connector);
-    if (found !== undefined && found.tasks.length > 0 && found.tasks.every((t) => t.state === "PAUSED")) break;
-    if (Date.now() > deadline) throw new Error(`${connector}'s tasks not PAUSED within 60 s: ${JSON.stringify(found?.tasks)}`);
-    await sleep(500);
-  }
-  // A poll already under way when the task paused ends within the consumer's poll timeout (1 s by default).
-  await sleep(3000);
 }
 
 beforeAll(async () => {
@@ -77,7 +65,7 @@ describe("MM2 with consumer.auto.offset.reset=latest after a purge past its posi
     await cycleUntil((s) => row(s)?.mm2Position === 100n && row(s)?.targetLogEnd === 100n, `${topic} 0..99 copied and flushed`);
     await pauseConnector(endpoint, connector);
     // Connect answers the pause at once; the task stops polling only when its thread sees it (status PAUSED).
-    await waitForTasksPaused();
+    await waitForTasksPaused(endpoint, connector);
     await produce(100, 200);
     const admin = sandboxKafka(west).admin();
     await admin.connect();

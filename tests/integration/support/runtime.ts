@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { restartConnector } from "@/lib/connect";
+import { type ConnectEndpoint, getConnectors, restartConnector } from "@/lib/connect";
 import { getRuntime } from "@/lib/pipeline/runtime";
 import type { Snapshot } from "@/lib/collector/types";
 import { connectorNames, waitForConnectorsRunning } from "@/lib/sandbox/mm2-connectors";
@@ -130,4 +130,19 @@ export async function waitUntilReplicating(state: SandboxState, timeoutMs = 150_
     await sleep(500);
   }
   throw new Error(`MM2 copied no fresh record in ${timeoutMs / 1000}s: ${remote} ends at ${targetEnd ?? "(missing)"}, source at ${sourceEnd}`);
+}
+
+/**
+ * Waits until every task of `connector` is PAUSED (Connect answers the pause at once; a task stops polling only when
+ * its thread sees it), then 3 s more: a poll already under way ends within the consumer's poll timeout (1 s).
+ */
+export async function waitForTasksPaused(endpoint: ConnectEndpoint, connector: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const found = (await getConnectors(endpoint)).find((c) => c.name === connector);
+    if (found !== undefined && found.tasks.length > 0 && found.tasks.every((t) => t.state === "PAUSED")) break;
+    if (Date.now() > deadline) throw new Error(`${connector}'s tasks not PAUSED within 60 s: ${JSON.stringify(found?.tasks)}`);
+    await sleep(500);
+  }
+  await sleep(3000);
 }
