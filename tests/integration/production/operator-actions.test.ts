@@ -172,8 +172,12 @@ describe("operator actions raise nothing", () => {
     await runtime.collector.runCycle();
     for (const name of all) await waitForConnector(endpoint, name, allTasks("RUNNING"), `${name} RUNNING after the restart`);
     for (const p of [0, 1]) await produce(p, 20);
-    const after = await commit(5);
-    await cycleUntil((s) => copiedAll(s, [0, 1]) && checkpointed(s, after), "copied and checkpointed after the restart", 90_000);
+    await cycleUntil((s) => copiedAll(s, [0, 1]), "copied after the restart", 90_000);
+    // Caught up: a restarted checkpoint task rebuilds its sync store from the compacted offset-syncs topic, which may
+    // keep only each partition's newest sync, and MM2 cannot translate (so never checkpoints) an offset below that
+    // (MirrorCheckpointTask, OffsetSyncStore). A group at the log end is always translatable.
+    const after = await commit(0);
+    await cycleUntil((s) => checkpointed(s, after), "checkpointed after the restart", 90_000);
     for (let i = 0; i < 3; i++) await runtime.collector.runCycle();
     const raised = [...raisedAbout(), ...runtime.alerts.list({}).filter((a) => a.group === group)];
     expect(raised.map((a) => `${a.type} ${a.summary}`)).toEqual([]);
