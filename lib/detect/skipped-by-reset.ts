@@ -79,11 +79,12 @@ export function detectSkippedByReset(ctx: DetectorContext): EventCandidate[] {
 function findStartsOfNewFlows(ctx: DetectorContext): EventCandidate[] {
   if (ctx.previous === null) return [];
   const known = new Set(ctx.previous.flows.map((f) => f.id));
-  const fresh = ctx.current.flows.filter((f) => !known.has(f.id) && f.sourceTaskSettings?.autoOffsetReset === "latest");
-  if (fresh.length === 0) return [];
+  const fresh = new Set(ctx.current.flows.filter((f) => !known.has(f.id)));
+  if (fresh.size === 0) return [];
   const candidates: EventCandidate[] = [];
   for (const view of listFreshFlowPartitions(ctx.current)) {
-    if (!fresh.includes(view.flow)) continue;
+    // The settings of the connector that copies the partition (split flows), as for the judged partitions above.
+    if (!fresh.has(view.flow) || readPartitionSettings(view.flow, view.partition).autoOffsetReset !== "latest") continue;
     if (isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs) !== false) continue;
     const start = findStartAtLogEnd(view, view.partition.sourceLogStart, ctx.syncHistory);
     if (start !== null) candidates.push(createSkipCandidate(view, SkipSignal.STARTED_AT_LOG_END, start));
