@@ -1,8 +1,11 @@
 // `npm run replay -- --recording <file> --config <gapwatch.config.yaml> [--restart-before 12,20]`
 // `npm run replay -- --synthetic 10000 --cycles 12 [--restart-before 7]`
+// `npm run replay -- --check [--only soak,synthetic-100k]`: every baseline in tests/recordings gives its digests
+// `npm run replay -- --rebaseline <name>`: writes a baseline's digests anew (a deliberate behaviour change)
 // Replays recorded cycles (GAPWATCH_RECORD_CYCLES, docs/development.md) or the bench's synthetic world through the
 // pipeline on a throwaway store and prints each cycle's digest and firing alerts. Not part of npm test (its unit test
 // replays a small synthetic world).
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -10,14 +13,18 @@ import { performance } from "node:perf_hooks";
 import { type GapwatchConfig, loadConfigFile } from "@/lib/config";
 import { readCycleRecording } from "@/lib/pipeline/cycle-recording";
 import { parseFlags } from "./args";
+import { findDigestDifference, listBaselines, readBaselineDigests, replayBaseline, writeBaselineDigests } from "./replay/baselines";
 import { replayPipeline } from "./replay/replay-pipeline";
 import { recordSyntheticCycles } from "./replay/synthetic-recording";
 
 const usage = "usage: npm run replay -- (--recording <file> --config <file> | --synthetic <partitions> [--cycles 12]) " +
-  "[--restart-before <cycle,…>]";
+  "[--restart-before <cycle,…>] | --check [--only <name,…>] | --rebaseline <name>";
+const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
   const { flags } = parseFlags(process.argv.slice(2));
+  if (flags.check !== undefined) return checkBaselines(flags.only);
+  if (flags.rebaseline !== undefined) return rebaseline(flags.rebaseline);
   const restartBefore = new Set((flags["restart-before"] ?? "").split(",").filter((s) => s !== "").map(Number));
   if ([...restartBefore].some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--restart-before takes cycle numbers; ${usage}`);
   const scratch = mkdtempSync(path.join(os.tmpdir(), "gapwatch-replay-cli-"));
@@ -35,6 +42,35 @@ async function main(): Promise<void> {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** Replays every baseline (or those named) and compares each cycle's digest; exits 1 when any differs. */
+async function checkBaselines(only: string | undefined): Promise<void> {
+  const names = only === undefined ? null : new Set(only.split(","));
+  const baselines = listBaselines().filter((b) => names === null || names.has(b.name));
+  if (baselines.length === 0) throw new Error(`no baseline named ${only}; see tests/recordings/baselines.json`);
+  let failed = 0;
+  for (const baseline of baselines) {
+    const started = performance.now();
+    const replayed = await replayBaseline(baseline);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const difference = findDigestDifference(readBaselineDigests(baseline), replayed);
+    if (difference !== null) failed++;
+    say(`${baseline.name}\t${replayed.length} cycles in ${seconds} s\t${difference ?? "identical to the baseline"}`);
+  }
+  if (failed > 0) {
+    say(`${failed} of ${baselines.length} baselines differ`);
+    process.exitCode = 1;
+  }
+}
+
+async function rebaseline(name: string): Promise<void> {
+  const baseline = listBaselines().find((b) => b.name === name);
+  if (baseline === undefined) throw new Error(`no baseline named ${name}; see tests/recordings/baselines.json`);
+  const replayed = await replayBaseline(baseline);
+  const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+  writeBaselineDigests(baseline, replayed, commit);
+  say(`${name}: ${replayed.length} digests written`);
 }
 
 function prepareRecording(flags: Record<string, string>, scratch: string): { file: string; config: GapwatchConfig } {

@@ -1,5 +1,7 @@
 import { appendFileSync, createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
+import { pipeline } from "node:stream";
+import { createGunzip } from "node:zlib";
 import type { CollectorHistory, OffsetSyncPoint, Snapshot } from "@/lib/collector/types";
 import { decodeTagged, encodeTagged } from "./read-model-codec";
 
@@ -49,12 +51,18 @@ export class CycleRecorder {
   }
 }
 
-/** Reads a recording written by CycleRecorder, a cycle at a time, with each cycle's history as the collector held it. */
+/**
+ * Reads a recording written by CycleRecorder, a cycle at a time, with each cycle's history as the collector held it.
+ * A file whose name ends in `.gz` is read through gunzip (the recordings committed under tests/recordings are).
+ */
 export async function* readCycleRecording(file: string): AsyncGenerator<RecordedCycle> {
   const syncs = new Map<string, readonly OffsetSyncPoint[]>();
   const snapshots = new Map<number, Snapshot>();
   let lineNumber = 0;
-  for await (const text of createInterface({ input: createReadStream(file, "utf8"), crlfDelay: Infinity })) {
+  // pipeline() destroys the last stream with the first error of any, which ends the line loop with that error.
+  const input = file.endsWith(".gz") ? pipeline(createReadStream(file), createGunzip(), () => undefined) : createReadStream(file);
+  input.setEncoding("utf8");
+  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
     lineNumber++;
     if (text.trim() === "") continue;
     const line = await decodeLine(text, file, lineNumber);

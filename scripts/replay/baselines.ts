@@ -1,0 +1,89 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { type GapwatchConfig, loadConfigFile } from "@/lib/config";
+import { readCycleRecording } from "@/lib/pipeline/cycle-recording";
+import { repoRoot } from "@/lib/sandbox/paths";
+import { type ReplayedCycle, replayPipeline } from "./replay-pipeline";
+import { recordSyntheticCycles } from "./synthetic-recording";
+
+/** Where the recordings, their configs and the digests today's pipeline gave for them are committed. */
+export const baselinesDir = path.join(repoRoot, "tests", "recordings");
+
+const baselineSchema = z.object({
+  name: z.string().regex(/^[a-z0-9-]+$/),
+  /** What was recorded, for the reader of the manifest. */
+  about: z.string(),
+  /** A recording (CycleRecorder's lines, gzipped) and the config it is judged with, both in baselinesDir. */
+  recording: z.object({ file: z.string(), config: z.string() }).optional(),
+  /** Or the bench's synthetic world, generated on the spot (it is deterministic). */
+  synthetic: z.object({ partitions: z.number().int().positive(), cycles: z.number().int().positive() }).optional(),
+  /** The pipeline is restarted before these cycles (a new pipeline and alert service on the same store). */
+  restartBefore: z.array(z.number().int().positive()),
+  /** Replayed by the unit tests; the others only by `npm run replay -- --check` (they take minutes). */
+  inSuite: z.boolean(),
+}).refine((b) => (b.recording === undefined) !== (b.synthetic === undefined), "give either recording or synthetic");
+export type ReplayBaseline = z.infer<typeof baselineSchema>;
+
+/** The baselines listed in tests/recordings/baselines.json. */
+export function listBaselines(): ReplayBaseline[] {
+  const file = path.join(baselinesDir, "baselines.json");
+  const parsed = z.array(baselineSchema).safeParse(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.success) throw new Error(`${file} is not a list of replay baselines: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+function digestsFile(baseline: ReplayBaseline): string {
+  return path.join(baselinesDir, `${baseline.name}.digests.txt`);
+}
+
+/** The committed digest of each cycle (`cycle<TAB>digest` lines; `#` lines say how they were made). */
+export function readBaselineDigests(baseline: ReplayBaseline): Map<number, string> {
+  const digests = new Map<number, string>();
+  for (const line of readFileSync(digestsFile(baseline), "utf8").split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const [cycle, digest] = line.split("\t");
+    digests.set(Number(cycle), digest!);
+  }
+  return digests;
+}
+
+/** Writes the digests a replay gave as the baseline's (a deliberate behaviour change, said in its commit). */
+export function writeBaselineDigests(baseline: ReplayBaseline, replayed: readonly ReplayedCycle[], commit: string): void {
+  const lines = replayed.map((c) => `${c.cycle}\t${c.digest}`);
+  const head = `# ${baseline.name}: one digest per replayed cycle (scripts/replay/digest.ts), made at ${commit}`;
+  writeFileSync(digestsFile(baseline), `${[head, ...lines].join("\n")}\n`);
+}
+
+/** Replays one baseline through today's pipeline. */
+export async function replayBaseline(baseline: ReplayBaseline): Promise<ReplayedCycle[]> {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "gapwatch-baseline-"));
+  try {
+    let file: string;
+    let config: GapwatchConfig;
+    if (baseline.recording !== undefined) {
+      file = path.join(baselinesDir, baseline.recording.file);
+      config = loadConfigFile(path.join(baselinesDir, baseline.recording.config));
+    } else {
+      file = path.join(scratch, "synthetic.jsonl");
+      config = recordSyntheticCycles(file, baseline.synthetic!.partitions, baseline.synthetic!.cycles);
+    }
+    return await replayPipeline(readCycleRecording(file), { config, restartBefore: new Set(baseline.restartBefore) });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The first cycle whose digest differs from the baseline's, said for a reader; null when every cycle matches. */
+export function findDigestDifference(expected: ReadonlyMap<number, string>, replayed: readonly ReplayedCycle[]): string | null {
+  if (replayed.length !== expected.size) return `${replayed.length} cycles replayed, the baseline has ${expected.size}`;
+  for (const c of replayed) {
+    const want = expected.get(c.cycle);
+    if (want !== c.digest) {
+      return `cycle ${c.cycle}: digest ${c.digest}, the baseline's ${want ?? "(none)"} — its firing alerts now: ` +
+        `${c.firing.join(", ") || "none"}`;
+    }
+  }
+  return null;
+}
