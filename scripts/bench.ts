@@ -22,6 +22,7 @@ import { runPipelineCompute } from "./bench/pipeline-compute";
 import { measureAuditCost } from "./bench/audit-cost";
 import { runHistorySize } from "./bench/history-size";
 import { runPipelineCycle } from "./bench/pipeline-cycle";
+import { checkOutPreviousVersion, readPreviousRef, removePreviousVersion } from "./bench/previous-version";
 import { judgeTargets } from "./bench/targets";
 import { type Stack, startStack } from "./stack";
 
@@ -42,6 +43,8 @@ interface BenchOptions {
   /** `--only stack`: phases 1–4 (the running stack); `--only synthetic`: phases 5–9 (no stack); both by default. */
   stack: boolean;
   synthetic: boolean;
+  /** The previous version to measure beside this one (phases 5 and 7), or null: bench/previous-version, --previous. */
+  previous: string | null;
 }
 
 /** Defaults are the full run; `--quick` is a smoke run of every phase at small sizes. */
@@ -63,6 +66,7 @@ function readOptions(argv: string[]): BenchOptions {
     syntheticMillion: !quick,
     stack: only !== "synthetic",
     synthetic: only !== "stack",
+    previous: flags.previous === "none" ? null : (flags.previous ?? readPreviousRef()),
   };
 }
 
@@ -190,6 +194,7 @@ async function measureSyntheticPhases(opts: BenchOptions, report: BenchReport): 
   report.cycle = await runPhase(report, `7. whole cycle pipeline with its store at ${cycleRuns.map((r) => `${r.partitions} ${r.store}`).join(", ")}`, () =>
     runPipelineCycle({ runs: cycleRuns, cycles: opts.syntheticCycles, log: say }),
   );
+  if (opts.previous !== null) await measurePreviousVersion(opts.previous, opts, report);
   // Needs no stack: simulated cycles through the real SQLite store (scripts/bench/history-size.ts); 3 h of a 10 s poll
   // at 2,000 partitions (30 % moving) keeps it to minutes, the tier arithmetic extrapolates to 100,000 × 7 days.
   const historyHours = opts.syntheticMillion ? 3 : 1;
@@ -203,6 +208,28 @@ async function measureSyntheticPhases(opts: BenchOptions, report: BenchReport): 
     await measureAuditCost(10_000, 20, 200, say),
     await measureAuditCost(10_000, 20, 12_000, say),
   ]);
+}
+
+/**
+ * Phases 5 and 7 at the synthetic size (SQLite) again, with the previous version's own scripts and sources, so the
+ * targets show both figures from one run on one machine.
+ */
+async function measurePreviousVersion(ref: string, opts: BenchOptions, report: BenchReport): Promise<void> {
+  const previous = await runPhase(report, `5+7 of the previous version (${ref})`, async () => checkOutPreviousVersion(ref));
+  if (previous === null) return;
+  try {
+    const sizes = [opts.syntheticPartitions];
+    const root = previous.root;
+    report.previous = { ref: previous.ref, commit: previous.commit, synthetic: null, cycle: null };
+    report.previous.synthetic = await runPhase(report, `5. previous version: pipeline computation at ${sizes[0]} partitions`, () =>
+      runPipelineCompute({ sizes, cycles: opts.syntheticCycles, millionCycles: 3, log: say, root }),
+    );
+    report.previous.cycle = await runPhase(report, `7. previous version: whole cycle pipeline at ${sizes[0]} sqlite`, () =>
+      runPipelineCycle({ runs: [{ store: "sqlite", partitions: opts.syntheticPartitions }], cycles: opts.syntheticCycles, log: say, root }),
+    );
+  } finally {
+    removePreviousVersion(previous);
+  }
 }
 
 main().catch((err: unknown) => {

@@ -172,12 +172,19 @@ function measurePipelineCompute(partitions: number, cycles: number, warmup: numb
  * Measures each size in a child process of its own (a clean heap and an honest peak RSS): `cycles`
  * cycles after 3 warm-up cycles, the 1,000,000-partition size (if asked) `millionCycles` after 1.
  */
-export async function runPipelineCompute(opts: { sizes: number[]; cycles: number; millionCycles: number; log: (line: string) => void }): Promise<PipelineComputeReport> {
+export async function runPipelineCompute(opts: {
+  sizes: number[];
+  cycles: number;
+  millionCycles: number;
+  log: (line: string) => void;
+  /** Another checkout to measure (the previous version); this one by default. */
+  root?: string;
+}): Promise<PipelineComputeReport> {
   const sizes: ComputeSizeResult[] = [];
   for (const partitions of opts.sizes) {
     const million = partitions >= 1_000_000;
     opts.log(`-- ${partitions} partitions`);
-    sizes.push(await runChild(partitions, million ? opts.millionCycles : opts.cycles, million ? 1 : 3, opts.log));
+    sizes.push(await runChild(partitions, million ? opts.millionCycles : opts.cycles, million ? 1 : 3, opts.log, opts.root));
   }
   const at = (n: number) => sizes.find((s) => s.partitions >= n * 0.99 && s.partitions < n * 1.1);
   const [big, mid] = [at(1_000_000), at(100_000)];
@@ -185,12 +192,12 @@ export async function runPipelineCompute(opts: { sizes: number[]; cycles: number
   return { fixture: path.relative(repoRoot, sandboxFixturePath), sizes, growth };
 }
 
-function runChild(partitions: number, cycles: number, warmup: number, log: (line: string) => void): Promise<ComputeSizeResult> {
+function runChild(partitions: number, cycles: number, warmup: number, log: (line: string) => void, root?: string): Promise<ComputeSizeResult> {
   // 1,000,000 partitions hold about 8 GiB live (two snapshots, the detector memory, the sync models): past Node's default heap limit.
   const heap = partitions >= 1_000_000 ? ` --max-old-space-size=${millionHeapMiB}` : "";
   const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""}${heap}`.trim() };
   const args = ["--partitions", String(partitions), "--cycles", String(cycles), "--warmup", String(warmup), "--child"];
-  return runResultChild<ComputeSizeResult>("pipeline-compute.ts", args, `pipeline-compute at ${partitions} partitions`, log, env);
+  return runResultChild<ComputeSizeResult>("pipeline-compute.ts", args, `pipeline-compute at ${partitions} partitions`, log, env, root);
 }
 
 /** The summary table of every size. */

@@ -206,11 +206,18 @@ async function measurePipelineCycle(kind: StoreKind, url: string | null, partiti
 }
 
 /** Measures each run (a size on a store) in a child process of its own (a clean heap and an honest peak RSS). */
-export async function runPipelineCycle(opts: { runs: { store: StoreKind; partitions: number }[]; cycles: number; log: (line: string) => void }): Promise<PipelineCycleReport> {
+export async function runPipelineCycle(opts: {
+  runs: { store: StoreKind; partitions: number }[];
+  cycles: number;
+  log: (line: string) => void;
+  /** Another checkout to measure (the previous version); this one by default. */
+  root?: string;
+}): Promise<PipelineCycleReport> {
   const sizes: CycleSizeResult[] = [];
   for (const { store, partitions } of opts.runs) {
     opts.log(`-- ${partitions} partitions, ${store}`);
-    sizes.push(store === "sqlite" ? await runChild(store, null, partitions, opts.cycles, opts.log) : await runWithPostgres((url) => runChild(store, url, partitions, opts.cycles, opts.log)));
+    const run = (url: string | null) => runChild(store, url, partitions, opts.cycles, opts.log, opts.root);
+    sizes.push(store === "sqlite" ? await run(null) : await runWithPostgres(run));
   }
   return { sizes };
 }
@@ -234,9 +241,9 @@ async function runWithPostgres<T>(body: (url: string) => Promise<T>): Promise<T>
   }
 }
 
-function runChild(store: StoreKind, url: string | null, partitions: number, cycles: number, log: (line: string) => void): Promise<CycleSizeResult> {
+function runChild(store: StoreKind, url: string | null, partitions: number, cycles: number, log: (line: string) => void, root?: string): Promise<CycleSizeResult> {
   const args = ["--store", store, "--partitions", String(partitions), "--cycles", String(cycles), "--child", ...(url === null ? [] : ["--url", url])];
-  return runResultChild<CycleSizeResult>("pipeline-cycle.ts", args, `pipeline-cycle at ${partitions} partitions (${store})`, log);
+  return runResultChild<CycleSizeResult>("pipeline-cycle.ts", args, `pipeline-cycle at ${partitions} partitions (${store})`, log, process.env, root);
 }
 
 /** The summary table of every size, with the targets of issue 12. */

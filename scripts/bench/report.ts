@@ -49,9 +49,22 @@ export interface BenchReport {
   history: HistorySizeReport | null;
   /** Phase 9: the content audit's cost per cycle on phase 5's world with a stand-in broker (scripts/bench/audit-cost.ts). */
   audit: AuditCostResult[] | null;
-  /** Issue 12's targets judged from the figures above (scripts/bench/targets.ts), written when the run ends. */
+  /**
+   * The previous version (scripts/bench/previous-version.ts) measured in the same run: phase 5 and phase 7 (SQLite) at
+   * the synthetic size, so each of their targets shows today's figure beside the previous version's.
+   */
+  previous: PreviousVersionResult | null;
+  /** The targets judged from the figures above (scripts/bench/targets.ts), written when the run ends. */
   targets: TargetVerdict[];
   errors: string[];
+}
+
+/** What the previous version measured in this run (null where its phase failed; the failure is in `errors`). */
+export interface PreviousVersionResult {
+  ref: string;
+  commit: string;
+  synthetic: PipelineComputeReport | null;
+  cycle: PipelineCycleReport | null;
 }
 
 /** A report with nothing measured yet, dated now. */
@@ -72,6 +85,7 @@ export function createReport(): BenchReport {
     cycle: null,
     history: null,
     audit: null,
+    previous: null,
     targets: [],
     errors: [],
   };
@@ -170,8 +184,15 @@ export function renderReport(r: BenchReport): string {
   out.push(r.history ? renderHistorySize(r.history) : "(not run)");
   out.push("", "9. Content audit cost per cycle (issue 16: requests, bytes and CPU at 10,000 partitions, next to the poll's 16–18 requests)");
   out.push(r.audit ? renderAuditCost(r.audit) : "(not run)");
-  out.push("", "Issue 12's targets, judged from the figures above");
-  out.push(formatTable(["measured", "target", "figure", "phase", "verdict"], r.targets.map((t) => [t.what, t.target, t.measured, t.phase, t.verdict])));
+  if (r.previous !== null) {
+    out.push("", `The previous version, ${r.previous.ref} (${r.previous.commit}), measured in this run: phases 5 and 7`);
+    out.push(r.previous.synthetic ? renderPipelineCompute(r.previous.synthetic) : "(phase 5 failed)");
+    out.push(r.previous.cycle ? renderPipelineCycle(r.previous.cycle) : "(phase 7 failed)");
+  }
+  out.push("", "The targets, judged from the figures above (previous: the previous version's figure in this run)");
+  const previousColumn = (t: TargetVerdict) => t.previous ?? "";
+  out.push(formatTable(["measured", "target", "figure", "previous", "phase", "verdict"],
+    r.targets.map((t) => [t.what, t.target, t.measured, previousColumn(t), t.phase, t.verdict])));
   if (r.errors.length) out.push("", `Errors: ${r.errors.join("; ")}`);
   return out.join("\n");
 }
