@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     const replayed = await replayPipeline(readCycleRecording(file), { config, restartBefore });
     for (const c of replayed) {
       process.stdout.write(`cycle ${c.cycle}\t${c.digest}\t(${c.digestWithoutProgress} without the catch-up window)\t` +
+        `answers ${c.answers}\t` +
         `${c.alerts} alerts\t${c.firing.length} firing` +
         `${restartBefore.has(c.cycle) ? "\t(restarted before it)" : ""}\n`);
     }

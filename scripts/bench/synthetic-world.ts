@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { FlowReadings } from "@/lib/collector/flow-builder";
 import { discoverFlows, type FlowDefinition } from "@/lib/collector/flow-discovery";
 import { internPartitionName } from "@/lib/collector/partition-keys";
@@ -136,8 +136,8 @@ export function createSyntheticWorld(base: Snapshot, history: ReadonlyMap<string
         parts.push(wp);
         index++;
       }
-      sourceTopics.push({ topic: { ...original, name, topicId: k === 0 ? original.topicId : randomUUID() }, parts });
-      targetTopics.push({ topic: { ...twin, name: remote(name), topicId: k === 0 ? twin.topicId : randomUUID() }, parts });
+      sourceTopics.push({ topic: { ...original, name, topicId: k === 0 ? original.topicId : deriveTopicId(`source/${name}`) }, parts });
+      targetTopics.push({ topic: { ...twin, name: remote(name), topicId: k === 0 ? twin.topicId : deriveTopicId(`target/${name}`) }, parts });
     }
   }
 
@@ -248,4 +248,10 @@ function translateLikeMirrorMaker(history: readonly OffsetSyncPoint[], upstream:
     if (sync.upstream <= upstream) return sync.upstream === upstream ? sync.downstream : sync.downstream + 1n;
   }
   return null;
+}
+
+/** A topic ID made from the copy's name: the same world every run (replay baselines compare what pages show). */
+function deriveTopicId(seed: string): string {
+  const hex = createHash("sha256").update(seed).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }

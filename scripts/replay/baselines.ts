@@ -38,20 +38,27 @@ function digestsFile(baseline: ReplayBaseline): string {
   return path.join(baselinesDir, `${baseline.name}.digests.txt`);
 }
 
-/** The committed digest of each cycle (`cycle<TAB>digest` lines; `#` lines say how they were made). */
-export function readBaselineDigests(baseline: ReplayBaseline): Map<number, string> {
-  const digests = new Map<number, string>();
+/** A cycle's committed digests: the pipeline's outputs, and what the API answers from them. */
+export interface BaselineDigests {
+  digest: string;
+  answers: string;
+}
+
+/** The committed digests of each cycle (`cycle<TAB>digest<TAB>answers` lines; `#` lines say how they were made). */
+export function readBaselineDigests(baseline: ReplayBaseline): Map<number, BaselineDigests> {
+  const digests = new Map<number, BaselineDigests>();
   for (const line of readFileSync(digestsFile(baseline), "utf8").split("\n")) {
     if (line === "" || line.startsWith("#")) continue;
-    const [cycle, digest] = line.split("\t");
-    digests.set(Number(cycle), digest!);
+    const [cycle, digest, answers] = line.split("\t");
+    if (digest === undefined || answers === undefined) throw new Error(`${digestsFile(baseline)}: "${line}" is not cycle, digest, answers`);
+    digests.set(Number(cycle), { digest, answers });
   }
   return digests;
 }
 
 /** Writes the digests a replay gave as the baseline's (a deliberate behaviour change, said in its commit). */
 export function writeBaselineDigests(baseline: ReplayBaseline, replayed: readonly ReplayedCycle[], commit: string): void {
-  const lines = replayed.map((c) => `${c.cycle}\t${c.digest}`);
+  const lines = replayed.map((c) => `${c.cycle}\t${c.digest}\t${c.answers}`);
   const head = `# ${baseline.name}: one digest per replayed cycle (scripts/replay/digest.ts), made at ${commit}`;
   writeFileSync(digestsFile(baseline), `${[head, ...lines].join("\n")}\n`);
 }
@@ -76,13 +83,16 @@ export async function replayBaseline(baseline: ReplayBaseline): Promise<Replayed
 }
 
 /** The first cycle whose digest differs from the baseline's, said for a reader; null when every cycle matches. */
-export function findDigestDifference(expected: ReadonlyMap<number, string>, replayed: readonly ReplayedCycle[]): string | null {
+export function findDigestDifference(expected: ReadonlyMap<number, BaselineDigests>, replayed: readonly ReplayedCycle[]): string | null {
   if (replayed.length !== expected.size) return `${replayed.length} cycles replayed, the baseline has ${expected.size}`;
   for (const c of replayed) {
     const want = expected.get(c.cycle);
-    if (want !== c.digest) {
-      return `cycle ${c.cycle}: digest ${c.digest}, the baseline's ${want ?? "(none)"} — its firing alerts now: ` +
+    if (want?.digest !== c.digest) {
+      return `cycle ${c.cycle}: outputs' digest ${c.digest}, the baseline's ${want?.digest ?? "(none)"} — its firing alerts now: ` +
         `${c.firing.join(", ") || "none"}`;
+    }
+    if (want.answers !== c.answers) {
+      return `cycle ${c.cycle}: the same outputs, but the API's answers differ (digest ${c.answers}, the baseline's ${want.answers})`;
     }
   }
   return null;

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
+import type { GapwatchConfig } from "@/lib/config";
 import type { ReadModel } from "@/lib/pipeline/read-model";
+import { selectAnswers } from "./answers";
 
 /**
  * What a cycle's pipeline produced, without its inputs (the snapshot and history it was given) or the wall clock
@@ -51,4 +53,9 @@ export function digestOutputs(model: ReadModel, without: readonly string[] = [])
   const outputs = selectOutputs(model);
   for (const name of without) delete outputs[name];
   return createHash("sha256").update(toCanonicalJson(outputs)).digest("hex").slice(0, 16);
+}
+
+/** SHA-256 (16 hex digits) of what the API answers from the cycle's read model (scripts/replay/answers.ts). */
+export function digestAnswers(model: ReadModel, config: GapwatchConfig): string {
+  return createHash("sha256").update(toCanonicalJson(selectAnswers(model, config))).digest("hex").slice(0, 16);
 }

@@ -7,7 +7,7 @@ import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
 import type { RecordedCycle } from "@/lib/pipeline/cycle-recording";
 import type { ReadModel } from "@/lib/pipeline/read-model";
 import { createSqliteStore } from "@/lib/store";
-import { digestOutputs } from "./digest";
+import { digestAnswers, digestOutputs } from "./digest";
 
 /** One replayed cycle: its number, the digests of what the pipeline produced, and the alerts it held. */
 export interface ReplayedCycle {
@@ -15,6 +15,8 @@ export interface ReplayedCycle {
   digest: string;
   /** The digest without the catch-up window (ProgressWindow lives in memory: a restart begins it anew). */
   digestWithoutProgress: string;
+  /** The digest of what the API answers from the cycle's read model (pages' default lists, readiness, groups). */
+  answers: string;
   alerts: number;
   firing: string[];
 }
@@ -56,6 +58,7 @@ export async function replayPipeline(cycles: AsyncIterable<RecordedCycle> | Iter
         cycle: current.cycle,
         digest: digestOutputs(model),
         digestWithoutProgress: digestOutputs(model, ["progress"]),
+        answers: digestAnswers(model, options.config),
         alerts: model.alerts.length,
         firing,
       });
