@@ -45,6 +45,8 @@ interface BenchOptions {
   synthetic: boolean;
   /** The previous version to measure beside this one (phases 5 and 7), or null: bench/previous-version, --previous. */
   previous: string | null;
+  /** `--phases 5,7`: only these of the synthetic phases 5–9 (all by default). */
+  phases: ReadonlySet<number>;
 }
 
 /** Defaults are the full run; `--quick` is a smoke run of every phase at small sizes. */
@@ -63,11 +65,18 @@ function readOptions(argv: string[]): BenchOptions {
     loadSeconds: num("load-seconds", 10, 3),
     syntheticPartitions: num("synthetic", 100_000, 20_000),
     syntheticCycles: num("synthetic-cycles", 20, 3),
-    syntheticMillion: !quick,
+    syntheticMillion: flags.million === undefined ? !quick : flags.million === "yes",
     stack: only !== "synthetic",
     synthetic: only !== "stack",
     previous: flags.previous === "none" ? null : (flags.previous ?? readPreviousRef()),
+    phases: readSyntheticPhases(flags.phases),
   };
+}
+
+function readSyntheticPhases(value: string | undefined): ReadonlySet<number> {
+  const phases = (value ?? "5,6,7,8,9").split(",").map(Number);
+  if (phases.some((p) => !Number.isInteger(p) || p < 5 || p > 9)) throw new Error(`--phases takes synthetic phases 5–9, e.g. 5,7; got "${value}"`);
+  return new Set(phases);
 }
 
 /** Runs one phase; a failure is recorded and the run goes on with the next phase. */
@@ -178,11 +187,12 @@ async function measureSyntheticPhases(opts: BenchOptions, report: BenchReport): 
 
   // Needs no stack: scaled from the committed sandbox snapshot (scripts/bench/pipeline-compute.ts).
   const computeSizes = [10_000, opts.syntheticPartitions, ...(opts.syntheticMillion ? [1_000_000] : [])];
-  report.synthetic = await runPhase(report, `5. pipeline computation at ${computeSizes.join(", ")} partitions`, () =>
+  const asked = (phase: number) => opts.phases.has(phase);
+  if (asked(5)) report.synthetic = await runPhase(report, `5. pipeline computation at ${computeSizes.join(", ")} partitions`, () =>
     runPipelineCompute({ sizes: computeSizes, cycles: opts.syntheticCycles, millionCycles: 3, log: say }),
   );
   // Needs no stack: its snapshots are generated (scripts/bench/metrics-scrape.ts).
-  report.metrics = await runPhase(report, `6. Prometheus update and scrape at 10,000 and ${opts.syntheticPartitions} partitions`, () =>
+  if (asked(6)) report.metrics = await runPhase(report, `6. Prometheus update and scrape at 10,000 and ${opts.syntheticPartitions} partitions`, () =>
     measureMetricsScrapeSizes([10_000, opts.syntheticPartitions], 20),
   );
   // Needs no stack: the real CyclePipeline, store included, on phase 5's world (scripts/bench/pipeline-cycle.ts);
@@ -191,19 +201,19 @@ async function measureSyntheticPhases(opts: BenchOptions, report: BenchReport): 
     ...[10_000, opts.syntheticPartitions].map((partitions) => ({ store: "sqlite" as const, partitions })),
     ...(findPostgresBin() === null ? [] : [{ store: "postgres" as const, partitions: 10_000 }]),
   ];
-  report.cycle = await runPhase(report, `7. whole cycle pipeline with its store at ${cycleRuns.map((r) => `${r.partitions} ${r.store}`).join(", ")}`, () =>
+  if (asked(7)) report.cycle = await runPhase(report, `7. whole cycle pipeline with its store at ${cycleRuns.map((r) => `${r.partitions} ${r.store}`).join(", ")}`, () =>
     runPipelineCycle({ runs: cycleRuns, cycles: opts.syntheticCycles, log: say }),
   );
-  if (opts.previous !== null) await measurePreviousVersion(opts.previous, opts, report);
+  if (opts.previous !== null && (asked(5) || asked(7))) await measurePreviousVersion(opts.previous, opts, report);
   // Needs no stack: simulated cycles through the real SQLite store (scripts/bench/history-size.ts); 3 h of a 10 s poll
   // at 2,000 partitions (30 % moving) keeps it to minutes, the tier arithmetic extrapolates to 100,000 × 7 days.
   const historyHours = opts.syntheticMillion ? 3 : 1;
-  report.history = await runPhase(report, `8. history size (${historyHours} h simulated at 2,000 partitions)`, () =>
+  if (asked(8)) report.history = await runPhase(report, `8. history size (${historyHours} h simulated at 2,000 partitions)`, () =>
     runHistorySize({ store: "sqlite", vacuum: "auto", partitions: 2000, active: 0.3, hours: historyHours, pollSeconds: 10, partitionsPerTopic: 20 }, say),
   );
   // Needs no stack: the real ContentAuditor over phase 5's world, records from a stand-in broker (its requests do not
   // grow with partitions; its planning and hashing do), at the default budget and at 60 times it.
-  report.audit = await runPhase(report, "9. content audit cost at 1,000 and 10,000 partitions", async () => [
+  if (asked(9)) report.audit = await runPhase(report, "9. content audit cost at 1,000 and 10,000 partitions", async () => [
     await measureAuditCost(1_000, 20, 200, say),
     await measureAuditCost(10_000, 20, 200, say),
     await measureAuditCost(10_000, 20, 12_000, say),
@@ -221,10 +231,10 @@ async function measurePreviousVersion(ref: string, opts: BenchOptions, report: B
     const sizes = [opts.syntheticPartitions];
     const root = previous.root;
     report.previous = { ref: previous.ref, commit: previous.commit, synthetic: null, cycle: null };
-    report.previous.synthetic = await runPhase(report, `5. previous version: pipeline computation at ${sizes[0]} partitions`, () =>
+    if (opts.phases.has(5)) report.previous.synthetic = await runPhase(report, `5. previous version: pipeline computation at ${sizes[0]} partitions`, () =>
       runPipelineCompute({ sizes, cycles: opts.syntheticCycles, millionCycles: 3, log: say, root }),
     );
-    report.previous.cycle = await runPhase(report, `7. previous version: whole cycle pipeline at ${sizes[0]} sqlite`, () =>
+    if (opts.phases.has(7)) report.previous.cycle = await runPhase(report, `7. previous version: whole cycle pipeline at ${sizes[0]} sqlite`, () =>
       runPipelineCycle({ runs: [{ store: "sqlite", partitions: opts.syntheticPartitions }], cycles: opts.syntheticCycles, log: say, root }),
     );
   } finally {
