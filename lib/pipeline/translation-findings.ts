@@ -5,9 +5,9 @@ import { type Finding, FindingType } from "@/lib/detect/types";
 import type { Thresholds } from "@/lib/config/thresholds";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "@/lib/store";
-import {
-  type CheckpointWatch, CheckpointWatchState, detectTranslationErrors, type FlowTranslation, restateStaleCheckpoint,
-} from "@/lib/translation";
+import { type FlowTranslation } from "@/lib/translation";
+import { type CheckpointWatch, detectTranslationErrors, restateStaleCheckpoint } from "@/lib/detect/translation-detectors";
+import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
 
 const log = getLogger("translation");
 

@@ -4,10 +4,8 @@ import { defaultThresholds } from "@/lib/config/thresholds";
 import type { Finding } from "@/lib/detect/types";
 import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
 import type { Store } from "@/lib/store";
-import {
-  CheckpointIndex, type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors, type FlowTranslation,
-  SyncModelCache, translateFlow,
-} from "@/lib/translation";
+import { CheckpointIndex, type FlowTranslation, SyncModelCache, translateFlow } from "@/lib/translation";
+import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors } from "@/lib/detect/translation-detectors";
 import { makeFlow, makeGroup, steadySyncs, T0 } from "../translation/fixtures";
 import { createTempSqliteStores } from "./temp-sqlite-stores";
 

@@ -1,6 +1,6 @@
 import { flowPartitionKey } from "@/lib/collector/types";
-import { type Finding, FindingType, Severity } from "@/lib/detect/types";
-import type { AuditSample } from "./types";
+import type { AuditSample } from "@/lib/audit";
+import { type Finding, FindingType, Severity } from "./types";
 
 /** What the audit needs of an alert (lib/alerts' AlertRecord has these fields). */
 export interface AlertRef {
