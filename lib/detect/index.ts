@@ -2,7 +2,7 @@
  * lib/detect — pure rules over snapshots: (previous, current, history, memory, now) → findings.
  * No I/O, never reads the clock. Each detector's rule table is the doc comment of its function.
  */
-export { runDetectors } from "./run-detectors";
+export { runDetectors } from "./engine";
 export { createDetectorMemory, parseDetectorMemory } from "./memory";
 export { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange, type MemoryPersister } from "./memory-persistence";
 export { defaultThresholds, thresholdsSchema, type Thresholds } from "@/lib/config/thresholds";

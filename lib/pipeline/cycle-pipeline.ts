@@ -12,7 +12,7 @@ import { ContentAuditor, type RecordSampleReader } from "./content-audit";
 import { FlowTranslator, listTranslationSamples } from "./flow-translator";
 import { ProgressWindow } from "./progress-window";
 import type { ReadModel } from "./read-model";
-import { createTranslationFindingSource } from "./translation-findings";
+import { createTranslationFindingSource } from "./translation-memory";
 
 const log = getLogger("pipeline");
 /** Prune history once an hour at a 60 s poll (every 60th cycle). */

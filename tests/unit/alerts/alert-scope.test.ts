@@ -9,7 +9,7 @@ import { shardOf } from "@/lib/collector/shards";
 import { parseConfigText } from "@/lib/config";
 import { defaultThresholds } from "@/lib/config/thresholds";
 import { flowPartitionKey } from "@/lib/collector/types";
-import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
+import { createTranslationFindingSource } from "@/lib/pipeline/translation-memory";
 import { createSqliteStore, type Store } from "@/lib/store";
 import { translateFlow } from "@/lib/translation";
 import { makeFlowPartition, makeSnapshot, T0 } from "../detect/fixtures";

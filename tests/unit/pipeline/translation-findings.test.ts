@@ -7,7 +7,7 @@ import { defaultThresholds } from "@/lib/config/thresholds";
 import type { Finding } from "@/lib/detect/types";
 import type { Store } from "@/lib/store";
 import { translateFlow, type FlowTranslation } from "@/lib/translation";
-import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
+import { createTranslationFindingSource } from "@/lib/pipeline/translation-memory";
 import { makeSnapshot } from "../detect/fixtures";
 import { makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "../translation/fixtures";
 import { holdShards } from "../collector/shard-fixtures";
