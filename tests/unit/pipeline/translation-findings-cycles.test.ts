@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type CheckpointPoint, flowPartitionKey } from "@/lib/collector/types";
 import { defaultThresholds } from "@/lib/config/thresholds";
 import type { Finding } from "@/lib/detect/types";
-import { createTranslationFindingSource } from "@/lib/pipeline/translation-memory";
+import { createTranslationFindingSource } from "./translation-finding-source";
 import type { Store } from "@/lib/store";
 import { CheckpointIndex, type FlowTranslation, SyncModelCache, translateFlow } from "@/lib/translation";
 import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors } from "@/lib/detect/translation-detectors";
