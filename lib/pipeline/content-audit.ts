@@ -1,4 +1,5 @@
 import {
+  type AlertRef,
   type AuditCost,
   type AuditMapping,
   type AuditSample,
@@ -19,7 +20,7 @@ import {
   type TargetRead,
 } from "@/lib/audit";
 import { countAuditMetrics } from "@/lib/alerts/metrics";
-import { type AlertRef, listFocusOffsets, MismatchFindings } from "@/lib/detect/audit-mismatch";
+import { listFocusOffsets, MismatchFindings } from "@/lib/detect/audit-mismatch";
 import type { RecordSampleRead } from "@/lib/collector/record-samples";
 import { type CollectorHistory, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
 import type { AuditConfig } from "@/lib/config";

@@ -145,7 +145,7 @@ describe("alert service scoped to shards", () => {
 });
 
 describe("a change of held shards reads only the gained ones", () => {
-  it("reads the gained shard's alerts, risks and memory, and none of the kept shard's", async () => {
+  it("reads the gained shard's rule memory, alerts and risks, and none of the kept shard's", async () => {
     const { store, reads } = watchedStore(openStore());
     const shards = holding([1]);
     const service = createScopedCollector(store, config, shards);
@@ -155,7 +155,15 @@ describe("a change of held shards reads only the gained ones", () => {
     reads.splice(0);
     moveShards(shards, [1, 2]);
     const after = await service.processCycle({ current: cycleWith(3, 1700n), previous: cycleWith(2, 1700n), history });
-    expect(reads).toEqual(["loadAlerts", "getValue risks@2", "loadDetectorMemoryEntries @2|"]);
+    // The rules' memory of shard 2 (its detector entries; its checkpoint watch, never stored: the single value of the
+    // version before is looked at once), then its alerts and risks.
+    expect(reads).toEqual([
+      "loadDetectorMemoryEntries @2|",
+      "getValue checkpoint-watch@2",
+      "getValue checkpoint-watch",
+      "loadAlerts",
+      "getValue risks@2",
+    ]);
     expect(after.alerts.map((a) => [a.id, a.type, a.state])).toEqual([[id, "DATA_LOSS", "firing"]]);
     expect(after.transitions).toEqual([]);
     service.stop();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type AuditSample, AuditTally } from "@/lib/audit";
-import { type AlertRef, listFocusOffsets, MismatchFindings } from "@/lib/detect/audit-mismatch";
+import { type AlertRef, type AuditSample, AuditTally } from "@/lib/audit";
+import { listFocusOffsets, MismatchFindings } from "@/lib/detect/audit-mismatch";
 
 const mismatch = (sourceOffset: bigint, targetOffset: bigint): AuditSample => ({
   outcome: "mismatched",

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AuditSample, confirmLostRanges, listLostRanges, type LostRangeContext } from "@/lib/audit";
-import { type AlertRef } from "@/lib/detect/audit-mismatch";
+import { type AlertRef, type AuditSample, confirmLostRanges, listLostRanges, type LostRangeContext } from "@/lib/audit";
 import type { SyncPoint } from "@/lib/mm2";
 
 const FLOW = "east->west";

@@ -55,6 +55,8 @@ function createReference() {
   let last: Finding[] = [];
   return (translations: FlowTranslation[], now: number) => {
     const findings: Finding[] = [];
+    // The engine lists a rule's carried findings after all it produced (lib/detect/engine.ts).
+    const carriedAll: Finding[] = [];
     for (const ft of translations) {
       const produced = detectTranslationErrors(ft, now, limits);
       const stale = detectStaleCheckpoints(ft, watch, now, limits);
@@ -64,8 +66,10 @@ function createReference() {
       const keys = new Set(produced.map((f) => f.key));
       const unknown = new Set(ft.groups.filter((g) => g.unknown !== null).map((g) => g.group));
       const carried = last.filter((f) => f.flow === ft.flow && !keys.has(f.key) && (!ft.syncsLoaded || (f.group !== undefined && unknown.has(f.group))));
-      findings.push(...produced, ...carried);
+      findings.push(...produced);
+      carriedAll.push(...carried);
     }
+    findings.push(...carriedAll);
     last = findings;
     return { findings, watch };
   };
