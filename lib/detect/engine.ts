@@ -78,6 +78,7 @@ export function runRules(input: RuleInput, rules: readonly Rule[] = registeredRu
   };
   const sections: RuleSections = { positions: memory.positions, committed: memory.committed, checkpointWatch: memory.checkpointWatch };
   const isUnknown = createUnknownFindingTest(current);
+  checkOneRulePerType(rules);
   const lastByType = groupByType(memory.lastFindings);
   const candidates: EventCandidate[] = [];
   const level: Finding[] = [];
@@ -128,6 +129,26 @@ function runRule(rule: Rule, cycle: RuleCycle, sections: RuleSections): RuleOutp
       return output;
     }
   }
+}
+
+/** Lists checked already: a list is checked once. */
+const checkedLists = new WeakSet<readonly Rule[]>();
+
+/**
+ * Every finding type has one rule: last cycle's findings are handed back to the rule of their type (to be carried),
+ * so two rules of one type would carry each other's findings twice.
+ */
+function checkOneRulePerType(rules: readonly Rule[]): void {
+  if (checkedLists.has(rules)) return;
+  const owners = new Map<string, string>();
+  for (const rule of rules) {
+    for (const type of rule.types) {
+      const other = owners.get(type);
+      if (other !== undefined) throw new Error(`rules ${other} and ${rule.id} both emit ${type}: give each finding type one rule (lib/detect/rules.ts)`);
+      owners.set(type, rule.id);
+    }
+  }
+  checkedLists.add(rules);
 }
 
 function groupByType(findings: readonly Finding[]): Map<string, Finding[]> {
