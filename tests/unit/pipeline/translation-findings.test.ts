@@ -8,7 +8,6 @@ import type { Finding } from "@/lib/detect/types";
 import type { Store } from "@/lib/store";
 import { translateFlow, type FlowTranslation } from "@/lib/translation";
 import { createTranslationFindingSource } from "./translation-finding-source";
-import { makeSnapshot } from "../detect/fixtures";
 import { makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "../translation/fixtures";
 import { holdShards } from "../collector/shard-fixtures";
 import { createTempSqliteStores } from "./temp-sqlite-stores";
