@@ -33,7 +33,8 @@ const engineExceptVocabulary = { regex: "^@/lib/detect(?!/types$)(/.*)?$" };
  * both `severity` and `observedAt` (a Finding) is a rule outside the engine (docs/development.md "Add an alert").
  */
 const engineFolder = "lib/detect";
-const ruleOutsideEngine = "rules live in lib/detect and are registered in lib/detect/rules.ts (docs/development.md \"Add an alert\")";
+const ruleOutsideEngine =
+  "rules live in lib/detect and are registered in lib/detect/rules.ts (docs/development.md \"Add an alert\")";
 const severityImports = ["@/lib/detect", "@/lib/detect/types"].map((name) => ({
   name,
   importNames: ["Severity"],

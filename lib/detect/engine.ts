@@ -76,7 +76,8 @@ export function runRules(input: RuleInput, rules: readonly Rule[] = registeredRu
     auditFindings: input.auditFindings ?? [],
     memory,
   };
-  const sections: RuleSections = { positions: memory.positions, committed: memory.committed, checkpointWatch: memory.checkpointWatch };
+  const { positions, committed, checkpointWatch } = memory;
+  const sections: RuleSections = { positions, committed, checkpointWatch };
   const isUnknown = createUnknownFindingTest(current);
   checkOneRulePerType(rules);
   const lastByType = groupByType(memory.lastFindings);
@@ -92,14 +93,16 @@ export function runRules(input: RuleInput, rules: readonly Rule[] = registeredRu
       continue;
     }
     const last = rule.types.flatMap((type) => lastByType.get(type) ?? []);
-    const carried = last.length === 0 ? [] : carryUnknownFindings(last, produced, rule.unknown === "snapshot" ? isUnknown : rule.unknown(cycle));
+    const test = last.length === 0 ? null : rule.unknown === "snapshot" ? isUnknown : rule.unknown(cycle);
+    const carried = test === null ? [] : carryUnknownFindings(last, produced, test);
     level.push(...produced, ...carried);
     lastFindings.push(...produced, ...carried);
   }
   const unknownEvents: HeldEvent[] = [];
   const knownEvents: HeldEvent[] = [];
   for (const e of memory.events) (isUnknown(e.finding) ? unknownEvents : knownEvents).push(e);
-  const events = mergeEvents([...pruneEvents(knownEvents, now, thresholds.eventHoldMs), ...unknownEvents], candidates, now);
+  const kept = [...pruneEvents(knownEvents, now, thresholds.eventHoldMs), ...unknownEvents];
+  const events = mergeEvents(kept, candidates, now);
   // Every rule that reads `previous` ran: its index need not outlive it.
   keepOnlySnapshotIndex(current);
   return {
@@ -144,7 +147,9 @@ function checkOneRulePerType(rules: readonly Rule[]): void {
   for (const rule of rules) {
     for (const type of rule.types) {
       const other = owners.get(type);
-      if (other !== undefined) throw new Error(`rules ${other} and ${rule.id} both emit ${type}: give each finding type one rule (lib/detect/rules.ts)`);
+      if (other !== undefined) {
+        throw new Error(`rules ${other} and ${rule.id} both emit ${type}: give each finding type one rule (lib/detect/rules.ts)`);
+      }
       owners.set(type, rule.id);
     }
   }
@@ -167,7 +172,8 @@ function groupByType(findings: readonly Finding[]): Map<string, Finding[]> {
  */
 export function runDetectors(input: DetectorInput): DetectorOutput {
   const { memory, ...cycle } = input;
-  const output = runRules({ ...cycle, memory: { ...memory, checkpointWatch: new CheckpointWatchState() } }, snapshotRules);
+  const withWatch = { ...memory, checkpointWatch: new CheckpointWatchState() };
+  const output = runRules({ ...cycle, memory: withWatch }, snapshotRules);
   const { version, events, syncMarkers, positions, committed, lastFindings } = output.memory;
   return { findings: output.findings, memory: { version, events, syncMarkers, positions, committed, lastFindings } };
 }

@@ -100,7 +100,11 @@ export const snapshotRules: readonly Rule[] = [
     detectPartitionHealth,
   ),
   defineLevelRule("no-clean-successor", [FindingType.NO_CLEAN_SUCCESSOR], detectNoCleanSuccessor),
-  defineLevelRule("commit-without-leader-epoch", [FindingType.COMMIT_WITHOUT_LEADER_EPOCH], detectCommitsWithoutLeaderEpoch),
+  defineLevelRule(
+    "commit-without-leader-epoch",
+    [FindingType.COMMIT_WITHOUT_LEADER_EPOCH],
+    detectCommitsWithoutLeaderEpoch,
+  ),
   defineLevelRule("offset-out-of-range", [FindingType.OFFSET_OUT_OF_RANGE], detectOffsetsOutOfRange),
   defineLevelRule("aborted-records-copied", [FindingType.ABORTED_RECORDS_COPIED], detectAbortedRecordsCopied),
   defineLevelRule(

@@ -3,7 +3,7 @@
  * the checkpoint watch (which checkpoints MM2 owes since when), updated in place. The watch is judged first:
  * TRANSLATION_ERROR asks it whether a rewound group's checkpoint is still due (translation-detectors.ts).
  */
-import type { FlowTranslation } from "@/lib/translation";
+import type { FlowTranslation, GroupTranslation, PartitionTranslation } from "@/lib/translation";
 import type { RuleCycle, StatefulRule } from "./rule";
 import { detectTranslationErrors } from "./translation-detectors";
 import { type Finding, FindingType } from "./types";
@@ -19,7 +19,8 @@ export const translationRule: StatefulRule<"checkpointWatch"> = {
     const findings: Finding[] = [];
     for (const ft of cycle.translations.values()) {
       const stale = watch.judge(ft, now, limits);
-      findings.push(...detectTranslationErrors(ft, now, limits, (g, p) => watch.isAwaitingRewoundCheckpoint(ft, g, p, now, limits)));
+      const awaitingRewound = (g: GroupTranslation, p: PartitionTranslation) => watch.isAwaitingRewoundCheckpoint(ft, g, p, now, limits);
+      findings.push(...detectTranslationErrors(ft, now, limits, awaitingRewound));
       findings.push(...stale);
     }
     return { findings, memory: watch };
@@ -34,7 +35,10 @@ function createUnjudgedTest(cycle: RuleCycle): (finding: Finding) => boolean {
   const unknownGroups = new Map<string, ReadonlySet<string>>();
   const groupsOf = (ft: FlowTranslation) => {
     let groups = unknownGroups.get(ft.flow);
-    if (groups === undefined) unknownGroups.set(ft.flow, (groups = new Set(ft.groups.filter((g) => g.unknown !== null).map((g) => g.group))));
+    if (groups === undefined) {
+      groups = new Set(ft.groups.filter((g) => g.unknown !== null).map((g) => g.group));
+      unknownGroups.set(ft.flow, groups);
+    }
     return groups;
   };
   return (f) => {

@@ -61,7 +61,8 @@ export class CyclePipeline {
     const auditFindings = (await this.auditor?.findings()) ?? [];
     const memory = await this.memory.load(now);
     const { thresholds } = this.config;
-    const judged = runRules({ previous, current, history, now, thresholds, memory, translations, untranslatedFlows, auditFindings });
+    const input = { previous, current, history, now, thresholds, memory, translations, untranslatedFlows, auditFindings };
+    const judged = runRules(input);
     const { alerts, risks } = await this.alerts.processCycle({ findings: judged.findings, now });
     await this.memory.save(judged.memory, now);
     await this.record(current, translations);

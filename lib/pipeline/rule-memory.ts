@@ -63,7 +63,8 @@ export class RuleMemoryKeeper {
     else if (this.scope !== null && !sameShards(this.scope.held(), this.loadedShards)) await this.followShards(this.scope);
     this.translation = await this.watch.follow(this.translation, now);
     const detector = this.detector!;
-    return { ...detector, lastFindings: [...detector.lastFindings, ...this.translation.findings], checkpointWatch: this.translation.watch };
+    const { findings, watch } = this.translation;
+    return { ...detector, lastFindings: [...detector.lastFindings, ...findings], checkpointWatch: watch };
   }
 
   /**
@@ -86,11 +87,13 @@ export class RuleMemoryKeeper {
         await this.store.saveDetectorMemoryEntries(this.persister.listChanges(this.detector, now));
       } else {
         this.persister ??= (await loadShardMemory(this.store, this.loadedShards)).persister;
-        await this.store.saveDetectorMemoryEntries(scopeMemoryChanges(this.persister.listChanges(this.detector, now), this.scope));
+        const changes = this.persister.listChanges(this.detector, now);
+        await this.store.saveDetectorMemoryEntries(scopeMemoryChanges(changes, this.scope));
       }
     } catch (err) {
       this.persister = null;
-      log.error({ err: err instanceof Error ? err.message : String(err) }, "writing the detector memory to the store failed");
+      const why = err instanceof Error ? err.message : String(err);
+      log.error({ err: why }, "writing the detector memory to the store failed");
     }
   }
 

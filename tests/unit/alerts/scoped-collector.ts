@@ -26,7 +26,8 @@ export function createScopedCollector(store: Store, config: GapwatchConfig, scop
   return {
     async processCycle({ current, previous, history, translations }: CollectorCycle): Promise<AlertCycleResult> {
       const now = current.takenAt;
-      const judged = runRules({ previous, current, history, now, thresholds: config.thresholds, memory: await memory.load(now), translations });
+      const { thresholds } = config;
+      const judged = runRules({ previous, current, history, now, thresholds, memory: await memory.load(now), translations });
       const result = await alerts.processCycle({ findings: judged.findings, now });
       await memory.save(judged.memory, now);
       return result;

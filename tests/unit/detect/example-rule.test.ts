@@ -75,7 +75,8 @@ describe("example rule (docs/development.md \"Add an alert\")", () => {
   });
 
   it("stays quiet on a partition MM2 keeps up with (its look-alike: a busy topic with a small, moving lag)", () => {
-    const busy = [1, 2, 3].map((cycle) => makeSnapshot({ cycle, partitions: [makeFlowPartition({ sourceLogEnd: 1000n * BigInt(cycle), mm2Position: 1000n * BigInt(cycle) - 400n })] }));
+    const at = (cycle: number) => makeFlowPartition({ sourceLogEnd: 1000n * BigInt(cycle), mm2Position: 1000n * BigInt(cycle) - 400n });
+    const busy = [1, 2, 3].map((cycle) => makeSnapshot({ cycle, partitions: [at(cycle)] }));
     expect(runExample(busy)).toEqual([[], [], []]);
   });
 
