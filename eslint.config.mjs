@@ -11,9 +11,9 @@ const layers = [
   ["lib/kafka", "lib/connect", "lib/mm2"],
   ["lib/sandbox"],
   ["lib/collector"],
-  ["lib/detect"],
   ["lib/translation"],
   ["lib/audit"],
+  ["lib/detect"],
   ["lib/store"],
   ["lib/alerts"],
   ["lib/pipeline"],
@@ -21,22 +21,56 @@ const layers = [
   ["app", "components"],
 ];
 
+/**
+ * The findings vocabulary (lib/detect/types.ts: Finding, FindingType, SeverityName; it imports only lower layers):
+ * the pure models below the engine (lib/translation, lib/audit) may name findings and alert types. Any other module
+ * of the engine is above them.
+ */
+const engineExceptVocabulary = { regex: "^@/lib/detect(?!/types$)(/.*)?$" };
+
+/**
+ * Only the engine (lib/detect) makes findings: elsewhere, importing the runtime `Severity` or building an object with
+ * both `severity` and `observedAt` (a Finding) is a rule outside the engine (docs/development.md "Add an alert").
+ */
+const engineFolder = "lib/detect";
+const ruleOutsideEngine =
+  "rules live in lib/detect and are registered in lib/detect/rules.ts (docs/development.md \"Add an alert\")";
+const severityImports = ["@/lib/detect", "@/lib/detect/types"].map((name) => ({
+  name,
+  importNames: ["Severity"],
+  message: `Severity is for making findings: ${ruleOutsideEngine}`,
+}));
+
 /** One no-restricted-imports config per layer, naming every layer above it. */
 const layerRules = layers.map((own, index) => {
   const above = layers.slice(index + 1).flat();
-  const importNames = above.flatMap((dir) => {
+  const importNames = above.filter((dir) => dir !== engineFolder).flatMap((dir) => {
     const name = `@/${dir.replace(/\.ts$/, "")}`;
     return [name, `${name}/**`];
   });
+  const message = `${own.join(", ")} must not import a higher layer (ARCHITECTURE.md: layers import downward only)`;
+  const patterns = above.length === 0 ? [] : [{ group: importNames, message }];
+  if (above.includes(engineFolder)) patterns.push({ ...engineExceptVocabulary, message });
+  const paths = own.includes(engineFolder) ? [] : severityImports;
   return {
     files: own.map((dir) => (dir.endsWith(".ts") ? dir : `${dir}/**`)),
     rules: {
-      "no-restricted-imports": above.length === 0 ? "off" : ["error", {
-        patterns: [{ group: importNames, message: `${own.join(", ")} must not import a higher layer (ARCHITECTURE.md: layers import downward only)` }],
-      }],
+      "no-restricted-imports": ["error", { paths, patterns }],
     },
   };
 });
+
+/** Building a finding outside the engine (see ruleOutsideEngine). */
+const findingConstruction = {
+  files: ["lib/**", "app/**", "components/**", "scripts/**"],
+  ignores: [`${engineFolder}/**`],
+  rules: {
+    "no-restricted-syntax": ["error", {
+      selector: "ObjectExpression:has(> Property[key.name='severity']):has(> Property[key.name='observedAt'])",
+      message: `This builds a Finding: ${ruleOutsideEngine}`,
+    }],
+  },
+};
 
 const config = [
   ...nextVitals,
@@ -52,6 +86,7 @@ const config = [
     },
   },
   ...layerRules,
+  findingConstruction,
 ];
 
 export default config;

@@ -1,20 +1,9 @@
 import { describeThisCollector, type ShardAssignment } from "@/lib/collector/shards";
-import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import type { GapwatchConfig } from "@/lib/config";
-import {
-  createDetectorMemory,
-  createMemoryPersister,
-  type DetectorMemory,
-  type Finding,
-  loadDetectorMemoryEntries,
-  type MemoryPersister,
-  parseDetectorMemory,
-  riskFindingTypes,
-  runDetectors,
-} from "@/lib/detect";
+import { type Finding, riskFindingTypes } from "@/lib/detect/types";
 import { getLogger } from "@/lib/logger";
 import type { QueuedNotification, Store } from "@/lib/store";
-import { loadShardMemory, mergeDetectorMemories, ownerOfFindingKey, scopeMemoryChanges, selectDetectorMemory, shardRisksKey } from "./alert-scope";
+import { ownerOfFindingKey, shardRisksKey } from "./alert-scope";
 import { createNotifier, type Notifier } from "./notifiers";
 import { acknowledgeAlert, defaultReconcileOptions, reconcileAlerts } from "./reconcile-alerts";
 import { reconcileRisks } from "./reconcile-risks";
@@ -22,17 +11,13 @@ import { describeTransitionLine, isAcknowledgeable } from "./loss-alerts";
 import type { AlertRecord, AlertTransition, RiskRecord } from "./types";
 
 const log = getLogger("alerts");
-/** Where the previous version kept the whole memory as one JSON value: read once (an upgrade), never written. */
-const legacyMemoryKey = "detector-memory";
 const risksKey = "risks";
 
-/** One cycle as the alert service sees it. */
+/** One cycle as the alert service sees it: every rule's findings (the pipeline runs the engine, lib/detect). */
 export interface AlertCycleInput {
-  current: Snapshot;
-  previous: Snapshot | null;
-  history: CollectorHistory;
-  /** Findings of other pure detectors this cycle (lib/translation's, from the pipeline). */
-  extraFindings: readonly Finding[];
+  findings: readonly Finding[];
+  /** The cycle's time (its snapshot's takenAt). */
+  now: number;
 }
 
 /** What one cycle left: the alerts and risks after it, and the transitions it caused. */
@@ -42,9 +27,9 @@ export interface AlertCycleResult {
   transitions: readonly AlertTransition[];
 }
 
-/** The server's alerting: detectors, alert lifecycle, persistence and delivery, one cycle at a time. */
+/** The server's alerting: alert lifecycle, persistence and delivery, one cycle at a time. */
 export interface AlertService {
-  /** Runs the detectors on a cycle and reconciles their findings with the alerts (the pipeline calls it). */
+  /** Reconciles a cycle's findings with the alerts (the pipeline calls it). */
   processCycle(input: AlertCycleInput): Promise<AlertCycleResult>;
   list(filter?: { state?: string; type?: string; flow?: string }): AlertRecord[];
   /** The standing risks of the latest cycle (posture findings: never alerts). */
@@ -54,25 +39,19 @@ export interface AlertService {
 }
 
 /**
- * Alerting over the stored state: each cycle runs the detectors, reconciles their findings with the
- * stored alerts (hysteresis, acknowledgement), persists alerts and detector memory (a restart
- * neither loses nor re-fires alerts), records transitions as events and hands them to the notifiers
- * (a background queue: a failing endpoint never slows polling).
+ * Alerting over the stored state: each cycle reconciles the rules' findings with the stored alerts (hysteresis,
+ * acknowledgement), persists alerts and risks (a restart neither loses nor re-fires alerts), records transitions as
+ * events and hands them to the notifiers (a background queue: a failing endpoint never slows polling).
  *
  * With `scope` (a collector sharing the work, config scaleOut) it holds only what belongs to the shards of the
- * current cycle (alert-scope.ts): when they change, before the cycle is judged, it reads from the store what the
- * gained shards' previous owners left — a gained shard's firing alerts stay firing under the same id, its held
- * events and marks continue — keeps the kept shards' state as it holds it (the store's copy may trail: a routine
- * advance of a committed mark is written at most once a minute), and drops the lost shards' state, which stays in
- * the store for their new owner.
+ * current cycle (alert-scope.ts): when they change, before the cycle is reconciled, it reads from the store what the
+ * gained shards' previous owners left — a gained shard's firing alerts stay firing under the same id — keeps the
+ * kept shards' alerts and risks as it holds them, and drops the lost shards', which stay in the store for their new
+ * owner.
  */
 export function createAlertService(store: Store, config: GapwatchConfig, scope: ShardAssignment | null = null): AlertService {
   let alerts: AlertRecord[] = [];
   let risks: RiskRecord[] = [];
-  let memory = createDetectorMemory();
-  // Lists the memory entries that changed since the store last got them; null after a failed write (the next
-  // cycle compares with what the store holds).
-  let persister: MemoryPersister | null = null;
   // What the store kept, read once before the first cycle (started at once, so the pages see it): no cycle is
   // judged without it (that would re-fire stored alerts); a failed read is tried again by the next cycle.
   let restoring: Promise<void> | null = null;
@@ -82,12 +61,10 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
   const restore = () =>
     (restoring ??= (async () => {
       const shards = scope?.held() ?? null;
-      const [stored, storedRisks, restored] = await Promise.all([store.loadAlerts<AlertRecord>(), loadRisks(store, shards), loadMemory(store, shards)]);
+      const [stored, storedRisks] = await Promise.all([store.loadAlerts<AlertRecord>(), loadRisks(store, shards)]);
       // Alerts of risk types stored before risks left the alert list are dropped, not resolved (no notification).
       alerts = stored.filter((a) => !riskFindingTypes.has(a.type) && owns(a.key));
       risks = storedRisks;
-      memory = restored.memory;
-      persister = restored.persister;
       loadedShards = shards ?? [];
     })().catch((err: unknown) => {
       restoring = null;
@@ -103,19 +80,9 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
       const shard = assignment.shardOfOwner(owner);
       return held.includes(shard) && loadedShards.includes(shard);
     };
-    const [stored, gainedRisks, gainedMemory] = await Promise.all([
-      gained.length === 0 ? [] : store.loadAlerts<AlertRecord>(),
-      loadRisks(store, gained),
-      loadShardMemory(store, gained),
-    ]);
-    for (const err of gainedMemory.errors) log.warn({ err }, "a shard's stored detector memory is unreadable; it starts afresh");
-    // Entries that did not load stay in the store until a persister that read them deletes them: the next write
-    // reads the held shards' entries again, as after a failed write.
-    if (gainedMemory.errors.length > 0) persister = null;
+    const [stored, gainedRisks] = await Promise.all([gained.length === 0 ? [] : store.loadAlerts<AlertRecord>(), loadRisks(store, gained)]);
     alerts = [...alerts.filter((a) => isKept(ownerOfFindingKey(a.key))), ...stored.filter((a) => !riskFindingTypes.has(a.type) && isGained(a.key))];
     risks = [...risks.filter((r) => isKept(ownerOfFindingKey(r.key))), ...gainedRisks];
-    // The persister still knows the kept shards' stored entries; this cycle's write rewrites the gained shards' once.
-    memory = mergeDetectorMemories([selectDetectorMemory(memory, isKept), gainedMemory.memory]);
     loadedShards = held;
   };
   const notifier: Notifier = createNotifier({
@@ -129,15 +96,12 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
   });
 
   return {
-    async processCycle({ current, previous, history, extraFindings }) {
+    async processCycle({ findings: all, now }) {
       await restore();
       if (scope !== null && !sameShards(scope.held(), loadedShards)) await followShards(scope);
       alerts = await applyAcknowledgementRequests(store, alerts);
-      const now = current.takenAt;
-      const result = runDetectors({ previous, current, history, memory, now, thresholds: config.thresholds });
-      memory = result.memory;
       // Every collector reads every cluster: a cluster's findings are judged by its shard's owner alone.
-      const findings = [...result.findings, ...extraFindings].filter((f) => owns(f.key));
+      const findings = all.filter((f) => owns(f.key));
       const reconciled = reconcileAlerts(alerts, findings.filter((f) => !riskFindingTypes.has(f.type)), now, defaultReconcileOptions);
       alerts = reconciled.alerts;
       risks = reconcileRisks(risks, findings.filter((f) => riskFindingTypes.has(f.type)), now);
@@ -145,18 +109,10 @@ export function createAlertService(store: Store, config: GapwatchConfig, scope: 
       try {
         queued = await store.saveAlerts(alerts, notifier.listDeliveries(reconciled.transitions, now), notifier.leaseFor(Date.now()));
         await saveRisks(store, risks, scope);
-        if (scope === null) {
-          persister ??= createMemoryPersister(await store.loadDetectorMemoryEntries());
-          await store.saveDetectorMemoryEntries(persister.listChanges(memory, now));
-        } else {
-          persister ??= (await loadShardMemory(store, loadedShards)).persister;
-          await store.saveDetectorMemoryEntries(scopeMemoryChanges(persister.listChanges(memory, now), scope));
-        }
         await recordTransitions(store, reconciled.transitions, now);
       } catch (err) {
-        // A store error never hides alerts: they are notified, and the next cycle writes every alert, the risks and
-        // the memory entries that differ from what the store holds (this cycle's timeline events are what is lost).
-        persister = null;
+        // A store error never hides alerts: they are notified, and the next cycle writes every alert and the risks
+        // (this cycle's timeline events are what is lost).
         log.error({ err: err instanceof Error ? err.message : String(err) }, "writing the cycle's alerts to the store failed");
       }
       // The outbox rows the write queued; if it failed, the transitions are sent from memory.
@@ -213,39 +169,6 @@ async function applyAcknowledgementRequests(store: Store, alerts: AlertRecord[])
 
 function sameShards(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((s, i) => s === b[i]);
-}
-
-/**
- * The stored detector memory, and a persister that knows what the store holds. A store without entries may be one
- * the previous version wrote (the whole memory under one key): that is read, and the first cycle writes it all
- * as entries. With `shards` (scaleOut): the memory those shards' owners stored (alert-scope.ts).
- */
-async function loadMemory(store: Store, shards: readonly number[] | null): Promise<{ memory: DetectorMemory; persister: MemoryPersister }> {
-  if (shards !== null) {
-    const loaded = await loadShardMemory(store, shards);
-    for (const err of loaded.errors) log.warn({ err }, "a shard's stored detector memory is unreadable; it starts afresh");
-    return loaded;
-  }
-  const entries = await store.loadDetectorMemoryEntries();
-  if (entries.length > 0) {
-    const loaded = loadDetectorMemoryEntries(entries);
-    if (loaded.error) log.warn({ err: loaded.error }, "stored detector memory unreadable; starting afresh");
-    return { memory: loaded.memory, persister: createMemoryPersister(entries) };
-  }
-  return { memory: await loadLegacyMemory(store), persister: createMemoryPersister() };
-}
-
-async function loadLegacyMemory(store: Store): Promise<DetectorMemory> {
-  const raw = await store.getValue(legacyMemoryKey);
-  if (raw === null) return createDetectorMemory();
-  try {
-    const parsed = parseDetectorMemory(JSON.parse(raw));
-    if (parsed.error) log.warn({ err: parsed.error }, "stored detector memory unreadable; starting afresh");
-    return parsed.memory;
-  } catch (err) {
-    log.warn({ err: err instanceof Error ? err.message : String(err) }, "stored detector memory is not JSON; starting afresh");
-    return createDetectorMemory();
-  }
 }
 
 /** The held shards' risks, or every risk without scaleOut (null). */

@@ -1,5 +1,4 @@
 export { compareWindow, type TargetRead } from "./compare";
-export { type AlertRef, listFocusOffsets, MismatchFindings } from "./findings";
 export { confirmLostRanges, type ConfirmedLoss, listLostRanges, type LostRangeContext } from "./lost-ranges";
 export { mapSourceOffset, type AuditMapping } from "./map-offset";
 export { createAuditCursors, planAudit, type AuditCursors } from "./plan";

@@ -1,8 +1,7 @@
 import { flowPartitionKey } from "@/lib/collector/types";
 import { FindingType } from "@/lib/detect/types";
 import { findLastAtOrBefore, type SyncPoint } from "@/lib/mm2";
-import type { AlertRef } from "./findings";
-import type { AuditSample } from "./types";
+import type { AlertRef, AuditSample } from "./types";
 
 /** A DATA_LOSS range the audit confirmed absent from the target. */
 export interface ConfirmedLoss {

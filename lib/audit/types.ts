@@ -72,3 +72,16 @@ export interface AuditSample {
   sourceTimestamp: number | null;
   mismatch: MismatchSummary | null;
 }
+
+/**
+ * What the audit needs of an alert (lib/alerts' AlertRecord has these fields): the planner's focus, the losses it
+ * confirms, the alerts that explain a mismatch.
+ */
+export interface AlertRef {
+  type: string;
+  state: string;
+  flow: string | null;
+  topic: string | null;
+  partition: number | null;
+  evidence: Record<string, string | number | boolean | null>;
+}

@@ -28,7 +28,7 @@ export const thresholdsSchema = z.object({
   translationReplayRecords: z.number().int().positive().default(10_000),
   /**
    * CHECKPOINT_STALE: by default the threshold comes from each flow's checkpoint connector
-   * (lib/translation/detectors.ts resolveCheckpointStaleMs); set this only to override it for every flow.
+   * (lib/detect/translation-detectors.ts resolveCheckpointStaleMs); set this only to override it for every flow.
    */
   checkpointStaleMs: z.number().int().positive().optional(),
   /**

@@ -13,15 +13,14 @@ import {
   encodeAuditState,
   type FlowAuditPlan,
   type FlowAuditView,
-  listFocusOffsets,
   listLostRanges,
   type LostRangeContext,
   mapSourceOffset,
-  MismatchFindings,
   planAudit,
   type TargetRead,
 } from "@/lib/audit";
 import { countAuditMetrics } from "@/lib/alerts/metrics";
+import { listFocusOffsets, MismatchFindings } from "@/lib/detect/audit-mismatch";
 import type { RecordSampleRead } from "@/lib/collector/record-samples";
 import { type CollectorHistory, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
 import type { AuditConfig } from "@/lib/config";

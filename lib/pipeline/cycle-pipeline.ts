@@ -3,8 +3,8 @@ import { readMetricsOptions } from "@/lib/alerts/metric-series";
 import { updateMetrics } from "@/lib/alerts/metrics";
 import type { ShardAssignment } from "@/lib/collector/shards";
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
-import { detectPostureRisks } from "@/lib/detect/posture-risks";
 import type { GapwatchConfig } from "@/lib/config";
+import { runRules } from "@/lib/detect/engine";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "@/lib/store";
 import type { FlowTranslation } from "@/lib/translation";
@@ -12,28 +12,28 @@ import { ContentAuditor, type RecordSampleReader } from "./content-audit";
 import { FlowTranslator, listTranslationSamples } from "./flow-translator";
 import { ProgressWindow } from "./progress-window";
 import type { ReadModel } from "./read-model";
-import { createTranslationFindingSource } from "./translation-findings";
+import { RuleMemoryKeeper } from "./rule-memory";
 
 const log = getLogger("pipeline");
 /** Prune history once an hour at a 60 s poll (every 60th cycle). */
 const pruneEveryCycles = 60;
 
 /**
- * One cycle end to end, after the collector's snapshot: translation of every flow → every detector with its
- * memory (the alert service's and the translation findings') → alert lifecycle → store → metrics → the read
- * model. The collector only collects; this is the one place that wires the layers above it together.
+ * One cycle end to end, after the collector's snapshot: translation of every flow → every rule with its memory
+ * (lib/detect's engine; the memory kept in the store by rule-memory.ts) → alert lifecycle → store → metrics → the
+ * read model. The collector only collects; this is the one place that wires the layers above it together.
  */
 export class CyclePipeline {
   private readonly translator = new FlowTranslator();
   private readonly progress: ProgressWindow;
-  private readonly translationFindings: ReturnType<typeof createTranslationFindingSource>;
+  private readonly memory: RuleMemoryKeeper;
   private readonly metricsOptions: ReturnType<typeof readMetricsOptions>;
   private latestModel: ReadModel | null = null;
   private readonly auditor: ContentAuditor | null;
 
   /**
    * `samples`: reads records for the content audit (the collector); without it, or with audit.enabled false, no audit.
-   * `scope`: the shards a collector holds (scaleOut), whose checkpoint watch it keeps.
+   * `scope`: the shards a collector holds (scaleOut), whose rule memory it keeps.
    */
   constructor(
     private readonly config: GapwatchConfig,
@@ -43,7 +43,7 @@ export class CyclePipeline {
     scope: ShardAssignment | null = null,
   ) {
     this.auditor = samples !== null && config.audit.enabled ? new ContentAuditor(config.audit, config.pollIntervalSeconds, samples, store) : null;
-    this.translationFindings = createTranslationFindingSource(store, scope);
+    this.memory = new RuleMemoryKeeper(store, scope);
     this.metricsOptions = readMetricsOptions(config);
     this.progress = new ProgressWindow(config.thresholds.catchUpWindowMs);
   }
@@ -57,9 +57,14 @@ export class CyclePipeline {
   async processCycle(current: Snapshot, previous: Snapshot | null, history: CollectorHistory): Promise<ReadModel> {
     const now = current.takenAt;
     const { translations, errors } = this.translate(current, history);
-    const untranslated = new Set(errors.keys());
-    const findings = [...(await this.translationFindings(translations, now, this.config.thresholds, untranslated)), ...detectPostureRisks(current, now), ...((await this.auditor?.findings()) ?? [])];
-    const { alerts, risks } = await this.alerts.processCycle({ current, previous, history, extraFindings: findings });
+    const untranslatedFlows = new Set(errors.keys());
+    const auditFindings = (await this.auditor?.findings()) ?? [];
+    const memory = await this.memory.load(now);
+    const { thresholds } = this.config;
+    const input = { previous, current, history, now, thresholds, memory, translations, untranslatedFlows, auditFindings };
+    const judged = runRules(input);
+    const { alerts, risks } = await this.alerts.processCycle({ findings: judged.findings, now });
+    await this.memory.save(judged.memory, now);
     await this.record(current, translations);
     updateMetrics(current, alerts, risks, this.metricsOptions);
     const progress = this.progress.record(current);

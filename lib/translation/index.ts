@@ -4,7 +4,6 @@
  */
 export * from "./types";
 export { CheckpointIndex } from "./checkpoint-index";
-export { CheckpointWatchState } from "./checkpoint-watch";
 export { mapIdealOffset, replaySyncHistory, SyncModelCache, type ReplayOptions } from "./sync-model";
 export { estimateReread, isSkipping, selectMirrorMakerOffset, sumTotals } from "./reread";
 export { translateFlow, translateSnapshotFlow, type TranslateFlowInput } from "./translate-flow";
@@ -19,13 +18,3 @@ export {
   type FailoverPlanRow,
   type PlanOffsetSource,
 } from "./failover-plan";
-export {
-  defaultTranslationThresholds,
-  detectStaleCheckpoints,
-  detectTranslationErrors,
-  listWatchChanges,
-  loadWatchEntries,
-  restateStaleCheckpoint,
-  type CheckpointWatch,
-  type TranslationThresholds,
-} from "./detectors";

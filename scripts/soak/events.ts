@@ -380,7 +380,7 @@ const stall: SoakEvent = {
 /**
  * A group whose checkpoints stop: the checkpoint connector paused while the workload's groups keep
  * committing. CHECKPOINT_STALE's threshold for a group MM2 already checkpoints is
- * max(3 × emit.checkpoints.interval (5 s in the sandbox), 60 s) (lib/translation/detectors.ts).
+ * max(3 × emit.checkpoints.interval (5 s in the sandbox), 60 s) (lib/detect/translation-detectors.ts).
  */
 const checkpointsPaused: SoakEvent = {
   kind: "checkpoints-paused",

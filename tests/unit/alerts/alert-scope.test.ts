@@ -2,19 +2,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ownerOfFindingKey, ownerOfMemoryEntry } from "@/lib/alerts/alert-scope";
-import { createAlertService } from "@/lib/alerts/alert-service";
+import { ownerOfFindingKey } from "@/lib/alerts/alert-scope";
 import type { AlertRecord } from "@/lib/alerts/types";
 import { shardOf } from "@/lib/collector/shards";
 import { parseConfigText } from "@/lib/config";
-import { defaultThresholds } from "@/lib/config/thresholds";
 import { flowPartitionKey } from "@/lib/collector/types";
-import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
+import { ownerOfMemoryEntry } from "@/lib/pipeline/rule-memory";
 import { createSqliteStore, type Store } from "@/lib/store";
 import { translateFlow } from "@/lib/translation";
 import { makeFlowPartition, makeSnapshot, T0 } from "../detect/fixtures";
 import { makeCheckpoint, makeFlow, makeGroup, steadySyncs } from "../translation/fixtures";
 import { holdShards, moveShards } from "../collector/shard-fixtures";
+import { createScopedCollector } from "./scoped-collector";
 
 const config = parseConfigText("clusters:\n  - alias: east\n    bootstrap: east:9092\n  - alias: west\n    bootstrap: west:9092\n", "test.yaml", {});
 const history = { offsetSyncs: new Map() };
@@ -94,12 +93,12 @@ describe("ownership of keys", () => {
 describe("alert service scoped to shards", () => {
   it("leaves another collector's alert and memory alone, and a gained shard's alert continues: same id, not fired again", async () => {
     const store = openStore();
-    const a = createAlertService(store, config, holding([1]));
+    const a = createScopedCollector(store, config, holding([1]));
     const bShards = holding([0, 2, 3]);
-    const b = createAlertService(store, config, bShards);
+    const b = createScopedCollector(store, config, bShards);
 
-    await a.processCycle({ current: cycleWith(1, 1000n), previous: null, history, extraFindings: [] });
-    const fired = await a.processCycle({ current: cycleWith(2, 1700n), previous: cycleWith(1, 1000n), history, extraFindings: [] });
+    await a.processCycle({ current: cycleWith(1, 1000n), previous: null, history });
+    const fired = await a.processCycle({ current: cycleWith(2, 1700n), previous: cycleWith(1, 1000n), history });
     expect(fired.alerts.map((x) => [x.type, x.state, x.evidence.firstLostOffset, x.evidence.lastLostOffset, x.evidence.lostCount])).toEqual([
       ["DATA_LOSS", "firing", "1200", "1699", "500"],
     ]);
@@ -108,7 +107,7 @@ describe("alert service scoped to shards", () => {
 
     // B holds the other shards for two minutes (past the one-minute hysteresis) and never sees the flow.
     for (const cycle of [3, 9, 15]) {
-      const result = await b.processCycle({ current: withoutFlow(cycle), previous: withoutFlow(cycle - 1), history, extraFindings: [] });
+      const result = await b.processCycle({ current: withoutFlow(cycle), previous: withoutFlow(cycle - 1), history });
       expect(result.alerts).toEqual([]);
     }
     expect((await store.loadAlerts()).map((x) => [x.id, x.state])).toEqual([[id, "firing"]]);
@@ -120,7 +119,7 @@ describe("alert service scoped to shards", () => {
     // A is gone; the group gives B shard 1 too. Its next cycle reads what A left before judging the flow.
     bShards.update([0, 1, 2, 3]);
     bShards.beginCycle();
-    const gained = await b.processCycle({ current: cycleWith(16, 1700n), previous: withoutFlow(15), history, extraFindings: [] });
+    const gained = await b.processCycle({ current: cycleWith(16, 1700n), previous: withoutFlow(15), history });
     expect(gained.alerts.map((x) => [x.id, x.type, x.state, x.evidence.firstLostOffset, x.evidence.lastLostOffset, x.evidence.lostCount])).toEqual([
       [id, "DATA_LOSS", "firing", "1200", "1699", "500"],
     ]);
@@ -132,12 +131,12 @@ describe("alert service scoped to shards", () => {
   it("a lost shard's alert is no longer held, and stays firing in the store for its next owner", async () => {
     const store = openStore();
     const shards = holding([1]);
-    const a = createAlertService(store, config, shards);
-    await a.processCycle({ current: cycleWith(1, 1000n), previous: null, history, extraFindings: [] });
-    await a.processCycle({ current: cycleWith(2, 1700n), previous: cycleWith(1, 1000n), history, extraFindings: [] });
+    const a = createScopedCollector(store, config, shards);
+    await a.processCycle({ current: cycleWith(1, 1000n), previous: null, history });
+    await a.processCycle({ current: cycleWith(2, 1700n), previous: cycleWith(1, 1000n), history });
     shards.update([2]);
     shards.beginCycle();
-    const after = await a.processCycle({ current: withoutFlow(20), previous: cycleWith(2, 1700n), history, extraFindings: [] });
+    const after = await a.processCycle({ current: withoutFlow(20), previous: cycleWith(2, 1700n), history });
     expect([after.alerts, after.transitions]).toEqual([[], []]);
     expect(a.list()).toEqual([]);
     expect((await store.loadAlerts()).map((x) => [x.type, x.state])).toEqual([["DATA_LOSS", "firing"]]);
@@ -146,17 +145,25 @@ describe("alert service scoped to shards", () => {
 });
 
 describe("a change of held shards reads only the gained ones", () => {
-  it("reads the gained shard's alerts, risks and memory, and none of the kept shard's", async () => {
+  it("reads the gained shard's rule memory, alerts and risks, and none of the kept shard's", async () => {
     const { store, reads } = watchedStore(openStore());
     const shards = holding([1]);
-    const service = createAlertService(store, config, shards);
-    await service.processCycle({ current: cycleWith(1, 1000n), previous: null, history, extraFindings: [] });
-    const fired = await service.processCycle({ current: cycleWith(2, 1700n), previous: cycleWith(1, 1000n), history, extraFindings: [] });
+    const service = createScopedCollector(store, config, shards);
+    await service.processCycle({ current: cycleWith(1, 1000n), previous: null, history });
+    const fired = await service.processCycle({ current: cycleWith(2, 1700n), previous: cycleWith(1, 1000n), history });
     const id = fired.alerts[0]!.id;
     reads.splice(0);
     moveShards(shards, [1, 2]);
-    const after = await service.processCycle({ current: cycleWith(3, 1700n), previous: cycleWith(2, 1700n), history, extraFindings: [] });
-    expect(reads).toEqual(["loadAlerts", "getValue risks@2", "loadDetectorMemoryEntries @2|"]);
+    const after = await service.processCycle({ current: cycleWith(3, 1700n), previous: cycleWith(2, 1700n), history });
+    // The rules' memory of shard 2 (its detector entries; its checkpoint watch, never stored: the single value of the
+    // version before is looked at once), then its alerts and risks.
+    expect(reads).toEqual([
+      "loadDetectorMemoryEntries @2|",
+      "getValue checkpoint-watch@2",
+      "getValue checkpoint-watch",
+      "loadAlerts",
+      "getValue risks@2",
+    ]);
     expect(after.alerts.map((a) => [a.id, a.type, a.state])).toEqual([[id, "DATA_LOSS", "firing"]]);
     expect(after.transitions).toEqual([]);
     service.stop();
@@ -166,21 +173,21 @@ describe("a change of held shards reads only the gained ones", () => {
     const base = openStore();
     const { store, control } = watchedStore(base);
     const shards = holding([1]);
-    const service = createAlertService(store, config, shards);
-    await service.processCycle({ current: cycleWith(1, 1000n), previous: null, history, extraFindings: [] });
-    const fired = await service.processCycle({ current: cycleWith(2, 1700n), previous: cycleWith(1, 1000n), history, extraFindings: [] });
+    const service = createScopedCollector(store, config, shards);
+    await service.processCycle({ current: cycleWith(1, 1000n), previous: null, history });
+    const fired = await service.processCycle({ current: cycleWith(2, 1700n), previous: cycleWith(1, 1000n), history });
     const id = fired.alerts[0]!.id;
     // A web instance queued an acknowledgement; the cycle applies it, and writing the alerts fails.
     await base.requestAcknowledgement({ alertId: id, by: "ops@example.com", at: T0 + 25_000 });
     control.failAlertWrites = true;
-    const acked = await service.processCycle({ current: cycleWith(3, 1700n), previous: cycleWith(2, 1700n), history, extraFindings: [] });
+    const acked = await service.processCycle({ current: cycleWith(3, 1700n), previous: cycleWith(2, 1700n), history });
     expect(acked.alerts.map((a) => a.acknowledged?.by)).toEqual(["ops@example.com"]);
     expect((await base.loadAlerts<AlertRecord>()).map((a) => a.acknowledged)).toEqual([null]);
     expect(await base.listAcknowledgementRequests()).toEqual([]);
     control.failAlertWrites = false;
     // Shard 2 joins: shard 1's alert is still acknowledged (as held, not as stored), and now written.
     moveShards(shards, [1, 2]);
-    const after = await service.processCycle({ current: cycleWith(4, 1700n), previous: cycleWith(3, 1700n), history, extraFindings: [] });
+    const after = await service.processCycle({ current: cycleWith(4, 1700n), previous: cycleWith(3, 1700n), history });
     expect(after.alerts.map((a) => [a.id, a.state, a.acknowledged?.by, a.acknowledged?.at])).toEqual([[id, "firing", "ops@example.com", T0 + 25_000]]);
     expect((await base.loadAlerts<AlertRecord>()).map((a) => a.acknowledged?.by)).toEqual(["ops@example.com"]);
     service.stop();
@@ -204,13 +211,12 @@ describe("CHECKPOINT_STALE across a handover", () => {
     const store = openStore();
     const collector = (shards: number[]) => {
       const scope = holding(shards);
-      return { scope, source: createTranslationFindingSource(store, scope), alerts: createAlertService(store, config, scope) };
+      return { scope, alerts: createScopedCollector(store, config, scope) };
     };
     const runAt = async (c: ReturnType<typeof collector>, now: number, withFlow: boolean) => {
       const snapshot = makeSnapshot({ cycle: 1 + (now - T0) / 10_000, takenAt: now });
       const current = withFlow ? snapshot : { ...snapshot, flows: [] };
-      const extraFindings = await c.source(withFlow ? owedCheckpoints(now) : new Map(), now, defaultThresholds);
-      return c.alerts.processCycle({ current, previous: null, history, extraFindings });
+      return c.alerts.processCycle({ current, previous: null, history, translations: withFlow ? owedCheckpoints(now) : new Map() });
     };
     const stale = (r: Awaited<ReturnType<typeof runAt>>) =>
       r.alerts.filter((x) => x.type === "CHECKPOINT_STALE").map((x) => [x.id, x.state, x.firstSeen, x.evidence.owedForMs]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type AlertRef, type AuditSample, AuditTally, listFocusOffsets, MismatchFindings } from "@/lib/audit";
+import { type AlertRef, type AuditSample, AuditTally } from "@/lib/audit";
+import { listFocusOffsets, MismatchFindings } from "@/lib/detect/audit-mismatch";
 
 const mismatch = (sourceOffset: bigint, targetOffset: bigint): AuditSample => ({
   outcome: "mismatched",

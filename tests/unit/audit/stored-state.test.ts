@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AuditTally, type AuditSample, decodeAuditState, encodeAuditState, MismatchFindings } from "@/lib/audit";
+import { AuditTally, type AuditSample, decodeAuditState, encodeAuditState } from "@/lib/audit";
+import { MismatchFindings } from "@/lib/detect/audit-mismatch";
 
 const sample = (outcome: AuditSample["outcome"], sourceOffset: bigint | null, targetOffsets: bigint[]): AuditSample => ({
   outcome,

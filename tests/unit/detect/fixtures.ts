@@ -17,7 +17,7 @@ import {
 } from "@/lib/collector/types";
 import type { Connector, TaskStatus } from "@/lib/connect/types";
 import { createDetectorMemory } from "@/lib/detect/memory";
-import { runDetectors } from "@/lib/detect/run-detectors";
+import { runDetectors } from "@/lib/detect/engine";
 import { defaultThresholds, type Thresholds } from "@/lib/config/thresholds";
 import type { DetectorMemory, DetectorOutput, Finding } from "@/lib/detect/types";
 

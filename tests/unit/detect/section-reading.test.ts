@@ -4,7 +4,7 @@ import { defaultThresholds } from "@/lib/config/thresholds";
 import { createDetectorMemory } from "@/lib/detect/memory";
 import { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange } from "@/lib/detect/memory-persistence";
 import { detectPostureRisks } from "@/lib/detect/posture-risks";
-import { runDetectors } from "@/lib/detect/run-detectors";
+import { runDetectors } from "@/lib/detect/engine";
 import { readSectionChanges } from "@/lib/detect/section-changes";
 import type { DetectorMemory, Finding } from "@/lib/detect/types";
 import { FLOW, makeCluster, makeConnect, makeConnector, makeFlow, makeFlowPartition, makeStaleCluster, makeTask, makeTopic, makeTopicConfigs, T0 } from "./fixtures";

@@ -4,7 +4,7 @@ import { defaultThresholds } from "@/lib/config/thresholds";
 import type { Finding } from "@/lib/detect/types";
 import type { SyncPoint } from "@/lib/mm2";
 import { FlowTranslator } from "@/lib/pipeline/flow-translator";
-import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
+import { createTranslationFindingSource } from "./translation-finding-source";
 import { type FlowTranslation, translateSnapshotFlow } from "@/lib/translation";
 import { FLOW, makeFlow, makeFlowPartition, makeGroup, T0 } from "../translation/fixtures";
 

@@ -2,12 +2,10 @@ import { describe, expect, it } from "vitest";
 import { type CheckpointPoint, flowPartitionKey } from "@/lib/collector/types";
 import { defaultThresholds } from "@/lib/config/thresholds";
 import type { Finding } from "@/lib/detect/types";
-import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
+import { createTranslationFindingSource } from "./translation-finding-source";
 import type { Store } from "@/lib/store";
-import {
-  CheckpointIndex, type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors, type FlowTranslation,
-  SyncModelCache, translateFlow,
-} from "@/lib/translation";
+import { CheckpointIndex, type FlowTranslation, SyncModelCache, translateFlow } from "@/lib/translation";
+import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors } from "@/lib/detect/translation-detectors";
 import { makeFlow, makeGroup, steadySyncs, T0 } from "../translation/fixtures";
 import { createTempSqliteStores } from "./temp-sqlite-stores";
 
@@ -57,6 +55,8 @@ function createReference() {
   let last: Finding[] = [];
   return (translations: FlowTranslation[], now: number) => {
     const findings: Finding[] = [];
+    // The engine lists a rule's carried findings after all it produced (lib/detect/engine.ts).
+    const carriedAll: Finding[] = [];
     for (const ft of translations) {
       const produced = detectTranslationErrors(ft, now, limits);
       const stale = detectStaleCheckpoints(ft, watch, now, limits);
@@ -66,8 +66,10 @@ function createReference() {
       const keys = new Set(produced.map((f) => f.key));
       const unknown = new Set(ft.groups.filter((g) => g.unknown !== null).map((g) => g.group));
       const carried = last.filter((f) => f.flow === ft.flow && !keys.has(f.key) && (!ft.syncsLoaded || (f.group !== undefined && unknown.has(f.group))));
-      findings.push(...produced, ...carried);
+      findings.push(...produced);
+      carriedAll.push(...carried);
     }
+    findings.push(...carriedAll);
     last = findings;
     return { findings, watch };
   };

@@ -7,8 +7,7 @@ import { defaultThresholds } from "@/lib/config/thresholds";
 import type { Finding } from "@/lib/detect/types";
 import type { Store } from "@/lib/store";
 import { translateFlow, type FlowTranslation } from "@/lib/translation";
-import { createTranslationFindingSource } from "@/lib/pipeline/translation-findings";
-import { makeSnapshot } from "../detect/fixtures";
+import { createTranslationFindingSource } from "./translation-finding-source";
 import { makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "../translation/fixtures";
 import { holdShards } from "../collector/shard-fixtures";
 import { createTempSqliteStores } from "./temp-sqlite-stores";
@@ -263,23 +262,16 @@ function startGapwatch(store: Store, scope: ShardAssignment | null = null) {
 }
 
 /**
- * One cycle at `now` (a snapshot with east->west unless `withFlow` is false): the source's findings, then the
- * CHECKPOINT_STALE alerts as [state, firstSeen, lastSeen, owedForMs] and the transitions of the cycle.
+ * One cycle at `now`: the source's findings reconciled by the alert service, then the CHECKPOINT_STALE alerts as
+ * [state, firstSeen, lastSeen, owedForMs] and the transitions of the cycle.
  */
 async function runCycle(
   gapwatch: { source: ReturnType<typeof createTranslationFindingSource>; alerts: AlertService },
   translations: ReadonlyMap<string, FlowTranslation>,
   now: number,
-  withFlow = true,
 ) {
-  const snapshot = makeSnapshot({ cycle: 1 + (now - T0) / 10_000, takenAt: now });
   const findings = await gapwatch.source(translations, now, defaultThresholds);
-  const result = await gapwatch.alerts.processCycle({
-    current: withFlow ? snapshot : { ...snapshot, flows: [] },
-    previous: null,
-    history: { offsetSyncs: new Map() },
-    extraFindings: findings,
-  });
+  const result = await gapwatch.alerts.processCycle({ findings, now });
   const stale = result.alerts.filter((a) => a.type === "CHECKPOINT_STALE");
   return {
     findings,
@@ -371,10 +363,10 @@ describe("a first cycle after a restart that cannot judge a group carries its st
     const bShards = holding([0, 2, 3]);
     const b = startGapwatch(store, bShards);
     expect((await runCycle(a, owedAt(T0), T0)).findings).toEqual([]);
-    expect((await runCycle(b, new Map(), T0 + 10_000, false)).alerts).toEqual([]);
+    expect((await runCycle(b, new Map(), T0 + 10_000)).alerts).toEqual([]);
     const fired = await runCycle(a, owedAt(T0 + 190_000), T0 + 190_000);
     expect([fired.alerts, fired.transitions]).toEqual([[["firing", T0 + 190_000, T0 + 190_000, 190_000]], ["fired"]]);
-    expect((await runCycle(b, new Map(), T0 + 195_000, false)).alerts).toEqual([]);
+    expect((await runCycle(b, new Map(), T0 + 195_000)).alerts).toEqual([]);
     a.alerts.stop();
 
     // A is gone; B takes shard 1 and cannot read the group's offsets in its first cycle with it.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type CheckpointPoint } from "@/lib/collector/types";
-import { detectStaleCheckpoints, detectTranslationErrors, translateFlow, type CheckpointWatch, type FlowTranslation } from "@/lib/translation";
-import { resolveCheckpointStaleMs, restateStaleCheckpoint } from "@/lib/translation/detectors";
+import { translateFlow, type FlowTranslation } from "@/lib/translation";
+import { detectStaleCheckpoints, detectTranslationErrors, type CheckpointWatch } from "@/lib/detect/translation-detectors";
+import { resolveCheckpointStaleMs, restateStaleCheckpoint } from "@/lib/detect/translation-detectors";
 import { FLOW, makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, syncs, T0 } from "./fixtures";
 
 const MINUTE = 60_000;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { detectStaleCheckpoints, detectTranslationErrors, translateFlow } from "@/lib/translation";
+import { translateFlow } from "@/lib/translation";
+import { detectStaleCheckpoints, detectTranslationErrors } from "@/lib/detect/translation-detectors";
 import { listGroupSummaries, requireGroup } from "@/lib/views/groups";
 import { FLOW, makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "./fixtures";
 

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CheckpointPoint, ConsumerGroupState } from "@/lib/collector/types";
-import { detectStaleCheckpoints, detectTranslationErrors, translateFlow } from "@/lib/translation";
+import { translateFlow } from "@/lib/translation";
+import { detectStaleCheckpoints, detectTranslationErrors } from "@/lib/detect/translation-detectors";
 import { FLOW, makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, steadySyncs, T0 } from "./fixtures";
 import { flowPartitionKey } from "@/lib/collector/types";
 import type { SyncPoint } from "@/lib/mm2";

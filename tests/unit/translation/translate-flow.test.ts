@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  detectStaleCheckpoints, detectTranslationErrors, SyncModelCache, translateFlow, type PartitionTranslation, type TranslateFlowInput,
-} from "@/lib/translation";
+import { SyncModelCache, translateFlow, type PartitionTranslation, type TranslateFlowInput } from "@/lib/translation";
+import { detectStaleCheckpoints, detectTranslationErrors } from "@/lib/detect/translation-detectors";
 import { FLOW, makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, syncs, T0 } from "./fixtures";
 
 /** Translates one group "app" with the given committed offsets and options; returns its rows by "topic/partition". */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type CheckpointWatch, detectStaleCheckpoints, listWatchChanges, loadWatchEntries, translateFlow } from "@/lib/translation";
+import { translateFlow } from "@/lib/translation";
+import { type CheckpointWatch, detectStaleCheckpoints, listWatchChanges, loadWatchEntries } from "@/lib/detect/translation-detectors";
 import { makeCheckpoint, makeFlow, makeGroup, makeHistory, syncs, T0 } from "./fixtures";
 
 /** Group "app" committed 150 on orders/0 and 250 on orders/1; MM2's last checkpoints are of 100 on both. */

@@ -1,10 +1,10 @@
 import { internPrefixedPartitionKey } from "@/lib/collector/partition-keys";
-import type { Finding } from "@/lib/detect/types";
+import type { Finding } from "./types";
 import {
   type CheckpointWatch, defaultTranslationThresholds, isCheckpointOwed, resolveCheckpointStaleMs, staleFinding,
   type TranslationThresholds,
-} from "./detectors";
-import type { FlowTranslation, GroupTranslation, PartitionTranslation } from "./types";
+} from "./translation-detectors";
+import type { FlowTranslation, GroupTranslation, PartitionTranslation } from "@/lib/translation";
 
 type WatchEntry = CheckpointWatch[string];
 

@@ -1,16 +1,6 @@
 import { flowPartitionKey } from "@/lib/collector/types";
-import { type Finding, FindingType, Severity } from "@/lib/detect/types";
-import type { AuditSample } from "./types";
-
-/** What the audit needs of an alert (lib/alerts' AlertRecord has these fields). */
-export interface AlertRef {
-  type: string;
-  state: string;
-  flow: string | null;
-  topic: string | null;
-  partition: number | null;
-  evidence: Record<string, string | number | boolean | null>;
-}
+import type { AlertRef, AuditSample } from "@/lib/audit";
+import { type Finding, FindingType, Severity } from "./types";
 
 /**
  * Open alerts that already explain why target content differs from the source at the same offsets: the source

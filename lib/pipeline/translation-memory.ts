@@ -2,12 +2,10 @@ import { z } from "zod";
 import { type ShardAssignment, shardValueKey } from "@/lib/collector/shards";
 import { findingSchema } from "@/lib/detect/memory";
 import { type Finding, FindingType } from "@/lib/detect/types";
-import type { Thresholds } from "@/lib/config/thresholds";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "@/lib/store";
-import {
-  type CheckpointWatch, CheckpointWatchState, detectTranslationErrors, type FlowTranslation, restateStaleCheckpoint,
-} from "@/lib/translation";
+import { type CheckpointWatch, restateStaleCheckpoint } from "@/lib/detect/translation-detectors";
+import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
 
 const log = getLogger("translation");
 
@@ -43,75 +41,30 @@ const storedHeadSchema = z.object({
 });
 const segmentSchema = z.record(z.string(), watchEntrySchema.nullable());
 
-/** What a cycle judges with: the checkpoint watch, and last cycle's findings (carried while unjudged). */
-interface Judged {
+/** The translation rule's memory: the checkpoint watch, and last cycle's findings (carried while unjudged). */
+export interface TranslationMemory {
   watch: CheckpointWatchState;
   findings: readonly Finding[];
 }
 
 /**
- * TRANSLATION_ERROR and CHECKPOINT_STALE findings for the alerting pipeline, from the latest
- * cycle's translations. The checkpoint watch (which checkpoints MM2 owes since when) and the last
- * cycle's findings are kept in the store between cycles and restarts, so a restart of Gapwatch
- * neither resolves a CHECKPOINT_STALE alert nor starts its clock again, and a first cycle that
- * cannot judge a group carries its findings as the cycle before the restart left them (that cycle's
- * own CHECKPOINT_STALE read at the first cycle's time: owed since it began; encodeCurrent). With `scope`
- * (scaleOut) both are kept per shard (createShardedWatch): a shard's new owner continues the
- * previous owner's clocks and findings.
+ * Where the translation rule's memory (lib/detect/translation-rule.ts) is kept between cycles and restarts, so a
+ * restart of Gapwatch neither resolves a CHECKPOINT_STALE alert nor starts its clock again, and a first cycle that
+ * cannot judge a group carries its findings as the cycle before the restart left them (that cycle's own
+ * CHECKPOINT_STALE read at the first cycle's time: owed since it began; encodeCurrent). With `scope` (scaleOut) both
+ * are kept per shard (createShardedWatch): a shard's new owner continues the previous owner's clocks and findings.
  */
-export function createTranslationFindingSource(
-  store: Pick<Store, "getValue" | "setValue">,
-  scope: ShardAssignment | null = null,
-): (
-  translations: ReadonlyMap<string, FlowTranslation>,
-  now: number,
-  thresholds: Thresholds,
-  untranslatedFlows?: ReadonlySet<string>,
-) => Promise<Finding[]> {
-  const stored = scope === null ? createSingleWatch(store) : createShardedWatch(store, scope);
-  // Read from the store by the first cycle (a failed read fails that cycle and is tried again by the next).
-  let judged: Judged | null = null;
-  // `untranslatedFlows`: flows whose translation failed this cycle; their findings stay as they were (unknown).
-  return async (translations, now, thresholds, untranslatedFlows = new Set()) => {
-    const last = await stored.follow(judged, now);
-    const { watch } = last;
-    const limits = { replayRecords: thresholds.translationReplayRecords, checkpointStaleMs: thresholds.checkpointStaleMs };
-    const findings: Finding[] = [];
-    for (const ft of translations.values()) {
-      // The watch first: TRANSLATION_ERROR asks it whether a rewound group's checkpoint is still due.
-      const stale = watch.judge(ft, now, limits);
-      const produced = detectTranslationErrors(ft, now, limits, (g, p) => watch.isAwaitingRewoundCheckpoint(ft, g, p, now, limits));
-      produced.push(...stale);
-      findings.push(...produced, ...carryUnjudgedFindings(ft, last.findings, produced));
-    }
-    findings.push(...last.findings.filter((f) => f.flow !== undefined && untranslatedFlows.has(f.flow) && !translations.has(f.flow)));
-    judged = { watch, findings };
-    // Kept in memory: a failed write is logged and the next cycle writes it again (a store error never hides alerts).
-    await stored.save(judged, now).catch((err: unknown) =>
-      log.error({ err: err instanceof Error ? err.message : String(err) }, "writing the checkpoint watch to the store failed"),
-    );
-    return findings;
-  };
+export function createTranslationMemoryStore(store: Pick<Store, "getValue" | "setValue">, scope: ShardAssignment | null = null): StoredWatch {
+  return scope === null ? createSingleWatch(store) : createShardedWatch(store, scope);
 }
 
 /**
- * Last cycle's findings of this flow that were not judged now — the offset syncs could not be read,
- * or the group's offsets are unknown — so they stay as they were instead of resolving on missing data.
- */
-function carryUnjudgedFindings(ft: FlowTranslation, last: readonly Finding[], produced: readonly Finding[]): Finding[] {
-  const keys = new Set(produced.map((f) => f.key));
-  const unknownGroups = new Set(ft.groups.filter((g) => g.unknown !== null).map((g) => g.group));
-  const unjudged = (f: Finding) => !ft.syncsLoaded || (f.group !== undefined && unknownGroups.has(f.group));
-  return last.filter((f) => f.flow === ft.flow && !keys.has(f.key) && unjudged(f));
-}
-
-/**
- * Where the watch and findings are kept between cycles: `follow` gives what to judge with at `now` (`judged`: what
+ * Where the watch and findings are kept between cycles: `follow` gives what to judge with at `now` (`memory`: what
  * the last cycle left in memory, null before the first), `save` writes what changed (`now`: the cycle's time).
  */
-interface StoredWatch {
-  follow(judged: Judged | null, now: number): Promise<Judged>;
-  save(judged: Judged, now: number): Promise<void>;
+export interface StoredWatch {
+  follow(memory: TranslationMemory | null, now: number): Promise<TranslationMemory>;
+  save(judged: TranslationMemory, now: number): Promise<void>;
 }
 
 /** Segments written before the base is written again, at most (what a restart reads besides the head and base). */
@@ -195,7 +148,7 @@ function encodeWatch(entries: Iterable<[string, CheckpointWatch[string] | null]>
 }
 
 /** The version 2 head at the cycle `now`: what it names, the carried findings, this cycle's time-free. */
-function encodeHead(judged: Judged, at: StoredPosition, now: number): string {
+function encodeHead(judged: TranslationMemory, at: StoredPosition, now: number): string {
   const { carried, current } = splitFindings(judged.findings, now);
   return JSON.stringify({ version: 2, generation: at.generation, segments: at.segments, findings: carried, current });
 }
@@ -208,9 +161,9 @@ function encodeHead(judged: Judged, at: StoredPosition, now: number): string {
 async function readSingleWatch(
   store: Pick<Store, "getValue">,
   now: number,
-): Promise<{ judged: Judged; head: string | null; at: StoredPosition }> {
+): Promise<{ judged: TranslationMemory; head: string | null; at: StoredPosition }> {
   const head = await store.getValue(checkpointWatchKey);
-  const afresh = { judged: emptyJudged(), head, at: { generation: 0, segments: 0, segmentChars: 0, baseChars: null } };
+  const afresh = { judged: emptyTranslationMemory(), head, at: { generation: 0, segments: 0, segmentChars: 0, baseChars: null } };
   const parsed = parseJson(head);
   if (parsed === undefined || (parsed as { version?: unknown } | null)?.version !== 2) {
     const { watch, findings } = parseStored(head, now);
@@ -257,7 +210,7 @@ function parseJson(raw: string | null): unknown {
   }
 }
 
-const emptyJudged = (): Judged => ({ watch: new CheckpointWatchState(), findings: [] });
+const emptyTranslationMemory = (): TranslationMemory => ({ watch: new CheckpointWatchState(), findings: [] });
 
 /**
  * One value per shard (scaleOut, version 1), holding the shard's flows' watch entries and findings: when the held
@@ -277,7 +230,7 @@ function createShardedWatch(store: Pick<Store, "getValue" | "setValue">, scope: 
     return shard;
   };
   /** The watch entries and findings of each of `shards` (every one present, empty when it has none). */
-  const split = (judged: Judged, shards: readonly number[]) => {
+  const split = (judged: TranslationMemory, shards: readonly number[]) => {
     const parts = new Map(shards.map((s): [number, StoredPart] => [s, { watch: {}, findings: [] }]));
     for (const [key, entry] of judged.watch.entries()) {
       const part = parts.get(shardOfFlow(key.slice(0, key.indexOf("|"))));
@@ -300,7 +253,7 @@ function createShardedWatch(store: Pick<Store, "getValue" | "setValue">, scope: 
         next.findings.push(...(part?.findings ?? []));
       };
       const kept = held.filter((s) => loaded.includes(s));
-      for (const part of split(judged ?? emptyJudged(), kept).values()) add(part);
+      for (const part of split(judged ?? emptyTranslationMemory(), kept).values()) add(part);
       for (const s of loaded) if (!held.includes(s)) written.delete(s);
       gained.forEach((shard, i) => {
         const value = raw[i] ?? null;

@@ -3,10 +3,9 @@
  */
 import { internPrefixedPartitionKey } from "@/lib/collector/partition-keys";
 import { defaultThresholds } from "@/lib/config/thresholds";
-import { type Evidence, type Finding, FindingType, type SeverityName } from "@/lib/detect/types";
+import { type Evidence, type Finding, FindingType, type SeverityName } from "./types";
 import type { CheckpointTiming } from "@/lib/mm2";
-import { isSkipping } from "./reread";
-import type { FlowTranslation, GroupTranslation, PartitionTranslation } from "./types";
+import { type FlowTranslation, type GroupTranslation, isSkipping, type PartitionTranslation } from "@/lib/translation";
 
 /** Thresholds of both detectors. */
 export interface TranslationThresholds {
