@@ -16,7 +16,7 @@ import { FindingType, Severity, type Finding } from "./types";
  * LOGIC — per fresh cluster, per topic: partitions with a leader, more than one replica, ISR ⊆
  * {leader}, and `eligibleLeaderReplicas` read (the collector reads it only for those) with no member
  * among the cluster's brokers (Metadata lists unfenced brokers only). Partitions whose ELR could not
- * be read (null) are not judged; run-detectors carries the topic's previous finding meanwhile. One
+ * be read (null) are not judged; the engine (unknown-data.ts) carries the topic's previous finding meanwhile. One
  * finding per topic `NO_CLEAN_SUCCESSOR|<cluster>|<topic>`, warning.
  *
  * The summary says what the leader does meanwhile, by the topic's min.insync.replicas m (the

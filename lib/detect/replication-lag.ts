@@ -7,7 +7,7 @@ import { FindingType, Severity, type Finding } from "./types";
  * REPLICATION_LAG — replication is behind, in records or in time.
  *
  * LOGIC — per flow whose clusters are fresh (stale data is not judged), over its partitions that are
- * not unknown (a failed read: last cycle's finding is carried, run-detectors.ts), up to three findings:
+ * not unknown (a failed read: last cycle's finding is carried, unknown-data.ts), up to three findings:
  * - `REPLICATION_LAG|<flow>|records`: some partition's lag ≥ lagRecords, or the flow's total lag
  *   ≥ flowLagRecords. Lag = sourceLogEnd − mm2Position; mm2Position is published every
  *   offset.flush.interval.ms, so lag reads up to that much high. Names the worst partition.
