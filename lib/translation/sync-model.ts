@@ -25,6 +25,7 @@ import {
   type SyncPoint,
   type TopicPartition,
 } from "@/lib/mm2";
+import type { SyncNumbers } from "./sync-columns";
 import type { IdealOffset, ModelTranslation } from "./types";
 
 /** How MirrorCheckpointTask's store was loaded (see the module comment). */
@@ -62,6 +63,10 @@ export interface SyncModel {
   store: OffsetSyncStore;
   epoch: readonly SyncPoint[];
   translations: SyncTranslations;
+  /** Changes whenever the model takes syncs (unique over every model): what its numeric copy was made from. */
+  version: number;
+  /** The model's numbers for the row arithmetic (sync-columns.ts), made again only when `version` changed. */
+  numbers: SyncNumbers | null;
 }
 
 interface CacheEntry extends SyncModel {
@@ -75,6 +80,9 @@ interface CacheEntry extends SyncModel {
 /** Cycles an entry survives without a lookup (a group that briefly disappears keeps its model). */
 const unusedCyclesKept = 60;
 
+/** The last SyncModel version given out (module-wide, so no two models ever share one). */
+let lastVersion = 0;
+
 /**
  * Keeps one replayed model per flow partition between cycles and feeds it only the syncs appended
  * since (the collector's history arrays only grow, and are trimmed at the front past 20,000 syncs;
@@ -83,9 +91,21 @@ const unusedCyclesKept = 60;
  */
 export class SyncModelCache {
   private readonly entries = new Map<string, CacheEntry>();
+  private readonly flows = new Map<string, { state: unknown; usedInCycle: number }>();
   private cycle = 0;
 
   constructor(private readonly options: ReplayOptions = {}) {}
+
+  /**
+   * What the translation keeps of one flow between cycles (translate-flow.ts: its dense partition index and group
+   * layouts), made by `create` on the flow's first lookup and dropped like a model after 60 cycles without one.
+   */
+  lookupFlow<T>(flowId: string, create: () => T): T {
+    let held = this.flows.get(flowId);
+    if (held === undefined) this.flows.set(flowId, (held = { state: create(), usedInCycle: this.cycle }));
+    held.usedInCycle = this.cycle;
+    return held.state as T;
+  }
 
   /** The model and the latest epoch (for exact mapping) of one partition's history, valid until the key's next lookup. */
   lookup(key: string, tp: TopicPartition, history: readonly SyncPoint[]): SyncModel {
@@ -99,6 +119,8 @@ export class SyncModelCache {
         epoch: selectLatestEpoch(history),
         translations: { sync: null, at: null, past: null },
         usedInCycle: this.cycle,
+        version: ++lastVersion,
+        numbers: null,
       };
       this.entries.set(key, fresh);
       return fresh;
@@ -111,6 +133,7 @@ export class SyncModelCache {
       // The history only grew at its end (same object at the same place): the latest epoch continues
       // from the one already selected. After a trim at the front it is selected again from the history.
       entry.epoch = resumeAt === entry.consumed ? extendLatestEpoch(entry.epoch, history, resumeAt) : selectLatestEpoch(history);
+      entry.version = ++lastVersion;
     }
     entry.consumed = history.length;
     entry.last = history.at(-1) ?? null;
@@ -124,6 +147,7 @@ export class SyncModelCache {
    */
   endCycle(): void {
     for (const [key, entry] of this.entries) if (this.cycle - entry.usedInCycle >= unusedCyclesKept) this.entries.delete(key);
+    for (const [id, held] of this.flows) if (this.cycle - held.usedInCycle >= unusedCyclesKept) this.flows.delete(id);
     this.cycle++;
   }
 }
