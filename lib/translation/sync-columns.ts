@@ -11,6 +11,8 @@ import type { SyncModel } from "./sync-model";
 export interface SyncNumbers {
   /** SyncModel.version they were made from. */
   version: number;
+  /** The partition, for an error naming it. */
+  source: OffsetSource;
   readToEnd: boolean;
   /** The store's distinct slots, newest first (as its 64 slots read in order), and their offsets. */
   slots: SyncPoint[];
@@ -34,25 +36,27 @@ export interface OffsetSource {
  * an error naming where it came from rather than a silently rounded count.
  */
 export function toSafeOffset(value: bigint, source: OffsetSource, what: string): number {
-  if (value > maxSafe || value < -maxSafe) {
+  // One conversion, then number comparisons: a value at or beyond 2^53 converts to at least 2^53 (representable).
+  const number = Number(value);
+  if (number > Number.MAX_SAFE_INTEGER || number < -Number.MAX_SAFE_INTEGER) {
     throw new RangeError(
       `${what} ${value} of ${source.topic}/${source.partition} (flow ${source.flow}) is beyond 2^53 − 1, the largest offset ` +
         "Gapwatch's offset translation computes exactly; the flow's translation is not computed while it is",
     );
   }
-  return Number(value);
+  return number;
 }
 
-const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
-
 /** The model's numbers, made again only for a model that took syncs since they were made. */
-export function readSyncNumbers(model: SyncModel, tp: TopicPartition, source: OffsetSource): SyncNumbers {
+export function readSyncNumbers(model: SyncModel, tp: TopicPartition, flow: string): SyncNumbers {
   const held = model.numbers;
   const readToEnd = model.store.isReadToEnd();
   if (held !== null && held.version === model.version && held.readToEnd === readToEnd) return held;
+  const source: OffsetSource = { flow, topic: tp.topic, partition: tp.partition };
   const slots = listDistinctSlots(model.store.getSlots(tp) ?? []);
   const numbers: SyncNumbers = {
     version: model.version,
+    source,
     readToEnd,
     slots,
     slotUpstream: slots.map((s) => toSafeOffset(s.upstream, source, "offset sync upstream")),

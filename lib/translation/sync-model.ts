@@ -75,6 +75,8 @@ interface CacheEntry extends SyncModel {
   epoch: SyncPoint[];
   /** The cycle (SyncModelCache.endCycle count) of the entry's last lookup. */
   usedInCycle: number;
+  /** Set when endCycle drops the entry: a caller holding it looks it up by key again. */
+  dropped?: true;
 }
 
 /** Cycles an entry survives without a lookup (a group that briefly disappears keeps its model). */
@@ -108,10 +110,14 @@ export class SyncModelCache {
   }
 
   /** The model and the latest epoch (for exact mapping) of one partition's history, valid until the key's next lookup. */
-  lookup(key: string, tp: TopicPartition, history: readonly SyncPoint[]): SyncModel {
-    const entry = this.entries.get(key);
+  lookup(key: string, tp: TopicPartition, history: readonly SyncPoint[], known?: SyncModel): SyncModel {
+    // `known`: the model this key gave before, when the caller kept it (translate-flow.ts, by dense index): no map
+    // lookup in a table of every partition, unless endCycle dropped it.
+    const held = known as CacheEntry | undefined;
+    const entry = held !== undefined && held.dropped !== true ? held : this.entries.get(key);
     const resumeAt = entry ? findResumeIndex(entry, history) : -1;
     if (!entry || resumeAt < 0) {
+      if (entry) entry.dropped = true;
       const fresh: CacheEntry = {
         store: replaySyncHistory(tp, history, this.options),
         consumed: history.length,
@@ -146,7 +152,11 @@ export class SyncModelCache {
    * disappeared). Marking on lookup costs nothing per partition, where a set of every partition's key did.
    */
   endCycle(): void {
-    for (const [key, entry] of this.entries) if (this.cycle - entry.usedInCycle >= unusedCyclesKept) this.entries.delete(key);
+    for (const [key, entry] of this.entries) {
+      if (this.cycle - entry.usedInCycle < unusedCyclesKept) continue;
+      entry.dropped = true;
+      this.entries.delete(key);
+    }
     for (const [id, held] of this.flows) if (this.cycle - held.usedInCycle >= unusedCyclesKept) this.flows.delete(id);
     this.cycle++;
   }

@@ -67,7 +67,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const state = cache.lookupFlow(flow.id, () => new FlowRowsState(flow.id));
   state.beginCycle();
   const partitions = state.placer.place(flow.partitions);
-  const checkpoints = (input.checkpointIndex ?? new CheckpointIndex()).update(flow.checkpoints);
+  const checkpoints = (input.checkpointIndex ?? state.checkpointIndex).update(flow.checkpoints);
   let capacity = 0;
   for (const g of input.sourceGroups) capacity += g.offsets.length;
   const rows = new TranslationRows(capacity, now);
@@ -99,9 +99,9 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       const cp = own?.get(o.topic)?.get(o.partition);
       const fp = partitions.byIndex[index];
       const r = next++;
-      const enabled = fp !== undefined && readPartitionSettings(flow, fp).offsetSyncsEnabled;
-      const model = enabled && syncsLoaded ? state.readModel(index, fp, cache, input.syncHistory) : null;
-      if (fp !== undefined && model !== null && setNumericRow(rows, r, { flowId: flow.id, fp, model, read: o.offset, checkpoint: cp, groupReadAt: g.dataAt })) continue;
+      const enabled = fp !== undefined && syncsLoaded && readPartitionSettings(flow, fp).offsetSyncsEnabled;
+      const numbers = enabled ? state.readNumbers(index, fp, cache, input.syncHistory) : null;
+      if (numbers !== null && setNumericRow(rows, r, numbers, fp!, o.offset, cp, g.dataAt)) continue;
       const indexed = fp === undefined ? undefined : { fp, key: state.placer.index.keyAt(index), history: state.readHistory(index, input.syncHistory) };
       rows.setObject(r, translatePartition(ctx, o.topic, o.partition, o.offset, indexed, cp));
     }

@@ -23,46 +23,39 @@ export const IdealCode = {
   BRACKET_BEYOND_NEWEST: 5,
   UNKNOWN_BEFORE_FIRST_SYNC: 6,
 } as const;
-export type IdealCodeValue = (typeof IdealCode)[keyof typeof IdealCode];
 
-/** A numeric row's values (TranslationRows.setNumeric). */
-export interface NumericRow {
-  committed: number;
-  translated: number;
-  sync: SyncPoint;
-  ideal: IdealCodeValue;
-  /** The ideal's low and high bound (both the position when exact; unused when unknown). */
-  low: number;
-  high: number;
-  checkpoint: CheckpointPoint | undefined;
-  /** The checkpoint's offsets (unused without one). */
-  checkpointUpstream: number;
-  checkpointDownstream: number;
-  /** The source log end, NaN when unknown. */
-  logEnd: number;
-  fp: FlowPartition;
-}
-
-/** The columns of every row of one flow and cycle; rows are set once, in order, then only read. */
+/**
+ * The columns of every row of one flow and cycle. translate-flow.ts sets each row once, in order (a numeric row's
+ * columns by flow-rows.ts's setNumericRow, any other with setObject), then they are only read.
+ */
 export class TranslationRows {
   private readonly objects = new Map<number, PartitionTranslation>();
-  private readonly committed: Float64Array;
-  private readonly translated: Float64Array;
-  private readonly low: Float64Array;
-  private readonly high: Float64Array;
-  private readonly checkpointUpstream: Float64Array;
-  private readonly checkpointDownstream: Float64Array;
-  private readonly logEnd: Float64Array;
-  private readonly ideal: Uint8Array;
-  private readonly syncs: (SyncPoint | undefined)[];
-  private readonly checkpoints: (CheckpointPoint | undefined)[];
-  private readonly partitions: (FlowPartition | undefined)[];
+  /** 1 where the row is held as an object (`objects`), 0 for a numeric row. */
+  readonly isObject: Uint8Array;
+  /** The committed offset the row translates (a newer checkpoint's upstream offset where translatePartition takes it). */
+  readonly committed: Float64Array;
+  /** MM2's translation (the sync's downstream, or one past it). */
+  readonly translated: Float64Array;
+  /** The ideal position's low and high bound (both the position when exact; unused when unknown). */
+  readonly low: Float64Array;
+  readonly high: Float64Array;
+  /** The latest checkpoint's offsets (unused without one). */
+  readonly checkpointUpstream: Float64Array;
+  readonly checkpointDownstream: Float64Array;
+  /** The source log end, NaN when unknown. */
+  readonly logEnd: Float64Array;
+  readonly ideal: Uint8Array;
+  /** The sync MM2 translates by, the latest checkpoint (undefined: none), the flow partition. */
+  readonly syncs: (SyncPoint | undefined)[];
+  readonly checkpoints: (CheckpointPoint | undefined)[];
+  readonly partitions: (FlowPartition | undefined)[];
 
   /** `capacity`: at least the rows that will be set; `now`: the cycle's time (a checkpoint's age). */
   constructor(
     capacity: number,
     readonly now: number,
   ) {
+    this.isObject = new Uint8Array(capacity);
     this.committed = new Float64Array(capacity);
     this.translated = new Float64Array(capacity);
     this.low = new Float64Array(capacity);
@@ -76,30 +69,15 @@ export class TranslationRows {
     this.partitions = new Array<FlowPartition | undefined>(capacity).fill(undefined);
   }
 
-  /** Sets row `r` from numbers. */
-  setNumeric(r: number, row: NumericRow): void {
-    this.committed[r] = row.committed;
-    this.translated[r] = row.translated;
-    this.syncs[r] = row.sync;
-    this.ideal[r] = row.ideal;
-    this.low[r] = row.low;
-    this.high[r] = row.high;
-    this.checkpoints[r] = row.checkpoint;
-    this.checkpointUpstream[r] = row.checkpointUpstream;
-    this.checkpointDownstream[r] = row.checkpointDownstream;
-    this.logEnd[r] = row.logEnd;
-    this.partitions[r] = row.fp;
-  }
-
   /** Sets row `r` as a PartitionTranslation (a row the numbers do not describe). */
   setObject(r: number, row: PartitionTranslation): void {
+    this.isObject[r] = 1;
     this.objects.set(r, row);
   }
 
   /** Row `r` as a PartitionTranslation (a new object for a numeric row; `topic` and `partition` name it). */
   materialize(r: number, topic: string, partition: number): PartitionTranslation {
-    const object = this.objects.get(r);
-    if (object !== undefined) return object;
+    if (this.isObject[r] === 1) return this.objects.get(r)!;
     const cp = this.checkpoints[r];
     const sync = this.syncs[r]!;
     const fp = this.partitions[r]!;
@@ -128,21 +106,14 @@ export class TranslationRows {
     };
   }
 
-  /** The row's PartitionTranslation when it is held as one (not a numeric row). */
-  objectAt(r: number): PartitionTranslation | undefined {
-    return this.objects.get(r);
-  }
-
   /** The latest checkpoint of row `r` (upstream, downstream, when read), or null. */
   checkpointAt(r: number): CheckpointPoint | PartitionTranslation["checkpoint"] {
-    const object = this.objects.get(r);
-    return object !== undefined ? object.checkpoint : (this.checkpoints[r] ?? null);
+    return this.isObject[r] === 1 ? this.objects.get(r)!.checkpoint : (this.checkpoints[r] ?? null);
   }
 
   /** isCheckpointOwed(row) !== null, from the columns (detectors.ts). */
   isCheckpointOwed(r: number): boolean {
-    const object = this.objects.get(r);
-    if (object !== undefined) return readOwedDownstream(object) !== null;
+    if (this.isObject[r] === 1) return readOwedDownstream(this.objects.get(r)!) !== null;
     const translated = this.translated[r]!;
     if (translated < 0) return false;
     const cp = this.checkpoints[r];
@@ -155,8 +126,7 @@ export class TranslationRows {
 
   /** isSkipping(row), from the columns. */
   isSkipping(r: number): boolean {
-    const object = this.objects.get(r);
-    if (object !== undefined) return isSkipping(object);
+    if (this.isObject[r] === 1) return isSkipping(this.objects.get(r)!);
     if (this.ideal[r] === IdealCode.UNKNOWN_BEFORE_FIRST_SYNC) return false;
     if (this.skipsFrom(r, this.translated[r]!)) return true;
     return this.checkpoints[r] !== undefined && this.skipsFrom(r, this.checkpointDownstream[r]!);
@@ -168,9 +138,8 @@ export class TranslationRows {
     let failover = 0;
     let lag = 0;
     for (let r = start; r < end; r++) {
-      const object = this.objects.get(r);
-      if (object !== undefined) {
-        addObjectRow(object, totals);
+      if (this.isObject[r] === 1) {
+        addObjectRow(this.objects.get(r)!, totals);
         continue;
       }
       totals.partitions++;
@@ -383,17 +352,21 @@ class ObjectGroupRows implements GroupRowReader {
   }
 }
 
-/** The column readers of the groups translate-flow.ts made (a group's `partitions` is made from it when read). */
-const columnReaders = new WeakMap<object, ColumnGroupRows>();
+/**
+ * Where a group translate-flow.ts made holds its columns: a symbol-keyed property that is not enumerable, so JSON, the
+ * read model's codec, the replay digest and deep equality see the group as it always was.
+ */
+const columnsKey = Symbol("translation-rows");
 
 /** Registers the columns `group`'s rows are read from. */
 export function attachGroupRows(group: object, rows: ColumnGroupRows): void {
-  columnReaders.set(group, rows);
+  Object.defineProperty(group, columnsKey, { value: rows, enumerable: false });
 }
 
 /** A reader of the group's rows: its columns when it has them, else its `partitions`. */
 export function readGroupRows(group: { partitions: readonly PartitionTranslation[] }): GroupRowReader {
-  return columnReaders.get(group) ?? new ObjectGroupRows(group.partitions);
+  const columns = (group as { [columnsKey]?: ColumnGroupRows })[columnsKey];
+  return columns ?? new ObjectGroupRows(group.partitions);
 }
 
 /** The group's rows where MM2's translation or latest checkpoint would skip records (isSkipping), in order. */
