@@ -38,13 +38,16 @@ export interface OffsetSource {
 export function toSafeOffset(value: bigint, source: OffsetSource, what: string): number {
   // One conversion, then number comparisons: a value at or beyond 2^53 converts to at least 2^53 (representable).
   const number = Number(value);
-  if (number > Number.MAX_SAFE_INTEGER || number < -Number.MAX_SAFE_INTEGER) {
-    throw new RangeError(
-      `${what} ${value} of ${source.topic}/${source.partition} (flow ${source.flow}) is beyond 2^53 − 1, the largest offset ` +
-        "Gapwatch's offset translation computes exactly; the flow's translation is not computed while it is",
-    );
-  }
+  if (number > Number.MAX_SAFE_INTEGER || number < -Number.MAX_SAFE_INTEGER) throwBeyondSafe(value, source, what);
   return number;
+}
+
+/** The error of toSafeOffset, apart so the check itself stays small enough to inline (it runs for every row). */
+function throwBeyondSafe(value: bigint, source: OffsetSource, what: string): never {
+  throw new RangeError(
+    `${what} ${value} of ${source.topic}/${source.partition} (flow ${source.flow}) is beyond 2^53 − 1, the largest offset ` +
+      "Gapwatch's offset translation computes exactly; the flow's translation is not computed while it is",
+  );
 }
 
 /** The model's numbers, made again only for a model that took syncs since they were made. */
