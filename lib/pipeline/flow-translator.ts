@@ -1,6 +1,6 @@
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import type { TranslationSample } from "@/lib/store";
-import { CheckpointIndex, type FlowTranslation, type ReplayOptions, SyncModelCache, translateSnapshotFlow } from "@/lib/translation";
+import { CheckpointIndex, type FlowTranslation, readGroupRows, type ReplayOptions, SyncModelCache, translateSnapshotFlow } from "@/lib/translation";
 
 /**
  * Translates every flow of each cycle's snapshot, reusing the replayed sync models between cycles (only the
@@ -33,27 +33,14 @@ export class FlowTranslator {
 
 /**
  * One store sample per group × partition of a flow translation (conservative re-read counts), in one array filled
- * in place (190,000 samples a cycle at 100,000 partitions: no array per group to flatten).
+ * in place (190,000 samples a cycle at 100,000 partitions: no array per group to flatten), read from the rows'
+ * columns without making the rows (lib/translation/translation-rows.ts).
  */
 export function listTranslationSamples(ft: FlowTranslation): TranslationSample[] {
   const samples: TranslationSample[] = [];
   for (const g of ft.groups) {
-    for (const p of g.partitions) {
-      const { ideal } = p;
-      samples.push({
-        group: g.group,
-        topic: p.topic,
-        partition: p.partition,
-        committed: p.committed,
-        translated: p.translation.kind === "translated" ? p.translation.downstream : null,
-        checkpointDownstream: p.checkpoint?.downstream ?? null,
-        idealLow: ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.low : null,
-        idealHigh: ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.high : null,
-        reread: p.reread?.records ?? null,
-        failoverReread: p.failoverReread?.records ?? null,
-        groupLag: p.groupLag,
-      });
-    }
+    const rows = readGroupRows(g);
+    for (let i = 0; i < rows.length; i++) samples.push(rows.sample(i, g.group));
   }
   return samples;
 }

@@ -8,6 +8,7 @@ export { CheckpointWatchState } from "./checkpoint-watch";
 export { mapIdealOffset, replaySyncHistory, SyncModelCache, type ReplayOptions } from "./sync-model";
 export { estimateReread, isSkipping, selectMirrorMakerOffset, sumTotals } from "./reread";
 export { translateFlow, translateSnapshotFlow, type TranslateFlowInput } from "./translate-flow";
+export { readGroupRows, type GroupRowReader, type RowSample } from "./translation-rows";
 export {
   buildFailoverPlan,
   FailoverMode,

@@ -132,6 +132,33 @@ export class TranslationRows {
     return this.checkpoints[r] !== undefined && this.skipsFrom(r, this.checkpointDownstream[r]!);
   }
 
+  /**
+   * The store's sample of row `r` (flow-translator.ts listTranslationSamples): the same values as from the row made
+   * as an object, without making it (one object and its bigints, where the row is several objects).
+   */
+  sample(r: number, group: string, topic: string, partition: number): RowSample {
+    if (this.isObject[r] === 1) return sampleRow(group, this.objects.get(r)!);
+    const cp = this.checkpoints[r];
+    const committed = this.committed[r]!;
+    const translated = this.translated[r]!;
+    const known = this.ideal[r] !== IdealCode.UNKNOWN_BEFORE_FIRST_SYNC;
+    const high = this.high[r]!;
+    const logEnd = this.logEnd[r]!;
+    return {
+      group,
+      topic,
+      partition,
+      committed: BigInt(committed),
+      translated: BigInt(translated),
+      checkpointDownstream: cp?.downstream ?? null,
+      idealLow: known ? BigInt(this.low[r]!) : null,
+      idealHigh: known ? BigInt(high) : null,
+      reread: known ? BigInt(high - translated) : null,
+      failoverReread: known ? BigInt(high - (cp !== undefined ? this.checkpointDownstream[r]! : translated)) : null,
+      groupLag: Number.isNaN(logEnd) ? null : logEnd > committed ? BigInt(logEnd - committed) : 0n,
+    };
+  }
+
   /** Adds the rows [start, end) to `totals` (sumTotals' sums; bigints only for the sums). */
   addTotals(start: number, end: number, totals: TranslationTotals): void {
     let reread = 0;
@@ -227,6 +254,39 @@ function addSafely(sum: number, value: number, big: bigint): { sum: number; big:
   return { sum: value, big: big + BigInt(sum) };
 }
 
+/** One group partition's translation as the store keeps it (lib/store's TranslationSample). */
+export interface RowSample {
+  group: string;
+  topic: string;
+  partition: number;
+  committed: bigint;
+  translated: bigint | null;
+  checkpointDownstream: bigint | null;
+  idealLow: bigint | null;
+  idealHigh: bigint | null;
+  reread: bigint | null;
+  failoverReread: bigint | null;
+  groupLag: bigint | null;
+}
+
+/** The sample of a row made as an object (conservative re-read counts). */
+export function sampleRow(group: string, p: PartitionTranslation): RowSample {
+  const { ideal } = p;
+  return {
+    group,
+    topic: p.topic,
+    partition: p.partition,
+    committed: p.committed,
+    translated: p.translation.kind === "translated" ? p.translation.downstream : null,
+    checkpointDownstream: p.checkpoint?.downstream ?? null,
+    idealLow: ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.low : null,
+    idealHigh: ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.high : null,
+    reread: p.reread?.records ?? null,
+    failoverReread: p.failoverReread?.records ?? null,
+    groupLag: p.groupLag,
+  };
+}
+
 /** sumTotals' step for one row held as an object. */
 function addObjectRow(row: PartitionTranslation, totals: TranslationTotals): void {
   totals.partitions++;
@@ -262,6 +322,8 @@ export interface GroupRowReader {
   hasCheckpoint(): boolean;
   /** Row i as a PartitionTranslation. */
   row(i: number): PartitionTranslation;
+  /** Row i as the store's sample of group `group`. */
+  sample(i: number, group: string): RowSample;
 }
 
 /** A group's slice [start, start + length) of a flow's columns, its rows' topics and partitions in order. */
@@ -308,6 +370,10 @@ export class ColumnGroupRows implements GroupRowReader {
     return this.list?.[i] ?? this.rows.materialize(this.start + i, this.topics[i]!, this.partitions[i]!);
   }
 
+  sample(i: number, group: string): RowSample {
+    return this.rows.sample(this.start + i, group, this.topics[i]!, this.partitions[i]!);
+  }
+
   /** Every row as a PartitionTranslation, made on the first call and kept (GroupTranslation.partitions). */
   listRows(): PartitionTranslation[] {
     if (this.list === null) this.list = this.topics.map((topic, i) => this.rows.materialize(this.start + i, topic, this.partitions[i]!));
@@ -349,6 +415,10 @@ class ObjectGroupRows implements GroupRowReader {
 
   row(i: number): PartitionTranslation {
     return this.rows[i]!;
+  }
+
+  sample(i: number, group: string): RowSample {
+    return sampleRow(group, this.rows[i]!);
   }
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createOffsetSyncStore, selectLatestEpoch, type SyncPoint, toOptionalLong } from "@/lib/mm2";
 import { FlowPartitionIndex, FlowPartitionPlacer } from "@/lib/translation/flow-partition-index";
-import { readGroupRows } from "@/lib/translation/translation-rows";
+import { listTranslationSamples } from "@/lib/pipeline/flow-translator";
+import { readGroupRows, sampleRow } from "@/lib/translation/translation-rows";
 import {
   estimateReread, type FlowTranslation, mapIdealOffset, SyncModelCache, translateFlow, type PartitionTranslation, type TranslateFlowInput,
 } from "@/lib/translation";
@@ -98,6 +99,28 @@ describe("translation columns: offsets as float64, exact below 2^53", () => {
     expect(objects.hasCheckpoint()).toBe(true);
     expect(columns.hasCheckpoint()).toBe(true);
     expect(columns.checkpoint(0)).toMatchObject({ upstream: 120n, downstream: 101n });
+  });
+
+  it("the store's samples read from the columns equal the samples of the rows made as objects", () => {
+    const flow = makeFlow({
+      partitions: [0, 1, 2].map((partition) => makeFlowPartition({ partition, sourceLogEnd: partition === 2 ? null : 10_000n })),
+      checkpoints: [makeCheckpoint("app", "orders", 0, 120n, 101n), makeCheckpoint("app", "orders", 1, 180n, 181n)],
+    });
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100], [200, 200]), 1: syncs([50, 40], [300, 150]), 2: syncs([10, 10], [20, 20]) });
+    const groups = [makeGroup("app", { "orders/0": 150n, "orders/1": 60n, "orders/2": 5n, "orders/3": 5n }), makeGroup("web", { "orders/1": 400n, "orders/2": 15n })];
+    const ft = translate({ flow, sourceGroups: groups, syncHistory: history });
+    const samples = listTranslationSamples(ft);
+    expect(samples).toEqual(ft.groups.flatMap((g) => g.partitions.map((p) => sampleRow(g.group, p))));
+    expect(samples.map((s) => [s.group, s.partition, s.idealLow, s.failoverReread, s.groupLag])).toEqual([
+      // At MM2's translation's checkpoint; below a checkpoint (an upstream-gap bracket, 41..50, against 181); its log
+      // end unknown; not replicated; beyond the newest sync (151..250 against 151); a one-to-one run (15 against 11).
+      ["app", 0, 150n, 49n, 9_850n],
+      ["app", 1, 41n, -131n, 9_940n],
+      ["app", 2, null, null, null],
+      ["app", 3, null, null, null],
+      ["web", 1, 151n, 99n, 9_600n],
+      ["web", 2, 15n, 4n, null],
+    ]);
   });
 
   it("a group's rows serialise as before: JSON and the keys a digest reads show `partitions`, not the columns", () => {
