@@ -4,9 +4,12 @@ import {
   type CheckpointWatch, defaultTranslationThresholds, isCheckpointOwed, resolveCheckpointStaleMs, staleFinding,
   type TranslationThresholds,
 } from "./translation-detectors";
-import type { FlowTranslation, GroupTranslation, PartitionTranslation } from "@/lib/translation";
+import { type FlowTranslation, type GroupTranslation, type PartitionTranslation, readGroupRows } from "@/lib/translation";
 
 type WatchEntry = CheckpointWatch[string];
+
+/** A checkpoint's offsets (a row's, or its column's). */
+type CheckpointOffsets = { upstream: bigint; downstream: bigint } | null;
 
 /** One watch entry with the checkpoint its identity names, parsed once, and the last judgement that kept it. */
 interface Slot {
@@ -91,21 +94,23 @@ export class CheckpointWatchState {
         if (last !== undefined) groups.set(g.group, last);
         continue;
       }
-      const thresholdMs = resolveCheckpointStaleMs(ft.checkpointTiming, g.partitions.some((p) => p.checkpoint !== null), thresholds.checkpointStaleMs);
+      // The rows' columns: a row is made only for a finding.
+      const rows = readGroupRows(g);
+      const thresholdMs = resolveCheckpointStaleMs(ft.checkpointTiming, rows.hasCheckpoint(), thresholds.checkpointStaleMs);
       if (thresholdMs === null) continue;
       const positions: GroupPositions = last ?? { topics: [], partitions: [], slots: [] };
       groups.set(g.group, positions);
-      const rows = g.partitions;
       for (let i = 0; i < rows.length; i++) {
-        const p = rows[i]!;
-        const aligned = positions.topics[i] === p.topic && positions.partitions[i] === p.partition;
+        const topic = rows.topic(i);
+        const partition = rows.partition(i);
+        const aligned = positions.topics[i] === topic && positions.partitions[i] === partition;
         const held = aligned ? positions.slots[i] : undefined;
-        const expected = isCheckpointOwed(p);
+        const owed = rows.isCheckpointOwed(i);
         if (!aligned) {
-          positions.topics[i] = p.topic;
-          positions.partitions[i] = p.partition;
+          positions.topics[i] = topic;
+          positions.partitions[i] = partition;
         }
-        if (expected === null) {
+        if (!owed) {
           if (held !== undefined && held.live && held.mark !== mark && held.mark !== -mark) {
             held.mark = -mark;
             paid.push(held);
@@ -113,25 +118,29 @@ export class CheckpointWatchState {
           positions.slots[i] = undefined;
           continue;
         }
+        const checkpoint = rows.checkpoint(i);
         let slot = held !== undefined && held.live ? held : undefined;
         if (slot === undefined) {
-          const key = internPrefixedPartitionKey(groupPrefix, p.topic, p.partition);
+          const key = internPrefixedPartitionKey(groupPrefix, topic, partition);
           slot = slots.get(key);
           if (slot === undefined) {
-            slots.set(key, (slot = createOwedSlot(key, p.checkpoint, now)));
+            slots.set(key, (slot = createOwedSlot(key, checkpoint, now)));
             this.changed.set(key, slot.entry);
           }
         }
-        if (!isSameCheckpoint(slot, p.checkpoint)) {
-          owe(slot, p.checkpoint, now);
+        if (!isSameCheckpoint(slot, checkpoint)) {
+          owe(slot, checkpoint, now);
           this.changed.set(slot.key, slot.entry);
         }
         // Otherwise still owed since the same checkpoint: the entry stays as it is (no new object, nothing to write).
         keep(slot);
         positions.slots[i] = slot;
         const { dueSince } = slot.entry;
-        const checkpointOld = p.checkpoint === null || now - p.checkpoint.at > thresholdMs;
-        if (now - dueSince > thresholdMs && checkpointOld) findings.push(staleFinding(ft, g, p, { expected, owedMs: now - dueSince, thresholdMs }, now));
+        const checkpointOld = checkpoint === null || now - checkpoint.at > thresholdMs;
+        if (now - dueSince > thresholdMs && checkpointOld) {
+          const p = rows.row(i);
+          findings.push(staleFinding(ft, g, p, { expected: isCheckpointOwed(p)!, owedMs: now - dueSince, thresholdMs }, now));
+        }
       }
       positions.topics.length = positions.partitions.length = positions.slots.length = rows.length;
     }
@@ -188,14 +197,14 @@ export class CheckpointWatchState {
 }
 
 /** A checkpoint owed from `now` on. */
-function createOwedSlot(key: string, checkpoint: PartitionTranslation["checkpoint"], now: number): Slot {
+function createOwedSlot(key: string, checkpoint: CheckpointOffsets, now: number): Slot {
   const slot: Slot = { key, entry: { checkpoint: null, dueSince: now }, upstream: null, downstream: null, valid: true, mark: 0, live: true };
   owe(slot, checkpoint, now);
   return slot;
 }
 
 /** The slot's entry becomes a new one: owed from `now` on since `checkpoint`. */
-function owe(slot: Slot, checkpoint: PartitionTranslation["checkpoint"], now: number): void {
+function owe(slot: Slot, checkpoint: CheckpointOffsets, now: number): void {
   slot.valid = true;
   if (checkpoint === null) {
     slot.entry = { checkpoint: null, dueSince: now };
@@ -217,7 +226,7 @@ function createSlot(key: string, entry: WatchEntry): Slot {
 }
 
 /** Whether the slot's identity names this checkpoint (as detectors.ts's isSameCheckpoint). */
-function isSameCheckpoint(slot: Slot, checkpoint: PartitionTranslation["checkpoint"]): boolean {
+function isSameCheckpoint(slot: Slot, checkpoint: CheckpointOffsets): boolean {
   if (!slot.valid) return false;
   if (slot.upstream === null || checkpoint === null) return slot.upstream === null && checkpoint === null;
   return slot.upstream === checkpoint.upstream && slot.downstream === checkpoint.downstream;

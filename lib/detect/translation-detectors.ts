@@ -5,7 +5,10 @@ import { internPrefixedPartitionKey } from "@/lib/collector/partition-keys";
 import { defaultThresholds } from "@/lib/config/thresholds";
 import { type Evidence, type Finding, FindingType, type SeverityName } from "./types";
 import type { CheckpointTiming } from "@/lib/mm2";
-import { type FlowTranslation, type GroupTranslation, isSkipping, type PartitionTranslation } from "@/lib/translation";
+import {
+  type FlowTranslation, type GroupTranslation, isSkipping, listSkippingRows, type PartitionTranslation, readGroupRows,
+  readOwedDownstream,
+} from "@/lib/translation";
 
 /** Thresholds of both detectors. */
 export interface TranslationThresholds {
@@ -70,7 +73,7 @@ export function detectTranslationErrors(
 ): Finding[] {
   return ft.groups.flatMap((g) => {
     if (g.unknown !== null) return [];
-    const skipping = g.partitions.filter((p) => isSkipping(p) && !(isSkippingByCheckpointOnly(p) && awaitingRewound(g, p)));
+    const skipping = listSkippingRows(g).filter((p) => !(isSkippingByCheckpointOnly(p) && awaitingRewound(g, p)));
     const replay = g.totals.failoverReplayRecords;
     if (skipping.length === 0 && replay <= BigInt(thresholds.replayRecords)) return [];
     const severity: SeverityName = skipping.length > 0 ? "critical" : "warning";
@@ -164,19 +167,24 @@ export function detectStaleCheckpoints(
       for (const key in watch) if (key.startsWith(prefix)) next[key] = watch[key]!;
       continue;
     }
-    const thresholdMs = resolveCheckpointStaleMs(ft.checkpointTiming, g.partitions.some((p) => p.checkpoint !== null), thresholds.checkpointStaleMs);
+    // The rows' columns: a row is made only for a finding.
+    const rows = readGroupRows(g);
+    const thresholdMs = resolveCheckpointStaleMs(ft.checkpointTiming, rows.hasCheckpoint(), thresholds.checkpointStaleMs);
     if (thresholdMs === null) continue;
     const groupPrefix = `${flowPrefix}${g.group}|`;
-    for (const p of g.partitions) {
-      const expected = isCheckpointOwed(p);
-      if (expected === null) continue;
-      const key = internPrefixedPartitionKey(groupPrefix, p.topic, p.partition);
+    for (let i = 0; i < rows.length; i++) {
+      if (!rows.isCheckpointOwed(i)) continue;
+      const checkpoint = rows.checkpoint(i);
+      const key = internPrefixedPartitionKey(groupPrefix, rows.topic(i), rows.partition(i));
       const previous = watch[key];
       // Still owed since the same checkpoint: the entry stays as it is (no new object, no new string).
-      const entry = previous !== undefined && isSameCheckpoint(previous, p.checkpoint) ? previous : createWatchEntry(p.checkpoint, now);
+      const entry = previous !== undefined && isSameCheckpoint(previous, checkpoint) ? previous : createWatchEntry(checkpoint, now);
       next[key] = entry;
-      const checkpointOld = p.checkpoint === null || now - p.checkpoint.at > thresholdMs;
-      if (now - entry.dueSince > thresholdMs && checkpointOld) findings.push(staleFinding(ft, g, p, { expected, owedMs: now - entry.dueSince, thresholdMs }, now));
+      const checkpointOld = checkpoint === null || now - checkpoint.at > thresholdMs;
+      if (now - entry.dueSince > thresholdMs && checkpointOld) {
+        const p = rows.row(i);
+        findings.push(staleFinding(ft, g, p, { expected: isCheckpointOwed(p)!, owedMs: now - entry.dueSince, thresholdMs }, now));
+      }
     }
   }
   // A superset is safe: it only makes the next call look for other flows' entries.
@@ -205,14 +213,17 @@ function listWatchFlows(watch: CheckpointWatch): Set<string> {
   return flows;
 }
 
-function createWatchEntry(checkpoint: PartitionTranslation["checkpoint"], now: number): WatchEntry {
+/** A checkpoint's offsets (a row's, or its column's). */
+type CheckpointOffsets = { upstream: bigint; downstream: bigint } | null;
+
+function createWatchEntry(checkpoint: CheckpointOffsets, now: number): WatchEntry {
   const entry: WatchEntry = { checkpoint: checkpoint ? `${checkpoint.upstream}:${checkpoint.downstream}` : null, dueSince: now };
   entryCheckpoints.set(entry, checkpoint ? { upstream: checkpoint.upstream, downstream: checkpoint.downstream } : null);
   return entry;
 }
 
 /** Whether the entry's identity (`upstream:downstream`, or null) names this checkpoint. */
-function isSameCheckpoint(entry: WatchEntry, checkpoint: PartitionTranslation["checkpoint"]): boolean {
+function isSameCheckpoint(entry: WatchEntry, checkpoint: CheckpointOffsets): boolean {
   let named = entryCheckpoints.get(entry);
   if (named === undefined) {
     const match = entry.checkpoint === null ? null : /^(-?\d+):(-?\d+)$/.exec(entry.checkpoint);
@@ -232,11 +243,7 @@ function isSkippingByCheckpointOnly(p: PartitionTranslation): boolean {
 
 /** The downstream offset MM2 owes as a checkpoint, or null when it owes none. */
 export function isCheckpointOwed(p: PartitionTranslation): bigint | null {
-  if (p.translation.kind !== "translated" || p.translation.downstream < 0n) return null;
-  const c = p.checkpoint;
-  if (c === null) return p.translation.downstream;
-  if (p.committed === c.upstream) return null;
-  return p.committed < c.upstream || p.translation.downstream > c.downstream ? p.translation.downstream : null;
+  return readOwedDownstream(p);
 }
 
 /** A CHECKPOINT_STALE finding of one group partition, owed for `owedMs`. */

@@ -91,7 +91,10 @@ export class CyclePipeline {
 
   private translate(snapshot: Snapshot, history: CollectorHistory) {
     try {
-      return { translations: this.translator.translateCycle(snapshot, history), errors: new Map<string, string>() };
+      const errors = new Map<string, string>();
+      const translations = this.translator.translateCycle(snapshot, history, errors);
+      for (const [flow, why] of errors) log.error({ flow, err: why }, "translating a flow failed; its groups are unknown this cycle");
+      return { translations, errors };
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       log.error({ err: why }, "translating the cycle's flows failed; their groups are unknown this cycle");

@@ -1,6 +1,6 @@
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
 import type { TranslationSample } from "@/lib/store";
-import { CheckpointIndex, type FlowTranslation, type ReplayOptions, SyncModelCache, translateSnapshotFlow } from "@/lib/translation";
+import { CheckpointIndex, type FlowTranslation, readGroupRows, type ReplayOptions, SyncModelCache, translateSnapshotFlow } from "@/lib/translation";
 
 /**
  * Translates every flow of each cycle's snapshot, reusing the replayed sync models between cycles (only the
@@ -16,16 +16,21 @@ export class FlowTranslator {
   }
 
   /** The translation of every flow of `snapshot`, per flow id. */
-  translateCycle(snapshot: Snapshot, history: CollectorHistory): Map<string, FlowTranslation> {
+  translateCycle(snapshot: Snapshot, history: CollectorHistory, failed?: Map<string, string>): Map<string, FlowTranslation> {
     // Flows gone from the snapshot lose their index (the sync models keep theirs for a while: SyncModelCache).
     const indexes = new Map(snapshot.flows.map((flow) => [flow.id, this.checkpointIndexes.get(flow.id) ?? new CheckpointIndex()]));
     this.checkpointIndexes = indexes;
-    const translations = new Map(
-      snapshot.flows.map((flow) => {
-        const options = { cache: this.cache, checkpointIndex: indexes.get(flow.id) };
-        return [flow.id, translateSnapshotFlow(snapshot, flow, history.offsetSyncs, snapshot.takenAt, options)];
-      }),
-    );
+    const translations = new Map<string, FlowTranslation>();
+    for (const flow of snapshot.flows) {
+      const options = { cache: this.cache, checkpointIndex: indexes.get(flow.id) };
+      // One flow's failure (e.g. an offset past 2^53, docs/translation-columns.md) leaves the others translated.
+      try {
+        translations.set(flow.id, translateSnapshotFlow(snapshot, flow, history.offsetSyncs, snapshot.takenAt, options));
+      } catch (err) {
+        if (failed === undefined) throw err;
+        failed.set(flow.id, err instanceof Error ? err.message : String(err));
+      }
+    }
     this.cache.endCycle();
     return translations;
   }
@@ -33,27 +38,14 @@ export class FlowTranslator {
 
 /**
  * One store sample per group × partition of a flow translation (conservative re-read counts), in one array filled
- * in place (190,000 samples a cycle at 100,000 partitions: no array per group to flatten).
+ * in place (190,000 samples a cycle at 100,000 partitions: no array per group to flatten), read from the rows'
+ * columns without making the rows (lib/translation/translation-rows.ts).
  */
 export function listTranslationSamples(ft: FlowTranslation): TranslationSample[] {
   const samples: TranslationSample[] = [];
   for (const g of ft.groups) {
-    for (const p of g.partitions) {
-      const { ideal } = p;
-      samples.push({
-        group: g.group,
-        topic: p.topic,
-        partition: p.partition,
-        committed: p.committed,
-        translated: p.translation.kind === "translated" ? p.translation.downstream : null,
-        checkpointDownstream: p.checkpoint?.downstream ?? null,
-        idealLow: ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.low : null,
-        idealHigh: ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.high : null,
-        reread: p.reread?.records ?? null,
-        failoverReread: p.failoverReread?.records ?? null,
-        groupLag: p.groupLag,
-      });
-    }
+    const rows = readGroupRows(g);
+    for (let i = 0; i < rows.length; i++) samples.push(rows.sample(i, g.group));
   }
   return samples;
 }

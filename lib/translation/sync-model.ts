@@ -25,6 +25,7 @@ import {
   type SyncPoint,
   type TopicPartition,
 } from "@/lib/mm2";
+import type { SyncNumbers } from "./sync-columns";
 import type { IdealOffset, ModelTranslation } from "./types";
 
 /** How MirrorCheckpointTask's store was loaded (see the module comment). */
@@ -62,6 +63,10 @@ export interface SyncModel {
   store: OffsetSyncStore;
   epoch: readonly SyncPoint[];
   translations: SyncTranslations;
+  /** Changes whenever the model takes syncs (unique over every model): what its numeric copy was made from. */
+  version: number;
+  /** The model's numbers for the row arithmetic (sync-columns.ts), made again only when `version` changed. */
+  numbers: SyncNumbers | null;
 }
 
 interface CacheEntry extends SyncModel {
@@ -70,10 +75,15 @@ interface CacheEntry extends SyncModel {
   epoch: SyncPoint[];
   /** The cycle (SyncModelCache.endCycle count) of the entry's last lookup. */
   usedInCycle: number;
+  /** Set when endCycle drops the entry: a caller holding it looks it up by key again. */
+  dropped?: true;
 }
 
 /** Cycles an entry survives without a lookup (a group that briefly disappears keeps its model). */
 const unusedCyclesKept = 60;
+
+/** The last SyncModel version given out (module-wide, so no two models ever share one). */
+let lastVersion = 0;
 
 /**
  * Keeps one replayed model per flow partition between cycles and feeds it only the syncs appended
@@ -83,15 +93,31 @@ const unusedCyclesKept = 60;
  */
 export class SyncModelCache {
   private readonly entries = new Map<string, CacheEntry>();
+  private readonly flows = new Map<string, { state: unknown; usedInCycle: number }>();
   private cycle = 0;
 
   constructor(private readonly options: ReplayOptions = {}) {}
 
+  /**
+   * What the translation keeps of one flow between cycles (translate-flow.ts: its dense partition index and group
+   * layouts), made by `create` on the flow's first lookup and dropped like a model after 60 cycles without one.
+   */
+  lookupFlow<T>(flowId: string, create: () => T): T {
+    let held = this.flows.get(flowId);
+    if (held === undefined) this.flows.set(flowId, (held = { state: create(), usedInCycle: this.cycle }));
+    held.usedInCycle = this.cycle;
+    return held.state as T;
+  }
+
   /** The model and the latest epoch (for exact mapping) of one partition's history, valid until the key's next lookup. */
-  lookup(key: string, tp: TopicPartition, history: readonly SyncPoint[]): SyncModel {
-    const entry = this.entries.get(key);
+  lookup(key: string, tp: TopicPartition, history: readonly SyncPoint[], known?: SyncModel): SyncModel {
+    // `known`: the model this key gave before, when the caller kept it (translate-flow.ts, by dense index): no map
+    // lookup in a table of every partition, unless endCycle dropped it.
+    const held = known as CacheEntry | undefined;
+    const entry = held !== undefined && held.dropped !== true ? held : this.entries.get(key);
     const resumeAt = entry ? findResumeIndex(entry, history) : -1;
     if (!entry || resumeAt < 0) {
+      if (entry) entry.dropped = true;
       const fresh: CacheEntry = {
         store: replaySyncHistory(tp, history, this.options),
         consumed: history.length,
@@ -99,6 +125,8 @@ export class SyncModelCache {
         epoch: selectLatestEpoch(history),
         translations: { sync: null, at: null, past: null },
         usedInCycle: this.cycle,
+        version: ++lastVersion,
+        numbers: null,
       };
       this.entries.set(key, fresh);
       return fresh;
@@ -111,6 +139,7 @@ export class SyncModelCache {
       // The history only grew at its end (same object at the same place): the latest epoch continues
       // from the one already selected. After a trim at the front it is selected again from the history.
       entry.epoch = resumeAt === entry.consumed ? extendLatestEpoch(entry.epoch, history, resumeAt) : selectLatestEpoch(history);
+      entry.version = ++lastVersion;
     }
     entry.consumed = history.length;
     entry.last = history.at(-1) ?? null;
@@ -123,7 +152,12 @@ export class SyncModelCache {
    * disappeared). Marking on lookup costs nothing per partition, where a set of every partition's key did.
    */
   endCycle(): void {
-    for (const [key, entry] of this.entries) if (this.cycle - entry.usedInCycle >= unusedCyclesKept) this.entries.delete(key);
+    for (const [key, entry] of this.entries) {
+      if (this.cycle - entry.usedInCycle < unusedCyclesKept) continue;
+      entry.dropped = true;
+      this.entries.delete(key);
+    }
+    for (const [id, held] of this.flows) if (this.cycle - held.usedInCycle >= unusedCyclesKept) this.flows.delete(id);
     this.cycle++;
   }
 }

@@ -18,18 +18,21 @@
  *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
  */
 import { readPartitionSettings } from "@/lib/collector/partition-settings";
-import { type CheckpointPoint, type ClusterSnapshot, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
+import type { CheckpointPoint, ClusterSnapshot, ConsumerGroupState, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import { compileGroupFilter, type SyncPoint, translateFromSync } from "@/lib/mm2";
 import { CheckpointIndex } from "./checkpoint-index";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
-import { addTotals, estimateReread, sumTotals } from "./reread";
+import { compareTopicPartitions, FlowRowsState, setNumericRow } from "./flow-rows";
+import { addTotals, estimateReread } from "./reread";
 import { mapIdealOffset, type ReplayOptions, type SyncModel, SyncModelCache, type SyncTranslations } from "./sync-model";
+import { attachGroupRows, ColumnGroupRows, TranslationRows } from "./translation-rows";
 import {
   type FlowTranslation,
   type GroupTranslation,
   type IdealOffset,
   type ModelTranslation,
   type PartitionTranslation,
+  type TranslationTotals,
   type UncheckpointedGroup,
   type UncheckpointedPartition,
   UntranslatableReason,
@@ -61,33 +64,67 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const cache = input.cache ?? new SyncModelCache(input.replay);
   const syncsLoaded = input.syncsLoaded ?? true;
   const filter = compileGroupFilter(flow.groupsFilter, flow.groupsExclude);
-  const partitions = indexFlowPartitions(flow);
-  const checkpoints = (input.checkpointIndex ?? new CheckpointIndex()).update(flow.checkpoints);
+  const state = cache.lookupFlow(flow.id, () => new FlowRowsState(flow.id));
+  state.beginCycle();
+  const partitions = state.placer.place(flow.partitions);
+  const checkpoints = (input.checkpointIndex ?? state.checkpointIndex).update(flow.checkpoints);
+  let capacity = 0;
+  for (const g of input.sourceGroups) capacity += g.offsets.length;
+  const rows = new TranslationRows(capacity, now);
+  let next = 0;
   const groups: GroupTranslation[] = [];
   const excludedGroups: string[] = [];
   const uncheckpointedGroups: UncheckpointedGroup[] = [];
   for (const g of [...input.sourceGroups].sort((a, b) => a.groupId.localeCompare(b.groupId))) {
     if (!isCheckpointedGroupType(g.groupType)) {
-      const rows = listUncheckpointedPartitions(g, partitions);
-      if (!rows.some((r) => partitions.has(r.topic))) continue;
+      const rows = listUncheckpointedPartitions(g, (topic, partition) => partitions.byIndex[state.placer.index.indexOf(topic, partition)]);
+      if (!rows.some((r) => partitions.topics.has(r.topic))) continue;
       const unknown = describeUnknownGroup(g, input.sourceStale ?? null, now);
       uncheckpointedGroups.push({ group: g.groupId, groupType: g.groupType, state: g.state, members: g.members, unknown, note: explainUncheckpointedGroup(g.groupType), partitions: rows });
       continue;
     }
     const offsets = g.offsets.filter((o) => o.offset >= 0n);
-    if (!offsets.some((o) => partitions.has(o.topic))) continue;
+    if (!offsets.some((o) => partitions.topics.has(o.topic))) continue;
     if (!filter.matches(g.groupId)) {
       excludedGroups.push(g.groupId);
       continue;
     }
     const ctx: RowContext = { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: input.syncHistory, now };
     const own = checkpoints.get(g.groupId);
-    const rows = offsets
-      .map((o) => translatePartition(ctx, o.topic, o.partition, o.offset, partitions.get(o.topic)?.get(o.partition), own?.get(o.topic)?.get(o.partition)))
-      .sort(compareTopicPartitions);
+    const layout = state.readLayout(g.groupId, offsets);
+    const start = next;
+    for (let i = 0; i < layout.order.length; i++) {
+      const o = offsets[layout.order[i]!]!;
+      const index = layout.dense[i]!;
+      const cp = own?.get(o.topic)?.get(o.partition);
+      const fp = partitions.byIndex[index];
+      const r = next++;
+      const enabled = fp !== undefined && syncsLoaded && readPartitionSettings(flow, fp).offsetSyncsEnabled;
+      const numbers = enabled ? state.readNumbers(index, fp, cache, input.syncHistory) : null;
+      if (numbers !== null && setNumericRow(rows, r, numbers, fp!, o.offset, cp, g.dataAt)) continue;
+      const indexed = fp === undefined ? undefined : { fp, key: state.placer.index.keyAt(index), history: state.readHistory(index, input.syncHistory) };
+      rows.setObject(r, translatePartition(ctx, o.topic, o.partition, o.offset, indexed, cp));
+    }
+    const reader = new ColumnGroupRows(rows, start, layout.topics, layout.partitions);
+    const totals = createTotals();
+    rows.addTotals(start, next, totals);
     const unknown = describeUnknownGroup(g, input.sourceStale ?? null, now);
-    groups.push({ group: g.groupId, groupType: g.groupType, state: g.state, members: g.members, unknown, partitions: rows, totals: sumTotals(rows) });
+    const group: GroupTranslation = {
+      group: g.groupId,
+      groupType: g.groupType,
+      state: g.state,
+      members: g.members,
+      unknown,
+      // Made from the columns on first read (a page, the API, the read model's text); the detectors read the columns.
+      get partitions() {
+        return reader.listRows();
+      },
+      totals,
+    };
+    attachGroupRows(group, reader);
+    groups.push(group);
   }
+  state.endCycle();
   return {
     flow: flow.id,
     source: flow.source,
@@ -102,36 +139,24 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   };
 }
 
-/** By topic (localeCompare; most neighbours share theirs), then partition number. */
-function compareTopicPartitions(a: { topic: string; partition: number }, b: { topic: string; partition: number }): number {
-  return (a.topic === b.topic ? 0 : a.topic.localeCompare(b.topic)) || a.partition - b.partition;
+/** Totals of no row, to add rows to. */
+function createTotals(): TranslationTotals {
+  return { partitions: 0, translated: 0, untranslatable: 0, rereadRecords: 0n, failoverReplayRecords: 0n, skippingPartitions: 0, groupLag: 0n, oldestCheckpointAgeMs: null };
 }
 
-/** A flow partition with its history key, per topic and partition number. */
+/** A flow partition with its history key (and, once looked up, its history and replayed model). */
 interface IndexedPartition {
   /** Also the partition's TopicPartition for the model (its topic and number: no copy per partition and cycle). */
   fp: FlowPartition;
   key: string;
-  /** The partition's sync history and replayed model, looked up once per call for all the groups on it. */
   history?: readonly SyncPoint[];
   model?: SyncModel;
 }
 
-/** The flow's partitions by topic and partition number (a later duplicate wins, as in a Map). */
-function indexFlowPartitions(flow: Flow): Map<string, Map<number, IndexedPartition>> {
-  const byTopic = new Map<string, Map<number, IndexedPartition>>();
-  for (const fp of flow.partitions) {
-    let topic = byTopic.get(fp.topic);
-    if (topic === undefined) byTopic.set(fp.topic, (topic = new Map()));
-    topic.set(fp.partition, { fp, key: flowPartitionKey(flow.id, fp.topic, fp.partition) });
-  }
-  return byTopic;
-}
-
 /** A streams group's committed offsets, or a share group's start offsets, with the flow's view of each partition. */
-function listUncheckpointedPartitions(g: ConsumerGroupState, partitions: ReadonlyMap<string, ReadonlyMap<number, IndexedPartition>>): UncheckpointedPartition[] {
+function listUncheckpointedPartitions(g: ConsumerGroupState, findPartition: (topic: string, partition: number) => FlowPartition | undefined): UncheckpointedPartition[] {
   const position = (topic: string, partition: number) => {
-    const fp = partitions.get(topic)?.get(partition)?.fp;
+    const fp = findPartition(topic, partition);
     return { targetTopic: fp?.targetTopic ?? null, sourceLogEnd: fp?.sourceLogEnd ?? null };
   };
   const committed = g.offsets

@@ -1,0 +1,89 @@
+import { type FlowPartition, flowPartitionKey } from "@/lib/collector/types";
+
+/**
+ * Dense integer indexes of a flow's partitions, stable across cycles: a partition keeps the index it got when first
+ * seen for as long as the flow is translated (a partition added later gets the next one; none is reused), so anything
+ * kept per partition between cycles is an array slot, not a map entry under a key string.
+ */
+export class FlowPartitionIndex {
+  private readonly byTopic = new Map<string, Map<number, number>>();
+  private readonly topics: string[] = [];
+  private readonly numbers: number[] = [];
+  private readonly keys: string[] = [];
+
+  constructor(private readonly flowId: string) {}
+
+  /** How many indexes were given out. */
+  get size(): number {
+    return this.topics.length;
+  }
+
+  /** The partition's index, or −1 when it never had one. */
+  indexOf(topic: string, partition: number): number {
+    return this.byTopic.get(topic)?.get(partition) ?? -1;
+  }
+
+  /** The partition's index, given now when it has none yet. */
+  ensure(topic: string, partition: number): number {
+    let byNumber = this.byTopic.get(topic);
+    if (byNumber === undefined) this.byTopic.set(topic, (byNumber = new Map()));
+    const known = byNumber.get(partition);
+    if (known !== undefined) return known;
+    const index = this.topics.length;
+    byNumber.set(partition, index);
+    this.topics.push(topic);
+    this.numbers.push(partition);
+    this.keys.push(flowPartitionKey(this.flowId, topic, partition));
+    return index;
+  }
+
+  /** The collector's history key of the partition at `index` (flowPartitionKey). */
+  keyAt(index: number): string {
+    return this.keys[index]!;
+  }
+}
+
+/** A flow's partitions of one cycle by dense index (a later duplicate wins, as in a Map), and their topics. */
+export interface CyclePartitions {
+  byIndex: readonly (FlowPartition | undefined)[];
+  topics: ReadonlySet<string>;
+}
+
+/**
+ * Places each cycle's flow partitions at their dense indexes. The collector lists them in the same order cycle after
+ * cycle, so a position that names the partition it named last cycle takes last cycle's index without a lookup.
+ */
+export class FlowPartitionPlacer {
+  readonly index: FlowPartitionIndex;
+  private topics: string[] = [];
+  private numbers: number[] = [];
+  private indexes: number[] = [];
+  private topicSet: ReadonlySet<string> = new Set();
+
+  constructor(flowId: string) {
+    this.index = new FlowPartitionIndex(flowId);
+  }
+
+  /** This cycle's partitions by dense index (a new array: the last cycle's rows keep theirs). */
+  place(partitions: readonly FlowPartition[]): CyclePartitions {
+    const byIndex = new Array<FlowPartition | undefined>(this.index.size).fill(undefined);
+    let moved = partitions.length !== this.topics.length;
+    for (let i = 0; i < partitions.length; i++) {
+      const fp = partitions[i]!;
+      let index = this.indexes[i];
+      if (index === undefined || this.topics[i] !== fp.topic || this.numbers[i] !== fp.partition) {
+        index = this.index.ensure(fp.topic, fp.partition);
+        this.topics[i] = fp.topic;
+        this.numbers[i] = fp.partition;
+        this.indexes[i] = index;
+        moved = true;
+      }
+      byIndex[index] = fp;
+    }
+    if (moved) {
+      this.topics.length = this.numbers.length = this.indexes.length = partitions.length;
+      this.topicSet = new Set(this.topics);
+    }
+    return { byIndex, topics: this.topicSet };
+  }
+}

@@ -1,0 +1,448 @@
+/**
+ * A flow's translation rows of one cycle as columns: one slot per group × partition in typed arrays of float64
+ * offsets (exact: sync-columns.ts checks every offset where it comes in), made once per cycle and never changed
+ * after. A row becomes a PartitionTranslation (bigints, nested objects) only where one is read — a page, the API,
+ * the read model's text, a finding's evidence — and the detectors read the columns (GroupRowReader). At 100,000
+ * partitions a cycle has 190,000 rows: as objects they were ~1.1 million objects and bigints a cycle.
+ *
+ * Rows MM2's offset syncs translate (the usual row) are held as numbers; any other row (not replicated, no sync, too
+ * old, syncs not read or disabled, a result beyond 2^53) is held as the PartitionTranslation translate-flow.ts made.
+ */
+import type { CheckpointPoint, FlowPartition } from "@/lib/collector/types";
+import type { SyncPoint } from "@/lib/mm2";
+import { isSkipping } from "./reread";
+import type { IdealOffset, ModelTranslation, PartitionTranslation, RereadEstimate, TranslationTotals } from "./types";
+
+/** How a numeric row's ideal position reads (IdealOffset's kind with its basis or reason). */
+export const IdealCode = {
+  EXACT_SYNC: 0,
+  EXACT_ONE_TO_ONE: 1,
+  EXACT_PINNED: 2,
+  BRACKET_UPSTREAM_GAP: 3,
+  BRACKET_DOWNSTREAM_GAP: 4,
+  BRACKET_BEYOND_NEWEST: 5,
+  UNKNOWN_BEFORE_FIRST_SYNC: 6,
+} as const;
+
+/**
+ * The columns of every row of one flow and cycle. translate-flow.ts sets each row once, in order (a numeric row's
+ * columns by flow-rows.ts's setNumericRow, any other with setObject), then they are only read.
+ */
+export class TranslationRows {
+  private readonly objects = new Map<number, PartitionTranslation>();
+  /** 1 where the row is held as an object (`objects`), 0 for a numeric row. */
+  readonly isObject: Uint8Array;
+  /** The committed offset the row translates (a newer checkpoint's upstream offset where translatePartition takes it). */
+  readonly committed: Float64Array;
+  /** MM2's translation (the sync's downstream, or one past it). */
+  readonly translated: Float64Array;
+  /** The ideal position's low and high bound (both the position when exact; unused when unknown). */
+  readonly low: Float64Array;
+  readonly high: Float64Array;
+  /** The latest checkpoint's offsets (unused without one). */
+  readonly checkpointUpstream: Float64Array;
+  readonly checkpointDownstream: Float64Array;
+  /** The source log end, NaN when unknown. */
+  readonly logEnd: Float64Array;
+  readonly ideal: Uint8Array;
+  /** The sync MM2 translates by, the latest checkpoint (undefined: none), the flow partition. */
+  readonly syncs: (SyncPoint | undefined)[];
+  readonly checkpoints: (CheckpointPoint | undefined)[];
+  readonly partitions: (FlowPartition | undefined)[];
+
+  /** `capacity`: at least the rows that will be set; `now`: the cycle's time (a checkpoint's age). */
+  constructor(
+    capacity: number,
+    readonly now: number,
+  ) {
+    this.isObject = new Uint8Array(capacity);
+    this.committed = new Float64Array(capacity);
+    this.translated = new Float64Array(capacity);
+    this.low = new Float64Array(capacity);
+    this.high = new Float64Array(capacity);
+    this.checkpointUpstream = new Float64Array(capacity);
+    this.checkpointDownstream = new Float64Array(capacity);
+    this.logEnd = new Float64Array(capacity);
+    this.ideal = new Uint8Array(capacity);
+    this.syncs = new Array<SyncPoint | undefined>(capacity).fill(undefined);
+    this.checkpoints = new Array<CheckpointPoint | undefined>(capacity).fill(undefined);
+    this.partitions = new Array<FlowPartition | undefined>(capacity).fill(undefined);
+  }
+
+  /** Sets row `r` as a PartitionTranslation (a row the numbers do not describe). */
+  setObject(r: number, row: PartitionTranslation): void {
+    this.isObject[r] = 1;
+    this.objects.set(r, row);
+  }
+
+  /** Row `r` as a PartitionTranslation (a new object for a numeric row; `topic` and `partition` name it). */
+  materialize(r: number, topic: string, partition: number): PartitionTranslation {
+    if (this.isObject[r] === 1) return this.objects.get(r)!;
+    const cp = this.checkpoints[r];
+    const sync = this.syncs[r]!;
+    const fp = this.partitions[r]!;
+    const committedNumber = this.committed[r]!;
+    const translatedNumber = this.translated[r]!;
+    const downstream = BigInt(translatedNumber);
+    const ideal = this.readIdeal(r);
+    const reread = this.estimate(r, translatedNumber);
+    const checkpoint = cp ? { upstream: cp.upstream, downstream: cp.downstream, at: cp.at, ageMs: Math.max(0, this.now - cp.at) } : null;
+    const checkpointReread = checkpoint !== null && checkpoint.downstream === downstream ? reread : cp ? this.estimate(r, this.checkpointDownstream[r]!) : null;
+    const committed = BigInt(committedNumber);
+    const lag = fp.sourceLogEnd === null ? null : fp.sourceLogEnd - committed;
+    return {
+      topic,
+      partition,
+      targetTopic: fp.targetTopic,
+      committed,
+      sourceLogEnd: fp.sourceLogEnd,
+      groupLag: lag === null ? null : lag > 0n ? lag : 0n,
+      translation: shareTranslation(sync, sync.upstream === committed, downstream),
+      checkpoint,
+      ideal,
+      reread,
+      checkpointReread,
+      failoverReread: checkpoint ? checkpointReread : reread,
+    };
+  }
+
+  /** The latest checkpoint of row `r` (upstream, downstream, when read), or null. */
+  checkpointAt(r: number): CheckpointPoint | PartitionTranslation["checkpoint"] {
+    return this.isObject[r] === 1 ? this.objects.get(r)!.checkpoint : (this.checkpoints[r] ?? null);
+  }
+
+  /** isCheckpointOwed(row) !== null, from the columns (detectors.ts). */
+  isCheckpointOwed(r: number): boolean {
+    if (this.isObject[r] === 1) return readOwedDownstream(this.objects.get(r)!) !== null;
+    const translated = this.translated[r]!;
+    if (translated < 0) return false;
+    const cp = this.checkpoints[r];
+    if (cp === undefined) return true;
+    const committed = this.committed[r]!;
+    const upstream = this.checkpointUpstream[r]!;
+    if (committed === upstream) return false;
+    return committed < upstream || translated > this.checkpointDownstream[r]!;
+  }
+
+  /** isSkipping(row), from the columns. */
+  isSkipping(r: number): boolean {
+    if (this.isObject[r] === 1) return isSkipping(this.objects.get(r)!);
+    if (this.ideal[r] === IdealCode.UNKNOWN_BEFORE_FIRST_SYNC) return false;
+    if (this.skipsFrom(r, this.translated[r]!)) return true;
+    return this.checkpoints[r] !== undefined && this.skipsFrom(r, this.checkpointDownstream[r]!);
+  }
+
+  /**
+   * The store's sample of row `r` (flow-translator.ts listTranslationSamples): the same values as from the row made
+   * as an object, without making it (one object and its bigints, where the row is several objects).
+   */
+  sample(r: number, group: string, topic: string, partition: number): RowSample {
+    if (this.isObject[r] === 1) return sampleRow(group, this.objects.get(r)!);
+    const cp = this.checkpoints[r];
+    const committed = this.committed[r]!;
+    const translated = this.translated[r]!;
+    const known = this.ideal[r] !== IdealCode.UNKNOWN_BEFORE_FIRST_SYNC;
+    const high = this.high[r]!;
+    const logEnd = this.logEnd[r]!;
+    return {
+      group,
+      topic,
+      partition,
+      committed: BigInt(committed),
+      translated: BigInt(translated),
+      checkpointDownstream: cp?.downstream ?? null,
+      idealLow: known ? BigInt(this.low[r]!) : null,
+      idealHigh: known ? BigInt(high) : null,
+      reread: known ? BigInt(high - translated) : null,
+      failoverReread: known ? BigInt(high - (cp !== undefined ? this.checkpointDownstream[r]! : translated)) : null,
+      groupLag: Number.isNaN(logEnd) ? null : logEnd > committed ? BigInt(logEnd - committed) : 0n,
+    };
+  }
+
+  /** Adds the rows [start, end) to `totals` (sumTotals' sums; bigints only for the sums). */
+  addTotals(start: number, end: number, totals: TranslationTotals): void {
+    let reread = 0;
+    let failover = 0;
+    let lag = 0;
+    for (let r = start; r < end; r++) {
+      if (this.isObject[r] === 1) {
+        addObjectRow(this.objects.get(r)!, totals);
+        continue;
+      }
+      totals.partitions++;
+      totals.translated++;
+      if (this.isSkipping(r)) totals.skippingPartitions++;
+      const cp = this.checkpoints[r];
+      if (cp !== undefined) {
+        const age = Math.max(0, this.now - cp.at);
+        if (totals.oldestCheckpointAgeMs === null || age > totals.oldestCheckpointAgeMs) totals.oldestCheckpointAgeMs = age;
+      }
+      // NaN (log end unknown) compares false.
+      const groupLag = this.logEnd[r]! - this.committed[r]!;
+      if (groupLag > 0) ({ sum: lag, big: totals.groupLag } = addSafely(lag, groupLag, totals.groupLag));
+      if (this.ideal[r] === IdealCode.UNKNOWN_BEFORE_FIRST_SYNC) continue;
+      const records = this.high[r]! - this.translated[r]!;
+      if (records > 0) ({ sum: reread, big: totals.rereadRecords } = addSafely(reread, records, totals.rereadRecords));
+      const from = cp !== undefined ? this.checkpointDownstream[r]! : this.translated[r]!;
+      const replay = this.high[r]! - from;
+      if (replay > 0) ({ sum: failover, big: totals.failoverReplayRecords } = addSafely(failover, replay, totals.failoverReplayRecords));
+    }
+    totals.rereadRecords += BigInt(reread);
+    totals.failoverReplayRecords += BigInt(failover);
+    totals.groupLag += BigInt(lag);
+    totals.untranslatable = totals.partitions - totals.translated;
+  }
+
+  private skipsFrom(r: number, from: number): boolean {
+    return this.low[r]! - from < 0 || this.high[r]! - from < 0;
+  }
+
+  private readIdeal(r: number): IdealOffset {
+    const code = this.ideal[r]!;
+    const low = this.low[r]!;
+    const high = this.high[r]!;
+    switch (code) {
+      case IdealCode.EXACT_SYNC:
+        return { kind: "exact", downstream: BigInt(low), basis: "sync" };
+      case IdealCode.EXACT_ONE_TO_ONE:
+        return { kind: "exact", downstream: BigInt(low), basis: "one-to-one-run" };
+      case IdealCode.EXACT_PINNED:
+        return { kind: "exact", downstream: BigInt(low), basis: "pinned-by-bounds" };
+      case IdealCode.BRACKET_UPSTREAM_GAP:
+        return { kind: "bracket", low: BigInt(low), high: BigInt(high), reason: "upstream-gap" };
+      case IdealCode.BRACKET_DOWNSTREAM_GAP:
+        return { kind: "bracket", low: BigInt(low), high: BigInt(high), reason: "downstream-gap" };
+      case IdealCode.BRACKET_BEYOND_NEWEST:
+        return { kind: "bracket", low: BigInt(low), high: BigInt(high), reason: "beyond-newest-sync" };
+      default:
+        return { kind: "unknown", reason: "before-first-sync" };
+    }
+  }
+
+  /** estimateReread(ideal, from) of a numeric row (reread.ts). */
+  private estimate(r: number, from: number): RereadEstimate | null {
+    if (this.ideal[r] === IdealCode.UNKNOWN_BEFORE_FIRST_SYNC) return null;
+    const min = BigInt(this.low[r]! - from);
+    const max = BigInt(this.high[r]! - from);
+    const skip = max < 0n ? "certain" : min < 0n ? "possible" : "none";
+    return { min, max, records: max, skip };
+  }
+}
+
+/** MM2's translations from one sync, at it and past it: one object each for every row they give, cycle after cycle. */
+const sharedTranslations = new WeakMap<SyncPoint, { at?: ModelTranslation; past?: ModelTranslation }>();
+
+/** The translation of a row by `sync` (`at`: the committed offset is the sync's own upstream offset). */
+function shareTranslation(sync: SyncPoint, at: boolean, downstream: bigint): ModelTranslation {
+  let shared = sharedTranslations.get(sync);
+  if (shared === undefined) sharedTranslations.set(sync, (shared = {}));
+  const held = at ? shared.at : shared.past;
+  if (held !== undefined) return held;
+  const translation: ModelTranslation = { kind: "translated", downstream, syncUpstream: sync.upstream, syncDownstream: sync.downstream };
+  if (at) shared.at = translation;
+  else shared.past = translation;
+  return translation;
+}
+
+/**
+ * `sum + value` while it stays exact (below 2^53), else `sum` moved into the bigint `big` and `value` the new sum. A
+ * numeric row's values are below 2^52 (translate-flow.ts), so each difference of two is exact.
+ */
+function addSafely(sum: number, value: number, big: bigint): { sum: number; big: bigint } {
+  const next = sum + value;
+  if (Number.isSafeInteger(next)) return { sum: next, big };
+  return { sum: value, big: big + BigInt(sum) };
+}
+
+/** One group partition's translation as the store keeps it (lib/store's TranslationSample). */
+export interface RowSample {
+  group: string;
+  topic: string;
+  partition: number;
+  committed: bigint;
+  translated: bigint | null;
+  checkpointDownstream: bigint | null;
+  idealLow: bigint | null;
+  idealHigh: bigint | null;
+  reread: bigint | null;
+  failoverReread: bigint | null;
+  groupLag: bigint | null;
+}
+
+/** The sample of a row made as an object (conservative re-read counts). */
+export function sampleRow(group: string, p: PartitionTranslation): RowSample {
+  const { ideal } = p;
+  return {
+    group,
+    topic: p.topic,
+    partition: p.partition,
+    committed: p.committed,
+    translated: p.translation.kind === "translated" ? p.translation.downstream : null,
+    checkpointDownstream: p.checkpoint?.downstream ?? null,
+    idealLow: ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.low : null,
+    idealHigh: ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.high : null,
+    reread: p.reread?.records ?? null,
+    failoverReread: p.failoverReread?.records ?? null,
+    groupLag: p.groupLag,
+  };
+}
+
+/** sumTotals' step for one row held as an object. */
+function addObjectRow(row: PartitionTranslation, totals: TranslationTotals): void {
+  totals.partitions++;
+  if (row.reread && row.reread.records > 0n) totals.rereadRecords += row.reread.records;
+  if (row.failoverReread && row.failoverReread.records > 0n) totals.failoverReplayRecords += row.failoverReread.records;
+  if (row.groupLag !== null && row.groupLag !== 0n) totals.groupLag += row.groupLag;
+  if (row.checkpoint && (totals.oldestCheckpointAgeMs === null || row.checkpoint.ageMs > totals.oldestCheckpointAgeMs)) {
+    totals.oldestCheckpointAgeMs = row.checkpoint.ageMs;
+  }
+  if (row.translation.kind === "translated") totals.translated++;
+  if (isSkipping(row)) totals.skippingPartitions++;
+}
+
+/** The downstream offset MM2 owes as a checkpoint, or null when it owes none (detectors.ts's isCheckpointOwed). */
+export function readOwedDownstream(p: Pick<PartitionTranslation, "translation" | "checkpoint" | "committed">): bigint | null {
+  if (p.translation.kind !== "translated" || p.translation.downstream < 0n) return null;
+  const c = p.checkpoint;
+  if (c === null) return p.translation.downstream;
+  if (p.committed === c.upstream) return null;
+  return p.committed < c.upstream || p.translation.downstream > c.downstream ? p.translation.downstream : null;
+}
+
+/** What the detectors read of a group's rows, by position (rows in the group's order), without making every row. */
+export interface GroupRowReader {
+  readonly length: number;
+  topic(i: number): string;
+  partition(i: number): number;
+  /** The row's latest checkpoint (upstream, downstream, when read), or null. */
+  checkpoint(i: number): { upstream: bigint; downstream: bigint; at: number } | null;
+  isCheckpointOwed(i: number): boolean;
+  isSkipping(i: number): boolean;
+  /** Whether any row has a checkpoint. */
+  hasCheckpoint(): boolean;
+  /** Row i as a PartitionTranslation. */
+  row(i: number): PartitionTranslation;
+  /** Row i as the store's sample of group `group`. */
+  sample(i: number, group: string): RowSample;
+}
+
+/** A group's slice [start, start + length) of a flow's columns, its rows' topics and partitions in order. */
+export class ColumnGroupRows implements GroupRowReader {
+  private list: PartitionTranslation[] | null = null;
+
+  constructor(
+    private readonly rows: TranslationRows,
+    private readonly start: number,
+    private readonly topics: readonly string[],
+    private readonly partitions: readonly number[],
+  ) {}
+
+  get length(): number {
+    return this.topics.length;
+  }
+
+  topic(i: number): string {
+    return this.topics[i]!;
+  }
+
+  partition(i: number): number {
+    return this.partitions[i]!;
+  }
+
+  checkpoint(i: number): { upstream: bigint; downstream: bigint; at: number } | null {
+    return this.rows.checkpointAt(this.start + i);
+  }
+
+  isCheckpointOwed(i: number): boolean {
+    return this.rows.isCheckpointOwed(this.start + i);
+  }
+
+  isSkipping(i: number): boolean {
+    return this.rows.isSkipping(this.start + i);
+  }
+
+  hasCheckpoint(): boolean {
+    for (let i = 0; i < this.topics.length; i++) if (this.rows.checkpointAt(this.start + i) !== null) return true;
+    return false;
+  }
+
+  row(i: number): PartitionTranslation {
+    return this.list?.[i] ?? this.rows.materialize(this.start + i, this.topics[i]!, this.partitions[i]!);
+  }
+
+  sample(i: number, group: string): RowSample {
+    return this.rows.sample(this.start + i, group, this.topics[i]!, this.partitions[i]!);
+  }
+
+  /** Every row as a PartitionTranslation, made on the first call and kept (GroupTranslation.partitions). */
+  listRows(): PartitionTranslation[] {
+    if (this.list === null) this.list = this.topics.map((topic, i) => this.rows.materialize(this.start + i, topic, this.partitions[i]!));
+    return this.list;
+  }
+}
+
+/** A reader over rows that are objects already (a group decoded from the read model's text, a hand-built one). */
+class ObjectGroupRows implements GroupRowReader {
+  constructor(private readonly rows: readonly PartitionTranslation[]) {}
+
+  get length(): number {
+    return this.rows.length;
+  }
+
+  topic(i: number): string {
+    return this.rows[i]!.topic;
+  }
+
+  partition(i: number): number {
+    return this.rows[i]!.partition;
+  }
+
+  checkpoint(i: number): PartitionTranslation["checkpoint"] {
+    return this.rows[i]!.checkpoint;
+  }
+
+  isCheckpointOwed(i: number): boolean {
+    return readOwedDownstream(this.rows[i]!) !== null;
+  }
+
+  isSkipping(i: number): boolean {
+    return isSkipping(this.rows[i]!);
+  }
+
+  hasCheckpoint(): boolean {
+    return this.rows.some((p) => p.checkpoint !== null);
+  }
+
+  row(i: number): PartitionTranslation {
+    return this.rows[i]!;
+  }
+
+  sample(i: number, group: string): RowSample {
+    return sampleRow(group, this.rows[i]!);
+  }
+}
+
+/**
+ * Where a group translate-flow.ts made holds its columns: a symbol-keyed property that is not enumerable, so JSON, the
+ * read model's codec, the replay digest and deep equality see the group as it always was.
+ */
+const columnsKey = Symbol("translation-rows");
+
+/** Registers the columns `group`'s rows are read from. */
+export function attachGroupRows(group: object, rows: ColumnGroupRows): void {
+  Object.defineProperty(group, columnsKey, { value: rows, enumerable: false });
+}
+
+/** A reader of the group's rows: its columns when it has them, else its `partitions`. */
+export function readGroupRows(group: { partitions: readonly PartitionTranslation[] }): GroupRowReader {
+  const columns = (group as { [columnsKey]?: ColumnGroupRows })[columnsKey];
+  return columns ?? new ObjectGroupRows(group.partitions);
+}
+
+/** The group's rows where MM2's translation or latest checkpoint would skip records (isSkipping), in order. */
+export function listSkippingRows(group: { partitions: readonly PartitionTranslation[] }): PartitionTranslation[] {
+  const rows = readGroupRows(group);
+  const skipping: PartitionTranslation[] = [];
+  for (let i = 0; i < rows.length; i++) if (rows.isSkipping(i)) skipping.push(rows.row(i));
+  return skipping;
+}

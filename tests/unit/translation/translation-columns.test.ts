@@ -1,0 +1,187 @@
+import { describe, expect, it } from "vitest";
+import { createOffsetSyncStore, selectLatestEpoch, type SyncPoint, toOptionalLong } from "@/lib/mm2";
+import { FlowPartitionIndex, FlowPartitionPlacer } from "@/lib/translation/flow-partition-index";
+import { listTranslationSamples } from "@/lib/pipeline/flow-translator";
+import { readGroupRows, sampleRow } from "@/lib/translation/translation-rows";
+import {
+  estimateReread, type FlowTranslation, mapIdealOffset, SyncModelCache, translateFlow, type PartitionTranslation, type TranslateFlowInput,
+} from "@/lib/translation";
+import { makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, syncs, T0 } from "./fixtures";
+
+const twoTo53 = 2n ** 53n;
+
+function translate(input: Partial<TranslateFlowInput> & Pick<TranslateFlowInput, "sourceGroups" | "syncHistory">): FlowTranslation {
+  return translateFlow({ flow: makeFlow(), now: T0, ...input });
+}
+
+/** The rows of group "app" by "topic/partition". */
+function rowsOf(ft: FlowTranslation, group = "app"): PartitionTranslation[] {
+  const g = ft.groups.find((x) => x.group === group);
+  if (!g) throw new Error(`group ${group} not translated`);
+  return g.partitions;
+}
+
+describe("translation columns: offsets as float64, exact below 2^53", () => {
+  it("a committed offset at 2^53 fails the flow's translation with an error naming the partition", () => {
+    const history = makeHistory({ 3: syncs([0, 0], [100, 100]) });
+    const run = () => translate({ sourceGroups: [makeGroup("app", { "orders/3": twoTo53 })], syncHistory: history });
+    expect(run).toThrow(RangeError);
+    expect(run).toThrow(/committed offset 9007199254740992 of orders\/3 \(flow east->west\) is beyond 2\^53/);
+  });
+
+  it("an offset sync at 2^53 fails with an error naming its partition; one just below translates", () => {
+    const big = [{ upstream: 0n, downstream: 0n }, { upstream: 10n, downstream: twoTo53 }];
+    const run = () => translate({ sourceGroups: [makeGroup("app", { "orders/1": 5n })], syncHistory: makeHistory({ 1: big }) });
+    expect(run).toThrow(/offset sync downstream 9007199254740992 of orders\/1 \(flow east->west\)/);
+    const below = [{ upstream: 0n, downstream: 0n }, { upstream: 10n, downstream: twoTo53 - 1n }];
+    const row = rowsOf(translate({ sourceGroups: [makeGroup("app", { "orders/1": 10n })], syncHistory: makeHistory({ 1: below }) }))[0]!;
+    expect(row.translation).toEqual({ kind: "translated", downstream: twoTo53 - 1n, syncUpstream: 10n, syncDownstream: twoTo53 - 1n });
+  });
+
+  it("values between 2^52 and 2^53 are computed with bigints, exactly (a sum there could round as a float64)", () => {
+    const base = 2n ** 52n + 1n;
+    const history = makeHistory({ 0: [{ upstream: 0n, downstream: base }, { upstream: 100n, downstream: base + 100n }] });
+    const partitions = [makeFlowPartition({ partition: 0, sourceLogEnd: 2n ** 53n - 7n })];
+    const ft = translate({ flow: makeFlow({ partitions }), sourceGroups: [makeGroup("app", { "orders/0": 150n })], syncHistory: history });
+    const row = rowsOf(ft)[0]!;
+    expect(row.translation).toMatchObject({ kind: "translated", downstream: base + 101n });
+    expect(row.ideal).toEqual({ kind: "bracket", low: base + 101n, high: base + 150n, reason: "beyond-newest-sync" });
+    expect(row.groupLag).toBe(2n ** 53n - 7n - 150n);
+    expect(ft.totals.groupLag).toBe(2n ** 53n - 7n - 150n);
+  });
+
+  it("every numeric row answers what the bigint rules answer (lib/mm2's store, mapIdealOffset, estimateReread)", () => {
+    // A history with a one-to-one run, an upstream gap, a downstream gap and a newest sync; offsets before, at, between
+    // and beyond the syncs, dense and not dense.
+    const history: SyncPoint[] = syncs([100, 50], [200, 150], [400, 200], [450, 300], [600, 450]);
+    const offsets = [100n, 150n, 200n, 250n, 399n, 400n, 420n, 449n, 450n, 500n, 600n, 601n, 700n];
+    for (const dense of [true, false]) {
+      const partitions = [makeFlowPartition({ partition: 0, targetDensityIssue: dense ? null : "transaction markers" })];
+      const groups = offsets.map((offset, i) => makeGroup(`g${String(i).padStart(2, "0")}`, { "orders/0": offset }));
+      const ft = translate({ flow: makeFlow({ partitions }), sourceGroups: groups, syncHistory: makeHistory({ 0: history }) });
+      const store = createOffsetSyncStore({ initializationMustReadToEnd: false });
+      for (const s of history) store.addSync({ topic: "orders", partition: 0, ...s });
+      store.markReadToEnd();
+      const epoch = selectLatestEpoch(history);
+      ft.groups.forEach((g, i) => {
+        const row = g.partitions[0]!;
+        const committed = offsets[i]!;
+        const translated = toOptionalLong(store.translateDownstream(g.group, { topic: "orders", partition: 0 }, committed));
+        const ideal = mapIdealOffset(epoch, committed, dense);
+        expect([committed, row.translation.kind === "translated" ? row.translation.downstream : null]).toEqual([committed, translated]);
+        expect([committed, row.ideal]).toEqual([committed, ideal]);
+        expect([committed, row.reread]).toEqual([committed, estimateReread(ideal, translated)]);
+      });
+    }
+  });
+
+  it("the detectors' reader answers from the columns what it answers from the rows as objects (a decoded read model)", () => {
+    const flow = makeFlow({
+      checkpoints: [makeCheckpoint("app", "orders", 0, 120n, 101n), makeCheckpoint("app", "orders", 1, 180n, 181n), makeCheckpoint("app", "orders", 2, 90n, 90n)],
+    });
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100], [200, 200]), 1: syncs([0, 0], [100, 100], [200, 200]), 2: syncs([0, 0], [100, 100]) });
+    const ft = translate({ flow, sourceGroups: [makeGroup("app", { "orders/0": 150n, "orders/1": 150n, "orders/2": 100n, "orders/3": 5n, "other/0": 1n })], syncHistory: history });
+    const group = ft.groups[0]!;
+    const columns = readGroupRows(group);
+    const objects = readGroupRows({ partitions: group.partitions.map((p) => ({ ...p })) });
+    const answers = (reader: typeof columns) =>
+      Array.from({ length: reader.length }, (_, i) => [reader.topic(i), reader.partition(i), reader.isSkipping(i), reader.isCheckpointOwed(i), reader.checkpoint(i)?.upstream ?? null]);
+    // orders/0: the checkpoint is at MM2's translation; orders/1: the group moved back below it (owed, and it skips);
+    // orders/2: the group moved on past it; orders/3: no sync; other/0: not replicated.
+    expect(answers(columns)).toEqual([
+      ["orders", 0, false, false, 120n],
+      ["orders", 1, true, true, 180n],
+      ["orders", 2, false, true, 90n],
+      ["orders", 3, false, false, null],
+      ["other", 0, false, false, null],
+    ]);
+    expect(answers(objects)).toEqual(answers(columns));
+    expect(objects.hasCheckpoint()).toBe(true);
+    expect(columns.hasCheckpoint()).toBe(true);
+    expect(columns.checkpoint(0)).toMatchObject({ upstream: 120n, downstream: 101n });
+  });
+
+  it("the store's samples read from the columns equal the samples of the rows made as objects", () => {
+    const flow = makeFlow({
+      partitions: [0, 1, 2].map((partition) => makeFlowPartition({ partition, sourceLogEnd: partition === 2 ? null : 10_000n })),
+      checkpoints: [makeCheckpoint("app", "orders", 0, 120n, 101n), makeCheckpoint("app", "orders", 1, 180n, 181n)],
+    });
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100], [200, 200]), 1: syncs([50, 40], [300, 150]), 2: syncs([10, 10], [20, 20]) });
+    const groups = [makeGroup("app", { "orders/0": 150n, "orders/1": 60n, "orders/2": 5n, "orders/3": 5n }), makeGroup("web", { "orders/1": 400n, "orders/2": 15n })];
+    const ft = translate({ flow, sourceGroups: groups, syncHistory: history });
+    const samples = listTranslationSamples(ft);
+    expect(samples).toEqual(ft.groups.flatMap((g) => g.partitions.map((p) => sampleRow(g.group, p))));
+    expect(samples.map((s) => [s.group, s.partition, s.idealLow, s.failoverReread, s.groupLag])).toEqual([
+      // At MM2's translation's checkpoint; below a checkpoint (an upstream-gap bracket, 41..50, against 181); its log
+      // end unknown; not replicated; beyond the newest sync (151..250 against 151); a one-to-one run (15 against 11).
+      ["app", 0, 150n, 49n, 9_850n],
+      ["app", 1, 41n, -131n, 9_940n],
+      ["app", 2, null, null, null],
+      ["app", 3, null, null, null],
+      ["web", 1, 151n, 99n, 9_600n],
+      ["web", 2, 15n, 4n, null],
+    ]);
+  });
+
+  it("a group's rows serialise as before: JSON and the keys a digest reads show `partitions`, not the columns", () => {
+    const ft = translate({ sourceGroups: [makeGroup("app", { "orders/0": 150n })], syncHistory: makeHistory({ 0: syncs([0, 0], [100, 100]) }) });
+    const group = ft.groups[0]!;
+    expect(Object.keys(group)).toEqual(["group", "groupType", "state", "members", "unknown", "partitions", "totals"]);
+    expect(Object.getOwnPropertySymbols(group).every((s) => !Object.getOwnPropertyDescriptor(group, s)!.enumerable)).toBe(true);
+    expect(group.partitions).toBe(group.partitions);
+    expect({ ...group }.partitions).toEqual([
+      expect.objectContaining({ topic: "orders", partition: 0, committed: 150n, reread: { min: 0n, max: 49n, records: 49n, skip: "none" } }),
+    ]);
+  });
+});
+
+describe("dense partition indexes, stable across cycles", () => {
+  it("a partition added between cycles gets the next index; the others keep theirs", () => {
+    const placer = new FlowPartitionPlacer("east->west");
+    const first = [0, 1, 2].map((partition) => makeFlowPartition({ partition }));
+    const one = placer.place(first);
+    const indexes = first.map((fp) => placer.index.indexOf(fp.topic, fp.partition));
+    expect(indexes).toEqual([0, 1, 2]);
+    // The next cycle lists a new topic's partition first, then the others in another order.
+    const added = makeFlowPartition({ topic: "billing", partition: 0 });
+    const second = [added, first[2]!, first[0]!, first[1]!];
+    const two = placer.place(second);
+    expect(first.map((fp) => placer.index.indexOf(fp.topic, fp.partition))).toEqual(indexes);
+    expect(placer.index.indexOf("billing", 0)).toBe(3);
+    expect(two.byIndex[3]).toBe(added);
+    expect(two.byIndex[0]).toBe(first[0]);
+    expect([...two.topics].sort()).toEqual(["billing", "orders"]);
+    expect(one.byIndex).toHaveLength(3);
+    // A partition gone this cycle keeps its index, with nothing at it.
+    const three = placer.place([added]);
+    expect(three.byIndex[1]).toBeUndefined();
+    expect(placer.index.indexOf("orders", 1)).toBe(1);
+  });
+
+  it("gives each index the collector's history key of its partition, and −1 to a partition never seen", () => {
+    const index = new FlowPartitionIndex("east->west");
+    expect(index.ensure("orders", 7)).toBe(0);
+    expect(index.ensure("orders", 7)).toBe(0);
+    expect(index.keyAt(0)).toBe("east->west|orders|7");
+    expect(index.indexOf("orders", 8)).toBe(-1);
+    expect(index.size).toBe(1);
+  });
+
+  it("a flow translated again with the same cache keeps its partitions' rows right when a partition is added", () => {
+    const cache = new SyncModelCache();
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]) });
+    const group = makeGroup("app", { "orders/0": 150n, "orders/1": 70n });
+    const before = translateFlow({ flow: makeFlow({ partitions: [makeFlowPartition({ partition: 1 })] }), sourceGroups: [group], syncHistory: history, now: T0, cache });
+    expect(rowsOf(before).map((r) => r.translation.kind)).toEqual(["untranslatable", "translated"]);
+    const flow = makeFlow({ partitions: [0, 1].map((partition) => makeFlowPartition({ partition })) });
+    const after = translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0, cache });
+    const fresh = translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0 });
+    expect(rowsOf(after)).toEqual(rowsOf(fresh));
+    expect(rowsOf(after).map((r) => r.translation)).toEqual([
+      { kind: "translated", downstream: 101n, syncUpstream: 100n, syncDownstream: 100n },
+      { kind: "translated", downstream: 61n, syncUpstream: 50n, syncDownstream: 60n },
+    ]);
+    // The row computed before the partition was added still reads as it did.
+    expect(rowsOf(before)[0]!.translation).toMatchObject({ kind: "untranslatable", reason: "not-replicated" });
+  });
+});
