@@ -56,6 +56,11 @@ export function encodeColumnar(value: unknown): string {
   return `${magic}\n${header}\n${writer.finish().toString("base64")}`;
 }
 
+/** Whether `text` was written by encodeColumnar (of this format version). */
+export function isColumnar(text: string): boolean {
+  return text.startsWith(`${magic}\n`);
+}
+
 /** Decodes text written by encodeColumnar; long arrays, Maps and Sets decode when first read. */
 export function decodeColumnar(text: string): unknown {
   const first = text.indexOf("\n");

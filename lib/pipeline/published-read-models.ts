@@ -2,7 +2,8 @@ import { getLogger } from "@/lib/logger";
 import type { ReadModelVersion, Store } from "@/lib/store";
 import { mergeReadModels } from "./merge-read-models";
 import type { ReadModel } from "./read-model";
-import { decodeColumnar, encodeColumnar } from "./columnar-codec";
+import { decodeTagged } from "./read-model-codec";
+import { decodeColumnar, encodeColumnar, isColumnar } from "./columnar-codec";
 import { trimReadModel } from "./served-read-model";
 
 const log = getLogger("pipeline.published");
@@ -19,10 +20,12 @@ export function encodeReadModel(model: ReadModel): string {
 
 /**
  * A published model from its text: its small parts at once, each long array, Map or Set when first read
- * (columnar-codec.ts), so a new model is served within milliseconds and a page pays only for what it reads.
+ * (columnar-codec.ts), so a new model is served within milliseconds and a page pays only for what it reads. A
+ * collector of the previous version publishes tagged JSON lines (read-model-codec.ts, decoded in slices): a web
+ * instance upgraded before the collectors still reads them (docs/operations.md, "Upgrading").
  */
-export function decodeReadModel(text: string): Promise<ReadModel> {
-  return Promise.resolve(decodeColumnar(text) as ReadModel);
+export async function decodeReadModel(text: string): Promise<ReadModel> {
+  return (isColumnar(text) ? decodeColumnar(text) : await decodeTagged(text)) as ReadModel;
 }
 
 /**

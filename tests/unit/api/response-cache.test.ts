@@ -52,6 +52,8 @@ async function get(rig: Rig, path: string, headers: Record<string, string> = {},
   return { status: response.status, cache: response.headers.get("x-gapwatch-cache"), body: await response.text(), length: response.headers.get("content-length") };
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 let rig: Rig;
 beforeEach(async () => {
   rig = await startRig();
@@ -122,6 +124,34 @@ describe("ResponseCache", () => {
     const answers = await Promise.all([get(rig, "/flows/f"), get(rig, "/flows/f"), get(rig, "/flows/f")]);
     expect(answers.map((a) => a.body)).toEqual(["<p>model-3</p>", "<p>model-3</p>", "<p>model-3</p>"]);
     expect(rig.renders).toHaveLength(2);
+  });
+
+  it("renders at most two pages at once after a new read model: requests for the others get their previous answer", async () => {
+    const pages = ["/flows/f/topics/a", "/flows/f/topics/b", "/flows/f/topics/c", "/flows/f/topics/d"];
+    for (const page of pages) await get(rig, page);
+    rig.version = {};
+    rig.body = "model-2";
+    rig.renderMs = 400;
+    const rendering = [get(rig, pages[0]!), get(rig, pages[1]!)];
+    await sleep(50);
+    const meanwhile = await Promise.all([get(rig, pages[2]!), get(rig, pages[3]!)]);
+    expect(meanwhile.map((a) => `${a.cache} ${a.body}`)).toEqual(["stale <p>model-1</p>", "stale <p>model-1</p>"]);
+    expect((await Promise.all(rendering)).map((a) => `${a.cache} ${a.body}`)).toEqual(["miss <p>model-2</p>", "miss <p>model-2</p>"]);
+    // The renderer is free again: the next request for a stale page renders it.
+    expect(await get(rig, pages[2]!)).toMatchObject({ cache: "miss", body: "<p>model-2</p>" });
+    expect(rig.renders).toEqual([...pages, pages[0], pages[1], pages[2]]);
+  });
+
+  it("makes a request with no answer to give wait for a free render slot, then renders it", async () => {
+    rig.renderMs = 400;
+    const busy = [get(rig, "/flows/f/topics/a"), get(rig, "/flows/f/topics/b")];
+    await sleep(30);
+    const waiting = get(rig, "/flows/f/topics/c");
+    await sleep(60);
+    expect(rig.renders).toEqual(["/flows/f/topics/a", "/flows/f/topics/b"]);
+    expect(await waiting).toMatchObject({ cache: "miss", body: "<p>model-1</p>" });
+    await Promise.all(busy);
+    expect(rig.renders).toEqual(["/flows/f/topics/a", "/flows/f/topics/b", "/flows/f/topics/c"]);
   });
 
   it("renders every request that carries an identity, and never answers one from another's render", async () => {

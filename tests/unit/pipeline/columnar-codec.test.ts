@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { decodeColumnar, encodeColumnar } from "@/lib/pipeline/columnar-codec";
+import { decodeColumnar, encodeColumnar, isColumnar } from "@/lib/pipeline/columnar-codec";
+import { decodeReadModel } from "@/lib/pipeline/published-read-models";
+import { encodeTagged } from "@/lib/pipeline/read-model-codec";
 
 const ABOVE_2_53 = 9007199254740993n;
 const MAX_INT64 = 9223372036854775807n;
@@ -98,6 +100,14 @@ describe("columnar read-model codec", () => {
     const decoded = Object.freeze(decodeColumnar(encodeColumnar(value))) as typeof value;
     expect(decoded.rows).toEqual(value.rows);
     expect(decoded.rows).toBe(decoded.rows);
+  });
+
+  it("lets a web instance read a model published by a collector of the previous version (tagged JSON lines)", async () => {
+    const model = { snapshot: { cycle: 3, rows: makeRows(300) }, byKey: new Map([["k", [1n, ABOVE_2_53]]]) };
+    const previous = encodeTagged(model);
+    expect(isColumnar(previous)).toBe(false);
+    expect(isColumnar(encodeColumnar(model))).toBe(true);
+    expect(await decodeReadModel(previous)).toEqual(model);
   });
 
   it("says what is wrong with a text it did not write", () => {
