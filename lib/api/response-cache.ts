@@ -1,4 +1,5 @@
-import type http from "node:http";
+import http from "node:http";
+import net from "node:net";
 
 /**
  * A micro-cache in front of Next.js for anonymous reads of pages and read-only API routes. Every such answer is a
@@ -15,9 +16,10 @@ import type http from "node:http";
  *
  * At most `maxRenders` renders run at once. A new read model makes every stored page stale together: with 50 clients
  * spread over 200 topic pages, up to 50 renders used to run interleaved on the one event loop, each request waiting for
- * all of them (p99 415 ms at 10,000 partitions on 2 cores, against 10–20 ms for one render). Now a request whose page
- * has a givable answer gets it (`stale`) while the renderer is busy, and the page is rendered by a later request once
- * a render slot is free; a request with no answer to give waits for a slot in arrival order.
+ * all of them (p99 415 ms at 10,000 partitions on 2 cores, against 10–20 ms for one render). Now, while every slot is
+ * busy, a request whose page has a givable answer gets it (`stale`) and the page is put in line to be rendered aside:
+ * for no client, from a copy of that request, as soon as a slot frees (after the requests that have no answer to
+ * give, which wait for a slot in arrival order). With a slot free, a request renders its page itself, as before.
  *
  * Only 200 answers to GET without credentials are kept: a request carrying a cookie, an Authorization header or the
  * trusted proxy's user header is always rendered for its caller (the signed-in header, the admin's buttons), and an
@@ -53,6 +55,11 @@ interface StoredAnswer extends CapturedAnswer {
 
 /** Forwards the request to Next.js (the server's own request listeners). */
 type Forward = () => void;
+/** Hands Next.js a request made by the cache (a page rendered aside), as the server's own listeners get one. */
+type ForwardCopy = (request: http.IncomingMessage, response: http.ServerResponse) => void;
+
+/** How long a render aside may take before its slot is given back (its answer, if it ever comes, is not kept). */
+const asideTimeoutMs = 30_000;
 
 /** Paths whose answers come from the read model (pages and the read-only API); health, metrics and sign-in are live. */
 const cachedPrefixes = [
@@ -71,6 +78,8 @@ export class ResponseCache {
   private readonly rendering = new Map<string, Array<() => void>>();
   /** Requests with no answer to give, waiting for a render slot (retried in order as slots free). */
   private readonly queued: Array<() => void> = [];
+  /** Pages to render aside once a slot frees, by key, oldest first: each starts its render (or skips a fresh page). */
+  private readonly aside = new Map<string, () => void>();
   private rendersRunning = 0;
   private bytes = 0;
   private readonly staleGraceMs: number;
@@ -87,8 +96,11 @@ export class ResponseCache {
     this.now = options.now ?? Date.now;
   }
 
-  /** Answers `request` from the cache, or forwards it (capturing a cacheable answer); never answers twice. */
-  handle(request: http.IncomingMessage, response: http.ServerResponse, forward: Forward): void {
+  /**
+   * Answers `request` from the cache, or forwards it (capturing a cacheable answer); never answers twice. With
+   * `forwardCopy`, a page given stale while the renderer is busy is rendered aside once a slot frees.
+   */
+  handle(request: http.IncomingMessage, response: http.ServerResponse, forward: Forward, forwardCopy?: ForwardCopy): void {
     const version = this.options.currentVersion();
     const key = version === null ? null : this.keyOf(request);
     if (key === null || version === null) return forward();
@@ -104,10 +116,13 @@ export class ResponseCache {
       return;
     }
     if (this.rendersRunning >= this.maxRenders) {
-      if (givable !== null) return replay(response, givable, "stale");
+      if (givable !== null) {
+        if (forwardCopy !== undefined && !this.aside.has(key)) this.aside.set(key, this.prepareAside(key, request, forwardCopy));
+        return replay(response, givable, "stale");
+      }
       this.queued.push(() => {
         // A client that went away while it waited needs no render.
-        if (!request.socket.destroyed) this.handle(request, response, forward);
+        if (!request.socket.destroyed) this.handle(request, response, forward, forwardCopy);
       });
       return;
     }
@@ -116,6 +131,26 @@ export class ResponseCache {
     response.setHeader(cacheStatusHeader, "miss");
     captureAnswer(response, (answer) => this.settle(key, version, answer));
     forward();
+  }
+
+  /** The start of a render aside of `key`, from a copy of `request` taken now; skipped if the page is fresh by then. */
+  private prepareAside(key: string, request: http.IncomingMessage, forwardCopy: ForwardCopy): () => void {
+    const copy = copyRequest(request);
+    return () => {
+      const version = this.options.currentVersion();
+      const stored = this.entries.get(key);
+      if (version === null || this.rendering.has(key)) return;
+      if (stored !== undefined && stored.version === version && this.now() - stored.storedAt < this.options.maxAgeMs) return;
+      this.rendering.set(key, []);
+      this.rendersRunning++;
+      const response = new http.ServerResponse(copy);
+      const timer = setTimeout(() => response.emit("close"), asideTimeoutMs);
+      captureAnswer(response, (answer) => {
+        clearTimeout(timer);
+        this.settle(key, version, answer);
+      }, { aside: true });
+      forwardCopy(copy, response);
+    };
   }
 
   /** The cache key of a cacheable request, or null when it must reach Next.js. */
@@ -136,9 +171,20 @@ export class ResponseCache {
     this.rendering.delete(key);
     this.rendersRunning--;
     for (const wake of waiters) wake();
-    // Queued requests retry in order until one takes the free slot (the others find an answer or wait again).
+    // Queued requests retry in order until one takes the free slot (the others find an answer or wait again); with
+    // none waiting, the oldest page in line is rendered aside.
+    if (this.queued.length === 0) this.startAside();
     const queued = this.queued.splice(0);
     for (const retry of queued) retry();
+  }
+
+  /** Starts the oldest renders aside while slots are free. */
+  private startAside(): void {
+    for (const [key, start] of this.aside) {
+      if (this.rendersRunning >= this.maxRenders) return;
+      this.aside.delete(key);
+      start();
+    }
   }
 
   /** A request that waited for a render: its answer, or (not cacheable, or the client of the render went away) Next. */
@@ -177,9 +223,10 @@ function replay(response: http.ServerResponse, stored: StoredAnswer, status: "hi
 /**
  * Collects what Next.js writes to `response` (after its compression, which wraps write/end later than this does) and
  * calls `done` once: with the answer when it is a complete 200 without Set-Cookie, else with null (an error, a
- * redirect, a client that went away mid-answer).
+ * redirect, a client that went away mid-answer). A response rendered `aside` has no client: nothing is passed on to
+ * a socket, and the answer is complete when Next.js ends it.
  */
-function captureAnswer(response: http.ServerResponse, done: (answer: CapturedAnswer | null) => void): void {
+function captureAnswer(response: http.ServerResponse, done: (answer: CapturedAnswer | null) => void, options: { aside?: boolean } = {}): void {
   const chunks: Buffer[] = [];
   let explicit: http.OutgoingHttpHeaders = {};
   let settled = false;
@@ -187,6 +234,11 @@ function captureAnswer(response: http.ServerResponse, done: (answer: CapturedAns
     if (settled) return;
     settled = true;
     done(answer);
+  };
+  const finish = () => {
+    const headers = { ...lowerCaseKeys(response.getHeaders()), ...explicit };
+    const cacheable = response.statusCode === 200 && headers["set-cookie"] === undefined;
+    settle(cacheable ? { status: 200, headers: withoutTransferHeaders(headers), body: Buffer.concat(chunks) } : null);
   };
   const writeHead = response.writeHead;
   const write = response.write;
@@ -198,18 +250,44 @@ function captureAnswer(response: http.ServerResponse, done: (answer: CapturedAns
   } as typeof response.writeHead;
   response.write = function captureWrite(this: http.ServerResponse, ...args: unknown[]) {
     collectChunk(chunks, args[0], args[1]);
-    return Reflect.apply(write, this, args) as boolean;
+    if (!options.aside) return Reflect.apply(write, this, args) as boolean;
+    callBack(args);
+    return true;
   } as typeof response.write;
   response.end = function captureEnd(this: http.ServerResponse, ...args: unknown[]) {
     if (typeof args[0] !== "function") collectChunk(chunks, args[0], args[1]);
-    return Reflect.apply(end, this, args) as http.ServerResponse;
+    if (!options.aside) return Reflect.apply(end, this, args) as http.ServerResponse;
+    // Marks it ended (headers written, writableEnded); with no socket, nothing is sent anywhere.
+    Reflect.apply(end, this, []);
+    callBack(args);
+    finish();
+    // Next's listeners of a closed response (abort signals, timers) run as they do after a client's answer.
+    setImmediate(() => response.emit("close"));
+    return this;
   } as typeof response.end;
-  response.once("finish", () => {
-    const headers = { ...lowerCaseKeys(response.getHeaders()), ...explicit };
-    const cacheable = response.statusCode === 200 && headers["set-cookie"] === undefined;
-    settle(cacheable ? { status: 200, headers: withoutTransferHeaders(headers), body: Buffer.concat(chunks) } : null);
-  });
+  response.once("finish", finish);
   response.once("close", () => settle(null));
+}
+
+/** Calls a write's or end's callback, as a socket would once the data is flushed. */
+function callBack(args: readonly unknown[]): void {
+  const callback = args.find((arg) => typeof arg === "function") as (() => void) | undefined;
+  if (callback !== undefined) process.nextTick(callback);
+}
+
+/** A copy of a request (method, URL, headers; GETs carry no body) on a socket that never connects. */
+function copyRequest(request: http.IncomingMessage): http.IncomingMessage {
+  const copy = new http.IncomingMessage(new net.Socket());
+  copy.method = request.method;
+  copy.url = request.url;
+  copy.httpVersion = request.httpVersion;
+  copy.httpVersionMajor = request.httpVersionMajor;
+  copy.httpVersionMinor = request.httpVersionMinor;
+  copy.headers = { ...request.headers };
+  copy.rawHeaders = [...request.rawHeaders];
+  copy.push(null);
+  copy.complete = true;
+  return copy;
 }
 
 function collectChunk(chunks: Buffer[], chunk: unknown, encoding: unknown): void {
