@@ -117,7 +117,9 @@ export class ResponseCache {
     }
     if (this.rendersRunning >= this.maxRenders) {
       if (givable !== null) {
-        if (forwardCopy !== undefined && !this.aside.has(key)) this.aside.set(key, this.prepareAside(key, request, forwardCopy));
+        if (forwardCopy !== undefined && !this.aside.has(key)) {
+          this.aside.set(key, this.prepareAside(key, request, forwardCopy));
+        }
         return replay(response, givable, "stale");
       }
       this.queued.push(() => {
@@ -226,7 +228,11 @@ function replay(response: http.ServerResponse, stored: StoredAnswer, status: "hi
  * redirect, a client that went away mid-answer). A response rendered `aside` has no client: nothing is passed on to
  * a socket, and the answer is complete when Next.js ends it.
  */
-function captureAnswer(response: http.ServerResponse, done: (answer: CapturedAnswer | null) => void, options: { aside?: boolean } = {}): void {
+function captureAnswer(
+  response: http.ServerResponse,
+  done: (answer: CapturedAnswer | null) => void,
+  options: { aside?: boolean } = {},
+): void {
   const chunks: Buffer[] = [];
   let explicit: http.OutgoingHttpHeaders = {};
   let settled = false;

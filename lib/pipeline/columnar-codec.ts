@@ -115,7 +115,9 @@ function encodeNode(value: unknown, w: BlobWriter): Node {
       return ["u"];
     case "object":
       if (value === null) return null;
-      if (Array.isArray(value)) return value.length <= inlineUpTo ? ["a", ...value.map((v) => encodeNode(v, w))] : ["c", encodeColumn(value, w)];
+      if (Array.isArray(value)) {
+        return value.length <= inlineUpTo ? ["a", ...value.map((v) => encodeNode(v, w))] : ["c", encodeColumn(value, w)];
+      }
       if (value instanceof Map) return ["m", encodeColumn([...value.keys()], w), encodeColumn([...value.values()], w)];
       if (value instanceof Set) return ["s", encodeColumn([...value], w)];
       if (ArrayBuffer.isView(value)) return ["t", w.write(typeOfArray(value), value as AnyTypedArray)];
@@ -290,9 +292,14 @@ class Decoder {
   /** The bytes of one run, decoded from its base64 alone. */
   private bytes(offset: number, length: number): Buffer {
     const from = this.start + (offset / 3) * 4;
-    const bytes = Buffer.from(this.text.slice(from, from + Math.ceil(length / 3) * 4), "base64").subarray(0, length);
-    // Typed arrays need their element size's alignment: a small Buffer may sit anywhere in Node's shared pool.
-    return bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(bytes);
+    const base64 = this.text.slice(from, from + Math.ceil(length / 3) * 4);
+    const bytes = Buffer.from(base64, "base64").subarray(0, length);
+    if (bytes.byteOffset % 8 === 0) return bytes;
+    // Typed arrays need their element size's alignment: a small Buffer may sit anywhere in Node's shared pool (and so
+    // may a Buffer.from copy): an unpooled one starts at its own ArrayBuffer's start.
+    const aligned = Buffer.allocUnsafeSlow(length);
+    bytes.copy(aligned);
+    return aligned;
   }
 
   node(node: Node): unknown {
@@ -319,7 +326,8 @@ class Decoder {
         return new Set(this.column(node[1]!));
       case "t": {
         const [type, offset, count] = node[1] as Segment;
-        return this.view(type, offset, count);
+        // Its own buffer, as the encoded array had: a view could share Node's pool with unrelated bytes.
+        return this.view(type, offset, count).slice();
       }
       default:
         throw new Error(`unknown tag "${tag}" in a columnar read model`);
@@ -375,7 +383,8 @@ class Decoder {
       case "A":
         return this.arrays(n, this.segment(col[2]!) as Uint32Array, col[3]!);
       case "O":
-        return this.objects(n, col[2] as string[][], col[3] === null ? null : this.segment(col[3]!), col[4] as { [key: string]: Node });
+        const shapeOf = col[3] === null ? null : this.segment(col[3]!);
+        return this.objects(n, col[2] as string[][], shapeOf, col[4] as { [key: string]: Node });
       case "X":
         return this.mixed(n, this.segment(col[2]!) as Uint8Array, col[3] as Node[]);
       default:
@@ -415,7 +424,8 @@ class Decoder {
     const values = names.map((k) => (lazy.includes(k) ? [] : this.column(columns[k]!)));
     const plans = shapes.map((keys) => {
       const columnOf = keys.map((k) => names.indexOf(k));
-      return { columnOf, columns: columnOf.map((c) => values[c]!), make: compileRow(keys), lazyAt: lazy.map((k) => keys.indexOf(k)) };
+      const lazyAt = lazy.map((k) => keys.indexOf(k));
+      return { columnOf, columns: columnOf.map((c) => values[c]!), make: compileRow(keys), lazyAt };
     });
     const lazyRows = lazy.map(() => ({ rows: [] as Record<string, unknown>[], at: [] as number[] }));
     const cursors = new Int32Array(names.length);
@@ -506,7 +516,8 @@ function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
 function defineLazy(target: Record<string, unknown>, key: string, decode: () => unknown): void {
   let decoded = false;
   let value: unknown;
-  const settle = (v: unknown) => Object.defineProperty(target, key, { value: v, writable: true, enumerable: true, configurable: true });
+  const settle = (v: unknown) =>
+    Object.defineProperty(target, key, { value: v, writable: true, enumerable: true, configurable: true });
   Object.defineProperty(target, key, {
     enumerable: true,
     configurable: true,
