@@ -164,31 +164,44 @@ function kindOf(v: unknown): Kind {
 /** A column of values: [type, count, ...] (see the file's comment). */
 function encodeColumn(values: readonly unknown[], w: BlobWriter): Node {
   const n = values.length;
-  const kinds = new Map<Kind, number>();
-  for (const v of values) {
-    const k = kindOf(v);
-    kinds.set(k, (kinds.get(k) ?? 0) + 1);
+  // One pass: the kind of the first value, whether all share it, and whether all are that very value.
+  const kind = n === 0 ? "null" : kindOf(values[0]);
+  let sameValue = true;
+  for (let i = 1; i < n; i++) {
+    const v = values[i];
+    if (sameValue && Object.is(v, values[0])) continue;
+    sameValue = false;
+    if (kindOf(v) !== kind) return encodeMixed(values, w);
   }
-  if (kinds.size > 1) return encodeMixed(values, kinds, w);
-  const kind = kinds.keys().next().value ?? "null";
-  if (n > 0 && kind !== "object" && kind !== "array" && kind !== "other" && values.every((v) => Object.is(v, values[0]))) {
-    return ["Z", n, encodeNode(values[0], w)];
-  }
+  if (n > 0 && sameValue && kind !== "object" && kind !== "array" && kind !== "other") return ["Z", n, encodeNode(values[0], w)];
   switch (kind) {
     case "number": {
-      const array = Float64Array.from(values as number[]);
-      const ints = array.every((v) => (v | 0) === v && !Object.is(v, -0));
+      const array = new Float64Array(n);
+      let ints = true;
+      for (let i = 0; i < n; i++) {
+        const v = values[i] as number;
+        array[i] = v;
+        if (ints && ((v | 0) !== v || Object.is(v, -0))) ints = false;
+      }
       return ints ? ["I", n, w.write("i32", Int32Array.from(array))] : ["F", n, w.write("f64", array)];
     }
     case "bigint": {
       const all = values as bigint[];
-      if (!all.every((v) => v >= minInt64 && v <= maxInt64)) return ["G", n, all.map((v) => encodeNode(v, w))];
-      return ["B", n, w.write("i64", BigInt64Array.from(all))];
+      const array = new BigInt64Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = all[i]!;
+        if (v < minInt64 || v > maxInt64) return ["G", n, all.map((b) => encodeNode(b, w))];
+        array[i] = v;
+      }
+      return ["B", n, w.write("i64", array)];
     }
     case "string":
       return encodeStrings(values as string[], w);
-    case "boolean":
-      return ["T", n, w.write("u8", Uint8Array.from(values as boolean[], (v) => (v ? 1 : 0)))];
+    case "boolean": {
+      const bytes = new Uint8Array(n);
+      for (let i = 0; i < n; i++) bytes[i] = values[i] ? 1 : 0;
+      return ["T", n, w.write("u8", bytes)];
+    }
     case "object":
       return encodeObjects(values as Record<string, unknown>[], w);
     case "array": {
@@ -226,13 +239,21 @@ function writeIndices(indices: Uint32Array, bound: number, w: BlobWriter): Segme
 function encodeObjects(rows: readonly Record<string, unknown>[], w: BlobWriter): Node {
   const shapeIds = new Map<string, number>();
   const shapes: string[][] = [];
+  /** Per shape, the column of each of its keys, in its order (rows of one shape append without a lookup a value). */
+  const shapeColumns: unknown[][][] = [];
   const shapeOf = new Uint32Array(rows.length);
   const columns = new Map<string, unknown[]>();
   let previousKeys: string[] | null = null;
   let previousId = 0;
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
-    const keys = Object.keys(row).filter((k) => row[k] !== undefined);
+    let keys = Object.keys(row);
+    for (const k of keys) {
+      if (row[k] === undefined) {
+        keys = keys.filter((key) => row[key] !== undefined);
+        break;
+      }
+    }
     let id = previousId;
     if (previousKeys === null || !sameKeys(keys, previousKeys)) {
       const name = keys.join("\u0000");
@@ -240,16 +261,18 @@ function encodeObjects(rows: readonly Record<string, unknown>[], w: BlobWriter):
       if (known === undefined) {
         shapeIds.set(name, (id = shapes.length));
         shapes.push(keys);
+        shapeColumns.push(keys.map((k) => {
+          let column = columns.get(k);
+          if (!column) columns.set(k, (column = []));
+          return column;
+        }));
       } else id = known;
     }
     shapeOf[i] = id;
     previousKeys = keys;
     previousId = id;
-    for (const k of keys) {
-      const column = columns.get(k);
-      if (column) column.push(row[k]);
-      else columns.set(k, [row[k]]);
-    }
+    const target = shapeColumns[id]!;
+    for (let j = 0; j < keys.length; j++) target[j]!.push(row[keys[j]!]);
   }
   const encoded: { [key: string]: Node } = {};
   for (const [k, column] of columns) setOwn(encoded, k, encodeColumn(column, w));
@@ -263,12 +286,17 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** Values of several kinds: a byte per row saying which, and the values of each kind as a column of their own. */
-function encodeMixed(values: readonly unknown[], kinds: ReadonlyMap<Kind, number>, w: BlobWriter): Node {
-  const order = [...kinds.keys()];
-  const byKind = order.map(() => [] as unknown[]);
+function encodeMixed(values: readonly unknown[], w: BlobWriter): Node {
+  const order: Kind[] = [];
+  const byKind: unknown[][] = [];
   const kindOfRow = new Uint8Array(values.length);
   for (let i = 0; i < values.length; i++) {
-    const k = order.indexOf(kindOf(values[i]));
+    const kind = kindOf(values[i]);
+    let k = order.indexOf(kind);
+    if (k < 0) {
+      k = order.push(kind) - 1;
+      byKind.push([]);
+    }
     kindOfRow[i] = k;
     byKind[k]!.push(values[i]);
   }

@@ -133,7 +133,9 @@ async function main(): Promise<void> {
     const { model, partitions } = await buildModel(size);
     const m = await measureColumnar(model);
     const syncs = [...model.history.offsetSyncs.values()].reduce((n, s) => n + s.length, 0);
-    const target = partitions >= 90_000 ? ` (target ≤ 100 ms: ${m.decodeMs <= 100 ? "met" : "NOT met"})` : "";
+    // Both judged: wall time is what a web instance waits on a quiet machine; on a shared one other work inflates it.
+    const judge = (ms: number) => (ms <= 100 ? "met" : "NOT met");
+    const target = partitions >= 90_000 ? ` (target ≤ 100 ms: ${judge(m.decodeMs)} in wall time, ${judge(m.decodeCpuMs)} in CPU)` : "";
     process.stdout.write(
       `${partitions} flow partitions (${model.translations.get(flowId)?.groups.length ?? 0} groups, ${syncs} offset syncs, ${model.alerts.length} alerts): ` +
         `body ${mib(m.bytes)} MiB, encode ${fixed(m.encodeMs)} ms, decode ${fixed(m.decodeMs)} ms (${fixed(m.decodeCpuMs)} ms CPU)${target}, ` +
