@@ -26,7 +26,12 @@ export function installResponseCache(): void {
   serverPrototype.emit = function answerFromCache(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event !== "request") return Reflect.apply(emit, this, [event, ...args]) as boolean;
     const [request, response] = args as [http.IncomingMessage, http.ServerResponse];
-    cache.handle(request, response, () => Reflect.apply(emit, this, [event, ...args]));
+    cache.handle(
+      request,
+      response,
+      () => Reflect.apply(emit, this, [event, ...args]),
+      (copy, copyResponse) => Reflect.apply(emit, this, [event, copy, copyResponse]),
+    );
     return true;
   };
 }

@@ -2,7 +2,8 @@ import { getLogger } from "@/lib/logger";
 import type { ReadModelVersion, Store } from "@/lib/store";
 import { mergeReadModels } from "./merge-read-models";
 import type { ReadModel } from "./read-model";
-import { decodeTagged, encodeTagged } from "./read-model-codec";
+import { decodeTagged } from "./read-model-codec";
+import { decodeColumnar, encodeColumnar, isColumnar } from "./columnar-codec";
 import { trimReadModel } from "./served-read-model";
 
 const log = getLogger("pipeline.published");
@@ -12,14 +13,19 @@ export async function publishReadModel(store: Store, shard: string, model: ReadM
   await store.publishReadModel({ shard, cycle: model.snapshot.cycle, takenAt: model.snapshot.takenAt, body: encodeReadModel(model) });
 }
 
-/** The text of a model as published (trimmed to what is served: served-read-model.ts). */
+/** The text of a model as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts). */
 export function encodeReadModel(model: ReadModel): string {
-  return encodeTagged(trimReadModel(model));
+  return encodeColumnar(trimReadModel(model));
 }
 
-/** A published model from its text (decoded in slices: requests are served in between). */
+/**
+ * A published model from its text: its small parts at once, each long array, Map or Set when first read
+ * (columnar-codec.ts), so a new model is served within milliseconds and a page pays only for what it reads. A
+ * collector of the previous version publishes tagged JSON lines (read-model-codec.ts, decoded in slices): a web
+ * instance upgraded before the collectors still reads them (docs/operations.md, "Upgrading").
+ */
 export async function decodeReadModel(text: string): Promise<ReadModel> {
-  return (await decodeTagged(text)) as ReadModel;
+  return (isColumnar(text) ? decodeColumnar(text) : await decodeTagged(text)) as ReadModel;
 }
 
 /**

@@ -35,8 +35,10 @@ export function encodeTagged(value: unknown): string {
   const lines: string[] = [];
   /** The array a line is being written of (not to be split again). */
   let writing: unknown = null;
+  /** The line numbers of split arrays: more than `splitAbove` of them (a 100,000-partition model) stay one array. */
+  const lineNumbers = new WeakSet<unknown[]>();
   const splitArray = (items: unknown[]): unknown => {
-    if (items === writing) return items;
+    if (items === writing || lineNumbers.has(items)) return items;
     const numbers: number[] = [];
     // Items a line, from the size of the line before (an array's items are alike): one stringify per line.
     let take = 16;
@@ -49,6 +51,7 @@ export function encodeTagged(value: unknown): string {
       start += batch.length;
       take = Math.max(1, Math.round((batch.length * lineChars) / text.length));
     }
+    lineNumbers.add(numbers);
     return { $t: "lines", v: numbers } satisfies Tagged;
   };
   const replacer = createReplacer(splitArray);

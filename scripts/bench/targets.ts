@@ -89,10 +89,11 @@ export function judgeTargets(r: BenchReport): TargetVerdict[] {
     measured: `p99 ${ms(plain.p99Ms)}, ${Math.round(plain.requestsPerSecond)} req/s, ${Math.round(plain.responseKiB)} KiB an answer`,
     verdict: "reported",
   });
+  // Pages the response cache cannot serve from one render (issue 32): operators open different pages.
   const spread = load(rotatedLoadName);
-  add(`${rotatedLoadName} p99 under 50 connections (a random one of 200 URLs each time), ${at}`, "reported", "4", spread === null ? { measured: "not measured", verdict: "not measured" } : {
+  add(`${rotatedLoadName} p99 under 50 connections (a random one of 200 URLs each time), ${at}`, "≤ 100 ms", "4", spread === null ? { measured: "not measured", verdict: "not measured" } : {
     measured: `p99 ${ms(spread.p99Ms)}, ${Math.round(spread.requestsPerSecond)} req/s over ${spread.urls ?? 0} URLs`,
-    verdict: "reported",
+    verdict: spread.p99Ms <= 100 ? "met" : "NOT met",
   });
   const ttfb = r.http && r.http.pages.length > 0 ? Math.max(...r.http.pages.map((p) => p.ttfbMs)) : null;
   add(`page TTFB, slowest first load of ${r.http?.pages.length ?? 0} pages, ${at}`, "≤ 200 ms (p95)", "4", judge(ttfb, 200, ms));

@@ -40,7 +40,10 @@ async function startRig(maxAgeMs = 1000): Promise<Rig> {
       response.end(`${body.slice(3)}</p>`);
     }, rig.renderMs);
   };
-  const server = http.createServer((request, response) => cache.handle(request, response, () => render(request, response)));
+  // Pages rendered aside reach "Next" as install-response-cache.ts hands them over: the same listener, a copied request.
+  const server = http.createServer((request, response) =>
+    cache.handle(request, response, () => render(request, response), (copy, copyResponse) => render(copy, copyResponse)),
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
@@ -51,6 +54,8 @@ async function get(rig: Rig, path: string, headers: Record<string, string> = {},
   const response = await fetch(`${rig.base}${path}`, { headers, method });
   return { status: response.status, cache: response.headers.get("x-gapwatch-cache"), body: await response.text(), length: response.headers.get("content-length") };
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let rig: Rig;
 beforeEach(async () => {
@@ -122,6 +127,43 @@ describe("ResponseCache", () => {
     const answers = await Promise.all([get(rig, "/flows/f"), get(rig, "/flows/f"), get(rig, "/flows/f")]);
     expect(answers.map((a) => a.body)).toEqual(["<p>model-3</p>", "<p>model-3</p>", "<p>model-3</p>"]);
     expect(rig.renders).toHaveLength(2);
+  });
+
+  it("renders at most two pages at once after a new read model; the others are given stale, then rendered aside", async () => {
+    const pages = ["/flows/f/topics/a", "/flows/f/topics/b", "/flows/f/topics/c", "/flows/f/topics/d"];
+    for (const page of pages) await get(rig, page);
+    rig.version = {};
+    rig.body = "model-2";
+    rig.renderMs = 400;
+    const rendering = [get(rig, pages[0]!), get(rig, pages[1]!)];
+    await sleep(50);
+    const meanwhile = await Promise.all([get(rig, pages[2]!), get(rig, pages[3]!)]);
+    expect(meanwhile.map((a) => `${a.cache} ${a.body}`)).toEqual(["stale <p>model-1</p>", "stale <p>model-1</p>"]);
+    expect((await Promise.all(rendering)).map((a) => `${a.cache} ${a.body}`)).toEqual(["miss <p>model-2</p>", "miss <p>model-2</p>"]);
+    // As the two slots freed, the two pages given stale were rendered aside (no client waiting for them).
+    for (const page of pages.slice(2)) {
+      const deadline = Date.now() + 10_000;
+      let answer = await get(rig, page);
+      while (answer.cache !== "hit" && Date.now() < deadline) {
+        expect(answer).toMatchObject({ cache: "stale", body: "<p>model-1</p>" });
+        await sleep(50);
+        answer = await get(rig, page);
+      }
+      expect(answer).toMatchObject({ cache: "hit", body: "<p>model-2</p>" });
+    }
+    expect(rig.renders).toEqual([...pages, ...pages]);
+  });
+
+  it("makes a request with no answer to give wait for a free render slot, then renders it", async () => {
+    rig.renderMs = 400;
+    const busy = [get(rig, "/flows/f/topics/a"), get(rig, "/flows/f/topics/b")];
+    await sleep(30);
+    const waiting = get(rig, "/flows/f/topics/c");
+    await sleep(60);
+    expect(rig.renders).toEqual(["/flows/f/topics/a", "/flows/f/topics/b"]);
+    expect(await waiting).toMatchObject({ cache: "miss", body: "<p>model-1</p>" });
+    await Promise.all(busy);
+    expect(rig.renders).toEqual(["/flows/f/topics/a", "/flows/f/topics/b", "/flows/f/topics/c"]);
   });
 
   it("renders every request that carries an identity, and never answers one from another's render", async () => {

@@ -1,0 +1,564 @@
+/**
+ * The published read model as columns (a collector publishes it, web instances decode it: published-read-models.ts).
+ * At 100,000 partitions a model holds millions of values in a few long arrays of objects alike (a flow's partitions,
+ * a cluster's partition states, a translation's group rows, the offset syncs); as JSON a web instance parsed and
+ * rebuilt all of them every cycle (seconds), although a page reads a few. Here:
+ *
+ * - a long array is written as columns, one per property of its objects (numbers as float64 or int32, bigints as
+ *   int64, strings as indices into the column's distinct strings, booleans as bytes, a value shared by every row once,
+ *   a column of mixed types as a byte of kind per row and one column per kind), nested arrays and objects the same way;
+ * - the columns' bytes are one binary blob (base64 in the text: the store keeps text), the structure one JSON header;
+ * - decoding builds the small parts at once and leaves every long array, Map or Set (more than `lazyAbove` items) as a
+ *   property that decodes itself when first read (and is then a plain property), so a web instance has a new model in
+ *   milliseconds and a page pays only for the arrays it reads, once per model.
+ *
+ * Generic over what it encodes: any tree of plain objects, arrays, Maps, Sets, typed arrays, strings, numbers (NaN,
+ * infinities and −0 included), bigints, booleans, null and undefined decodes to an equal tree (an object property
+ * whose value is undefined is left out, as JSON does; bigints beyond int64 go as decimal text). Rows are built by a
+ * function compiled once per set of property names (an object literal), tens of times faster than assigning
+ * properties one by one.
+ */
+
+/** A value in the header: a JSON primitive stands for itself, a JSON object for a plain object, an array is tagged. */
+type Node = null | boolean | number | string | { [key: string]: Node } | Node[];
+/** A run of the blob: [element type, byte offset, element count]. */
+type Segment = [ElementType, number, number];
+type ElementType = "f64" | "i32" | "i64" | "u32" | "u16" | "u8" | "i8" | "i16" | "u64" | "f32";
+/** Where a run of the blob's bytes starts, and how long it is. */
+type Run = [offset: number, length: number];
+
+const magic = "gapwatch-columnar 1";
+/** Arrays, Maps and Sets longer than this decode when first read; shorter ones at once. */
+const lazyAbove = 64;
+/** Arrays this short are written value by value in the header (columns of a few values cost more than they save). */
+const inlineUpTo = 8;
+/**
+ * Runs of the blob start at multiples of 24 bytes: 8-byte aligned for any typed array, and a whole number of base64
+ * groups (3 bytes, 4 characters), so each run's base64 decodes on its own, when its column is read.
+ */
+const runAlign = 24;
+
+const arrayTypes = {
+  f64: Float64Array, i32: Int32Array, i64: BigInt64Array, u32: Uint32Array, u16: Uint16Array, u8: Uint8Array,
+  i8: Int8Array, i16: Int16Array, u64: BigUint64Array, f32: Float32Array,
+} as const;
+type AnyTypedArray =
+  | Float64Array | Int32Array | BigInt64Array | Uint32Array | Uint16Array | Uint8Array | Int8Array | Int16Array
+  | BigUint64Array | Float32Array;
+
+const minInt64 = -(2n ** 63n);
+const maxInt64 = 2n ** 63n - 1n;
+
+/** Encodes `value` (see above) as the text a web instance decodes with decodeColumnar. */
+export function encodeColumnar(value: unknown): string {
+  const writer = new BlobWriter();
+  const header = JSON.stringify(encodeNode(value, writer));
+  return `${magic}\n${header}\n${writer.finish().toString("base64")}`;
+}
+
+/** Whether `text` was written by encodeColumnar (of this format version). */
+export function isColumnar(text: string): boolean {
+  return text.startsWith(`${magic}\n`);
+}
+
+/** Decodes text written by encodeColumnar; long arrays, Maps and Sets decode when first read. */
+export function decodeColumnar(text: string): unknown {
+  const first = text.indexOf("\n");
+  const second = text.indexOf("\n", first + 1);
+  if (first < 0 || second < 0 || text.slice(0, first) !== magic) {
+    throw new Error(`not a columnar read model (it should start with "${magic}"): written by another version of Gapwatch`);
+  }
+  return new Decoder(text, second + 1).node(JSON.parse(text.slice(first + 1, second)) as Node);
+}
+
+// ---------------------------------------------------------------------------------------------------------- encoding
+
+class BlobWriter {
+  private readonly parts: Buffer[] = [];
+  private length = 0;
+
+  /** Appends the array's bytes as a run of their own, and returns where they are. */
+  write(type: ElementType, array: AnyTypedArray): Segment {
+    const [offset] = this.append(Buffer.from(array.buffer, array.byteOffset, array.byteLength));
+    return [type, offset, array.length];
+  }
+
+  /** Appends a JSON value's text (UTF-8) as a run of its own. */
+  writeJson(value: unknown): Run {
+    return this.append(Buffer.from(JSON.stringify(value)));
+  }
+
+  private append(bytes: Buffer): Run {
+    const offset = this.length;
+    const padded = Math.ceil(bytes.length / runAlign) * runAlign;
+    this.parts.push(bytes);
+    if (padded > bytes.length) this.parts.push(Buffer.alloc(padded - bytes.length));
+    this.length += padded;
+    return [offset, bytes.length];
+  }
+
+  finish(): Buffer {
+    return Buffer.concat(this.parts, this.length);
+  }
+}
+
+function encodeNode(value: unknown, w: BlobWriter): Node {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0) ? value : ["n", Object.is(value, -0) ? "-0" : String(value)];
+    case "bigint":
+      return ["b", value.toString()];
+    case "undefined":
+      return ["u"];
+    case "object":
+      if (value === null) return null;
+      if (Array.isArray(value)) {
+        return value.length <= inlineUpTo ? ["a", ...value.map((v) => encodeNode(v, w))] : ["c", encodeColumn(value, w)];
+      }
+      if (value instanceof Map) return ["m", encodeColumn([...value.keys()], w), encodeColumn([...value.values()], w)];
+      if (value instanceof Set) return ["s", encodeColumn([...value], w)];
+      if (ArrayBuffer.isView(value)) return ["t", w.write(typeOfArray(value), value as AnyTypedArray)];
+      if (isPlainObject(value)) {
+        const out: { [key: string]: Node } = {};
+        for (const [k, v] of Object.entries(value)) if (v !== undefined) setOwn(out, k, encodeNode(v, w));
+        return out;
+      }
+      throw new Error(`cannot encode a ${value.constructor?.name ?? "object"} in a read model`);
+    default:
+      throw new Error(`cannot encode a ${typeof value} in a read model`);
+  }
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function typeOfArray(view: ArrayBufferView): ElementType {
+  for (const [type, ctor] of Object.entries(arrayTypes)) if (view instanceof ctor) return type as ElementType;
+  throw new Error(`cannot encode a ${view.constructor.name} in a read model`);
+}
+
+type Kind = "number" | "bigint" | "string" | "boolean" | "null" | "undefined" | "object" | "array" | "other";
+
+function kindOf(v: unknown): Kind {
+  switch (typeof v) {
+    case "number":
+    case "bigint":
+    case "string":
+    case "boolean":
+    case "undefined":
+      return typeof v as Kind;
+    case "object":
+      if (v === null) return "null";
+      if (Array.isArray(v)) return "array";
+      return isPlainObject(v) ? "object" : "other";
+    default:
+      return "other";
+  }
+}
+
+/** A column of values: [type, count, ...] (see the file's comment). */
+function encodeColumn(values: readonly unknown[], w: BlobWriter): Node {
+  const n = values.length;
+  // One pass: the kind of the first value, whether all share it, and whether all are that very value.
+  const kind = n === 0 ? "null" : kindOf(values[0]);
+  let sameValue = true;
+  for (let i = 1; i < n; i++) {
+    const v = values[i];
+    if (sameValue && Object.is(v, values[0])) continue;
+    sameValue = false;
+    if (kindOf(v) !== kind) return encodeMixed(values, w);
+  }
+  if (n > 0 && sameValue && kind !== "object" && kind !== "array" && kind !== "other") return ["Z", n, encodeNode(values[0], w)];
+  switch (kind) {
+    case "number": {
+      const array = new Float64Array(n);
+      let ints = true;
+      for (let i = 0; i < n; i++) {
+        const v = values[i] as number;
+        array[i] = v;
+        if (ints && ((v | 0) !== v || Object.is(v, -0))) ints = false;
+      }
+      return ints ? ["I", n, w.write("i32", Int32Array.from(array))] : ["F", n, w.write("f64", array)];
+    }
+    case "bigint": {
+      const all = values as bigint[];
+      const array = new BigInt64Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = all[i]!;
+        if (v < minInt64 || v > maxInt64) return ["G", n, all.map((b) => encodeNode(b, w))];
+        array[i] = v;
+      }
+      return ["B", n, w.write("i64", array)];
+    }
+    case "string":
+      return encodeStrings(values as string[], w);
+    case "boolean": {
+      const bytes = new Uint8Array(n);
+      for (let i = 0; i < n; i++) bytes[i] = values[i] ? 1 : 0;
+      return ["T", n, w.write("u8", bytes)];
+    }
+    case "object":
+      return encodeObjects(values as Record<string, unknown>[], w);
+    case "array": {
+      const arrays = values as unknown[][];
+      return ["A", n, w.write("u32", Uint32Array.from(arrays, (a) => a.length)), encodeColumn(arrays.flat(), w)];
+    }
+    case "null":
+    case "undefined":
+      return ["Z", n, encodeNode(values[0], w)];
+    default:
+      return ["G", n, values.map((v) => encodeNode(v, w))];
+  }
+}
+
+function encodeStrings(values: readonly string[], w: BlobWriter): Node {
+  const ids = new Map<string, number>();
+  const indices = new Uint32Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const s = values[i]!;
+    let id = ids.get(s);
+    if (id === undefined) ids.set(s, (id = ids.size));
+    indices[i] = id;
+  }
+  return ["S", values.length, w.writeJson([...ids.keys()]), writeIndices(indices, ids.size, w)];
+}
+
+/** Indices below `bound` in the narrowest unsigned type. */
+function writeIndices(indices: Uint32Array, bound: number, w: BlobWriter): Segment {
+  if (bound <= 0x100) return w.write("u8", Uint8Array.from(indices));
+  if (bound <= 0x10000) return w.write("u16", Uint16Array.from(indices));
+  return w.write("u32", indices);
+}
+
+/** Objects: their sets of property names in order (shapes), which shape each row has, one column per property. */
+function encodeObjects(rows: readonly Record<string, unknown>[], w: BlobWriter): Node {
+  const shapeIds = new Map<string, number>();
+  const shapes: string[][] = [];
+  /** Per shape, the column of each of its keys, in its order (rows of one shape append without a lookup a value). */
+  const shapeColumns: unknown[][][] = [];
+  const shapeOf = new Uint32Array(rows.length);
+  const columns = new Map<string, unknown[]>();
+  let previousKeys: string[] | null = null;
+  let previousId = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    let keys = Object.keys(row);
+    for (const k of keys) {
+      if (row[k] === undefined) {
+        keys = keys.filter((key) => row[key] !== undefined);
+        break;
+      }
+    }
+    let id = previousId;
+    if (previousKeys === null || !sameKeys(keys, previousKeys)) {
+      const name = keys.join("\u0000");
+      const known = shapeIds.get(name);
+      if (known === undefined) {
+        shapeIds.set(name, (id = shapes.length));
+        shapes.push(keys);
+        shapeColumns.push(keys.map((k) => {
+          let column = columns.get(k);
+          if (!column) columns.set(k, (column = []));
+          return column;
+        }));
+      } else id = known;
+    }
+    shapeOf[i] = id;
+    previousKeys = keys;
+    previousId = id;
+    const target = shapeColumns[id]!;
+    for (let j = 0; j < keys.length; j++) target[j]!.push(row[keys[j]!]);
+  }
+  const encoded: { [key: string]: Node } = {};
+  for (const [k, column] of columns) setOwn(encoded, k, encodeColumn(column, w));
+  return ["O", rows.length, shapes, shapes.length > 1 ? writeIndices(shapeOf, shapes.length, w) : null, encoded];
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Values of several kinds: a byte per row saying which, and the values of each kind as a column of their own. */
+function encodeMixed(values: readonly unknown[], w: BlobWriter): Node {
+  const order: Kind[] = [];
+  const byKind: unknown[][] = [];
+  const kindOfRow = new Uint8Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const kind = kindOf(values[i]);
+    let k = order.indexOf(kind);
+    if (k < 0) {
+      k = order.push(kind) - 1;
+      byKind.push([]);
+    }
+    kindOfRow[i] = k;
+    byKind[k]!.push(values[i]);
+  }
+  return ["X", values.length, w.write("u8", kindOfRow), byKind.map((column) => encodeColumn(column, w))];
+}
+
+// ---------------------------------------------------------------------------------------------------------- decoding
+
+/** Builds a row of one shape from the property columns (values decoded already) at one index. */
+type RowFactory = (columns: readonly (readonly unknown[])[], at: Int32Array | number[]) => Record<string, unknown>;
+/** Compiled once per shape (property names in order) for the process. */
+const rowFactories = new Map<string, RowFactory>();
+
+class Decoder {
+  /** `text` holds the blob's base64 from `start` on. */
+  constructor(
+    private readonly text: string,
+    private readonly start: number,
+  ) {}
+
+  /** The bytes of one run, decoded from its base64 alone. */
+  private bytes(offset: number, length: number): Buffer {
+    const from = this.start + (offset / 3) * 4;
+    const base64 = this.text.slice(from, from + Math.ceil(length / 3) * 4);
+    const bytes = Buffer.from(base64, "base64").subarray(0, length);
+    if (bytes.byteOffset % 8 === 0) return bytes;
+    // Typed arrays need their element size's alignment: a small Buffer may sit anywhere in Node's shared pool (and so
+    // may a Buffer.from copy): an unpooled one starts at its own ArrayBuffer's start.
+    const aligned = Buffer.allocUnsafeSlow(length);
+    bytes.copy(aligned);
+    return aligned;
+  }
+
+  node(node: Node): unknown {
+    if (node === null || typeof node !== "object") return node;
+    if (!Array.isArray(node)) return this.object(node);
+    const tag = node[0] as string;
+    switch (tag) {
+      case "b":
+        return BigInt(node[1] as string);
+      case "n":
+        return node[1] === "-0" ? -0 : Number(node[1]);
+      case "u":
+        return undefined;
+      case "a":
+        return node.slice(1).map((item) => this.node(item));
+      case "c":
+        return this.column(node[1]!);
+      case "m": {
+        const keys = this.column(node[1]!);
+        const values = this.column(node[2]!);
+        return new Map(keys.map((k, i) => [k, values[i]]));
+      }
+      case "s":
+        return new Set(this.column(node[1]!));
+      case "t": {
+        const [type, offset, count] = node[1] as Segment;
+        // Its own buffer, as the encoded array had: a view could share Node's pool with unrelated bytes.
+        return this.view(type, offset, count).slice();
+      }
+      default:
+        throw new Error(`unknown tag "${tag}" in a columnar read model`);
+    }
+  }
+
+  /** A plain object; a long array, Map or Set in it decodes when first read. */
+  private object(node: { [key: string]: Node }): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(node)) {
+      const value = node[key]!;
+      if (isLong(value)) defineLazy(out, key, () => this.node(value));
+      else setOwn(out, key, this.node(value));
+    }
+    return out;
+  }
+
+  private view(type: ElementType, offset: number, count: number): AnyTypedArray {
+    const Ctor = arrayTypes[type];
+    const bytes = this.bytes(offset, count * Ctor.BYTES_PER_ELEMENT);
+    // A Buffer decoded from base64 owns a plain ArrayBuffer (never a SharedArrayBuffer).
+    return new Ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, count);
+  }
+
+  private segment(node: Node): AnyTypedArray {
+    const [type, offset, count] = node as Segment;
+    return this.view(type, offset, count);
+  }
+
+  /** A column's values, in order. */
+  column(node: Node): unknown[] {
+    const col = node as Node[];
+    const n = col[1] as number;
+    switch (col[0] as string) {
+      case "Z":
+        return new Array<unknown>(n).fill(this.node(col[2]!));
+      case "F":
+      case "I":
+      case "B":
+        return Array.from(this.segment(col[2]!) as ArrayLike<unknown>);
+      case "T":
+        return Array.from(this.segment(col[2]!) as Uint8Array, (b) => b === 1);
+      case "S": {
+        const [offset, length] = col[2] as Run;
+        const strings = JSON.parse(this.bytes(offset, length).toString("utf8")) as string[];
+        const indices = this.segment(col[3]!) as Uint8Array;
+        const out = new Array<string>(n);
+        for (let i = 0; i < n; i++) out[i] = strings[indices[i]!]!;
+        return out;
+      }
+      case "G":
+        return (col[2] as Node[]).map((item) => this.node(item));
+      case "A":
+        return this.arrays(n, this.segment(col[2]!) as Uint32Array, col[3]!);
+      case "O":
+        const shapeOf = col[3] === null ? null : this.segment(col[3]!);
+        return this.objects(n, col[2] as string[][], shapeOf, col[4] as { [key: string]: Node });
+      case "X":
+        return this.mixed(n, this.segment(col[2]!) as Uint8Array, col[3] as Node[]);
+      default:
+        throw new Error(`unknown column type "${String(col[0])}" in a columnar read model`);
+    }
+  }
+
+  private arrays(n: number, lengths: Uint32Array, items: Node): unknown[][] {
+    const all = this.column(items);
+    const out = new Array<unknown[]>(n);
+    for (let i = 0, at = 0; i < n; i++) {
+      const length = lengths[i]!;
+      out[i] = all.slice(at, at + length);
+      at += length;
+    }
+    return out;
+  }
+
+  private mixed(n: number, kinds: Uint8Array, columns: readonly Node[]): unknown[] {
+    const values = columns.map((c) => this.column(c));
+    const cursors = new Array<number>(values.length).fill(0);
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) {
+      const k = kinds[i]!;
+      out[i] = values[k]![cursors[k]!++];
+    }
+    return out;
+  }
+
+  /**
+   * Rows of objects. A property holding arrays of many items in all (a group's partitions, a topic's partition
+   * states) decodes, for every row at once, when one row's is first read.
+   */
+  private objects(n: number, shapes: string[][], shapeOf: AnyTypedArray | null, columns: { [key: string]: Node }): unknown[] {
+    const names = Object.keys(columns);
+    const lazy = names.filter((k) => isLazyColumn(columns[k]!));
+    const values = names.map((k) => (lazy.includes(k) ? [] : this.column(columns[k]!)));
+    const plans = shapes.map((keys) => {
+      const columnOf = keys.map((k) => names.indexOf(k));
+      const lazyAt = lazy.map((k) => keys.indexOf(k));
+      return { columnOf, columns: columnOf.map((c) => values[c]!), make: compileRow(keys), lazyAt };
+    });
+    const lazyRows = lazy.map(() => ({ rows: [] as Record<string, unknown>[], at: [] as number[] }));
+    const cursors = new Int32Array(names.length);
+    const at: number[] = [];
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) {
+      const plan = plans[shapeOf === null ? 0 : Number(shapeOf[i])]!;
+      const columnOf = plan.columnOf;
+      at.length = columnOf.length;
+      for (let j = 0; j < columnOf.length; j++) at[j] = cursors[columnOf[j]!]!++;
+      const row = plan.make(plan.columns, at);
+      for (let l = 0; l < lazyRows.length; l++) {
+        const p = plan.lazyAt[l]!;
+        if (p < 0) continue;
+        lazyRows[l]!.rows.push(row);
+        lazyRows[l]!.at.push(at[p]!);
+      }
+      out[i] = row;
+    }
+    lazy.forEach((key, l) => {
+      const column = columns[key] as Node[];
+      const { rows, at: indices } = lazyRows[l]!;
+      if (column[0] === "G") {
+        rows.forEach((row, r) => defineLazy(row, key, () => this.node((column[2] as Node[])[indices[r]!]!)));
+        return;
+      }
+      let decoded: unknown[] | null = null;
+      const all = () => (decoded ??= this.column(column));
+      rows.forEach((row, r) => defineLazy(row, key, () => all()[indices[r]!]));
+    });
+    return out;
+  }
+}
+
+/** A node of an array, Map or Set of more than `lazyAbove` items. */
+function isLong(node: Node): boolean {
+  if (!Array.isArray(node)) return false;
+  if (node[0] === "c" || node[0] === "s" || node[0] === "m") return ((node[1] as Node[])[1] as number) > lazyAbove;
+  return false;
+}
+
+/**
+ * A column whose rows' values decode when read: arrays holding more than `lazyAbove` items in all, four or more a row
+ * on average (decoded for every row at once), or values written one by one of which one is long (each on its own).
+ */
+function isLazyColumn(col: Node): boolean {
+  const c = col as Node[];
+  if (c[0] === "G") return (c[2] as Node[]).some(isLong);
+  if (c[0] !== "A") return false;
+  const items = (c[3] as Node[])[1] as number;
+  return items > lazyAbove && items >= 4 * (c[1] as number);
+}
+
+/**
+ * An object literal of the shape's property names, each value `columns[j][at[j]]`: V8 builds such a literal in one
+ * step with the right hidden class, where assigning properties by name in a loop goes through its slow generic path
+ * (measured 20 times slower for a million rows of 20 properties). Names are quoted with JSON.stringify, so no name can
+ * be code; `__proto__` (which a literal would take as the prototype) is defined as an own property.
+ */
+function compileRow(keys: readonly string[]): RowFactory {
+  const id = keys.join("\u0000");
+  let make = rowFactories.get(id);
+  if (make) return make;
+  if (keys.includes("__proto__")) {
+    make = (columns, at) => {
+      const row: Record<string, unknown> = {};
+      keys.forEach((k, j) => setOwn(row, k, columns[j]![at[j]!]));
+      return row;
+    };
+  } else {
+    const fields = keys.map((k, j) => `${JSON.stringify(k)}: c[${j}][a[${j}]]`).join(", ");
+    make = new Function("c", "a", `return { ${fields} };`) as RowFactory;
+  }
+  rowFactories.set(id, make);
+  return make;
+}
+
+/** `target[key] = value`, where a key `__proto__` is a property like any other (an assignment would set the prototype). */
+function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * `target[key]` as a property that decodes its value when first read and is a plain property from then on (or, on an
+ * object frozen meanwhile, keeps the value it decoded). Assigning it first replaces it as a plain property would.
+ */
+function defineLazy(target: Record<string, unknown>, key: string, decode: () => unknown): void {
+  let decoded = false;
+  let value: unknown;
+  const settle = (v: unknown) =>
+    Object.defineProperty(target, key, { value: v, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (!decoded) {
+        value = decode();
+        decoded = true;
+        if (Object.isExtensible(target)) settle(value);
+      }
+      return value;
+    },
+    set(v: unknown) {
+      settle(v);
+    },
+  });
+}
