@@ -18,7 +18,7 @@ import { detectRetentionRisk } from "./retention-risk";
 import {
   findCluster,
   findTopic,
-  indexFreshFlowPartitions,
+  createFreshKeyTest,
   isClusterFresh,
   keepOnlySnapshotIndex,
   listJudgedPartitions,
@@ -54,9 +54,9 @@ import { type DetectorInput, type DetectorOutput, type Finding, FindingType, typ
  */
 export function runDetectors(input: DetectorInput): DetectorOutput {
   const { previous, current, history, memory, now, thresholds } = input;
-  const before = indexFreshFlowPartitions(previous);
-  const fresh = indexFreshFlowPartitions(current);
-  const syncs = stepSyncs(memory.syncMarkers, history, (key) => fresh.has(key) && before.has(key), (key) => fresh.has(key), now);
+  const before = createFreshKeyTest(previous);
+  const fresh = createFreshKeyTest(current);
+  const syncs = stepSyncs(memory.syncMarkers, history, (key) => fresh(key) && before(key), fresh, now);
   const newSyncs = dropSharedHeartbeatSyncs(current, syncs.newSyncs);
   const ctx: DetectorContext = {
     previous,
