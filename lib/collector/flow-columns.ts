@@ -21,6 +21,8 @@ export interface FlowColumns {
   slots: number;
   /** Per position in the partitions array: its slot. */
   slotAt: Int32Array;
+  /** A slot is at more than one position (a partition listed twice): its columns hold the last one's values. */
+  duplicates: boolean;
   /** Per slot: the last position holding it whose data is known (`unknown` null), or −1. */
   knownPositionOf: Int32Array;
   /** Per slot: the flow partition key (`<flow>|<topic>|<partition>`, interned), shared by every cycle. */
@@ -87,6 +89,7 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     generation: index.generation,
     slots,
     slotAt,
+    duplicates: false,
     knownPositionOf: new Int32Array(slots).fill(-1),
     keys: index.keys,
     sourceLogStart: new Float64Array(slots).fill(Number.NaN),
@@ -97,9 +100,12 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     targetLogEnd: new Float64Array(slots).fill(Number.NaN),
     lag: new Float64Array(slots).fill(Number.NaN),
   };
+  const filled = new Uint8Array(slots);
   for (let i = 0; i < partitions.length; i++) {
     const p = partitions[i]!;
     const slot = slotAt[i]!;
+    if (filled[slot] === 1) columns.duplicates = true;
+    filled[slot] = 1;
     if (p.unknown === null) columns.knownPositionOf[slot] = i;
     columns.sourceLogStart[slot] = toColumn(p.sourceLogStart, flowId, p, "source log start");
     columns.sourceLogEnd[slot] = toColumn(p.sourceLogEnd, flowId, p, "source log end");

@@ -98,6 +98,8 @@ interface SnapshotIndex {
   /** Fresh flows' columns by flow id, and by slot generation. */
   freshColumns: Map<string, FreshFlowColumns> | null;
   freshGenerations: Map<number, FlowColumns> | null;
+  /** findTopic's last question and answer. */
+  lastTopic: { alias: string; topic: string; found: TopicState | undefined } | null;
 }
 
 const indexes = new WeakMap<Snapshot, SnapshotIndex>();
@@ -133,7 +135,7 @@ function lookUpIndex(snapshot: Snapshot): SnapshotIndex {
     // The first of equal aliases or names wins, as `find` would.
     const clusters = new Map<string, ClusterSnapshot>();
     for (const c of snapshot.clusters) if (!clusters.has(c.alias)) clusters.set(c.alias, c);
-    index = { clusters, topics: new Map(), all: null, fresh: null, freshColumns: null, freshGenerations: null };
+    index = { clusters, topics: new Map(), all: null, fresh: null, freshColumns: null, freshGenerations: null, lastTopic: null };
     indexes.set(snapshot, index);
   }
   return index;
@@ -226,16 +228,23 @@ export function createFreshKeyTest(snapshot: Snapshot | null): (key: string) => 
   };
 }
 
-/** Finds a topic on a cluster. */
+/**
+ * Finds a topic on a cluster. Detectors ask per partition, and a topic's partitions come one after another: the
+ * last answer per snapshot is kept and given again for the same question without two map lookups.
+ */
 export function findTopic(snapshot: Snapshot, alias: string, topic: string): TopicState | undefined {
   const index = indexOf(snapshot);
+  const last = index.lastTopic;
+  if (last !== null && last.topic === topic && last.alias === alias) return last.found;
   let topics = index.topics.get(alias);
   if (topics === undefined) {
     topics = new Map();
     for (const t of index.clusters.get(alias)?.topics ?? []) if (!topics.has(t.name)) topics.set(t.name, t);
     index.topics.set(alias, topics);
   }
-  return topics.get(topic);
+  const found = topics.get(topic);
+  index.lastTopic = { alias, topic, found };
+  return found;
 }
 
 const compactedByConfigs = new WeakMap<TopicConfigs, boolean>();
