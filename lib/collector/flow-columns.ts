@@ -137,13 +137,13 @@ export function refillLagColumn(flowId: string, from: readonly FlowPartition[], 
 /** A column value: the offset as a number, NaN for null. */
 function toColumn(value: bigint | null, flowId: string, p: FlowPartition, what: string): number {
   if (value === null) return Number.NaN;
-  if (value > maxExact || value < -maxExact) {
+  // Beyond 2^53 the conversion rounds to a number that is not a safe integer: one check, no bigint comparison.
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) {
     throw new Error(`${flowId} ${p.topic}/${p.partition}: ${what} ${value} is beyond 2^53, where offsets stop being exact as numbers`);
   }
-  return Number(value);
+  return n;
 }
-
-const maxExact = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Where a flow partition key's slot is: `generation × 2^31 + slot` (generationOf, slotOf), or −1 when no flow's columns hold it. */
 export function findEncodedSlot(key: string): number {

@@ -11,7 +11,8 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
-import { createStallMarksBuilder, readStallTable, type StallMarksBuilder, type StallTable } from "./stall-marks";
+import type { MarkTableBuilder } from "./mark-columns";
+import { createStallMarksBuilder, nameStallColumns, readStallTable, type StallColumns } from "./stall-marks";
 import { FindingType, Severity, type Finding, type PositionMark } from "./types";
 
 /**
@@ -59,7 +60,7 @@ export function detectTaskStalls(
 ): { findings: Finding[]; marks: Record<string, PositionMark> } {
   const stateOf = createSourceStateLookup(ctx.current);
   const freshFlows = new Set(ctx.current.flows.filter((flow) => isFlowFresh(ctx.current, flow)));
-  const before = readStallTable(marks);
+  const before = nameStallColumns(readStallTable(marks));
   const next = createStallMarksBuilder(marks, ctx.now);
   const now = ctx.now;
   const stallsByFlow = new Map<Flow, Stall[]>();
@@ -89,7 +90,7 @@ export function detectTaskStalls(
       logEndAtMove = before.logEndAtMove[slot]!;
     } else {
       // A mark made now is not stored (memory-persistence.ts): a change only where the old one was.
-      next.put(slot, Number(position), now, logEndAtMove, 0, now, had && isStoredMark(before, slot));
+      next.put(slot, had && isStoredMark(before, slot), Number(position), now, logEndAtMove, 0, now);
     }
     const stalledForMs = now - movedAt - notRunningMs;
     if (stalledForMs < resolveStallAfterMs(ctx, view.flow, view.partition) || waiting <= 0n || Number(logEnd) <= logEndAtMove) continue;
@@ -126,16 +127,16 @@ function resolveStallAfterMs(ctx: DetectorContext, flow: Flow, partition: FlowPa
  * was (seenAt is not stored) unless its not-running time grew or the old one was not stored (made in the cycle it
  * was last seen). Returns the mark's movedAt and not-running time.
  */
-function putAdvancedMark(next: StallMarksBuilder, before: StallTable, slot: number, running: boolean, now: number): [number, number] {
+function putAdvancedMark(next: MarkTableBuilder<PositionMark>, before: StallColumns, slot: number, running: boolean, now: number): [number, number] {
   const was = before.notRunningMs[slot]!;
   const notRunningMs = was + (running ? 0 : Math.max(0, now - before.seenAt[slot]!));
   const movedAt = before.movedAt[slot]!;
-  next.put(slot, before.position[slot]!, movedAt, before.logEndAtMove[slot]!, notRunningMs, now, notRunningMs !== was || !isStoredMark(before, slot));
+  next.put(slot, notRunningMs !== was || !isStoredMark(before, slot), before.position[slot]!, movedAt, before.logEndAtMove[slot]!, notRunningMs, now);
   return [movedAt, notRunningMs];
 }
 
 /** Whether the persister stored the mark in the cycle it was last seen: not when it was made in that cycle. */
-function isStoredMark(table: StallTable, slot: number): boolean {
+function isStoredMark(table: StallColumns, slot: number): boolean {
   return table.movedAt[slot] !== table.seenAt[slot];
 }
 

@@ -137,9 +137,9 @@ function runScenario(fresh: boolean): { results: CycleResult[]; restoredFrom: [s
   return { results, restoredFrom };
 }
 
-/** A deep copy of plain objects: TASK_STALLED's section is a view over columns (stall-marks.ts), copied key by key first. */
+/** A deep copy of plain objects: the stall marks and sync markers are views over columns (mark-columns.ts), copied key by key first. */
 function copyMemory(memory: DetectorMemory): DetectorMemory {
-  return structuredClone({ ...memory, positions: { ...memory.positions } });
+  return structuredClone({ ...memory, positions: { ...memory.positions }, syncMarkers: { ...memory.syncMarkers } });
 }
 
 /** Changes in `a` and not in `b` (same key and value), as `key value`. */

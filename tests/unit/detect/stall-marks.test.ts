@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readSectionChanges } from "@/lib/detect/section-changes";
-import { createStallMarksBuilder, findStallSlot, readStallTable } from "@/lib/detect/stall-marks";
+import { findMarkSlot } from "@/lib/detect/mark-columns";
+import { createStallMarksBuilder, nameStallColumns, readStallTable } from "@/lib/detect/stall-marks";
 import type { PositionMark } from "@/lib/detect/types";
 import { T0 } from "./fixtures";
 
@@ -16,10 +17,10 @@ describe("TASK_STALLED's marks as columns", () => {
   it("reads a plain record's marks, and is read back as the same record (keys, values, JSON, spread)", () => {
     const plain = { "f|a|0": mark("100", T0, "250"), "f|a|1": mark("7", T0 - 5000, "9", 1200, T0) };
     const next = createStallMarksBuilder(plain, T0 + 5000);
-    const table = readStallTable(plain);
+    const table = nameStallColumns(readStallTable(plain));
     for (const key of Object.keys(plain)) {
       const slot = next.slotOf(key);
-      next.put(slot, table.position[slot]!, table.movedAt[slot]!, table.logEndAtMove[slot]!, table.notRunningMs[slot]!, T0 + 5000, false);
+      next.put(slot, false, table.position[slot]!, table.movedAt[slot]!, table.logEndAtMove[slot]!, table.notRunningMs[slot]!, T0 + 5000);
     }
     const section = next.finish();
     const expected = { "f|a|0": mark("100", T0, "250", 0, T0 + 5000), "f|a|1": mark("7", T0 - 5000, "9", 1200, T0 + 5000) };
@@ -31,18 +32,18 @@ describe("TASK_STALLED's marks as columns", () => {
     expect(JSON.parse(JSON.stringify(section))).toEqual(expected);
     expect(() => {
       (section as Record<string, PositionMark>)["f|a|0"] = mark("1", T0, "1");
-    }).toThrow(/read-only/);
+    }).toThrow(/positions section is read-only/);
   });
 
   it("leaves the last cycle's section as it was, drops keys not put, and records the changes for the persister", () => {
     const first = createStallMarksBuilder({}, T0);
-    first.put(first.slotOf("f|a|0"), 10, T0, 20, 0, T0, false);
-    first.put(first.slotOf("f|a|1"), 30, T0, 40, 0, T0, false);
+    first.put(first.slotOf("f|a|0"), false, 10, T0, 20, 0, T0);
+    first.put(first.slotOf("f|a|1"), false, 30, T0, 40, 0, T0);
     const before = first.finish();
     const second = createStallMarksBuilder(before, T0 + 5000);
     // f|a|1 is gone; f|a|0 stood still (stored now: it was made last cycle); f|b|0 is new.
-    second.put(second.slotOf("f|a|0"), 10, T0, 20, 0, T0 + 5000, true);
-    second.put(second.slotOf("f|b|0"), 5, T0 + 5000, 6, 0, T0 + 5000, false);
+    second.put(second.slotOf("f|a|0"), true, 10, T0, 20, 0, T0 + 5000);
+    second.put(second.slotOf("f|b|0"), false, 5, T0 + 5000, 6, 0, T0 + 5000);
     const after = second.finish();
     expect(before["f|a|1"]).toEqual(mark("30", T0, "40"));
     expect(before["f|a|0"]).toEqual(mark("10", T0, "20"));
@@ -58,8 +59,8 @@ describe("TASK_STALLED's marks as columns", () => {
 
   it("forgets a stored mark whose offsets are not exact as numbers (its partition starts a new mark)", () => {
     const table = readStallTable({ "f|a|0": mark("9007199254740993", T0, "9007199254740994"), "f|a|1": mark("12", T0, "13") });
-    expect(findStallSlot(table, "f|a|0")).toBe(-1);
+    expect(findMarkSlot(table, "f|a|0")).toBe(-1);
     expect(table.size).toBe(1);
-    expect(table.position[findStallSlot(table, "f|a|1")]).toBe(12);
+    expect(nameStallColumns(table).position[findMarkSlot(table, "f|a|1")]).toBe(12);
   });
 });
