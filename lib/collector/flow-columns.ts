@@ -101,22 +101,54 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     lag: new Float64Array(slots).fill(Number.NaN),
   };
   const filled = new Uint8Array(slots);
+  // Offsets beyond 2^53 round to numbers past MAX_SAFE_INTEGER: one comparison per value here, the partition
+  // looked for (and named) only if there is one.
+  let beyond = false;
+  const toNumber = (value: bigint | null): number => {
+    if (value === null) return Number.NaN;
+    const n = Number(value);
+    if (n > Number.MAX_SAFE_INTEGER || n < -Number.MAX_SAFE_INTEGER) beyond = true;
+    return n;
+  };
   for (let i = 0; i < partitions.length; i++) {
     const p = partitions[i]!;
     const slot = slotAt[i]!;
     if (filled[slot] === 1) columns.duplicates = true;
     filled[slot] = 1;
     if (p.unknown === null) columns.knownPositionOf[slot] = i;
-    columns.sourceLogStart[slot] = toColumn(p.sourceLogStart, flowId, p, "source log start");
-    columns.sourceLogEnd[slot] = toColumn(p.sourceLogEnd, flowId, p, "source log end");
-    columns.mm2Position[slot] = toColumn(p.mm2Position, flowId, p, "MM2's position");
-    columns.committedPosition[slot] = toColumn(p.committedPosition, flowId, p, "MM2's committed position");
-    columns.targetLogStart[slot] = toColumn(p.targetLogStart, flowId, p, "target log start");
-    columns.targetLogEnd[slot] = toColumn(p.targetLogEnd, flowId, p, "target log end");
-    columns.lag[slot] = toColumn(p.lag, flowId, p, "lag");
+    columns.sourceLogStart[slot] = toNumber(p.sourceLogStart);
+    columns.sourceLogEnd[slot] = toNumber(p.sourceLogEnd);
+    columns.mm2Position[slot] = toNumber(p.mm2Position);
+    columns.committedPosition[slot] = toNumber(p.committedPosition);
+    columns.targetLogStart[slot] = toNumber(p.targetLogStart);
+    columns.targetLogEnd[slot] = toNumber(p.targetLogEnd);
+    columns.lag[slot] = toNumber(p.lag);
   }
+  if (beyond) throwBeyondExact(flowId, partitions);
   columnsByPartitions.set(partitions, columns);
   return columns;
+}
+
+/** Names the first partition with an offset beyond 2^53 (fillFlowColumns saw one). */
+function throwBeyondExact(flowId: string, partitions: readonly FlowPartition[]): never {
+  const fields = [
+    ["sourceLogStart", "source log start"],
+    ["sourceLogEnd", "source log end"],
+    ["mm2Position", "MM2's position"],
+    ["committedPosition", "MM2's committed position"],
+    ["targetLogStart", "target log start"],
+    ["targetLogEnd", "target log end"],
+    ["lag", "lag"],
+  ] as const;
+  for (const p of partitions) {
+    for (const [field, what] of fields) {
+      const value = p[field];
+      if (value !== null && !Number.isSafeInteger(Number(value))) {
+        throw new Error(`${flowId} ${p.topic}/${p.partition}: ${what} ${value} is beyond 2^53, where offsets stop being exact as numbers`);
+      }
+    }
+  }
+  throw new Error(`${flowId}: an offset is beyond 2^53, where offsets stop being exact as numbers`);
 }
 
 /**
@@ -129,20 +161,11 @@ export function refillLagColumn(flowId: string, from: readonly FlowPartition[], 
   const lag = before.lag.slice();
   for (let i = 0; i < partitions.length; i++) {
     const p = partitions[i]!;
-    if (p !== from[i]) lag[before.slotAt[i]!] = toColumn(p.lag, flowId, p, "lag");
+    if (p === from[i]) continue;
+    if (p.lag !== null && !Number.isSafeInteger(Number(p.lag))) throwBeyondExact(flowId, [p]);
+    lag[before.slotAt[i]!] = p.lag === null ? Number.NaN : Number(p.lag);
   }
   columnsByPartitions.set(partitions, { ...before, lag });
-}
-
-/** A column value: the offset as a number, NaN for null. */
-function toColumn(value: bigint | null, flowId: string, p: FlowPartition, what: string): number {
-  if (value === null) return Number.NaN;
-  // Beyond 2^53 the conversion rounds to a number that is not a safe integer: one check, no bigint comparison.
-  const n = Number(value);
-  if (!Number.isSafeInteger(n)) {
-    throw new Error(`${flowId} ${p.topic}/${p.partition}: ${what} ${value} is beyond 2^53, where offsets stop being exact as numbers`);
-  }
-  return n;
 }
 
 /** Where a flow partition key's slot is: `generation × 2^31 + slot` (generationOf, slotOf), or −1 when no flow's columns hold it. */
