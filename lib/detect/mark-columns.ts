@@ -18,13 +18,18 @@ import { readSectionChanges, recordSectionChanges } from "./section-changes";
 export interface MarkColumnsSpec<T> {
   /** The section's name, for the read-only error. */
   name: string;
-  /** Columns per entry (at most 5). */
+  /** Number columns per entry (at most 5). */
   width: number;
-  /** An entry's numbers, in column order; null when an offset in it is not exact as a number. */
-  read(entry: T): readonly number[] | null;
+  /** Text columns per entry (strings, null or undefined; none when absent). */
+  textWidth?: number;
+  /** An entry's numbers, in column order, and its texts; null when an offset in it is not exact as a number. */
+  read(entry: T): { numbers: readonly number[]; texts?: readonly Text[] } | null;
   /** The entry at `slot`. */
-  make(columns: readonly Float64Array[], slot: number): T;
+  make(columns: readonly Float64Array[], slot: number, texts: readonly (readonly Text[])[]): T;
 }
+
+/** A value of a text column. */
+export type Text = string | null | undefined;
 
 /** Slot per key, shared by a chain of tables and only ever appended to (a table reads the slots it was made with). */
 interface KeyIndex {
@@ -38,6 +43,7 @@ export interface MarkTable {
   /** Per slot: 1 when the key has an entry. */
   present: Uint8Array;
   columns: Float64Array[];
+  texts: Text[][];
   /** Keys with an entry. */
   size: number;
 }
@@ -59,6 +65,19 @@ export function readMarkTable<T>(section: Section<T>, spec: MarkColumnsSpec<T>):
   return table;
 }
 
+/**
+ * The slot of a key in `table`, or −1, for keys asked in the order they were put last cycle: the slot after the
+ * last one found is tried before the map.
+ */
+export function createSlotReader(table: MarkTable): (key: string) => number {
+  let last = -1;
+  return (key) => {
+    const slot = table.index.keys[last + 1] === key && last + 1 < table.present.length ? last + 1 : findMarkSlot(table, key);
+    if (slot >= 0) last = slot;
+    return slot;
+  };
+}
+
 /** The slot of `key` in `table`, or −1. */
 export function findMarkSlot(table: MarkTable, key: string): number {
   const slot = table.index.byKey.get(key);
@@ -67,7 +86,7 @@ export function findMarkSlot(table: MarkTable, key: string): number {
 
 /** The entry at `slot`, or undefined. */
 export function readMark<T>(table: MarkTable, slot: number, spec: MarkColumnsSpec<T>): T | undefined {
-  return slot < 0 || table.present[slot] !== 1 ? undefined : spec.make(table.columns, slot);
+  return slot < 0 || table.present[slot] !== 1 ? undefined : spec.make(table.columns, slot, table.texts);
 }
 
 /** Builds the next cycle's table from the last one's. */
@@ -82,6 +101,8 @@ export interface MarkTableBuilder<T> {
    * from the last table's entry there.
    */
   put(slot: number, stored: boolean, v0: number, v1?: number, v2?: number, v3?: number, v4?: number): void;
+  /** Sets text column `column` of the entry at `slot` (after its put). */
+  putText(slot: number, column: number, text: Text): void;
   /** Whether `key` was put. */
   has(key: string): boolean;
   /** The section: a read-only record over the new table, recorded for the persister. */
@@ -94,7 +115,7 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
   let index = before.index;
   const baseMade = readSectionChanges(base);
   let capacity = Math.max(16, index.keys.length);
-  let table = allocate(index, capacity, spec.width);
+  let table = allocate(index, capacity, spec.width, spec.textWidth ?? 0);
   const touched: string[] = [];
   let kept = 0;
   let repeated = false;
@@ -126,6 +147,9 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
       if (columns.length > 4) columns[4]![slot] = v4;
       if (stored) touched.push(index.keys[slot]!);
     },
+    putText(slot, column, text) {
+      table.texts[column]![slot] = text;
+    },
     has(key) {
       const slot = findMarkSlot(table, key);
       return slot >= 0 && table.present[slot] === 1;
@@ -152,14 +176,17 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
   };
 }
 
-function allocate(index: KeyIndex, capacity: number, width: number): MarkTable {
-  return { index, present: new Uint8Array(capacity), columns: Array.from({ length: width }, () => new Float64Array(capacity)), size: 0 };
+function allocate(index: KeyIndex, capacity: number, width: number, textWidth: number): MarkTable {
+  const columns = Array.from({ length: width }, () => new Float64Array(capacity));
+  return { index, present: new Uint8Array(capacity), columns, texts: Array.from({ length: textWidth }, (): Text[] => []), size: 0 };
 }
 
 function grow(table: MarkTable, capacity: number): MarkTable {
-  const grown = allocate(table.index, capacity, table.columns.length);
+  const grown = allocate(table.index, capacity, table.columns.length, 0);
   grown.present.set(table.present);
   table.columns.forEach((column, k) => grown.columns[k]!.set(column));
+  // Text columns are arrays: they grow by themselves.
+  grown.texts = table.texts;
   grown.size = table.size;
   return grown;
 }
@@ -167,7 +194,7 @@ function grow(table: MarkTable, capacity: number): MarkTable {
 /** The table with only its entries' keys, in slot order (a new index: the old one stays with the older tables). */
 function compact(table: MarkTable): [MarkTable, KeyIndex] {
   const index: KeyIndex = { byKey: new Map(), keys: [] };
-  const compacted = allocate(index, Math.max(16, table.size), table.columns.length);
+  const compacted = allocate(index, Math.max(16, table.size), table.columns.length, table.texts.length);
   for (let slot = 0; slot < table.present.length; slot++) {
     if (table.present[slot] !== 1) continue;
     const to = index.keys.length;
@@ -176,6 +203,7 @@ function compact(table: MarkTable): [MarkTable, KeyIndex] {
     compacted.present[to] = 1;
     compacted.size++;
     table.columns.forEach((column, k) => (compacted.columns[k]![to] = column[slot]!));
+    table.texts.forEach((column, k) => (compacted.texts[k]![to] = column[slot]));
   }
   return [compacted, index];
 }
@@ -184,7 +212,7 @@ function compact(table: MarkTable): [MarkTable, KeyIndex] {
 function readRecord<T>(section: Section<T>, spec: MarkColumnsSpec<T>): MarkTable {
   const index: KeyIndex = { byKey: new Map(), keys: [] };
   const keys = Object.keys(section);
-  const table = allocate(index, Math.max(16, keys.length), spec.width);
+  const table = allocate(index, Math.max(16, keys.length), spec.width, spec.textWidth ?? 0);
   for (const key of keys) {
     const values = spec.read(section[key]!);
     if (values === null) continue;
@@ -193,7 +221,8 @@ function readRecord<T>(section: Section<T>, spec: MarkColumnsSpec<T>): MarkTable
     index.byKey.set(key, slot);
     table.present[slot] = 1;
     table.size++;
-    values.forEach((value, k) => (table.columns[k]![slot] = value));
+    values.numbers.forEach((value, k) => (table.columns[k]![slot] = value));
+    values.texts?.forEach((text, k) => (table.texts[k]![slot] = text));
   }
   return table;
 }

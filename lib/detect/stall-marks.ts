@@ -15,7 +15,7 @@ const spec: MarkColumnsSpec<PositionMark> = {
   read(mark) {
     const position = readExactOffset(mark.position);
     const logEndAtMove = readExactOffset(mark.logEndAtMove);
-    return position === null || logEndAtMove === null ? null : [position, mark.movedAt, logEndAtMove, mark.notRunningMs, mark.seenAt];
+    return position === null || logEndAtMove === null ? null : { numbers: [position, mark.movedAt, logEndAtMove, mark.notRunningMs, mark.seenAt] };
   },
   make(columns, slot) {
     return {

@@ -22,7 +22,7 @@ const markerSpec: MarkColumnsSpec<SyncMarker> = {
   read(marker) {
     const upstream = readExactOffset(marker.upstream);
     const downstream = readExactOffset(marker.downstream);
-    return upstream === null || downstream === null ? null : [upstream, downstream];
+    return upstream === null || downstream === null ? null : { numbers: [upstream, downstream] };
   },
   make(columns, slot) {
     return { upstream: String(columns[0]![slot]), downstream: String(columns[1]![slot]) };

@@ -137,9 +137,9 @@ function runScenario(fresh: boolean): { results: CycleResult[]; restoredFrom: [s
   return { results, restoredFrom };
 }
 
-/** A deep copy of plain objects: the stall marks and sync markers are views over columns (mark-columns.ts), copied key by key first. */
+/** A deep copy of plain objects: the per-partition sections are views over columns (mark-columns.ts), copied key by key first. */
 function copyMemory(memory: DetectorMemory): DetectorMemory {
-  return structuredClone({ ...memory, positions: { ...memory.positions }, syncMarkers: { ...memory.syncMarkers } });
+  return structuredClone({ ...memory, positions: { ...memory.positions }, syncMarkers: { ...memory.syncMarkers }, committed: { ...memory.committed } });
 }
 
 /** Changes in `a` and not in `b` (same key and value), as `key value`. */
