@@ -1,5 +1,6 @@
 import type { SyncPoint } from "@/lib/mm2";
 import type { FlowDefinition } from "./flow-discovery";
+import { fillFlowColumns } from "./flow-columns";
 import { decideMembership, listExcludedTopics, type MembershipContext } from "./flow-membership";
 import { createFlowPartitionKeyer, createPartitionNamer } from "./partition-keys";
 import { createUnknownJudge, type FlowReadFailures, type PreviousFlow, type UnknownJudge } from "./partition-unknown";
@@ -89,6 +90,8 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     member.to = listed.length;
   }
   const partitions = sortByTopicAndPartition(def.id, members, listed);
+  // The detectors' columns, filled once per cycle against the flow's stable slots (flow-columns.ts).
+  fillFlowColumns(def.id, partitions, true);
   return {
     id: def.id,
     source: def.source,

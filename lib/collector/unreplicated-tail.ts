@@ -1,5 +1,6 @@
 import { type ClusterReader, type FetchedPartition, isItemError } from "@/lib/kafka";
 import { summarizeFlowTotals } from "./flow-builder";
+import { refillLagColumn } from "./flow-columns";
 import { type Flow, type FlowPartition, flowPartitionKey } from "./types";
 
 /**
@@ -71,6 +72,7 @@ export function applySourceTails(flows: readonly Flow[], tails: ReadonlyMap<stri
       const refined = tail === undefined || p.mm2Position === null || tail.from > p.mm2Position ? p : refineFromTail(p, tail.result);
       return { ...refined, transactionMarkersSeen: markerPartitions.has(key) };
     });
+    refillLagColumn(flow.id, flow.partitions, partitions);
     return { ...flow, partitions, totals: summarizeFlowTotals(partitions) };
   });
 }

@@ -6,7 +6,7 @@ import { CheckpointWatchState } from "./checkpoint-watch";
 import { type EventCandidate, listEventFindings, mergeEvents, pruneEvents } from "./events";
 import type { Rule, RuleCycle, RuleMemory, RuleOutput, RuleSections } from "./rule";
 import { rules as registeredRules, snapshotRules } from "./rules";
-import { indexFreshFlowPartitions, keepOnlySnapshotIndex, listJudgedPartitions, type DetectorContext } from "./snapshot-views";
+import { createFreshKeyTest, keepOnlySnapshotIndex, listJudgedPartitions, type DetectorContext } from "./snapshot-views";
 import { stepSyncs } from "./sync-steps";
 import { indexTruncations } from "./truncation-index";
 import type { DetectorInput, DetectorOutput, Finding, HeldEvent } from "./types";
@@ -50,9 +50,9 @@ export interface RuleEngineOutput {
  */
 export function runRules(input: RuleInput, rules: readonly Rule[] = registeredRules): RuleEngineOutput {
   const { previous, current, history, memory, now, thresholds } = input;
-  const before = indexFreshFlowPartitions(previous);
-  const fresh = indexFreshFlowPartitions(current);
-  const syncs = stepSyncs(memory.syncMarkers, history, (key) => fresh.has(key) && before.has(key), (key) => fresh.has(key), now);
+  const before = createFreshKeyTest(previous);
+  const fresh = createFreshKeyTest(current);
+  const syncs = stepSyncs(memory.syncMarkers, history, (key) => fresh(key) && before(key), fresh, now);
   const newSyncs = dropSharedHeartbeatSyncs(current, syncs.newSyncs);
   const detector: DetectorContext = {
     previous,

@@ -24,9 +24,17 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
     const before = ctx.previous.flows.find((f) => f.id === flow.id);
     const sourceFresh = isClusterFresh(findCluster(ctx.previous, flow.source)) && isClusterFresh(findCluster(ctx.current, flow.source));
     if (before === undefined || !sourceFresh) continue;
-    const topicsNow = new Set(flow.partitions.map((p) => p.topic));
+    // A topic's partitions come one after another (buildFlow's order): its name is hashed once per run of them.
+    const topicsNow = new Set<string>();
+    let run: string | undefined;
+    for (const p of flow.partitions) if (p.topic !== run) topicsNow.add((run = p.topic));
     const left = new Map<string, number>();
-    for (const p of before.partitions) if (!topicsNow.has(p.topic)) left.set(p.topic, (left.get(p.topic) ?? 0) + 1);
+    let stayed = true;
+    run = undefined;
+    for (const p of before.partitions) {
+      if (p.topic !== run) stayed = topicsNow.has((run = p.topic));
+      if (!stayed) left.set(p.topic, (left.get(p.topic) ?? 0) + 1);
+    }
     for (const [topic, partitions] of left) {
       const excluded = flow.excludedTopics.find((e) => e.topic === topic);
       if (excluded === undefined || findTopic(ctx.current, flow.source, topic) === undefined) continue;

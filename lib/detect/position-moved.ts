@@ -10,12 +10,12 @@ import {
   isCompacted,
   isFlowFresh,
   listFlowPartitions,
-  maxOffset,
   namePartition,
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
-import { createSectionBuilder, createSectionReader, readSectionChanges, type SectionBuilder } from "./section-changes";
+import { createCommittedMarksBuilder, type CommittedValues, putCommittedMark, readCommittedTable, readCommittedValues } from "./committed-marks";
+import type { MarkTable, MarkTableBuilder } from "./mark-columns";
 import { isCopierChangeSkip } from "./copier-changed";
 import { findTruncation } from "./truncation-index";
 import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
@@ -60,71 +60,98 @@ export function detectPositionMoves(
   ctx: DetectorContext,
   marks: Readonly<Record<string, CommittedMark>>,
 ): { candidates: EventCandidate[]; marks: Record<string, CommittedMark> } {
-  const next = createSectionBuilder(marks, ctx.now);
-  const readOld = createSectionReader(marks);
+  const before = readCommittedTable(marks);
+  const next = createCommittedMarksBuilder(marks, ctx.now);
   const candidates: EventCandidate[] = [];
   const freshFlows = new Set(ctx.current.flows.filter((flow) => isFlowFresh(ctx.current, flow)));
   // One pass over every partition: each keeps its mark unless it is fresh with a committed position
   // (listFreshFlowPartitions order); the marks of partitions that left every flow are kept after it (keepGoneMarks).
+  // Marks are columns (committed-marks.ts): offsets as numbers, exact below 2^53 (flow-columns.ts checks them).
   let visited = 0;
   for (const view of listFlowPartitions(ctx.current)) {
     const { committedPosition: committed, mm2Position, sourceTopicId } = view.partition;
-    const stored = readOld(view.key);
-    if (stored !== undefined) visited++;
-    // Back in a flow: no longer gone (put below with `stored` as its base, so the change is persisted).
-    const old = stored?.goneSince === undefined ? stored : withoutGoneSince(stored);
+    const slot = next.slotOf(view.key);
+    const had = before.present[slot] === 1;
+    if (had) visited++;
+    const old = had ? readCommittedValues(before, slot) : undefined;
+    // Back in a flow: no longer gone (its mark is put without goneSince, a change the persister writes).
+    const gone = old !== undefined && !Number.isNaN(old.goneSince);
+    if (old !== undefined) old.goneSince = Number.NaN;
     if (committed === null || !freshFlows.has(view.flow) || view.partition.unknown !== null) {
-      if (old !== undefined) next.put(view.key, stored, old);
+      if (old !== undefined) putCommittedMark(next, slot, gone, old);
       continue;
     }
+    const c = Number(committed);
     const connector = view.flow.connectors.sources.length > 1 ? (view.partition.sourceConnector ?? undefined) : undefined;
     const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
     if (old !== undefined && !sameTopic) {
       // The topic was deleted and recreated (TOPIC_RESET): MM2 starts the new topic at its earliest offset, and
       // Connect's committed position stays the old topic's until MM2 commits on the new one (seen in the bench: the
       // next cycles read 100 → 10 as "moved back by hand"). The new mark starts at the new log start.
-      const start = view.partition.sourceLogStart ?? 0n;
-      next.put(view.key, stored, withConnector(createResetMark(start, sourceTopicId, committed), connector));
+      const start = Number(view.partition.sourceLogStart ?? 0n);
+      putCommittedMark(next, slot, true, { ...newMark(start, start, sourceTopicId, connector), replacedCommitted: c === start ? Number.NaN : c });
       continue;
     }
     // Another source connector copies the partition now (its topic moved between split connectors): its own offsets
     // start a new mark; what the change re-copies or skips is TOPIC_CHANGED_CONNECTOR.
     if (old !== undefined && sameTopic && old.connector !== connector) {
-      next.put(view.key, stored, withConnector(createMark(committed, maxOffset(mm2Position ?? committed, committed), sourceTopicId, undefined, undefined), connector));
+      putCommittedMark(next, slot, true, newMark(c, Math.max(Number(mm2Position ?? committed), c), sourceTopicId, connector));
       continue;
     }
-    if (old?.replacedCommitted !== undefined && old.replacedCommitted === committed.toString()) {
-      next.put(view.key, stored, old);
+    if (old !== undefined && old.replacedCommitted === c) {
+      putCommittedMark(next, slot, gone, old);
       continue;
     }
-    // The mark's positions, parsed once for every use below.
-    const was = old === undefined ? undefined : readMark(old);
-    const found = sameTopic ? findMove(ctx, view, was!) : null;
+    // Only a committed position outside [mark's committed, highest] can be a move (findMove): the others are not
+    // converted back to bigints.
+    const found = !sameTopic ? null : c >= old!.committed && c <= old!.highest ? null : findMove(ctx, view, { committed: BigInt(old!.committed), highest: BigInt(old!.highest) });
     // The connector has just stopped: judged next cycle against the mark as it was (absorbing the
     // committed position into `highest` now would hide a move made while it stays stopped).
     if (found === "wait") {
-      next.put(view.key, stored, old!);
+      putCommittedMark(next, slot, gone, old!);
       continue;
     }
     // A forward move counts once it holds in two cycles in a row with the same committed position:
     // a connector being stopped flushes its last offsets between the target's read and Connect's
     // (seen in the soak: 11 partitions 2 records "ahead"), and the next cycle's target holds them.
     // A pending move is kept in the mark as committed > highest (otherwise highest ≥ committed).
-    if (found?.direction === "forward") {
-      const mark = was!;
-      if (!(mark.committed === committed && committed > mark.highest)) {
-        next.put(view.key, stored, withConnector(createMark(committed, mark.highest, sourceTopicId, old, was), connector));
-        continue;
-      }
+    if (found?.direction === "forward" && !(old!.committed === c && c > old!.highest)) {
+      putUpdatedMark(next, slot, gone, old!, c, old!.highest, sourceTopicId, connector);
+      continue;
     }
     const move = found;
     if (move !== null) candidates.push(createMoveCandidate(view, move, "connect-offsets"));
-    const highest = move === null && sameTopic ? maxOffset(was!.highest, mm2Position ?? committed) : (mm2Position ?? committed);
-    next.put(view.key, stored, withConnector(createMark(committed, maxOffset(highest, committed), sourceTopicId, old, was), connector));
+    const reached = Number(mm2Position ?? committed);
+    const highest = move === null && sameTopic ? Math.max(old!.highest, reached) : reached;
+    putUpdatedMark(next, slot, gone, old, c, Math.max(highest, c), sourceTopicId, connector);
   }
-  keepGoneMarks(marks, next, visited, ctx.now);
+  keepGoneMarks(before, next, visited, ctx.now);
   candidates.push(...findSkipsInSyncs(ctx).map(([view, move]) => createMoveCandidate(view, move, "offset-sync-gap")));
   return { candidates, marks: next.finish() };
+}
+
+/** A new mark: nothing set aside, not gone. */
+function newMark(committed: number, highest: number, topicId: string | null, connector: string | undefined): CommittedValues {
+  return { committed, highest, topicId, connector, replacedCommitted: Number.NaN, goneSince: Number.NaN };
+}
+
+/**
+ * The mark for these values: `old` as it was when it already holds them (the position set aside at a reset kept),
+ * else a new one (none set aside); `gone`: `old` was stored as gone (its stored form changes either way).
+ */
+function putUpdatedMark(
+  next: MarkTableBuilder<CommittedMark>,
+  slot: number,
+  gone: boolean,
+  old: CommittedValues | undefined,
+  committed: number,
+  highest: number,
+  topicId: string | null,
+  connector: string | undefined,
+): void {
+  const same = old !== undefined && old.topicId === topicId && old.committed === committed && old.highest === highest;
+  if (same) putCommittedMark(next, slot, gone || old.connector !== connector, { ...old, connector });
+  else putCommittedMark(next, slot, true, newMark(committed, highest, topicId, connector));
 }
 
 /** How long the mark of a partition that left every flow is kept. */
@@ -137,62 +164,15 @@ const goneMarkKeepMs = 24 * 3_600_000;
  * the topic deleted, MM2 had committed on the new topic by the next one, and no TOPIC_RESET came). Walks the old
  * marks only in a cycle where some were not visited (a topic left, or gone marks are held).
  */
-function keepGoneMarks(
-  marks: Readonly<Record<string, CommittedMark>>,
-  next: SectionBuilder<CommittedMark>,
-  visited: number,
-  now: number,
-): void {
-  const size = readSectionChanges(marks)?.size ?? Object.keys(marks).length;
-  if (visited >= size) return;
-  for (const key in marks) {
-    if (next.has(key)) continue;
-    const mark = marks[key]!;
-    if (mark.goneSince === undefined) next.put(key, mark, { ...mark, goneSince: now });
-    else if (now - mark.goneSince < goneMarkKeepMs) next.put(key, mark, mark);
+function keepGoneMarks(before: MarkTable, next: MarkTableBuilder<CommittedMark>, visited: number, now: number): void {
+  if (visited >= before.size) return;
+  for (let slot = 0; slot < before.present.length; slot++) {
+    const key = before.index.keys[slot];
+    if (before.present[slot] !== 1 || key === undefined || next.has(key)) continue;
+    const mark = readCommittedValues(before, slot);
+    if (Number.isNaN(mark.goneSince)) putCommittedMark(next, next.slotOf(key), true, { ...mark, goneSince: now });
+    else if (now - mark.goneSince < goneMarkKeepMs) putCommittedMark(next, next.slotOf(key), false, mark);
   }
-}
-
-function withoutGoneSince(mark: CommittedMark): CommittedMark {
-  const back: CommittedMark = { ...mark };
-  delete back.goneSince;
-  return back;
-}
-
-/**
- * A mark's positions, parsed once per partition and cycle. Not cached per mark object: on a busy flow
- * every mark changes every cycle, and a WeakMap of 100,000 marks cost more to fill and look up (and
- * to collect) than parsing two decimal strings.
- */
-function readMark(mark: CommittedMark): { committed: bigint; highest: bigint } {
-  return { committed: BigInt(mark.committed), highest: BigInt(mark.highest) };
-}
-
-/** The mark for these values: `old` itself when it already holds them (`was`: readMark(old)). */
-function createMark(
-  committed: bigint,
-  highest: bigint,
-  topicId: string | null,
-  old: CommittedMark | undefined,
-  was: { committed: bigint; highest: bigint } | undefined,
-): CommittedMark {
-  if (old !== undefined && was !== undefined && old.topicId === topicId && was.committed === committed && was.highest === highest) return old;
-  return { committed: committed.toString(), highest: highest.toString(), topicId };
-}
-
-/** `mark` for the partition's copying connector (split flows only; `mark` itself when it already names it). */
-function withConnector(mark: CommittedMark, connector: string | undefined): CommittedMark {
-  if (mark.connector === connector) return mark;
-  const named: CommittedMark = { ...mark };
-  if (connector === undefined) delete named.connector;
-  else named.connector = connector;
-  return named;
-}
-
-/** The first mark of a recreated topic: at its log start, Connect's committed position (the old topic's) set aside. */
-function createResetMark(start: bigint, topicId: string | null, committed: bigint): CommittedMark {
-  const mark: CommittedMark = { committed: start.toString(), highest: start.toString(), topicId };
-  return committed === start ? mark : { ...mark, replacedCommitted: committed.toString() };
 }
 
 /**

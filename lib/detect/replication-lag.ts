@@ -1,3 +1,4 @@
+import { readFlowColumns } from "@/lib/collector/flow-columns";
 import type { Flow } from "@/lib/collector/types";
 import { countOf, formatCount, formatDuration, isFlowFresh, namePartition, type DetectorContext } from "./snapshot-views";
 import type { FlowPartition } from "@/lib/collector/types";
@@ -46,16 +47,8 @@ function createLagFinding(ctx: DetectorContext, flow: Flow, aspect: string, summ
 function checkRecordLag(ctx: DetectorContext, flow: Flow): Finding | null {
   const perPartition = BigInt(ctx.thresholds.lagRecords);
   const perFlow = BigInt(ctx.thresholds.flowLagRecords);
-  // One pass, no copies: this runs over every partition of the flow each cycle.
-  let total = 0n;
-  let over = 0;
-  let worst: (FlowPartition & { lag: bigint }) | null = null;
-  for (const p of flow.partitions) {
-    if (p.lag === null || p.unknown !== null) continue;
-    if (p.lag !== 0n) total += p.lag;
-    if (p.lag >= perPartition) over++;
-    if (worst === null || p.lag > worst.lag) worst = p as FlowPartition & { lag: bigint };
-  }
+  const sum = sumLagFromColumns(flow, ctx.thresholds.lagRecords) ?? sumLagFromPartitions(flow, perPartition);
+  const { total, over, worst } = sum;
   if (over === 0 && total < perFlow) return null;
   const worstName = worst === null ? null : namePartition(worst.topic, worst.partition);
   const worstText = worst === null ? "" : ` (worst: ${worstName} with ${formatCount(worst.lag)}; ${countOf(over, "partition")} over ${formatCount(perPartition)})`;
@@ -68,6 +61,54 @@ function checkRecordLag(ctx: DetectorContext, flow: Flow): Finding | null {
     flowLagRecordsThreshold: ctx.thresholds.flowLagRecords,
     unknownPositions: flow.totals.unknownPositions,
   });
+}
+
+/** The flow's known lag: its total, how many partitions are at or over the threshold, and the first largest. */
+interface LagSum {
+  total: bigint;
+  over: number;
+  worst: (FlowPartition & { lag: bigint }) | null;
+}
+
+/**
+ * LagSum from the flow's lag column, in numbers (exact: each lag is below 2^53, checked where the column is filled);
+ * null when the total would pass 2^53 or a partition is listed twice (its column holds one value for both).
+ */
+function sumLagFromColumns(flow: Flow, perPartition: number): LagSum | null {
+  const { slotAt, lag, knownPositionOf, duplicates } = readFlowColumns(flow.id, flow.partitions);
+  if (duplicates) return null;
+  let total = 0;
+  let over = 0;
+  let worst = -1;
+  let worstLag = 0;
+  for (let i = 0; i < slotAt.length; i++) {
+    const slot = slotAt[i]!;
+    const value = lag[slot]!;
+    // NaN (unknown lag) and partitions whose data is unknown are skipped.
+    if (Number.isNaN(value) || knownPositionOf[slot] !== i) continue;
+    total += value;
+    if (total > Number.MAX_SAFE_INTEGER) return null;
+    if (value >= perPartition) over++;
+    if (worst < 0 || value > worstLag) {
+      worst = i;
+      worstLag = value;
+    }
+  }
+  return { total: BigInt(total), over, worst: worst < 0 ? null : (flow.partitions[worst] as FlowPartition & { lag: bigint }) };
+}
+
+/** LagSum from the partitions' bigints. */
+function sumLagFromPartitions(flow: Flow, perPartition: bigint): LagSum {
+  let total = 0n;
+  let over = 0;
+  let worst: (FlowPartition & { lag: bigint }) | null = null;
+  for (const p of flow.partitions) {
+    if (p.lag === null || p.unknown !== null) continue;
+    if (p.lag !== 0n) total += p.lag;
+    if (p.lag >= perPartition) over++;
+    if (worst === null || p.lag > worst.lag) worst = p as FlowPartition & { lag: bigint };
+  }
+  return { total, over, worst };
 }
 
 function checkHeartbeatLatency(ctx: DetectorContext, flow: Flow): Finding | null {

@@ -36,6 +36,16 @@ export interface SectionChanges<T = unknown> {
 let lastId = 0;
 const recorded = new WeakMap<object, SectionChanges>();
 
+/**
+ * Records how a section made some other way than by a SectionBuilder (a columnar one, stall-marks.ts) was made
+ * from the previous cycle's; returns the id it gets.
+ */
+export function recordSectionChanges<T>(section: object, changes: Omit<SectionChanges<T>, "id">): number {
+  const id = ++lastId;
+  recorded.set(section, { ...changes, id } as SectionChanges);
+  return id;
+}
+
 /** The record of how `section` was made, when a SectionBuilder made it. */
 export function readSectionChanges<T>(section: Readonly<Record<string, T>>): SectionChanges<T> | undefined {
   return recorded.get(section) as SectionChanges<T> | undefined;

@@ -6,8 +6,8 @@
  * flow partitions a linear `find` per partition is 10^10 steps.
  */
 import type { TruncationIndex } from "./truncation-index";
+import { findEncodedSlot, generationOf, readFlowColumns, slotOf, type FlowColumns } from "@/lib/collector/flow-columns";
 import {
-  flowPartitionKey,
   type ClusterSnapshot,
   type ConsumerGroupState,
   type Flow,
@@ -49,29 +49,39 @@ export interface JudgedPartition {
 
 const noSyncs: readonly OffsetSyncPoint[] = [];
 
-/** The partitions fresh in `current` and in `previous`, in `current`'s order (one lookup each, for every detector). */
+/**
+ * The partitions fresh in `current` and in `previous`, in `current`'s order: each found in the previous cycle by its
+ * stable slot (flow-columns.ts), without hashing its key.
+ */
 export function listJudgedPartitions(current: Snapshot, previous: Snapshot | null, newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>): JudgedPartition[] {
-  const before = indexFreshFlowPartitions(previous);
   const judged: JudgedPartition[] = [];
+  if (previous === null) return judged;
+  const before = indexFreshFlowColumns(previous);
   if (before.size === 0) return judged;
-  const fresh = listFreshFlowPartitions(current);
-  const freshBefore = listFreshFlowPartitions(previous!);
-  for (let i = 0; i < fresh.length; i++) {
-    const view = fresh[i]!;
-    // Partitions keep their order from cycle to cycle: the same place usually holds the same
-    // partition, found without hashing its key (a lookup costs more than the rest of the pass).
-    const at = freshBefore[i];
-    const old = at !== undefined && at.flow.id === view.flow.id && at.partition.partition === view.partition.partition && at.partition.topic === view.partition.topic ? at : before.get(view.key);
-    if (old !== undefined) judged.push({ view, before: old.partition, syncs: newSyncs.size === 0 ? noSyncs : (newSyncs.get(view.key) ?? noSyncs) });
+  let flow: Flow | undefined;
+  let old: FreshFlowColumns | undefined;
+  for (const view of listFreshFlowPartitions(current)) {
+    if (view.flow !== flow) old = before.get((flow = view.flow).id);
+    if (old === undefined) continue;
+    const at = old.columns.knownPositionOf[view.slot] ?? -1;
+    if (at < 0) continue;
+    judged.push({ view, before: old.flow.partitions[at]!, syncs: newSyncs.size === 0 ? noSyncs : (newSyncs.get(view.key) ?? noSyncs) });
   }
   return judged;
 }
 
-/** One partition of one flow, with its history key. */
+/** One partition of one flow, with its history key and its slot in the flow's columns (flow-columns.ts). */
 export interface FlowPartitionView {
   key: string;
   flow: Flow;
   partition: FlowPartition;
+  slot: number;
+}
+
+/** A fresh flow of a snapshot and its columns. */
+interface FreshFlowColumns {
+  flow: Flow;
+  columns: FlowColumns;
 }
 
 /** A cluster's data is usable when it was read this cycle (reachable and not carried over). */
@@ -85,7 +95,11 @@ interface SnapshotIndex {
   topics: Map<string, Map<string, TopicState>>;
   all: FlowPartitionView[] | null;
   fresh: FlowPartitionView[] | null;
-  freshByKey: Map<string, FlowPartitionView> | null;
+  /** Fresh flows' columns by flow id, and by slot generation. */
+  freshColumns: Map<string, FreshFlowColumns> | null;
+  freshGenerations: Map<number, FlowColumns> | null;
+  /** findTopic's last question and answer. */
+  lastTopic: { alias: string; topic: string; found: TopicState | undefined } | null;
 }
 
 const indexes = new WeakMap<Snapshot, SnapshotIndex>();
@@ -121,7 +135,7 @@ function lookUpIndex(snapshot: Snapshot): SnapshotIndex {
     // The first of equal aliases or names wins, as `find` would.
     const clusters = new Map<string, ClusterSnapshot>();
     for (const c of snapshot.clusters) if (!clusters.has(c.alias)) clusters.set(c.alias, c);
-    index = { clusters, topics: new Map(), all: null, fresh: null, freshByKey: null };
+    index = { clusters, topics: new Map(), all: null, fresh: null, freshColumns: null, freshGenerations: null, lastTopic: null };
     indexes.set(snapshot, index);
   }
   return index;
@@ -160,7 +174,11 @@ export function listFlowPartitions(snapshot: Snapshot): readonly FlowPartitionVi
   if (index.all === null) {
     const views: FlowPartitionView[] = [];
     for (const flow of snapshot.flows) {
-      for (const partition of flow.partitions) views.push({ key: flowPartitionKey(flow.id, partition.topic, partition.partition), flow, partition });
+      const { slotAt, keys } = readFlowColumns(flow.id, flow.partitions);
+      for (let i = 0; i < flow.partitions.length; i++) {
+        const slot = slotAt[i]!;
+        views.push({ key: keys[slot]!, flow, partition: flow.partitions[i]!, slot });
+      }
     }
     index.all = views;
   }
@@ -175,30 +193,58 @@ export function listKnownGroups(cluster: ClusterSnapshot): ConsumerGroupState[] 
   return cluster.groups.filter((g) => g.error === null);
 }
 
-const noViews: ReadonlyMap<string, FlowPartitionView> = new Map();
-
-/** Fresh flow partitions by `flowPartitionKey`; empty for a missing snapshot (first cycle). */
-export function indexFreshFlowPartitions(snapshot: Snapshot | null): ReadonlyMap<string, FlowPartitionView> {
-  if (snapshot === null) return noViews;
+/** The fresh flows of a snapshot (isFlowFresh) with their columns, by flow id (the last of equal ids). */
+function indexFreshFlowColumns(snapshot: Snapshot): ReadonlyMap<string, FreshFlowColumns> {
   const index = indexOf(snapshot);
-  if (index.freshByKey === null) {
-    const byKey = new Map<string, FlowPartitionView>();
-    for (const view of listFreshFlowPartitions(snapshot)) byKey.set(view.key, view);
-    index.freshByKey = byKey;
+  if (index.freshColumns === null) {
+    const byId = new Map<string, FreshFlowColumns>();
+    for (const flow of snapshot.flows) if (isFlowFresh(snapshot, flow)) byId.set(flow.id, { flow, columns: readFlowColumns(flow.id, flow.partitions) });
+    index.freshColumns = byId;
   }
-  return index.freshByKey;
+  return index.freshColumns;
 }
 
-/** Finds a topic on a cluster. */
+const noFreshKeys = (): boolean => false;
+
+/**
+ * Whether a flow partition key names a partition whose data is fresh in `snapshot` (listFreshFlowPartitions): found
+ * by its stable slot, in a map kept across cycles, not in one built per snapshot. None for a missing snapshot.
+ */
+export function createFreshKeyTest(snapshot: Snapshot | null): (key: string) => boolean {
+  if (snapshot === null) return noFreshKeys;
+  const index = indexOf(snapshot);
+  if (index.freshGenerations === null) {
+    const byGeneration = new Map<number, FlowColumns>();
+    for (const { columns } of indexFreshFlowColumns(snapshot).values()) byGeneration.set(columns.generation, columns);
+    index.freshGenerations = byGeneration;
+  }
+  const byGeneration = index.freshGenerations;
+  if (byGeneration.size === 0) return noFreshKeys;
+  return (key) => {
+    const at = findEncodedSlot(key);
+    if (at < 0) return false;
+    const columns = byGeneration.get(generationOf(at));
+    return columns !== undefined && (columns.knownPositionOf[slotOf(at)] ?? -1) >= 0;
+  };
+}
+
+/**
+ * Finds a topic on a cluster. Detectors ask per partition, and a topic's partitions come one after another: the
+ * last answer per snapshot is kept and given again for the same question without two map lookups.
+ */
 export function findTopic(snapshot: Snapshot, alias: string, topic: string): TopicState | undefined {
   const index = indexOf(snapshot);
+  const last = index.lastTopic;
+  if (last !== null && last.topic === topic && last.alias === alias) return last.found;
   let topics = index.topics.get(alias);
   if (topics === undefined) {
     topics = new Map();
     for (const t of index.clusters.get(alias)?.topics ?? []) if (!topics.has(t.name)) topics.set(t.name, t);
     index.topics.set(alias, topics);
   }
-  return topics.get(topic);
+  const found = topics.get(topic);
+  index.lastTopic = { alias, topic, found };
+  return found;
 }
 
 const compactedByConfigs = new WeakMap<TopicConfigs, boolean>();

@@ -6,39 +6,41 @@
  * like losses.
  */
 import type { CollectorHistory, OffsetSyncPoint } from "@/lib/collector/types";
-import { createSectionBuilder, createSectionReader } from "./section-changes";
+import { createMarkTableBuilder, type MarkColumnsSpec, readExactOffset, readMarkTable } from "./mark-columns";
 import type { DetectorMemory } from "./types";
 
 type SyncMarker = DetectorMemory["syncMarkers"][string];
 
 /**
- * The offsets of each marker, parsed once per marker object (a marker is kept, as the same object,
- * for as long as no new sync arrives): 100,000 partitions must not parse two decimal strings each
- * every cycle.
+ * The markers as columns (mark-columns.ts): upstream and downstream offsets as numbers. A stored marker whose offsets
+ * are not exact as numbers is forgotten: its partition's next sync starts a new marker (its steps until then are
+ * not judged, as after a restart with nothing stored).
  */
-const markerOffsets = new WeakMap<SyncMarker, OffsetSyncPoint>();
+const markerSpec: MarkColumnsSpec<SyncMarker> = {
+  name: "syncMarkers",
+  width: 2,
+  read(marker) {
+    const upstream = readExactOffset(marker.upstream);
+    const downstream = readExactOffset(marker.downstream);
+    return upstream === null || downstream === null ? null : { numbers: [upstream, downstream] };
+  },
+  make(columns, slot) {
+    return { upstream: String(columns[0]![slot]), downstream: String(columns[1]![slot]) };
+  },
+};
 
-function readMarker(marker: SyncMarker): OffsetSyncPoint {
-  let offsets = markerOffsets.get(marker);
-  if (offsets === undefined) {
-    offsets = { upstream: BigInt(marker.upstream), downstream: BigInt(marker.downstream) };
-    markerOffsets.set(marker, offsets);
-  }
-  return offsets;
+/** A sync's offsets as numbers, checked exact (below 2^53) once where they become a marker. */
+function toExactNumber(offset: bigint, key: string, what: string): number {
+  const n = Number(offset);
+  if (!Number.isSafeInteger(n)) throw new Error(`offset sync of ${key}: ${what} offset ${offset} is beyond 2^53, where offsets stop being exact as numbers`);
+  return n;
 }
 
-function createMarker(sync: OffsetSyncPoint): SyncMarker {
-  const marker = { upstream: sync.upstream.toString(), downstream: sync.downstream.toString() };
-  markerOffsets.set(marker, sync);
-  return marker;
-}
-
-/** Index of the last sync equal to the marker, or −1 (the bounded history dropped it). */
-function findMarker(history: readonly OffsetSyncPoint[], marker: SyncMarker): number {
-  const { upstream, downstream } = readMarker(marker);
+/** Index of the last sync equal to the marker (its offsets as numbers), or −1 (the bounded history dropped it). */
+function findMarker(history: readonly OffsetSyncPoint[], upstream: number, downstream: number): number {
   for (let i = history.length - 1; i >= 0; i--) {
     const s = history[i]!;
-    if (s.upstream === upstream && s.downstream === downstream) return i;
+    if (Number(s.upstream) === upstream && Number(s.downstream) === downstream) return i;
   }
   return -1;
 }
@@ -52,7 +54,7 @@ function findMarker(history: readonly OffsetSyncPoint[], marker: SyncMarker): nu
  * - `markers` after this cycle: judged → its newest sync; otherwise an existing marker is kept, so
  *   the steps are examined once the data is fresh again (also across a restart: the first cycle
  *   after start-up judges nothing and moves nothing); otherwise, first sight of a fresh partition:
- *   its newest sync (older steps are never judged). An unchanged marker stays the same object.
+ *   its newest sync (older steps are never judged). Only a marker that changed is listed as a change.
  */
 export function stepSyncs(
   markers: DetectorMemory["syncMarkers"],
@@ -62,21 +64,26 @@ export function stepSyncs(
   now: number,
 ): { newSyncs: Map<string, readonly OffsetSyncPoint[]>; markers: DetectorMemory["syncMarkers"] } {
   const newSyncs = new Map<string, readonly OffsetSyncPoint[]>();
-  const next = createSectionBuilder(markers, now);
-  const readOld = createSectionReader(markers);
+  const old = readMarkTable(markers, markerSpec);
+  const [oldUpstream, oldDownstream] = old.columns as [Float64Array, Float64Array];
+  const next = createMarkTableBuilder(markers, now, markerSpec);
   for (const [key, syncs] of history.offsetSyncs) {
     const newest = syncs[syncs.length - 1];
-    const old = readOld(key);
+    const slot = next.slotOf(key);
+    const had = old.present[slot] === 1;
+    const upstream = had ? oldUpstream[slot]! : 0;
+    const downstream = had ? oldDownstream[slot]! : 0;
     if (isJudged(key)) {
-      const at = old === undefined ? -1 : findMarker(syncs, old);
+      const at = had ? findMarker(syncs, upstream, downstream) : -1;
       if (at >= 0 && at < syncs.length - 1) newSyncs.set(key, syncs.slice(at));
-      // The marker is the newest sync already: keep it as it is.
-      const marker = at >= 0 && at === syncs.length - 1 ? old : newest === undefined ? old : createMarker(newest);
-      if (marker !== undefined) next.put(key, old, marker);
+      // The marker is the newest sync already: it stays as it is.
+      if (at >= 0 && at === syncs.length - 1) next.put(slot, false, upstream, downstream);
+      else if (newest !== undefined) next.put(slot, true, toExactNumber(newest.upstream, key, "upstream"), toExactNumber(newest.downstream, key, "downstream"));
+      else if (had) next.put(slot, false, upstream, downstream);
       continue;
     }
-    const marker = old ?? (newest !== undefined && isFresh(key) ? createMarker(newest) : undefined);
-    if (marker !== undefined) next.put(key, old, marker);
+    if (had) next.put(slot, false, upstream, downstream);
+    else if (newest !== undefined && isFresh(key)) next.put(slot, true, toExactNumber(newest.upstream, key, "upstream"), toExactNumber(newest.downstream, key, "downstream"));
   }
   return { newSyncs, markers: next.finish() };
 }

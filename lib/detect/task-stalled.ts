@@ -11,7 +11,8 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
-import { createSectionBuilder, createSectionReader, type SectionBuilder } from "./section-changes";
+import type { MarkTableBuilder } from "./mark-columns";
+import { createStallMarksBuilder, nameStallColumns, readStallTable, type StallColumns } from "./stall-marks";
 import { FindingType, Severity, type Finding, type PositionMark } from "./types";
 
 /**
@@ -59,17 +60,20 @@ export function detectTaskStalls(
 ): { findings: Finding[]; marks: Record<string, PositionMark> } {
   const stateOf = createSourceStateLookup(ctx.current);
   const freshFlows = new Set(ctx.current.flows.filter((flow) => isFlowFresh(ctx.current, flow)));
-  const next = createSectionBuilder(marks, ctx.now);
-  const readMark = createSectionReader(marks);
+  const before = nameStallColumns(readStallTable(marks));
+  const next = createStallMarksBuilder(marks, ctx.now);
+  const now = ctx.now;
   const stallsByFlow = new Map<Flow, Stall[]>();
   // One pass over every partition: the marks of partitions still in the snapshot are advanced
   // (vanished partitions are dropped), then the fresh ones are judged (listFreshFlowPartitions order).
+  // Marks are columns (stall-marks.ts): offsets as numbers, exact below 2^53 (flow-columns.ts checks them).
   for (const view of listFlowPartitions(ctx.current)) {
-    const old = readMark(view.key);
+    const slot = next.slotOf(view.key);
+    const had = before.present[slot] === 1;
     const { mm2Position: position, sourceLogEnd: logEnd } = view.partition;
     const judged = freshFlows.has(view.flow) && view.partition.unknown === null && position !== null && logEnd !== null;
     if (!judged) {
-      if (old !== undefined) putAdvancedMark(next, view.key, old, advanceMark(ctx, old, stateOf(view.flow, connectorOf(view.flow, view.partition))));
+      if (had) putAdvancedMark(next, before, slot, isClockRunning(stateOf(view.flow, connectorOf(view.flow, view.partition))), now);
       continue;
     }
     // Records waiting = data records (lag), not offsets: an idle transactional partition ends
@@ -77,16 +81,19 @@ export function detectTaskStalls(
     const waiting = view.partition.lag ?? 0n;
     // The clock runs only while records wait: a cycle with nothing to copy restarts it, so records
     // that arrive after an idle spell just as MM2 restarts are not "not copied for minutes" (soak).
-    // Marks hold offsets as decimal strings (bigint's own toString, or read back from the memory as written):
-    // the position is compared as text, and the log end parsed only for a partition standing still that long.
-    const positionText = old !== undefined && waiting > 0n ? position.toString() : null;
-    const keep = old !== undefined && old.position === positionText;
-    const mark = keep ? advanceMark(ctx, old, stateOf(view.flow, connectorOf(view.flow, view.partition))) : createMark(positionText ?? position.toString(), logEnd, ctx.now);
-    // A mark made now is not stored (memory-persistence.ts): a change only where the old one was.
-    if (keep) putAdvancedMark(next, view.key, old, mark);
-    else next.put(view.key, old, mark, old !== undefined && isStoredMark(old));
-    const stalledForMs = ctx.now - mark.movedAt - mark.notRunningMs;
-    if (stalledForMs < resolveStallAfterMs(ctx, view.flow, view.partition) || waiting <= 0n || logEnd <= BigInt(mark.logEndAtMove)) continue;
+    const keep = had && waiting > 0n && before.position[slot] === Number(position);
+    let movedAt = now;
+    let notRunningMs = 0;
+    let logEndAtMove = Number(logEnd);
+    if (keep) {
+      [movedAt, notRunningMs] = putAdvancedMark(next, before, slot, isClockRunning(stateOf(view.flow, connectorOf(view.flow, view.partition))), now);
+      logEndAtMove = before.logEndAtMove[slot]!;
+    } else {
+      // A mark made now is not stored (memory-persistence.ts): a change only where the old one was.
+      next.put(slot, had && isStoredMark(before, slot), Number(position), now, logEndAtMove, 0, now);
+    }
+    const stalledForMs = now - movedAt - notRunningMs;
+    if (stalledForMs < resolveStallAfterMs(ctx, view.flow, view.partition) || waiting <= 0n || Number(logEnd) <= logEndAtMove) continue;
     const stalls = stallsByFlow.get(view.flow);
     if (stalls === undefined) stallsByFlow.set(view.flow, [{ view, stalledForMs, pending: waiting }]);
     else stalls.push({ view, stalledForMs, pending: waiting });
@@ -113,36 +120,29 @@ function resolveStallAfterMs(ctx: DetectorContext, flow: Flow, partition: FlowPa
 }
 
 /**
- * An advanced mark is stored as `old` was (seenAt is not stored) unless its not-running time grew
- * or `old` was not stored (made in the cycle it was last seen).
+ * Puts the mark at `slot` one cycle on: the interval since it was last seen is taken out when the connector copying
+ * the partition is not running now (`running` false). This covers every partition, also one whose data is stale or
+ * unknown this cycle: a position unreadable while the worker was down (soak-tx/1 in the 60-minute soak, seed 2028)
+ * otherwise came back after the restart with the whole outage counted as stalled time. It is stored as the old one
+ * was (seenAt is not stored) unless its not-running time grew or the old one was not stored (made in the cycle it
+ * was last seen). Returns the mark's movedAt and not-running time.
  */
-function putAdvancedMark(next: SectionBuilder<PositionMark>, key: string, old: PositionMark, mark: PositionMark): void {
-  next.put(key, old, mark, mark.notRunningMs !== old.notRunningMs || !isStoredMark(old));
+function putAdvancedMark(next: MarkTableBuilder<PositionMark>, before: StallColumns, slot: number, running: boolean, now: number): [number, number] {
+  const was = before.notRunningMs[slot]!;
+  const notRunningMs = was + (running ? 0 : Math.max(0, now - before.seenAt[slot]!));
+  const movedAt = before.movedAt[slot]!;
+  next.put(slot, notRunningMs !== was || !isStoredMark(before, slot), before.position[slot]!, movedAt, before.logEndAtMove[slot]!, notRunningMs, now);
+  return [movedAt, notRunningMs];
 }
 
 /** Whether the persister stored the mark in the cycle it was last seen: not when it was made in that cycle. */
-function isStoredMark(mark: PositionMark): boolean {
-  return mark.movedAt !== mark.seenAt;
+function isStoredMark(table: StallColumns, slot: number): boolean {
+  return table.movedAt[slot] !== table.seenAt[slot];
 }
 
 /** Each partition is judged by the source connector that copies it (a flow can have several). */
 function connectorOf(flow: Flow, partition: FlowPartition): string | null {
   return partition.sourceConnector ?? flow.connectors.source;
-}
-
-/** The mark of a position that moved (or of a partition with nothing waiting) now; `position` as a decimal string. */
-function createMark(position: string, logEnd: bigint, now: number): PositionMark {
-  return { position, movedAt: now, logEndAtMove: logEnd.toString(), notRunningMs: 0, seenAt: now };
-}
-
-/**
- * The mark one cycle on: the interval since it was last seen is taken out when the connector copying
- * the partition is not running now. This covers every partition, also one whose data is stale or
- * unknown this cycle: a position unreadable while the worker was down (soak-tx/1 in the 60-minute
- * soak, seed 2028) otherwise came back after the restart with the whole outage counted as stalled time.
- */
-function advanceMark(ctx: DetectorContext, mark: PositionMark, state: SourceState): PositionMark {
-  return { ...mark, notRunningMs: mark.notRunningMs + (isClockRunning(state) ? 0 : Math.max(0, ctx.now - mark.seenAt)), seenAt: ctx.now };
 }
 
 /** Time counts, and a verdict is given, while the connector runs or Gapwatch is not told about it. */

@@ -9,7 +9,8 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
-import { createSectionReader } from "./section-changes";
+import { CommittedText, readCommittedTable, readCommittedValues } from "./committed-marks";
+import { createSlotReader } from "./mark-columns";
 import { findTruncation } from "./truncation-index";
 import { type CommittedMark, FindingType, Severity, type Finding } from "./types";
 
@@ -77,11 +78,16 @@ export function detectTopicReset(ctx: DetectorContext, marks: Readonly<Record<st
     candidates.push(createResetCandidate(ctx, view, before, signals, "previous-cycle"));
     found.add(view.key);
   }
-  const readMark = createSectionReader(marks);
+  // The marks are columns (committed-marks.ts): only a partition whose topic ID changed reads its mark whole.
+  const table = readCommittedTable(marks);
+  const topicIds = table.texts[CommittedText.topicId]!;
+  const slotOf = createSlotReader(table);
   for (const view of listFreshFlowPartitions(ctx.current)) {
-    const mark = readMark(view.key);
-    if (mark === undefined || found.has(view.key) || !hasTopicIdChanged({ sourceTopicId: mark.topicId }, view.partition)) continue;
-    const before = { sourceTopicId: mark.topicId, sourceLogEnd: null, mm2Position: BigInt(mark.highest) };
+    const slot = slotOf(view.key);
+    if (slot < 0 || table.present[slot] !== 1 || found.has(view.key)) continue;
+    const topicId = topicIds[slot] ?? null;
+    if (!hasTopicIdChanged({ sourceTopicId: topicId }, view.partition)) continue;
+    const before = { sourceTopicId: topicId, sourceLogEnd: null, mm2Position: BigInt(readCommittedValues(table, slot).highest) };
     candidates.push(createResetCandidate(ctx, view, before, [ResetSignal.TOPIC_ID_CHANGED], "last-known"));
   }
   return candidates;

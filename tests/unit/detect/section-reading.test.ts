@@ -124,9 +124,9 @@ function runScenario(fresh: boolean): { results: CycleResult[]; restoredFrom: [s
     }
     const { snapshot, history } = world(c);
     const now = snapshot.takenAt;
-    const output = runDetectors({ previous, current: snapshot, history, memory: fresh ? structuredClone(memory) : memory, now, thresholds: defaultThresholds });
+    const output = runDetectors({ previous, current: snapshot, history, memory: fresh ? copyMemory(memory) : memory, now, thresholds: defaultThresholds });
     memory = output.memory;
-    const changes = persister.listChanges(fresh ? structuredClone(memory) : memory, now);
+    const changes = persister.listChanges(fresh ? copyMemory(memory) : memory, now);
     for (const { key, value } of changes) {
       if (value === null) store.delete(key);
       else store.set(key, value);
@@ -135,6 +135,11 @@ function runScenario(fresh: boolean): { results: CycleResult[]; restoredFrom: [s
     previous = snapshot;
   }
   return { results, restoredFrom };
+}
+
+/** A deep copy of plain objects: the per-partition sections are views over columns (mark-columns.ts), copied key by key first. */
+function copyMemory(memory: DetectorMemory): DetectorMemory {
+  return structuredClone({ ...memory, positions: { ...memory.positions }, syncMarkers: { ...memory.syncMarkers }, committed: { ...memory.committed } });
 }
 
 /** Changes in `a` and not in `b` (same key and value), as `key value`. */

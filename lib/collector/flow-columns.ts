@@ -1,0 +1,226 @@
+/**
+ * The columnar view of a flow's partitions: each partition has a dense integer slot, stable across cycles (a
+ * partition added takes a new slot, the others keep theirs), and its offsets sit in Float64Array columns by slot
+ * (NaN: unknown). Detectors compare this cycle with the last one slot by slot, and scan offsets without touching
+ * the partition objects or their bigints (issue 32: at 100,000 partitions every per-partition object a cycle
+ * makes or hashes is garbage and GC was a fifth of the profile).
+ *
+ * Offsets are exact as float64 below 2^53 (Number.MAX_SAFE_INTEGER); Kafka's offsets are int64, so each one is
+ * checked once, where the columns are filled, and a partition beyond it is named in the error.
+ * The columns are kept beside the partitions array (a WeakMap), not in the Flow: the Snapshot stays the JSON the
+ * collector records and publishes, and a flow built any other way (a recording, a test) gets its columns on
+ * first use from its partitions.
+ */
+import { flowPartitionKey, type FlowPartition } from "./types";
+
+/** One flow's columns for one cycle. Columns are by slot; `slots` of them (slots not in this cycle hold NaN). */
+export interface FlowColumns {
+  flowId: string;
+  /** The slot index they were filled against (a compaction of the index makes older columns unusable). */
+  generation: number;
+  slots: number;
+  /** Per position in the partitions array: its slot. */
+  slotAt: Int32Array;
+  /** A slot is at more than one position (a partition listed twice): its columns hold the last one's values. */
+  duplicates: boolean;
+  /** Per slot: the last position holding it whose data is known (`unknown` null), or −1. */
+  knownPositionOf: Int32Array;
+  /** Per slot: the flow partition key (`<flow>|<topic>|<partition>`, interned), shared by every cycle. */
+  keys: readonly (string | undefined)[];
+  sourceLogStart: Float64Array;
+  sourceLogEnd: Float64Array;
+  mm2Position: Float64Array;
+  committedPosition: Float64Array;
+  targetLogStart: Float64Array;
+  targetLogEnd: Float64Array;
+  lag: Float64Array;
+}
+
+/** One flow's stable slots: kept across cycles for the flow's id. */
+interface SlotIndex {
+  generation: number;
+  /** Per topic, the slot of each partition number (holes: −1 or absent). */
+  byTopic: Map<string, number[]>;
+  keys: (string | undefined)[];
+}
+
+/** Slots of removed partitions are reclaimed once they outnumber the live ones by this much (a new generation). */
+const maxIdleSlots = 4096;
+
+const indexes = new Map<string, SlotIndex>();
+/**
+ * Every live slot of every flow by flow partition key, as `generation × 2^31 + slot` (findSlot): a key from
+ * the sync history finds its flow's slot in one lookup, in a map made once, not per cycle.
+ */
+const slotsByKey = new Map<string, number>();
+const slotSpan = 2 ** 31;
+const columnsByPartitions = new WeakMap<readonly FlowPartition[], FlowColumns>();
+let generations = 0;
+
+/**
+ * The columns of a flow's partitions: those buildFlow filled, else filled now from the partitions (once per
+ * partitions array: a snapshot is immutable).
+ */
+export function readFlowColumns(flowId: string, partitions: readonly FlowPartition[]): FlowColumns {
+  const known = columnsByPartitions.get(partitions);
+  if (known !== undefined && known.flowId === flowId && known.generation === indexes.get(flowId)?.generation) return known;
+  return fillFlowColumns(flowId, partitions, false);
+}
+
+/**
+ * Fills the columns of one cycle's partitions of a flow against its stable slots (made here for partitions seen
+ * for the first time), and keeps them for readFlowColumns. Throws, naming the partition, on an offset ≥ 2^53.
+ * `compact`: the slots may be reassigned if too many are idle (only where a cycle starts, buildFlow: the
+ * columns a cycle's detectors compare are then of one generation).
+ */
+export function fillFlowColumns(flowId: string, partitions: readonly FlowPartition[], compact: boolean): FlowColumns {
+  let index = indexes.get(flowId);
+  if (index === undefined) indexes.set(flowId, (index = createIndex()));
+  let slotAt = assignSlots(flowId, index, partitions);
+  if (compact && index.keys.length - partitions.length > Math.max(maxIdleSlots, partitions.length)) {
+    // Topics come and go: reassign the slots densely (columns of the older generation are refilled on use).
+    forgetIndex(index);
+    indexes.set(flowId, (index = createIndex()));
+    slotAt = assignSlots(flowId, index, partitions);
+  }
+  const slots = index.keys.length;
+  const columns: FlowColumns = {
+    flowId,
+    generation: index.generation,
+    slots,
+    slotAt,
+    duplicates: false,
+    knownPositionOf: new Int32Array(slots).fill(-1),
+    keys: index.keys,
+    sourceLogStart: new Float64Array(slots).fill(Number.NaN),
+    sourceLogEnd: new Float64Array(slots).fill(Number.NaN),
+    mm2Position: new Float64Array(slots).fill(Number.NaN),
+    committedPosition: new Float64Array(slots).fill(Number.NaN),
+    targetLogStart: new Float64Array(slots).fill(Number.NaN),
+    targetLogEnd: new Float64Array(slots).fill(Number.NaN),
+    lag: new Float64Array(slots).fill(Number.NaN),
+  };
+  const filled = new Uint8Array(slots);
+  // Offsets beyond 2^53 round to numbers past MAX_SAFE_INTEGER: one comparison per value here, the partition
+  // looked for (and named) only if there is one.
+  let beyond = false;
+  const toNumber = (value: bigint | null): number => {
+    if (value === null) return Number.NaN;
+    const n = Number(value);
+    if (n > Number.MAX_SAFE_INTEGER || n < -Number.MAX_SAFE_INTEGER) beyond = true;
+    return n;
+  };
+  for (let i = 0; i < partitions.length; i++) {
+    const p = partitions[i]!;
+    const slot = slotAt[i]!;
+    if (filled[slot] === 1) columns.duplicates = true;
+    filled[slot] = 1;
+    if (p.unknown === null) columns.knownPositionOf[slot] = i;
+    columns.sourceLogStart[slot] = toNumber(p.sourceLogStart);
+    columns.sourceLogEnd[slot] = toNumber(p.sourceLogEnd);
+    columns.mm2Position[slot] = toNumber(p.mm2Position);
+    columns.committedPosition[slot] = toNumber(p.committedPosition);
+    columns.targetLogStart[slot] = toNumber(p.targetLogStart);
+    columns.targetLogEnd[slot] = toNumber(p.targetLogEnd);
+    columns.lag[slot] = toNumber(p.lag);
+  }
+  if (beyond) throwBeyondExact(flowId, partitions);
+  columnsByPartitions.set(partitions, columns);
+  return columns;
+}
+
+/** Names the first partition with an offset beyond 2^53 (fillFlowColumns saw one). */
+function throwBeyondExact(flowId: string, partitions: readonly FlowPartition[]): never {
+  const fields = [
+    ["sourceLogStart", "source log start"],
+    ["sourceLogEnd", "source log end"],
+    ["mm2Position", "MM2's position"],
+    ["committedPosition", "MM2's committed position"],
+    ["targetLogStart", "target log start"],
+    ["targetLogEnd", "target log end"],
+    ["lag", "lag"],
+  ] as const;
+  for (const p of partitions) {
+    for (const [field, what] of fields) {
+      const value = p[field];
+      if (value !== null && !Number.isSafeInteger(Number(value))) {
+        throw new Error(`${flowId} ${p.topic}/${p.partition}: ${what} ${value} is beyond 2^53, where offsets stop being exact as numbers`);
+      }
+    }
+  }
+  throw new Error(`${flowId}: an offset is beyond 2^53, where offsets stop being exact as numbers`);
+}
+
+/**
+ * The columns of `partitions`, a copy of `from` (the same flow's partitions in the same order) whose partitions
+ * changed only in `lag` (the source tail read, unreplicated-tail.ts): its other columns and slots are shared.
+ */
+export function refillLagColumn(flowId: string, from: readonly FlowPartition[], partitions: readonly FlowPartition[]): void {
+  const before = columnsByPartitions.get(from);
+  if (before === undefined || before.flowId !== flowId || before.generation !== indexes.get(flowId)?.generation || from.length !== partitions.length) return;
+  const lag = before.lag.slice();
+  for (let i = 0; i < partitions.length; i++) {
+    const p = partitions[i]!;
+    if (p === from[i]) continue;
+    if (p.lag !== null && !Number.isSafeInteger(Number(p.lag))) throwBeyondExact(flowId, [p]);
+    lag[before.slotAt[i]!] = p.lag === null ? Number.NaN : Number(p.lag);
+  }
+  columnsByPartitions.set(partitions, { ...before, lag });
+}
+
+/** Where a flow partition key's slot is: `generation × 2^31 + slot` (generationOf, slotOf), or −1 when no flow's columns hold it. */
+export function findEncodedSlot(key: string): number {
+  return slotsByKey.get(key) ?? -1;
+}
+
+/** The slot generation of an encoded slot (findEncodedSlot). */
+export function generationOf(at: number): number {
+  return Math.floor(at / slotSpan);
+}
+
+/** The slot of an encoded slot (findEncodedSlot). */
+export function slotOf(at: number): number {
+  return at % slotSpan;
+}
+
+function forgetIndex(index: SlotIndex): void {
+  for (let slot = 0; slot < index.keys.length; slot++) {
+    const key = index.keys[slot];
+    if (key !== undefined && slotsByKey.get(key) === index.generation * slotSpan + slot) slotsByKey.delete(key);
+  }
+}
+
+function createIndex(): SlotIndex {
+  return { generation: ++generations, byTopic: new Map(), keys: [] };
+}
+
+/** Each position's slot; a partition seen for the first time gets the next free one. */
+function assignSlots(flowId: string, index: SlotIndex, partitions: readonly FlowPartition[]): Int32Array {
+  const slotAt = new Int32Array(partitions.length);
+  let topic: string | undefined;
+  let table: number[] = [];
+  for (let i = 0; i < partitions.length; i++) {
+    const p = partitions[i]!;
+    // A topic's partitions are listed together (buildFlow's order): one map lookup per run of them.
+    if (p.topic !== topic) {
+      topic = p.topic;
+      const known = index.byTopic.get(topic);
+      if (known === undefined) index.byTopic.set(topic, (table = []));
+      else table = known;
+    }
+    let slot = Number.isInteger(p.partition) && p.partition >= 0 ? table[p.partition] : undefined;
+    if (slot === undefined) slot = assignSlot(flowId, index, table, p);
+    slotAt[i] = slot;
+  }
+  return slotAt;
+}
+
+function assignSlot(flowId: string, index: SlotIndex, table: number[], p: FlowPartition): number {
+  const slot = index.keys.length;
+  const key = flowPartitionKey(flowId, p.topic, p.partition);
+  index.keys.push(key);
+  slotsByKey.set(key, index.generation * slotSpan + slot);
+  // Partition numbers that cannot be array indexes (never in Kafka) get a fresh slot each cycle until compaction.
+  if (Number.isInteger(p.partition) && p.partition >= 0) table[p.partition] = slot;
+  return slot;
+}

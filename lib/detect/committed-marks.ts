@@ -1,0 +1,80 @@
+/**
+ * MM2_POSITION_MOVED's marks (DetectorMemory.committed) as columns (mark-columns.ts): Connect's committed position,
+ * the highest position MM2 reached, the position set aside at a topic reset and when the partition left every flow
+ * as numbers (NaN: absent); the source topic ID and the copying connector as texts. A stored mark whose offsets are
+ * not exact as numbers is forgotten: its partition starts a new mark, as the first sight of a partition does.
+ */
+import { createMarkTableBuilder, type MarkColumnsSpec, type MarkTable, type MarkTableBuilder, readExactOffset, readMarkTable } from "./mark-columns";
+import type { CommittedMark } from "./types";
+
+/** The columns of a committed mark, in order. */
+export const CommittedColumn = { committed: 0, highest: 1, replacedCommitted: 2, goneSince: 3 } as const;
+/** Its text columns. */
+export const CommittedText = { topicId: 0, connector: 1 } as const;
+
+const spec: MarkColumnsSpec<CommittedMark> = {
+  name: "committed",
+  width: 4,
+  textWidth: 2,
+  read(mark) {
+    const committed = readExactOffset(mark.committed);
+    const highest = readExactOffset(mark.highest);
+    const replaced = mark.replacedCommitted === undefined ? Number.NaN : readExactOffset(mark.replacedCommitted);
+    if (committed === null || highest === null || replaced === null) return null;
+    return { numbers: [committed, highest, replaced, mark.goneSince ?? Number.NaN], texts: [mark.topicId, mark.connector] };
+  },
+  make(columns, slot, texts) {
+    // The fields in the order every way of making a mark gives them (position-moved.ts): its JSON is stored as is.
+    const mark: CommittedMark = {
+      committed: String(columns[CommittedColumn.committed]![slot]),
+      highest: String(columns[CommittedColumn.highest]![slot]),
+      topicId: texts[CommittedText.topicId]![slot] ?? null,
+    };
+    const replaced = columns[CommittedColumn.replacedCommitted]![slot]!;
+    if (!Number.isNaN(replaced)) mark.replacedCommitted = String(replaced);
+    const connector = texts[CommittedText.connector]![slot];
+    if (typeof connector === "string") mark.connector = connector;
+    const goneSince = columns[CommittedColumn.goneSince]![slot]!;
+    if (!Number.isNaN(goneSince)) mark.goneSince = goneSince;
+    return mark;
+  },
+};
+
+/** The columns behind a section of committed marks. */
+export function readCommittedTable(section: Readonly<Record<string, CommittedMark>>): MarkTable {
+  return readMarkTable(section, spec);
+}
+
+/** A builder of the next cycle's committed marks. */
+export function createCommittedMarksBuilder(base: Readonly<Record<string, CommittedMark>>, now: number): MarkTableBuilder<CommittedMark> {
+  return createMarkTableBuilder(base, now, spec);
+}
+
+/** One committed mark's values (offsets as numbers; NaN: absent). */
+export interface CommittedValues {
+  committed: number;
+  highest: number;
+  topicId: string | null;
+  connector: string | undefined;
+  replacedCommitted: number;
+  goneSince: number;
+}
+
+/** Puts a mark's values at `slot`; `stored`: its stored form may differ from the last table's mark there. */
+export function putCommittedMark(next: MarkTableBuilder<CommittedMark>, slot: number, stored: boolean, v: CommittedValues): void {
+  next.put(slot, stored, v.committed, v.highest, v.replacedCommitted, v.goneSince);
+  next.putText(slot, CommittedText.topicId, v.topicId);
+  next.putText(slot, CommittedText.connector, v.connector);
+}
+
+/** The values of the mark at `slot` (present). */
+export function readCommittedValues(table: MarkTable, slot: number): CommittedValues {
+  return {
+    committed: table.columns[CommittedColumn.committed]![slot]!,
+    highest: table.columns[CommittedColumn.highest]![slot]!,
+    topicId: table.texts[CommittedText.topicId]![slot] ?? null,
+    connector: table.texts[CommittedText.connector]![slot] ?? undefined,
+    replacedCommitted: table.columns[CommittedColumn.replacedCommitted]![slot]!,
+    goneSince: table.columns[CommittedColumn.goneSince]![slot]!,
+  };
+}
