@@ -31,8 +31,21 @@ const cycleAt = (partitions: number, cpuMs: number[], peakRssMiB: number): Cycle
 describe("judgeTargets", () => {
   it("says not measured, never met, for every phase that did not run", () => {
     const verdicts = judgeTargets(createReport());
-    expect(verdicts.length).toBe(16);
+    expect(verdicts.length).toBe(17);
     expect(new Set(verdicts.map((v) => v.verdict))).toEqual(new Set(["not measured"]));
+  });
+
+  it("puts the previous version's figure beside the whole pipeline's, and judges 1M against ×12 of 100k", () => {
+    const report = createReport();
+    report.cycle = { sizes: [cycleAt(100_012, [200, 240, 260], 500)] };
+    report.previous = { ref: "94ef88c", commit: "94ef88cab69b", synthetic: null, cycle: { sizes: [cycleAt(100_012, [2400, 2538, 2600], 2697)] } };
+    const verdicts = judgeTargets(report);
+    expect(find(verdicts, "whole pipeline CPU per cycle")).toMatchObject({ measured: "240 ms", previous: "2538 ms", verdict: "met" });
+    expect(find(verdicts, "peak RSS, whole pipeline")).toMatchObject({ measured: "524 MB", previous: "2828 MB", verdict: "met" });
+    report.synthetic = { fixture: "f", sizes: [], growth: { cpu: 12.5, heap: 9.5 } };
+    expect(find(judgeTargets(report), "1,000,000 partitions")).toMatchObject({ measured: "×12.5 CPU, ×9.5 heap", verdict: "NOT met" });
+    report.synthetic = { fixture: "f", sizes: [], growth: { cpu: 11.9, heap: 9.5 } };
+    expect(find(judgeTargets(report), "1,000,000 partitions").verdict).toBe("met");
   });
 
   it("judges each figure against its target, at the size the issue names", () => {
