@@ -1,11 +1,12 @@
 import type { Dialect } from "./engine/dialect";
 import { all, insertRows, readStaged, run, transaction, type Work } from "./engine/steps";
-import { decodeCycle, decodeNewestPoint, decodePack, encodeCycles, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
+import { decodeNewestPoint, decodePack, encodeCycles, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
 import { hasRollupDue, listPackBuckets, planRollupSlices, resumeRollup, type RollupProgress, type RollupSlice } from "./rollup-plan";
+import { packStagedBlobs } from "./staged-packs";
 import { ChangeFilter, type ChangedRows, listKeyValues, type SeriesBatch, SeriesIds } from "./series-batch";
 import {
-  coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, rollUpPacks,
-  selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
+  coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, rollUpPacks,
+  selectSeriesPoints, stagedChunkSize, type TierRow, tiers,
 } from "./tiers";
 
 /**
@@ -201,17 +202,16 @@ export class TieredTable {
   private *packChunk(chunk: number, to: number): Work<void> {
     const { staged, packs, valueColumns } = this.spec;
     const width = valueColumns.length;
-    const rows = yield* all<{ at: string | number; data: Buffer }>(`SELECT at, data FROM ${staged} WHERE chunk = ? AND at < ? ORDER BY id`, [chunk, to]);
-    const samples: StagedSample[] = [];
-    for (const row of rows) for (const e of decodeCycle(row.data, width)) samples.push({ series: e.id, at: Number(row.at), values: e.values });
+    const sql = `SELECT at, data FROM ${staged} WHERE chunk = ? AND at < ? ORDER BY id`;
+    const rows = (yield* all<{ at: string | number; data: Buffer }>(sql, [chunk, to])).map((r) => ({ at: Number(r.at), data: r.data }));
     // A bucket this chunk was packed for already (a late write) has packs: merge with them.
     const existing = new Map<string, PackPoint[]>();
     const found = yield* all<{ series: string | number; bucket: string | number; data: Buffer }>(
       `SELECT series, bucket, data FROM ${packs} WHERE tier = 0 AND ${this.dialect.inList("bucket", "bigint")} AND series >= ? AND series < ?`,
-      [this.dialect.list([...new Set(samples.map((s) => packOf(0, s.at)))]), chunk * stagedChunkSize, (chunk + 1) * stagedChunkSize],
+      [this.dialect.list([...new Set(rows.map((r) => packOf(0, r.at)))]), chunk * stagedChunkSize, (chunk + 1) * stagedChunkSize],
     );
     for (const r of found) existing.set(`${Number(r.series)}:${Number(r.bucket)}`, decodePack(r.data, width));
-    yield* this.insertPacks(packStagedSamples(samples, existing));
+    yield* this.insertPackData(packStagedBlobs(rows, width, existing).map((p) => [p.series, 0, p.bucket, p.data]));
     yield* run(`DELETE FROM ${staged} WHERE chunk = ? AND at < ?`, [chunk, to]);
   }
 
@@ -234,6 +234,11 @@ export class TieredTable {
   }
 
   private *insertPacks(rows: readonly PackRow[]): Work<void> {
+    yield* this.insertPackData(rows.map((r) => [r.series, r.tier, r.bucket, encodePack(r.points)]));
+  }
+
+  /** Inserts (series, tier, bucket, data) rows, replacing a pack of the same series, tier and bucket. */
+  private *insertPackData(rows: readonly (readonly [number, number, number, Buffer])[]): Work<void> {
     yield* insertRows({
       table: this.spec.packs,
       columns: [
@@ -242,7 +247,7 @@ export class TieredTable {
         { name: "bucket", type: "bigint" },
         { name: "data", type: "bytea" },
       ],
-      rows: rows.map((r) => [r.series, r.tier, r.bucket, encodePack(r.points)]),
+      rows,
       conflict: { target: ["tier", "bucket", "series"], update: ["data"] },
     });
   }

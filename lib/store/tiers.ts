@@ -1,4 +1,4 @@
-import type { PackInput, PackInputPoint, PackPoint } from "./sample-pack";
+import type { PackInputPoint, PackPoint } from "./sample-pack";
 
 /**
  * Tiered, change-only, packed history (migrations 4 and 7), shared by both stores for partition and translation
@@ -141,42 +141,6 @@ export interface PackRow {
   tier: number;
   bucket: number;
   points: PackInputPoint[];
-}
-
-/** A staged sample of one series (decoded from a cycle blob); a later one at the same time replaces an earlier. */
-export interface StagedSample {
-  series: number;
-  at: number;
-  values: readonly PackInput[];
-}
-
-/** Staged samples (in write order) as raw packs, one per series and 5-minute bucket; `existing` points are merged. */
-export function packStagedSamples(samples: readonly StagedSample[], existing: ReadonlyMap<string, PackPoint[]>): PackRow[] {
-  const groups = new Map<number, Map<number, PackRow>>();
-  for (const s of samples) {
-    const bucket = packOf(0, s.at);
-    let inBucket = groups.get(bucket);
-    if (inBucket === undefined) groups.set(bucket, (inBucket = new Map()));
-    let row = inBucket.get(s.series);
-    if (row === undefined) {
-      row = { series: s.series, tier: 0, bucket, points: [...(existing.get(`${s.series}:${bucket}`) ?? [])] };
-      inBucket.set(s.series, row);
-    }
-    const last = row.points.at(-1);
-    if (last === undefined || last.at < s.at) row.points.push({ at: s.at, values: s.values });
-    else mergePoint(row.points, { at: s.at, values: s.values });
-  }
-  return [...groups.values()].flatMap((inBucket) => [...inBucket.values()]);
-}
-
-/** Puts a point into time order (a late write), replacing one at the same time. */
-function mergePoint(points: PackInputPoint[], point: PackInputPoint): void {
-  const same = points.findIndex((p) => p.at === point.at);
-  if (same >= 0) points[same] = point;
-  else {
-    points.push(point);
-    points.sort((a, b) => a.at - b.at);
-  }
 }
 
 /** The packs of `tier` rolled from the newest points of tier − 1's packs (each stamped at its finer pack's start). */

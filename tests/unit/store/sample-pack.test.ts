@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeCycle, decodeNewestPoint, decodePack, encodeCycles, encodePack, findCycleEntry } from "@/lib/store/sample-pack";
+import { decodeNewestPoint, decodePack, encodeCycles, encodePack, findCycleEntry } from "@/lib/store/sample-pack";
 
 const T0 = Date.UTC(2025, 0, 15, 3, 0, 0);
 const MAX = 2n ** 63n - 1n;
@@ -41,7 +41,8 @@ describe("cycle blobs", () => {
     expect(blobs.map((b) => b.chunk)).toEqual([0]);
     const blob = blobs[0]!.data;
     expect(blob.length).toBe(4 + 3 * (5 + 16));
-    expect(decodeCycle(blob, 2).map((e) => e.id)).toEqual([7, 1024, 2049]);
+    expect(blob.readUInt32LE(0)).toBe(3);
+    expect([0, 1, 2].map((k) => blob.readUInt32LE(4 + k * 21))).toEqual([7, 1024, 2049]);
     expect(findCycleEntry(blob, 2049, 2)).toEqual([MAX, null]);
     expect(findCycleEntry(blob, 7, 2)).toEqual([1n, -2n]);
     expect(findCycleEntry(blob, 1024, 2)).toEqual([null, MIN]);
@@ -52,10 +53,10 @@ describe("cycle blobs", () => {
     const columns = [[5n, 6n, 7n, 8n]];
     const blobs = encodeCycles({ ids: [1, 2, 1024, 3000], rows: [0, 1, 2, 3] }, columns, 1024);
     expect(blobs.map((b) => [b.chunk, b.data.length])).toEqual([[0, 4 + 2 * 13], [1, 4 + 13], [2, 4 + 13]]);
-    expect(blobs.map((b) => decodeCycle(b.data, 1))).toEqual([
-      [{ id: 1, values: [5] }, { id: 2, values: [6] }],
-      [{ id: 1024, values: [7] }],
-      [{ id: 3000, values: [8] }],
+    expect(blobs.map((b) => [1, 2, 1024, 3000].map((id) => findCycleEntry(b.data, id, 1)))).toEqual([
+      [[5n], [6n], undefined, undefined],
+      [undefined, undefined, [7n], undefined],
+      [undefined, undefined, undefined, [8n]],
     ]);
     expect(() => encodeCycles({ ids: [1], rows: [0] }, [[MAX + 1n]], 1024)).toThrow(RangeError);
   });
