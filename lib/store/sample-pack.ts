@@ -8,9 +8,9 @@
  * Offsets that move by a few records a cycle cost one or two bytes each; the newest point decodes alone (rollups).
  *
  * CYCLE: a write's samples of many series at one time, by series id: a u32 count, then per entry a u32 id, a u8 null
- * mask and each value as an int64 (0 when null): fixed width, so one series is found by binary search.
+ * mask and each value as an int64 (0 when null): fixed width, so one series is found by binary search (written by
+ * cycle-changes.ts).
  */
-import type { ChangedRows, SeriesValue } from "./series-batch";
 
 export type PackValues = (bigint | null)[];
 
@@ -215,55 +215,6 @@ export function decodeNewestPoint(buf: Uint8Array, width: number): PackPoint {
 }
 
 const entryBytes = (width: number) => 5 + 8 * width;
-
-/**
- * Encodes one write's changed rows (ascending by id, ids unique) as a cycle blob per chunk of `chunkSize` ids, all
- * views of one Buffer; row `changed.rows[k]`'s values are `columns[j][row]` (SeriesBatch.values).
- */
-export function encodeCycles(
-  changed: ChangedRows,
-  columns: readonly (readonly SeriesValue[])[],
-  chunkSize: number,
-): { chunk: number; data: Buffer }[] {
-  const { ids, rows } = changed;
-  const width = columns.length;
-  const size = entryBytes(width);
-  const starts: number[] = [];
-  for (let k = 0; k < ids.length; k++) {
-    if (k === 0 || Math.floor(ids[k]! / chunkSize) !== Math.floor(ids[k - 1]! / chunkSize)) starts.push(k);
-  }
-  // Zero-filled: a null value's bytes are 0. A DataView writes an int64 at any offset without BigInt arithmetic.
-  const buf = Buffer.alloc(4 * starts.length + ids.length * size);
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const blobs: { chunk: number; data: Buffer }[] = [];
-  let offset = 0;
-  for (let s = 0; s < starts.length; s++) {
-    const from = starts[s]!;
-    const to = starts[s + 1] ?? ids.length;
-    const begin = offset;
-    view.setUint32(offset, to - from, true);
-    offset += 4;
-    for (let k = from; k < to; k++) {
-      view.setUint32(offset, ids[k]!, true);
-      let mask = 0;
-      for (let j = 0; j < width; j++) {
-        const v = columns[j]![rows[k]!]!;
-        if (v === null) mask |= 1 << j;
-        else view.setBigInt64(offset + 5 + 8 * j, toInt64(v), true);
-      }
-      buf[offset + 4] = mask;
-      offset += size;
-    }
-    blobs.push({ chunk: Math.floor(ids[from]! / chunkSize), data: buf.subarray(begin, offset) });
-  }
-  return blobs;
-}
-
-/** `v` when it fits an int64 (a DataView would store it modulo 2^64). */
-function toInt64(v: bigint): bigint {
-  if (BigInt.asIntN(64, v) !== v) throw new RangeError(`${v} is not an int64`);
-  return v;
-}
 
 function readEntryValues(buf: Buffer, at: number, width: number): PackValues {
   const mask = buf[at + 4]!;

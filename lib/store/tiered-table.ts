@@ -1,9 +1,10 @@
 import type { Dialect } from "./engine/dialect";
 import { all, insertRows, readStaged, run, transaction, type Work } from "./engine/steps";
-import { decodeNewestPoint, decodePack, encodeCycles, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
+import { decodeNewestPoint, decodePack, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
 import { hasRollupDue, listPackBuckets, planRollupSlices, resumeRollup, type RollupProgress, type RollupSlice } from "./rollup-plan";
 import { packStagedBlobs } from "./staged-packs";
-import { ChangeFilter, type ChangedRows, listKeyValues, type SeriesBatch, SeriesIds } from "./series-batch";
+import { CycleChanges, type CycleBlob } from "./cycle-changes";
+import { listKeyValues, type SeriesBatch, SeriesIds } from "./series-batch";
 import {
   coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, rollUpPacks,
   selectSeriesPoints, stagedChunkSize, type TierRow, tiers,
@@ -33,7 +34,7 @@ type Key = Record<string, string | number>;
 const toNumber = (value: string | number | null): number | null => (value === null ? null : Number(value));
 
 export class TieredTable {
-  private readonly filter: ChangeFilter;
+  private readonly changes: CycleChanges;
   private ids: SeriesIds | null = null;
   private rollups: RollupProgress[] | null = null;
   /** The time of the latest write or prune: closed buckets are packed in proportion to the time since (countChunksToPack). */
@@ -43,15 +44,15 @@ export class TieredTable {
     private readonly spec: TieredTableSpec,
     private readonly dialect: Dialect,
   ) {
-    this.filter = new ChangeFilter(spec.valueColumns.length);
+    this.changes = new CycleChanges(spec.valueColumns.length, stagedChunkSize);
   }
 
   /** Stages the changed rows' samples at `at`, packs and rolls up this write's slice of the closed buckets, in one transaction. */
   *write(batch: SeriesBatch, at: number): Work<void> {
     const rollups = yield* this.copyRollups();
-    let changed: ChangedRows;
+    let blobs: CycleBlob[];
     try {
-      changed = yield* transaction(() => this.stage(rollups, batch, at));
+      blobs = yield* transaction(() => this.stage(rollups, batch, at));
     } catch (err) {
       // Ids handed out inside the rolled-back transaction do not exist: read them again next time.
       this.ids = null;
@@ -59,26 +60,26 @@ export class TieredTable {
     }
     this.rollups = rollups;
     this.lastAt = Math.max(this.lastAt ?? at, at);
-    this.filter.remember(batch, changed);
+    this.changes.remember(blobs);
   }
 
-  private *stage(rollups: RollupProgress[], batch: SeriesBatch, at: number): Work<ChangedRows> {
+  private *stage(rollups: RollupProgress[], batch: SeriesBatch, at: number): Work<CycleBlob[]> {
     const { staged, packs } = this.spec;
     yield* this.packAndRollUp(rollups, at);
     // A series not known yet is one never written: it is changed, and its id is created here.
-    const rows = this.filter.listChanged(batch, yield* this.listIds(batch));
-    if (rows.ids.length === 0) return rows;
+    const blobs = this.changes.encode(batch, yield* this.listIds(batch));
+    if (blobs.length === 0) return blobs;
     yield* insertRows({
       table: staged,
       columns: [{ name: "chunk", type: "int" }, { name: "at", type: "bigint" }, { name: "data", type: "bytea" }],
-      rows: encodeCycles(rows, batch.values, stagedChunkSize).map((b) => [b.chunk, at, b.data]),
+      rows: blobs.map((b) => [b.chunk, at, b.data]),
     });
     yield* run(
       `INSERT INTO series_state (points, newest_at) VALUES (?, ?)
        ON CONFLICT (points) DO UPDATE SET newest_at = ${this.dialect.greatest("series_state.newest_at", "excluded.newest_at")}`,
       [packs, at],
     );
-    return rows;
+    return blobs;
   }
 
   /** The series ids of the rows whose key columns equal `where` (a prefix of the key columns), with their keys. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodePack, encodeCycles, encodePack, type PackInputPoint, type PackPoint } from "@/lib/store/sample-pack";
+import { CycleChanges } from "@/lib/store/cycle-changes";
+import { decodePack, encodePack, type PackInputPoint, type PackPoint } from "@/lib/store/sample-pack";
 import { packStagedBlobs, type StagedBlobRow } from "@/lib/store/staged-packs";
 import { packOf } from "@/lib/store/tiers";
 
@@ -49,6 +50,9 @@ function packPlainly(samples: readonly Sample[], existing: ReadonlyMap<string, P
   );
 }
 
+/** The blobs of one write of never-written series (each row changed). */
+const encodeBlobs = (ids: number[], columns: (bigint | null)[][]) => new CycleChanges(columns.length, 1024).encode({ keys: [], values: columns }, ids);
+
 /** A small deterministic generator (xorshift32), so a failing case can be replayed. */
 function createRandom(seed: number): (n: number) => number {
   let x = seed || 1;
@@ -86,7 +90,7 @@ function createWrites(seed: number, width: number): { blobs: StagedBlobRow[]; sa
     at = step === 0 ? at : step === 1 ? at - 30_000 : at + 10_000 + (step === 2 ? 1 : 0);
     const ids = [...new Set(Array.from({ length: 1 + random(12) }, () => 2048 + random(16)))].sort((a, b) => a - b);
     const columns = Array.from({ length: width }, () => ids.map(() => pickValue(random)));
-    const [blob] = encodeCycles({ ids, rows: ids.map((_, k) => k) }, columns, 1024);
+    const [blob] = encodeBlobs(ids, columns);
     blobs.push({ at, data: blob!.data });
     ids.forEach((series, k) => samples.push({ series, at, values: columns.map((c) => c[k]!) }));
   }
@@ -124,7 +128,7 @@ describe("packing staged blobs (packStagedBlobs)", () => {
 
   it("packs nothing from no blobs, and one blob of one series as a pack of one point", () => {
     expect(packStagedBlobs([], 5, new Map())).toEqual([]);
-    const [blob] = encodeCycles({ ids: [3], rows: [0] }, [[5n], [null]], 1024);
+    const [blob] = encodeBlobs([3], [[5n], [null]]);
     const [pack] = packStagedBlobs([{ at: T0 + 10_000, data: blob!.data }], 2, new Map());
     expect(pack!.series).toBe(3);
     expect(pack!.bucket).toBe(T0);
