@@ -282,9 +282,16 @@ export class TieredTable {
       this.ids = known;
     }
     const count = batch.keys[0]!.length;
+    const ids = new Array<number>(count);
     const missing: (string | number)[][] = [];
+    const missingRows: number[] = [];
     for (let i = 0; i < count; i++) {
-      if (known.find(batch.keys, i) === undefined) missing.push(listKeyValues(batch.keys, i));
+      const id = known.find(batch.keys, i);
+      if (id !== undefined) ids[i] = id;
+      else {
+        missing.push(listKeyValues(batch.keys, i));
+        missingRows.push(i);
+      }
     }
     if (missing.length > 0) {
       const columns = keyColumns.map((name, i) => ({ name, type: keyTypes[i]! }));
@@ -296,8 +303,8 @@ export class TieredTable {
         remember(yield* all<Key>(`SELECT id, ${keyList} FROM ${series} WHERE ${match.sql}`, match.params));
       }
     }
-    const ids = new Array<number>(count);
-    for (let i = 0; i < count; i++) ids[i] = known.find(batch.keys, i)!;
+    // Only the rows not known before are looked up again (the previous batch's positions are not this batch's).
+    for (const i of missingRows) ids[i] = known.find(batch.keys, i)!;
     known.keep(batch.keys, ids);
     return ids;
   }

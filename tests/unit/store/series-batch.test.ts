@@ -6,7 +6,6 @@ import { SqliteRunner } from "@/lib/store/engine/sqlite-runner";
 import { TieredTable } from "@/lib/store/tiered-table";
 import { translationSpec } from "@/lib/store/translation-series";
 
-const batch = (keys: SeriesBatch["keys"], values: SeriesBatch["values"]): SeriesBatch => ({ keys, values });
 const findAll = (ids: SeriesIds, keys: SeriesBatch["keys"]) => keys[0]!.map((_, row) => ids.find(keys, row));
 
 describe("series ids", () => {
