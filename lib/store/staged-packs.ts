@@ -3,7 +3,7 @@
  * series and bucket), straight from the blobs' bytes. A chunk holds about 60 blobs of 1,024 series at a 5 s poll: the
  * points are found through typed arrays and encoded as they are read, never as an object per sample.
  */
-import { PackWriter, type PackInput, type PackPoint } from "./sample-pack";
+import { PackWriter, type PackPoint } from "./sample-pack";
 import { packOf } from "./tiers";
 
 /** One staged cycle blob (CYCLE layout, sample-pack.ts) with its write's time, in the order written. */
@@ -24,9 +24,6 @@ interface PointRef {
   at: number;
   ref: number;
 }
-
-/** The values of one point, each as a number when it is a safe integer, else a bigint; null when absent. */
-type Values = PackInput[];
 
 const entryBytes = (width: number) => 5 + 8 * width;
 
@@ -127,34 +124,64 @@ function orderPoints(
   return refs;
 }
 
-/** Writes a pack's points newest first (sample-pack.ts's PACK), each value as the difference to the newer point's. */
+/** A value's kind in PointEncoder's columns. */
+const NONE = 0;
+const NUMBER = 1;
+const BIG = 2;
+
+/**
+ * Writes a pack's points newest first (sample-pack.ts's PACK), each value as the difference to the newer point's.
+ * Values sit in typed arrays (a safe integer as a float64, a larger one in a side array): no number is boxed per value.
+ */
 class PointEncoder {
-  private newer: Values;
-  private current: Values;
+  private newer: Slots;
+  private current: Slots;
   private hasNewer = false;
 
   constructor(
     private readonly w: PackWriter,
     private readonly width: number,
   ) {
-    this.newer = new Array<PackInput>(width).fill(null);
-    this.current = new Array<PackInput>(width).fill(null);
+    this.newer = createSlots(width);
+    this.current = createSlots(width);
   }
 
   /** The point of a blob entry at byte `offset` (its mask, then its int64 values). */
   entry(data: DataView, offset: number, at: number, newerAt: number | undefined): void {
     const mask = data.getUint8(offset + 4);
-    for (let j = 0; j < this.width; j++) this.current[j] = mask & (1 << j) ? null : readInt64(data, offset + 5 + 8 * j);
+    const { kinds, numbers, bigs } = this.current;
+    for (let j = 0; j < this.width; j++) {
+      if (mask & (1 << j)) {
+        kinds[j] = NONE;
+        continue;
+      }
+      const o = offset + 5 + 8 * j;
+      const high = data.getInt32(o + 4, true);
+      // |high| < 2^21: the value is below 2^53 in magnitude, exact as a number.
+      if (high >= -2_097_152 && high < 2_097_152) {
+        kinds[j] = NUMBER;
+        numbers[j] = high * 4_294_967_296 + data.getUint32(o, true);
+      } else {
+        kinds[j] = BIG;
+        bigs[j] = data.getBigInt64(o, true);
+      }
+    }
     this.write(mask, at, newerAt);
   }
 
   /** A decoded point of an existing pack. */
   point(p: PackPoint, newerAt: number | undefined): void {
+    const { kinds, bigs } = this.current;
     let mask = 0;
     for (let j = 0; j < this.width; j++) {
       const v = p.values[j] ?? null;
-      if (v === null) mask |= 1 << j;
-      this.current[j] = v;
+      if (v === null) {
+        mask |= 1 << j;
+        kinds[j] = NONE;
+      } else {
+        kinds[j] = BIG;
+        bigs[j] = v;
+      }
     }
     this.write(mask, p.at, newerAt);
   }
@@ -168,21 +195,37 @@ class PointEncoder {
     const w = this.w;
     w.byte(mask);
     w.time(newerAt === undefined ? at : newerAt - at);
+    const cur = this.current;
+    const newer = this.newer;
     for (let j = 0; j < this.width; j++) {
-      const v = this.current[j]!;
-      if (v !== null) w.delta(this.hasNewer ? this.newer[j] : undefined, v);
+      const kind = cur.kinds[j]!;
+      if (kind === NONE) continue;
+      const base = this.hasNewer ? newer.kinds[j]! : NONE;
+      if (kind === NUMBER && base === NUMBER) {
+        const d = newer.numbers[j]! - cur.numbers[j]!;
+        if (Number.isSafeInteger(d)) {
+          w.zigzagNumber(d);
+          continue;
+        }
+      }
+      const v = kind === NUMBER ? cur.numbers[j]! : cur.bigs[j]!;
+      if (base === NONE) w.delta(undefined, v);
+      else w.delta(base === NUMBER ? newer.numbers[j]! : newer.bigs[j]!, v);
     }
-    const swap = this.newer;
-    this.newer = this.current;
-    this.current = swap;
+    this.newer = cur;
+    this.current = newer;
     this.hasNewer = true;
   }
 }
 
-/** The int64 at `offset`, as a number when it is below 2^53 in magnitude (exact), else as a bigint. */
-function readInt64(data: DataView, offset: number): number | bigint {
-  const high = data.getInt32(offset + 4, true);
-  // |high| < 2^21: the value is below 2^53 in magnitude, exact as a number.
-  if (high >= -2_097_152 && high < 2_097_152) return high * 4_294_967_296 + data.getUint32(offset, true);
-  return data.getBigInt64(offset, true);
+/** One point's values by column: each one's kind, and its value as a float64 (NUMBER) or a bigint (BIG). */
+interface Slots {
+  kinds: Uint8Array;
+  numbers: Float64Array;
+  bigs: bigint[];
 }
+
+function createSlots(width: number): Slots {
+  return { kinds: new Uint8Array(width), numbers: new Float64Array(width), bigs: new Array<bigint>(width).fill(0n) };
+}
+
