@@ -78,7 +78,8 @@ export class CycleChanges {
         }
         if (v > maxInt64 || v < minInt64) throw new RangeError(`${v} is not an int64`);
         view.setBigInt64(o, v, true);
-        if (same && (view.getInt32(o, true) !== words[w + 2 * j] || view.getInt32(o + 4, true) !== words[w + 2 * j + 1])) same = false;
+        if (!same) continue;
+        if (view.getInt32(o, true) !== words[w + 2 * j] || view.getInt32(o + 4, true) !== words[w + 2 * j + 1]) same = false;
       }
       buf[at + 4] = mask;
       if (same && masks[id] === mask + 1) continue;

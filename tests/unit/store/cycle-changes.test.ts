@@ -6,7 +6,8 @@ import type { SeriesValue } from "@/lib/store/series-batch";
 const MAX = 2n ** 63n - 1n;
 const MIN = -(2n ** 63n);
 
-const encode = (changes: CycleChanges, ids: number[], columns: SeriesValue[][]) => changes.encode({ keys: [], values: columns }, ids);
+const encode = (changes: CycleChanges, ids: number[], columns: SeriesValue[][]) =>
+  changes.encode({ keys: [], values: columns }, ids);
 
 /** Each blob's entries as [id, values], in blob order. */
 function listEntries(blobs: readonly CycleBlob[], width: number): [number, SeriesValue[]][] {
@@ -19,7 +20,7 @@ function listEntries(blobs: readonly CycleBlob[], width: number): [number, Serie
 }
 
 describe("a write's changed rows as cycle blobs (CycleChanges)", () => {
-  it("writes the rows whose values differ from the last remembered, ascending by id, the later changed row of an id kept", () => {
+  it("writes the rows whose values differ from the last remembered, by id, an id's later changed row kept", () => {
     const changes = new CycleChanges(2, 1024);
     // Rows 2 and 3 are the same series (id 5): the later one is written.
     const first = encode(changes, [9, 4, 5, 5], [
@@ -39,7 +40,8 @@ describe("a write's changed rows as cycle blobs (CycleChanges)", () => {
     ]);
     expect(listEntries(second, 2)).toEqual([[7, [40n, null]]]);
     // Not remembered (as after a failed write): the same write again lists the same row.
-    expect(listEntries(encode(changes, [9, 4, 5, 7], [[10n, 20n, 31n, 40n], [null, 1n, 3n, null]]), 2)).toEqual([[7, [40n, null]]]);
+    const again = encode(changes, [9, 4, 5, 7], [[10n, 20n, 31n, 40n], [null, 1n, 3n, null]]);
+    expect(listEntries(again, 2)).toEqual([[7, [40n, null]]]);
     // A null that became 0 and a value that became null are changes; nothing changed is no blob at all.
     const third = encode(changes, [9, 4, 5], [
       [10n, 20n, 31n],
@@ -62,7 +64,8 @@ describe("a write's changed rows as cycle blobs (CycleChanges)", () => {
 
   it("writes rows by id with every value exact, and finds each by binary search, an absent id undefined", () => {
     // Batch rows 0..2 hold series 2049, 7 and 1024.
-    const blobs = new CycleChanges(2, 4096).encode({ keys: [], values: [[MAX, 1n, null], [null, -2n, MIN]] }, [2049, 7, 1024]);
+    const columns = [[MAX, 1n, null], [null, -2n, MIN]];
+    const blobs = new CycleChanges(2, 4096).encode({ keys: [], values: columns }, [2049, 7, 1024]);
     expect(blobs.map((b) => b.chunk)).toEqual([0]);
     const blob = blobs[0]!.data;
     expect(blob.length).toBe(4 + 3 * (5 + 16));

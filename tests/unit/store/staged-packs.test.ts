@@ -15,7 +15,10 @@ interface HexPack {
   data: string;
 }
 
-const toHex = (p: { series: number; bucket: number; data: Buffer }): HexPack => ({ ...p, data: p.data.toString("hex") });
+const toHex = (p: { series: number; bucket: number; data: Buffer }): HexPack => ({
+  ...p,
+  data: p.data.toString("hex"),
+});
 
 interface Sample {
   series: number;
@@ -51,7 +54,8 @@ function packPlainly(samples: readonly Sample[], existing: ReadonlyMap<string, P
 }
 
 /** The blobs of one write of never-written series (each row changed). */
-const encodeBlobs = (ids: number[], columns: (bigint | null)[][]) => new CycleChanges(columns.length, 1024).encode({ keys: [], values: columns }, ids);
+const encodeBlobs = (ids: number[], columns: (bigint | null)[][]) =>
+  new CycleChanges(columns.length, 1024).encode({ keys: [], values: columns }, ids);
 
 /** A small deterministic generator (xorshift32), so a failing case can be replayed. */
 function createRandom(seed: number): (n: number) => number {

@@ -7,16 +7,19 @@ import { createSqliteStore, type Store, type TranslationSample, type Translation
 const T0 = Date.UTC(2025, 0, 15, 3, 0, 0);
 const FLOW = "east->west";
 
-function sample(group: string, partition: number, committed: bigint, overrides: Partial<TranslationSample> = {}): TranslationSample {
+function sample(group: string, partition: number, committed: bigint, more: Partial<TranslationSample> = {}): TranslationSample {
   return {
     group, topic: "orders", partition, committed, translated: committed - 10n, checkpointDownstream: null,
-    idealLow: committed, idealHigh: committed + 1n, reread: 10n, failoverReread: null, groupLag: 2n ** 53n + 1n, ...overrides,
+    idealLow: committed, idealHigh: committed + 1n, reread: 10n, failoverReread: null, groupLag: 2n ** 53n + 1n,
+    ...more,
   };
 }
 
 function toColumns(samples: readonly TranslationSample[]): TranslationSampleColumns {
   return {
-    groups: samples.map((s) => s.group), topics: samples.map((s) => s.topic), partitions: samples.map((s) => s.partition),
+    groups: samples.map((s) => s.group),
+    topics: samples.map((s) => s.topic),
+    partitions: samples.map((s) => s.partition),
     committed: samples.map((s) => s.committed), translated: samples.map((s) => s.translated),
     checkpointDownstream: samples.map((s) => s.checkpointDownstream), idealLow: samples.map((s) => s.idealLow),
     idealHigh: samples.map((s) => s.idealHigh), reread: samples.map((s) => s.reread),
