@@ -5,13 +5,13 @@ import type { PackInputPoint, PackPoint } from "./sample-pack";
  * series.
  *
  * WRITES: a series (a flow partition, or a group × partition) gets a raw sample (tier 0) only in a cycle where one of
- * its values differs from the last one written for it (kept in memory by a ChangeFilter, series-batch.ts; after a
+ * its values differs from the last one written for it (kept in memory as int64 words, cycle-changes.ts; after a
  * restart the first cycle writes every series again). A write stores its changed samples as one row per chunk of 1,024 series ids (a
  * CYCLE blob, sample-pack.ts): its cost follows the number of changed series, not one row and index entry per
  * sample. Once a 5-minute raw bucket closes, its staged samples are PACKED: one row per series and bucket holding
  * its samples delta-encoded (a few bytes each), a slice of chunks per write spread over the next 5 minutes
- * (countChunksToPack), so that no write packs every series at once; a chunk's staged rows are packed and deleted in
- * one transaction, so a reader finds each sample once, staged or packed. Coarser tiers are rolled up from the finer
+ * (countChunksToPack), so that no write packs every series at once; a chunk's staged rows are packed (straight from
+ * their bytes: staged-packs.ts) and deleted in one transaction, so a reader finds each sample once, staged or packed. Coarser tiers are rolled up from the finer
  * tier's packs when their own pack closes, a chunk of series at a time once its finer packs are written, spread over
  * the same 4 minutes (rollup-plan.ts): a 5-minute point is the newest sample of a raw pack (stamped at its start), an
  * hourly point the newest 5-minute point of an hour. A crash loses at most the cycle being written.
