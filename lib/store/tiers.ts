@@ -11,9 +11,9 @@ import type { PackInputPoint, PackPoint } from "./sample-pack";
  * sample. Once a 5-minute raw bucket closes, its staged samples are PACKED: one row per series and bucket holding
  * its samples delta-encoded (a few bytes each), a slice of chunks per write spread over the next 5 minutes
  * (countChunksToPack), so that no write packs every series at once; a chunk's staged rows are packed (straight from
- * their bytes: staged-packs.ts) and deleted in one transaction, so a reader finds each sample once, staged or packed. Coarser tiers are rolled up from the finer
- * tier's packs when their own pack closes, a chunk of series at a time once its finer packs are written, spread over
- * the same 4 minutes (rollup-plan.ts): a 5-minute point is the newest sample of a raw pack (stamped at its start), an
+ * their bytes: staged-packs.ts) and deleted in one transaction, so a reader finds each sample once, staged or packed.
+ * Coarser tiers are rolled up from the finer tier's packs when their own pack closes, a chunk of series at a time once
+ * its finer packs are written, spread over the same 4 minutes (rollup-plan.ts): a 5-minute point is the newest sample of a raw pack (stamped at its start), an
  * hourly point the newest 5-minute point of an hour. A crash loses at most the cycle being written.
  *
  * TIERS (points per series that changes every cycle, 10 s poll): raw 1 h = 360 in 12 packs; 5-minute for 24 h = 288
