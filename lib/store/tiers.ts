@@ -13,8 +13,9 @@ import type { PackInputPoint, PackPoint } from "./sample-pack";
  * (countChunksToPack), so that no write packs every series at once; a chunk's staged rows are packed (straight from
  * their bytes: staged-packs.ts) and deleted in one transaction, so a reader finds each sample once, staged or packed.
  * Coarser tiers are rolled up from the finer tier's packs when their own pack closes, a chunk of series at a time once
- * its finer packs are written, spread over the same 4 minutes (rollup-plan.ts): a 5-minute point is the newest sample of a raw pack (stamped at its start), an
- * hourly point the newest 5-minute point of an hour. A crash loses at most the cycle being written.
+ * its finer packs are written, spread over the same 4 minutes (rollup-plan.ts): a 5-minute point is the newest sample
+ * of a raw pack (stamped at its start), an hourly point the newest 5-minute point of an hour. A crash loses at most the
+ * cycle being written.
  *
  * TIERS (points per series that changes every cycle, 10 s poll): raw 1 h = 360 in 12 packs; 5-minute for 24 h = 288
  * in 24 hourly packs; 1-hour for 7 days = 168 in 7 daily packs. Packs are dropped whole once past their tier's window
