@@ -1,5 +1,5 @@
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
-import type { TranslationSampleColumns } from "@/lib/store";
+import type { TranslationSample } from "@/lib/store";
 import { CheckpointIndex, type FlowTranslation, type ReplayOptions, SyncModelCache, translateSnapshotFlow } from "@/lib/translation";
 
 /**
@@ -32,42 +32,28 @@ export class FlowTranslator {
 }
 
 /**
- * One store sample per group × partition of a flow translation (conservative re-read counts), as columns filled in
- * place (190,000 samples a cycle at 100,000 partitions: no object per sample, no array per group to flatten).
+ * One store sample per group × partition of a flow translation (conservative re-read counts), in one array filled
+ * in place (190,000 samples a cycle at 100,000 partitions: no array per group to flatten).
  */
-export function listTranslationSamples(ft: FlowTranslation): TranslationSampleColumns {
-  let count = 0;
-  for (const g of ft.groups) count += g.partitions.length;
-  const c = {
-    groups: new Array<string>(count),
-    topics: new Array<string>(count),
-    partitions: new Array<number>(count),
-    committed: new Array<bigint>(count),
-    translated: new Array<bigint | null>(count),
-    checkpointDownstream: new Array<bigint | null>(count),
-    idealLow: new Array<bigint | null>(count),
-    idealHigh: new Array<bigint | null>(count),
-    reread: new Array<bigint | null>(count),
-    failoverReread: new Array<bigint | null>(count),
-    groupLag: new Array<bigint | null>(count),
-  };
-  let i = 0;
+export function listTranslationSamples(ft: FlowTranslation): TranslationSample[] {
+  const samples: TranslationSample[] = [];
   for (const g of ft.groups) {
     for (const p of g.partitions) {
       const { ideal } = p;
-      c.groups[i] = g.group;
-      c.topics[i] = p.topic;
-      c.partitions[i] = p.partition;
-      c.committed[i] = p.committed;
-      c.translated[i] = p.translation.kind === "translated" ? p.translation.downstream : null;
-      c.checkpointDownstream[i] = p.checkpoint?.downstream ?? null;
-      c.idealLow[i] = ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.low : null;
-      c.idealHigh[i] = ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.high : null;
-      c.reread[i] = p.reread?.records ?? null;
-      c.failoverReread[i] = p.failoverReread?.records ?? null;
-      c.groupLag[i] = p.groupLag;
-      i++;
+      samples.push({
+        group: g.group,
+        topic: p.topic,
+        partition: p.partition,
+        committed: p.committed,
+        translated: p.translation.kind === "translated" ? p.translation.downstream : null,
+        checkpointDownstream: p.checkpoint?.downstream ?? null,
+        idealLow: ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.low : null,
+        idealHigh: ideal.kind === "exact" ? ideal.downstream : ideal.kind === "bracket" ? ideal.high : null,
+        reread: p.reread?.records ?? null,
+        failoverReread: p.failoverReread?.records ?? null,
+        groupLag: p.groupLag,
+      });
     }
   }
-  return c;
+  return samples;
 }

@@ -14,7 +14,7 @@ import { listRevokedSessions, revokeSession } from "./revoked-sessions";
 import type { Store } from "./types";
 
 export type { NotificationClaim, NotificationDelivery, NotificationLease, QueuedNotification, RevokedSession, PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
-export type { DetectorMemoryEntryChange, TranslationSample, TranslationSampleColumns, TranslationSeriesPoint } from "./types";
+export type { DetectorMemoryEntryChange, TranslationSample, TranslationSeriesPoint } from "./types";
 export type { AcknowledgementRequest, PublishedReadModel, ReadModelVersion } from "./types";
 export { createPostgresStore } from "./postgres";
 

@@ -60,25 +60,6 @@ export interface TranslationSample {
   groupLag: bigint | null;
 }
 
-/**
- * A flow's translation samples by column: row i is (`groups[i]`, `topics[i]`, `partitions[i]`, `committed[i]`, …), the
- * fields of TranslationSample. The pipeline writes a cycle's samples so (190,000 rows at 100,000 partitions): the
- * store takes the columns as they are, with no object per row.
- */
-export interface TranslationSampleColumns {
-  groups: readonly string[];
-  topics: readonly string[];
-  partitions: readonly number[];
-  committed: readonly bigint[];
-  translated: readonly (bigint | null)[];
-  checkpointDownstream: readonly (bigint | null)[];
-  idealLow: readonly (bigint | null)[];
-  idealHigh: readonly (bigint | null)[];
-  reread: readonly (bigint | null)[];
-  failoverReread: readonly (bigint | null)[];
-  groupLag: readonly (bigint | null)[];
-}
-
 /** A stored TranslationSample with its time (raw: per cycle; rolled up: last of each minute). */
 export interface TranslationSeriesPoint extends TranslationSample {
   at: number;
@@ -186,7 +167,7 @@ export interface Store {
   prune(now: number): Promise<void>;
   close(): Promise<void>;
   /** Writes the cycle's translation samples of a flow that changed since last written (tiered like partitions). */
-  recordTranslationSamples(flow: string, samples: readonly TranslationSample[] | TranslationSampleColumns, at: number): Promise<void>;
+  recordTranslationSamples(flow: string, samples: readonly TranslationSample[], at: number): Promise<void>;
   /** A group's translation samples between `from` and `to`, per partition, oldest first. */
   readTranslationSeries(flow: string, group: string, from: number, to: number): Promise<TranslationSeriesPoint[]>;
   /** Applies a cycle's detector memory changes (only the entries that changed; null deletes). */

@@ -70,7 +70,7 @@ interface StoreTally {
 function countRows(method: string, args: unknown[]): number {
   const [first, second] = args;
   if (method === "recordFlowSamples") return (first as Snapshot["flows"]).reduce((sum, f) => sum + f.partitions.length, 0);
-  if (method === "recordTranslationSamples") return Array.isArray(second) ? second.length : (second as { groups: unknown[] }).groups.length;
+  if (method === "recordTranslationSamples") return (second as unknown[]).length;
   if (method === "saveAlerts") return (first as unknown[]).length;
   if (method === "appendOffsetSyncs") return (args[3] as unknown[]).length;
   if (method === "appendCheckpoints") return (second as unknown[]).length;
