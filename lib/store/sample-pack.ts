@@ -2,14 +2,15 @@
  * Binary layouts of packed history (migration 7; tiers.ts), shared by both stores.
  *
  * PACK: one series' points of one tier and bucket, newest first: a varint count, then per point a null mask (bit j:
- * value j is null), the time (the newest absolute, the others as the gap to the newer one; writeTime) and each non-null value as
- * a zigzag varint: the difference to the newer point's value when that one is not null, else the value itself.
+ * value j is null), the time (the newest absolute, the others as the gap to the newer one; PackWriter.time) and each
+ * non-null value as a zigzag varint: the difference to the newer point's value when that one is not null, else the
+ * value itself.
  * Offsets that move by a few records a cycle cost one or two bytes each; the newest point decodes alone (rollups).
  *
  * CYCLE: a write's samples of many series at one time, by series id: a u32 count, then per entry a u32 id, a u8 null
- * mask and each value as an int64 (0 when null): fixed width, so one series is found by binary search.
+ * mask and each value as an int64 (0 when null): fixed width, so one series is found by binary search (written by
+ * cycle-changes.ts).
  */
-import type { ChangedRows, SeriesValue } from "./series-batch";
 
 export type PackValues = (bigint | null)[];
 
@@ -29,9 +30,14 @@ export interface PackInputPoint {
 
 const safe = BigInt(Number.MAX_SAFE_INTEGER);
 
-class Writer {
-  private buf = Buffer.allocUnsafe(256);
+/** Bytes of packs, growing as written: one pack (encodePack), or many one after the other (staged-packs.ts). */
+export class PackWriter {
+  private buf: Buffer;
   length = 0;
+
+  constructor(capacity = 256) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
 
   private reserve(n: number): void {
     if (this.length + n <= this.buf.length) return;
@@ -48,6 +54,15 @@ class Writer {
   /** An unsigned varint of a non-negative safe integer. */
   varint(n: number): void {
     this.reserve(8);
+    if (n < 2_147_483_648) {
+      // Below 2^31 (nearly every time, gap and difference): bit operations instead of divisions.
+      while (n >= 128) {
+        this.buf[this.length++] = (n & 127) | 128;
+        n >>>= 7;
+      }
+      this.buf[this.length++] = n;
+      return;
+    }
     while (n >= 128) {
       this.buf[this.length++] = (n % 128) | 128;
       n = Math.floor(n / 128);
@@ -72,6 +87,30 @@ class Writer {
       rest /= 128n;
     }
     this.byte(Number(rest));
+  }
+
+  /** A time or gap: whole seconds (every poll's and bucket's) as (s × 2 + 1), else (ms × 2): 10 s is one byte. */
+  time(ms: number): void {
+    this.varint(ms % 1000 === 0 ? (ms / 1000) * 2 + 1 : ms * 2);
+  }
+
+  /** A value as the difference to the newer point's (`base`), or itself when the newer one has none. */
+  delta(base: PackInput | undefined, v: bigint | number): void {
+    if (base === undefined || base === null) {
+      if (typeof v === "number") this.zigzagNumber(v);
+      else this.zigzag(v);
+      return;
+    }
+    if (typeof base === "number" && typeof v === "number") {
+      const d = base - v;
+      if (Number.isSafeInteger(d)) return this.zigzagNumber(d);
+    }
+    this.zigzag(BigInt(base) - BigInt(v));
+  }
+
+  /** Bytes [start, end) written, as a view of the writer's buffer: call once everything is written. */
+  view(start: number, end: number): Buffer {
+    return this.buf.subarray(start, end);
   }
 
   done(): Buffer {
@@ -122,32 +161,14 @@ class Reader {
   }
 }
 
-/** A time or gap: whole seconds (every poll's and bucket's) as (s × 2 + 1), anything else as (ms × 2): 10 s is one byte. */
-function writeTime(w: Writer, ms: number): void {
-  w.varint(ms % 1000 === 0 ? (ms / 1000) * 2 + 1 : ms * 2);
-}
-
 function readTime(r: Reader): number {
   const n = r.varint();
   return n % 2 === 1 ? ((n - 1) / 2) * 1000 : n / 2;
 }
 
-function writeDelta(w: Writer, base: PackInput | undefined, v: bigint | number): void {
-  if (base === undefined || base === null) {
-    if (typeof v === "number") w.zigzagNumber(v);
-    else w.zigzag(v);
-    return;
-  }
-  if (typeof base === "number" && typeof v === "number") {
-    const d = base - v;
-    if (Number.isSafeInteger(d)) return w.zigzagNumber(d);
-  }
-  w.zigzag(BigInt(base) - BigInt(v));
-}
-
 /** Encodes points (oldest first, times strictly increasing) as a pack. */
 export function encodePack(points: readonly PackInputPoint[]): Buffer {
-  const w = new Writer();
+  const w = new PackWriter();
   w.varint(points.length);
   let newer: PackInputPoint | undefined;
   for (let i = points.length - 1; i >= 0; i--) {
@@ -155,10 +176,10 @@ export function encodePack(points: readonly PackInputPoint[]): Buffer {
     let mask = 0;
     for (let j = 0; j < p.values.length; j++) if (p.values[j] === null) mask |= 1 << j;
     w.byte(mask);
-    writeTime(w, newer === undefined ? p.at : newer.at - p.at);
+    w.time(newer === undefined ? p.at : newer.at - p.at);
     for (let j = 0; j < p.values.length; j++) {
       const v = p.values[j]!;
-      if (v !== null) writeDelta(w, newer?.values[j], v);
+      if (v !== null) w.delta(newer?.values[j], v);
     }
     newer = p;
   }
@@ -204,84 +225,11 @@ export function decodeNewestPoint(buf: Uint8Array, width: number): PackPoint {
 
 const entryBytes = (width: number) => 5 + 8 * width;
 
-/**
- * Encodes one write's changed rows (ascending by id, ids unique) as a cycle blob per chunk of `chunkSize` ids, all
- * views of one Buffer; row `changed.rows[k]`'s values are `columns[j][row]` (SeriesBatch.values).
- */
-export function encodeCycles(
-  changed: ChangedRows,
-  columns: readonly (readonly SeriesValue[])[],
-  chunkSize: number,
-): { chunk: number; data: Buffer }[] {
-  const { ids, rows } = changed;
-  const width = columns.length;
-  const size = entryBytes(width);
-  const starts: number[] = [];
-  for (let k = 0; k < ids.length; k++) {
-    if (k === 0 || Math.floor(ids[k]! / chunkSize) !== Math.floor(ids[k - 1]! / chunkSize)) starts.push(k);
-  }
-  // Zero-filled: a null value's bytes are 0. A DataView writes an int64 at any offset without BigInt arithmetic.
-  const buf = Buffer.alloc(4 * starts.length + ids.length * size);
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const blobs: { chunk: number; data: Buffer }[] = [];
-  let offset = 0;
-  for (let s = 0; s < starts.length; s++) {
-    const from = starts[s]!;
-    const to = starts[s + 1] ?? ids.length;
-    const begin = offset;
-    view.setUint32(offset, to - from, true);
-    offset += 4;
-    for (let k = from; k < to; k++) {
-      view.setUint32(offset, ids[k]!, true);
-      let mask = 0;
-      for (let j = 0; j < width; j++) {
-        const v = columns[j]![rows[k]!]!;
-        if (v === null) mask |= 1 << j;
-        else view.setBigInt64(offset + 5 + 8 * j, toInt64(v), true);
-      }
-      buf[offset + 4] = mask;
-      offset += size;
-    }
-    blobs.push({ chunk: Math.floor(ids[from]! / chunkSize), data: buf.subarray(begin, offset) });
-  }
-  return blobs;
-}
-
-/** `v` when it fits an int64 (a DataView would store it modulo 2^64). */
-function toInt64(v: bigint): bigint {
-  if (BigInt.asIntN(64, v) !== v) throw new RangeError(`${v} is not an int64`);
-  return v;
-}
-
 function readEntryValues(buf: Buffer, at: number, width: number): PackValues {
   const mask = buf[at + 4]!;
   const values: PackValues = [];
   for (let j = 0; j < width; j++) values.push(mask & (1 << j) ? null : buf.readBigInt64LE(at + 5 + 8 * j));
   return values;
-}
-
-/** Every entry of a cycle blob, by id, values as numbers when they are safe integers (packing never makes a BigInt). */
-export function decodeCycle(buf: Buffer, width: number): { id: number; values: PackInput[] }[] {
-  const size = entryBytes(width);
-  const count = buf.readUInt32LE(0);
-  const entries: { id: number; values: PackInput[] }[] = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const at = 4 + i * size;
-    const mask = buf[at + 4]!;
-    const values: PackInput[] = new Array(width);
-    for (let j = 0; j < width; j++) {
-      const o = at + 5 + 8 * j;
-      if (mask & (1 << j)) {
-        values[j] = null;
-        continue;
-      }
-      const high = buf.readInt32LE(o + 4);
-      // |high| < 2^21: the value is below 2^53 in magnitude, exact as a number.
-      values[j] = high >= -2_097_152 && high < 2_097_152 ? high * 4_294_967_296 + buf.readUInt32LE(o) : buf.readBigInt64LE(o);
-    }
-    entries[i] = { id: buf.readUInt32LE(at), values };
-  }
-  return entries;
 }
 
 /** One series' values in a cycle blob (binary search), or undefined when the write did not hold it. */

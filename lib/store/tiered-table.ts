@@ -1,11 +1,13 @@
 import type { Dialect } from "./engine/dialect";
 import { all, insertRows, readStaged, run, transaction, type Work } from "./engine/steps";
-import { decodeCycle, decodeNewestPoint, decodePack, encodeCycles, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
+import { decodeNewestPoint, decodePack, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
 import { hasRollupDue, listPackBuckets, planRollupSlices, resumeRollup, type RollupProgress, type RollupSlice } from "./rollup-plan";
-import { ChangeFilter, type ChangedRows, listKeyValues, type SeriesBatch, SeriesIds } from "./series-batch";
+import { packStagedBlobs } from "./staged-packs";
+import { CycleChanges, type CycleBlob } from "./cycle-changes";
+import { listKeyValues, type SeriesBatch, SeriesIds } from "./series-batch";
 import {
-  coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, packStagedSamples, rollUpPacks,
-  selectSeriesPoints, type StagedSample, stagedChunkSize, type TierRow, tiers,
+  coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, rollUpPacks,
+  selectSeriesPoints, stagedChunkSize, type TierRow, tiers,
 } from "./tiers";
 
 /**
@@ -32,7 +34,7 @@ type Key = Record<string, string | number>;
 const toNumber = (value: string | number | null): number | null => (value === null ? null : Number(value));
 
 export class TieredTable {
-  private readonly filter: ChangeFilter;
+  private readonly changes: CycleChanges;
   private ids: SeriesIds | null = null;
   private rollups: RollupProgress[] | null = null;
   /** The time of the latest write or prune: closed buckets are packed in proportion to the time since (countChunksToPack). */
@@ -42,15 +44,15 @@ export class TieredTable {
     private readonly spec: TieredTableSpec,
     private readonly dialect: Dialect,
   ) {
-    this.filter = new ChangeFilter(spec.valueColumns.length);
+    this.changes = new CycleChanges(spec.valueColumns.length, stagedChunkSize);
   }
 
   /** Stages the changed rows' samples at `at`, packs and rolls up this write's slice of the closed buckets, in one transaction. */
   *write(batch: SeriesBatch, at: number): Work<void> {
     const rollups = yield* this.copyRollups();
-    let changed: ChangedRows;
+    let blobs: CycleBlob[];
     try {
-      changed = yield* transaction(() => this.stage(rollups, batch, at));
+      blobs = yield* transaction(() => this.stage(rollups, batch, at));
     } catch (err) {
       // Ids handed out inside the rolled-back transaction do not exist: read them again next time.
       this.ids = null;
@@ -58,26 +60,26 @@ export class TieredTable {
     }
     this.rollups = rollups;
     this.lastAt = Math.max(this.lastAt ?? at, at);
-    this.filter.remember(batch, changed);
+    this.changes.remember(blobs);
   }
 
-  private *stage(rollups: RollupProgress[], batch: SeriesBatch, at: number): Work<ChangedRows> {
+  private *stage(rollups: RollupProgress[], batch: SeriesBatch, at: number): Work<CycleBlob[]> {
     const { staged, packs } = this.spec;
     yield* this.packAndRollUp(rollups, at);
     // A series not known yet is one never written: it is changed, and its id is created here.
-    const rows = this.filter.listChanged(batch, yield* this.listIds(batch));
-    if (rows.ids.length === 0) return rows;
+    const blobs = this.changes.encode(batch, yield* this.listIds(batch));
+    if (blobs.length === 0) return blobs;
     yield* insertRows({
       table: staged,
       columns: [{ name: "chunk", type: "int" }, { name: "at", type: "bigint" }, { name: "data", type: "bytea" }],
-      rows: encodeCycles(rows, batch.values, stagedChunkSize).map((b) => [b.chunk, at, b.data]),
+      rows: blobs.map((b) => [b.chunk, at, b.data]),
     });
     yield* run(
       `INSERT INTO series_state (points, newest_at) VALUES (?, ?)
        ON CONFLICT (points) DO UPDATE SET newest_at = ${this.dialect.greatest("series_state.newest_at", "excluded.newest_at")}`,
       [packs, at],
     );
-    return rows;
+    return blobs;
   }
 
   /** The series ids of the rows whose key columns equal `where` (a prefix of the key columns), with their keys. */
@@ -201,17 +203,16 @@ export class TieredTable {
   private *packChunk(chunk: number, to: number): Work<void> {
     const { staged, packs, valueColumns } = this.spec;
     const width = valueColumns.length;
-    const rows = yield* all<{ at: string | number; data: Buffer }>(`SELECT at, data FROM ${staged} WHERE chunk = ? AND at < ? ORDER BY id`, [chunk, to]);
-    const samples: StagedSample[] = [];
-    for (const row of rows) for (const e of decodeCycle(row.data, width)) samples.push({ series: e.id, at: Number(row.at), values: e.values });
+    const sql = `SELECT at, data FROM ${staged} WHERE chunk = ? AND at < ? ORDER BY id`;
+    const rows = (yield* all<{ at: string | number; data: Buffer }>(sql, [chunk, to])).map((r) => ({ at: Number(r.at), data: r.data }));
     // A bucket this chunk was packed for already (a late write) has packs: merge with them.
     const existing = new Map<string, PackPoint[]>();
     const found = yield* all<{ series: string | number; bucket: string | number; data: Buffer }>(
       `SELECT series, bucket, data FROM ${packs} WHERE tier = 0 AND ${this.dialect.inList("bucket", "bigint")} AND series >= ? AND series < ?`,
-      [this.dialect.list([...new Set(samples.map((s) => packOf(0, s.at)))]), chunk * stagedChunkSize, (chunk + 1) * stagedChunkSize],
+      [this.dialect.list([...new Set(rows.map((r) => packOf(0, r.at)))]), chunk * stagedChunkSize, (chunk + 1) * stagedChunkSize],
     );
     for (const r of found) existing.set(`${Number(r.series)}:${Number(r.bucket)}`, decodePack(r.data, width));
-    yield* this.insertPacks(packStagedSamples(samples, existing));
+    yield* this.insertPackData(packStagedBlobs(rows, width, existing).map((p) => [p.series, 0, p.bucket, p.data]));
     yield* run(`DELETE FROM ${staged} WHERE chunk = ? AND at < ?`, [chunk, to]);
   }
 
@@ -234,6 +235,11 @@ export class TieredTable {
   }
 
   private *insertPacks(rows: readonly PackRow[]): Work<void> {
+    yield* this.insertPackData(rows.map((r) => [r.series, r.tier, r.bucket, encodePack(r.points)]));
+  }
+
+  /** Inserts (series, tier, bucket, data) rows, replacing a pack of the same series, tier and bucket. */
+  private *insertPackData(rows: readonly (readonly [number, number, number, Buffer])[]): Work<void> {
     yield* insertRows({
       table: this.spec.packs,
       columns: [
@@ -242,7 +248,7 @@ export class TieredTable {
         { name: "bucket", type: "bigint" },
         { name: "data", type: "bytea" },
       ],
-      rows: rows.map((r) => [r.series, r.tier, r.bucket, encodePack(r.points)]),
+      rows,
       conflict: { target: ["tier", "bucket", "series"], update: ["data"] },
     });
   }
@@ -276,9 +282,16 @@ export class TieredTable {
       this.ids = known;
     }
     const count = batch.keys[0]!.length;
+    const ids = new Array<number>(count);
     const missing: (string | number)[][] = [];
+    const missingRows: number[] = [];
     for (let i = 0; i < count; i++) {
-      if (known.find(batch.keys, i) === undefined) missing.push(listKeyValues(batch.keys, i));
+      const id = known.find(batch.keys, i);
+      if (id !== undefined) ids[i] = id;
+      else {
+        missing.push(listKeyValues(batch.keys, i));
+        missingRows.push(i);
+      }
     }
     if (missing.length > 0) {
       const columns = keyColumns.map((name, i) => ({ name, type: keyTypes[i]! }));
@@ -290,8 +303,8 @@ export class TieredTable {
         remember(yield* all<Key>(`SELECT id, ${keyList} FROM ${series} WHERE ${match.sql}`, match.params));
       }
     }
-    const ids = new Array<number>(count);
-    for (let i = 0; i < count; i++) ids[i] = known.find(batch.keys, i)!;
+    // Only the rows not known before are looked up again (the previous batch's positions are not this batch's).
+    for (const i of missingRows) ids[i] = known.find(batch.keys, i)!;
     known.keep(batch.keys, ids);
     return ids;
   }

@@ -1,20 +1,21 @@
-import type { PackInput, PackInputPoint, PackPoint } from "./sample-pack";
+import type { PackInputPoint, PackPoint } from "./sample-pack";
 
 /**
  * Tiered, change-only, packed history (migrations 4 and 7), shared by both stores for partition and translation
  * series.
  *
  * WRITES: a series (a flow partition, or a group × partition) gets a raw sample (tier 0) only in a cycle where one of
- * its values differs from the last one written for it (kept in memory by a ChangeFilter, series-batch.ts; after a
+ * its values differs from the last one written for it (kept in memory as int64 words, cycle-changes.ts; after a
  * restart the first cycle writes every series again). A write stores its changed samples as one row per chunk of 1,024 series ids (a
  * CYCLE blob, sample-pack.ts): its cost follows the number of changed series, not one row and index entry per
  * sample. Once a 5-minute raw bucket closes, its staged samples are PACKED: one row per series and bucket holding
  * its samples delta-encoded (a few bytes each), a slice of chunks per write spread over the next 5 minutes
- * (countChunksToPack), so that no write packs every series at once; a chunk's staged rows are packed and deleted in
- * one transaction, so a reader finds each sample once, staged or packed. Coarser tiers are rolled up from the finer
- * tier's packs when their own pack closes, a chunk of series at a time once its finer packs are written, spread over
- * the same 4 minutes (rollup-plan.ts): a 5-minute point is the newest sample of a raw pack (stamped at its start), an
- * hourly point the newest 5-minute point of an hour. A crash loses at most the cycle being written.
+ * (countChunksToPack), so that no write packs every series at once; a chunk's staged rows are packed (straight from
+ * their bytes: staged-packs.ts) and deleted in one transaction, so a reader finds each sample once, staged or packed.
+ * Coarser tiers are rolled up from the finer tier's packs when their own pack closes, a chunk of series at a time once
+ * its finer packs are written, spread over the same 4 minutes (rollup-plan.ts): a 5-minute point is the newest sample
+ * of a raw pack (stamped at its start), an hourly point the newest 5-minute point of an hour. A crash loses at most the
+ * cycle being written.
  *
  * TIERS (points per series that changes every cycle, 10 s poll): raw 1 h = 360 in 12 packs; 5-minute for 24 h = 288
  * in 24 hourly packs; 1-hour for 7 days = 168 in 7 daily packs. Packs are dropped whole once past their tier's window
@@ -141,42 +142,6 @@ export interface PackRow {
   tier: number;
   bucket: number;
   points: PackInputPoint[];
-}
-
-/** A staged sample of one series (decoded from a cycle blob); a later one at the same time replaces an earlier. */
-export interface StagedSample {
-  series: number;
-  at: number;
-  values: readonly PackInput[];
-}
-
-/** Staged samples (in write order) as raw packs, one per series and 5-minute bucket; `existing` points are merged. */
-export function packStagedSamples(samples: readonly StagedSample[], existing: ReadonlyMap<string, PackPoint[]>): PackRow[] {
-  const groups = new Map<number, Map<number, PackRow>>();
-  for (const s of samples) {
-    const bucket = packOf(0, s.at);
-    let inBucket = groups.get(bucket);
-    if (inBucket === undefined) groups.set(bucket, (inBucket = new Map()));
-    let row = inBucket.get(s.series);
-    if (row === undefined) {
-      row = { series: s.series, tier: 0, bucket, points: [...(existing.get(`${s.series}:${bucket}`) ?? [])] };
-      inBucket.set(s.series, row);
-    }
-    const last = row.points.at(-1);
-    if (last === undefined || last.at < s.at) row.points.push({ at: s.at, values: s.values });
-    else mergePoint(row.points, { at: s.at, values: s.values });
-  }
-  return [...groups.values()].flatMap((inBucket) => [...inBucket.values()]);
-}
-
-/** Puts a point into time order (a late write), replacing one at the same time. */
-function mergePoint(points: PackInputPoint[], point: PackInputPoint): void {
-  const same = points.findIndex((p) => p.at === point.at);
-  if (same >= 0) points[same] = point;
-  else {
-    points.push(point);
-    points.sort((a, b) => a.at - b.at);
-  }
 }
 
 /** The packs of `tier` rolled from the newest points of tier − 1's packs (each stamped at its finer pack's start). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeCycle, decodeNewestPoint, decodePack, encodeCycles, encodePack, findCycleEntry } from "@/lib/store/sample-pack";
+import { decodeNewestPoint, decodePack, encodePack } from "@/lib/store/sample-pack";
 
 const T0 = Date.UTC(2025, 0, 15, 3, 0, 0);
 const MAX = 2n ** 63n - 1n;
@@ -27,36 +27,5 @@ describe("sample packs", () => {
     // count 1 + newest (mask 1, time in seconds 5, values 1 + 5 + 5 + 5 + 1) + 29 × (mask 1, gap 1, five one-byte deltas).
     expect(pack.length).toBe(1 + 23 + 29 * 7);
     expect(decodePack(pack, 5)).toEqual(points);
-  });
-});
-
-describe("cycle blobs", () => {
-  it("writes rows by id, finds each by binary search, values exact, an absent id undefined", () => {
-    // Batch rows 0..2 hold series 2049, 7 and 1024; the changed rows come ascending by id.
-    const columns = [
-      [MAX, 1n, null],
-      [null, -2n, MIN],
-    ];
-    const blobs = encodeCycles({ ids: [7, 1024, 2049], rows: [1, 2, 0] }, columns, 4096);
-    expect(blobs.map((b) => b.chunk)).toEqual([0]);
-    const blob = blobs[0]!.data;
-    expect(blob.length).toBe(4 + 3 * (5 + 16));
-    expect(decodeCycle(blob, 2).map((e) => e.id)).toEqual([7, 1024, 2049]);
-    expect(findCycleEntry(blob, 2049, 2)).toEqual([MAX, null]);
-    expect(findCycleEntry(blob, 7, 2)).toEqual([1n, -2n]);
-    expect(findCycleEntry(blob, 1024, 2)).toEqual([null, MIN]);
-    expect(findCycleEntry(blob, 8, 2)).toBeUndefined();
-  });
-
-  it("writes one blob per chunk of ids, each with its own count, and refuses a value beyond int64", () => {
-    const columns = [[5n, 6n, 7n, 8n]];
-    const blobs = encodeCycles({ ids: [1, 2, 1024, 3000], rows: [0, 1, 2, 3] }, columns, 1024);
-    expect(blobs.map((b) => [b.chunk, b.data.length])).toEqual([[0, 4 + 2 * 13], [1, 4 + 13], [2, 4 + 13]]);
-    expect(blobs.map((b) => decodeCycle(b.data, 1))).toEqual([
-      [{ id: 1, values: [5] }, { id: 2, values: [6] }],
-      [{ id: 1024, values: [7] }],
-      [{ id: 3000, values: [8] }],
-    ]);
-    expect(() => encodeCycles({ ids: [1], rows: [0] }, [[MAX + 1n]], 1024)).toThrow(RangeError);
   });
 });

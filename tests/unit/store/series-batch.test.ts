@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "@/lib/store/db";
-import { ChangeFilter, type SeriesBatch, SeriesIds } from "@/lib/store/series-batch";
+import { type SeriesBatch, SeriesIds } from "@/lib/store/series-batch";
 import { sqliteDialect } from "@/lib/store/engine/dialect";
 import { SqliteRunner } from "@/lib/store/engine/sqlite-runner";
 import { TieredTable } from "@/lib/store/tiered-table";
 import { translationSpec } from "@/lib/store/translation-series";
 
-const batch = (keys: SeriesBatch["keys"], values: SeriesBatch["values"]): SeriesBatch => ({ keys, values });
 const findAll = (ids: SeriesIds, keys: SeriesBatch["keys"]) => keys[0]!.map((_, row) => ids.find(keys, row));
 
 describe("series ids", () => {
@@ -23,32 +22,6 @@ describe("series ids", () => {
     expect(findAll(ids, second)).toEqual([3, 2, 1, undefined]);
     // The same key values in new strings still match the previous batch's row.
     expect(findAll(ids, [["f"], [["a"].join("")], [0]])).toEqual([1]);
-  });
-});
-
-describe("change filter", () => {
-  it("lists the rows whose values differ from the last remembered, ascending by id, the later row of an id kept", () => {
-    const filter = new ChangeFilter(2);
-    const first = batch([], [
-      [10n, 20n, 30n, 31n],
-      [null, 1n, 2n, 3n],
-    ]);
-    // Rows 2 and 3 are the same series (id 5): the later one is written.
-    const changed = filter.listChanged(first, [9, 4, 5, 5]);
-    expect(changed).toEqual({ ids: [4, 5, 9], rows: [1, 3, 0] });
-    filter.remember(first, changed);
-    const second = batch([], [
-      [10n, 20n, 31n, 40n],
-      [null, 1n, 3n, null],
-    ]);
-    // Ids 9, 4 and 5 hold their remembered values; id 7 was never written.
-    expect(filter.listChanged(second, [9, 4, 5, 7])).toEqual({ ids: [7], rows: [3] });
-    const third = batch([], [
-      [10n, 20n, 31n],
-      [0n, 1n, null],
-    ]);
-    // A null that became 0 and a value that became null are changes.
-    expect(filter.listChanged(third, [9, 4, 5])).toEqual({ ids: [5, 9], rows: [2, 0] });
   });
 });
 
