@@ -1,4 +1,5 @@
 import type { CheckpointPoint, Flow, OffsetSyncPoint } from "@/lib/collector/types";
+import type { RowSample } from "@/lib/translation";
 
 /** One sample of a flow partition's offsets (raw: a cycle it changed in; rolled up: last of a 5-minute or hour bucket). */
 export interface PartitionSample {
@@ -43,22 +44,7 @@ export interface StoredAlert {
  * committed source offset, MM2's translation, the ideal target position (low = high when exact),
  * re-read counts (conservative) and the group's lag at the source. null = unknown.
  */
-export interface TranslationSample {
-  group: string;
-  topic: string;
-  partition: number;
-  committed: bigint;
-  translated: bigint | null;
-  checkpointDownstream: bigint | null;
-  idealLow: bigint | null;
-  idealHigh: bigint | null;
-  /** ideal − MM2's translation (negative = records skipped). */
-  reread: bigint | null;
-  /** ideal − what a failover with MM2's offsets gives now (latest checkpoint, else translation). */
-  failoverReread: bigint | null;
-  /** Source log end − committed. */
-  groupLag: bigint | null;
-}
+export type TranslationSample = RowSample;
 
 /** A stored TranslationSample with its time (raw: per cycle; rolled up: last of each minute). */
 export interface TranslationSeriesPoint extends TranslationSample {

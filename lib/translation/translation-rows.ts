@@ -254,7 +254,7 @@ function addSafely(sum: number, value: number, big: bigint): { sum: number; big:
   return { sum: value, big: big + BigInt(sum) };
 }
 
-/** One group partition's translation as the store keeps it (lib/store's TranslationSample). */
+/** One group partition's translation as the store keeps it (lib/store's TranslationSample is this type). */
 export interface RowSample {
   group: string;
   topic: string;
@@ -264,8 +264,11 @@ export interface RowSample {
   checkpointDownstream: bigint | null;
   idealLow: bigint | null;
   idealHigh: bigint | null;
+  /** ideal − MM2's translation (negative = records skipped). */
   reread: bigint | null;
+  /** ideal − what a failover with MM2's offsets gives now (latest checkpoint, else translation). */
   failoverReread: bigint | null;
+  /** Source log end − committed. */
   groupLag: bigint | null;
 }
 
