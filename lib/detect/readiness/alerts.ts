@@ -36,7 +36,10 @@ export const alertsCheck: ReadinessRule = {
       ...open.filter((a) => a.flow === null && a.cluster === flow.target && blockingTargetAlerts.includes(a.type)),
     ];
     const costly = ofFlow.filter((a) => costlyFlowAlerts.includes(a.type));
-    const items = [...blocking, ...costly].map((a) => ({ text: `${a.type}: ${a.summary}`, ref: refAlert(a) }));
+    const items = [...blocking, ...costly].map((alert) => ({
+      text: `${alert.type}: ${alert.summary}`,
+      ref: { kind: "alert" as const, alert },
+    }));
     if (blocking.length > 0) return makeOutcome("not-ready", describeOpen(blocking), items);
     if (costly.length > 0) return makeOutcome("degraded", describeOpen(costly), items);
     return makeOutcome("ok", "no open data loss, reset, truncation, failed or stalled task");
@@ -45,8 +48,4 @@ export const alertsCheck: ReadinessRule = {
 
 function describeOpen(alerts: readonly ReadinessAlert[]): string {
   return `${alerts.length} open: ${alerts[0]!.type} — ${alerts[0]!.summary}`;
-}
-
-function refAlert(alert: ReadinessAlert) {
-  return { kind: "alert" as const, alert };
 }

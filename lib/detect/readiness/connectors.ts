@@ -79,8 +79,10 @@ function findFlowConnectors(snapshot: Snapshot, flow: Flow): FoundConnectors {
     const connect = snapshot.connect.find((c) => c.name === name);
     if (connect === undefined) return { kind: "unknown", why: `Connect cluster ${name ?? "?"} is not configured` };
     if (!connect.reachable) {
-      const age = connect.dataAt === null ? "never read" : `last read ${formatAge(snapshot.takenAt - connect.dataAt)} ago`;
-      return { kind: "unknown", why: `Connect ${connect.name} did not answer (${connect.error ?? "no answer"}; ${age})` };
+      const age =
+        connect.dataAt === null ? "never read" : `last read ${formatAge(snapshot.takenAt - connect.dataAt)} ago`;
+      const why = `Connect ${connect.name} did not answer (${connect.error ?? "no answer"}; ${age})`;
+      return { kind: "unknown", why };
     }
     found.push(...connect.connectors.filter((c) => findConnectCluster(flow.connectors, c.name) === connect.name));
   }

@@ -25,7 +25,9 @@ export const contentCheck: ReadinessRule = {
     ] as const;
     const notes = counts.filter(([n]) => n > 0).map(([n, what]) => `${formatCount(n)} ${what}`);
     const items = audit.problems.map((p) => ({
-      text: `${p.outcome}: ${p.topic}[${p.partition}] source ${p.sourceOffset ?? "—"} → target ${p.targetOffsets.join(", ")}`,
+      text:
+        `${p.outcome}: ${p.topic}[${p.partition}] source ${p.sourceOffset ?? "—"} → ` +
+        `target ${p.targetOffsets.join(", ")}`,
       ref: { kind: "topic" as const, topic: p.topic, partition: p.partition },
     }));
     const verified = `content verified for ${formatCount(audit.verifiedLastHour)} records over the last hour`;

@@ -19,9 +19,11 @@ export const groupsCheck: ReadinessRule = {
       const ref = { kind: "group" as const, group };
       if (unknown !== null) problems.push({ status: "unknown", text: `${group}: offsets unknown (${unknown})`, ref });
       else if (t.skippingPartitions > 0) {
-        problems.push({ status: "degraded", text: `${group} would skip records on ${t.skippingPartitions} partition(s)`, ref });
+        const text = `${group} would skip records on ${t.skippingPartitions} partition(s)`;
+        problems.push({ status: "degraded", text, ref });
       } else if (t.untranslatable > 0) {
-        problems.push({ status: "degraded", text: `${group}: ${t.untranslatable} partition(s) not checkpointed yet`, ref });
+        const text = `${group}: ${t.untranslatable} partition(s) not checkpointed yet`;
+        problems.push({ status: "degraded", text, ref });
       } else if (t.failoverReplayRecords > BigInt(thresholds.translationReplayRecords)) {
         const text = `${group} would re-read ${formatCount(t.failoverReplayRecords)} records`;
         problems.push({ status: "degraded", text, ref });
@@ -37,13 +39,13 @@ export const groupsCheck: ReadinessRule = {
     }
     const stale = alerts.filter((a) => a.firing && a.flow === flow.id && a.type === FindingType.CHECKPOINT_STALE);
     for (const alert of stale) {
-      problems.push({ status: "degraded", text: `${alert.group ?? "?"}: checkpoints stale`, ref: { kind: "alert", alert } });
+      const text = `${alert.group ?? "?"}: checkpoints stale`;
+      problems.push({ status: "degraded", text, ref: { kind: "alert", alert } });
     }
     if (problems.length === 0) {
       const n = translation.groups.length;
-      const message =
-        n === 0 ? "no consumer group reads the replicated topics" : `all ${n} groups checkpointed and within the re-read budget`;
-      return makeOutcome("ok", message);
+      if (n === 0) return makeOutcome("ok", "no consumer group reads the replicated topics");
+      return makeOutcome("ok", `all ${n} groups checkpointed and within the re-read budget`);
     }
     return makeOutcome(pickWorstStatus(problems.map((p) => p.status)), describeFirstProblem(problems), problems);
   },

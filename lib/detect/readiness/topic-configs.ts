@@ -52,7 +52,8 @@ export const topicConfigsCheck: ReadinessRule = {
 function compareTopicConfigs(source: TopicConfigs, target: TopicConfigs): { status: ReadinessStatus; text: string }[] {
   const out: { status: ReadinessStatus; text: string }[] = [];
   if (normalizePolicy(source.cleanupPolicy) !== normalizePolicy(target.cleanupPolicy)) {
-    out.push({ status: "not-ready", text: `cleanup.policy=${target.cleanupPolicy}, source has ${source.cleanupPolicy}` });
+    const text = `cleanup.policy=${target.cleanupPolicy}, source has ${source.cleanupPolicy}`;
+    out.push({ status: "not-ready", text });
   }
   if (isShorter(target.retentionMs, source.retentionMs)) {
     const text = `retention.ms=${describeLimit(target.retentionMs)}, source keeps ${describeLimit(source.retentionMs)}`;

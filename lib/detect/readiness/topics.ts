@@ -25,13 +25,14 @@ export const topicsCheck: ReadinessRule = {
       const ref = { kind: "topic" as const, topic };
       if (remote === undefined) items.push({ text: `${targetTopic} missing on ${flow.target}`, ref });
       else if (remote.partitions.length !== partitions) {
-        items.push({ text: `${targetTopic} has ${remote.partitions.length} partitions, ${topic} has ${partitions}`, ref });
+        const text = `${targetTopic} has ${remote.partitions.length} partitions, ${topic} has ${partitions}`;
+        items.push({ text, ref });
       }
     }
     if (items.length === 0) {
       return makeOutcome("ok", `all ${counts.size} topics exist on ${flow.target} with the same partition counts`);
     }
-    const message = `${items.length} of ${counts.size} topics missing or different on ${flow.target}: ${items[0]!.text}`;
-    return makeOutcome("not-ready", message, items);
+    const differ = `${items.length} of ${counts.size} topics missing or different on ${flow.target}`;
+    return makeOutcome("not-ready", `${differ}: ${items[0]!.text}`, items);
   },
 };
