@@ -29,17 +29,31 @@ const layers = [
 const engineExceptVocabulary = { regex: "^@/lib/detect(?!/types$)(/.*)?$" };
 
 /**
- * Only the engine (lib/detect) makes findings: elsewhere, importing the runtime `Severity` or building an object with
- * both `severity` and `observedAt` (a Finding) is a rule outside the engine (docs/development.md "Add an alert").
+ * Only the engine (lib/detect) makes findings and readiness checks: elsewhere, importing the runtime `Severity` or
+ * building an object with both `severity` and `observedAt` (a Finding) is a rule outside the engine, and importing
+ * what a readiness check is made of (`ReadinessRule`, `ReadinessOutcome`, readiness/outcome.ts) or building an object
+ * with both `title` and `check` (a ReadinessRule) is a readiness check outside it (docs/development.md "Add an alert",
+ * "Add a readiness check").
  */
 const engineFolder = "lib/detect";
 const ruleOutsideEngine =
   "rules live in lib/detect and are registered in lib/detect/rules.ts (docs/development.md \"Add an alert\")";
-const severityImports = ["@/lib/detect", "@/lib/detect/types"].map((name) => ({
-  name,
-  importNames: ["Severity"],
-  message: `Severity is for making findings: ${ruleOutsideEngine}`,
-}));
+const readinessOutsideEngine =
+  "readiness checks live in lib/detect/readiness and are registered in lib/detect/rules.ts readinessRules " +
+  "(docs/development.md \"Add a readiness check\")";
+const engineOnlyImports = [
+  ...["@/lib/detect", "@/lib/detect/types"].map((name) => ({
+    name,
+    importNames: ["Severity"],
+    message: `Severity is for making findings: ${ruleOutsideEngine}`,
+  })),
+  {
+    name: "@/lib/detect/readiness-rule",
+    importNames: ["ReadinessRule", "ReadinessOutcome"],
+    message: `This is for making readiness checks: ${readinessOutsideEngine}`,
+  },
+  { name: "@/lib/detect/readiness/outcome", message: `This is for making readiness checks: ${readinessOutsideEngine}` },
+];
 
 /** One no-restricted-imports config per layer, naming every layer above it. */
 const layerRules = layers.map((own, index) => {
@@ -51,7 +65,7 @@ const layerRules = layers.map((own, index) => {
   const message = `${own.join(", ")} must not import a higher layer (ARCHITECTURE.md: layers import downward only)`;
   const patterns = above.length === 0 ? [] : [{ group: importNames, message }];
   if (above.includes(engineFolder)) patterns.push({ ...engineExceptVocabulary, message });
-  const paths = own.includes(engineFolder) ? [] : severityImports;
+  const paths = own.includes(engineFolder) ? [] : engineOnlyImports;
   return {
     files: own.map((dir) => (dir.endsWith(".ts") ? dir : `${dir}/**`)),
     rules: {
@@ -60,14 +74,17 @@ const layerRules = layers.map((own, index) => {
   };
 });
 
-/** Building a finding outside the engine (see ruleOutsideEngine). */
-const findingConstruction = {
+/** Building a finding or a readiness check outside the engine (see ruleOutsideEngine, readinessOutsideEngine). */
+const ruleConstruction = {
   files: ["lib/**", "app/**", "components/**", "scripts/**"],
   ignores: [`${engineFolder}/**`],
   rules: {
     "no-restricted-syntax": ["error", {
       selector: "ObjectExpression:has(> Property[key.name='severity']):has(> Property[key.name='observedAt'])",
       message: `This builds a Finding: ${ruleOutsideEngine}`,
+    }, {
+      selector: "ObjectExpression:has(> Property[key.name='title']):has(> Property[key.name='check'])",
+      message: `This builds a readiness check: ${readinessOutsideEngine}`,
     }],
   },
 };
@@ -86,7 +103,7 @@ const config = [
     },
   },
   ...layerRules,
-  findingConstruction,
+  ruleConstruction,
 ];
 
 export default config;

@@ -20,7 +20,7 @@ export interface GapwatchMetrics {
    * `options` (readMetricsOptions of the config) choose the partitions with series of their own.
    */
   updateMetrics(snapshot: Snapshot, alerts: readonly AlertRecord[], risks: readonly RiskRecord[], options?: MetricsOptions): void;
-  /** Sets each flow's failover readiness (computed above this layer, lib/views/readiness.ts). */
+  /** Sets each flow's failover readiness (judged by lib/detect/readiness when lib/views/readiness-data.ts asks). */
   updateReadiness(verdicts: readonly FlowVerdict[]): void;
   /** The Prometheus text exposition: the registry, then the per-topic and per-partition families (metric-text.ts). */
   renderMetrics(): Promise<string>;

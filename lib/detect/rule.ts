@@ -2,6 +2,9 @@
  * The one interface every rule implements (rules.ts lists them all; engine.ts runs them). A rule is pure: it reads
  * the cycle (`RuleCycle`: this cycle's model, the previous one, the clock, thresholds and what the engine derives
  * once for every rule) and its own memory section, and returns findings and its next memory section.
+ * Readiness checks are the engine's too, with an interface of their own beside this one (readiness-rule.ts, listed in
+ * rules.ts `readinessRules`): they are not run per cycle by `runRules` but when a page or the API asks, because they
+ * read the alerts as they stand then, acknowledgements included.
  */
 import type { Thresholds } from "@/lib/config/thresholds";
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";

@@ -15,6 +15,15 @@ import { detectOffsetsOutOfRange } from "./offset-out-of-range";
 import { detectPartitionHealth } from "./partition-health";
 import { detectPositionMoves } from "./position-moved";
 import { detectPostureRisks } from "./posture-risks";
+import type { ReadinessRule } from "./readiness-rule";
+import { alertsCheck } from "./readiness/alerts";
+import { connectorsCheck } from "./readiness/connectors";
+import { contentCheck } from "./readiness/content";
+import { groupsCheck } from "./readiness/groups";
+import { heartbeatsCheck } from "./readiness/heartbeats";
+import { lagCheck } from "./readiness/lag";
+import { topicConfigsCheck } from "./readiness/topic-configs";
+import { topicsCheck } from "./readiness/topics";
 import { detectRedelivery } from "./redelivery";
 import { detectReplicationLag } from "./replication-lag";
 import { detectRetentionRisk } from "./retention-risk";
@@ -130,3 +139,18 @@ const postureRule: StatelessRule = {
 
 /** Every rule, in the order they run and their findings are listed. */
 export const rules: readonly Rule[] = [...snapshotRules, translationRule, postureRule, auditMismatchRule];
+
+/**
+ * Every readiness check, in the order they are listed among checks of one status (readiness/verdict.ts). Not run per
+ * cycle: readiness is judged when a page or the API asks (readiness-rule.ts).
+ */
+export const readinessRules: readonly ReadinessRule[] = [
+  connectorsCheck,
+  topicsCheck,
+  topicConfigsCheck,
+  lagCheck,
+  alertsCheck,
+  groupsCheck,
+  heartbeatsCheck,
+  contentCheck,
+];

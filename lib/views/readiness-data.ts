@@ -1,7 +1,7 @@
 import type { Flow } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
 import type { ReadModel } from "@/lib/pipeline/read-model";
-import { assessFlowReadiness, type FlowReadiness } from "./readiness";
+import { type FlowReadiness, judgeFlowReadiness } from "./readiness";
 import { requireFlow, requireReadModel } from "./runtime-data";
 
 /** Verdicts per read model and flow: assessed once per cycle, when a page or a scrape first asks. */
@@ -27,17 +27,7 @@ export function readReadinessOf(model: ReadModel, flow: Flow): FlowReadiness {
   if (!byFlow) assessed.set(model, (byFlow = new Map()));
   const known = byFlow.get(flow.id);
   if (known) return known;
-  const config = getConfig();
-  const readiness = assessFlowReadiness({
-    snapshot: model.snapshot,
-    flow,
-    translation: model.translations.get(flow.id) ?? null,
-    alerts: model.alerts,
-    thresholds: config.thresholds,
-    rpoSeconds: config.flows[flow.id]?.rpoSeconds ?? config.thresholds.lagSeconds,
-    now: model.snapshot.takenAt,
-    audit: model.audit.get(flow.id) ?? null,
-  });
+  const readiness = judgeFlowReadiness(model, flow, getConfig());
   byFlow.set(flow.id, readiness);
   return readiness;
 }

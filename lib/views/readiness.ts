@@ -1,85 +1,101 @@
-import { FindingType } from "@/lib/detect/types";
-import {
-  checkAlerts,
-  checkConnectors,
-  checkContent,
-  checkGroups,
-  checkHeartbeats,
-  checkLag,
-  checkTopicConfigs,
-  checkTopics,
-  type ReadinessCheck,
-  type ReadinessInput,
-  type ReadinessStatus,
-} from "./readiness-checks";
-
-export type { ReadinessCheck, ReadinessInput, ReadinessStatus } from "./readiness-checks";
-
 /**
- * The answer to "if the source region dies now, is the copy usable?": `not-ready` when failing
- * over now breaks consumers or loses data beyond what the lag says (a connector down, a topic
- * missing on the target, a loss or reset open); `unknown` when a check could not be made (unknown
- * is not healthy); `degraded` when failing over works but costs more than the objectives allow
- * (lag beyond the RPO, groups not checkpointed or re-reading too much); `ready` otherwise.
+ * Failover readiness as pages and the API show it: the engine judges (lib/detect/readiness, its checks registered in
+ * lib/detect/rules.ts); this gathers what it reads from a cycle's read model and turns its items into links.
  */
-export type ReadinessVerdict = "ready" | "degraded" | "not-ready" | "unknown";
+import { isAwaitingAttention } from "@/lib/alerts/loss-alerts";
+import { AlertState, type AlertRecord } from "@/lib/alerts/types";
+import type { GapwatchConfig } from "@/lib/config";
+import { assessFlowReadiness, type FlowReadinessJudgement, type JudgedCheck } from "@/lib/detect/readiness/verdict";
+import type { ReadinessAlert, ReadinessRef } from "@/lib/detect/readiness-rule";
+import type { Flow } from "@/lib/collector/types";
+import type { ReadModel } from "@/lib/pipeline/read-model";
+import { linkAlertEvidence } from "./alert-links";
+import { flowPath } from "./flow-page";
 
-/** What failing over right now costs. */
-export interface FailoverCost {
-  /** Source records not yet on the target (data records; unknown partitions not counted). */
-  unreplicatedRecords: bigint;
-  /** Age of the oldest of them (ms); null when nothing waits or its timestamp is unknown. */
-  oldestUnreplicatedAgeMs: number | null;
-  /** Records already lost: deleted at the source before MM2 copied them (open DATA_LOSS alerts of the flow). */
-  lostRecords: bigint;
-  /** Per checkpointed group: records it re-reads with MM2's offsets, and partitions where it skips records. */
-  groups: { group: string; replayRecords: bigint; skippingPartitions: number }[];
+export type { FailoverCost } from "@/lib/detect/readiness/failover-cost";
+export type { ReadinessVerdict } from "@/lib/detect/readiness/verdict";
+export type { ReadinessStatus } from "@/lib/detect/readiness-rule";
+
+/** One readiness reason as shown: what was checked, how it stands, and links to its evidence. */
+export interface ReadinessCheck extends Omit<JudgedCheck, "items"> {
+  /** The items behind the status (a topic, a connector, a group), at most a handful. */
+  items: { text: string; href: string | null }[];
 }
 
-export interface FlowReadiness {
-  flow: string;
-  verdict: ReadinessVerdict;
+/** One flow's readiness as shown (the engine's judgement, its items linked). */
+export interface FlowReadiness extends Omit<FlowReadinessJudgement, "checks"> {
   /** Every check, worst first. */
   checks: ReadinessCheck[];
-  cost: FailoverCost;
-  rpoSeconds: number;
-  evaluatedAt: number;
 }
 
-const statusRank: Record<ReadinessStatus, number> = { "not-ready": 3, unknown: 2, degraded: 1, ok: 0 };
-
-/** Runs every readiness check of one flow and gives the verdict: the worst status among them. */
-export function assessFlowReadiness(input: ReadinessInput): FlowReadiness {
-  const checks = [
-    checkConnectors(input),
-    checkTopics(input),
-    checkTopicConfigs(input),
-    checkLag(input),
-    checkAlerts(input),
-    checkGroups(input),
-    checkHeartbeats(input),
-    ...(input.audit === undefined ? [] : [checkContent(input)]),
-  ].sort((a, b) => statusRank[b.status] - statusRank[a.status]);
-  const worst = checks[0]?.status ?? "ok";
-  return {
-    flow: input.flow.id,
-    verdict: worst === "ok" ? "ready" : worst,
-    checks,
-    cost: estimateFailoverCost(input),
-    rpoSeconds: input.rpoSeconds,
-    evaluatedAt: input.snapshot.takenAt,
-  };
+/**
+ * The readiness of one flow of a cycle, as of the cycle's snapshot (ages are measured at `takenAt`), judged with
+ * `config`'s thresholds and the flow's RPO (`flows."<id>".rpoSeconds`, default thresholds.lagSeconds).
+ */
+export function judgeFlowReadiness(model: ReadModel, flow: Flow, config: GapwatchConfig): FlowReadiness {
+  const judged = assessFlowReadiness({
+    snapshot: model.snapshot,
+    flow,
+    translation: model.translations.get(flow.id) ?? null,
+    alerts: listReadinessAlerts(model.alerts),
+    thresholds: config.thresholds,
+    rpoSeconds: config.flows[flow.id]?.rpoSeconds ?? config.thresholds.lagSeconds,
+    now: model.snapshot.takenAt,
+    audit: model.audit.get(flow.id) ?? null,
+  });
+  return showFlowReadiness(judged);
 }
 
-function estimateFailoverCost({ snapshot, flow, translation, alerts }: ReadinessInput): FailoverCost {
-  const losses = alerts.filter((a) => a.state === "firing" && a.flow === flow.id && a.type === FindingType.DATA_LOSS);
-  const lostRecords = losses.reduce((sum, a) => sum + (typeof a.evidence.lostCount === "string" && /^\d+$/.test(a.evidence.lostCount) ? BigInt(a.evidence.lostCount) : 0n), 0n);
-  const known = flow.partitions.filter((p) => p.unknown === null);
-  const stamps = known.map((p) => p.oldestUnreplicatedTimestamp).filter((t): t is number => t !== null);
-  return {
-    unreplicatedRecords: known.reduce((sum, p) => sum + (p.lag ?? 0n), 0n),
-    oldestUnreplicatedAgeMs: stamps.length === 0 ? null : Math.max(0, snapshot.takenAt - Math.min(...stamps)),
-    lostRecords,
-    groups: (translation?.groups ?? []).map((g) => ({ group: g.group, replayRecords: g.totals.failoverReplayRecords, skippingPartitions: g.totals.skippingPartitions })),
-  };
+/** The engine's judgement with its items' references as links. */
+export function showFlowReadiness(judged: FlowReadinessJudgement): FlowReadiness {
+  const checks = judged.checks.map((check) => ({
+    ...check,
+    items: check.items.map(({ text, ref }) => ({ text, href: linkReadinessRef(judged.flow, ref) })),
+  }));
+  return { ...judged, checks };
+}
+
+/** Per alert list (one per read model): every flow of the cycle reads the same list. */
+const readinessAlertsOf = new WeakMap<readonly AlertRecord[], readonly ReadinessAlert[]>();
+
+/** The alerts as the engine's readiness checks read them: the lifecycle (acknowledgement) applied here. */
+export function listReadinessAlerts(alerts: readonly AlertRecord[]): readonly ReadinessAlert[] {
+  const known = readinessAlertsOf.get(alerts);
+  if (known) return known;
+  const facts = alerts.map((a): ReadinessAlert => ({
+    id: a.id,
+    type: a.type,
+    flow: a.flow,
+    cluster: a.cluster,
+    topic: a.topic,
+    partition: a.partition,
+    group: a.group,
+    summary: a.summary,
+    evidence: a.evidence,
+    firing: a.state === AlertState.FIRING,
+    awaitingAttention: isAwaitingAttention(a),
+  }));
+  readinessAlertsOf.set(alerts, facts);
+  return facts;
+}
+
+/** Where a check's item is shown, on the judged flow's pages. */
+function linkReadinessRef(flowId: string, ref: ReadinessRef | null): string | null {
+  if (ref === null) return null;
+  switch (ref.kind) {
+    case "flow":
+      return flowPath(flowId);
+    case "coverage":
+      return `${flowPath(flowId)}#coverage`;
+    case "topic":
+      return ref.partition === undefined
+        ? flowPath(flowId, "topics", ref.topic)
+        : flowPath(flowId, "topics", ref.topic, ref.partition);
+    case "group":
+      return flowPath(flowId, "groups", ref.group);
+    case "alert":
+      return linkAlertEvidence(ref.alert);
+    case "connect":
+      return "/connect";
+  }
 }

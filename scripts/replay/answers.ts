@@ -13,7 +13,7 @@ import {
 } from "@/lib/views/flow-lists";
 import { listGroupSummaries, requireTranslation } from "@/lib/views/groups";
 import { parsePageRequest } from "@/lib/views/pagination";
-import { assessFlowReadiness } from "@/lib/views/readiness";
+import { judgeFlowReadiness } from "@/lib/views/readiness";
 
 /**
  * What the API answers from a cycle's read model, per flow, for each list's default page: the flow page
@@ -38,16 +38,7 @@ export function selectAnswers(model: ReadModel, config: GapwatchConfig): Record<
       catchUp: pickCatchUpOf(readFlowCatchUp(model.progress, flow), partitions.items),
       topics: pageFlowTopics(snapshot, flow, parsePageRequest(none, flowTopicList)),
       groups: answerOrError(() => listGroupSummaries(requireTranslation(model, flow.id))),
-      readiness: assessFlowReadiness({
-        snapshot,
-        flow,
-        translation: model.translations.get(flow.id) ?? null,
-        alerts: model.alerts,
-        thresholds: config.thresholds,
-        rpoSeconds: config.flows[flow.id]?.rpoSeconds ?? config.thresholds.lagSeconds,
-        now: snapshot.takenAt,
-        audit: model.audit.get(flow.id) ?? null,
-      }),
+      readiness: judgeFlowReadiness(model, flow, config),
       coverage: pageFlowCoverage(snapshot, flow, parsePageRequest(none, coverageList)),
     };
   }

@@ -33,6 +33,27 @@ export function detectEmptyFlows(flows: readonly { id: string; partitions: reado
 }
 `;
 
+/** A readiness check written outside the engine: what it is made of, and the check object it builds. */
+const readinessElsewhere = `import type { ReadinessRule } from "@/lib/detect/readiness-rule";
+import { makeOutcome } from "@/lib/detect/readiness/outcome";
+
+/** Not ready while the flow has no partition. */
+export const partitionsCheck: ReadinessRule = {
+  id: "topics",
+  title: "Partitions",
+  check: ({ flow }) => makeOutcome(flow.partitions.length === 0 ? "not-ready" : "ok", \`\${flow.partitions.length} partitions\`),
+};
+`;
+
+/** The same check without the engine's imports: still a check object. */
+const bareReadinessCheck = `/** Not ready while the flow has no partition. */
+export const partitionsCheck = {
+  id: "topics",
+  title: "Partitions",
+  check: (flow: { partitions: readonly unknown[] }) => ({ status: flow.partitions.length === 0 ? "not-ready" : "ok" }),
+};
+`;
+
 describe("rules live in lib/detect only (eslint.config.mjs)", () => {
   it("fails a rule written in lib/views, lib/pipeline or lib/alerts: its Severity import and the finding it builds", { timeout: 120_000 }, async () => {
     for (const file of ["lib/views/empty-flows.ts", "lib/pipeline/empty-flows.ts", "lib/alerts/empty-flows.ts"]) {
@@ -53,5 +74,26 @@ describe("rules live in lib/detect only (eslint.config.mjs)", () => {
     expect(await lintAt("lib/translation/rule-count.ts", engine)).toEqual([
       "no-restricted-imports: '@/lib/detect' import is restricted from being used by a pattern. lib/translation must not import a higher layer (ARCHITECTURE.md: layers import downward only)",
     ]);
+  });
+
+  it("fails a readiness check written in lib/views, lib/pipeline, app or scripts: its imports and the check it builds", { timeout: 120_000 }, async () => {
+    for (const file of ["lib/views/partitions-check.ts", "lib/pipeline/partitions-check.ts", "app/partitions-check.ts"]) {
+      const messages = await lintAt(file, readinessElsewhere);
+      expect(messages.filter((m) => m.startsWith("no-restricted-imports: 'ReadinessRule' import"))).toHaveLength(1);
+      expect(messages.filter((m) => m.startsWith("no-restricted-imports: '@/lib/detect/readiness/outcome' import"))).toHaveLength(1);
+      expect(messages.filter((m) => m.startsWith("no-restricted-syntax: This builds a readiness check"))).toHaveLength(1);
+    }
+    for (const file of ["lib/views/partitions-check.ts", "scripts/partitions-check.ts"]) {
+      expect(await lintAt(file, bareReadinessCheck)).toEqual([
+        "no-restricted-syntax: This builds a readiness check: readiness checks live in lib/detect/readiness and are registered in lib/detect/rules.ts readinessRules (docs/development.md \"Add a readiness check\")",
+      ]);
+    }
+  });
+
+  it("passes the same readiness check in lib/detect, and the engine's own checks and their caller", { timeout: 120_000 }, async () => {
+    expect(await lintAt("lib/detect/readiness/partitions.ts", readinessElsewhere)).toEqual([]);
+    const results = await eslint.lintFiles(["lib/detect/readiness", "lib/detect/readiness-rule.ts", "lib/views/readiness.ts"]);
+    expect(results.length).toBeGreaterThan(10);
+    expect(results.flatMap((r) => r.messages.map((m) => `${r.filePath}: ${m.ruleId}: ${m.message}`))).toEqual([]);
   });
 });

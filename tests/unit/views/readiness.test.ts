@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { Snapshot } from "@/lib/collector/types";
+import type { FlowTranslation } from "@/lib/translation";
 import { defaultThresholds } from "@/lib/config/thresholds";
-import type { FlowTranslation, GroupTranslation, TranslationTotals } from "@/lib/translation";
-import { assessFlowReadiness, type ReadinessInput } from "@/lib/views/readiness";
+import { assessFlowReadiness } from "@/lib/detect/readiness/verdict";
+import { listReadinessAlerts, showFlowReadiness } from "@/lib/views/readiness";
 import { makeAlert } from "../alerts/helpers";
 import {
   makeCluster,
@@ -14,48 +15,13 @@ import {
   makeSnapshot,
   makeTask,
   makeTopic,
-  makeTopicConfigs,
   T0,
 } from "../detect/fixtures";
 
-const totals = (over: Partial<TranslationTotals> = {}): TranslationTotals => ({
-  partitions: 1,
-  translated: 1,
-  untranslatable: 0,
-  rereadRecords: 0n,
-  failoverReplayRecords: 0n,
-  skippingPartitions: 0,
-  groupLag: 0n,
-  oldestCheckpointAgeMs: 5_000,
-  ...over,
-});
-
-const group = (name: string, over: Partial<TranslationTotals> = {}): GroupTranslation => ({
-  group: name,
-  groupType: "classic",
-  state: "Stable",
-  members: 1,
-  unknown: null,
-  partitions: [],
-  totals: totals(over),
-});
-
-function translationOf(groups: GroupTranslation[], over: Partial<FlowTranslation> = {}): FlowTranslation {
-  return {
-    flow: "east->west",
-    source: "east",
-    target: "west",
-    at: T0,
-    syncsLoaded: true,
-    checkpointTiming: { emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 },
-    groups,
-    excludedGroups: [],
-    uncheckpointedGroups: [],
-    totals: { ...totals(), groups: groups.length },
-    ...over,
-  };
-}
-
+/**
+ * What lib/views adds to the engine's readiness (tests/unit/detect/readiness.test.ts judges the checks): lib/alerts'
+ * records as the facts the checks read (acknowledgements applied), and the items' references as links.
+ */
 const connectors = [
   makeConnector(),
   makeConnector({ name: "mm2-checkpoint", connectorClass: "org.apache.kafka.connect.mirror.MirrorCheckpointConnector" }),
@@ -73,20 +39,30 @@ function healthySnapshot(over: Partial<Snapshot> = {}): Snapshot {
   });
 }
 
-function assess(snapshot: Snapshot, over: Partial<ReadinessInput> = {}) {
-  return assessFlowReadiness({
-    snapshot,
-    flow: snapshot.flows[0]!,
-    translation: translationOf([group("billing")]),
-    alerts: [],
-    thresholds: defaultThresholds,
-    rpoSeconds: 300,
-    now: snapshot.takenAt,
-    ...over,
-  });
+const noGroups = { partitions: 0, translated: 0, untranslatable: 0, rereadRecords: 0n, failoverReplayRecords: 0n, skippingPartitions: 0, groupLag: 0n, oldestCheckpointAgeMs: null };
+
+/** The flow's translation: no consumer group, MM2's groups filter leaving out `excluded`. */
+function translationOf(excludedGroups: string[] = []): FlowTranslation {
+  const checkpointTiming = { emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 };
+  return { flow: "east->west", source: "east", target: "west", at: T0, syncsLoaded: true, checkpointTiming, groups: [], excludedGroups, uncheckpointedGroups: [], totals: { ...noGroups, groups: 0 } };
 }
 
-const statusOf = (r: ReturnType<typeof assess>, id: string) => r.checks.find((c) => c.id === id);
+/** The readiness of the snapshot's flow as pages show it, with lib/alerts' records. */
+function show(snapshot: Snapshot, alerts: AlertRecord[] = [], translation = translationOf()) {
+  return showFlowReadiness(
+    assessFlowReadiness({
+      snapshot,
+      flow: snapshot.flows[0]!,
+      translation,
+      alerts: listReadinessAlerts(alerts),
+      thresholds: defaultThresholds,
+      rpoSeconds: 300,
+      now: snapshot.takenAt,
+    }),
+  );
+}
+
+const statusOf = (r: ReturnType<typeof show>, id: string) => r.checks.find((c) => c.id === id);
 
 /** A firing DATA_LOSS alert of the flow (tests/unit/alerts/helpers.ts), as the readiness cases name it. */
 function alert(over: Partial<AlertRecord>): AlertRecord {
@@ -99,141 +75,9 @@ function alert(over: Partial<AlertRecord>): AlertRecord {
   });
 }
 
-describe("failover readiness", () => {
-  it("is ready when every check passes, and says what failing over costs", () => {
-    const r = assess(healthySnapshot());
-    expect(r.verdict).toBe("ready");
-    expect(r.checks.map((c) => [c.id, c.status])).toEqual([
-      ["connectors", "ok"],
-      ["topics", "ok"],
-      ["configs", "ok"],
-      ["lag", "ok"],
-      ["alerts", "ok"],
-      ["groups", "ok"],
-      ["heartbeats", "ok"],
-    ]);
-    expect(r.cost).toEqual({ unreplicatedRecords: 0n, oldestUnreplicatedAgeMs: null, lostRecords: 0n, groups: [{ group: "billing", replayRecords: 0n, skippingPartitions: 0 }] });
-  });
-
-  it("is not ready when the source connector's task FAILED, degraded without a checkpoint connector", () => {
-    const failed = [makeConnector({ tasks: [makeTask(0, { state: "FAILED" })] }), ...connectors.slice(1)];
-    const r = assess(healthySnapshot({ connect: [makeConnect(failed)] }));
-    expect(r.verdict).toBe("not-ready");
-    expect(statusOf(r, "connectors")).toMatchObject({ status: "not-ready", message: "mm2-source (source): task 0 FAILED" });
-    const noCheckpoint = assess(healthySnapshot({ connect: [makeConnect([connectors[0]!, connectors[2]!])] }));
-    expect(noCheckpoint.verdict).toBe("degraded");
-    expect(statusOf(noCheckpoint, "connectors")?.message).toBe("mm2-checkpoint (checkpoint): missing");
-  });
-
-  it("is unknown, never ready, while the Connect cluster does not answer", () => {
-    const down = makeConnect(connectors, { reachable: false, error: "connect ECONNREFUSED", dataAt: T0 - 30_000 });
-    const r = assess(healthySnapshot({ connect: [down] }));
-    expect(r.verdict).toBe("unknown");
-    expect(statusOf(r, "connectors")?.message).toBe("Connect connect-1 did not answer (connect ECONNREFUSED; last read 30 s ago)");
-  });
-
-  it("reads a dedicated-mode MM2's connectors from its status topic, by class name", () => {
-    const snapshot = healthySnapshot({ connect: [] });
-    const status = {
-      topic: "mm2-status.east.internal",
-      connectors: [makeConnector({ name: "MirrorSourceConnector" }), makeConnector({ name: "MirrorCheckpointConnector", tasks: [makeTask(0, { state: "UNASSIGNED" })] })],
-      error: null,
-    };
-    const dedicated = { ...snapshot.flows[0]!, discoveredFrom: "dedicated-topics" as const, connectors: { connectCluster: null, source: null, sources: [], checkpoint: null, heartbeat: null }, dedicatedStatus: status };
-    const r = assess({ ...snapshot, flows: [dedicated] });
-    expect(statusOf(r, "connectors")).toMatchObject({ status: "degraded", message: "MirrorCheckpointConnector (checkpoint): task 0 UNASSIGNED (+1 more)" });
-    expect(statusOf(r, "connectors")?.items.map((i) => i.text)).toEqual(["MirrorCheckpointConnector (checkpoint): task 0 UNASSIGNED", "MirrorHeartbeatConnector (heartbeat): missing"]);
-    const unread = assess({ ...snapshot, flows: [{ ...dedicated, dedicatedStatus: { ...status, error: "dtgt: fetch failed" } }] });
-    expect(statusOf(unread, "connectors")).toMatchObject({ status: "unknown", message: "dedicated-mode MM2: mm2-status.east.internal unreadable (dtgt: fetch failed)" });
-  });
-
-  it("is not ready when a topic is missing on the target or has another partition count (KAFKA-9981)", () => {
-    const missing = assess(healthySnapshot({ clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west")] }));
-    expect(statusOf(missing, "topics")).toMatchObject({ status: "not-ready", message: "1 of 1 topics missing or different on west: east.orders missing on west" });
-    const wider = makeTopic("east.orders", [{ partition: 0 }, { partition: 1 }]);
-    const other = assess(healthySnapshot({ clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west", { topics: [wider] })] }));
-    expect(statusOf(other, "topics")?.message).toBe("1 of 1 topics missing or different on west: east.orders has 2 partitions, orders has 1");
-  });
-
-  it("judges each cycle's topic lists and partitions afresh over a sequence of cycles sharing lists", () => {
-    const first = healthySnapshot();
-    const flow = first.flows[0]!;
-    const east = first.clusters[0]!;
-    expect(statusOf(assess(first), "topics")?.status).toBe("ok");
-    // The next cycle keeps the flow's partition list but the target lost its topic.
-    const lost = assess({ ...first, clusters: [east, makeCluster("west")], flows: [flow] });
-    expect(statusOf(lost, "topics")?.message).toBe("1 of 1 topics missing or different on west: east.orders missing on west");
-    // Then a second partition of orders (a new list) on an unchanged target list: the counts are the new list's.
-    const grown = { ...flow, partitions: [...flow.partitions, makeFlowPartition({ partition: 3 })] };
-    expect(statusOf(assess({ ...first, flows: [grown] }), "topics")?.message).toBe("1 of 1 topics missing or different on west: east.orders has 1 partitions, orders has 2");
-    // A name listed twice: the first entry counts, as a scan finds it.
-    const twice = makeCluster("west", { topics: [makeTopic("east.orders", [{ partition: 2 }]), makeTopic("east.orders", [{ partition: 0 }, { partition: 1 }])] });
-    expect(statusOf(assess({ ...first, clusters: [east, twice], flows: [flow] }), "topics")?.status).toBe("ok");
-  });
-
-  it("is not ready when MM2's topic filter matches no topic", () => {
-    const snapshot = healthySnapshot();
-    const r = assess({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [], topicsFilter: "payments-.*" }] });
-    expect(statusOf(r, "topics")).toMatchObject({ status: "not-ready", message: "MM2's topic filter (payments-.*) matches no source topic" });
-  });
-
-  it("judges the target's settings against the source's: another cleanup.policy blocks, shorter retention degrades", () => {
-    const withTarget = (configs: Parameters<typeof makeTopicConfigs>[0]) =>
-      healthySnapshot({
-        clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west", { topics: [makeTopic("east.orders", [{ partition: 2 }], { configs: makeTopicConfigs(configs) })] })],
-      });
-    expect(statusOf(assess(withTarget({ cleanupPolicy: "compact" })), "configs")).toMatchObject({
-      status: "not-ready",
-      message: "1 setting weaker on west: east.orders: cleanup.policy=compact, source has delete",
-    });
-    expect(statusOf(assess(withTarget({ retentionMs: 86_400_000n })), "configs")).toMatchObject({
-      status: "degraded",
-      message: "1 setting weaker on west: east.orders: retention.ms=86400000, source keeps 604800000",
-    });
-    expect(statusOf(assess(withTarget({ cleanupPolicy: "delete", retentionMs: null })), "configs")?.status).toBe("ok");
-  });
-
-  it("degrades on a smaller max.message.bytes or a lower min.insync.replicas on the target, never on unread values", () => {
-    const pair = (source: Parameters<typeof makeTopicConfigs>[0], target: Parameters<typeof makeTopicConfigs>[0]) =>
-      healthySnapshot({
-        clusters: [
-          makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }], { configs: makeTopicConfigs(source) })] }),
-          makeCluster("west", { topics: [makeTopic("east.orders", [{ partition: 2 }], { configs: makeTopicConfigs(target) })] }),
-        ],
-      });
-    expect(statusOf(assess(pair({ maxMessageBytes: 1_048_588 }, { maxMessageBytes: 4096 })), "configs")).toMatchObject({
-      status: "degraded",
-      message: "1 setting weaker on west: east.orders: max.message.bytes=4096, source accepts 1048588: larger records stop MM2's copy",
-    });
-    const both = statusOf(assess(pair({ maxMessageBytes: 2_000_000, minInsyncReplicas: 2 }, { maxMessageBytes: 1_048_588, minInsyncReplicas: 1 })), "configs");
-    expect([both?.status, both?.items.map((i) => i.text)]).toEqual([
-      "degraded",
-      ["east.orders: max.message.bytes=1048588, source accepts 2000000: larger records stop MM2's copy", "east.orders: min.insync.replicas=1, source requires 2"],
-    ]);
-    // A larger limit or more required replicas on the target is safer; a limit not read (null/absent) is not compared.
-    expect(statusOf(assess(pair({ maxMessageBytes: 4096, minInsyncReplicas: 1 }, { maxMessageBytes: 1_048_588, minInsyncReplicas: 2 })), "configs")?.status).toBe("ok");
-    expect(statusOf(assess(pair({ maxMessageBytes: 1_048_588, minInsyncReplicas: 2 }, { maxMessageBytes: null, minInsyncReplicas: null })), "configs")?.status).toBe("ok");
-  });
-
-  it("is degraded when the oldest record not yet copied is older than the RPO", () => {
-    const lagging = makeFlowPartition({ sourceLogEnd: 1500n, mm2Position: 1000n, oldestUnreplicatedTimestamp: T0 - 600_000 });
-    const snapshot = healthySnapshot();
-    const r = assess({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [lagging] }] });
-    expect(r.verdict).toBe("degraded");
-    expect(statusOf(r, "lag")?.message).toBe("500 records not yet copied, the oldest 10 min old: beyond the RPO");
-    expect(r.cost).toMatchObject({ unreplicatedRecords: 500n, oldestUnreplicatedAgeMs: 600_000 });
-  });
-
-  it("is unknown when a partition's data could not be read this cycle", () => {
-    const unread = makeFlowPartition({ unknown: { reason: "west ListOffsets: NOT_LEADER_OR_FOLLOWER", dataAt: T0 - 20_000 } });
-    const snapshot = healthySnapshot();
-    const r = assess({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [unread] }] });
-    expect(r.verdict).toBe("unknown");
-    expect(statusOf(r, "lag")?.message).toBe("1 partition could not be read this cycle; 0 records not yet copied elsewhere");
-  });
-
+describe("failover readiness as shown", () => {
   it("is not ready while a DATA_LOSS alert of the flow fires or stopped growing unacknowledged, ready once acknowledged", () => {
-    const firing = assess(healthySnapshot(), { alerts: [alert({ evidence: { lostCount: "300" } }), alert({ id: "a2", key: "k2", partition: 1, summary: "25 records of orders/1 were deleted at east before MM2 copied them (offsets 40–64)", evidence: { lostCount: "25" } })] });
+    const firing = show(healthySnapshot(), [alert({ evidence: { lostCount: "300" } }), alert({ id: "a2", key: "k2", partition: 1, summary: "25 records of orders/1 were deleted at east before MM2 copied them (offsets 40–64)", evidence: { lostCount: "25" } })]);
     expect(firing.verdict).toBe("not-ready");
     expect(firing.cost.lostRecords).toBe(325n);
     expect(statusOf(firing, "alerts")).toMatchObject({
@@ -243,38 +87,34 @@ describe("failover readiness", () => {
         { text: "DATA_LOSS: 25 records of orders/1 were deleted at east before MM2 copied them (offsets 40–64)", href: "/flows/east-%3Ewest/topics/orders/1?alert=a2" },
       ],
     });
-    const stopped = assess(healthySnapshot(), { alerts: [alert({ state: "resolved", resolvedAt: T0 })] });
+    const stopped = show(healthySnapshot(), [alert({ state: "resolved", resolvedAt: T0 })]);
     expect(stopped.verdict).toBe("not-ready");
     expect(statusOf(stopped, "alerts")?.message).toBe("1 open: DATA_LOSS — 300 records of orders/2 were deleted at east before MM2 copied them (offsets 500–799)");
     const acknowledged = alert({ state: "resolved", resolvedAt: T0, acknowledged: { by: "admin", at: T0 } });
-    expect(assess(healthySnapshot(), { alerts: [acknowledged] }).verdict).toBe("ready");
-    expect(assess(healthySnapshot(), { alerts: [alert({ type: "TASK_FAILED", state: "resolved", resolvedAt: T0 })] }).verdict).toBe("ready");
+    expect(show(healthySnapshot(), [acknowledged]).verdict).toBe("ready");
+    expect(show(healthySnapshot(), [alert({ type: "TASK_FAILED", state: "resolved", resolvedAt: T0 })]).verdict).toBe("ready");
     // An OFFLINE partition blocks only on the target; another flow's loss does not count.
-    expect(assess(healthySnapshot(), { alerts: [alert({ type: "OFFLINE", flow: null, cluster: "west" })] }).verdict).toBe("not-ready");
-    expect(assess(healthySnapshot(), { alerts: [alert({ type: "OFFLINE", flow: null, cluster: "east" })] }).verdict).toBe("ready");
-    expect(assess(healthySnapshot(), { alerts: [alert({ flow: "west->east" })] }).verdict).toBe("ready");
+    expect(show(healthySnapshot(), [alert({ type: "OFFLINE", flow: null, cluster: "west" })]).verdict).toBe("not-ready");
+    expect(show(healthySnapshot(), [alert({ type: "OFFLINE", flow: null, cluster: "east" })]).verdict).toBe("ready");
+    expect(show(healthySnapshot(), [alert({ flow: "west->east" })]).verdict).toBe("ready");
   });
 
-  it("is degraded for groups MM2 does not checkpoint, that would skip records or re-read too many", () => {
-    const r = assess(healthySnapshot(), {
-      translation: translationOf([group("billing", { skippingPartitions: 2 }), group("audit", { failoverReplayRecords: 25_000n })], {
-        excludedGroups: ["etl"],
-        uncheckpointedGroups: [{ group: "enricher", groupType: "streams", state: "Stable", members: 1, unknown: null, note: "", partitions: [] }],
-      }),
-    });
-    expect(r.verdict).toBe("degraded");
-    expect(statusOf(r, "groups")?.items.map((i) => i.text)).toEqual([
-      "billing would skip records on 2 partition(s)",
-      "audit would re-read 25,000 records",
-      "etl: MM2's groups filter leaves it out (restarts from its reset policy after failover)",
-      "enricher: a streams group, which MM2 does not checkpoint (restarts from its reset policy after failover)",
-    ]);
-    expect(statusOf(assess(healthySnapshot(), { translation: null }), "groups")?.status).toBe("unknown");
-  });
-
-  it("is degraded when no heartbeat arrives", () => {
+  it("links each item to its evidence on the flow's pages, the Connect page or the alerts page", () => {
     const snapshot = healthySnapshot();
-    const r = assess({ ...snapshot, flows: [{ ...snapshot.flows[0]!, heartbeat: { latestTimestamp: null, latencyMs: null } }] });
-    expect(statusOf(r, "heartbeats")).toMatchObject({ status: "degraded", message: "no heartbeat from east seen on west yet" });
+    const filterless = show({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [], topicsFilter: "payments-.*" }] });
+    expect(statusOf(filterless, "topics")?.items).toEqual([{ text: "topic coverage", href: "/flows/east-%3Ewest#coverage" }]);
+    const noTarget = show(healthySnapshot({ clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west")] }));
+    expect(statusOf(noTarget, "topics")?.items).toEqual([{ text: "east.orders missing on west", href: "/flows/east-%3Ewest/topics/orders" }]);
+    const failed = [makeConnector({ tasks: [makeTask(0, { state: "FAILED" })] }), ...connectors.slice(1)];
+    expect(statusOf(show(healthySnapshot({ connect: [makeConnect(failed)] })), "connectors")?.items).toEqual([{ text: "mm2-source (source): task 0 FAILED", href: "/connect" }]);
+    const lagging = makeFlowPartition({ sourceLogEnd: 1500n, mm2Position: 1000n, oldestUnreplicatedTimestamp: T0 - 600_000 });
+    const late = show({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [lagging] }] });
+    expect(statusOf(late, "lag")?.items).toEqual([{ text: "500 records not yet copied", href: "/flows/east-%3Ewest" }]);
+    const stale = alert({ id: "s1", type: "CHECKPOINT_STALE", group: "billing", topic: null, partition: null });
+    const r = show(snapshot, [stale], translationOf(["etl"]));
+    expect(statusOf(r, "groups")?.items).toEqual([
+      { text: "etl: MM2's groups filter leaves it out (restarts from its reset policy after failover)", href: null },
+      { text: "billing: checkpoints stale", href: "/alerts?focus=s1#alert-s1" },
+    ]);
   });
 });
