@@ -61,6 +61,11 @@ export interface MemoryPersister {
    * Takes the checkpoint watch's changes (CheckpointWatchState.takeChanges).
    */
   listChanges(memory: PersistedMemory, now: number): MemoryEntryChange[];
+  /**
+   * Learns that the store also holds `entries` (a shard gained, read from the store): the next listChanges compares
+   * the memory with them too, deleting those it no longer holds.
+   */
+  learn(entries: Iterable<readonly [string, string]>): void;
 }
 
 /** Routine advances of a committed mark are written at most this often per partition. */
@@ -101,14 +106,23 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
   const stalls = createSection<PositionMark>();
   const committed = createSection<CommittedMark>();
   const watch = createWatchSection();
-  for (const [key, value] of entries) {
-    if (key.startsWith(prefix.watch)) watch.stored.set(key.slice(prefix.watch.length), value);
-    else if (key.startsWith(prefix.sync)) syncs.stored.set(key.slice(prefix.sync.length), { json: value, at: 0 });
-    else if (key.startsWith(prefix.stall)) stalls.stored.set(key.slice(prefix.stall.length), { json: value, at: 0 });
-    else if (key.startsWith(prefix.committed)) committed.stored.set(key.slice(prefix.committed.length), { json: value, at: 0 });
-    else text.set(key, value);
-  }
+  const learn = (stored: Iterable<readonly [string, string]>) => {
+    for (const [key, value] of stored) {
+      if (key.startsWith(prefix.watch)) watch.stored.set(key.slice(prefix.watch.length), value);
+      else if (key.startsWith(prefix.sync)) syncs.stored.set(key.slice(prefix.sync.length), { json: value, at: 0 });
+      else if (key.startsWith(prefix.stall)) stalls.stored.set(key.slice(prefix.stall.length), { json: value, at: 0 });
+      else if (key.startsWith(prefix.committed)) committed.stored.set(key.slice(prefix.committed.length), { json: value, at: 0 });
+      else text.set(key, value);
+    }
+  };
+  learn(entries);
   return {
+    learn(stored) {
+      learn(stored);
+      // The rows learnt are checked against the next memory (a sweep), and the watch compared whole.
+      for (const section of [syncs, stalls, committed]) section.swept = false;
+      watch.seen = null;
+    },
     listChanges(memory, now) {
       const changes: MemoryEntryChange[] = [];
       writeText(text, changes, cycleAtKey, String(now));

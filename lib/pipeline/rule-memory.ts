@@ -96,7 +96,7 @@ export class RuleMemoryKeeper {
     }
   }
 
-  /** The stored memory as the cycle `now` reads it (the persister is made by the first write). */
+  /** The stored memory as the cycle `now` reads it, and a persister that knows what the store holds. */
   private async restore(now: number): Promise<void> {
     const shards = this.scope?.held() ?? null;
     if (this.scope !== null && shards !== null) {
@@ -136,9 +136,9 @@ export class RuleMemoryKeeper {
     };
     const gainedMemory = await this.readShards(assignment, gained, now);
     for (const shard of this.unmarked) if (!held.includes(shard)) this.unmarked.delete(shard);
-    // The next write compares with what the store holds for the held shards: the gained shards' entries that this
-    // cycle drops must be deleted from the store, and only a persister that read them knows them.
-    this.persister = null;
+    // The persister still knows the kept shards' stored entries and learns the gained shards': this cycle's write
+    // deletes those the cycle dropped (and rewrites the gained shards' that differ).
+    this.persister?.learn(gainedMemory.entries);
     const memory = this.memory!;
     const keptWatch: CheckpointWatch = {};
     for (const [key, entry] of memory.checkpointWatch.entries()) if (isKept(key.slice(0, key.indexOf("|")))) keptWatch[key] = entry;
@@ -149,16 +149,21 @@ export class RuleMemoryKeeper {
 
   /**
    * `shards`' memory as the cycle `now` reads it, each shard's from its entries, or (its entries lacking
-   * `watch-entries`) its watch and translation findings from the versions before; and a persister knowing the entries.
+   * `watch-entries`) its watch and translation findings from the versions before; the entries read, and a persister
+   * knowing them.
    */
-  private async readShards(assignment: ShardAssignment, shards: readonly number[], now: number): Promise<{ stored: StoredMemory; persister: MemoryPersister }> {
+  private async readShards(
+    assignment: ShardAssignment,
+    shards: readonly number[],
+    now: number,
+  ): Promise<{ stored: StoredMemory; entries: [string, string][]; persister: MemoryPersister }> {
     const loaded = await loadShardMemory(this.store, shards, now);
     for (const err of loaded.errors) log.warn({ err }, "a shard's stored rule memory is unreadable; it starts afresh");
     if (loaded.legacyShards.length === 0) return loaded;
     const legacy = await readLegacyShardTranslationMemory(this.store, loaded.legacyShards, (flow) => assignment.shardOfOwner(flow), now);
     for (const shard of loaded.legacyShards) this.unmarked.add(shard);
     const parts = [...legacy.values()].map((part) => ({ memory: { ...createDetectorMemory(), lastFindings: part.findings }, watch: part.watch }));
-    return { stored: mergeStoredMemories([loaded.stored, ...parts]), persister: loaded.persister };
+    return { ...loaded, stored: mergeStoredMemories([loaded.stored, ...parts]) };
   }
 }
 
@@ -211,15 +216,17 @@ export async function loadShardMemory(
   store: Pick<Store, "loadDetectorMemoryEntries">,
   shards: readonly number[],
   readAt?: number,
-): Promise<{ stored: StoredMemory; legacyShards: number[]; persister: MemoryPersister; errors: string[] }> {
+): Promise<{ stored: StoredMemory; legacyShards: number[]; entries: [string, string][]; persister: MemoryPersister; errors: string[] }> {
   const perShard = await Promise.all(shards.map(async (s) => (await store.loadDetectorMemoryEntries(shardPrefix(s))).map(([key, value]): [string, string] => [key.slice(shardPrefix(s).length), value])));
   const loaded = perShard.map((entries) => loadDetectorMemoryEntries(entries, readAt));
+  // cycle-at is written anew by the first cycle; the persister compares everything else with what is stored.
+  const entries = perShard.flat().filter(([key]) => ownerOfMemoryEntry(key) !== null);
   return {
     stored: mergeStoredMemories(loaded.map((l) => ({ memory: l.memory, watch: l.watch }))),
     // An unreadable shard starts afresh whole (what the versions before kept is older still).
     legacyShards: shards.filter((_, i) => !loaded[i]!.watchStored && loaded[i]!.error === null),
-    // cycle-at is written anew by the first cycle; the persister compares everything else with what is stored.
-    persister: createMemoryPersister(perShard.flat().filter(([key]) => ownerOfMemoryEntry(key) !== null)),
+    entries,
+    persister: createMemoryPersister(entries),
     errors: loaded.flatMap((l) => (l.error === null ? [] : [l.error])),
   };
 }

@@ -133,7 +133,7 @@ describe("the checkpoint watch kept from cycle to cycle (the watch stored per ch
     expect([...seen.stale].sort()).toEqual(FLOWS.toReversed().flatMap((flow) => staleGroupPartitions.map((gp) => `${flow}|${gp}`)));
     // "leaver"'s CHECKPOINT_STALE fires from cycle 13 and goes with the group (cycle 15).
     expect([13, 14, 15].map((c) => seen.leaverStale.includes(c))).toEqual([true, true, false]);
-    const sizes = seen.written.map((n, c) => [n, c]);
+    const sizes = seen.written.map((n, c): [number, number] => [n, c]);
     expect(sizes.filter(([n]) => n === 0).length, JSON.stringify(sizes)).toBeGreaterThan(0);
     expect(sizes.filter(([n]) => n > 0).length, JSON.stringify(sizes)).toBeGreaterThan(5);
   });
