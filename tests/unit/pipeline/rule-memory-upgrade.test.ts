@@ -11,7 +11,7 @@ import { createTempSqliteStores } from "./temp-sqlite-stores";
 
 /**
  * The checkpoint watch and translation findings as the version before one memory scheme (83f9656) stored them, made
- * by that version's own writer taken from git history (scripts/checkpoint-watch-forms.ts), with what its reader
+ * by that version's own writer taken from git history (fixtures/make-checkpoint-watch-forms.ts), with what its reader
  * loaded from each at `readAt`.
  */
 interface StoredForm {
