@@ -1,7 +1,8 @@
 /**
- * Persisting the detector memory as entries, writing per cycle only what changed. At 100,000 flow
- * partitions the memory is tens of MB of JSON; rewriting it whole every cycle was most of a
- * cycle's work. The store keeps one row per entry (key → JSON value); a cycle writes the entries
+ * Persisting every rule's memory as entries — the one scheme (issue 32): the engine's held events,
+ * examined syncs and level findings, the detectors' marks and the translation rule's checkpoint
+ * watch — writing per cycle only what changed. At 100,000 flow partitions the memory is tens of MB
+ * of JSON; rewriting it whole every cycle was most of a cycle's work. The store keeps one row per entry (key → JSON value); a cycle writes the entries
  * `listChanges` returns and deletes those whose value is null; `loadDetectorMemoryEntries` reads
  * them back (through parseDetectorMemory: an unreadable memory starts empty, with the reason).
  *
