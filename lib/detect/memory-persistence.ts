@@ -28,9 +28,12 @@
  *   CHECKPOINT_STALE early, a newer one late). Listed from the changes the watch itself records
  *   (CheckpointWatchState.takeChanges): at 100,000 partitions ~24,000 of 190,000 entries a cycle,
  *   the checkpoints MM2 emitted; a watch this persister has not seen (after a restart, a failed
- *   write or a shard handover) is compared whole once. Not written less often: an entry left
- *   behind (a checkpoint MM2 moved on from) read back after a restart names an older clock, which
- *   can raise CHECKPOINT_STALE before it is due.
+ *   write or a shard handover) is compared whole once. Not written less often, as every change
+ *   matters after a restart: a new or changed entry not written reads back as absent or naming an
+ *   older checkpoint, so the restart starts its clock anew, late — CHECKPOINT_STALE (and
+ *   TRANSLATION_ERROR's wait for a rewound checkpoint) would come that much later; a deletion not
+ *   written leaves an old clock that a debt owed again since the same checkpoint would continue,
+ *   raising CHECKPOINT_STALE early.
  * - `watch-entries`: present (value 1) once the watch is stored as `watch|` entries; without it the
  *   keeper reads the watch the versions before kept under `checkpoint-watch` (lib/pipeline).
  *
