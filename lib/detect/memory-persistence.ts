@@ -1,7 +1,8 @@
 /**
- * Persisting the detector memory as entries, writing per cycle only what changed. At 100,000 flow
- * partitions the memory is tens of MB of JSON; rewriting it whole every cycle was most of a
- * cycle's work. The store keeps one row per entry (key → JSON value); a cycle writes the entries
+ * Persisting every rule's memory as entries — the one scheme (issue 32): the engine's held events,
+ * examined syncs and level findings, the detectors' marks and the translation rule's checkpoint
+ * watch — writing per cycle only what changed. At 100,000 flow partitions the memory is tens of MB
+ * of JSON; rewriting it whole every cycle was most of a cycle's work. The store keeps one row per entry (key → JSON value); a cycle writes the entries
  * `listChanges` returns and deletes those whose value is null; `loadDetectorMemoryEntries` reads
  * them back (through parseDetectorMemory: an unreadable memory starts empty, with the reason).
  *
@@ -22,10 +23,31 @@
  *   advances, at most once per `advanceWriteMs`. After a restart the stored mark can trail by that
  *   much progress: a move back made during the downtime by less than that is missed, and the range
  *   of a forward move can start that much early. Nothing is reported that did not happen.
+ * - `watch|<flow>|<group>|<topic>|<partition>`: the translation rule's checkpoint watch entry
+ *   (checkpoint-watch.ts), `[checkpoint, dueSince]` (exact: an older dueSince would raise
+ *   CHECKPOINT_STALE early, a newer one late). Listed from the changes the watch itself records
+ *   (CheckpointWatchState.takeChanges): at 100,000 partitions ~24,000 of 190,000 entries a cycle,
+ *   the checkpoints MM2 emitted; a watch this persister has not seen (after a restart, a failed
+ *   write or a shard handover) is compared whole once. Not written less often, as every change
+ *   matters after a restart: a new or changed entry not written reads back as absent or naming an
+ *   older checkpoint, so the restart starts its clock anew, late — CHECKPOINT_STALE (and
+ *   TRANSLATION_ERROR's wait for a rewound checkpoint) would come that much later; a deletion not
+ *   written leaves an old clock that a debt owed again since the same checkpoint would continue,
+ *   raising CHECKPOINT_STALE early.
+ * - `watch-entries`: present (value 1) once the watch is stored as `watch|` entries; without it the
+ *   keeper reads the watch the versions before kept under `checkpoint-watch` (lib/pipeline).
+ *
+ * FINDINGS OF THE WRITING CYCLE (`finding|` with observedAt null) are restored at `cycle-at`,
+ * except the translation rule's (TRANSLATION_ERROR, CHECKPOINT_STALE), which read as of the
+ * cycle that loads them (`readAt`), as the versions before kept them: a CHECKPOINT_STALE is stored
+ * restated at its debt's start (owedForMs 0, that time as `restatedAt`), so a firing one whose
+ * owedForMs grows every cycle writes nothing until it changes, and is restated at `readAt`.
  */
-import type { CommittedMark, DetectorMemory, Finding, PositionMark } from "./types";
+import type { CheckpointWatchState } from "./checkpoint-watch";
 import { createDetectorMemory, parseDetectorMemory } from "./memory";
 import { readSectionChanges } from "./section-changes";
+import { type CheckpointWatch, restateStaleCheckpoint } from "./translation-detectors";
+import { type CommittedMark, type DetectorMemory, type Finding, FindingType, type PositionMark } from "./types";
 
 /** One entry to write (`value` JSON) or to delete (`value` null). */
 export interface MemoryEntryChange {
@@ -33,17 +55,32 @@ export interface MemoryEntryChange {
   value: string | null;
 }
 
+/** The memory a persister lists: the detector sections, and the checkpoint watch when the caller keeps one. */
+export type PersistedMemory = DetectorMemory & { checkpointWatch?: CheckpointWatchState };
+
 /** Lists, cycle after cycle, what to write so the store holds the latest memory. */
 export interface MemoryPersister {
-  /** The entries of `memory` (from runDetectors at `now`) that differ from what was written; remembers them as written. */
-  listChanges(memory: DetectorMemory, now: number): MemoryEntryChange[];
+  /**
+   * The entries of `memory` (from the rules at `now`) that differ from what was written; remembers them as written.
+   * Takes the checkpoint watch's changes (CheckpointWatchState.takeChanges).
+   */
+  listChanges(memory: PersistedMemory, now: number): MemoryEntryChange[];
+  /**
+   * Learns that the store also holds `entries` (a shard gained, read from the store): the next listChanges compares
+   * the memory with them too, deleting those it no longer holds.
+   */
+  learn(entries: Iterable<readonly [string, string]>): void;
 }
 
 /** Routine advances of a committed mark are written at most this often per partition. */
 const advanceWriteMs = 60_000;
 
-const prefix = { event: "event|", finding: "finding|", sync: "sync|", stall: "stall|", committed: "committed|" } as const;
+const prefix = { event: "event|", finding: "finding|", sync: "sync|", stall: "stall|", committed: "committed|", watch: "watch|" } as const;
 const cycleAtKey = "cycle-at";
+/** Present once the checkpoint watch is stored as `watch|` entries (module comment). */
+export const watchEntriesKey = "watch-entries";
+/** The translation rule's finding types: those of the writing cycle read as of the loading cycle (module comment). */
+const readAtLoadTypes: ReadonlySet<string> = new Set([FindingType.TRANSLATION_ERROR, FindingType.CHECKPOINT_STALE]);
 
 /** One per-partition section of the memory as the persister last saw and wrote it. */
 interface Section<T> {
@@ -72,13 +109,24 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
   const syncs = createSection<DetectorMemory["syncMarkers"][string]>();
   const stalls = createSection<PositionMark>();
   const committed = createSection<CommittedMark>();
-  for (const [key, value] of entries) {
-    if (key.startsWith(prefix.sync)) syncs.stored.set(key.slice(prefix.sync.length), { json: value, at: 0 });
-    else if (key.startsWith(prefix.stall)) stalls.stored.set(key.slice(prefix.stall.length), { json: value, at: 0 });
-    else if (key.startsWith(prefix.committed)) committed.stored.set(key.slice(prefix.committed.length), { json: value, at: 0 });
-    else text.set(key, value);
-  }
+  const watch = createWatchSection();
+  const learn = (stored: Iterable<readonly [string, string]>) => {
+    for (const [key, value] of stored) {
+      if (key.startsWith(prefix.watch)) watch.stored.set(key.slice(prefix.watch.length), value);
+      else if (key.startsWith(prefix.sync)) syncs.stored.set(key.slice(prefix.sync.length), { json: value, at: 0 });
+      else if (key.startsWith(prefix.stall)) stalls.stored.set(key.slice(prefix.stall.length), { json: value, at: 0 });
+      else if (key.startsWith(prefix.committed)) committed.stored.set(key.slice(prefix.committed.length), { json: value, at: 0 });
+      else text.set(key, value);
+    }
+  };
+  learn(entries);
   return {
+    learn(stored) {
+      learn(stored);
+      // The rows learnt are checked against the next memory (a sweep), and the watch compared whole.
+      for (const section of [syncs, stalls, committed]) section.swept = false;
+      watch.seen = null;
+    },
     listChanges(memory, now) {
       const changes: MemoryEntryChange[] = [];
       writeText(text, changes, cycleAtKey, String(now));
@@ -88,31 +136,50 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
       // A mark made this cycle (movedAt = now) is not stored (module comment); seenAt is the cycle's.
       listSectionChanges(stalls, memory.positions, changes, prefix.stall, now, (mark) => (mark.movedAt === now ? null : JSON.stringify(encodeStall(mark))));
       listSectionChanges(committed, memory.committed, changes, prefix.committed, now, (mark) => JSON.stringify(mark), isRoutineAdvance);
+      if (memory.checkpointWatch !== undefined) listWatchChanges(watch, memory.checkpointWatch, changes);
       return changes;
     },
   };
 }
 
+/** What stored entries hold: the detector memory (every level finding with it) and the checkpoint watch. */
+export interface LoadedMemoryEntries {
+  memory: DetectorMemory;
+  watch: CheckpointWatch;
+  /** Whether the watch is stored as entries (`watch-entries`); if not, it is in the versions' before value. */
+  watchStored: boolean;
+  error: string | null;
+}
+
 /**
- * The memory the entries hold (as written by a persister's changes). Entries of other versions or
- * damaged ones make the memory start empty, with the reason, as parseDetectorMemory does.
+ * The memory the entries hold (as written by a persister's changes), as the cycle `readAt` reads it (the translation
+ * findings of the writing cycle are restated at it; default: the writing cycle's `cycle-at`). Entries of other
+ * versions or damaged ones make the memory and the watch start empty, with the reason, as parseDetectorMemory does.
  */
-export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, string]>): { memory: DetectorMemory; error: string | null } {
+export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, string]>, readAt?: number): LoadedMemoryEntries {
   const events: unknown[] = [];
   const lastFindings: Record<string, unknown>[] = [];
   const syncMarkers: Record<string, unknown> = {};
   const stalls: [string, Record<string, unknown>][] = [];
   const committed: Record<string, unknown> = {};
+  const watch: CheckpointWatch = {};
+  let watchStored = false;
   let cycleAt: number | undefined;
+  const fail = (error: string): LoadedMemoryEntries => ({ memory: createDetectorMemory(), watch: {}, watchStored, error });
   for (const [key, value] of entries) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(value);
     } catch (err) {
-      return { memory: createDetectorMemory(), error: `stored entry ${key} is not JSON: ${err instanceof Error ? err.message : String(err)}` };
+      return fail(`stored entry ${key} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
     }
     if (key === cycleAtKey) cycleAt = typeof parsed === "number" ? parsed : undefined;
-    else if (key.startsWith(prefix.event)) events.push(parsed);
+    else if (key === watchEntriesKey) watchStored = true;
+    else if (key.startsWith(prefix.watch)) {
+      const entry = decodeWatchEntry(parsed);
+      if (entry === null) return fail(`stored entry ${key} is not a checkpoint watch entry [checkpoint, dueSince]`);
+      watch[key.slice(prefix.watch.length)] = entry;
+    } else if (key.startsWith(prefix.event)) events.push(parsed);
     else if (key.startsWith(prefix.finding)) lastFindings.push(parsed as Record<string, unknown>);
     else if (key.startsWith(prefix.sync)) syncMarkers[key.slice(prefix.sync.length)] = parsed;
     else if (key.startsWith(prefix.stall)) stalls.push([key.slice(prefix.stall.length), parsed as Record<string, unknown>]);
@@ -121,10 +188,20 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
   const positions = Object.fromEntries(stalls.map(([key, mark]) => [key, { ...mark, seenAt: cycleAt }]));
   // Events in the order they were first seen (the store keeps no order), findings by key.
   events.sort((a, b) => firstSeenOf(a) - firstSeenOf(b));
+  const at = readAt ?? cycleAt;
+  const restated = new Set<string>();
   const findings = lastFindings
-    .map((f): Record<string, unknown> => ({ ...f, observedAt: f.observedAt ?? cycleAt }))
+    .map((f): Record<string, unknown> => {
+      if (f.observedAt !== null && f.observedAt !== undefined) return f;
+      if (!readAtLoadTypes.has(String(f.type))) return { ...f, observedAt: cycleAt };
+      restated.add(String(f.key));
+      return { ...f, observedAt: typeof f.restatedAt === "number" ? f.restatedAt : at };
+    })
     .sort((a, b) => String(a.key).localeCompare(String(b.key)));
-  return parseDetectorMemory({ version: 1, events, syncMarkers, positions, committed, lastFindings: findings });
+  const parsed = parseDetectorMemory({ version: 1, events, syncMarkers, positions, committed, lastFindings: findings });
+  if (parsed.error !== null || restated.size === 0 || at === undefined) return { ...parsed, watch: parsed.error === null ? watch : {}, watchStored };
+  const memory = { ...parsed.memory, lastFindings: parsed.memory.lastFindings.map((f) => (restated.has(f.key) ? restateStaleCheckpoint(f, at) : f)) };
+  return { memory, watch, watchStored, error: null };
 }
 
 function firstSeenOf(event: unknown): number {
@@ -132,8 +209,12 @@ function firstSeenOf(event: unknown): number {
   return typeof firstSeen === "number" ? firstSeen : 0;
 }
 
-function encodeFinding(finding: Finding, now: number): Omit<Finding, "observedAt"> & { observedAt: number | null } {
-  return finding.observedAt === now ? { ...finding, observedAt: null } : finding;
+/** A level finding as stored at `now` (module comment: a CHECKPOINT_STALE of the cycle restated at its debt's start). */
+function encodeFinding(finding: Finding, now: number): Omit<Finding, "observedAt"> & { observedAt: number | null; restatedAt?: number } {
+  if (finding.observedAt !== now) return finding;
+  if (finding.type !== FindingType.CHECKPOINT_STALE) return { ...finding, observedAt: null };
+  const start = finding.observedAt - Number(finding.evidence.owedForMs);
+  return { ...restateStaleCheckpoint(finding, start), observedAt: null, restatedAt: start };
 }
 
 function encodeStall(mark: PositionMark): Omit<PositionMark, "seenAt"> {
@@ -268,4 +349,55 @@ function compareOffsets(a: string, b: string): number {
 function isPlainOffset(s: string): boolean {
   const first = s.charCodeAt(0);
   return s.length > 0 && first >= 48 && first <= 57 && (first !== 48 || s.length === 1);
+}
+
+/** The checkpoint watch as the persister last saw it and what the store holds of it. */
+interface WatchSection {
+  /** The watch whose changes were taken last cycle (another one is compared whole once). */
+  seen: CheckpointWatchState | null;
+  /** The JSON stored per key (without the prefix). */
+  stored: Map<string, string>;
+}
+
+function createWatchSection(): WatchSection {
+  return { seen: null, stored: new Map() };
+}
+
+/**
+ * The watch's entries that differ from what is stored: those it changed since last cycle, or every one (and the
+ * stored ones it no longer holds) when it is not the watch seen last cycle.
+ */
+function listWatchChanges(section: WatchSection, watch: CheckpointWatchState, changes: MemoryEntryChange[]): void {
+  const changed = watch.takeChanges();
+  const list = (key: string, json: string | null) => {
+    if ((section.stored.get(key) ?? null) === json) return;
+    if (json === null) section.stored.delete(key);
+    else section.stored.set(key, json);
+    changes.push({ key: prefix.watch + key, value: json });
+  };
+  if (section.seen === watch) {
+    for (const [key, entry] of changed) list(key, entry === null ? null : encodeWatchEntry(entry));
+    return;
+  }
+  const keys = new Set<string>();
+  for (const [key, entry] of watch.entries()) {
+    keys.add(key);
+    list(key, encodeWatchEntry(entry));
+  }
+  for (const key of [...section.stored.keys()]) if (!keys.has(key)) list(key, null);
+  section.seen = watch;
+}
+
+/** A watch entry as stored: `[checkpoint, dueSince]`, JSON.stringify's text (written out: ~24,000 a cycle at 100k). */
+function encodeWatchEntry(entry: CheckpointWatch[string]): string {
+  return `[${entry.checkpoint === null ? "null" : JSON.stringify(entry.checkpoint)},${entry.dueSince}]`;
+}
+
+/** A stored watch entry, or null when it is not one. */
+function decodeWatchEntry(value: unknown): CheckpointWatch[string] | null {
+  if (!Array.isArray(value) || value.length !== 2) return null;
+  const [checkpoint, dueSince] = value as unknown[];
+  if (checkpoint !== null && typeof checkpoint !== "string") return null;
+  if (typeof dueSince !== "number" || !Number.isInteger(dueSince) || dueSince < 0) return null;
+  return { checkpoint, dueSince };
 }

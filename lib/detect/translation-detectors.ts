@@ -97,45 +97,6 @@ export function detectTranslationErrors(
 export type CheckpointWatch = Record<string, { checkpoint: string | null; dueSince: number }>;
 
 /**
- * What to write so a store holding `before` (one entry per `flow|group|topic|partition`, value the
- * JSON of its watch entry) holds `after`; value null: delete. detectStaleCheckpoints keeps an
- * unchanged entry as the same object, so only the checkpoints that became owed, changed or were
- * paid are listed — not the whole watch (8.5 MB of JSON at 100,000 partitions with two groups each).
- */
-export function listWatchChanges(before: CheckpointWatch, after: CheckpointWatch): { key: string; value: string | null }[] {
-  const changes: { key: string; value: string | null }[] = [];
-  let kept = 0;
-  for (const key of Object.keys(after)) {
-    const entry = after[key]!;
-    const was = before[key];
-    if (was !== undefined) kept++;
-    if (was === entry || (was !== undefined && was.checkpoint === entry.checkpoint && was.dueSince === entry.dueSince)) continue;
-    changes.push({ key, value: JSON.stringify(entry) });
-  }
-  // Every key of `before` is still there: nothing to delete.
-  if (kept === Object.keys(before).length) return changes;
-  for (const key of Object.keys(before)) if (after[key] === undefined) changes.push({ key, value: null });
-  return changes;
-}
-
-/** The watch a store's entries hold (written by listWatchChanges); an entry that is not one is left out. */
-export function loadWatchEntries(entries: Iterable<readonly [string, string]>): CheckpointWatch {
-  const watch: CheckpointWatch = {};
-  for (const [key, value] of entries) {
-    try {
-      const entry = JSON.parse(value) as { checkpoint?: unknown; dueSince?: unknown };
-      const checkpoint = entry.checkpoint;
-      if ((checkpoint === null || typeof checkpoint === "string") && typeof entry.dueSince === "number" && Number.isInteger(entry.dueSince) && entry.dueSince >= 0) {
-        watch[key] = { checkpoint, dueSince: entry.dueSince };
-      }
-    } catch {
-      // Not JSON: forgotten, as the whole stored watch is when unreadable (its clock starts again).
-    }
-  }
-  return watch;
-}
-
-/**
  * CHECKPOINT_STALE, one finding per group/partition (warning). MM2 owes a checkpoint when its
  * translation is ≥ 0 and (a) there is no checkpoint yet, or (b) the committed offset moved away
  * from the checkpoint's upstream offset AND MirrorCheckpointTask would emit it

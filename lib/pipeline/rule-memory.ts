@@ -1,16 +1,17 @@
 /**
  * Where every rule's memory (lib/detect/rule.ts RuleMemory) is kept between cycles and restarts, for the pipeline:
- * read before the first cycle the engine judges, written after each cycle by change.
- * - The detector sections (held events, examined offset syncs, TASK_STALLED's and MM2_POSITION_MOVED's marks, level
- *   findings) as entries (lib/detect/memory-persistence.ts), one row each, only what changed; a store holding the whole
- *   memory under one key (the version before entries) is read once and written as entries.
- * - The translation rule's checkpoint watch and findings as head, base and segments (translation-memory.ts).
+ * read before the first cycle the engine judges, written after each cycle by change, in one scheme: entries
+ * (lib/detect/memory-persistence.ts), one row each, only what changed — the held events, examined offset syncs,
+ * TASK_STALLED's and MM2_POSITION_MOVED's marks, every rule's level findings and the translation rule's checkpoint
+ * watch. Upgrades: a store holding the whole detector memory under one key (the version before entries) is read
+ * once; a store (or shard) whose entries lack `watch-entries` has its checkpoint watch and translation findings read
+ * once from where the versions before kept them (translation-memory.ts), and the first write stores them as entries.
  * With `scope` (a collector sharing the work, config scaleOut) it holds only what belongs to the shards of the
  * current cycle: when they change, before the cycle is judged, it reads what the gained shards' previous owners left
- * (their held events and marks continue), keeps the kept shards' memory as it holds it (the store's copy may trail:
- * a routine advance of a committed mark is written at most once a minute), and drops the lost shards', which stays
- * in the store for their new owner. Every detector memory entry belongs to the flow, cluster or Connect cluster its
- * key names, stored under a prefix per shard.
+ * (their held events, marks and checkpoint clocks continue), keeps the kept shards' memory as it holds it (the
+ * store's copy may trail: a routine advance of a committed mark is written at most once a minute), and drops the
+ * lost shards', which stays in the store for their new owner. Every entry belongs to the flow, cluster or Connect
+ * cluster its key names, stored under a prefix per shard.
  */
 import { ownerOfFindingKey } from "@/lib/alerts/alert-scope";
 import type { ShardAssignment } from "@/lib/collector/shards";
@@ -18,53 +19,54 @@ import {
   createDetectorMemory,
   createMemoryPersister,
   type DetectorMemory,
-  type Finding,
   loadDetectorMemoryEntries,
   type MemoryEntryChange,
   type MemoryPersister,
   parseDetectorMemory,
   type RuleMemory,
 } from "@/lib/detect";
-import { translationRule } from "@/lib/detect/translation-rule";
+import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
+import { watchEntriesKey } from "@/lib/detect/memory-persistence";
+import type { CheckpointWatch } from "@/lib/detect/translation-detectors";
 import { getLogger } from "@/lib/logger";
 import type { Store } from "@/lib/store";
-import { createTranslationMemoryStore, type StoredWatch, type TranslationMemory } from "./translation-memory";
+import { readLegacyShardTranslationMemory, readLegacyTranslationMemory } from "./translation-memory";
 
 const log = getLogger("rules");
 /** Where the previous version kept the whole detector memory as one JSON value: read once (an upgrade), never written. */
 const legacyMemoryKey = "detector-memory";
-/** The translation rule's findings are kept with its checkpoint watch (translation-memory.ts), time-free. */
-const translationTypes: ReadonlySet<string> = new Set(translationRule.types);
+
+/** A detector memory with its checkpoint watch as stored: what one store (or shard) holds. */
+interface StoredMemory {
+  memory: DetectorMemory;
+  watch: CheckpointWatch;
+}
 
 /** Reads every rule's memory before a cycle and writes what the cycle changed. */
 export class RuleMemoryKeeper {
-  private detector: DetectorMemory | null = null;
-  // Lists the entries that changed since the store last got them; null after a failed write (the next cycle
-  // compares with what the store holds).
+  private memory: RuleMemory | null = null;
+  // Lists the entries that changed since the store last got them; null after a failed write or a change of the held
+  // shards (the next cycle compares with what the store holds).
   private persister: MemoryPersister | null = null;
-  // The shards the held detector memory was read for (scope only).
+  // The shards the held memory was read for (scope only).
   private loadedShards: readonly number[] = [];
-  private translation: TranslationMemory | null = null;
-  private readonly watch: StoredWatch;
+  // The `watch-entries` keys to write with the next entries (the watch was read from the versions before), by shard
+  // (-1: no scope).
+  private readonly unmarked = new Set<number>();
 
   constructor(
     private readonly store: Store,
     private readonly scope: ShardAssignment | null = null,
-  ) {
-    this.watch = createTranslationMemoryStore(store, scope);
-  }
+  ) {}
 
   /**
    * Every rule's memory to judge the cycle `now` with: read from the store by the first cycle, then as the last
    * cycle left it (following the held shards). A failed read throws: the cycle fails and the next reads again.
    */
   async load(now: number): Promise<RuleMemory> {
-    if (this.detector === null) await this.restore();
-    else if (this.scope !== null && !sameShards(this.scope.held(), this.loadedShards)) await this.followShards(this.scope);
-    this.translation = await this.watch.follow(this.translation, now);
-    const detector = this.detector!;
-    const { findings, watch } = this.translation;
-    return { ...detector, lastFindings: [...detector.lastFindings, ...findings], checkpointWatch: watch };
+    if (this.memory === null) await this.restore(now);
+    else if (this.scope !== null && !sameShards(this.scope.held(), this.loadedShards)) await this.followShards(this.scope, now);
+    return { ...this.memory!, lastFindings: [...this.memory!.lastFindings] };
   }
 
   /**
@@ -72,69 +74,102 @@ export class RuleMemoryKeeper {
    * thrown (a store error never hides alerts): the next cycle writes what differs from what the store holds.
    */
   async save(memory: RuleMemory, now: number): Promise<void> {
-    const detectorFindings: Finding[] = [];
-    const translationFindings: Finding[] = [];
-    for (const f of memory.lastFindings) (translationTypes.has(f.type) ? translationFindings : detectorFindings).push(f);
-    const { version, events, syncMarkers, positions, committed } = memory;
-    this.detector = { version, events, syncMarkers, positions, committed, lastFindings: detectorFindings };
-    this.translation = { watch: memory.checkpointWatch, findings: translationFindings };
-    await this.watch.save(this.translation, now).catch((err: unknown) =>
-      log.error({ err: err instanceof Error ? err.message : String(err) }, "writing the checkpoint watch to the store failed"),
-    );
+    const { version, events, syncMarkers, positions, committed, lastFindings, checkpointWatch } = memory;
+    this.memory = { version, events, syncMarkers, positions, committed, lastFindings, checkpointWatch };
     try {
+      let changes: MemoryEntryChange[];
       if (this.scope === null) {
         this.persister ??= createMemoryPersister(await this.store.loadDetectorMemoryEntries());
-        await this.store.saveDetectorMemoryEntries(this.persister.listChanges(this.detector, now));
+        changes = this.persister.listChanges(this.memory, now);
       } else {
-        this.persister ??= (await loadShardMemory(this.store, this.loadedShards)).persister;
-        const changes = this.persister.listChanges(this.detector, now);
-        await this.store.saveDetectorMemoryEntries(scopeMemoryChanges(changes, this.scope));
+        this.persister ??= (await loadShardMemory(this.store, this.loadedShards, now)).persister;
+        changes = scopeMemoryChanges(this.persister.listChanges(this.memory, now), this.scope);
       }
+      // Written with the watch's entries (the first write after the upgrade lists them all: a watch it has not seen).
+      for (const shard of this.unmarked) changes.push({ key: (shard < 0 ? "" : shardPrefix(shard)) + watchEntriesKey, value: "1" });
+      await this.store.saveDetectorMemoryEntries(changes);
+      this.unmarked.clear();
     } catch (err) {
       this.persister = null;
       const why = err instanceof Error ? err.message : String(err);
-      log.error({ err: why }, "writing the detector memory to the store failed");
+      log.error({ err: why }, "writing the rule memory to the store failed");
     }
   }
 
-  /** The stored detector memory, and a persister that knows what the store holds. */
-  private async restore(): Promise<void> {
+  /** The stored memory as the cycle `now` reads it, and a persister that knows what the store holds. */
+  private async restore(now: number): Promise<void> {
     const shards = this.scope?.held() ?? null;
-    if (shards !== null) {
-      const loaded = await loadShardMemory(this.store, shards);
-      for (const err of loaded.errors) log.warn({ err }, "a shard's stored detector memory is unreadable; it starts afresh");
-      [this.detector, this.persister, this.loadedShards] = [loaded.memory, loaded.persister, shards];
+    if (this.scope !== null && shards !== null) {
+      const loaded = await this.readShards(this.scope, shards, now);
+      [this.memory, this.persister, this.loadedShards] = [toRuleMemory(loaded.stored), loaded.persister, shards];
       return;
     }
     const entries = await this.store.loadDetectorMemoryEntries();
+    let stored: StoredMemory;
+    let watchStored = false;
     if (entries.length > 0) {
-      const loaded = loadDetectorMemoryEntries(entries);
-      if (loaded.error) log.warn({ err: loaded.error }, "stored detector memory unreadable; starting afresh");
-      [this.detector, this.persister] = [loaded.memory, createMemoryPersister(entries)];
-      return;
+      const loaded = loadDetectorMemoryEntries(entries, now);
+      if (loaded.error) log.warn({ err: loaded.error }, "stored rule memory unreadable; starting afresh");
+      // An unreadable store starts afresh whole: what the versions before kept is older still.
+      watchStored = loaded.watchStored || loaded.error !== null;
+      [stored, this.persister] = [{ memory: loaded.memory, watch: loaded.watch }, createMemoryPersister(entries)];
+    } else {
+      // A store without entries may be one the previous version wrote (the whole memory under one key): that is
+      // read, and the first cycle writes it all as entries.
+      [stored, this.persister] = [{ memory: await loadLegacyMemory(this.store), watch: {} }, createMemoryPersister()];
     }
-    // A store without entries may be one the previous version wrote (the whole memory under one key): that is read,
-    // and the first cycle writes it all as entries.
-    [this.detector, this.persister] = [await loadLegacyMemory(this.store), createMemoryPersister()];
+    if (!watchStored) {
+      const legacy = await readLegacyTranslationMemory(this.store, now);
+      stored = { memory: { ...stored.memory, lastFindings: [...stored.memory.lastFindings, ...legacy.findings] }, watch: legacy.watch };
+      this.unmarked.add(-1);
+    }
+    this.memory = toRuleMemory(stored);
   }
 
   /** Follows the held shards (module comment); a failed read throws before anything changed. */
-  private async followShards(assignment: ShardAssignment): Promise<void> {
+  private async followShards(assignment: ShardAssignment, now: number): Promise<void> {
     const held = assignment.held();
     const gained = held.filter((s) => !this.loadedShards.includes(s));
     const isKept = (owner: string) => {
       const shard = assignment.shardOfOwner(owner);
       return held.includes(shard) && this.loadedShards.includes(shard);
     };
-    const gainedMemory = await loadShardMemory(this.store, gained);
-    for (const err of gainedMemory.errors) log.warn({ err }, "a shard's stored detector memory is unreadable; it starts afresh");
-    // Entries that did not load stay in the store until a persister that read them deletes them: the next write
-    // reads the held shards' entries again, as after a failed write.
-    if (gainedMemory.errors.length > 0) this.persister = null;
-    // The persister still knows the kept shards' stored entries; this cycle's write rewrites the gained shards' once.
-    this.detector = mergeDetectorMemories([selectDetectorMemory(this.detector!, isKept), gainedMemory.memory]);
+    const gainedMemory = await this.readShards(assignment, gained, now);
+    for (const shard of this.unmarked) if (!held.includes(shard)) this.unmarked.delete(shard);
+    // The persister still knows the kept shards' stored entries and learns the gained shards': this cycle's write
+    // deletes those the cycle dropped (and rewrites the gained shards' that differ).
+    this.persister?.learn(gainedMemory.entries);
+    const memory = this.memory!;
+    const keptWatch: CheckpointWatch = {};
+    for (const [key, entry] of memory.checkpointWatch.entries()) if (isKept(key.slice(0, key.indexOf("|")))) keptWatch[key] = entry;
+    const kept = { memory: selectDetectorMemory(memory, isKept), watch: keptWatch };
+    this.memory = toRuleMemory(mergeStoredMemories([kept, gainedMemory.stored]));
     this.loadedShards = held;
   }
+
+  /**
+   * `shards`' memory as the cycle `now` reads it, each shard's from its entries, or (its entries lacking
+   * `watch-entries`) its watch and translation findings from the versions before; the entries read, and a persister
+   * knowing them.
+   */
+  private async readShards(
+    assignment: ShardAssignment,
+    shards: readonly number[],
+    now: number,
+  ): Promise<{ stored: StoredMemory; entries: [string, string][]; persister: MemoryPersister }> {
+    const loaded = await loadShardMemory(this.store, shards, now);
+    for (const err of loaded.errors) log.warn({ err }, "a shard's stored rule memory is unreadable; it starts afresh");
+    if (loaded.legacyShards.length === 0) return loaded;
+    const legacy = await readLegacyShardTranslationMemory(this.store, loaded.legacyShards, (flow) => assignment.shardOfOwner(flow), now);
+    for (const shard of loaded.legacyShards) this.unmarked.add(shard);
+    const parts = [...legacy.values()].map((part) => ({ memory: { ...createDetectorMemory(), lastFindings: part.findings }, watch: part.watch }));
+    return { ...loaded, stored: mergeStoredMemories([loaded.stored, ...parts]) };
+  }
+}
+
+/** A stored memory as the engine judges with it (the watch updated in place from then on). */
+function toRuleMemory({ memory, watch }: StoredMemory): RuleMemory {
+  return { ...memory, checkpointWatch: new CheckpointWatchState(watch) };
 }
 
 function sameShards(a: readonly number[], b: readonly number[]): boolean {
@@ -155,9 +190,9 @@ async function loadLegacyMemory(store: Store): Promise<DetectorMemory> {
 }
 
 /**
- * The owner of a detector memory entry (lib/detect/memory-persistence.ts): `event|` and `finding|` hold a finding
- * key, `sync|`, `stall|` and `committed|` a flow partition key (`<flow>|<topic>|<partition>`); `cycle-at` (no kind)
- * belongs to every shard, null.
+ * The owner of a memory entry (lib/detect/memory-persistence.ts): `event|` and `finding|` hold a finding key, `sync|`,
+ * `stall|` and `committed|` a flow partition key (`<flow>|<topic>|<partition>`), `watch|` a flow group partition key
+ * (`<flow>|<group>|<topic>|<partition>`); `cycle-at` and `watch-entries` (no kind) belong to every shard, null.
  */
 export function ownerOfMemoryEntry(key: string): string | null {
   const bar = key.indexOf("|");
@@ -173,21 +208,32 @@ function shardPrefix(shard: number): string {
 }
 
 /**
- * The held shards' detector memory, each shard read under its prefix and restored with its own `cycle-at` (the
- * previous owner's last cycle), merged; and a persister that knows what the store holds for them.
+ * The held shards' memory as the cycle `readAt` reads it, each shard read under its prefix and restored with its own
+ * `cycle-at` (the previous owner's last cycle), merged; the shards whose entries lack `watch-entries` (their watch
+ * is where the versions before kept it); and a persister that knows what the store holds for them.
  */
 export async function loadShardMemory(
   store: Pick<Store, "loadDetectorMemoryEntries">,
   shards: readonly number[],
-): Promise<{ memory: DetectorMemory; persister: MemoryPersister; errors: string[] }> {
+  readAt?: number,
+): Promise<{ stored: StoredMemory; legacyShards: number[]; entries: [string, string][]; persister: MemoryPersister; errors: string[] }> {
   const perShard = await Promise.all(shards.map(async (s) => (await store.loadDetectorMemoryEntries(shardPrefix(s))).map(([key, value]): [string, string] => [key.slice(shardPrefix(s).length), value])));
-  const loaded = perShard.map((entries) => loadDetectorMemoryEntries(entries));
+  const loaded = perShard.map((entries) => loadDetectorMemoryEntries(entries, readAt));
+  // cycle-at is written anew by the first cycle; the persister compares everything else with what is stored.
+  const entries = perShard.flat().filter(([key]) => ownerOfMemoryEntry(key) !== null);
   return {
-    memory: mergeDetectorMemories(loaded.map((l) => l.memory)),
-    // cycle-at is written anew by the first cycle; the persister compares everything else with what is stored.
-    persister: createMemoryPersister(perShard.flat().filter(([key]) => ownerOfMemoryEntry(key) !== null)),
+    stored: mergeStoredMemories(loaded.map((l) => ({ memory: l.memory, watch: l.watch }))),
+    // An unreadable shard starts afresh whole (what the versions before kept is older still).
+    legacyShards: shards.filter((_, i) => !loaded[i]!.watchStored && loaded[i]!.error === null),
+    entries,
+    persister: createMemoryPersister(entries),
     errors: loaded.flatMap((l) => (l.error === null ? [] : [l.error])),
   };
+}
+
+/** Disjoint shards' memories as one (the watches' entries together). */
+function mergeStoredMemories(parts: readonly StoredMemory[]): StoredMemory {
+  return { memory: mergeDetectorMemories(parts.map((p) => p.memory)), watch: Object.assign({}, ...parts.map((p) => p.watch)) as CheckpointWatch };
 }
 
 /** Disjoint shards' memories as one (events in the order first seen, level findings by key, as a load orders them). */

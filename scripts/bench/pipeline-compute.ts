@@ -10,7 +10,8 @@ import type { Snapshot } from "@/lib/collector/types";
 import { createDetectorMemory, createMemoryPersister, defaultThresholds, type FindingTypeName, runDetectors } from "@/lib/detect";
 import { repoRoot } from "@/lib/sandbox/paths";
 import { SyncModelCache, translateSnapshotFlow } from "@/lib/translation";
-import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors, listWatchChanges } from "@/lib/detect/translation-detectors";
+import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
+import { detectTranslationErrors } from "@/lib/detect/translation-detectors";
 import { parseFlags } from "../args";
 import { collectGarbage } from "./gc";
 import { resultPrefix, runResultChild } from "./result-child";
@@ -34,13 +35,13 @@ export interface ComputeSizeResult {
   detectorsCpuMs: Distribution;
   translationCpuMs: Distribution;
   totalCpuMs: Distribution;
-  /** CPU of listing the detector memory's changes (createMemoryPersister), per measured cycle. */
+  /** CPU of listing the memory's changes (createMemoryPersister: detector sections and checkpoint watch), per measured cycle. */
   persistCpuMs: Distribution;
-  /** Entries and KiB the detector memory writes per measured cycle (median), and its whole JSON at the end. */
+  /** Entries and KiB the detector memory (all but the watch) writes per measured cycle (median), and its whole JSON at the end. */
   memoryChangedEntries: number;
   memoryChangedKiB: number;
   memoryJsonKiB: number;
-  /** Entries and KiB of the checkpoint watch's changes per measured cycle (listWatchChanges, median), and its whole JSON at the end. */
+  /** Entries and KiB of the checkpoint watch's `watch|` entries written per measured cycle (median), and its whole JSON at the end. */
   watchChangedEntries: number;
   watchChangedKiB: number;
   checkpointWatchJsonKiB: number;
@@ -73,7 +74,7 @@ function measurePipelineCompute(partitions: number, cycles: number, warmup: numb
   const limits = { replayRecords: defaultThresholds.translationReplayRecords, checkpointStaleMs: defaultThresholds.checkpointStaleMs };
   let memory = createDetectorMemory();
   const persister = createMemoryPersister();
-  let watch: CheckpointWatch = {};
+  const watch = new CheckpointWatchState();
   let previous: Snapshot | null = null;
   const build: number[] = [];
   const detect: number[] = [];
@@ -107,21 +108,22 @@ function measurePipelineCompute(partitions: number, cycles: number, warmup: numb
     const ft = translateSnapshotFlow(current, flow, history.offsetSyncs, now, { cache });
     cache.endCycle();
     const errors = detectTranslationErrors(ft, now, limits);
-    const stale = detectStaleCheckpoints(ft, watch, now, limits);
+    // As the translation rule runs it (lib/detect/translation-rule.ts): the watch judged in place.
+    const stale = watch.judge(ft, now, limits);
     const translateMs = cpuMsSince(t);
 
     t = process.cpuUsage();
-    const changes = persister.listChanges(out.memory, now);
+    const allChanges = persister.listChanges({ ...out.memory, checkpointWatch: watch }, now);
     const persistMs = cpuMsSince(t);
 
-    const watchChanges = listWatchChanges(watch, stale.watch);
-    watch = stale.watch;
+    const changes = allChanges.filter((e) => !e.key.startsWith("watch|"));
+    const watchChanges = allChanges.filter((e) => e.key.startsWith("watch|"));
     memory = out.memory;
     if (c === warmup + cycles) {
       memoryBytes = JSON.stringify(memory).length;
-      watchJsonBytes = JSON.stringify(watch).length;
+      watchJsonBytes = JSON.stringify(Object.fromEntries(watch.entries())).length;
     }
-    findings = countByType([...out.findings, ...errors, ...stale.findings]);
+    findings = countByType([...out.findings, ...errors, ...stale]);
     previous = current;
     const usage = process.memoryUsage();
     peakHeap = Math.max(peakHeap, usage.heapUsed);
@@ -139,7 +141,7 @@ function measurePipelineCompute(partitions: number, cycles: number, warmup: numb
     }
     log(
       `${measured ? "cycle" : "warm-up"} ${c}: buildFlow ${fmt(buildMs)} ms, runDetectors ${fmt(detectMs)} ms, translation ${fmt(translateMs)} ms, ` +
-        `total ${fmt(buildMs + detectMs + translateMs)} ms CPU; memory changes ${changes.length} entries (${fmt(persistMs)} ms); ` +
+        `total ${fmt(buildMs + detectMs + translateMs)} ms CPU; memory changes ${changes.length} entries, watch ${watchChanges.length} (${fmt(persistMs)} ms); ` +
         `heap ${fmt(toMiB(usage.heapUsed))} MiB, RSS ${fmt(toMiB(usage.rss))} MiB`,
     );
   }

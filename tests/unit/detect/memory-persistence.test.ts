@@ -62,7 +62,7 @@ describe("detector memory persistence", () => {
     const last = outputs[2]!.memory;
     const { [MOVING]: moving, ...stored } = last.positions;
     expect(moving).toEqual({ position: "1200", movedAt: T0 + 120_000, logEndAtMove: "1200", notRunningMs: 0, seenAt: T0 + 120_000 });
-    expect(loadDetectorMemoryEntries(store)).toEqual({ memory: { ...last, positions: stored }, error: null });
+    expect(loadDetectorMemoryEntries(store)).toEqual({ memory: { ...last, positions: stored }, watch: {}, watchStored: false, error: null });
   });
 
   it("writes a committed mark that went down at once, and one that only advanced at most once a minute", () => {
@@ -128,6 +128,8 @@ describe("detector memory persistence", () => {
   it("starts from an empty memory, and says why, when a stored entry is not JSON", () => {
     expect(loadDetectorMemoryEntries([["cycle-at", "12"], [`sync|${MOVING}`, "{oops"]])).toEqual({
       memory: createDetectorMemory(),
+      watch: {},
+      watchStored: false,
       error: expect.stringContaining(`stored entry sync|${MOVING} is not JSON`),
     });
   });

@@ -4,7 +4,9 @@ import { defaultThresholds } from "@/lib/config/thresholds";
 import type { Finding } from "@/lib/detect/types";
 import type { SyncPoint } from "@/lib/mm2";
 import { FlowTranslator } from "@/lib/pipeline/flow-translator";
+import type { Store } from "@/lib/store";
 import { createTranslationFindingSource } from "./translation-finding-source";
+import { createTempSqliteStores } from "./temp-sqlite-stores";
 import { type FlowTranslation, translateSnapshotFlow } from "@/lib/translation";
 import { FLOW, makeFlow, makeFlowPartition, makeGroup, T0 } from "../translation/fixtures";
 
@@ -86,17 +88,20 @@ function createWorld() {
   return { history, advance };
 }
 
-function createKv() {
-  const values = new Map<string, string>();
-  return { values, getValue: async (k: string) => values.get(k) ?? null, setValue: async (k: string, v: string) => void values.set(k, v) };
+const keptStores = createTempSqliteStores("gapwatch-incremental-translation-");
+const scratchStores = createTempSqliteStores("gapwatch-scratch-translation-");
+
+/** Every stored memory entry but the cycle's time, sorted. */
+async function listStored(store: Store): Promise<[string, string][]> {
+  return (await store.loadDetectorMemoryEntries()).filter(([key]) => key !== "cycle-at").sort(([x], [y]) => x.localeCompare(y));
 }
 
 describe("the translation kept between cycles", () => {
   it("gives, cycle after cycle, what a translation from scratch gives; so do its findings, across a restart", async () => {
     const world = createWorld();
     const translator = new FlowTranslator();
-    const kept = createKv();
-    const scratchKv = createKv();
+    const kept = keptStores.open();
+    const scratchKv = scratchStores.open();
     let source = createTranslationFindingSource(kept);
     const scratchSource = createTranslationFindingSource(scratchKv);
     const staleByCycle: string[][] = [];
@@ -111,10 +116,10 @@ describe("the translation kept between cycles", () => {
       const findings = await source(translations, snapshot.takenAt, defaultThresholds);
       const expected = await scratchSource(new Map([[FLOW, scratch]]), snapshot.takenAt, defaultThresholds);
       expect(findings).toEqual(expected);
-      // The stored text is JSON.stringify's of what it holds (the same text the whole value was written as).
-      const stored = kept.values.get("checkpoint-watch")!;
-      expect(JSON.stringify(JSON.parse(stored))).toBe(stored);
-      expect(stored).toBe(scratchKv.values.get("checkpoint-watch"));
+      // The stored entries are those of the translation from scratch (the watch and findings, across the restart).
+      const stored = await listStored(kept);
+      expect(stored.some(([key]) => key.startsWith("watch|"))).toBe(true);
+      expect(stored).toEqual(await listStored(scratchKv));
       staleByCycle.push(findings.filter((f: Finding) => f.type === "CHECKPOINT_STALE").map((f) => f.key));
       last = scratch;
     }

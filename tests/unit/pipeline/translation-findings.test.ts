@@ -54,6 +54,29 @@ async function runSource(store: Store, times: number[]): Promise<(number | null)
   return owed;
 }
 
+const WEST_WATCH = "east->west|app|orders|0";
+const SOUTH_WATCH = "east->south|app|orders|0";
+
+/**
+ * The stored memory entries (under `prefix`, a shard's `@<n>|`): the watch entries by key, the findings as [key,
+ * observedAt (null: the writing cycle's), restatedAt, owedForMs], and whether `watch-entries` is there.
+ */
+async function storedEntries(store: Store, prefix = "") {
+  type Stored = { key: string; observedAt: number | null; restatedAt?: number; evidence: Record<string, unknown> };
+  const watch: Record<string, unknown> = {};
+  const findings: unknown[][] = [];
+  let marked = false;
+  for (const [key, value] of (await store.loadDetectorMemoryEntries(prefix)).sort(([a], [b]) => a.localeCompare(b))) {
+    const rest = key.slice(prefix.length);
+    if (rest.startsWith("watch|")) watch[rest.slice("watch|".length)] = JSON.parse(value);
+    if (rest === "watch-entries") marked = true;
+    if (!rest.startsWith("finding|")) continue;
+    const f = JSON.parse(value) as Stored;
+    findings.push([f.key, f.observedAt, f.restatedAt ?? null, f.evidence.owedForMs]);
+  }
+  return { watch, findings, marked };
+}
+
 const stores = createTempSqliteStores("gapwatch-watch-");
 const openStore = () => stores.open();
 
@@ -68,43 +91,40 @@ describe("the translation finding source keeps its checkpoint watch across resta
 
   it("starts afresh (and does not throw) on a stored watch that is corrupt or of another shape", async () => {
     const store = openStore();
+    // A value of the version before that is not JSON: read once, started afresh.
     await store.setValue("checkpoint-watch", "{not json");
     expect(await runSource(store, [T0 + 200_000, T0 + 390_000])).toEqual([[], [190_000]]);
-    await store.setValue("checkpoint-watch", JSON.stringify({ version: 2, watch: [] }));
+    // An entry that is not [checkpoint, dueSince]: the memory starts afresh (its clock starts again).
+    await store.saveDetectorMemoryEntries([{ key: `watch|${WEST_WATCH}`, value: JSON.stringify({ checkpoint: "9000:9000" }) }]);
     expect(await runSource(store, [T0 + 400_000])).toEqual([[]]);
-    // Started afresh: generation 1, its base (the whole watch) under `~1`, no segment yet.
-    expect(JSON.parse((await store.getValue("checkpoint-watch")) ?? "null")).toEqual({ version: 2, generation: 1, segments: 0, findings: [], current: [] });
-    expect(JSON.parse((await store.getValue("checkpoint-watch~1")) ?? "null")).toEqual({
-      "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 400_000 },
-    });
+    expect((await storedEntries(store)).watch).toEqual({ [WEST_WATCH]: ["9000:9000", T0 + 400_000] });
   });
 });
 
-describe("the single value is written as a base, segments of changes, and a head naming them", () => {
-  it("a failed write leaves the head naming what is there; the next cycle writes a new base, and a restart reads it", async () => {
+describe("the watch is written as memory entries, only what changed", () => {
+  it("a failed write is written by the next cycle; a restart in between reads what was written before it", async () => {
     const store = openStore();
-    let failHead = false;
-    const failing = {
-      getValue: (key: string) => store.getValue(key),
-      setValue: async (key: string, value: string) => {
-        if (failHead && key === "checkpoint-watch") throw new Error("disk full");
-        await store.setValue(key, value);
+    let fail = false;
+    const failing: Store = {
+      ...store,
+      saveDetectorMemoryEntries: async (changes) => {
+        if (fail) throw new Error("disk full");
+        await store.saveDetectorMemoryEntries(changes);
       },
     };
     const source = createTranslationFindingSource(failing);
     await source(owedAt(T0), T0, defaultThresholds);
-    const head = await store.getValue("checkpoint-watch");
-    // "app" caught up: its entry goes (a segment), but the head naming the segment cannot be written.
-    failHead = true;
+    expect((await storedEntries(store)).watch).toEqual({ [WEST_WATCH]: ["9000:9000", T0] });
+    // "app" caught up: its entry goes, but the write fails.
+    fail = true;
     expect(await source(caughtUpAt(T0 + 10_000), T0 + 10_000, defaultThresholds)).toEqual([]);
-    expect([await store.getValue("checkpoint-watch"), await store.getValue("checkpoint-watch~1.1")]).toEqual([head, "{\"east->west|app|orders|0\":null}"]);
-    // A restart now reads the head as it was: the entry of T0, not the segment it does not name.
+    expect((await storedEntries(store)).watch).toEqual({ [WEST_WATCH]: ["9000:9000", T0] });
+    // A restart now reads the entry of T0.
     expect(await runSource(openStore(), [T0 + 190_000])).toEqual([[190_000]]);
-    failHead = false;
-    // The next cycle owes again from T0 + 20 s; it writes the whole watch as generation 2's base, then its head.
+    fail = false;
+    // The next cycle owes again from T0 + 20 s: compared with what the store holds, the entry is written anew.
     await source(owedAt(T0 + 20_000), T0 + 20_000, defaultThresholds);
-    expect(JSON.parse((await store.getValue("checkpoint-watch"))!)).toEqual({ version: 2, generation: 2, segments: 0, findings: [], current: [] });
-    expect(JSON.parse((await store.getValue("checkpoint-watch~0"))!)).toEqual({ "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 20_000 } });
+    expect((await storedEntries(store)).watch).toEqual({ [WEST_WATCH]: ["9000:9000", T0 + 20_000] });
   });
 });
 
@@ -157,17 +177,6 @@ const holding = (shards: number[]) => holdShards(shards, SHARDS);
 const staleOf = (findings: readonly { type: string; flow?: string | null; evidence: Record<string, unknown> }[]) =>
   findings.filter((f) => f.type === "CHECKPOINT_STALE").map((f) => [f.flow, f.evidence.owedForMs]);
 
-/**
- * A stored value, its carried findings (when it has them) as [key, owedForMs], its cycle's own findings as [key,
- * observedAt] (CHECKPOINT_STALE's: the start of its debt, owedForMs 0).
- */
-const storedWatch = async (store: Store, key: string) => {
-  type Stored = { key: string; observedAt: number | null; evidence: Record<string, unknown> };
-  const value = JSON.parse((await store.getValue(key)) ?? "null") as { findings?: Stored[]; current?: Stored[] } | null;
-  if (value?.findings === undefined) return value;
-  const current = value.current?.map((f) => [f.key, f.observedAt, f.evidence.owedForMs]);
-  return { ...value, findings: value.findings.map((f) => [f.key, f.evidence.owedForMs]), ...(current === undefined ? {} : { current }) };
-};
 const WEST_STALE = "CHECKPOINT_STALE|east->west|app|orders|0";
 const SOUTH_STALE = "CHECKPOINT_STALE|east->south|app|orders|0";
 
@@ -177,24 +186,20 @@ describe("collectors sharing the work keep the checkpoint watch per shard (scale
     const a = createTranslationFindingSource(store, holding([1]));
     const bShards = holding([0, 2, 3]);
     const b = createTranslationFindingSource(store, bShards);
-    // A judges east->west from T0, B judges east->south from T0 + 50 s; each writes its own shard's value only.
+    // A judges east->west from T0, B judges east->south from T0 + 50 s; each writes its own shard's entries only.
     expect(staleOf(await a(owedAt(T0), T0, defaultThresholds))).toEqual([]);
     expect(staleOf(await b(owedAt(T0 + 50_000, ["east->south"]), T0 + 50_000, defaultThresholds))).toEqual([]);
     expect(staleOf(await a(owedAt(T0 + 190_000), T0 + 190_000, defaultThresholds))).toEqual([["east->west", 190_000]]);
     expect(staleOf(await b(owedAt(T0 + 250_000, ["east->south"]), T0 + 250_000, defaultThresholds))).toEqual([["east->south", 200_000]]);
-    expect(await storedWatch(store, "checkpoint-watch@1")).toEqual({
-      version: 1,
-      watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 } },
-      findings: [],
-      current: [[WEST_STALE, T0, 0]],
-    });
-    const bWatch = { "east->south|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 50_000 } };
-    expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({ version: 1, watch: bWatch, findings: [], current: [[SOUTH_STALE, T0 + 50_000, 0]] });
-    expect([await storedWatch(store, "checkpoint-watch@0"), await storedWatch(store, "checkpoint-watch@3")]).toEqual([
-      { version: 1, watch: {}, findings: [], current: [] },
-      { version: 1, watch: {}, findings: [], current: [] },
+    const aStored = { watch: { [WEST_WATCH]: ["9000:9000", T0] }, findings: [[WEST_STALE, null, T0, 0]], marked: true };
+    const bStored = { watch: { [SOUTH_WATCH]: ["9000:9000", T0 + 50_000] }, findings: [[SOUTH_STALE, null, T0 + 50_000, 0]], marked: true };
+    expect(await storedEntries(store, "@1|")).toEqual(aStored);
+    expect(await storedEntries(store, "@2|")).toEqual(bStored);
+    expect([await storedEntries(store, "@0|"), await storedEntries(store, "@3|")]).toEqual([
+      { watch: {}, findings: [], marked: true },
+      { watch: {}, findings: [], marked: true },
     ]);
-    expect(await store.getValue("checkpoint-watch")).toBeNull();
+    expect((await storedEntries(store)).watch).toEqual({});
 
     // A is gone; B gains shard 1: the clock of east->west still runs from T0, B's own from T0 + 50 s.
     bShards.update([0, 1, 2, 3]);
@@ -204,18 +209,13 @@ describe("collectors sharing the work keep the checkpoint watch per shard (scale
       ["east->west", 300_000],
       ["east->south", 250_000],
     ]);
-    expect(await storedWatch(store, "checkpoint-watch@1")).toEqual({
-      version: 1,
-      watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 } },
-      findings: [],
-      current: [[WEST_STALE, T0, 0]],
-    });
+    expect(await storedEntries(store, "@1|")).toEqual(aStored);
 
     // B loses shard 2: its clock is no longer held (a later gain reads what the store has), and stays stored.
     bShards.update([0, 1, 3]);
     bShards.beginCycle();
     expect(staleOf(await b(owedAt(T0 + 310_000), T0 + 310_000, defaultThresholds))).toEqual([["east->west", 310_000]]);
-    expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({ version: 1, watch: bWatch, findings: [], current: [[SOUTH_STALE, T0 + 50_000, 0]] });
+    expect(await storedEntries(store, "@2|")).toEqual(bStored);
   });
 
   it("a shard never stored takes its flows' clocks from the single value of the version before, once", async () => {
@@ -223,33 +223,28 @@ describe("collectors sharing the work keep the checkpoint watch per shard (scale
     const legacy = {
       version: 1,
       watch: {
-        "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 },
-        "east->south|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 20_000 },
+        [WEST_WATCH]: { checkpoint: "9000:9000", dueSince: T0 },
+        [SOUTH_WATCH]: { checkpoint: "9000:9000", dueSince: T0 + 20_000 },
       },
     };
     await store.setValue("checkpoint-watch", JSON.stringify(legacy));
     const a = createTranslationFindingSource(store, holding([1]));
     expect(staleOf(await a(owedAt(T0 + 190_000), T0 + 190_000, defaultThresholds))).toEqual([["east->west", 190_000]]);
-    expect(await storedWatch(store, "checkpoint-watch@1")).toEqual({
-      version: 1,
-      watch: { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 } },
-      findings: [],
-      current: [[WEST_STALE, T0, 0]],
-    });
-    // The old value is left for the shards not upgraded yet; once a shard is stored, it is what a restart reads.
-    expect(await storedWatch(store, "checkpoint-watch")).toEqual(legacy);
-    const newer = { "east->west|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 150_000 } };
+    expect(await storedEntries(store, "@1|")).toEqual({ watch: { [WEST_WATCH]: ["9000:9000", T0] }, findings: [[WEST_STALE, null, T0, 0]], marked: true });
+    // The old value is left (and ignored by a shard stored as entries): a restart reads shard 1's entries, and shard 2
+    // (never stored) from the old value as it is then.
+    expect(JSON.parse((await store.getValue("checkpoint-watch"))!)).toEqual(legacy);
+    const newer = { [WEST_WATCH]: { checkpoint: "9000:9000", dueSince: T0 + 150_000 } };
     await store.setValue("checkpoint-watch", JSON.stringify({ version: 1, watch: { ...legacy.watch, ...newer } }));
     const restarted = createTranslationFindingSource(store, holding([1, 2]));
     expect(staleOf(await restarted(owedAt(T0 + 210_000, ["east->west", "east->south"]), T0 + 210_000, defaultThresholds))).toEqual([
       ["east->west", 210_000],
       ["east->south", 190_000],
     ]);
-    expect(await storedWatch(store, "checkpoint-watch@2")).toEqual({
-      version: 1,
-      watch: { "east->south|app|orders|0": { checkpoint: "9000:9000", dueSince: T0 + 20_000 } },
-      findings: [],
-      current: [[SOUTH_STALE, T0 + 20_000, 0]],
+    expect(await storedEntries(store, "@2|")).toEqual({
+      watch: { [SOUTH_WATCH]: ["9000:9000", T0 + 20_000] },
+      findings: [[SOUTH_STALE, null, T0 + 20_000, 0]],
+      marked: true,
     });
   });
 });
@@ -333,12 +328,15 @@ describe("a first cycle after a restart that cannot judge a group carries its st
     expect(staleOf(await source(owedAt(T0 + 410_000), T0 + 410_000, defaultThresholds))).toEqual([["east->west", 410_000]]);
   });
 
-  it("writes the value only when the watch or the findings changed (not while CHECKPOINT_STALE fires on), nor after a restart", async () => {
+  it("writes an entry only when the watch or the findings changed (not while CHECKPOINT_STALE fires on), nor after a restart", async () => {
     const store = openStore();
     const writes: string[] = [];
-    const counted = {
-      getValue: (key: string) => store.getValue(key),
-      setValue: (key: string, value: string) => (writes.push(key), store.setValue(key, value)),
+    const counted: Store = {
+      ...store,
+      saveDetectorMemoryEntries: async (changes) => {
+        writes.push(...changes.map((c) => c.key).filter((key) => key !== "cycle-at"));
+        await store.saveDetectorMemoryEntries(changes);
+      },
     };
     const source = createTranslationFindingSource(counted);
     const counts: number[] = [];
@@ -348,13 +346,13 @@ describe("a first cycle after a restart that cannot judge a group carries its st
       owed.push(...staleOf(await source(owedAt(now), now, defaultThresholds)).map(([, ms]) => ms));
       counts.push(writes.length);
     }
-    // The entry owed since T0 (its base, then the head); unchanged; CHECKPOINT_STALE fires (the head); its owedForMs
-    // grows, nothing written.
+    // The entry owed since T0 (and the mark that the watch is entries); unchanged; CHECKPOINT_STALE fires (its
+    // finding); its owedForMs grows, nothing written.
     expect(counts).toEqual([2, 2, ...Array<number>(40).fill(3)]);
     expect(owed).toEqual(Array.from({ length: 40 }, (_, i) => 190_000 + i * 10_000));
     const restarted = createTranslationFindingSource(counted);
     expect(staleOf(await restarted(unknownAt(T0 + 600_000), T0 + 600_000, defaultThresholds))).toEqual([["east->west", 600_000]]);
-    expect(writes).toEqual(["checkpoint-watch~1", "checkpoint-watch", "checkpoint-watch"]);
+    expect(writes).toEqual([`watch|${WEST_WATCH}`, "watch-entries", `finding|${WEST_STALE}`]);
   });
 
   it("scaleOut: a collector that gains the shard carries the previous owner's findings of the group it cannot read", async () => {

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
+import { createDetectorMemory } from "@/lib/detect/memory";
+import { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange } from "@/lib/detect/memory-persistence";
 import { translateFlow } from "@/lib/translation";
-import { type CheckpointWatch, detectStaleCheckpoints, listWatchChanges, loadWatchEntries } from "@/lib/detect/translation-detectors";
 import { makeCheckpoint, makeFlow, makeGroup, makeHistory, syncs, T0 } from "./fixtures";
 
-/** Group "app" committed 150 on orders/0 and 250 on orders/1; MM2's last checkpoints are of 100 on both. */
+/** Group "app" committed 150 on orders/0 and `committed1` on orders/1; MM2's last checkpoints are of 100 on both. */
 function owedTranslation(now: number, committed1 = 250n) {
   return translateFlow({
     flow: makeFlow({ checkpoints: [makeCheckpoint("app", "orders", 0, 100n, 100n), makeCheckpoint("app", "orders", 1, 100n, 100n)] }),
@@ -13,36 +15,67 @@ function owedTranslation(now: number, committed1 = 250n) {
   });
 }
 
-describe("checkpoint watch entries", () => {
+/** Applies changes to a key-value store, as the pipeline's store does; returns them. */
+function applyTo(store: Map<string, string>, changes: MemoryEntryChange[]): MemoryEntryChange[] {
+  for (const { key, value } of changes) {
+    if (value === null) store.delete(key);
+    else store.set(key, value);
+  }
+  return changes;
+}
+
+/** The `watch|` changes the persister lists for the watch at `now`. */
+const watchChanges = (changes: MemoryEntryChange[]) => changes.filter((c) => c.key.startsWith("watch|"));
+
+describe("the checkpoint watch as memory entries (watch|)", () => {
   it("lists only the entries that changed, and the store reads back the watch", () => {
     const store = new Map<string, string>();
-    const apply = (changes: { key: string; value: string | null }[]) => {
-      for (const { key, value } of changes) {
-        if (value === null) store.delete(key);
-        else store.set(key, value);
-      }
-      return changes;
-    };
-    const first = detectStaleCheckpoints(owedTranslation(T0), {}, T0).watch;
-    expect(apply(listWatchChanges({}, first))).toEqual([
-      { key: "east->west|app|orders|0", value: JSON.stringify({ checkpoint: "100:100", dueSince: T0 }) },
-      { key: "east->west|app|orders|1", value: JSON.stringify({ checkpoint: "100:100", dueSince: T0 }) },
+    const persister = createMemoryPersister();
+    const watch = new CheckpointWatchState();
+    const list = (now: number) => watchChanges(applyTo(store, persister.listChanges({ ...createDetectorMemory(), checkpointWatch: watch }, now)));
+    watch.judge(owedTranslation(T0), T0);
+    expect(list(T0)).toEqual([
+      { key: "watch|east->west|app|orders|0", value: JSON.stringify(["100:100", T0]) },
+      { key: "watch|east->west|app|orders|1", value: JSON.stringify(["100:100", T0]) },
     ]);
     // Still owed since the same checkpoints: nothing to write.
-    const second = detectStaleCheckpoints(owedTranslation(T0 + 5_000), first, T0 + 5_000).watch;
-    expect(listWatchChanges(first, second)).toEqual([]);
+    watch.judge(owedTranslation(T0 + 5_000), T0 + 5_000);
+    expect(list(T0 + 5_000)).toEqual([]);
     // orders/1 caught up with its checkpoint (committed 100): its entry goes.
-    const third = detectStaleCheckpoints(owedTranslation(T0 + 10_000, 100n), second, T0 + 10_000).watch;
-    expect(apply(listWatchChanges(second, third))).toEqual([{ key: "east->west|app|orders|1", value: null }]);
-    expect(loadWatchEntries(store)).toEqual(third);
+    watch.judge(owedTranslation(T0 + 10_000, 100n), T0 + 10_000);
+    expect(list(T0 + 10_000)).toEqual([{ key: "watch|east->west|app|orders|1", value: null }]);
+    expect(loadDetectorMemoryEntries(store).watch).toEqual(Object.fromEntries(watch.entries()));
   });
 
-  it("leaves out stored entries that are not watch entries", () => {
-    const watch: CheckpointWatch = loadWatchEntries([
-      ["east->west|app|orders|0", JSON.stringify({ checkpoint: null, dueSince: T0 })],
-      ["east->west|app|orders|1", "{not json"],
-      ["east->west|app|orders|2", JSON.stringify({ checkpoint: 5, dueSince: T0 })],
+  it("compares a watch it has not seen whole with what the store holds (a restart, a failed write, a handover)", () => {
+    const stored: [string, string][] = [
+      ["watch|east->west|app|orders|0", JSON.stringify(["100:100", T0])],
+      ["watch|east->west|app|orders|7", JSON.stringify([null, T0])],
+    ];
+    const persister = createMemoryPersister(stored);
+    // The watch as read back, then judged: orders/0 unchanged, orders/1 newly owed, orders/7 gone.
+    const watch = new CheckpointWatchState(loadDetectorMemoryEntries(stored).watch);
+    watch.judge(owedTranslation(T0 + 5_000), T0 + 5_000);
+    expect(watchChanges(persister.listChanges({ ...createDetectorMemory(), checkpointWatch: watch }, T0 + 5_000))).toEqual([
+      { key: "watch|east->west|app|orders|1", value: JSON.stringify(["100:100", T0 + 5_000]) },
+      { key: "watch|east->west|app|orders|7", value: null },
     ]);
-    expect(watch).toEqual({ "east->west|app|orders|0": { checkpoint: null, dueSince: T0 } });
+    // A gained shard's rows learnt: the next listing deletes those the watch does not hold.
+    persister.learn([["watch|east->south|app|orders|0", JSON.stringify([null, T0])]]);
+    expect(watchChanges(persister.listChanges({ ...createDetectorMemory(), checkpointWatch: watch }, T0 + 10_000))).toEqual([
+      { key: "watch|east->south|app|orders|0", value: null },
+    ]);
+  });
+
+  it("starts afresh, and says why, on a stored entry that is not [checkpoint, dueSince]", () => {
+    for (const value of [JSON.stringify({ checkpoint: null, dueSince: T0 }), JSON.stringify([5, T0]), JSON.stringify(["1:1", -1])]) {
+      const loaded = loadDetectorMemoryEntries([["watch|east->west|app|orders|0", value]]);
+      expect([loaded.watch, loaded.error]).toEqual([{}, "stored entry watch|east->west|app|orders|0 is not a checkpoint watch entry [checkpoint, dueSince]"]);
+    }
+    expect(loadDetectorMemoryEntries([["watch|east->west|app|orders|0", JSON.stringify(["1:1", T0])], ["watch-entries", "1"]])).toMatchObject({
+      watch: { "east->west|app|orders|0": { checkpoint: "1:1", dueSince: T0 } },
+      watchStored: true,
+      error: null,
+    });
   });
 });
