@@ -182,10 +182,21 @@ function listSectionChanges<T extends object>(
   // cycle (TASK_STALLED's marks also need that cycle's `now`: see putAdvancedMark).
   const fromSeen = made !== undefined && made.baseId !== 0 && made.baseId === section.seenId && made.baseNow === section.seenNow && made.now === now;
   if (fromSeen && section.swept && !made.dropped) {
-    const { touched, touchedBefore, touchedAfter } = made;
-    // The builder kept each touched key's entries (its base is the section seen last cycle), unless a key was put twice.
+    const { touched } = made;
+    // The builder reads each touched key's entries (its base is the section seen last cycle), unless a key was put twice.
     if (made.repeated) for (const key of touched) listEntryChange(section, entries[key]!, section.seen[key], changes, kind, key, now, encode, routine);
-    else for (let i = 0; i < touched.length; i++) listEntryChange(section, touchedAfter[i]!, touchedBefore[i], changes, kind, touched[i]!, now, encode, routine);
+    else {
+      // A routine advance written less than advanceWriteMs ago is skipped before its entries are made (listEntryChange).
+      const isRoutine = routine === undefined ? undefined : made.isRoutine;
+      for (let i = 0; i < touched.length; i++) {
+        const key = touched[i]!;
+        if (isRoutine !== undefined) {
+          const stored = section.stored.get(key);
+          if (stored !== undefined && now - stored.at < advanceWriteMs && isRoutine(i)) continue;
+        }
+        listEntryChange(section, made.readAfter(i), made.readBefore(i), changes, kind, key, now, encode, routine);
+      }
+    }
     section.seenSize = made.size;
   } else {
     const keys = Object.keys(entries);
