@@ -56,6 +56,8 @@ export interface MarkTable {
 type Section<T> = Readonly<Record<string, T>>;
 
 const tablesBySection = new WeakMap<object, MarkTable>();
+/** The table and spec behind each read-only view (createRecordView). */
+const viewsBySection = new WeakMap<object, { table: MarkTable; spec: MarkColumnsSpec<never> }>();
 
 /** Slots of keys without an entry are reclaimed once they outnumber the entries by this much. */
 const maxIdleSlots = 4096;
@@ -280,5 +282,45 @@ function createRecordView<T>(table: MarkTable, spec: MarkColumnsSpec<T>): Record
     deleteProperty: readOnly,
   });
   tablesBySection.set(view, table);
+  viewsBySection.set(view, { table, spec: spec as MarkColumnsSpec<never> });
   return view;
+}
+
+/** A columnar section read slot by slot, and the entries a base section holds for its keys (walkMarks). */
+export interface MarkWalk<T> {
+  /** The section's keys in slot order. */
+  keys: readonly string[];
+  /** The entry of keys[i]. */
+  entryAt(i: number): T;
+  /** The base's entry for keys[i]. */
+  baseAt(i: number): T | undefined;
+  /** Whether the section has an entry for `key`. */
+  has(key: string): boolean;
+}
+
+/**
+ * Walks a section made by a MarkTableBuilder without its record view (whose keys, listed by Object.keys, make an
+ * entry each for their descriptor, and are looked up again when read): undefined for a plain record. `base`'s
+ * entries are read by slot when it is a table of the same key index (the last cycle's section), else by key.
+ */
+export function walkMarks<T>(section: Readonly<Record<string, T>>, base: Readonly<Record<string, T>>): MarkWalk<T> | undefined {
+  const view = viewsBySection.get(section);
+  if (view === undefined) return undefined;
+  const { table } = view;
+  const spec = view.spec as unknown as MarkColumnsSpec<T>;
+  const baseView = viewsBySection.get(base);
+  const baseTable = baseView !== undefined && baseView.table.index === table.index ? baseView.table : undefined;
+  const keys: string[] = [];
+  const slots: number[] = [];
+  for (let slot = 0; slot < table.present.length; slot++) {
+    if (table.present[slot] !== 1) continue;
+    keys.push(table.index.keys[slot]!);
+    slots.push(slot);
+  }
+  return {
+    keys,
+    entryAt: (i) => spec.make(table.columns, slots[i]!, table.texts),
+    baseAt: (i) => (baseTable === undefined ? base[keys[i]!] : readMark(baseTable, slots[i]!, spec)),
+    has: (key) => table.present[findMarkSlot(table, key)] === 1,
+  };
 }

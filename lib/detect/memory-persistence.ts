@@ -25,6 +25,7 @@
  */
 import type { CommittedMark, DetectorMemory, Finding, PositionMark } from "./types";
 import { createDetectorMemory, parseDetectorMemory } from "./memory";
+import { walkMarks } from "./mark-columns";
 import { readSectionChanges } from "./section-changes";
 
 /** One entry to write (`value` JSON) or to delete (`value` null). */
@@ -199,11 +200,14 @@ function listSectionChanges<T extends object>(
     }
     section.seenSize = made.size;
   } else {
-    const keys = Object.keys(entries);
+    // A columnar section is read by slot (mark-columns.ts walkMarks), a plain record by key.
+    const walk = walkMarks(entries, section.seen);
+    const keys = walk?.keys ?? Object.keys(entries);
     let kept = 0;
-    for (const key of keys) {
-      const entry = entries[key]!;
-      const before = section.seen[key];
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const entry = walk === undefined ? entries[key]! : walk.entryAt(i);
+      const before = walk === undefined ? section.seen[key] : walk.baseAt(i);
       if (before !== undefined) kept++;
       if (before !== entry) listEntryChange(section, entry, before, changes, kind, key, now, encode, routine);
     }
@@ -211,7 +215,7 @@ function listSectionChanges<T extends object>(
     // still there, and the rows read from the store were checked once).
     if (kept !== section.seenSize || !section.swept) {
       for (const key of section.stored.keys()) {
-        if (entries[key] === undefined) {
+        if (walk === undefined ? entries[key] === undefined : !walk.has(key)) {
           section.stored.delete(key);
           changes.push({ key: kind + key, value: null });
         }

@@ -84,7 +84,7 @@ export function detectPositionMoves(
     const slot = next.slotOf(view.key);
     const had = before.present[slot] === 1;
     if (had) visited++;
-    if (had && isRoutineAdvance(view, columns, slot, freshFlows)) {
+    if (had && isRoutineAdvance(ctx, view, columns, slot, freshFlows)) {
       putRoutineAdvance(next, columns, slot, view);
       continue;
     }
@@ -146,18 +146,21 @@ export function detectPositionMoves(
 }
 
 /**
- * The common case, read from the columns without making the mark: a fresh partition with a committed position in
- * [its mark's committed, highest], the same topic and connector, not gone, nothing set aside at that position —
- * the general path then finds no move and only advances the mark (putRoutineAdvance).
+ * The common case, read from the columns without making the mark: a fresh partition with the same topic and
+ * connector, not gone, nothing set aside at its committed position, which did not go back and is within the
+ * highest position MM2 reached or passed it while the connector is not STOPPED (MM2 copying on: a flush trails
+ * by less than a cycle's progress) — the general path then finds no move (findMove) and only advances the mark
+ * (putRoutineAdvance).
  */
-function isRoutineAdvance(view: FlowPartitionView, columns: CommittedColumns, slot: number, freshFlows: ReadonlySet<unknown>): boolean {
+function isRoutineAdvance(ctx: DetectorContext, view: FlowPartitionView, columns: CommittedColumns, slot: number, freshFlows: ReadonlySet<unknown>): boolean {
   const p = view.partition;
   if (p.committedPosition === null || p.unknown !== null || !freshFlows.has(view.flow) || !Number.isNaN(columns.goneSince[slot]!)) return false;
   const c = Number(p.committedPosition);
   const topicId = columns.topicId[slot] ?? null;
   if (topicId !== null && p.sourceTopicId !== null && topicId !== p.sourceTopicId) return false;
-  if (asConnector(columns.connector[slot]) !== connectorOf(view)) return false;
-  return columns.replacedCommitted[slot] !== c && c >= columns.committed[slot]! && c <= columns.highest[slot]!;
+  if (asConnector(columns.connector[slot]) !== connectorOf(view) || columns.replacedCommitted[slot] === c || c < columns.committed[slot]!) return false;
+  // canJudgeForward's first question: a forward move is judged only while the connector is STOPPED.
+  return c <= columns.highest[slot]! || findConnectorState(ctx.current, p.sourceConnector ?? view.flow.connectors.source) !== ConnectorState.STOPPED;
 }
 
 /** The general path's mark for a routine advance: `highest` raised to where MM2 reached, stored when it changed. */
