@@ -4,7 +4,7 @@
  * as numbers (NaN: absent); the source topic ID and the copying connector as texts. A stored mark whose offsets are
  * not exact as numbers is forgotten: its partition starts a new mark, as the first sight of a partition does.
  */
-import { createMarkTableBuilder, type MarkColumnsSpec, type MarkTable, type MarkTableBuilder, readExactOffset, readMarkTable } from "./mark-columns";
+import { createMarkTableBuilder, type MarkColumnsSpec, type MarkTable, type MarkTableBuilder, readExactOffset, readMarkTable, type Text } from "./mark-columns";
 import type { CommittedMark } from "./types";
 
 /** The columns of a committed mark, in order. */
@@ -38,7 +38,24 @@ const spec: MarkColumnsSpec<CommittedMark> = {
     if (!Number.isNaN(goneSince)) mark.goneSince = goneSince;
     return mark;
   },
+  // memory-persistence.ts isRoutineAdvance on the marks `make` gives (offsets exact: numbers order as their text).
+  isRoutine(before, b, after, a) {
+    const [x, y] = [before.columns, after.columns];
+    const goneBefore = x[CommittedColumn.goneSince]![b]!;
+    const goneAfter = y[CommittedColumn.goneSince]![a]!;
+    if (goneBefore !== goneAfter && !(Number.isNaN(goneBefore) && Number.isNaN(goneAfter))) return false;
+    if ((before.texts[CommittedText.topicId]![b] ?? null) !== (after.texts[CommittedText.topicId]![a] ?? null)) return false;
+    if (asConnector(before.texts[CommittedText.connector]![b]) !== asConnector(after.texts[CommittedText.connector]![a])) return false;
+    const committed = y[CommittedColumn.committed]![a]!;
+    const highest = y[CommittedColumn.highest]![a]!;
+    return committed >= x[CommittedColumn.committed]![b]! && highest >= x[CommittedColumn.highest]![b]! && committed <= highest;
+  },
 };
+
+/** A connector text as a mark holds it (`make`: only a string). */
+export function asConnector(text: Text): string | undefined {
+  return typeof text === "string" ? text : undefined;
+}
 
 /** The columns behind a section of committed marks. */
 export function readCommittedTable(section: Readonly<Record<string, CommittedMark>>): MarkTable {
@@ -76,5 +93,43 @@ export function readCommittedValues(table: MarkTable, slot: number): CommittedVa
     connector: table.texts[CommittedText.connector]![slot] ?? undefined,
     replacedCommitted: table.columns[CommittedColumn.replacedCommitted]![slot]!,
     goneSince: table.columns[CommittedColumn.goneSince]![slot]!,
+  };
+}
+
+/** A routine advance's mark at `slot` from its numbers (not gone): putCommittedMark without a values object. */
+export function putCommittedNumbers(
+  next: MarkTableBuilder<CommittedMark>,
+  slot: number,
+  stored: boolean,
+  committed: number,
+  highest: number,
+  replacedCommitted: number,
+  topicId: string | null,
+  connector: string | undefined,
+): void {
+  next.put(slot, stored, committed, highest, replacedCommitted, Number.NaN);
+  next.putText(slot, CommittedText.topicId, topicId);
+  next.putText(slot, CommittedText.connector, connector);
+}
+
+/** A table of committed marks' columns, by name. */
+export interface CommittedColumns {
+  committed: Float64Array;
+  highest: Float64Array;
+  replacedCommitted: Float64Array;
+  goneSince: Float64Array;
+  topicId: readonly Text[];
+  connector: readonly Text[];
+}
+
+/** The columns of a table of committed marks, by name. */
+export function nameCommittedColumns(table: MarkTable): CommittedColumns {
+  return {
+    committed: table.columns[CommittedColumn.committed]!,
+    highest: table.columns[CommittedColumn.highest]!,
+    replacedCommitted: table.columns[CommittedColumn.replacedCommitted]!,
+    goneSince: table.columns[CommittedColumn.goneSince]!,
+    topicId: table.texts[CommittedText.topicId]!,
+    connector: table.texts[CommittedText.connector]!,
   };
 }

@@ -26,6 +26,11 @@ export interface MarkColumnsSpec<T> {
   read(entry: T): { numbers: readonly number[]; texts?: readonly Text[] } | null;
   /** The entry at `slot`. */
   make(columns: readonly Float64Array[], slot: number, texts: readonly (readonly Text[])[]): T;
+  /**
+   * Whether the entry at `afterSlot` of `after` only advanced from the one at `beforeSlot` of `before` (both present):
+   * the persister's `routine` test of the section (memory-persistence.ts) on the numbers, without making the entries.
+   */
+  isRoutine?(before: MarkTable, beforeSlot: number, after: MarkTable, afterSlot: number): boolean;
 }
 
 /** A value of a text column. */
@@ -51,6 +56,8 @@ export interface MarkTable {
 type Section<T> = Readonly<Record<string, T>>;
 
 const tablesBySection = new WeakMap<object, MarkTable>();
+/** The table and spec behind each read-only view (createRecordView). */
+const viewsBySection = new WeakMap<object, { table: MarkTable; spec: MarkColumnsSpec<never> }>();
 
 /** Slots of keys without an entry are reclaimed once they outnumber the entries by this much. */
 const maxIdleSlots = 4096;
@@ -117,6 +124,8 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
   let capacity = Math.max(16, index.keys.length);
   let table = allocate(index, capacity, spec.width, spec.textWidth ?? 0);
   const touched: string[] = [];
+  // The touched keys' slots in `before`'s index, which the builder appends to until a compaction in finish.
+  const touchedSlots: number[] = [];
   let kept = 0;
   let repeated = false;
   let last = -1;
@@ -145,7 +154,10 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
       if (columns.length > 2) columns[2]![slot] = v2;
       if (columns.length > 3) columns[3]![slot] = v3;
       if (columns.length > 4) columns[4]![slot] = v4;
-      if (stored) touched.push(index.keys[slot]!);
+      if (stored) {
+        touched.push(index.keys[slot]!);
+        touchedSlots.push(slot);
+      }
     },
     putText(slot, column, text) {
       table.texts[column]![slot] = text;
@@ -155,20 +167,27 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
       return slot >= 0 && table.present[slot] === 1;
     },
     finish() {
-      if (index.keys.length - table.size > Math.max(maxIdleSlots, table.size)) [table, index] = compact(table);
-      const section = createRecordView(table, spec);
-      recordSectionChanges(section, {
+      let afterSlots = touchedSlots;
+      if (index.keys.length - table.size > Math.max(maxIdleSlots, table.size)) {
+        [table, index] = compact(table);
+        afterSlots = touched.map((key) => findMarkSlot(table, key));
+      }
+      const after = table;
+      const section = createRecordView(after, spec);
+      const isRoutine = spec.isRoutine;
+      // Entries are made only when the persister asks for them (a slot past a table's end reads as absent).
+      recordSectionChanges<T>(section, {
         baseId: baseMade?.id ?? 0,
         baseNow: baseMade?.now ?? Number.NaN,
         now,
         touched,
-        touchedBefore: touched.map((key) => readMark(before, findMarkSlot(before, key), spec)),
-        touchedAfter: touched.map((key) => readMark(table, findMarkSlot(table, key), spec)!),
-        // The view is read by key, not in put order.
-        keys: [],
-        entries: [],
+        readBefore: (i) => readMark(before, touchedSlots[i]!, spec),
+        readAfter: (i) => readMark(after, afterSlots[i]!, spec)!,
+        ...(isRoutine === undefined
+          ? {}
+          : { isRoutine: (i: number) => before.present[touchedSlots[i]!] === 1 && isRoutine(before, touchedSlots[i]!, after, afterSlots[i]!) }),
         repeated,
-        size: table.size,
+        size: after.size,
         dropped: kept !== before.size,
       });
       return section;
@@ -263,5 +282,45 @@ function createRecordView<T>(table: MarkTable, spec: MarkColumnsSpec<T>): Record
     deleteProperty: readOnly,
   });
   tablesBySection.set(view, table);
+  viewsBySection.set(view, { table, spec: spec as MarkColumnsSpec<never> });
   return view;
+}
+
+/** A columnar section read slot by slot, and the entries a base section holds for its keys (walkMarks). */
+export interface MarkWalk<T> {
+  /** The section's keys in slot order. */
+  keys: readonly string[];
+  /** The entry of keys[i]. */
+  entryAt(i: number): T;
+  /** The base's entry for keys[i]. */
+  baseAt(i: number): T | undefined;
+  /** Whether the section has an entry for `key`. */
+  has(key: string): boolean;
+}
+
+/**
+ * Walks a section made by a MarkTableBuilder without its record view (whose keys, listed by Object.keys, make an
+ * entry each for their descriptor, and are looked up again when read): undefined for a plain record. `base`'s
+ * entries are read by slot when it is a table of the same key index (the last cycle's section), else by key.
+ */
+export function walkMarks<T>(section: Readonly<Record<string, T>>, base: Readonly<Record<string, T>>): MarkWalk<T> | undefined {
+  const view = viewsBySection.get(section);
+  if (view === undefined) return undefined;
+  const { table } = view;
+  const spec = view.spec as unknown as MarkColumnsSpec<T>;
+  const baseView = viewsBySection.get(base);
+  const baseTable = baseView !== undefined && baseView.table.index === table.index ? baseView.table : undefined;
+  const keys: string[] = [];
+  const slots: number[] = [];
+  for (let slot = 0; slot < table.present.length; slot++) {
+    if (table.present[slot] !== 1) continue;
+    keys.push(table.index.keys[slot]!);
+    slots.push(slot);
+  }
+  return {
+    keys,
+    entryAt: (i) => spec.make(table.columns, slots[i]!, table.texts),
+    baseAt: (i) => (baseTable === undefined ? base[keys[i]!] : readMark(baseTable, slots[i]!, spec)),
+    has: (key) => table.present[findMarkSlot(table, key)] === 1,
+  };
 }

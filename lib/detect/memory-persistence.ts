@@ -45,6 +45,7 @@
  */
 import type { CheckpointWatchState } from "./checkpoint-watch";
 import { createDetectorMemory, parseDetectorMemory } from "./memory";
+import { walkMarks } from "./mark-columns";
 import { readSectionChanges } from "./section-changes";
 import { type CheckpointWatch, restateStaleCheckpoint } from "./translation-detectors";
 import { type CommittedMark, type DetectorMemory, type Finding, FindingType, type PositionMark } from "./types";
@@ -263,17 +264,31 @@ function listSectionChanges<T extends object>(
   // cycle (TASK_STALLED's marks also need that cycle's `now`: see putAdvancedMark).
   const fromSeen = made !== undefined && made.baseId !== 0 && made.baseId === section.seenId && made.baseNow === section.seenNow && made.now === now;
   if (fromSeen && section.swept && !made.dropped) {
-    const { touched, touchedBefore, touchedAfter } = made;
-    // The builder kept each touched key's entries (its base is the section seen last cycle), unless a key was put twice.
+    const { touched } = made;
+    // The builder reads each touched key's entries (its base is the section seen last cycle), unless a key was put twice.
     if (made.repeated) for (const key of touched) listEntryChange(section, entries[key]!, section.seen[key], changes, kind, key, now, encode, routine);
-    else for (let i = 0; i < touched.length; i++) listEntryChange(section, touchedAfter[i]!, touchedBefore[i], changes, kind, touched[i]!, now, encode, routine);
+    else {
+      // A routine advance written less than advanceWriteMs ago is skipped before its entries are made (listEntryChange).
+      const isRoutine = routine === undefined ? undefined : made.isRoutine;
+      for (let i = 0; i < touched.length; i++) {
+        const key = touched[i]!;
+        if (isRoutine !== undefined) {
+          const stored = section.stored.get(key);
+          if (stored !== undefined && now - stored.at < advanceWriteMs && isRoutine(i)) continue;
+        }
+        listEntryChange(section, made.readAfter(i), made.readBefore(i), changes, kind, key, now, encode, routine);
+      }
+    }
     section.seenSize = made.size;
   } else {
-    const keys = Object.keys(entries);
+    // A columnar section is read by slot (mark-columns.ts walkMarks), a plain record by key.
+    const walk = walkMarks(entries, section.seen);
+    const keys = walk?.keys ?? Object.keys(entries);
     let kept = 0;
-    for (const key of keys) {
-      const entry = entries[key]!;
-      const before = section.seen[key];
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const entry = walk === undefined ? entries[key]! : walk.entryAt(i);
+      const before = walk === undefined ? section.seen[key] : walk.baseAt(i);
       if (before !== undefined) kept++;
       if (before !== entry) listEntryChange(section, entry, before, changes, kind, key, now, encode, routine);
     }
@@ -281,7 +296,7 @@ function listSectionChanges<T extends object>(
     // still there, and the rows read from the store were checked once).
     if (kept !== section.seenSize || !section.swept) {
       for (const key of section.stored.keys()) {
-        if (entries[key] === undefined) {
+        if (walk === undefined ? entries[key] === undefined : !walk.has(key)) {
           section.stored.delete(key);
           changes.push({ key: kind + key, value: null });
         }

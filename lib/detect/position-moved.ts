@@ -14,7 +14,17 @@ import {
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
-import { createCommittedMarksBuilder, type CommittedValues, putCommittedMark, readCommittedTable, readCommittedValues } from "./committed-marks";
+import {
+  asConnector,
+  type CommittedColumns,
+  createCommittedMarksBuilder,
+  type CommittedValues,
+  nameCommittedColumns,
+  putCommittedMark,
+  putCommittedNumbers,
+  readCommittedTable,
+  readCommittedValues,
+} from "./committed-marks";
 import type { MarkTable, MarkTableBuilder } from "./mark-columns";
 import { isCopierChangeSkip } from "./copier-changed";
 import { findTruncation } from "./truncation-index";
@@ -68,11 +78,16 @@ export function detectPositionMoves(
   // (listFreshFlowPartitions order); the marks of partitions that left every flow are kept after it (keepGoneMarks).
   // Marks are columns (committed-marks.ts): offsets as numbers, exact below 2^53 (flow-columns.ts checks them).
   let visited = 0;
+  const columns = nameCommittedColumns(before);
   for (const view of listFlowPartitions(ctx.current)) {
     const { committedPosition: committed, mm2Position, sourceTopicId } = view.partition;
     const slot = next.slotOf(view.key);
     const had = before.present[slot] === 1;
     if (had) visited++;
+    if (had && isRoutineAdvance(ctx, view, columns, slot, freshFlows)) {
+      putRoutineAdvance(next, columns, slot, view);
+      continue;
+    }
     const old = had ? readCommittedValues(before, slot) : undefined;
     // Back in a flow: no longer gone (its mark is put without goneSince, a change the persister writes).
     const gone = old !== undefined && !Number.isNaN(old.goneSince);
@@ -82,7 +97,7 @@ export function detectPositionMoves(
       continue;
     }
     const c = Number(committed);
-    const connector = view.flow.connectors.sources.length > 1 ? (view.partition.sourceConnector ?? undefined) : undefined;
+    const connector = connectorOf(view);
     const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
     if (old !== undefined && !sameTopic) {
       // The topic was deleted and recreated (TOPIC_RESET): MM2 starts the new topic at its earliest offset, and
@@ -128,6 +143,40 @@ export function detectPositionMoves(
   keepGoneMarks(before, next, visited, ctx.now);
   candidates.push(...findSkipsInSyncs(ctx).map(([view, move]) => createMoveCandidate(view, move, "offset-sync-gap")));
   return { candidates, marks: next.finish() };
+}
+
+/**
+ * The common case, read from the columns without making the mark: a fresh partition with the same topic and
+ * connector, not gone, nothing set aside at its committed position, which did not go back and is within the
+ * highest position MM2 reached or passed it while the connector is not STOPPED (MM2 copying on: a flush trails
+ * by less than a cycle's progress) — the general path then finds no move (findMove) and only advances the mark
+ * (putRoutineAdvance).
+ */
+function isRoutineAdvance(ctx: DetectorContext, view: FlowPartitionView, columns: CommittedColumns, slot: number, freshFlows: ReadonlySet<unknown>): boolean {
+  const p = view.partition;
+  if (p.committedPosition === null || p.unknown !== null || !freshFlows.has(view.flow) || !Number.isNaN(columns.goneSince[slot]!)) return false;
+  const c = Number(p.committedPosition);
+  const topicId = columns.topicId[slot] ?? null;
+  if (topicId !== null && p.sourceTopicId !== null && topicId !== p.sourceTopicId) return false;
+  if (asConnector(columns.connector[slot]) !== connectorOf(view) || columns.replacedCommitted[slot] === c || c < columns.committed[slot]!) return false;
+  // canJudgeForward's first question: a forward move is judged only while the connector is STOPPED.
+  return c <= columns.highest[slot]! || findConnectorState(ctx.current, p.sourceConnector ?? view.flow.connectors.source) !== ConnectorState.STOPPED;
+}
+
+/** The general path's mark for a routine advance: `highest` raised to where MM2 reached, stored when it changed. */
+function putRoutineAdvance(next: MarkTableBuilder<CommittedMark>, columns: CommittedColumns, slot: number, view: FlowPartitionView): void {
+  const { committedPosition, mm2Position, sourceTopicId } = view.partition;
+  const c = Number(committedPosition);
+  const highest = Math.max(columns.highest[slot]!, Number(mm2Position ?? committedPosition), c);
+  const topicId = columns.topicId[slot] ?? null;
+  const same = topicId === sourceTopicId && columns.committed[slot] === c && columns.highest[slot] === highest;
+  if (same) putCommittedNumbers(next, slot, false, c, highest, columns.replacedCommitted[slot]!, topicId, connectorOf(view));
+  else putCommittedNumbers(next, slot, true, c, highest, Number.NaN, sourceTopicId, connectorOf(view));
+}
+
+/** The connector a mark names: the partition's copier where a flow is split over several, else none. */
+function connectorOf(view: FlowPartitionView): string | undefined {
+  return view.flow.connectors.sources.length > 1 ? (view.partition.sourceConnector ?? undefined) : undefined;
 }
 
 /** A new mark: nothing set aside, not gone. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createCommittedMarksBuilder, putCommittedMark, readCommittedTable, readCommittedValues } from "@/lib/detect/committed-marks";
-import { findMarkSlot } from "@/lib/detect/mark-columns";
+import { findMarkSlot, walkMarks } from "@/lib/detect/mark-columns";
+import { readSectionChanges } from "@/lib/detect/section-changes";
 import type { CommittedMark } from "@/lib/detect/types";
 import { T0 } from "./fixtures";
 
@@ -24,5 +25,50 @@ describe("MM2_POSITION_MOVED's marks as columns", () => {
     const table = readCommittedTable({ "f|a|0": { committed: "9007199254740993", highest: "1", topicId: null }, "f|a|1": { committed: "1", highest: "2", topicId: null } });
     expect(findMarkSlot(table, "f|a|0")).toBe(-1);
     expect(readCommittedValues(table, findMarkSlot(table, "f|a|1"))).toMatchObject({ committed: 1, highest: 2, topicId: null });
+  });
+
+  it("tells a routine advance from the numbers as the persister tells it from the marks", () => {
+    const base: Record<string, CommittedMark> = {
+      "f|a|0": { committed: "100", highest: "120", topicId: "id-1" },
+      "f|a|1": { committed: "100", highest: "120", topicId: "id-1" },
+      "f|a|2": { committed: "100", highest: "120", topicId: "id-1" },
+      "f|a|3": { committed: "100", highest: "120", topicId: "id-1", connector: "mm2-a" },
+      "f|a|4": { committed: "100", highest: "120", topicId: "id-1", goneSince: T0 },
+      "f|a|5": { committed: "100", highest: "120", topicId: null },
+    };
+    const first = createCommittedMarksBuilder(base, T0);
+    const table = readCommittedTable(base);
+    for (const key of Object.keys(base)) putCommittedMark(first, first.slotOf(key), false, readCommittedValues(table, findMarkSlot(table, key)));
+    const before = first.finish();
+    const next = createCommittedMarksBuilder(before, T0 + 5000);
+    const put = (key: string, committed: number, highest: number, topicId: string | null, connector?: string, goneSince = Number.NaN) =>
+      putCommittedMark(next, next.slotOf(key), true, { committed, highest, topicId, connector, replacedCommitted: Number.NaN, goneSince });
+    put("f|a|0", 130, 140, "id-1"); // advanced: routine
+    put("f|a|1", 90, 140, "id-1"); // committed went down
+    put("f|a|2", 150, 140, "id-1"); // a pending forward move (committed > highest)
+    put("f|a|3", 130, 140, "id-1"); // connector changed
+    put("f|a|4", 130, 140, "id-1"); // no longer gone
+    put("f|a|5", 130, 140, "id-2"); // topic ID learned
+    const made = readSectionChanges(next.finish())!;
+    expect(made.touched.map((_, i) => made.isRoutine!(i))).toEqual([true, false, false, false, false, false]);
+    expect(made.readBefore(1)).toEqual(base["f|a|1"]);
+    expect(made.readAfter(1)).toEqual({ committed: "90", highest: "140", topicId: "id-1" });
+  });
+
+  it("walks a columnar section by slot with the base's entries, as its record view reads them", () => {
+    const first = createCommittedMarksBuilder({}, T0);
+    putCommittedMark(first, first.slotOf("f|a|0"), true, { committed: 1, highest: 2, topicId: null, connector: undefined, replacedCommitted: Number.NaN, goneSince: Number.NaN });
+    putCommittedMark(first, first.slotOf("f|a|1"), true, { committed: 3, highest: 4, topicId: "x", connector: "c", replacedCommitted: 2, goneSince: Number.NaN });
+    const before = first.finish();
+    const next = createCommittedMarksBuilder(before, T0 + 5000);
+    putCommittedMark(next, next.slotOf("f|a|1"), true, { committed: 5, highest: 6, topicId: "x", connector: "c", replacedCommitted: Number.NaN, goneSince: Number.NaN });
+    putCommittedMark(next, next.slotOf("f|b|0"), true, { committed: 7, highest: 8, topicId: null, connector: undefined, replacedCommitted: Number.NaN, goneSince: Number.NaN });
+    const after = next.finish();
+    const walk = walkMarks(after, before)!;
+    expect(walk.keys).toEqual(Object.keys(after));
+    expect(walk.keys.map((_, i) => walk.entryAt(i))).toEqual(walk.keys.map((key) => after[key]));
+    expect(walk.keys.map((_, i) => walk.baseAt(i))).toEqual(walk.keys.map((key) => before[key]));
+    expect([walk.has("f|a|0"), walk.has("f|a|1"), walk.has("f|b|0")]).toEqual([false, true, true]);
+    expect(walkMarks({ "f|a|0": after["f|a|1"]! }, before)).toBeUndefined();
   });
 });

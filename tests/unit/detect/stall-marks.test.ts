@@ -52,8 +52,8 @@ describe("TASK_STALLED's marks as columns", () => {
     const made = readSectionChanges(after)!;
     expect(made.baseId).toBe(readSectionChanges(before)!.id);
     expect(made.touched).toEqual(["f|a|0"]);
-    expect(made.touchedBefore).toEqual([mark("10", T0, "20")]);
-    expect(made.touchedAfter).toEqual([mark("10", T0, "20", 0, T0 + 5000)]);
+    expect(made.readBefore(0)).toEqual(mark("10", T0, "20"));
+    expect(made.readAfter(0)).toEqual(mark("10", T0, "20", 0, T0 + 5000));
     expect([made.size, made.dropped, made.repeated]).toEqual([2, true, false]);
   });
 
