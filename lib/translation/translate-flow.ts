@@ -18,7 +18,7 @@
  *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
  */
 import { readPartitionSettings } from "@/lib/collector/partition-settings";
-import type { CheckpointPoint, ClusterSnapshot, ConsumerGroupState, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
+import type { CheckpointPoint, ClusterSnapshot, ConsumerGroupState, Flow, FlowPartition, GroupOffset, Snapshot } from "@/lib/collector/types";
 import { compileGroupFilter, type SyncPoint, translateFromSync } from "@/lib/mm2";
 import { CheckpointIndex } from "./checkpoint-index";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
@@ -75,7 +75,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const groups: GroupTranslation[] = [];
   const excludedGroups: string[] = [];
   const uncheckpointedGroups: UncheckpointedGroup[] = [];
-  for (const g of [...input.sourceGroups].sort((a, b) => a.groupId.localeCompare(b.groupId))) {
+  for (const g of state.sortGroups(input.sourceGroups)) {
     if (!isCheckpointedGroupType(g.groupType)) {
       const rows = listUncheckpointedPartitions(g, (topic, partition) => partitions.byIndex[state.placer.index.indexOf(topic, partition)]);
       if (!rows.some((r) => partitions.topics.has(r.topic))) continue;
@@ -83,7 +83,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       uncheckpointedGroups.push({ group: g.groupId, groupType: g.groupType, state: g.state, members: g.members, unknown, note: explainUncheckpointedGroup(g.groupType), partitions: rows });
       continue;
     }
-    const offsets = g.offsets.filter((o) => o.offset >= 0n);
+    const offsets = listCommittedOffsets(g.offsets);
     if (!offsets.some((o) => partitions.topics.has(o.topic))) continue;
     if (!filter.matches(g.groupId)) {
       excludedGroups.push(g.groupId);
@@ -137,6 +137,12 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     uncheckpointedGroups,
     totals: { ...addTotals(groups.map((g) => g.totals)), groups: groups.length },
   };
+}
+
+/** The offsets at or above 0 (a group's own array when all are: no copy per group and cycle). */
+function listCommittedOffsets(offsets: readonly GroupOffset[]): readonly GroupOffset[] {
+  for (let i = 0; i < offsets.length; i++) if (offsets[i]!.offset < 0n) return offsets.filter((x) => x.offset >= 0n);
+  return offsets;
 }
 
 /** Totals of no row, to add rows to. */
