@@ -172,14 +172,16 @@ function isWithinLimit(value: number): boolean {
  * Sets row `r` from numbers when it is the usual row — MM2's store is read to its end and holds a sync at or below the
  * committed offset — and every value stays within ±2^52; false (nothing set) otherwise: translate-flow.ts makes the
  * row with bigints. Throws when an offset is beyond 2^53 (toSafeOffset). The rules are translate-flow.ts's
- * translatePartition, translateFromSync (lib/mm2) and mapIdealOffset (sync-model.ts), on numbers. `read`: the group's
- * committed offset as read; `groupReadAt`: when it was read (null: unknown).
+ * translatePartition, translateFromSync (lib/mm2) and mapIdealOffset (sync-model.ts), on numbers. `logEnd`: the
+ * partition's source log end from the flow's columns (NaN: unknown); `read`: the group's committed offset as read;
+ * `groupReadAt`: when it was read (null: unknown).
  */
 export function setNumericRow(
   rows: TranslationRows,
   r: number,
   numbers: SyncNumbers,
   fp: FlowPartition,
+  logEnd: number,
   read: bigint,
   cp: CheckpointPoint | undefined,
   groupReadAt: number | null,
@@ -194,7 +196,6 @@ export function setNumericRow(
   // A checkpoint written after the group was read may be for a later commit (translatePartition).
   const newer = cp !== undefined && checkpointUpstream > committedRead && groupReadAt !== null && cp.at > groupReadAt;
   const committed = newer ? checkpointUpstream : committedRead;
-  const logEnd = fp.sourceLogEnd === null ? Number.NaN : toSafeOffset(fp.sourceLogEnd, source, "source log end offset");
   // OffsetSyncStore.lookupLatestSync: the first slot at or before the offset, else the oldest (too old when above it).
   let k = 0;
   while (k < last && slotUpstream[k]! > committed) k++;

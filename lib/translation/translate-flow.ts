@@ -17,6 +17,7 @@
  *    ideal − what a failover with MM2's offsets gives now (`failoverReread`: checkpoint, else model).
  *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
  */
+import { readFlowColumns } from "@/lib/collector/flow-columns";
 import { readPartitionSettings } from "@/lib/collector/partition-settings";
 import type { CheckpointPoint, ClusterSnapshot, ConsumerGroupState, Flow, FlowPartition, GroupOffset, Snapshot } from "@/lib/collector/types";
 import { compileGroupFilter, type SyncPoint, translateFromSync } from "@/lib/mm2";
@@ -67,6 +68,9 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const state = cache.lookupFlow(flow.id, () => new FlowRowsState(flow.id));
   state.beginCycle();
   const partitions = state.placer.place(flow.partitions);
+  // The source log ends as numbers, checked below 2^53 once per partition where the collector made the columns.
+  const columns = readFlowColumns(flow.id, flow.partitions);
+  const logEnds = state.placer.readColumn(columns.slotAt, columns.sourceLogEnd);
   const checkpoints = (input.checkpointIndex ?? state.checkpointIndex).update(flow.checkpoints);
   let capacity = 0;
   for (const g of input.sourceGroups) capacity += g.offsets.length;
@@ -101,7 +105,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       const r = next++;
       const enabled = fp !== undefined && syncsLoaded && readPartitionSettings(flow, fp).offsetSyncsEnabled;
       const numbers = enabled ? state.readNumbers(index, fp, cache, input.syncHistory) : null;
-      if (numbers !== null && setNumericRow(rows, r, numbers, fp!, o.offset, cp, g.dataAt)) continue;
+      if (numbers !== null && setNumericRow(rows, r, numbers, fp!, logEnds[index]!, o.offset, cp, g.dataAt)) continue;
       const indexed = fp === undefined ? undefined : { fp, key: state.placer.index.keyAt(index), history: state.readHistory(index, input.syncHistory) };
       rows.setObject(r, translatePartition(ctx, o.topic, o.partition, o.offset, indexed, cp));
     }
