@@ -6,7 +6,7 @@ import { defaultThresholds } from "@/lib/config/thresholds";
 import { type Evidence, type Finding, FindingType, type SeverityName } from "./types";
 import type { CheckpointTiming } from "@/lib/mm2";
 import {
-  type FlowTranslation, type GroupTranslation, isSkipping, listSkippingRows, type PartitionTranslation, readGroupRows,
+  type FlowTranslation, type GroupTranslation, isSkipping, type PartitionTranslation, readGroupRows,
   readOwedDownstream,
 } from "@/lib/translation";
 
@@ -71,11 +71,13 @@ export function detectTranslationErrors(
   thresholds: TranslationThresholds = defaultTranslationThresholds,
   awaitingRewound: AwaitingRewoundCheckpoint = () => false,
 ): Finding[] {
-  return ft.groups.flatMap((g) => {
-    if (g.unknown !== null) return [];
-    const skipping = listSkippingRows(g).filter((p) => !(isSkippingByCheckpointOnly(p) && awaitingRewound(g, p)));
+  const findings: Finding[] = [];
+  const replayThreshold = BigInt(thresholds.replayRecords);
+  for (const g of ft.groups) {
+    if (g.unknown !== null) continue;
+    const skipping = listAlertingSkips(g, awaitingRewound);
     const replay = g.totals.failoverReplayRecords;
-    if (skipping.length === 0 && replay <= BigInt(thresholds.replayRecords)) return [];
+    if (skipping.length === 0 && replay <= replayThreshold) continue;
     const severity: SeverityName = skipping.length > 0 ? "critical" : "warning";
     const summary =
       skipping.length > 0
@@ -89,8 +91,27 @@ export function detectTranslationErrors(
       thresholdRecords: String(thresholds.replayRecords),
       partitions: g.totals.partitions,
     };
-    return [{ key: `TRANSLATION_ERROR|${ft.flow}|${g.group}`, type: FindingType.TRANSLATION_ERROR, severity, flow: ft.flow, cluster: ft.source, group: g.group, summary, evidence, observedAt: now }];
-  });
+    findings.push({ key: `TRANSLATION_ERROR|${ft.flow}|${g.group}`, type: FindingType.TRANSLATION_ERROR, severity, flow: ft.flow, cluster: ft.source, group: g.group, summary, evidence, observedAt: now });
+  }
+  return findings;
+}
+
+const noRows: readonly PartitionTranslation[] = Object.freeze([]);
+
+/**
+ * The group's skipping rows in order (listSkippingRows), less those skipping only by a checkpoint MM2 still has time
+ * to rewind (`awaitingRewound`); read from the columns, a row made only where one skips (no array per group).
+ */
+function listAlertingSkips(g: GroupTranslation, awaitingRewound: AwaitingRewoundCheckpoint): readonly PartitionTranslation[] {
+  const rows = readGroupRows(g);
+  let skipping: PartitionTranslation[] | null = null;
+  for (let i = 0; i < rows.length; i++) {
+    if (!rows.isSkipping(i)) continue;
+    const p = rows.row(i);
+    if (isSkippingByCheckpointOnly(p) && awaitingRewound(g, p)) continue;
+    (skipping ??= []).push(p);
+  }
+  return skipping ?? noRows;
 }
 
 /** Per `flow|group|topic|partition`: since when MM2 owes a newer checkpoint than the one it has. */

@@ -86,4 +86,14 @@ export class FlowPartitionPlacer {
     }
     return { byIndex, topics: this.topicSet };
   }
+
+  /**
+   * One of the flow's columns (lib/collector/flow-columns.ts: by its slot, `slotAt` per position) by dense index, for
+   * the partitions of the last `place`: a later duplicate wins, as the columns' value is the last one's.
+   */
+  readColumn(slotAt: Int32Array, column: Float64Array): Float64Array {
+    const byIndex = new Float64Array(this.index.size).fill(Number.NaN);
+    for (let i = 0; i < this.indexes.length; i++) byIndex[this.indexes[i]!] = column[slotAt[i]!]!;
+    return byIndex;
+  }
 }

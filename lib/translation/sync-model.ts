@@ -72,6 +72,8 @@ export interface SyncModel {
 interface CacheEntry extends SyncModel {
   consumed: number;
   last: SyncPoint | null;
+  /** The history array of the entry's last lookup (keep: the same array, neither grown nor trimmed, needs none). */
+  history: readonly SyncPoint[];
   epoch: SyncPoint[];
   /** The cycle (SyncModelCache.endCycle count) of the entry's last lookup. */
   usedInCycle: number;
@@ -122,6 +124,7 @@ export class SyncModelCache {
         store: replaySyncHistory(tp, history, this.options),
         consumed: history.length,
         last: history.at(-1) ?? null,
+        history,
         epoch: selectLatestEpoch(history),
         translations: { sync: null, at: null, past: null },
         usedInCycle: this.cycle,
@@ -143,8 +146,23 @@ export class SyncModelCache {
     }
     entry.consumed = history.length;
     entry.last = history.at(-1) ?? null;
+    entry.history = history;
     entry.usedInCycle = this.cycle;
     return entry;
+  }
+
+  /**
+   * Whether `model` (from this cache's lookup of a key) still stands for that key's `history`: the same array as at
+   * its last lookup, ending with the same sync at the same length (nothing appended, nothing trimmed). Marks it used
+   * this cycle, as a lookup would; false when it must be looked up (it took syncs since, or endCycle dropped it).
+   * Most partitions take no sync in a cycle: this skips the store and the numbers for them (100,000 a cycle).
+   */
+  keep(model: SyncModel, history: readonly SyncPoint[]): boolean {
+    const entry = model as CacheEntry;
+    const length = history.length;
+    if (entry.dropped === true || entry.history !== history || entry.consumed !== length || (length > 0 && history[length - 1] !== entry.last)) return false;
+    entry.usedInCycle = this.cycle;
+    return true;
   }
 
   /**
@@ -152,11 +170,12 @@ export class SyncModelCache {
    * disappeared). Marking on lookup costs nothing per partition, where a set of every partition's key did.
    */
   endCycle(): void {
-    for (const [key, entry] of this.entries) {
-      if (this.cycle - entry.usedInCycle < unusedCyclesKept) continue;
+    // forEach: an iterator makes a [key, entry] array per entry (100,000 a cycle at 100,000 partitions).
+    this.entries.forEach((entry, key) => {
+      if (this.cycle - entry.usedInCycle < unusedCyclesKept) return;
       entry.dropped = true;
       this.entries.delete(key);
-    }
+    });
     for (const [id, held] of this.flows) if (this.cycle - held.usedInCycle >= unusedCyclesKept) this.flows.delete(id);
     this.cycle++;
   }

@@ -17,8 +17,9 @@
  *    ideal − what a failover with MM2's offsets gives now (`failoverReread`: checkpoint, else model).
  *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
  */
+import { readFlowColumns } from "@/lib/collector/flow-columns";
 import { readPartitionSettings } from "@/lib/collector/partition-settings";
-import type { CheckpointPoint, ClusterSnapshot, ConsumerGroupState, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
+import type { CheckpointPoint, ClusterSnapshot, ConsumerGroupState, Flow, FlowPartition, GroupOffset, Snapshot } from "@/lib/collector/types";
 import { compileGroupFilter, type SyncPoint, translateFromSync } from "@/lib/mm2";
 import { CheckpointIndex } from "./checkpoint-index";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
@@ -67,6 +68,9 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const state = cache.lookupFlow(flow.id, () => new FlowRowsState(flow.id));
   state.beginCycle();
   const partitions = state.placer.place(flow.partitions);
+  // The source log ends as numbers, checked below 2^53 once per partition where the collector made the columns.
+  const columns = readFlowColumns(flow.id, flow.partitions);
+  const logEnds = state.placer.readColumn(columns.slotAt, columns.sourceLogEnd);
   const checkpoints = (input.checkpointIndex ?? state.checkpointIndex).update(flow.checkpoints);
   let capacity = 0;
   for (const g of input.sourceGroups) capacity += g.offsets.length;
@@ -75,7 +79,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const groups: GroupTranslation[] = [];
   const excludedGroups: string[] = [];
   const uncheckpointedGroups: UncheckpointedGroup[] = [];
-  for (const g of [...input.sourceGroups].sort((a, b) => a.groupId.localeCompare(b.groupId))) {
+  for (const g of state.sortGroups(input.sourceGroups)) {
     if (!isCheckpointedGroupType(g.groupType)) {
       const rows = listUncheckpointedPartitions(g, (topic, partition) => partitions.byIndex[state.placer.index.indexOf(topic, partition)]);
       if (!rows.some((r) => partitions.topics.has(r.topic))) continue;
@@ -83,7 +87,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       uncheckpointedGroups.push({ group: g.groupId, groupType: g.groupType, state: g.state, members: g.members, unknown, note: explainUncheckpointedGroup(g.groupType), partitions: rows });
       continue;
     }
-    const offsets = g.offsets.filter((o) => o.offset >= 0n);
+    const offsets = listCommittedOffsets(g.offsets);
     if (!offsets.some((o) => partitions.topics.has(o.topic))) continue;
     if (!filter.matches(g.groupId)) {
       excludedGroups.push(g.groupId);
@@ -101,7 +105,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       const r = next++;
       const enabled = fp !== undefined && syncsLoaded && readPartitionSettings(flow, fp).offsetSyncsEnabled;
       const numbers = enabled ? state.readNumbers(index, fp, cache, input.syncHistory) : null;
-      if (numbers !== null && setNumericRow(rows, r, numbers, fp!, o.offset, cp, g.dataAt)) continue;
+      if (numbers !== null && setNumericRow(rows, r, numbers, fp!, logEnds[index]!, o.offset, cp, g.dataAt)) continue;
       const indexed = fp === undefined ? undefined : { fp, key: state.placer.index.keyAt(index), history: state.readHistory(index, input.syncHistory) };
       rows.setObject(r, translatePartition(ctx, o.topic, o.partition, o.offset, indexed, cp));
     }
@@ -137,6 +141,12 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     uncheckpointedGroups,
     totals: { ...addTotals(groups.map((g) => g.totals)), groups: groups.length },
   };
+}
+
+/** The offsets at or above 0 (a group's own array when all are: no copy per group and cycle). */
+function listCommittedOffsets(offsets: readonly GroupOffset[]): readonly GroupOffset[] {
+  for (let i = 0; i < offsets.length; i++) if (offsets[i]!.offset < 0n) return offsets.filter((x) => x.offset >= 0n);
+  return offsets;
 }
 
 /** Totals of no row, to add rows to. */

@@ -161,9 +161,9 @@ export class TranslationRows {
 
   /** Adds the rows [start, end) to `totals` (sumTotals' sums; bigints only for the sums). */
   addTotals(start: number, end: number, totals: TranslationTotals): void {
-    let reread = 0;
-    let failover = 0;
-    let lag = 0;
+    const reread = new ExactSum();
+    const failover = new ExactSum();
+    const lag = new ExactSum();
     for (let r = start; r < end; r++) {
       if (this.isObject[r] === 1) {
         addObjectRow(this.objects.get(r)!, totals);
@@ -179,17 +179,17 @@ export class TranslationRows {
       }
       // NaN (log end unknown) compares false.
       const groupLag = this.logEnd[r]! - this.committed[r]!;
-      if (groupLag > 0) ({ sum: lag, big: totals.groupLag } = addSafely(lag, groupLag, totals.groupLag));
+      if (groupLag > 0) lag.add(groupLag);
       if (this.ideal[r] === IdealCode.UNKNOWN_BEFORE_FIRST_SYNC) continue;
       const records = this.high[r]! - this.translated[r]!;
-      if (records > 0) ({ sum: reread, big: totals.rereadRecords } = addSafely(reread, records, totals.rereadRecords));
+      if (records > 0) reread.add(records);
       const from = cp !== undefined ? this.checkpointDownstream[r]! : this.translated[r]!;
       const replay = this.high[r]! - from;
-      if (replay > 0) ({ sum: failover, big: totals.failoverReplayRecords } = addSafely(failover, replay, totals.failoverReplayRecords));
+      if (replay > 0) failover.add(replay);
     }
-    totals.rereadRecords += BigInt(reread);
-    totals.failoverReplayRecords += BigInt(failover);
-    totals.groupLag += BigInt(lag);
+    totals.rereadRecords += reread.total();
+    totals.failoverReplayRecords += failover.total();
+    totals.groupLag += lag.total();
     totals.untranslatable = totals.partitions - totals.translated;
   }
 
@@ -245,13 +245,27 @@ function shareTranslation(sync: SyncPoint, at: boolean, downstream: bigint): Mod
 }
 
 /**
- * `sum + value` while it stays exact (below 2^53), else `sum` moved into the bigint `big` and `value` the new sum. A
- * numeric row's values are below 2^52 (translate-flow.ts), so each difference of two is exact.
+ * A sum of numbers kept exact: added as a number while it stays below 2^53, moved into a bigint when it would not. A
+ * numeric row's values are below 2^52 (translate-flow.ts), so each difference of two is exact. One per sum and group,
+ * not an object per row.
  */
-function addSafely(sum: number, value: number, big: bigint): { sum: number; big: bigint } {
-  const next = sum + value;
-  if (Number.isSafeInteger(next)) return { sum: next, big };
-  return { sum: value, big: big + BigInt(sum) };
+class ExactSum {
+  private sum = 0;
+  private big = 0n;
+
+  add(value: number): void {
+    const next = this.sum + value;
+    if (Number.isSafeInteger(next)) {
+      this.sum = next;
+      return;
+    }
+    this.big += BigInt(this.sum);
+    this.sum = value;
+  }
+
+  total(): bigint {
+    return this.big + BigInt(this.sum);
+  }
 }
 
 /** One group partition's translation as the store keeps it (lib/store's TranslationSample is this type). */

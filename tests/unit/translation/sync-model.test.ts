@@ -58,6 +58,36 @@ describe("SyncModelCache", () => {
     expect(cache.lookup("k", tp, unrelated).store).not.toBe(first);
   });
 
+  it("keeps a model whose history did not change, and refuses one whose array took a sync or was trimmed in place", () => {
+    const history = steadySyncs(10, 1000);
+    const cache = new SyncModelCache();
+    const model = cache.lookup("k", tp, history);
+    expect(cache.keep(model, history)).toBe(true);
+    // The same contents in another array: looked up again (the collector replaced its array).
+    expect(cache.keep(model, history.slice())).toBe(false);
+    // One sync in, one out at the front: the same array at the same length, and not the same history.
+    history.push(...syncs([1010, 1010]));
+    history.shift();
+    expect(cache.keep(model, history)).toBe(false);
+    expect(cache.lookup("k", tp, history, model)).toBe(model);
+    expect(cache.keep(model, history)).toBe(true);
+    history.push(...syncs([1020, 1020]));
+    expect(cache.keep(model, history)).toBe(false);
+  });
+
+  it("a kept model counts as used: endCycle drops it only after 60 cycles without a lookup or a keep", () => {
+    const history = steadySyncs(10, 100);
+    const cache = new SyncModelCache();
+    const model = cache.lookup("k", tp, history);
+    for (let cycle = 1; cycle <= 100; cycle++) {
+      cache.endCycle();
+      expect(cache.keep(model, history)).toBe(true);
+    }
+    for (let cycle = 1; cycle <= 61; cycle++) cache.endCycle();
+    expect(cache.keep(model, history)).toBe(false);
+    expect(cache.lookup("k", tp, history, model)).not.toBe(model);
+  });
+
   it("keeps a model looked up within 60 cycles and drops one unused for 60 whole cycles", () => {
     const history = steadySyncs(10, 100);
     const cache = new SyncModelCache();

@@ -167,6 +167,36 @@ describe("dense partition indexes, stable across cycles", () => {
     expect(index.size).toBe(1);
   });
 
+  it("cycle after cycle with one cache, rows follow a history that grows in place, is trimmed in place or is replaced", () => {
+    const cache = new SyncModelCache();
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]) });
+    const flow = makeFlow({ partitions: [0, 1].map((partition) => makeFlowPartition({ partition })) });
+    const group = makeGroup("app", { "orders/0": 250n, "orders/1": 70n }, { groupId: "app" });
+    const others = [makeGroup("zeta", { "orders/0": 10n }), makeGroup("beta", { "orders/1": 55n })];
+    const steps: ((list: SyncPoint[][]) => void)[] = [
+      () => undefined,
+      ([p0]) => void p0!.push(...syncs([200, 200])),
+      ([p0]) => void (p0!.push(...syncs([240, 240])), p0!.shift()),
+      ([, p1]) => void history.set([...history.keys()][1]!, [...p1!, ...syncs([60, 70])]),
+      () => undefined,
+    ];
+    // What a cache answers when every cycle's arrays are new (a lookup each time; after a trim it keeps the syncs the
+    // store already held, as MM2's store does).
+    const looked = new SyncModelCache();
+    for (const step of steps) {
+      step([...history.values()]);
+      const groups = [group, ...others];
+      const cached = translateFlow({ flow, sourceGroups: groups, syncHistory: history, now: T0, cache });
+      const copies = new Map([...history].map(([key, list]) => [key, list.slice()]));
+      const expected = translateFlow({ flow, sourceGroups: groups, syncHistory: copies, now: T0, cache: looked });
+      expect(cached.groups.map((g) => g.group)).toEqual(["app", "beta", "zeta"]);
+      for (const g of ["app", "beta", "zeta"]) expect(rowsOf(cached, g)).toEqual(rowsOf(expected, g));
+    }
+    const [p0, p1] = rowsOf(translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0, cache }));
+    expect(p0!.translation).toMatchObject({ kind: "translated", syncUpstream: 240n, downstream: 241n });
+    expect(p1!.translation).toMatchObject({ kind: "translated", syncUpstream: 60n, downstream: 71n });
+  });
+
   it("a flow translated again with the same cache keeps its partitions' rows right when a partition is added", () => {
     const cache = new SyncModelCache();
     const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]) });
