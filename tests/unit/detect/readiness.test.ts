@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { makeHealthySnapshot, readinessConnectors } from "./readiness-fixtures";
 import type { Snapshot } from "@/lib/collector/types";
 import { defaultThresholds } from "@/lib/config/thresholds";
 import { assessFlowReadiness } from "@/lib/detect/readiness/verdict";
@@ -9,9 +10,7 @@ import {
   makeCluster,
   makeConnect,
   makeConnector,
-  makeFlow,
   makeFlowPartition,
-  makeSnapshot,
   makeTask,
   makeTopic,
   makeTopicConfigs,
@@ -56,22 +55,6 @@ function translationOf(groups: GroupTranslation[], over: Partial<FlowTranslation
   };
 }
 
-const connectors = [
-  makeConnector(),
-  makeConnector({ name: "mm2-checkpoint", connectorClass: "org.apache.kafka.connect.mirror.MirrorCheckpointConnector" }),
-  makeConnector({ name: "mm2-heartbeat", connectorClass: "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector" }),
-];
-
-/** A healthy flow: orders/2 copied, east.orders on west, connectors RUNNING, a heartbeat 2 s old. */
-function healthySnapshot(over: Partial<Snapshot> = {}): Snapshot {
-  const flow = makeFlow({ partitions: [makeFlowPartition({ sourceLogEnd: 1000n, mm2Position: 1000n })], heartbeat: { latestTimestamp: T0 - 2_000, latencyMs: 2_000 } });
-  return makeSnapshot({
-    clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west", { topics: [makeTopic("east.orders", [{ partition: 2 }])] })],
-    connect: [makeConnect(connectors)],
-    flows: [flow],
-    ...over,
-  });
-}
 
 function assess(snapshot: Snapshot, over: Partial<ReadinessInput> = {}) {
   return assessFlowReadiness({
@@ -111,7 +94,7 @@ function alert(over: Partial<ReadinessAlert>): ReadinessAlert {
 
 describe("failover readiness", () => {
   it("is ready when every check passes, and says what failing over costs", () => {
-    const r = assess(healthySnapshot());
+    const r = assess(makeHealthySnapshot());
     expect(r.verdict).toBe("ready");
     expect(r.checks.map((c) => [c.id, c.status])).toEqual([
       ["connectors", "ok"],
@@ -126,24 +109,24 @@ describe("failover readiness", () => {
   });
 
   it("is not ready when the source connector's task FAILED, degraded without a checkpoint connector", () => {
-    const failed = [makeConnector({ tasks: [makeTask(0, { state: "FAILED" })] }), ...connectors.slice(1)];
-    const r = assess(healthySnapshot({ connect: [makeConnect(failed)] }));
+    const failed = [makeConnector({ tasks: [makeTask(0, { state: "FAILED" })] }), ...readinessConnectors.slice(1)];
+    const r = assess(makeHealthySnapshot({ connect: [makeConnect(failed)] }));
     expect(r.verdict).toBe("not-ready");
     expect(statusOf(r, "connectors")).toMatchObject({ status: "not-ready", message: "mm2-source (source): task 0 FAILED" });
-    const noCheckpoint = assess(healthySnapshot({ connect: [makeConnect([connectors[0]!, connectors[2]!])] }));
+    const noCheckpoint = assess(makeHealthySnapshot({ connect: [makeConnect([readinessConnectors[0]!, readinessConnectors[2]!])] }));
     expect(noCheckpoint.verdict).toBe("degraded");
     expect(statusOf(noCheckpoint, "connectors")?.message).toBe("mm2-checkpoint (checkpoint): missing");
   });
 
   it("is unknown, never ready, while the Connect cluster does not answer", () => {
-    const down = makeConnect(connectors, { reachable: false, error: "connect ECONNREFUSED", dataAt: T0 - 30_000 });
-    const r = assess(healthySnapshot({ connect: [down] }));
+    const down = makeConnect(readinessConnectors, { reachable: false, error: "connect ECONNREFUSED", dataAt: T0 - 30_000 });
+    const r = assess(makeHealthySnapshot({ connect: [down] }));
     expect(r.verdict).toBe("unknown");
     expect(statusOf(r, "connectors")?.message).toBe("Connect connect-1 did not answer (connect ECONNREFUSED; last read 30 s ago)");
   });
 
   it("reads a dedicated-mode MM2's connectors from its status topic, by class name", () => {
-    const snapshot = healthySnapshot({ connect: [] });
+    const snapshot = makeHealthySnapshot({ connect: [] });
     const status = {
       topic: "mm2-status.east.internal",
       connectors: [makeConnector({ name: "MirrorSourceConnector" }), makeConnector({ name: "MirrorCheckpointConnector", tasks: [makeTask(0, { state: "UNASSIGNED" })] })],
@@ -158,15 +141,15 @@ describe("failover readiness", () => {
   });
 
   it("is not ready when a topic is missing on the target or has another partition count (KAFKA-9981)", () => {
-    const missing = assess(healthySnapshot({ clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west")] }));
+    const missing = assess(makeHealthySnapshot({ clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west")] }));
     expect(statusOf(missing, "topics")).toMatchObject({ status: "not-ready", message: "1 of 1 topics missing or different on west: east.orders missing on west" });
     const wider = makeTopic("east.orders", [{ partition: 0 }, { partition: 1 }]);
-    const other = assess(healthySnapshot({ clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west", { topics: [wider] })] }));
+    const other = assess(makeHealthySnapshot({ clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west", { topics: [wider] })] }));
     expect(statusOf(other, "topics")?.message).toBe("1 of 1 topics missing or different on west: east.orders has 2 partitions, orders has 1");
   });
 
   it("judges each cycle's topic lists and partitions afresh over a sequence of cycles sharing lists", () => {
-    const first = healthySnapshot();
+    const first = makeHealthySnapshot();
     const flow = first.flows[0]!;
     const east = first.clusters[0]!;
     expect(statusOf(assess(first), "topics")?.status).toBe("ok");
@@ -182,14 +165,14 @@ describe("failover readiness", () => {
   });
 
   it("is not ready when MM2's topic filter matches no topic", () => {
-    const snapshot = healthySnapshot();
+    const snapshot = makeHealthySnapshot();
     const r = assess({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [], topicsFilter: "payments-.*" }] });
     expect(statusOf(r, "topics")).toMatchObject({ status: "not-ready", message: "MM2's topic filter (payments-.*) matches no source topic" });
   });
 
   it("judges the target's settings against the source's: another cleanup.policy blocks, shorter retention degrades", () => {
     const withTarget = (configs: Parameters<typeof makeTopicConfigs>[0]) =>
-      healthySnapshot({
+      makeHealthySnapshot({
         clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west", { topics: [makeTopic("east.orders", [{ partition: 2 }], { configs: makeTopicConfigs(configs) })] })],
       });
     expect(statusOf(assess(withTarget({ cleanupPolicy: "compact" })), "configs")).toMatchObject({
@@ -205,7 +188,7 @@ describe("failover readiness", () => {
 
   it("degrades on a smaller max.message.bytes or a lower min.insync.replicas on the target, never on unread values", () => {
     const pair = (source: Parameters<typeof makeTopicConfigs>[0], target: Parameters<typeof makeTopicConfigs>[0]) =>
-      healthySnapshot({
+      makeHealthySnapshot({
         clusters: [
           makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }], { configs: makeTopicConfigs(source) })] }),
           makeCluster("west", { topics: [makeTopic("east.orders", [{ partition: 2 }], { configs: makeTopicConfigs(target) })] }),
@@ -227,7 +210,7 @@ describe("failover readiness", () => {
 
   it("is degraded when the oldest record not yet copied is older than the RPO", () => {
     const lagging = makeFlowPartition({ sourceLogEnd: 1500n, mm2Position: 1000n, oldestUnreplicatedTimestamp: T0 - 600_000 });
-    const snapshot = healthySnapshot();
+    const snapshot = makeHealthySnapshot();
     const r = assess({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [lagging] }] });
     expect(r.verdict).toBe("degraded");
     expect(statusOf(r, "lag")?.message).toBe("500 records not yet copied, the oldest 10 min old: beyond the RPO");
@@ -236,7 +219,7 @@ describe("failover readiness", () => {
 
   it("is unknown when a partition's data could not be read this cycle", () => {
     const unread = makeFlowPartition({ unknown: { reason: "west ListOffsets: NOT_LEADER_OR_FOLLOWER", dataAt: T0 - 20_000 } });
-    const snapshot = healthySnapshot();
+    const snapshot = makeHealthySnapshot();
     const r = assess({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [unread] }] });
     expect(r.verdict).toBe("unknown");
     expect(statusOf(r, "lag")?.message).toBe("1 partition could not be read this cycle; 0 records not yet copied elsewhere");
@@ -250,7 +233,7 @@ describe("failover readiness", () => {
       evidence: { lostCount: "25" },
     });
     const first = alert({ evidence: { lostCount: "300" } });
-    const firing = assess(healthySnapshot(), { alerts: [first, second] });
+    const firing = assess(makeHealthySnapshot(), { alerts: [first, second] });
     expect(firing.verdict).toBe("not-ready");
     expect(firing.cost.lostRecords).toBe(325n);
     expect(statusOf(firing, "alerts")).toMatchObject({
@@ -261,36 +244,36 @@ describe("failover readiness", () => {
       ],
     });
     // Stopped growing, not acknowledged: still open, its records still gone; but not counted as lost by a firing loss.
-    const stopped = assess(healthySnapshot(), { alerts: [alert({ firing: false, evidence: { lostCount: "300" } })] });
+    const stopped = assess(makeHealthySnapshot(), { alerts: [alert({ firing: false, evidence: { lostCount: "300" } })] });
     expect(stopped.verdict).toBe("not-ready");
     expect(stopped.cost.lostRecords).toBe(0n);
     expect(statusOf(stopped, "alerts")?.message).toBe("1 open: DATA_LOSS — 300 records of orders/2 were deleted at east before MM2 copied them (offsets 500–799)");
-    expect(assess(healthySnapshot(), { alerts: [alert({ firing: false, awaitingAttention: false })] }).verdict).toBe("ready");
-    expect(assess(healthySnapshot(), { alerts: [alert({ type: "TASK_FAILED", firing: false, awaitingAttention: false })] }).verdict).toBe("ready");
+    expect(assess(makeHealthySnapshot(), { alerts: [alert({ firing: false, awaitingAttention: false })] }).verdict).toBe("ready");
+    expect(assess(makeHealthySnapshot(), { alerts: [alert({ type: "TASK_FAILED", firing: false, awaitingAttention: false })] }).verdict).toBe("ready");
     // An OFFLINE partition blocks only on the target; another flow's loss does not count.
-    expect(assess(healthySnapshot(), { alerts: [alert({ type: "OFFLINE", flow: null, cluster: "west" })] }).verdict).toBe("not-ready");
-    expect(assess(healthySnapshot(), { alerts: [alert({ type: "OFFLINE", flow: null, cluster: "east" })] }).verdict).toBe("ready");
-    expect(assess(healthySnapshot(), { alerts: [alert({ flow: "west->east" })] }).verdict).toBe("ready");
+    expect(assess(makeHealthySnapshot(), { alerts: [alert({ type: "OFFLINE", flow: null, cluster: "west" })] }).verdict).toBe("not-ready");
+    expect(assess(makeHealthySnapshot(), { alerts: [alert({ type: "OFFLINE", flow: null, cluster: "east" })] }).verdict).toBe("ready");
+    expect(assess(makeHealthySnapshot(), { alerts: [alert({ flow: "west->east" })] }).verdict).toBe("ready");
   });
 
   it("is degraded by a costly alert of the flow, and by a firing CHECKPOINT_STALE on the groups", () => {
     const moved = alert({ type: "MM2_POSITION_MOVED", summary: "MM2's position on orders/2 moved back" });
-    expect(statusOf(assess(healthySnapshot(), { alerts: [moved] }), "alerts")).toMatchObject({
+    expect(statusOf(assess(makeHealthySnapshot(), { alerts: [moved] }), "alerts")).toMatchObject({
       status: "degraded",
       message: "1 open: MM2_POSITION_MOVED — MM2's position on orders/2 moved back",
     });
     const stale = alert({ id: "s1", type: "CHECKPOINT_STALE", group: "billing", topic: null, partition: null });
-    expect(statusOf(assess(healthySnapshot(), { alerts: [stale] }), "groups")).toMatchObject({
+    expect(statusOf(assess(makeHealthySnapshot(), { alerts: [stale] }), "groups")).toMatchObject({
       status: "degraded",
       message: "billing: checkpoints stale",
       items: [{ text: "billing: checkpoints stale", ref: { kind: "alert", alert: stale } }],
     });
     const resolved = { ...stale, firing: false, awaitingAttention: false };
-    expect(statusOf(assess(healthySnapshot(), { alerts: [resolved] }), "groups")?.status).toBe("ok");
+    expect(statusOf(assess(makeHealthySnapshot(), { alerts: [resolved] }), "groups")?.status).toBe("ok");
   });
 
   it("is degraded for groups MM2 does not checkpoint, that would skip records or re-read too many", () => {
-    const r = assess(healthySnapshot(), {
+    const r = assess(makeHealthySnapshot(), {
       translation: translationOf([group("billing", { skippingPartitions: 2 }), group("audit", { failoverReplayRecords: 25_000n })], {
         excludedGroups: ["etl"],
         uncheckpointedGroups: [{ group: "enricher", groupType: "streams", state: "Stable", members: 1, unknown: null, note: "", partitions: [] }],
@@ -303,23 +286,23 @@ describe("failover readiness", () => {
       "etl: MM2's groups filter leaves it out (restarts from its reset policy after failover)",
       "enricher: a streams group, which MM2 does not checkpoint (restarts from its reset policy after failover)",
     ]);
-    expect(statusOf(assess(healthySnapshot(), { translation: null }), "groups")?.status).toBe("unknown");
+    expect(statusOf(assess(makeHealthySnapshot(), { translation: null }), "groups")?.status).toBe("unknown");
   });
 
   it("is degraded when no heartbeat arrives", () => {
-    const snapshot = healthySnapshot();
+    const snapshot = makeHealthySnapshot();
     const r = assess({ ...snapshot, flows: [{ ...snapshot.flows[0]!, heartbeat: { latestTimestamp: null, latencyMs: null } }] });
     expect(statusOf(r, "heartbeats")).toMatchObject({ status: "degraded", message: "no heartbeat from east seen on west yet" });
   });
 
   it("names each item's evidence as a reference into the flow (lib/views makes it a link)", () => {
-    const snapshot = healthySnapshot();
+    const snapshot = makeHealthySnapshot();
     const filterless = assess({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [], topicsFilter: "payments-.*" }] });
     expect(statusOf(filterless, "topics")?.items).toEqual([{ text: "topic coverage", ref: { kind: "coverage" } }]);
-    const noTarget = assess(healthySnapshot({ clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west")] }));
+    const noTarget = assess(makeHealthySnapshot({ clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west")] }));
     expect(statusOf(noTarget, "topics")?.items).toEqual([{ text: "east.orders missing on west", ref: { kind: "topic", topic: "orders" } }]);
-    const failed = [makeConnector({ tasks: [makeTask(0, { state: "FAILED" })] }), ...connectors.slice(1)];
-    expect(statusOf(assess(healthySnapshot({ connect: [makeConnect(failed)] })), "connectors")?.items).toEqual([
+    const failed = [makeConnector({ tasks: [makeTask(0, { state: "FAILED" })] }), ...readinessConnectors.slice(1)];
+    expect(statusOf(assess(makeHealthySnapshot({ connect: [makeConnect(failed)] })), "connectors")?.items).toEqual([
       { text: "mm2-source (source): task 0 FAILED", ref: { kind: "connect" } },
     ]);
     const lagging = makeFlowPartition({ sourceLogEnd: 1500n, mm2Position: 1000n, oldestUnreplicatedTimestamp: T0 - 600_000 });
@@ -332,9 +315,9 @@ describe("failover readiness", () => {
   });
 
   it("titles the lag check with the flow's RPO, and makes the content check only when the caller has an audit", () => {
-    const r = assess(healthySnapshot(), { rpoSeconds: 120 });
+    const r = assess(makeHealthySnapshot(), { rpoSeconds: 120 });
     expect(statusOf(r, "lag")?.title).toBe("Lag within the RPO (2 min)");
-    const audited = assess(healthySnapshot(), { audit: null });
+    const audited = assess(makeHealthySnapshot(), { audit: null });
     expect(statusOf(audited, "content")).toEqual({
       id: "content",
       title: "Record content",

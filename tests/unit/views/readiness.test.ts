@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { makeHealthySnapshot, readinessConnectors } from "../detect/readiness-fixtures";
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { Snapshot } from "@/lib/collector/types";
 import type { FlowTranslation } from "@/lib/translation";
@@ -10,9 +11,7 @@ import {
   makeCluster,
   makeConnect,
   makeConnector,
-  makeFlow,
   makeFlowPartition,
-  makeSnapshot,
   makeTask,
   makeTopic,
   T0,
@@ -22,22 +21,6 @@ import {
  * What lib/views adds to the engine's readiness (tests/unit/detect/readiness.test.ts judges the checks): lib/alerts'
  * records as the facts the checks read (acknowledgements applied), and the items' references as links.
  */
-const connectors = [
-  makeConnector(),
-  makeConnector({ name: "mm2-checkpoint", connectorClass: "org.apache.kafka.connect.mirror.MirrorCheckpointConnector" }),
-  makeConnector({ name: "mm2-heartbeat", connectorClass: "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector" }),
-];
-
-/** A healthy flow: orders/2 copied, east.orders on west, connectors RUNNING, a heartbeat 2 s old. */
-function healthySnapshot(over: Partial<Snapshot> = {}): Snapshot {
-  const flow = makeFlow({ partitions: [makeFlowPartition({ sourceLogEnd: 1000n, mm2Position: 1000n })], heartbeat: { latestTimestamp: T0 - 2_000, latencyMs: 2_000 } });
-  return makeSnapshot({
-    clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west", { topics: [makeTopic("east.orders", [{ partition: 2 }])] })],
-    connect: [makeConnect(connectors)],
-    flows: [flow],
-    ...over,
-  });
-}
 
 const noGroups = { partitions: 0, translated: 0, untranslatable: 0, rereadRecords: 0n, failoverReplayRecords: 0n, skippingPartitions: 0, groupLag: 0n, oldestCheckpointAgeMs: null };
 
@@ -77,7 +60,7 @@ function alert(over: Partial<AlertRecord>): AlertRecord {
 
 describe("failover readiness as shown", () => {
   it("is not ready while a DATA_LOSS alert of the flow fires or stopped growing unacknowledged, ready once acknowledged", () => {
-    const firing = show(healthySnapshot(), [alert({ evidence: { lostCount: "300" } }), alert({ id: "a2", key: "k2", partition: 1, summary: "25 records of orders/1 were deleted at east before MM2 copied them (offsets 40–64)", evidence: { lostCount: "25" } })]);
+    const firing = show(makeHealthySnapshot(), [alert({ evidence: { lostCount: "300" } }), alert({ id: "a2", key: "k2", partition: 1, summary: "25 records of orders/1 were deleted at east before MM2 copied them (offsets 40–64)", evidence: { lostCount: "25" } })]);
     expect(firing.verdict).toBe("not-ready");
     expect(firing.cost.lostRecords).toBe(325n);
     expect(statusOf(firing, "alerts")).toMatchObject({
@@ -87,26 +70,26 @@ describe("failover readiness as shown", () => {
         { text: "DATA_LOSS: 25 records of orders/1 were deleted at east before MM2 copied them (offsets 40–64)", href: "/flows/east-%3Ewest/topics/orders/1?alert=a2" },
       ],
     });
-    const stopped = show(healthySnapshot(), [alert({ state: "resolved", resolvedAt: T0 })]);
+    const stopped = show(makeHealthySnapshot(), [alert({ state: "resolved", resolvedAt: T0 })]);
     expect(stopped.verdict).toBe("not-ready");
     expect(statusOf(stopped, "alerts")?.message).toBe("1 open: DATA_LOSS — 300 records of orders/2 were deleted at east before MM2 copied them (offsets 500–799)");
     const acknowledged = alert({ state: "resolved", resolvedAt: T0, acknowledged: { by: "admin", at: T0 } });
-    expect(show(healthySnapshot(), [acknowledged]).verdict).toBe("ready");
-    expect(show(healthySnapshot(), [alert({ type: "TASK_FAILED", state: "resolved", resolvedAt: T0 })]).verdict).toBe("ready");
+    expect(show(makeHealthySnapshot(), [acknowledged]).verdict).toBe("ready");
+    expect(show(makeHealthySnapshot(), [alert({ type: "TASK_FAILED", state: "resolved", resolvedAt: T0 })]).verdict).toBe("ready");
     // An OFFLINE partition blocks only on the target; another flow's loss does not count.
-    expect(show(healthySnapshot(), [alert({ type: "OFFLINE", flow: null, cluster: "west" })]).verdict).toBe("not-ready");
-    expect(show(healthySnapshot(), [alert({ type: "OFFLINE", flow: null, cluster: "east" })]).verdict).toBe("ready");
-    expect(show(healthySnapshot(), [alert({ flow: "west->east" })]).verdict).toBe("ready");
+    expect(show(makeHealthySnapshot(), [alert({ type: "OFFLINE", flow: null, cluster: "west" })]).verdict).toBe("not-ready");
+    expect(show(makeHealthySnapshot(), [alert({ type: "OFFLINE", flow: null, cluster: "east" })]).verdict).toBe("ready");
+    expect(show(makeHealthySnapshot(), [alert({ flow: "west->east" })]).verdict).toBe("ready");
   });
 
   it("links each item to its evidence on the flow's pages, the Connect page or the alerts page", () => {
-    const snapshot = healthySnapshot();
+    const snapshot = makeHealthySnapshot();
     const filterless = show({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [], topicsFilter: "payments-.*" }] });
     expect(statusOf(filterless, "topics")?.items).toEqual([{ text: "topic coverage", href: "/flows/east-%3Ewest#coverage" }]);
-    const noTarget = show(healthySnapshot({ clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west")] }));
+    const noTarget = show(makeHealthySnapshot({ clusters: [makeCluster("east", { topics: [makeTopic("orders", [{ partition: 2 }])] }), makeCluster("west")] }));
     expect(statusOf(noTarget, "topics")?.items).toEqual([{ text: "east.orders missing on west", href: "/flows/east-%3Ewest/topics/orders" }]);
-    const failed = [makeConnector({ tasks: [makeTask(0, { state: "FAILED" })] }), ...connectors.slice(1)];
-    expect(statusOf(show(healthySnapshot({ connect: [makeConnect(failed)] })), "connectors")?.items).toEqual([{ text: "mm2-source (source): task 0 FAILED", href: "/connect" }]);
+    const failed = [makeConnector({ tasks: [makeTask(0, { state: "FAILED" })] }), ...readinessConnectors.slice(1)];
+    expect(statusOf(show(makeHealthySnapshot({ connect: [makeConnect(failed)] })), "connectors")?.items).toEqual([{ text: "mm2-source (source): task 0 FAILED", href: "/connect" }]);
     const lagging = makeFlowPartition({ sourceLogEnd: 1500n, mm2Position: 1000n, oldestUnreplicatedTimestamp: T0 - 600_000 });
     const late = show({ ...snapshot, flows: [{ ...snapshot.flows[0]!, partitions: [lagging] }] });
     expect(statusOf(late, "lag")?.items).toEqual([{ text: "500 records not yet copied", href: "/flows/east-%3Ewest" }]);
