@@ -2,7 +2,7 @@
  * Alert lifecycle types. An AlertRecord is what the store persists per finding key; transitions
  * are what notifiers and the event log consume.
  */
-import type { Evidence, FindingTypeName, SeverityName } from "@/lib/detect/types";
+import type { AlertSubject, Evidence, FindingTypeName, SeverityName } from "@/lib/detect/types";
 
 /** Whether an alert is currently active. */
 export const AlertState = {
@@ -33,7 +33,7 @@ export interface Acknowledgement {
 }
 
 /** One alert per finding key. */
-export interface AlertRecord {
+export interface AlertRecord extends AlertSubject {
   /** Stable id derived from the key (16 hex digits). */
   id: string;
   key: string;
@@ -41,11 +41,6 @@ export interface AlertRecord {
   severity: SeverityName;
   state: AlertStateName;
   acknowledged: Acknowledgement | null;
-  flow: string | null;
-  cluster: string | null;
-  topic: string | null;
-  partition: number | null;
-  group: string | null;
   summary: string;
   evidence: Evidence;
   /** When this incident started (epoch ms). */

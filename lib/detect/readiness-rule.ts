@@ -9,7 +9,7 @@ import type { FlowAuditView } from "@/lib/audit";
 import type { Flow, Snapshot } from "@/lib/collector/types";
 import type { Thresholds } from "@/lib/config/thresholds";
 import type { FlowTranslation } from "@/lib/translation";
-import type { Evidence, FindingTypeName } from "./types";
+import type { AlertSubject, Evidence, FindingTypeName } from "./types";
 
 /** How one check stands: `unknown` when it could not be made (unknown is not healthy). */
 export type ReadinessStatus = "ok" | "degraded" | "not-ready" | "unknown";
@@ -28,14 +28,9 @@ export type ReadinessCheckId =
  * An alert as the checks read it: the facts of lib/alerts' record they need, the lifecycle already applied by the
  * caller (lib/views/readiness.ts), since the alerts' layer is above the engine's.
  */
-export interface ReadinessAlert {
+export interface ReadinessAlert extends AlertSubject {
   id: string;
   type: FindingTypeName;
-  flow: string | null;
-  cluster: string | null;
-  topic: string | null;
-  partition: number | null;
-  group: string | null;
   summary: string;
   evidence: Evidence;
   /** The alert fires now. */

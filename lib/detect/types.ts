@@ -126,6 +126,18 @@ export interface Finding {
   observedAt: number;
 }
 
+/**
+ * What an alert is about, as an alert record (lib/alerts) and a readiness check (readiness-rule.ts) hold it: a
+ * finding's optional names, null where it names none.
+ */
+export interface AlertSubject {
+  flow: string | null;
+  cluster: string | null;
+  topic: string | null;
+  partition: number | null;
+  group: string | null;
+}
+
 /** A loss range kept for deduplication (offsets as decimal strings). */
 export interface HeldRange {
   first: string;
