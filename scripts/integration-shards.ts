@@ -7,6 +7,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { gapwatchDir, repoRoot } from "@/lib/sandbox/paths";
 import { waitForFreshFile } from "./fresh-file";
+import { VitestFailures } from "./vitest-failures";
 
 /** Running shard processes with their end: an interrupted `npm test` stops them (their teardown stops the JVMs). */
 const running = new Map<ReturnType<typeof spawn>, Promise<void>>();
@@ -43,12 +44,20 @@ function runShard(index: number, shardCount: number, say: (line: string) => void
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, GAPWATCH_HOME: shardHome(index) },
   });
+  const failures = new VitestFailures();
   for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on("line", (line) => say(shardCount > 1 ? `[it-${index}] ${line}` : line));
+    createInterface({ input: stream }).on("line", (line) => {
+      failures.take(line);
+      say(shardCount > 1 ? `[it-${index}] ${line}` : line);
+    });
   }
   const ended = new Promise<void>((resolve, reject) => {
     child.on("error", (err) => reject(new Error(`cannot run vitest: ${err.message}`)));
-    child.on("close", (code, signal) => (code === 0 ? resolve() : reject(new Error(`vitest ${args.join(" ")} failed (${signal ?? `exit ${code}`})`))));
+    child.on("close", (code, signal) => {
+      if (code === 0) return resolve();
+      const failed = `vitest ${args.join(" ")} failed (${signal ?? `exit ${code}`})`;
+      reject(new Error(failures.lines.length > 0 ? `${failed}:\n${failures.lines.join("\n")}` : failed));
+    });
   }).finally(() => running.delete(child));
   running.set(child, ended);
   return ended;
