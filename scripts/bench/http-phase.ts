@@ -4,6 +4,7 @@ import { nameBenchTopic, partitionsPerBenchTopic } from "./bench-topics";
 import { measureFirstLoad, type PageLoad } from "./browser";
 import { type DashboardClient, pollUntil } from "./dashboard-client";
 import { browserAcceptEncoding, type LoadResult, measureLoad } from "./http-load";
+import { measureRenderCpu, type RenderCpu } from "./http-render-cpu";
 
 /** The load over many topic pages (http-phase.ts): its name in the results, and how many topics it asks for. */
 export const rotatedLoadName = "topic pages, many topics";
@@ -14,6 +15,8 @@ export interface HttpPhaseResult {
   benchPartitions: number;
   load: LoadResult[];
   pages: PageLoad[];
+  /** CPU of one uncached request (Next.js renders it) by kind, beside a bare route's (absent before 2026-12-06). */
+  renderCpu?: RenderCpu[] | null;
   /** `next start`'s own RSS (self) and its collector process's (descendants, GAPWATCH_ROLE=all), summed in total. */
   dashboardRssMiB: { beforeLoad: TreeRss | null; afterLoad: TreeRss | null };
 }
@@ -60,7 +63,14 @@ export async function runHttpPhase(
   const topicPaths = Array.from({ length: topics }, (_, index) => `/flows/${flow}/topics/${nameBenchTopic(index)}`);
   log(`  autocannon ${topics} topic pages at random (50 connections, ${loadSeconds} s)…`);
   load.push(await measureLoad(dashboard.base, rotatedLoadName, topicPaths, 50, loadSeconds, browserAcceptEncoding));
+  log("  CPU per uncached request: a bare route, a page with no data, a topic page, a topic's partitions API…");
+  const renderCpu = await measureRenderCpu(dashboard.base, dashboardPid, [
+    { name: "bare route", paths: ["/api/health/live"] },
+    { name: "sign-in page", paths: ["/signin"] },
+    { name: "topic page", paths: topicPaths },
+    { name: "topic partitions API", paths: topicPaths.map((p) => p.replace(/^\/flows\/([^/]+)\/topics\//, "/api/flows/$1/partitions/")) },
+  ]);
   const pages: PageLoad[] = [];
   for (const p of [{ name: "overview", path: "/" }, ...targets.slice(1, 3)]) pages.push(await measureFirstLoad(browser, dashboard.base, p.name, p.path));
-  return { benchPartitions, load, pages, dashboardRssMiB: { beforeLoad, afterLoad: readTreeRss(dashboardPid) } };
+  return { benchPartitions, load, pages, renderCpu, dashboardRssMiB: { beforeLoad, afterLoad: readTreeRss(dashboardPid) } };
 }

@@ -13,6 +13,7 @@ import { decodePathSegment, flowPath, lookupFlow } from "@/lib/views/flow-page";
 import { readLatestSnapshot } from "@/lib/views/runtime-data";
 import { parseTimeRange } from "@/lib/views/time-range";
 import { listFlowTopicPartitions, parseSyntheticParam, shapePartitionRows } from "@/lib/views/topic";
+import { packPartitionRows } from "@/lib/views/topic-row-columns";
 
 export const dynamic = "force-dynamic";
 
@@ -63,7 +64,7 @@ export default async function TopicPage({ params, searchParams }: Props) {
           <span className="text-xs text-zinc-600 dark:text-zinc-400">Leader, epoch and ISR are read from the source cluster {flow.source}</span>
         </CardHeader>
         <CardContent>
-          <PartitionTable rows={synthetic > 0 ? [] : shapePartitionRows(snapshot, flow, topic)} synthetic={synthetic} hrefBase={base} hrefQuery={`?range=${range.key}`} />
+          <PartitionTable rows={packPartitionRows(synthetic > 0 ? [] : shapePartitionRows(snapshot, flow, topic))} synthetic={synthetic} hrefBase={base} hrefQuery={`?range=${range.key}`} />
         </CardContent>
       </Card>
     </>
