@@ -55,9 +55,9 @@ import {
   createWrittenMarks,
   findWrittenSlot,
   forEachWrittenMark,
+  isWrittenSame,
   readWrittenMark,
   recordWrittenMark,
-  isWrittenSame,
   type WrittenMarks,
 } from "./written-marks";
 import { type CommittedMark, type DetectorMemory, type Finding, FindingType, type PositionMark } from "./types";
@@ -105,6 +105,7 @@ interface StoredForm<T> {
   /** Whether an entry is stored at `now` (else its row is deleted), from the entry and from its columns; absent: always. */
   isStored?(entry: T, now: number): boolean;
   isStoredAt?(table: MarkTable, slot: number, now: number): boolean;
+  /** The number columns a columnar entry's stored JSON is made of: the first `width` (with every text column). */
   width: number;
   /** A change `routine` calls ordinary is written at most `advanceWriteMs` after the last write. */
   routine?(before: MarkTable, after: MarkTable): (b: number, a: number) => boolean;
