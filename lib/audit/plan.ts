@@ -1,4 +1,5 @@
-import { type Flow, type FlowPartition, flowPartitionKey } from "@/lib/collector/types";
+import { type FlowColumns, readFlowColumns } from "@/lib/collector/flow-columns";
+import type { Flow, FlowPartition } from "@/lib/collector/types";
 import { selectLatestEpoch, type SyncPoint } from "@/lib/mm2";
 import type { AuditWindow, FlowAuditPlan, WindowReason } from "./types";
 
@@ -56,7 +57,8 @@ export interface AuditPlanInput {
  *    epoch), MM2's position) and wraps.
  * Only partitions whose data is known this cycle, with offset syncs that describe the current source log and copied
  * records, are sampled; a source or target partition is taken once per cycle (so each side costs at most one Fetch
- * per leader broker).
+ * per leader broker). Which partitions can be sampled is read from the flow's columns (flow-columns.ts): a
+ * partition's object is read only for those (at 100,000 partitions a cycle samples tens).
  * Advances `cursors` in place.
  */
 export function planAudit(input: AuditPlanInput, cursors: AuditCursors): FlowAuditPlan[] {
@@ -66,15 +68,22 @@ export function planAudit(input: AuditPlanInput, cursors: AuditCursors): FlowAud
     const windows: AuditWindow[] = [];
     const count = flow.partitions.length;
     const start = (cursors.flows.get(flow.id) ?? 0) % Math.max(count, 1);
+    const columns = readFlowColumns(flow.id, flow.partitions);
     let budget = input.budget;
     let visited = 0;
     while (visited < count && budget > 0) {
-      const p = flow.partitions[(start + visited) % count]!;
+      const i = (start + visited) % count;
       visited++;
+      const slot = columns.slotAt[i]!;
+      // A partition listed twice has the columns of its last listing: its objects are read.
+      if (!columns.duplicates && !canSample(columns, slot, i)) continue;
+      const key = columns.keys[slot]!;
+      const history = input.syncs.get(key) ?? [];
+      if (history.length === 0) continue;
+      const p = flow.partitions[i]!;
       const sides = [`${flow.source}|${p.topic}|${p.partition}`, `${flow.target}|${p.targetTopic}|${p.partition}`];
       if (sides.some((s) => taken.has(s)) || input.exclude.some((re) => re.test(p.topic))) continue;
-      const key = flowPartitionKey(flow.id, p.topic, p.partition);
-      const window = planWindow(flow.id, p, input.syncs.get(key) ?? [], input.focus.get(key) ?? [], cursorOf(cursors, key), Math.min(budget, windowRecords));
+      const window = planWindow(flow.id, p, history, input.focus.get(key) ?? [], cursors, key, Math.min(budget, windowRecords));
       if (window === null) continue;
       for (const s of sides) taken.add(s);
       windows.push(window);
@@ -86,6 +95,16 @@ export function planAudit(input: AuditPlanInput, cursors: AuditCursors): FlowAud
   return plans;
 }
 
+/** Whether the partition at position `i` (slot `slot`) has what a window needs: known data, MM2's position, both logs. */
+function canSample(columns: FlowColumns, slot: number, i: number): boolean {
+  return (
+    columns.knownPositionOf[slot] === i &&
+    !Number.isNaN(columns.mm2Position[slot]!) &&
+    !Number.isNaN(columns.sourceLogStart[slot]!) &&
+    !Number.isNaN(columns.targetLogEnd[slot]!)
+  );
+}
+
 function cursorOf(cursors: AuditCursors, key: string): PartitionCursor {
   let cursor = cursors.partitions.get(key);
   if (cursor === undefined) {
@@ -95,8 +114,17 @@ function cursorOf(cursors: AuditCursors, key: string): PartitionCursor {
   return cursor;
 }
 
-function planWindow(flow: string, p: FlowPartition, history: readonly SyncPoint[], focus: readonly bigint[], cursor: PartitionCursor, count: number): AuditWindow | null {
-  if (p.unknown !== null || p.mm2Position === null || p.sourceLogStart === null || p.targetLogEnd === null || history.length === 0) return null;
+function planWindow(
+  flow: string,
+  p: FlowPartition,
+  history: readonly SyncPoint[],
+  focus: readonly bigint[],
+  cursors: AuditCursors,
+  key: string,
+  count: number,
+): AuditWindow | null {
+  if (p.unknown !== null || p.mm2Position === null || p.sourceLogStart === null || p.targetLogEnd === null) return null;
+  const cursor = cursorOf(cursors, key);
   const epoch = selectLatestEpoch(history);
   if (describesAnotherLog(p, epoch, cursor)) return null;
   const low = maxOf(p.sourceLogStart, epoch[0]!.upstream);

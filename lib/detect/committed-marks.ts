@@ -38,23 +38,40 @@ const spec: MarkColumnsSpec<CommittedMark> = {
     if (!Number.isNaN(goneSince)) mark.goneSince = goneSince;
     return mark;
   },
-  // memory-persistence.ts isRoutineAdvance on the marks `make` gives (offsets exact: numbers order as their text).
-  isRoutine(before, b, after, a) {
-    const [x, y] = [before.columns, after.columns];
-    const goneBefore = x[CommittedColumn.goneSince]![b]!;
-    const goneAfter = y[CommittedColumn.goneSince]![a]!;
-    if (goneBefore !== goneAfter && !(Number.isNaN(goneBefore) && Number.isNaN(goneAfter))) return false;
-    if ((before.texts[CommittedText.topicId]![b] ?? null) !== (after.texts[CommittedText.topicId]![a] ?? null)) return false;
-    if (asConnector(before.texts[CommittedText.connector]![b]) !== asConnector(after.texts[CommittedText.connector]![a])) return false;
-    const committed = y[CommittedColumn.committed]![a]!;
-    const highest = y[CommittedColumn.highest]![a]!;
-    return committed >= x[CommittedColumn.committed]![b]! && highest >= x[CommittedColumn.highest]![b]! && committed <= highest;
-  },
 };
 
 /** A connector text as a mark holds it (`make`: only a string). */
 export function asConnector(text: Text): string | undefined {
   return typeof text === "string" ? text : undefined;
+}
+
+/**
+ * Whether a committed mark only advanced — MM2 copying on: the same topic, connector and gone state, neither position
+ * went down, no pending forward move (committed above highest) — from the mark at `slot` of `mark` to the values
+ * given (offsets exact as numbers: they order as their text). The one test of a routine advance: the persister writes
+ * such a change at most once a minute (memory-persistence.ts), and MM2_POSITION_MOVED's steady path takes a partition
+ * whose new mark is one (position-moved.ts).
+ */
+export function isRoutineAdvance(
+  mark: CommittedColumns,
+  slot: number,
+  committed: number,
+  highest: number,
+  goneSince: number,
+  topicId: Text,
+  connector: Text,
+): boolean {
+  const gone = mark.goneSince[slot]!;
+  if (gone !== goneSince && !(Number.isNaN(gone) && Number.isNaN(goneSince))) return false;
+  if ((mark.topicId[slot] ?? null) !== (topicId ?? null) || asConnector(mark.connector[slot]) !== asConnector(connector)) return false;
+  return committed >= mark.committed[slot]! && highest >= mark.highest[slot]! && committed <= highest;
+}
+
+/** isRoutineAdvance from the mark at slot `b` of `before` to the one at slot `a` of `after` (both present). */
+export function createRoutineAdvanceTest(before: MarkTable, after: MarkTable): (b: number, a: number) => boolean {
+  const x = nameCommittedColumns(before);
+  const y = nameCommittedColumns(after);
+  return (b, a) => isRoutineAdvance(x, b, y.committed[a]!, y.highest[a]!, y.goneSince[a]!, y.topicId[a], y.connector[a]);
 }
 
 /** The columns behind a section of committed marks. */

@@ -26,18 +26,13 @@ export interface MarkColumnsSpec<T> {
   read(entry: T): { numbers: readonly number[]; texts?: readonly Text[] } | null;
   /** The entry at `slot`. */
   make(columns: readonly Float64Array[], slot: number, texts: readonly (readonly Text[])[]): T;
-  /**
-   * Whether the entry at `afterSlot` of `after` only advanced from the one at `beforeSlot` of `before` (both present):
-   * the persister's `routine` test of the section (memory-persistence.ts) on the numbers, without making the entries.
-   */
-  isRoutine?(before: MarkTable, beforeSlot: number, after: MarkTable, afterSlot: number): boolean;
 }
 
 /** A value of a text column. */
 export type Text = string | null | undefined;
 
 /** Slot per key, shared by a chain of tables and only ever appended to (a table reads the slots it was made with). */
-interface KeyIndex {
+export interface KeyIndex {
   byKey: Map<string, number>;
   keys: string[];
 }
@@ -174,18 +169,16 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
       }
       const after = table;
       const section = createRecordView(after, spec);
-      const isRoutine = spec.isRoutine;
-      // Entries are made only when the persister asks for them (a slot past a table's end reads as absent).
-      recordSectionChanges<T>(section, {
+      // The persister compares the tables' numbers and makes an entry only to serialize it.
+      recordSectionChanges(section, {
         baseId: baseMade?.id ?? 0,
         baseNow: baseMade?.now ?? Number.NaN,
         now,
         touched,
-        readBefore: (i) => readMark(before, touchedSlots[i]!, spec),
-        readAfter: (i) => readMark(after, afterSlots[i]!, spec)!,
-        ...(isRoutine === undefined
-          ? {}
-          : { isRoutine: (i: number) => before.present[touchedSlots[i]!] === 1 && isRoutine(before, touchedSlots[i]!, after, afterSlots[i]!) }),
+        before,
+        after,
+        beforeSlots: touchedSlots,
+        afterSlots,
         repeated,
         size: after.size,
         dropped: kept !== before.size,
@@ -286,41 +279,10 @@ function createRecordView<T>(table: MarkTable, spec: MarkColumnsSpec<T>): Record
   return view;
 }
 
-/** A columnar section read slot by slot, and the entries a base section holds for its keys (walkMarks). */
-export interface MarkWalk<T> {
-  /** The section's keys in slot order. */
-  keys: readonly string[];
-  /** The entry of keys[i]. */
-  entryAt(i: number): T;
-  /** The base's entry for keys[i]. */
-  baseAt(i: number): T | undefined;
-  /** Whether the section has an entry for `key`. */
-  has(key: string): boolean;
-}
-
 /**
- * Walks a section made by a MarkTableBuilder without its record view (whose keys, listed by Object.keys, make an
- * entry each for their descriptor, and are looked up again when read): undefined for a plain record. `base`'s
- * entries are read by slot when it is a table of the same key index (the last cycle's section), else by key.
+ * The table and spec behind a section made by a MarkTableBuilder (read slot by slot instead of through its record
+ * view, whose keys, listed by Object.keys, make an entry each for their descriptor); undefined for a plain record.
  */
-export function walkMarks<T>(section: Readonly<Record<string, T>>, base: Readonly<Record<string, T>>): MarkWalk<T> | undefined {
-  const view = viewsBySection.get(section);
-  if (view === undefined) return undefined;
-  const { table } = view;
-  const spec = view.spec as unknown as MarkColumnsSpec<T>;
-  const baseView = viewsBySection.get(base);
-  const baseTable = baseView !== undefined && baseView.table.index === table.index ? baseView.table : undefined;
-  const keys: string[] = [];
-  const slots: number[] = [];
-  for (let slot = 0; slot < table.present.length; slot++) {
-    if (table.present[slot] !== 1) continue;
-    keys.push(table.index.keys[slot]!);
-    slots.push(slot);
-  }
-  return {
-    keys,
-    entryAt: (i) => spec.make(table.columns, slots[i]!, table.texts),
-    baseAt: (i) => (baseTable === undefined ? base[keys[i]!] : readMark(baseTable, slots[i]!, spec)),
-    has: (key) => table.present[findMarkSlot(table, key)] === 1,
-  };
+export function findViewTable<T>(section: Readonly<Record<string, T>>): { table: MarkTable; spec: MarkColumnsSpec<T> } | undefined {
+  return viewsBySection.get(section) as { table: MarkTable; spec: MarkColumnsSpec<T> } | undefined;
 }

@@ -45,9 +45,21 @@
  */
 import type { CheckpointWatchState } from "./checkpoint-watch";
 import { createDetectorMemory, parseDetectorMemory } from "./memory";
-import { walkMarks } from "./mark-columns";
-import { readSectionChanges } from "./section-changes";
+import { createRoutineAdvanceTest, readCommittedTable } from "./committed-marks";
+import { findMarkSlot, findViewTable, type MarkColumnsSpec, type MarkTable, readMark, readMarkTable } from "./mark-columns";
+import { readSectionChanges, type SectionChanges } from "./section-changes";
+import { StallColumn } from "./stall-marks";
 import { type CheckpointWatch, restateStaleCheckpoint } from "./translation-detectors";
+import {
+  alignWrittenMarks,
+  createWrittenMarks,
+  findWrittenSlot,
+  forEachWrittenMark,
+  isWrittenSame,
+  readWrittenMark,
+  recordWrittenMark,
+  type WrittenMarks,
+} from "./written-marks";
 import { type CommittedMark, type DetectorMemory, type Finding, FindingType, type PositionMark } from "./types";
 
 /** One entry to write (`value` JSON) or to delete (`value` null). */
@@ -83,23 +95,68 @@ export const watchEntriesKey = "watch-entries";
 /** The translation rule's finding types: those of the writing cycle read as of the loading cycle (module comment). */
 const readAtLoadTypes: ReadonlySet<string> = new Set([FindingType.TRANSLATION_ERROR, FindingType.CHECKPOINT_STALE]);
 
+/**
+ * How a per-partition section's entries are stored. A columnar section (mark-columns.ts) is compared by its columns
+ * (written-marks.ts): an entry's JSON is made from its first `width` number columns and its text columns alone.
+ */
+interface StoredForm<T> {
+  /** The entry's stored JSON. */
+  toJson(entry: T): string;
+  /** Whether an entry is stored at `now` (else its row is deleted), from the entry and from its columns; absent: always. */
+  isStored?(entry: T, now: number): boolean;
+  isStoredAt?(table: MarkTable, slot: number, now: number): boolean;
+  /** The number columns a columnar entry's stored JSON is made of: the first `width` (with every text column). */
+  width: number;
+  /** A change `routine` calls ordinary is written at most `advanceWriteMs` after the last write. */
+  routine?(before: MarkTable, after: MarkTable): (b: number, a: number) => boolean;
+  /** The columns of a plain record of the section's entries (for `routine`). */
+  readTable?(section: Readonly<Record<string, T>>): MarkTable;
+}
+
+/** The stored JSON of an entry, and when it was written (0: read from the store). */
+interface StoredText {
+  json: string;
+  at: number;
+}
+
 /** One per-partition section of the memory as the persister last saw and wrote it. */
 interface Section<T> {
+  form: StoredForm<T>;
   /** The section of the memory last listed (its unchanged entries are the same objects in the next). */
   seen: Readonly<Record<string, T>>;
   seenSize: number;
   /** The `now` it was listed at, and the id of its SectionChanges (0: none). */
   seenNow: number;
   seenId: number;
-  /** The JSON stored per key, and when it was written (0: read from the store). */
-  stored: Map<string, { json: string; at: number }>;
+  /**
+   * The stored rows of a columnar section, as numbers per slot; null until one is listed, and when a plain record is
+   * (tests, copies).
+   */
+  written: WrittenMarks | null;
+  /** Stored rows known by their JSON: read from the store and not compared since, or of a plain record section. */
+  text: Map<string, StoredText>;
   /** Whether stored keys were ever checked against a memory (those read from the store were not). */
   swept: boolean;
 }
 
-function createSection<T>(): Section<T> {
-  return { seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, stored: new Map(), swept: false };
+function createSection<T>(form: StoredForm<T>): Section<T> {
+  return { form, seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, written: null, text: new Map(), swept: false };
 }
+
+const syncForm: StoredForm<DetectorMemory["syncMarkers"][string]> = { toJson: (marker) => JSON.stringify(marker), width: 2 };
+// A mark made this cycle (movedAt = now) is not stored (module comment); seenAt (the last column) is the cycle's.
+const stallForm: StoredForm<PositionMark> = {
+  toJson: (mark) => JSON.stringify(encodeStall(mark)),
+  isStored: (mark, now) => mark.movedAt !== now,
+  isStoredAt: (table, slot, now) => table.columns[StallColumn.movedAt]![slot] !== now,
+  width: StallColumn.seenAt,
+};
+const committedForm: StoredForm<CommittedMark> = {
+  toJson: (mark) => JSON.stringify(mark),
+  width: 4,
+  routine: createRoutineAdvanceTest,
+  readTable: readCommittedTable,
+};
 
 /**
  * A persister that knows the store holds `entries` (what loadDetectorMemoryEntries read; none for
@@ -107,16 +164,16 @@ function createSection<T>(): Section<T> {
  */
 export function createMemoryPersister(entries: Iterable<readonly [string, string]> = []): MemoryPersister {
   const text = new Map<string, string>();
-  const syncs = createSection<DetectorMemory["syncMarkers"][string]>();
-  const stalls = createSection<PositionMark>();
-  const committed = createSection<CommittedMark>();
+  const syncs = createSection(syncForm);
+  const stalls = createSection(stallForm);
+  const committed = createSection(committedForm);
   const watch = createWatchSection();
   const learn = (stored: Iterable<readonly [string, string]>) => {
     for (const [key, value] of stored) {
       if (key.startsWith(prefix.watch)) watch.stored.set(key.slice(prefix.watch.length), value);
-      else if (key.startsWith(prefix.sync)) syncs.stored.set(key.slice(prefix.sync.length), { json: value, at: 0 });
-      else if (key.startsWith(prefix.stall)) stalls.stored.set(key.slice(prefix.stall.length), { json: value, at: 0 });
-      else if (key.startsWith(prefix.committed)) committed.stored.set(key.slice(prefix.committed.length), { json: value, at: 0 });
+      else if (key.startsWith(prefix.sync)) learnEntry(syncs, key.slice(prefix.sync.length), value);
+      else if (key.startsWith(prefix.stall)) learnEntry(stalls, key.slice(prefix.stall.length), value);
+      else if (key.startsWith(prefix.committed)) learnEntry(committed, key.slice(prefix.committed.length), value);
       else text.set(key, value);
     }
   };
@@ -133,10 +190,9 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
       writeText(text, changes, cycleAtKey, String(now));
       listTextChanges(text, changes, prefix.event, memory.events.map((e): [string, string] => [e.finding.key, JSON.stringify(e)]));
       listTextChanges(text, changes, prefix.finding, memory.lastFindings.map((f): [string, string] => [f.key, JSON.stringify(encodeFinding(f, now))]));
-      listSectionChanges(syncs, memory.syncMarkers, changes, prefix.sync, now, (marker) => JSON.stringify(marker));
-      // A mark made this cycle (movedAt = now) is not stored (module comment); seenAt is the cycle's.
-      listSectionChanges(stalls, memory.positions, changes, prefix.stall, now, (mark) => (mark.movedAt === now ? null : JSON.stringify(encodeStall(mark))));
-      listSectionChanges(committed, memory.committed, changes, prefix.committed, now, (mark) => JSON.stringify(mark), isRoutineAdvance);
+      listSectionChanges(syncs, memory.syncMarkers, changes, prefix.sync, now);
+      listSectionChanges(stalls, memory.positions, changes, prefix.stall, now);
+      listSectionChanges(committed, memory.committed, changes, prefix.committed, now);
       if (memory.checkpointWatch !== undefined) listWatchChanges(watch, memory.checkpointWatch, changes);
       return changes;
     },
@@ -243,99 +299,201 @@ function listTextChanges(text: Map<string, string>, changes: MemoryEntryChange[]
   }
 }
 
+/** A stored row read from the store: compared by its JSON when its entry is next listed. */
+function learnEntry<T>(section: Section<T>, key: string, json: string): void {
+  section.text.set(key, { json, at: 0 });
+  const slot = section.written === null ? -1 : findWrittenSlot(section.written, key);
+  if (slot >= 0) section.written!.at[slot] = Number.NaN;
+}
+
 /**
- * One per-partition section. The detectors keep an unchanged entry as the same object, so only the
- * changed ones are serialized: `encode` gives the JSON to store (null: not stored, deleted if it
- * was); a change `routine` calls ordinary is written at most `advanceWriteMs` after the last write.
- * A section a detector made from the one listed last cycle, dropping no key, is listed from the
- * keys it touched (section-changes.ts): at 100,000 partitions walking every key cost ~170 ms a cycle.
+ * One per-partition section: a detector's columnar section by its columns (listColumnChanges), any other record by
+ * its entries' JSON (listRecordChanges).
  */
-function listSectionChanges<T extends object>(
-  section: Section<T>,
-  entries: Readonly<Record<string, T>>,
-  changes: MemoryEntryChange[],
-  kind: string,
-  now: number,
-  encode: (entry: T) => string | null,
-  routine?: (before: T, after: T) => boolean,
-): void {
+function listSectionChanges<T extends object>(section: Section<T>, entries: Readonly<Record<string, T>>, changes: MemoryEntryChange[], kind: string, now: number): void {
+  const view = findViewTable(entries);
   const made = readSectionChanges(entries);
-  // The touched keys hold every change only relative to what this persister listed and stored last
-  // cycle (TASK_STALLED's marks also need that cycle's `now`: see putAdvancedMark).
-  const fromSeen = made !== undefined && made.baseId !== 0 && made.baseId === section.seenId && made.baseNow === section.seenNow && made.now === now;
-  if (fromSeen && section.swept && !made.dropped) {
-    const { touched } = made;
-    // The builder reads each touched key's entries (its base is the section seen last cycle), unless a key was put twice.
-    if (made.repeated) for (const key of touched) listEntryChange(section, entries[key]!, section.seen[key], changes, kind, key, now, encode, routine);
-    else {
-      // A routine advance written less than advanceWriteMs ago is skipped before its entries are made (listEntryChange).
-      const isRoutine = routine === undefined ? undefined : made.isRoutine;
-      for (let i = 0; i < touched.length; i++) {
-        const key = touched[i]!;
-        if (isRoutine !== undefined) {
-          const stored = section.stored.get(key);
-          if (stored !== undefined && now - stored.at < advanceWriteMs && isRoutine(i)) continue;
-        }
-        listEntryChange(section, made.readAfter(i), made.readBefore(i), changes, kind, key, now, encode, routine);
-      }
-    }
-    section.seenSize = made.size;
-  } else {
-    // A columnar section is read by slot (mark-columns.ts walkMarks), a plain record by key.
-    const walk = walkMarks(entries, section.seen);
-    const keys = walk?.keys ?? Object.keys(entries);
-    let kept = 0;
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      const entry = walk === undefined ? entries[key]! : walk.entryAt(i);
-      const before = walk === undefined ? section.seen[key] : walk.baseAt(i);
-      if (before !== undefined) kept++;
-      if (before !== entry) listEntryChange(section, entry, before, changes, kind, key, now, encode, routine);
-    }
-    // Entries gone from the memory: their stored rows go too (none when every key seen last cycle is
-    // still there, and the rows read from the store were checked once).
-    if (kept !== section.seenSize || !section.swept) {
-      for (const key of section.stored.keys()) {
-        if (walk === undefined ? entries[key] === undefined : !walk.has(key)) {
-          section.stored.delete(key);
-          changes.push({ key: kind + key, value: null });
-        }
-      }
-      section.swept = true;
-    }
-    section.seenSize = keys.length;
-  }
+  if (view === undefined || made === undefined) listRecordChanges(section, entries, changes, kind, now);
+  else listColumnChanges(section, entries, view, made, changes, kind, now);
   section.seen = entries;
   section.seenNow = now;
   section.seenId = made?.id ?? 0;
 }
 
-/** One entry that is not the object it was last cycle (`before`). */
-function listEntryChange<T extends object>(
+/**
+ * A section a detector made (mark-columns.ts), compared with what was written by its numbers, an entry made and
+ * serialized only when it changed. One made from the section listed last cycle, dropping no key, is listed from the
+ * keys it touched (section-changes.ts): at 100,000 partitions walking every key cost ~170 ms a cycle. Otherwise every
+ * slot is compared, and the stored rows of keys gone from it are deleted.
+ */
+function listColumnChanges<T extends object>(
   section: Section<T>,
-  entry: T,
-  before: T | undefined,
+  entries: Readonly<Record<string, T>>,
+  view: { table: MarkTable; spec: MarkColumnsSpec<T> },
+  made: SectionChanges,
   changes: MemoryEntryChange[],
   kind: string,
-  key: string,
   now: number,
-  encode: (entry: T) => string | null,
-  routine?: (before: T, after: T) => boolean,
 ): void {
-  const stored = section.stored.get(key);
-  // Checked before serializing: on a busy flow every committed mark advances every cycle.
-  if (stored !== undefined && before !== undefined && routine?.(before, entry) === true && now - stored.at < advanceWriteMs) {
-    // Still compared with `before` next cycle, so the advance is written once the minute is up.
+  const { table, spec } = view;
+  const written = alignWritten(section, table, spec);
+  // The touched keys hold every change only relative to what this persister listed and stored last
+  // cycle (TASK_STALLED's marks also need that cycle's `now`: see putAdvancedMark).
+  const fromSeen = made.baseId !== 0 && made.baseId === section.seenId && made.baseNow === section.seenNow && made.now === now;
+  if (fromSeen && section.swept && !made.dropped) {
+    const { before, touched, repeated } = made;
+    const routine = section.form.routine?.(before, table);
+    for (let i = 0; i < touched.length; i++) {
+      const key = touched[i]!;
+      // A key put twice is read by key (section-changes.ts).
+      const a = repeated ? findMarkSlot(table, key) : made.afterSlots[i]!;
+      const b = repeated ? findMarkSlot(before, key) : made.beforeSlots[i]!;
+      listSlotChange(section, written, key, before, b, table, a, spec, routine, changes, kind, now);
+    }
+    section.seenSize = made.size;
     return;
   }
-  const json = encode(entry);
+  const before = readMarkTable(section.seen, spec);
+  const routine = section.form.routine?.(before, table);
+  const sameIndex = before.index === table.index;
+  let kept = 0;
+  let size = 0;
+  for (let a = 0; a < table.present.length; a++) {
+    if (table.present[a] !== 1) continue;
+    size++;
+    const key = table.index.keys[a]!;
+    const b = sameIndex ? a : findMarkSlot(before, key);
+    if (b >= 0 && before.present[b] === 1) kept++;
+    listSlotChange(section, written, key, before, b, table, a, spec, routine, changes, kind, now);
+  }
+  // Entries gone from the memory: their stored rows go too (none when every key seen last cycle is
+  // still there, and the rows read from the store were checked once).
+  if (kept !== section.seenSize || !section.swept) {
+    forEachWrittenMark(written, (slot, key) => {
+      if (table.present[slot] === 1) return;
+      written.at[slot] = Number.NaN;
+      changes.push({ key: kind + key, value: null });
+    });
+    for (const key of section.text.keys()) {
+      if (table.present[findMarkSlot(table, key)] === 1) continue;
+      section.text.delete(key);
+      changes.push({ key: kind + key, value: null });
+    }
+    section.swept = true;
+  }
+  section.seenSize = size;
+}
+
+/**
+ * The record of what was written, aligned with the table's key index (written-marks.ts). Rows of keys the index no
+ * longer has (not in the section) are kept by their JSON and deleted by this cycle's sweep.
+ */
+function alignWritten<T>(section: Section<T>, table: MarkTable, spec: MarkColumnsSpec<T>): WrittenMarks {
+  const old = section.written;
+  if (old === null) return (section.written = createWrittenMarks(table.index, table, spec as MarkColumnsSpec<never>));
+  section.written = alignWrittenMarks(old, table.index, (key, slot, at) => {
+    section.text.set(key, { json: section.form.toJson(readWrittenMark<T>(old, slot)), at });
+    section.swept = false;
+  });
+  return section.written;
+}
+
+/**
+ * One entry of a columnar section (slot `a` of `after`; `b` of `before`, the last cycle's, or −1) against what was
+ * written: skipped while a routine change of one written less than advanceWriteMs ago (it is still compared with
+ * the last cycle's entry next cycle, so the advance is written once the minute is up), deleted when not stored,
+ * written when its numbers differ from those written (or its JSON from the stored row read from the store).
+ */
+function listSlotChange<T>(
+  section: Section<T>,
+  written: WrittenMarks,
+  key: string,
+  before: MarkTable,
+  b: number,
+  after: MarkTable,
+  a: number,
+  spec: MarkColumnsSpec<T>,
+  routine: ((b: number, a: number) => boolean) | undefined,
+  changes: MemoryEntryChange[],
+  kind: string,
+  now: number,
+): void {
+  let at = written.at[a]!;
+  const text = Number.isNaN(at) ? section.text.get(key) : undefined;
+  if (text !== undefined) at = text.at;
+  const stored = !Number.isNaN(at);
+  // Checked before anything else: on a busy flow every committed mark advances every cycle.
+  if (stored && routine !== undefined && b >= 0 && before.present[b] === 1 && now - at < advanceWriteMs && routine(b, a)) return;
+  if (section.form.isStoredAt?.(after, a, now) === false) {
+    if (!stored) return;
+    written.at[a] = Number.NaN;
+    section.text.delete(key);
+    changes.push({ key: kind + key, value: null });
+    return;
+  }
+  if (text === undefined && stored && isWrittenSame(written, after, a, section.form.width)) return;
+  const json = section.form.toJson(readMark(after, a, spec)!);
+  if (text !== undefined) {
+    section.text.delete(key);
+    if (json === text.json) {
+      recordWrittenMark(written, after, a, text.at);
+      return;
+    }
+  }
+  recordWrittenMark(written, after, a, now);
+  changes.push({ key: kind + key, value: json });
+}
+
+/**
+ * A section that is a plain record (read from the store or merged across shards and not yet judged, a copy, a
+ * test's): walked key by key, each entry that is not the object it was last cycle compared with its stored JSON.
+ */
+function listRecordChanges<T extends object>(section: Section<T>, entries: Readonly<Record<string, T>>, changes: MemoryEntryChange[], kind: string, now: number): void {
+  moveWrittenToText(section);
+  const { form } = section;
+  const keys = Object.keys(entries);
+  const routine = form.routine === undefined || form.readTable === undefined ? undefined : readRoutineByKey(form, section.seen, entries);
+  let kept = 0;
+  for (const key of keys) {
+    const entry = entries[key]!;
+    const before = section.seen[key];
+    if (before !== undefined) kept++;
+    if (before !== entry) listEntryChange(section, entry, before !== undefined && routine?.(key) === true, changes, kind, key, now);
+  }
+  if (kept !== section.seenSize || !section.swept) {
+    for (const key of section.text.keys()) {
+      if (entries[key] === undefined) {
+        section.text.delete(key);
+        changes.push({ key: kind + key, value: null });
+      }
+    }
+    section.swept = true;
+  }
+  section.seenSize = keys.length;
+}
+
+/** The routine test by key between two plain records (their entries with offsets exact as numbers). */
+function readRoutineByKey<T>(form: StoredForm<T>, before: Readonly<Record<string, T>>, after: Readonly<Record<string, T>>): (key: string) => boolean {
+  const [x, y] = [form.readTable!(before), form.readTable!(after)];
+  const test = form.routine!(x, y);
+  return (key) => {
+    const [b, a] = [findMarkSlot(x, key), findMarkSlot(y, key)];
+    return b >= 0 && a >= 0 && x.present[b] === 1 && y.present[a] === 1 && test(b, a);
+  };
+}
+
+/** One entry of a plain record that is not the object it was last cycle; `routine`: it only advanced from that one. */
+function listEntryChange<T>(section: Section<T>, entry: T, routine: boolean, changes: MemoryEntryChange[], kind: string, key: string, now: number): void {
+  const stored = section.text.get(key);
+  if (stored !== undefined && routine && now - stored.at < advanceWriteMs) return;
+  const json = section.form.isStored?.(entry, now) === false ? null : section.form.toJson(entry);
   if (json === (stored?.json ?? null)) return;
   if (json === null) {
-    section.stored.delete(key);
+    section.text.delete(key);
     changes.push({ key: kind + key, value: null });
   } else {
     if (stored === undefined) {
-      section.stored.set(key, { json, at: now });
+      section.text.set(key, { json, at: now });
     } else {
       stored.json = json;
       stored.at = now;
@@ -344,26 +502,12 @@ function listEntryChange<T extends object>(
   }
 }
 
-/** MM2 only advanced: same topic, neither position went down, no pending forward move. */
-function isRoutineAdvance(before: CommittedMark, after: CommittedMark): boolean {
-  if (before.topicId !== after.topicId || before.goneSince !== after.goneSince || before.connector !== after.connector) return false;
-  return compareOffsets(after.committed, before.committed) >= 0 && compareOffsets(after.highest, before.highest) >= 0 && compareOffsets(after.committed, after.highest) <= 0;
-}
-
-/** Compares two offsets written as decimal strings, without parsing the usual ones (non-negative, no leading zeros). */
-function compareOffsets(a: string, b: string): number {
-  if (!isPlainOffset(a) || !isPlainOffset(b)) {
-    const [x, y] = [BigInt(a), BigInt(b)];
-    return x < y ? -1 : x > y ? 1 : 0;
-  }
-  if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Non-negative, without leading zeros: such strings order by length, then character by character. */
-function isPlainOffset(s: string): boolean {
-  const first = s.charCodeAt(0);
-  return s.length > 0 && first >= 48 && first <= 57 && (first !== 48 || s.length === 1);
+/** The rows written of a columnar section, kept by their JSON from now on (a plain record is listed). */
+function moveWrittenToText<T>(section: Section<T>): void {
+  const written = section.written;
+  if (written === null) return;
+  forEachWrittenMark(written, (slot, key) => section.text.set(key, { json: section.form.toJson(readWrittenMark<T>(written, slot)), at: written.at[slot]! }));
+  section.written = null;
 }
 
 /** The checkpoint watch as the persister last saw it and what the store holds of it. */

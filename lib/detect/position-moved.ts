@@ -15,10 +15,10 @@ import {
   type FlowPartitionView,
 } from "./snapshot-views";
 import {
-  asConnector,
   type CommittedColumns,
   createCommittedMarksBuilder,
   type CommittedValues,
+  isRoutineAdvance as isCommittedAdvance,
   nameCommittedColumns,
   putCommittedMark,
   putCommittedNumbers,
@@ -146,19 +146,22 @@ export function detectPositionMoves(
 }
 
 /**
- * The common case, read from the columns without making the mark: a fresh partition with the same topic and
- * connector, not gone, nothing set aside at its committed position, which did not go back and is within the
- * highest position MM2 reached or passed it while the connector is not STOPPED (MM2 copying on: a flush trails
- * by less than a cycle's progress) — the general path then finds no move (findMove) and only advances the mark
- * (putRoutineAdvance).
+ * The common case, read from the columns without making the mark: a fresh partition whose new mark is a routine
+ * advance of its mark (committed-marks.ts isRoutineAdvance: same topic — a topic ID unknown on either side is not
+ * another topic, as `sameTopic` reads it — and connector, not gone, the committed position not below the mark's),
+ * with nothing set aside at its committed position, within the highest position MM2 reached or past it while the
+ * connector is not STOPPED (MM2 copying on: a flush trails by less than a cycle's progress) — the general path then
+ * finds no move (findMove) and only advances the mark (putRoutineAdvance).
  */
 function isRoutineAdvance(ctx: DetectorContext, view: FlowPartitionView, columns: CommittedColumns, slot: number, freshFlows: ReadonlySet<unknown>): boolean {
   const p = view.partition;
-  if (p.committedPosition === null || p.unknown !== null || !freshFlows.has(view.flow) || !Number.isNaN(columns.goneSince[slot]!)) return false;
+  if (p.committedPosition === null || p.unknown !== null || !freshFlows.has(view.flow)) return false;
   const c = Number(p.committedPosition);
-  const topicId = columns.topicId[slot] ?? null;
-  if (topicId !== null && p.sourceTopicId !== null && topicId !== p.sourceTopicId) return false;
-  if (asConnector(columns.connector[slot]) !== connectorOf(view) || columns.replacedCommitted[slot] === c || c < columns.committed[slot]!) return false;
+  if (columns.replacedCommitted[slot] === c) return false;
+  const markTopic = columns.topicId[slot] ?? null;
+  const topicId = markTopic === null || p.sourceTopicId === null ? markTopic : p.sourceTopicId;
+  // The highest position the new mark gets is at least the mark's and c (putRoutineAdvance).
+  if (!isCommittedAdvance(columns, slot, c, Math.max(columns.highest[slot]!, c), Number.NaN, topicId, connectorOf(view))) return false;
   // canJudgeForward's first question: a forward move is judged only while the connector is STOPPED.
   return c <= columns.highest[slot]! || findConnectorState(ctx.current, p.sourceConnector ?? view.flow.connectors.source) !== ConnectorState.STOPPED;
 }

@@ -6,9 +6,10 @@
  * one unchanged, and a section made any other way (read from the store, merged across shards) has no
  * record: it is walked whole.
  */
+import type { MarkTable } from "./mark-columns";
 
 /** How a section was made from the previous cycle's. */
-export interface SectionChanges<T = unknown> {
+export interface SectionChanges {
   /** Names this section (not the object itself: a chain of sections, each keeping the one before alive, would leak). */
   id: number;
   /** The section it was made from (`id` of its record; 0: none, e.g. read from the store), and that one's `now`. */
@@ -19,17 +20,14 @@ export interface SectionChanges<T = unknown> {
   /** Keys whose entry may be stored differently than its entry in the base (every other key stores the same). */
   touched: readonly string[];
   /**
-   * The entry of the `i`th touched key in the base, and in the section (valid unless `repeated`). Made when asked for:
-   * at 100,000 partitions most touched entries are routine advances the persister skips without them.
+   * The base's table and the section's, and the `i`th touched key's slot in each (valid unless `repeated`): the
+   * persister compares their numbers, and makes an entry only to serialize it.
    */
-  readBefore(i: number): T | undefined;
-  readAfter(i: number): T;
-  /**
-   * Whether the `i`th touched key's entry only advanced (what the persister's `routine` test says of the two entries,
-   * answered from their numbers without making them); absent when the section cannot tell.
-   */
-  isRoutine?(i: number): boolean;
-  /** Whether a key was put more than once (readBefore and readAfter may then give outdated entries: read by key). */
+  before: MarkTable;
+  after: MarkTable;
+  beforeSlots: readonly number[];
+  afterSlots: readonly number[];
+  /** Whether a key was put more than once (the slots are then read by key). */
   repeated: boolean;
   /** Keys in the section. */
   size: number;
@@ -41,13 +39,13 @@ let lastId = 0;
 const recorded = new WeakMap<object, SectionChanges>();
 
 /** Records how a section (a columnar one, mark-columns.ts) was made from the previous cycle's; returns the id it gets. */
-export function recordSectionChanges<T>(section: object, changes: Omit<SectionChanges<T>, "id">): number {
+export function recordSectionChanges(section: object, changes: Omit<SectionChanges, "id">): number {
   const id = ++lastId;
-  recorded.set(section, { ...changes, id } as SectionChanges);
+  recorded.set(section, { ...changes, id });
   return id;
 }
 
 /** The record of how `section` was made, when a builder made it (mark-columns.ts). */
-export function readSectionChanges<T>(section: Readonly<Record<string, T>>): SectionChanges<T> | undefined {
-  return recorded.get(section) as SectionChanges<T> | undefined;
+export function readSectionChanges(section: object): SectionChanges | undefined {
+  return recorded.get(section);
 }

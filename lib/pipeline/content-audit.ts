@@ -21,6 +21,7 @@ import {
 } from "@/lib/audit";
 import { countAuditMetrics } from "@/lib/alerts/metrics";
 import { listFocusOffsets, MismatchFindings } from "@/lib/detect/audit-mismatch";
+import { findEncodedSlot, generationOf, readFlowColumns, slotOf } from "@/lib/collector/flow-columns";
 import type { RecordSampleRead } from "@/lib/collector/record-samples";
 import { type CollectorHistory, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
 import type { AuditConfig } from "@/lib/config";
@@ -206,14 +207,37 @@ export class ContentAuditor {
   }
 }
 
-/** A flow partition's latest sync epoch and source log start, for confirmLostRanges (indexed on first use only). */
+/**
+ * A flow partition's latest sync epoch and source log start, for confirmLostRanges: the log start from its flow's
+ * columns (flow-columns.ts); the partition objects, indexed on first use, only where the columns cannot tell (a
+ * partition listed twice, or whose data is unknown).
+ */
 function contextReader(snapshot: Snapshot, history: CollectorHistory): (key: string) => LostRangeContext | null {
   let rows: Map<string, FlowPartition> | null = null;
+  const flows = new Map(snapshot.flows.map((f) => [f.id, f]));
   return (key) => {
+    const epoch = () => selectLatestEpoch(history.offsetSyncs.get(key) ?? []);
+    const found = findPartition(flows.get(key.slice(0, key.indexOf("|"))), key);
+    if (found !== undefined) return found === null ? null : { epoch: epoch(), sourceLogStart: found.sourceLogStart };
     rows ??= new Map(snapshot.flows.flatMap((f) => f.partitions.map((p) => [flowPartitionKey(f.id, p.topic, p.partition), p] as const)));
     const p = rows.get(key);
-    return p === undefined ? null : { epoch: selectLatestEpoch(history.offsetSyncs.get(key) ?? []), sourceLogStart: p.sourceLogStart };
+    return p === undefined ? null : { epoch: epoch(), sourceLogStart: p.sourceLogStart };
   };
+}
+
+/**
+ * The partition of `flow` with flow partition key `key`, from the flow's columns (flow-columns.ts) instead of a search
+ * of its partitions: null when the flow does not list it, undefined when the columns cannot tell (listed twice, or
+ * its data unknown: no position holds it as known).
+ */
+function findPartition(flow: Flow | undefined, key: string): FlowPartition | null | undefined {
+  if (flow === undefined) return null;
+  const columns = readFlowColumns(flow.id, flow.partitions);
+  if (columns.duplicates) return undefined;
+  const at = findEncodedSlot(key);
+  if (at < 0 || generationOf(at) !== columns.generation) return null;
+  const position = columns.knownPositionOf[slotOf(at)]!;
+  return position < 0 ? undefined : flow.partitions[position];
 }
 
 function sideKey(cluster: string, topic: string, partition: number): string {
@@ -225,7 +249,8 @@ function sideKey(cluster: string, topic: string, partition: number): string {
  * mappings, and where the target read starts: the lowest mapped offset, never below the target's log start.
  */
 function mapWindow(flow: Flow, w: AuditWindow, read: FetchResult | undefined, history: CollectorHistory): MappedWindow | null {
-  const p = flow.partitions.find((x) => x.topic === w.topic && x.partition === w.partition);
+  const found = findPartition(flow, flowPartitionKey(flow.id, w.topic, w.partition));
+  const p = found === undefined ? flow.partitions.find((x) => x.topic === w.topic && x.partition === w.partition) : (found ?? undefined);
   if (read === undefined || isItemError(read) || p === undefined || p.targetLogEnd === null) return null;
   const epoch = selectLatestEpoch(history.offsetSyncs.get(flowPartitionKey(flow.id, w.topic, w.partition)) ?? []);
   const dense = p.targetDensityIssue === null;

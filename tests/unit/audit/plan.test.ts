@@ -66,4 +66,16 @@ describe("planAudit", () => {
     expect(describeWindows(plans)).toEqual(["orders/0 490+20 offset-sync"]);
     expect(plans.map((p) => p.flow)).toEqual([FLOW]);
   });
+
+  it("reads a partition listed twice from each listing (the flow's columns hold the last one's): each sampled once", () => {
+    const unknown = { reason: "east ListOffsets: NOT_LEADER_OR_FOLLOWER", dataAt: null };
+    const listed = [
+      makeFlowPartition({ partition: 0, unknown }),
+      makeFlowPartition({ partition: 1 }),
+      makeFlowPartition({ partition: 0 }),
+      makeFlowPartition({ partition: 1, mm2Position: null }),
+    ];
+    const plans = planAudit(input({ flows: [makeFlow({ partitions: listed })], budget: 100 }), createAuditCursors());
+    expect(describeWindows(plans)).toEqual(["orders/1 490+20 offset-sync", "orders/0 490+20 offset-sync"]);
+  });
 });

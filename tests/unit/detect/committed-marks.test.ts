@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createCommittedMarksBuilder, putCommittedMark, readCommittedTable, readCommittedValues } from "@/lib/detect/committed-marks";
-import { findMarkSlot, walkMarks } from "@/lib/detect/mark-columns";
+import {
+  createCommittedMarksBuilder,
+  createRoutineAdvanceTest,
+  putCommittedMark,
+  readCommittedTable,
+  readCommittedValues,
+} from "@/lib/detect/committed-marks";
+import { findMarkSlot, findViewTable, readMark } from "@/lib/detect/mark-columns";
 import { readSectionChanges } from "@/lib/detect/section-changes";
 import type { CommittedMark } from "@/lib/detect/types";
 import { T0 } from "./fixtures";
@@ -27,7 +33,7 @@ describe("MM2_POSITION_MOVED's marks as columns", () => {
     expect(readCommittedValues(table, findMarkSlot(table, "f|a|1"))).toMatchObject({ committed: 1, highest: 2, topicId: null });
   });
 
-  it("tells a routine advance from the numbers as the persister tells it from the marks", () => {
+  it("tells a routine advance from the numbers: MM2 advanced, nothing else changed", () => {
     const base: Record<string, CommittedMark> = {
       "f|a|0": { committed: "100", highest: "120", topicId: "id-1" },
       "f|a|1": { committed: "100", highest: "120", topicId: "id-1" },
@@ -49,26 +55,23 @@ describe("MM2_POSITION_MOVED's marks as columns", () => {
     put("f|a|3", 130, 140, "id-1"); // connector changed
     put("f|a|4", 130, 140, "id-1"); // no longer gone
     put("f|a|5", 130, 140, "id-2"); // topic ID learned
-    const made = readSectionChanges(next.finish())!;
-    expect(made.touched.map((_, i) => made.isRoutine!(i))).toEqual([true, false, false, false, false, false]);
-    expect(made.readBefore(1)).toEqual(base["f|a|1"]);
-    expect(made.readAfter(1)).toEqual({ committed: "90", highest: "140", topicId: "id-1" });
+    const after = next.finish();
+    const made = readSectionChanges(after)!;
+    const isRoutine = createRoutineAdvanceTest(made.before, made.after);
+    expect(made.touched.map((_, i) => isRoutine(made.beforeSlots[i]!, made.afterSlots[i]!))).toEqual([true, false, false, false, false, false]);
+    // The slots the persister compares: the touched keys' marks in the base and in the section.
+    expect(readCommittedValues(made.before, made.beforeSlots[1]!)).toMatchObject({ committed: 100, highest: 120 });
+    expect(readCommittedValues(made.after, made.afterSlots[1]!)).toMatchObject({ committed: 90, highest: 140 });
+    expect(findViewTable(after)?.table).toBe(made.after);
   });
 
-  it("walks a columnar section by slot with the base's entries, as its record view reads them", () => {
+  it("finds the table behind a section a builder made, and none behind a plain record", () => {
     const first = createCommittedMarksBuilder({}, T0);
     putCommittedMark(first, first.slotOf("f|a|0"), true, { committed: 1, highest: 2, topicId: null, connector: undefined, replacedCommitted: Number.NaN, goneSince: Number.NaN });
     putCommittedMark(first, first.slotOf("f|a|1"), true, { committed: 3, highest: 4, topicId: "x", connector: "c", replacedCommitted: 2, goneSince: Number.NaN });
-    const before = first.finish();
-    const next = createCommittedMarksBuilder(before, T0 + 5000);
-    putCommittedMark(next, next.slotOf("f|a|1"), true, { committed: 5, highest: 6, topicId: "x", connector: "c", replacedCommitted: Number.NaN, goneSince: Number.NaN });
-    putCommittedMark(next, next.slotOf("f|b|0"), true, { committed: 7, highest: 8, topicId: null, connector: undefined, replacedCommitted: Number.NaN, goneSince: Number.NaN });
-    const after = next.finish();
-    const walk = walkMarks(after, before)!;
-    expect(walk.keys).toEqual(Object.keys(after));
-    expect(walk.keys.map((_, i) => walk.entryAt(i))).toEqual(walk.keys.map((key) => after[key]));
-    expect(walk.keys.map((_, i) => walk.baseAt(i))).toEqual(walk.keys.map((key) => before[key]));
-    expect([walk.has("f|a|0"), walk.has("f|a|1"), walk.has("f|b|0")]).toEqual([false, true, true]);
-    expect(walkMarks({ "f|a|0": after["f|a|1"]! }, before)).toBeUndefined();
+    const section = first.finish();
+    const view = findViewTable(section)!;
+    expect(Object.keys(section).map((key) => readMark(view.table, findMarkSlot(view.table, key), view.spec))).toEqual(Object.values(section));
+    expect(findViewTable({ ...section })).toBeUndefined();
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { createCommittedMarksBuilder, putCommittedMark } from "@/lib/detect/committed-marks";
+import { findViewTable } from "@/lib/detect/mark-columns";
 import { createDetectorMemory } from "@/lib/detect/memory";
 import { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange } from "@/lib/detect/memory-persistence";
-import type { DetectorOutput } from "@/lib/detect/types";
+import type { CommittedMark, DetectorOutput } from "@/lib/detect/types";
 import { makeConnect, makeConnector, makeFlowPartition, makeHistory, makeSnapshot, makeTask, runCycles, T0 } from "./fixtures";
 
 const STUCK = "east->west|orders|2";
@@ -123,6 +125,49 @@ describe("detector memory persistence", () => {
       [["cycle-at", "json"], [`committed|${STUCK}`, "json"], [`committed|${MOVING}`, "json"]],
     ]);
     expect(outputs[5]!.memory.committed[MOVING]?.goneSince).toBe(T0 + 5 * 60_000);
+  });
+
+  it("compares a detector's marks by their numbers as their JSON compares: rows read from the store, a compacted table", () => {
+    const mark = (committed: number, highest: number) => ({ committed, highest, topicId: "id-1", connector: undefined, replacedCommitted: Number.NaN, goneSince: Number.NaN });
+    const key = (p: number) => `f|a|${p}`;
+    // Cycle by cycle (20 s apart), the partitions and their marks: 5,000 partitions copying, then only ten left (the
+    // table is compacted), one of them moved back, then the ten advance a minute after their last write.
+    const cycles: { now: number; marks: [number, ReturnType<typeof mark>][] }[] = [
+      { now: T0, marks: Array.from({ length: 5000 }, (_, p) => [p, mark(100, 120)]) },
+      { now: T0 + 20_000, marks: Array.from({ length: 5000 }, (_, p) => [p, mark(110, 130)]) },
+      { now: T0 + 40_000, marks: Array.from({ length: 10 }, (_, p) => [p, p === 3 ? mark(50, 130) : mark(120, 140)]) },
+      { now: T0 + 100_000, marks: Array.from({ length: 10 }, (_, p) => [p, mark(130, 150)]) },
+    ];
+    // Read from the store: f|a|0 as this version writes it, f|a|1 the same mark written with its fields in another
+    // order, and a partition no longer in the memory.
+    const stored: [string, string][] = [
+      [`committed|${key(0)}`, JSON.stringify({ committed: "100", highest: "120", topicId: "id-1" })],
+      [`committed|${key(1)}`, JSON.stringify({ highest: "120", committed: "100", topicId: "id-1" })],
+      ["committed|f|x|9", JSON.stringify({ committed: "1", highest: "1", topicId: null })],
+    ];
+    const byNumbers = createMemoryPersister(stored);
+    const byText = createMemoryPersister(stored);
+    let section: Record<string, CommittedMark> = {};
+    const listed = cycles.map(({ now, marks }) => {
+      const next = createCommittedMarksBuilder(section, now);
+      for (const [p, values] of marks) putCommittedMark(next, next.slotOf(key(p)), true, values);
+      const before = section;
+      section = next.finish();
+      if (marks.length === 10) expect(findViewTable(section)!.table.index === findViewTable(before)!.table.index).toBe(now !== cycles[2]!.now);
+      const changes = byNumbers.listChanges({ ...createDetectorMemory(), committed: section }, now);
+      // A copy is a plain record: compared entry by entry by its JSON, as before the columns.
+      expect(byText.listChanges({ ...createDetectorMemory(), committed: { ...section } }, now)).toEqual(changes);
+      return changes.filter((c) => c.key !== "cycle-at");
+    });
+    const keys = (changes: MemoryEntryChange[]) => changes.map((c) => c.key);
+    expect(keys(listed[0]!)).toEqual([...Array.from({ length: 4999 }, (_, p) => `committed|${key(p + 1)}`), "committed|f|x|9"]);
+    expect(listed[0]![0]!.value).toBe(JSON.stringify({ committed: "100", highest: "120", topicId: "id-1" }));
+    // Only the mark read from the store (written at 0) is written again within the minute.
+    expect(keys(listed[1]!)).toEqual([`committed|${key(0)}`]);
+    expect(listed[2]!.filter((c) => c.value !== null)).toEqual([{ key: `committed|${key(3)}`, value: JSON.stringify({ committed: "50", highest: "130", topicId: "id-1" }) }]);
+    expect(listed[2]!.filter((c) => c.value === null).length).toBe(4990);
+    // A minute after their last write (f|a|3's in the cycle before, the others' in the first).
+    expect(keys(listed[3]!)).toEqual(Array.from({ length: 10 }, (_, p) => `committed|${key(p)}`));
   });
 
   it("starts from an empty memory, and says why, when a stored entry is not JSON", () => {

@@ -52,8 +52,9 @@ describe("TASK_STALLED's marks as columns", () => {
     const made = readSectionChanges(after)!;
     expect(made.baseId).toBe(readSectionChanges(before)!.id);
     expect(made.touched).toEqual(["f|a|0"]);
-    expect(made.readBefore(0)).toEqual(mark("10", T0, "20"));
-    expect(made.readAfter(0)).toEqual(mark("10", T0, "20", 0, T0 + 5000));
+    // The touched key's slots in the base's table and the section's: seen last cycle, and this one.
+    expect(nameStallColumns(made.before).seenAt[made.beforeSlots[0]!]).toBe(T0);
+    expect(nameStallColumns(made.after).seenAt[made.afterSlots[0]!]).toBe(T0 + 5000);
     expect([made.size, made.dropped, made.repeated]).toEqual([2, true, false]);
   });
 
