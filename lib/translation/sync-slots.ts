@@ -31,9 +31,6 @@ const slotRun = new Int32Array(slotCount);
 const originalUp = new Float64Array(slotCount);
 const originalDown = new Float64Array(slotCount);
 
-/** Runs a partition's block starts with, and the most one needs (one per slot). */
-const firstRoom = 4;
-
 /** The numeric OffsetSyncStore of one flow's partitions, by dense partition index (flow-partition-index.ts). */
 export class SyncSlots {
   /** Per partition: where its block starts in the arena, the runs it holds (0: no sync) and has room for. */
@@ -229,12 +226,15 @@ export class SyncSlots {
   /** Gives partition `p` a block of at least `runs` runs (its runs are rewritten by the caller) and sets its count. */
   private place(p: number, runs: number): void {
     if (runs > this.room[p]!) {
-      const room = Math.min(slotCount, Math.max(runs, this.room[p]! * 2, firstRoom));
+      // One run to spare: a partition's distinct slots change by one or two at a time (5 ± 1 in the synthetic world).
+      const room = Math.min(slotCount, runs + 1);
       this.holes += this.room[p]!;
       this.room[p] = 0;
       this.count[p] = 0;
-      if (this.holes > this.top / 2) this.pack();
-      this.ensureArena(this.top + room);
+      if (this.top + room > this.up.length) {
+        if (this.holes > this.top / 8) this.pack(room);
+        else this.resize(Math.max(this.top + room, Math.ceil(this.up.length * 1.25), 1024));
+      }
       this.first[p] = this.top;
       this.room[p] = room;
       this.top += room;
@@ -242,11 +242,15 @@ export class SyncSlots {
     this.count[p] = runs;
   }
 
-  /** Moves every block to the arena's start, in partition order, without the holes between them. */
-  private pack(): void {
-    const up = new Float64Array(this.up.length);
-    const down = new Float64Array(this.down.length);
-    const last = new Uint8Array(this.last.length);
+  /**
+   * Moves every block to the start of a new arena, in partition order, without the holes between them, with room for
+   * `extra` more runs and an eighth to grow into.
+   */
+  private pack(extra: number): void {
+    const length = Math.max(Math.ceil((this.top - this.holes + extra) * 1.125), 1024);
+    const up = new Float64Array(length);
+    const down = new Float64Array(length);
+    const last = new Uint8Array(length);
     let top = 0;
     for (let p = 0; p < this.room.length; p++) {
       const room = this.room[p]!;
@@ -266,15 +270,13 @@ export class SyncSlots {
     this.holes = 0;
   }
 
-  private ensureArena(size: number): void {
-    if (size <= this.up.length) return;
-    const length = Math.max(size, this.up.length * 2, 1024);
+  private resize(length: number): void {
     const up = new Float64Array(length);
-    up.set(this.up);
+    up.set(this.up.subarray(0, this.top));
     const down = new Float64Array(length);
-    down.set(this.down);
+    down.set(this.down.subarray(0, this.top));
     const last = new Uint8Array(length);
-    last.set(this.last);
+    last.set(this.last.subarray(0, this.top));
     this.up = up;
     this.down = down;
     this.last = last;
