@@ -53,11 +53,6 @@ export class SyncSlots {
     this.count[p] = 0;
   }
 
-  /** Whether partition `p` holds a sync. */
-  has(p: number): boolean {
-    return p < this.count.length && this.count[p]! > 0;
-  }
-
   /**
    * Adds the next sync of partition `p` (Java handleRecord after deserializing). `wipe`: Java's
    * `!readToEnd && initializationMustReadToEnd` (a sync read during a wiping start-up replaces every slot).
@@ -115,7 +110,7 @@ export class SyncSlots {
     return this.down[at]!;
   }
 
-  /** The last slot (0–63) the run at arena position `at` fills. */
+  /** The last slot (0–63) the run at arena position `at` fills (with runAt: the 64 slots, as getSlots gives them). */
   lastSlotAt(at: number): number {
     return this.last[at]!;
   }

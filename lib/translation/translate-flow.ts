@@ -9,7 +9,7 @@
  *    MM2 does not checkpoint (streams, share: group-types.ts) are listed with their source position
  *    and what happens to them after failover, never translated.
  * 2. MM2's translation: the partition's full sync history replayed into the OffsetSyncStore model
- *    (sync-model.ts, start-up assumption documented there), then translateDownstream(committed):
+ *    (sync-slots.ts, as numbers; start-up assumption documented in sync-model.ts), then translateDownstream(committed):
  *    empty → `no-sync` (or `store-not-loaded` when the syncs topic could not be read), −1 →
  *    `older-than-oldest-sync`; a partition outside the flow → `not-replicated`.
  * 3. Ideal: the exact (or bracketed) target position from the full history (mapIdealOffset).
