@@ -252,9 +252,12 @@ export class SyncSlots {
       if (room === 0) continue;
       const from = this.first[p]!;
       const runs = this.count[p]!;
-      up.set(this.up.subarray(from, from + runs), top);
-      down.set(this.down.subarray(from, from + runs), top);
-      last.set(this.last.subarray(from, from + runs), top);
+      // A loop, not subarray().set(): three views per partition were 900,000 objects a pack at 300,000 partitions.
+      for (let k = 0; k < runs; k++) {
+        up[top + k] = this.up[from + k]!;
+        down[top + k] = this.down[from + k]!;
+        last[top + k] = this.last[from + k]!;
+      }
       this.first[p] = top;
       top += room;
     }
