@@ -171,8 +171,8 @@ function findFirstAtOrBefore(slots: readonly SyncPoint[], upstream: bigint): Syn
 /** The modelled store; create it with createOffsetSyncStore. */
 export class OffsetSyncStore {
   /**
-   * The first partition to get a sync, kept apart: the translation keeps one store per flow partition (100,000
-   * at 100,000 partitions), and two maps and a list for that one partition held 50 MiB of the pipeline's heap.
+   * The first partition to get a sync, kept apart: a store replayed for one partition (replaySyncHistory) needs no
+   * maps. (The translation's per-cycle models are lib/translation/sync-slots.ts, numbers checked against this one.)
    */
   private first: PartitionSlots | undefined = undefined;
   /**
@@ -181,10 +181,7 @@ export class OffsetSyncStore {
    */
   private others: PartitionIndex | null = null;
   private readToEnd = false;
-  /**
-   * The partition found last: the translation keeps one store per flow partition, so every lookup of a cycle asks
-   * for the same one, found without the two map lookups (cache misses in a heap of a million objects).
-   */
+  /** The partition found last: a one-partition store's lookups all ask for it, found without the two map lookups. */
   private lastFound: PartitionSlots | undefined = undefined;
 
   constructor(private readonly initializationMustReadToEnd: boolean) {}

@@ -7,9 +7,9 @@ import type { CheckpointPoint, FlowPartition, GroupOffset } from "@/lib/collecto
 import type { SyncPoint } from "@/lib/mm2";
 import { CheckpointIndex } from "./checkpoint-index";
 import { FlowPartitionPlacer } from "./flow-partition-index";
-import { findLastNumberAtOrBefore, readSyncNumbers, type SyncNumbers, toSafeOffset } from "./sync-columns";
-import type { SyncModel, SyncModelCache } from "./sync-model";
-import { IdealCode, type TranslationRows } from "./translation-rows";
+import { throwBeyondSafe, toSafeOffset } from "./sync-columns";
+import { FlowSyncModels, type ReplayOptions, type SyncModelCache } from "./sync-model";
+import { IdealCode, SharedTranslations, type TranslationRows } from "./translation-rows";
 
 /**
  * A group's rows in their order (topic by localeCompare, then partition; a stable sort of the offsets as listed),
@@ -32,21 +32,28 @@ export class FlowRowsState {
   readonly placer: FlowPartitionPlacer;
   /** The flow's checkpoint index, for a caller that keeps none of its own (only new checkpoints are set a cycle). */
   readonly checkpointIndex = new CheckpointIndex();
+  /** The partitions' replayed OffsetSyncStore models and latest epochs, by dense index. */
+  readonly models: FlowSyncModels;
+  /** The translations the rows of one sync share, by dense index. */
+  readonly shared = new SharedTranslations();
   private cycle = 0;
   /** Per dense index: the cycle its history and its model were last looked up in, and what was found. */
   private historyCycles = new Int32Array(0);
   private modelCycles = new Int32Array(0);
+  /** Per dense index, this cycle: 0 no sync, 1 a model, 2 a model holding an offset beyond 2^53 (numbers refused). */
+  private modelKinds = new Uint8Array(0);
   private readonly histories: (readonly SyncPoint[] | undefined)[] = [];
-  private readonly numbers: (SyncNumbers | null)[] = [];
-  /** The model each partition's key gave last (SyncModelCache.lookup's `known`). */
-  private readonly models: (SyncModel | null)[] = [];
   private readonly layouts = new Map<string, GroupLayout>();
   /** The group ids as listed at the last sortGroups, and the positions in their sorted order. */
   private listedGroups: string[] = [];
   private groupOrder: number[] = [];
 
-  constructor(private readonly flowId: string) {
+  constructor(
+    readonly flowId: string,
+    replay: ReplayOptions = {},
+  ) {
     this.placer = new FlowPartitionPlacer(flowId);
+    this.models = new FlowSyncModels(replay);
   }
 
   /** Starts a translation of the flow: histories and models are looked up again, once per partition. */
@@ -65,23 +72,36 @@ export class FlowRowsState {
   }
 
   /**
-   * The numbers of the partition's replayed model this cycle (null without a sync), its model looked up in `cache`
-   * once per cycle. Throws when a sync is beyond 2^53 (toSafeOffset).
+   * Whether the partition has a replayed model this cycle (false: no sync in its history), brought up to its history
+   * once per cycle (FlowSyncModels.update, in `cache`'s cycle).
    */
-  readNumbers(index: number, fp: FlowPartition, cache: SyncModelCache, syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): SyncNumbers | null {
+  readModel(index: number, cache: SyncModelCache, syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): boolean {
     this.reserve(index);
-    if (this.modelCycles[index] === this.cycle) return this.numbers[index] ?? null;
-    const history = this.readHistory(index, syncHistory);
-    this.modelCycles[index] = this.cycle;
-    const known = this.models[index] ?? undefined;
-    // The usual partition took no sync since last cycle: its model and numbers are as they were.
-    const numbers = this.numbers[index] ?? null;
-    if (known !== undefined && numbers !== null && numbers.version === known.version && cache.keep(known, history)) return numbers;
-    const model = history.length === 0 ? null : cache.lookup(this.placer.index.keyAt(index), fp, history, known);
-    this.models[index] = model;
-    const made = model === null ? null : readSyncNumbers(model, fp, this.flowId);
-    this.numbers[index] = made;
-    return made;
+    if (this.modelCycles[index] !== this.cycle) {
+      const history = this.readHistory(index, syncHistory);
+      this.modelCycles[index] = this.cycle;
+      this.modelKinds[index] = 0;
+      if (history.length > 0) {
+        this.models.update(index, history, cache.currentCycle);
+        this.modelKinds[index] = this.models.slots.findUnsafeRun(index) === null ? 1 : 2;
+      }
+    }
+    return this.modelKinds[index] !== 0;
+  }
+
+  /**
+   * readModel for the numbers: whether the partition has a model, throwing (toSafeOffset's error) when one of its slots
+   * holds an offset beyond 2^53.
+   */
+  readExactModel(index: number, fp: FlowPartition, cache: SyncModelCache, syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): boolean {
+    if (!this.readModel(index, cache, syncHistory)) return false;
+    if (this.modelKinds[index] === 2) {
+      const unsafe = this.models.slots.findUnsafeRun(index)!;
+      const slots = this.models.slots;
+      const value = unsafe.what === "upstream" ? slots.upstreamAt(unsafe.at) : slots.downstreamAt(unsafe.at);
+      throwBeyondSafe(BigInt(value), this.flowId, fp, `offset sync ${unsafe.what}`);
+    }
+    return true;
   }
 
   /** The group's layout for `offsets` (its offsets at or above 0, as listed), made again when they moved. */
@@ -123,11 +143,12 @@ export class FlowRowsState {
     historyCycles.set(this.historyCycles);
     const modelCycles = new Int32Array(size);
     modelCycles.set(this.modelCycles);
+    const modelKinds = new Uint8Array(size);
+    modelKinds.set(this.modelKinds);
     this.historyCycles = historyCycles;
     this.modelCycles = modelCycles;
+    this.modelKinds = modelKinds;
     while (this.histories.length < size) this.histories.push(undefined);
-    while (this.numbers.length < size) this.numbers.push(null);
-    while (this.models.length < size) this.models.push(null);
   }
 
   private createLayout(offsets: readonly GroupOffset[]): GroupLayout {
@@ -172,41 +193,47 @@ function isWithinLimit(value: number): boolean {
  * Sets row `r` from numbers when it is the usual row — MM2's store is read to its end and holds a sync at or below the
  * committed offset — and every value stays within ±2^52; false (nothing set) otherwise: translate-flow.ts makes the
  * row with bigints. Throws when an offset is beyond 2^53 (toSafeOffset). The rules are translate-flow.ts's
- * translatePartition, translateFromSync (lib/mm2) and mapIdealOffset (sync-model.ts), on numbers. `logEnd`: the
- * partition's source log end from the flow's columns (NaN: unknown); `read`: the group's committed offset as read;
- * `groupReadAt`: when it was read (null: unknown).
+ * translatePartition, translateFromSync (lib/mm2) and mapIdealOffset (sync-model.ts), on numbers. `p`: the
+ * partition's dense index, whose model `state.readExactModel` brought up to `history` this cycle; `logEnd`: its source
+ * log end from the flow's columns (NaN: unknown); `read`: the group's committed offset as read; `groupReadAt`: when it
+ * was read (null: unknown).
  */
 export function setNumericRow(
   rows: TranslationRows,
   r: number,
-  numbers: SyncNumbers,
+  state: FlowRowsState,
+  p: number,
+  history: readonly SyncPoint[],
   fp: FlowPartition,
   logEnd: number,
   read: bigint,
   cp: CheckpointPoint | undefined,
   groupReadAt: number | null,
 ): boolean {
-  const slotUpstream = numbers.slotUpstream;
-  const last = slotUpstream.length - 1;
-  if (!numbers.readToEnd || last < 0 || numbers.epochUpstream.length === 0) return false;
-  const source = numbers.source;
-  const committedRead = toSafeOffset(read, source, "committed offset");
-  const checkpointUpstream = cp === undefined ? 0 : toSafeOffset(cp.upstream, source, "checkpoint upstream offset");
-  const checkpointDownstream = cp === undefined ? 0 : toSafeOffset(cp.downstream, source, "checkpoint downstream offset");
+  const models = state.models;
+  const slots = models.slots;
+  if (slots.countRuns(p) === 0 || history.length === 0) return false;
+  const flow = state.flowId;
+  const committedRead = toSafeOffset(read, flow, fp, "committed offset");
+  const checkpointUpstream = cp === undefined ? 0 : toSafeOffset(cp.upstream, flow, fp, "checkpoint upstream offset");
+  const checkpointDownstream = cp === undefined ? 0 : toSafeOffset(cp.downstream, flow, fp, "checkpoint downstream offset");
   // A checkpoint written after the group was read may be for a later commit (translatePartition).
   const newer = cp !== undefined && checkpointUpstream > committedRead && groupReadAt !== null && cp.at > groupReadAt;
   const committed = newer ? checkpointUpstream : committedRead;
   // OffsetSyncStore.lookupLatestSync: the first slot at or before the offset, else the oldest (too old when above it).
-  let k = 0;
-  while (k < last && slotUpstream[k]! > committed) k++;
-  if (slotUpstream[k]! > committed) return false;
-  const translated = committed === slotUpstream[k]! ? numbers.slotDownstream[k]! : numbers.slotDownstream[k]! + 1;
-  if (!locateIdeal(rows, r, numbers.epochUpstream, numbers.epochDownstream, committed, fp.targetDensityIssue === null)) return false;
+  const at = slots.findRun(p, committed);
+  const syncUpstream = slots.upstreamAt(at);
+  if (syncUpstream > committed) return false;
+  const syncDownstream = slots.downstreamAt(at);
+  const translated = committed === syncUpstream ? syncDownstream : syncDownstream + 1;
+  if (!locateIdeal(rows, r, history, models.epochStart(p), committed, fp.targetDensityIssue === null)) return false;
   const within = isWithinLimit(committed) && isWithinLimit(translated) && isWithinLimit(checkpointUpstream) && isWithinLimit(checkpointDownstream);
   if (!within || !(Number.isNaN(logEnd) || isWithinLimit(logEnd))) return false;
   rows.committed[r] = committed;
   rows.translated[r] = translated;
-  rows.syncs[r] = numbers.slots[k];
+  rows.dense[r] = p;
+  rows.syncUpstream[r] = syncUpstream;
+  rows.syncDownstream[r] = syncDownstream;
   rows.checkpoints[r] = cp;
   rows.checkpointUpstream[r] = checkpointUpstream;
   rows.checkpointDownstream[r] = checkpointDownstream;
@@ -216,32 +243,65 @@ export function setNumericRow(
 }
 
 /**
- * mapIdealOffset on numbers: sets row `r`'s ideal position of `upstream` from the latest epoch (strictly increasing
- * syncs); false (the row is not numeric) when a bound leaves ±2^52.
+ * mapIdealOffset on numbers: sets row `r`'s ideal position of `upstream` from the latest epoch, history[start, end)
+ * (mapIdealOffsetFrom: a repeated sync is skipped by the search); false (the row is not numeric) when a sync or a
+ * bound leaves ±2^52.
  */
-function locateIdeal(rows: TranslationRows, r: number, up: readonly number[], down: readonly number[], upstream: number, dense: boolean): boolean {
-  const i = findLastNumberAtOrBefore(up, upstream);
-  if (i < 0) return setIdeal(rows, r, IdealCode.UNKNOWN_BEFORE_FIRST_SYNC, 0, 0);
-  const syncDown = down[i]!;
-  if (up[i] === upstream) return setIdeal(rows, r, IdealCode.EXACT_SYNC, syncDown, syncDown);
-  if (i === up.length - 1) {
+function locateIdeal(rows: TranslationRows, r: number, history: readonly SyncPoint[], start: number, upstream: number, dense: boolean): boolean {
+  const i = findLastAtOrBefore(history, start, upstream);
+  if (i === -1) return setIdeal(rows, r, IdealCode.UNKNOWN_BEFORE_FIRST_SYNC, 0, 0);
+  if (i === -2) return false;
+  const sync = history[i]!;
+  const syncUp = Number(sync.upstream);
+  const syncDown = Number(sync.downstream);
+  if (!isWithinLimit(syncUp) || !isWithinLimit(syncDown)) return false;
+  if (syncUp === upstream) return setIdeal(rows, r, IdealCode.EXACT_SYNC, syncDown, syncDown);
+  const next = history[i + 1];
+  if (next === undefined) {
     // Beyond the newest sync: bounded by one target record per source offset.
     const low = syncDown + 1;
-    const high = syncDown + (upstream - up[i]!);
+    const high = syncDown + (upstream - syncUp);
     return setIdeal(rows, r, low === high ? IdealCode.EXACT_PINNED : IdealCode.BRACKET_BEYOND_NEWEST, low, high);
   }
-  const nextUp = up[i + 1]!;
-  const nextDown = down[i + 1]!;
-  const upstreamAdvance = nextUp - up[i]!;
+  const nextUp = Number(next.upstream);
+  const nextDown = Number(next.downstream);
+  if (!isWithinLimit(nextUp) || !isWithinLimit(nextDown)) return false;
+  const upstreamAdvance = nextUp - syncUp;
   const downstreamAdvance = nextDown - syncDown;
   if (!dense || downstreamAdvance > upstreamAdvance) {
     const low = syncDown + 1;
     return setIdeal(rows, r, low === nextDown ? IdealCode.EXACT_PINNED : IdealCode.BRACKET_DOWNSTREAM_GAP, low, nextDown);
   }
   const low = syncDown + 1 + Math.max(0, downstreamAdvance - 1 - (nextUp - upstream));
-  const high = Math.min(nextDown, syncDown + (upstream - up[i]!));
+  const high = Math.min(nextDown, syncDown + (upstream - syncUp));
   if (low !== high) return setIdeal(rows, r, IdealCode.BRACKET_UPSTREAM_GAP, low, high);
   return setIdeal(rows, r, upstreamAdvance === downstreamAdvance ? IdealCode.EXACT_ONE_TO_ONE : IdealCode.EXACT_PINNED, low, high);
+}
+
+/**
+ * Index of the last sync of history[start, end) with upstream ≤ `offset` (most offsets are at or past the newest
+ * sync: one comparison), −1 before the first, −2 when a sync it compares is beyond ±2^52 (the bigint path decides).
+ */
+function findLastAtOrBefore(history: readonly SyncPoint[], start: number, offset: number): number {
+  const last = history.length - 1;
+  const newest = Number(history[last]!.upstream);
+  if (!isWithinLimit(newest)) return -2;
+  if (newest <= offset) return last;
+  let lo = start;
+  let hi = last - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const up = Number(history[mid]!.upstream);
+    if (!isWithinLimit(up)) return -2;
+    if (up <= offset) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return found;
 }
 
 function setIdeal(rows: TranslationRows, r: number, code: number, low: number, high: number): boolean {

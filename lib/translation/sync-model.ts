@@ -15,18 +15,9 @@
  * the first N syncs of our history, pass `{ initializationMustReadToEnd: true, syncsReadAtStartup: N }`:
  * only the N-th survives the load, as in Java.
  */
-import {
-  createOffsetSyncStore,
-  type DownstreamMapping,
-  findLastAtOrBefore,
-  mapBetweenSyncs,
-  OffsetSyncStore,
-  selectLatestEpoch,
-  type SyncPoint,
-  type TopicPartition,
-} from "@/lib/mm2";
-import type { SyncNumbers } from "./sync-columns";
-import type { IdealOffset, ModelTranslation } from "./types";
+import { createOffsetSyncStore, type DownstreamMapping, mapBetweenSyncs, OffsetSyncStore, type SyncPoint, type TopicPartition } from "@/lib/mm2";
+import { SyncSlots } from "./sync-slots";
+import type { IdealOffset } from "./types";
 
 /** How MirrorCheckpointTask's store was loaded (see the module comment). */
 export interface ReplayOptions {
@@ -48,61 +39,27 @@ export function replaySyncHistory(tp: TopicPartition, history: readonly SyncPoin
   return store;
 }
 
-/**
- * MM2's translations from one sync of a partition's model: the sync's downstream (`at`) and one past it
- * (`past`), shared by every row that gets them, from cycle to cycle, until a row translates with another sync.
- */
-export interface SyncTranslations {
-  sync: SyncPoint | null;
-  at: ModelTranslation | null;
-  past: ModelTranslation | null;
-}
-
-/** A partition's replayed model, its latest epoch, and the translations its rows share. */
-export interface SyncModel {
-  store: OffsetSyncStore;
-  epoch: readonly SyncPoint[];
-  translations: SyncTranslations;
-  /** Changes whenever the model takes syncs (unique over every model): what its numeric copy was made from. */
-  version: number;
-  /** The model's numbers for the row arithmetic (sync-columns.ts), made again only when `version` changed. */
-  numbers: SyncNumbers | null;
-}
-
-interface CacheEntry extends SyncModel {
-  consumed: number;
-  last: SyncPoint | null;
-  /** The history array of the entry's last lookup (keep: the same array, neither grown nor trimmed, needs none). */
-  history: readonly SyncPoint[];
-  epoch: SyncPoint[];
-  /** The cycle (SyncModelCache.endCycle count) of the entry's last lookup. */
-  usedInCycle: number;
-  /** Set when endCycle drops the entry: a caller holding it looks it up by key again. */
-  dropped?: true;
-}
-
-/** Cycles an entry survives without a lookup (a group that briefly disappears keeps its model). */
+/** Cycles a partition's model survives without a lookup (a group that briefly disappears keeps its model). */
 const unusedCyclesKept = 60;
 
-/** The last SyncModel version given out (module-wide, so no two models ever share one). */
-let lastVersion = 0;
-
 /**
- * Keeps one replayed model per flow partition between cycles and feeds it only the syncs appended
- * since (the collector's history arrays only grow, and are trimmed at the front past 20,000 syncs;
- * the entry finds its place again by the identity of the last sync it consumed). Without it every
- * cycle would replay up to 20,000 syncs per partition.
+ * Keeps what the translation holds of each flow between cycles (translate-flow.ts: its dense partition index, group
+ * layouts and sync models, FlowRowsState), and counts the cycles a model or a flow went without a lookup.
  */
 export class SyncModelCache {
-  private readonly entries = new Map<string, CacheEntry>();
   private readonly flows = new Map<string, { state: unknown; usedInCycle: number }>();
   private cycle = 0;
 
-  constructor(private readonly options: ReplayOptions = {}) {}
+  constructor(readonly options: ReplayOptions = {}) {}
+
+  /** The cycle count (endCycle calls so far): when a model was last looked up. */
+  get currentCycle(): number {
+    return this.cycle;
+  }
 
   /**
-   * What the translation keeps of one flow between cycles (translate-flow.ts: its dense partition index and group
-   * layouts), made by `create` on the flow's first lookup and dropped like a model after 60 cycles without one.
+   * What the translation keeps of one flow between cycles, made by `create` on the flow's first lookup and dropped
+   * after 60 cycles without one.
    */
   lookupFlow<T>(flowId: string, create: () => T): T {
     let held = this.flows.get(flowId);
@@ -111,103 +68,132 @@ export class SyncModelCache {
     return held.state as T;
   }
 
-  /** The model and the latest epoch (for exact mapping) of one partition's history, valid until the key's next lookup. */
-  lookup(key: string, tp: TopicPartition, history: readonly SyncPoint[], known?: SyncModel): SyncModel {
-    // `known`: the model this key gave before, when the caller kept it (translate-flow.ts, by dense index): no map
-    // lookup in a table of every partition, unless endCycle dropped it.
-    const held = known as CacheEntry | undefined;
-    const entry = held !== undefined && held.dropped !== true ? held : this.entries.get(key);
-    const resumeAt = entry ? findResumeIndex(entry, history) : -1;
-    if (!entry || resumeAt < 0) {
-      if (entry) entry.dropped = true;
-      const fresh: CacheEntry = {
-        store: replaySyncHistory(tp, history, this.options),
-        consumed: history.length,
-        last: history.at(-1) ?? null,
-        history,
-        epoch: selectLatestEpoch(history),
-        translations: { sync: null, at: null, past: null },
-        usedInCycle: this.cycle,
-        version: ++lastVersion,
-        numbers: null,
-      };
-      this.entries.set(key, fresh);
-      return fresh;
-    }
-    if (resumeAt < history.length) {
-      for (let i = resumeAt; i < history.length; i++) {
-        const sync = history[i]!;
-        entry.store.addSync({ topic: tp.topic, partition: tp.partition, upstream: sync.upstream, downstream: sync.downstream });
-      }
-      // The history only grew at its end (same object at the same place): the latest epoch continues
-      // from the one already selected. After a trim at the front it is selected again from the history.
-      entry.epoch = resumeAt === entry.consumed ? extendLatestEpoch(entry.epoch, history, resumeAt) : selectLatestEpoch(history);
-      entry.version = ++lastVersion;
-    }
-    entry.consumed = history.length;
-    entry.last = history.at(-1) ?? null;
-    entry.history = history;
-    entry.usedInCycle = this.cycle;
-    return entry;
-  }
-
-  /**
-   * Whether `model` (from this cache's lookup of a key) still stands for that key's `history`: the same array as at
-   * its last lookup, ending with the same sync at the same length (nothing appended, nothing trimmed). Marks it used
-   * this cycle, as a lookup would; false when it must be looked up (it took syncs since, or endCycle dropped it).
-   * Most partitions take no sync in a cycle: this skips the store and the numbers for them (100,000 a cycle).
-   */
-  keep(model: SyncModel, history: readonly SyncPoint[]): boolean {
-    const entry = model as CacheEntry;
-    const length = history.length;
-    if (entry.dropped === true || entry.history !== history || entry.consumed !== length || (length > 0 && history[length - 1] !== entry.last)) return false;
-    entry.usedInCycle = this.cycle;
-    return true;
-  }
-
-  /**
-   * Ends a cycle's lookups: drops the entries not looked up for 60 cycles (partitions or groups that
-   * disappeared). Marking on lookup costs nothing per partition, where a set of every partition's key did.
-   */
+  /** Ends a cycle's lookups: drops the flows not looked up for 60 cycles. */
   endCycle(): void {
-    // forEach: an iterator makes a [key, entry] array per entry (100,000 a cycle at 100,000 partitions).
-    this.entries.forEach((entry, key) => {
-      if (this.cycle - entry.usedInCycle < unusedCyclesKept) return;
-      entry.dropped = true;
-      this.entries.delete(key);
-    });
     for (const [id, held] of this.flows) if (this.cycle - held.usedInCycle >= unusedCyclesKept) this.flows.delete(id);
     this.cycle++;
   }
 }
 
 /**
- * selectLatestEpoch(history) given `epoch` = selectLatestEpoch(history[0, from)): the same left fold
- * over the syncs from `from` on (O(new syncs) instead of O(history), up to 20,000 per partition).
- * Extends `epoch` in place: the cache owns it, and lookup's callers use it before the next lookup.
+ * One flow's replayed OffsetSyncStore models (sync-slots.ts), by dense partition index, fed only the syncs appended to
+ * each partition's history since its last lookup (the collector's history arrays only grow, and are trimmed at the
+ * front past 20,000 syncs; a model finds its place again by the identity of the last sync it consumed). Without it
+ * every cycle would replay up to 20,000 syncs per partition. Also keeps where each history's latest epoch starts
+ * (lib/mm2 selectLatestEpoch: the syncs from there on, each a repeat of the one before or above it in both offsets).
  */
-function extendLatestEpoch(epoch: SyncPoint[], history: readonly SyncPoint[], from: number): SyncPoint[] {
-  let next = epoch;
-  for (let i = from; i < history.length; i++) {
-    const sync = history[i]!;
-    const last = next[next.length - 1];
-    if (last === undefined) {
-      next.push(sync);
-      continue;
-    }
-    if (sync.upstream === last.upstream && sync.downstream === last.downstream) continue;
-    if (sync.upstream > last.upstream && sync.downstream > last.downstream) next.push(sync);
-    else next = [sync];
+export class FlowSyncModels {
+  readonly slots = new SyncSlots();
+  /** Per partition: syncs of `histories[p]` consumed, the cycle of its last lookup (−1: no model). */
+  private consumed = new Int32Array(0);
+  private usedInCycle = new Int32Array(0);
+  private epochStarts = new Int32Array(0);
+  /** Per partition: the last sync consumed (its identity says where to resume) and the array it was in. */
+  private readonly lastSyncs: (SyncPoint | null)[] = [];
+  private readonly histories: (readonly SyncPoint[] | null)[] = [];
+
+  constructor(private readonly options: ReplayOptions = {}) {}
+
+  /**
+   * Brings partition `p`'s model up to `history` (not empty) in cache cycle `cycle`; a model not looked up for 60
+   * cycles is replayed afresh. Throws a RangeError for a sync outside the int64 range, as OffsetSyncStore.addSync.
+   */
+  update(p: number, history: readonly SyncPoint[], cycle: number): void {
+    this.reserve(p);
+    const length = history.length;
+    const held = this.usedInCycle[p]! >= 0 && cycle - this.usedInCycle[p]! <= unusedCyclesKept;
+    this.usedInCycle[p] = cycle;
+    // The usual partition took no sync since its last lookup: the same array, at the same length, same last sync.
+    if (held && this.histories[p] === history && this.consumed[p] === length && history[length - 1] === this.lastSyncs[p]) return;
+    const resumeAt = held ? this.findResumeIndex(p, history) : -1;
+    if (resumeAt < 0) this.replay(p, history);
+    else this.resume(p, history, resumeAt);
+    this.consumed[p] = length;
+    this.lastSyncs[p] = history[length - 1] ?? null;
+    this.histories[p] = history;
   }
-  return next;
+
+  /** Where partition `p`'s latest epoch starts in the history of its last update. */
+  epochStart(p: number): number {
+    return this.epochStarts[p]!;
+  }
+
+  /** Feeds the whole history into a cleared model exactly as MirrorCheckpointTask would (replaySyncHistory). */
+  private replay(p: number, history: readonly SyncPoint[]): void {
+    const mustReadToEnd = this.options.initializationMustReadToEnd ?? false;
+    const atStartup = Math.min(Math.max(this.options.syncsReadAtStartup ?? 0, 0), history.length);
+    this.slots.clear(p);
+    for (let i = 0; i < history.length; i++) this.feed(p, history[i]!, mustReadToEnd && i < atStartup);
+    this.epochStarts[p] = extendEpochStart(history, 0, 0);
+  }
+
+  /**
+   * Feeds the syncs from `resumeAt` on. After a trim at the front the epoch's start moves with the syncs (a start
+   * trimmed away: the epoch starts with the history, as selectLatestEpoch over it would), then continues over the new
+   * syncs. A trim with nothing appended (the collector trims only when it appends) keeps the start where it is.
+   */
+  private resume(p: number, history: readonly SyncPoint[], resumeAt: number): void {
+    for (let i = resumeAt; i < history.length; i++) this.feed(p, history[i]!, false);
+    const start = Math.max(0, this.epochStarts[p]! - (this.consumed[p]! - resumeAt));
+    this.epochStarts[p] = extendEpochStart(history, resumeAt, start);
+  }
+
+  private feed(p: number, sync: SyncPoint, wipe: boolean): void {
+    if (!isLong(sync.upstream) || !isLong(sync.downstream)) {
+      throw new RangeError(`Offset sync ${sync.upstream}:${sync.downstream} is outside the int64 range`);
+    }
+    this.slots.add(p, Number(sync.upstream), Number(sync.downstream), wipe);
+  }
+
+  /** Index of the first sync not yet consumed, or −1 when the history no longer continues the model's. */
+  private findResumeIndex(p: number, history: readonly SyncPoint[]): number {
+    const last = this.lastSyncs[p];
+    const consumed = this.consumed[p]!;
+    if (last === null || last === undefined) return -1;
+    if (history[consumed - 1] === last) return consumed;
+    const index = history.lastIndexOf(last);
+    return index < 0 ? -1 : index + 1;
+  }
+
+  private reserve(p: number): void {
+    if (p < this.consumed.length) return;
+    const size = Math.max(p + 1, this.consumed.length * 2, 1024);
+    const consumed = new Int32Array(size);
+    consumed.set(this.consumed);
+    const used = new Int32Array(size).fill(-1);
+    used.set(this.usedInCycle);
+    const starts = new Int32Array(size);
+    starts.set(this.epochStarts);
+    this.consumed = consumed;
+    this.usedInCycle = used;
+    this.epochStarts = starts;
+    while (this.lastSyncs.length < size) this.lastSyncs.push(null);
+    while (this.histories.length < size) this.histories.push(null);
+  }
 }
 
-/** Index of the first sync not yet consumed, or −1 when the history no longer continues the entry's. */
-function findResumeIndex(entry: CacheEntry, history: readonly SyncPoint[]): number {
-  if (entry.last === null) return history.length === 0 ? 0 : -1;
-  if (history[entry.consumed - 1] === entry.last) return entry.consumed;
-  const index = history.lastIndexOf(entry.last);
-  return index < 0 ? -1 : index + 1;
+const longMin = -(2n ** 63n);
+const longMax = 2n ** 63n - 1n;
+
+/** Whether `value` fits a Java long (OffsetSyncStore.addSync's check). */
+function isLong(value: bigint): boolean {
+  return value >= longMin && value <= longMax;
+}
+
+/**
+ * The latest epoch's start in `history` given its start `start` among history[0, from): selectLatestEpoch's left fold
+ * continued over the syncs from `from` on, each compared with the one before it (a repeat of it, or above it in both
+ * offsets, continues the epoch; anything else starts a new one). O(new syncs), not O(history).
+ */
+function extendEpochStart(history: readonly SyncPoint[], from: number, start: number): number {
+  let at = start;
+  for (let i = Math.max(from, 1); i < history.length; i++) {
+    const previous = history[i - 1]!;
+    const sync = history[i]!;
+    const repeat = sync.upstream === previous.upstream && sync.downstream === previous.downstream;
+    if (!repeat && !(sync.upstream > previous.upstream && sync.downstream > previous.downstream)) at = i;
+  }
+  return at;
 }
 
 const dense = { denseDownstream: true } as const;
@@ -223,11 +209,20 @@ const notDense = { denseDownstream: false } as const;
  * proves, so a plan built on it re-reads rather than skips.
  */
 export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint, denseDownstream = true): IdealOffset {
-  if (epoch.length === 0) return { kind: "unknown", reason: "no-sync" };
-  const index = findLastAtOrBefore(epoch, upstream);
+  return mapIdealOffsetFrom(epoch, 0, upstream, denseDownstream);
+}
+
+/**
+ * mapIdealOffset over the latest epoch as it sits in a history: the syncs from `start` on (FlowSyncModels.epochStart),
+ * where a repeat of the sync before it may follow a sync. The last sync at or before `upstream` has the same offsets
+ * as the epoch's, and the one after it is above it (never a repeat), so the answer is the epoch's.
+ */
+export function mapIdealOffsetFrom(history: readonly SyncPoint[], start: number, upstream: bigint, denseDownstream = true): IdealOffset {
+  if (history.length <= start) return { kind: "unknown", reason: "no-sync" };
+  const index = findLastAtOrBeforeFrom(history, start, upstream);
   if (index < 0) return { kind: "unknown", reason: "before-first-sync" };
-  const sync = epoch[index]!;
-  const next = epoch[index + 1];
+  const sync = history[index]!;
+  const next = history[index + 1];
   // Beyond the newest sync (a busy group's usual place) the bounds are computed here: mapBetweenSyncs' open bracket
   // would be one more object per row, 190,000 rows a cycle at 100,000 partitions, for the same answer.
   if (next === undefined && sync.upstream !== upstream) return boundBeyondNewest(sync, upstream);
@@ -239,6 +234,26 @@ export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint, de
   if (isBoundedBracket(mapped)) return mapped;
   const high = mapped.high ?? sync.downstream + (upstream - sync.upstream);
   return mapped.low === high ? { kind: "exact", downstream: high, basis: "pinned-by-bounds" } : { kind: "bracket", low: mapped.low, high, reason: mapped.reason };
+}
+
+/** Index of the last sync of history[start, end) with upstream ≤ `offset` (non-decreasing upstream), or −1. */
+function findLastAtOrBeforeFrom(history: readonly SyncPoint[], start: number, offset: bigint): number {
+  const last = history.length - 1;
+  // Most offsets asked about (a group's committed offset) are at or past the newest sync: one comparison.
+  if (history[last]!.upstream <= offset) return last;
+  let lo = start;
+  let hi = last;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (history[mid]!.upstream <= offset) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return found;
 }
 
 /** mapBetweenSyncs' `beyond-newest-sync` bracket (low: one past the sync) closed by one target record per source offset. */

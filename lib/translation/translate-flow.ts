@@ -9,7 +9,7 @@
  *    MM2 does not checkpoint (streams, share: group-types.ts) are listed with their source position
  *    and what happens to them after failover, never translated.
  * 2. MM2's translation: the partition's full sync history replayed into the OffsetSyncStore model
- *    (sync-model.ts, start-up assumption documented there), then translateDownstream(committed):
+ *    (sync-slots.ts, as numbers; start-up assumption documented in sync-model.ts), then translateDownstream(committed):
  *    empty → `no-sync` (or `store-not-loaded` when the syncs topic could not be read), −1 →
  *    `older-than-oldest-sync`; a partition outside the flow → `not-replicated`.
  * 3. Ideal: the exact (or bracketed) target position from the full history (mapIdealOffset).
@@ -25,7 +25,8 @@ import { CheckpointIndex } from "./checkpoint-index";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
 import { compareTopicPartitions, FlowRowsState, setNumericRow } from "./flow-rows";
 import { addTotals, estimateReread } from "./reread";
-import { mapIdealOffset, type ReplayOptions, type SyncModel, SyncModelCache, type SyncTranslations } from "./sync-model";
+import { mapIdealOffsetFrom, type ReplayOptions, SyncModelCache } from "./sync-model";
+import type { SyncSlots } from "./sync-slots";
 import { attachGroupRows, ColumnGroupRows, TranslationRows } from "./translation-rows";
 import {
   type FlowTranslation,
@@ -65,7 +66,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const cache = input.cache ?? new SyncModelCache(input.replay);
   const syncsLoaded = input.syncsLoaded ?? true;
   const filter = compileGroupFilter(flow.groupsFilter, flow.groupsExclude);
-  const state = cache.lookupFlow(flow.id, () => new FlowRowsState(flow.id));
+  const state = cache.lookupFlow(flow.id, () => new FlowRowsState(flow.id, cache.options));
   state.beginCycle();
   const partitions = state.placer.place(flow.partitions);
   // The source log ends as numbers, checked below 2^53 once per partition where the collector made the columns.
@@ -74,7 +75,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const checkpoints = (input.checkpointIndex ?? state.checkpointIndex).update(flow.checkpoints);
   let capacity = 0;
   for (const g of input.sourceGroups) capacity += g.offsets.length;
-  const rows = new TranslationRows(capacity, now);
+  const rows = new TranslationRows(capacity, now, state.shared);
   let next = 0;
   const groups: GroupTranslation[] = [];
   const excludedGroups: string[] = [];
@@ -104,9 +105,10 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       const fp = partitions.byIndex[index];
       const r = next++;
       const enabled = fp !== undefined && syncsLoaded && readPartitionSettings(flow, fp).offsetSyncsEnabled;
-      const numbers = enabled ? state.readNumbers(index, fp, cache, input.syncHistory) : null;
-      if (numbers !== null && setNumericRow(rows, r, numbers, fp!, logEnds[index]!, o.offset, cp, g.dataAt)) continue;
-      const indexed = fp === undefined ? undefined : { fp, key: state.placer.index.keyAt(index), history: state.readHistory(index, input.syncHistory) };
+      if (enabled && state.readExactModel(index, fp, cache, input.syncHistory)) {
+        if (setNumericRow(rows, r, state, index, state.readHistory(index, input.syncHistory), fp, logEnds[index]!, o.offset, cp, g.dataAt)) continue;
+      }
+      const indexed = fp === undefined ? undefined : { fp, index, state };
       rows.setObject(r, translatePartition(ctx, o.topic, o.partition, o.offset, indexed, cp));
     }
     const reader = new ColumnGroupRows(rows, start, layout.topics, layout.partitions);
@@ -154,13 +156,12 @@ function createTotals(): TranslationTotals {
   return { partitions: 0, translated: 0, untranslatable: 0, rereadRecords: 0n, failoverReplayRecords: 0n, skippingPartitions: 0, groupLag: 0n, oldestCheckpointAgeMs: null };
 }
 
-/** A flow partition with its history key (and, once looked up, its history and replayed model). */
+/** A flow partition with its dense index in the flow's state (its history and replayed model). */
 interface IndexedPartition {
-  /** Also the partition's TopicPartition for the model (its topic and number: no copy per partition and cycle). */
+  /** Also the partition's TopicPartition (its topic and number: no copy per partition and cycle). */
   fp: FlowPartition;
-  key: string;
-  history?: readonly SyncPoint[];
-  model?: SyncModel;
+  index: number;
+  state: FlowRowsState;
 }
 
 /** A streams group's committed offsets, or a share group's start offsets, with the flow's view of each partition. */
@@ -255,10 +256,12 @@ function translatePartition(
   }
   const { fp } = indexed;
   if (!readPartitionSettings(ctx.flow, fp).offsetSyncsEnabled) return describeSyncsDisabled(ctx.flow, fp, committed, checkpoint);
-  const history = (indexed.history ??= ctx.syncHistory.get(indexed.key) ?? []);
-  const model = history.length === 0 ? null : (indexed.model ??= ctx.cache.lookup(indexed.key, fp, history));
-  const ideal: IdealOffset = model === null ? { kind: "unknown", reason: "no-sync" } : mapIdealOffset(model.epoch, committed, fp.targetDensityIssue === null);
-  const translation = translateCommitted(ctx, indexed, model, committed);
+  const { index, state } = indexed;
+  const hasModel = state.readModel(index, ctx.cache, ctx.syncHistory);
+  const history = state.readHistory(index, ctx.syncHistory);
+  const dense = fp.targetDensityIssue === null;
+  const ideal: IdealOffset = hasModel ? mapIdealOffsetFrom(history, state.models.epochStart(index), committed, dense) : { kind: "unknown", reason: "no-sync" };
+  const translation = translateCommitted(ctx, indexed, hasModel, committed);
   const lag = fp.sourceLogEnd === null ? null : fp.sourceLogEnd - committed;
   const translated = translation.kind === "translated" ? translation.downstream : null;
   const reread = estimateReread(ideal, translated);
@@ -305,44 +308,33 @@ function describeSyncsDisabled(flow: Flow, fp: FlowPartition, committed: bigint,
   };
 }
 
-/** MM2's translation of a committed offset by the partition's replayed model (null: no sync in the history). */
-function translateCommitted(ctx: RowContext, indexed: IndexedPartition, model: SyncModel | null, committed: bigint): ModelTranslation {
+/** MM2's translation of a committed offset by the partition's replayed model (`hasModel` false: no sync in the history). */
+function translateCommitted(ctx: RowContext, indexed: IndexedPartition, hasModel: boolean, committed: bigint): ModelTranslation {
   const tp = indexed.fp;
-  if (model === null) {
+  if (!hasModel) {
     return ctx.syncsLoaded ? { kind: "untranslatable", reason: UntranslatableReason.NO_SYNC, detail: `MM2 has written no offset sync for ${tp.topic}/${tp.partition} yet` } : notLoaded(ctx.flow);
   }
   if (!ctx.syncsLoaded) return notLoaded(ctx.flow);
-  // The usual row, without a Translation object: the store's latest sync at or before the offset.
-  const sync = model.store.isReadToEnd() ? model.store.lookupLatestSync(tp, committed) : null;
-  if (sync !== null && sync.upstream <= committed) return describeTranslation(model.translations, sync, committed);
-  const t = model.store.translateDownstream(ctx.group, tp, committed);
-  if (t.kind === "translated") return describeTranslation(model.translations, t.sync, committed);
-  if (t.kind === "too-old") {
-    const detail = `offset ${committed} is older than the oldest sync MM2 keeps (upstream ${t.oldest.upstream}): MM2 translates it to −1 and emits no checkpoint`;
-    return { kind: "untranslatable", reason: UntranslatableReason.OLDER_THAN_OLDEST_SYNC, detail };
+  // OffsetSyncStore.translateDownstream (the store is read to its end): the latest sync at or before the offset, else
+  // the oldest slot, too old (Java −1).
+  const sync = lookupLatestSync(indexed.state.models.slots, indexed.index, committed);
+  if (sync.upstream <= committed) {
+    const shared = indexed.state.shared;
+    return shared.share(indexed.index, Number(sync.upstream), Number(sync.downstream), Number(committed), translateFromSync(sync, committed));
   }
-  return t.reason === "no-sync" ? { kind: "untranslatable", reason: UntranslatableReason.NO_SYNC, detail: `no offset sync for ${tp.topic}/${tp.partition}` } : notLoaded(ctx.flow);
+  const detail = `offset ${committed} is older than the oldest sync MM2 keeps (upstream ${sync.upstream}): MM2 translates it to −1 and emits no checkpoint`;
+  return { kind: "untranslatable", reason: UntranslatableReason.OLDER_THAN_OLDEST_SYNC, detail };
 }
 
-/**
- * MM2's translation of `committed` from one sync, shared by every row it gives (it gives sync.downstream at
- * the sync, one more past it: fixed by the sync, a frozen point): 190,000 group partitions do not need
- * 190,000 copies of a few hundred. Kept with the partition's model (the object the row's lookup already
- * holds), where a WeakMap keyed by sync cost a hash lookup in a table of every sync per row.
- */
-function describeTranslation(shared: SyncTranslations, sync: SyncPoint, committed: bigint): ModelTranslation {
-  if (shared.sync !== sync) {
-    shared.sync = sync;
-    shared.at = null;
-    shared.past = null;
+/** Java lookupLatestSync on bigints: the first slot at or before `offset`, else the oldest (slot 63). */
+function lookupLatestSync(slots: SyncSlots, p: number, offset: bigint): SyncPoint {
+  const runs = slots.countRuns(p);
+  for (let k = 0; k < runs; k++) {
+    const at = slots.runAt(p, k);
+    const upstream = BigInt(slots.upstreamAt(at));
+    if (upstream <= offset || k === runs - 1) return { upstream, downstream: BigInt(slots.downstreamAt(at)) };
   }
-  const at = committed === sync.upstream;
-  const cached = at ? shared.at : shared.past;
-  if (cached !== null) return cached;
-  const translation: ModelTranslation = { kind: "translated", downstream: translateFromSync(sync, committed), syncUpstream: sync.upstream, syncDownstream: sync.downstream };
-  if (at) shared.at = translation;
-  else shared.past = translation;
-  return translation;
+  throw new Error(`lookupLatestSync of a partition without a sync (${p})`);
 }
 
 function notLoaded(flow: Flow): ModelTranslation {

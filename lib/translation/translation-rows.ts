@@ -9,7 +9,6 @@
  * old, syncs not read or disabled, a result beyond 2^53) is held as the PartitionTranslation translate-flow.ts made.
  */
 import type { CheckpointPoint, FlowPartition } from "@/lib/collector/types";
-import type { SyncPoint } from "@/lib/mm2";
 import { isSkipping } from "./reread";
 import type { IdealOffset, ModelTranslation, PartitionTranslation, RereadEstimate, TranslationTotals } from "./types";
 
@@ -45,16 +44,24 @@ export class TranslationRows {
   /** The source log end, NaN when unknown. */
   readonly logEnd: Float64Array;
   readonly ideal: Uint8Array;
-  /** The sync MM2 translates by, the latest checkpoint (undefined: none), the flow partition. */
-  readonly syncs: (SyncPoint | undefined)[];
+  /** The partition's dense index in its flow (SharedTranslations), and the offsets of the sync MM2 translates by. */
+  readonly dense: Int32Array;
+  readonly syncUpstream: Float64Array;
+  readonly syncDownstream: Float64Array;
+  /** The latest checkpoint (undefined: none), the flow partition. */
   readonly checkpoints: (CheckpointPoint | undefined)[];
   readonly partitions: (FlowPartition | undefined)[];
 
-  /** `capacity`: at least the rows that will be set; `now`: the cycle's time (a checkpoint's age). */
+  /**
+   * `capacity`: at least the rows that will be set; `now`: the cycle's time (a checkpoint's age); `shared`: the flow's
+   * translations shared by rows of one sync.
+   */
   constructor(
     capacity: number,
     readonly now: number,
+    private readonly shared: SharedTranslations,
   ) {
+    this.dense = new Int32Array(capacity);
     this.isObject = new Uint8Array(capacity);
     this.committed = new Float64Array(capacity);
     this.translated = new Float64Array(capacity);
@@ -64,7 +71,8 @@ export class TranslationRows {
     this.checkpointDownstream = new Float64Array(capacity);
     this.logEnd = new Float64Array(capacity);
     this.ideal = new Uint8Array(capacity);
-    this.syncs = new Array<SyncPoint | undefined>(capacity).fill(undefined);
+    this.syncUpstream = new Float64Array(capacity);
+    this.syncDownstream = new Float64Array(capacity);
     this.checkpoints = new Array<CheckpointPoint | undefined>(capacity).fill(undefined);
     this.partitions = new Array<FlowPartition | undefined>(capacity).fill(undefined);
   }
@@ -79,7 +87,6 @@ export class TranslationRows {
   materialize(r: number, topic: string, partition: number): PartitionTranslation {
     if (this.isObject[r] === 1) return this.objects.get(r)!;
     const cp = this.checkpoints[r];
-    const sync = this.syncs[r]!;
     const fp = this.partitions[r]!;
     const committedNumber = this.committed[r]!;
     const translatedNumber = this.translated[r]!;
@@ -97,7 +104,7 @@ export class TranslationRows {
       committed,
       sourceLogEnd: fp.sourceLogEnd,
       groupLag: lag === null ? null : lag > 0n ? lag : 0n,
-      translation: shareTranslation(sync, sync.upstream === committed, downstream),
+      translation: this.shared.share(this.dense[r]!, this.syncUpstream[r]!, this.syncDownstream[r]!, committedNumber, downstream),
       checkpoint,
       ideal,
       reread,
@@ -229,19 +236,47 @@ export class TranslationRows {
   }
 }
 
-/** MM2's translations from one sync, at it and past it: one object each for every row they give, cycle after cycle. */
-const sharedTranslations = new WeakMap<SyncPoint, { at?: ModelTranslation; past?: ModelTranslation }>();
+/**
+ * MM2's translations from each partition's sync of one flow, at it and past it: one object each for every row they
+ * give, cycle after cycle, until a row of the partition translates by another sync (190,000 rows at 100,000
+ * partitions do not need 190,000 copies). By dense partition index; a sync is known by its offsets.
+ */
+export class SharedTranslations {
+  private up = new Float64Array(0);
+  private down = new Float64Array(0);
+  private readonly at: (ModelTranslation | undefined)[] = [];
+  private readonly past: (ModelTranslation | undefined)[] = [];
 
-/** The translation of a row by `sync` (`at`: the committed offset is the sync's own upstream offset). */
-function shareTranslation(sync: SyncPoint, at: boolean, downstream: bigint): ModelTranslation {
-  let shared = sharedTranslations.get(sync);
-  if (shared === undefined) sharedTranslations.set(sync, (shared = {}));
-  const held = at ? shared.at : shared.past;
-  if (held !== undefined) return held;
-  const translation: ModelTranslation = { kind: "translated", downstream, syncUpstream: sync.upstream, syncDownstream: sync.downstream };
-  if (at) shared.at = translation;
-  else shared.past = translation;
-  return translation;
+  /** The translation of `committed` by the sync (`syncUpstream`, `syncDownstream`) of partition `p` to `downstream`. */
+  share(p: number, syncUpstream: number, syncDownstream: number, committed: number, downstream: bigint): ModelTranslation {
+    this.reserve(p);
+    if (this.up[p] !== syncUpstream || this.down[p] !== syncDownstream) {
+      this.up[p] = syncUpstream;
+      this.down[p] = syncDownstream;
+      this.at[p] = undefined;
+      this.past[p] = undefined;
+    }
+    const atSync = committed === syncUpstream;
+    const held = atSync ? this.at[p] : this.past[p];
+    if (held !== undefined) return held;
+    const translation: ModelTranslation = { kind: "translated", downstream, syncUpstream: BigInt(syncUpstream), syncDownstream: BigInt(syncDownstream) };
+    if (atSync) this.at[p] = translation;
+    else this.past[p] = translation;
+    return translation;
+  }
+
+  private reserve(p: number): void {
+    if (p < this.up.length) return;
+    const size = Math.max(p + 1, this.up.length * 2, 1024);
+    const up = new Float64Array(size).fill(Number.NaN);
+    up.set(this.up);
+    const down = new Float64Array(size).fill(Number.NaN);
+    down.set(this.down);
+    this.up = up;
+    this.down = down;
+    while (this.at.length < size) this.at.push(undefined);
+    while (this.past.length < size) this.past.push(undefined);
+  }
 }
 
 /**

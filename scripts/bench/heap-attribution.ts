@@ -35,10 +35,12 @@ interface Held {
   translation: FlowTranslation | null;
 }
 
-function readHeapMiB(): number {
+/** The live heap and the typed arrays' buffers (outside the heap: heapUsed does not count them), MiB after a full GC. */
+function readHeapMiB(): { heap: number; buffers: number } {
   collectGarbage();
   collectGarbage();
-  return process.memoryUsage().heapUsed / 2 ** 20;
+  const usage = process.memoryUsage();
+  return { heap: usage.heapUsed / 2 ** 20, buffers: usage.arrayBuffers / 2 ** 20 };
 }
 
 /** Runs `cycles` cycles and returns what they left alive (in a function, so no stack frame keeps a cycle's values). */
@@ -80,13 +82,14 @@ function main(): void {
   const fixture = readSnapshotFixture();
   // Made in the call, not kept in a variable here, so letting go of held.world frees it.
   const held = runCycles(createSyntheticWorld(fixture.snapshot, fixture.history.offsetSyncs, flowId, partitions), cycles);
-  const rows: [string, number][] = [];
+  const rows: [string, number, number][] = [];
   let last = readHeapMiB();
-  const total = last - start;
+  const total = last.heap - start.heap;
+  const totalBuffers = last.buffers - start.buffers;
   const letGo = (name: string, release: () => void) => {
     release();
     const now = readHeapMiB();
-    rows.push([name, last - now]);
+    rows.push([name, last.heap - now.heap, last.buffers - now.buffers]);
     last = now;
   };
   letGo("the memory persister (the stored form of every entry it wrote)", () => (held.persister = null));
@@ -102,10 +105,11 @@ function main(): void {
   letGo("the current clusters (partition states)", () => (held.current = null));
   const worldName = "the synthetic world: its offset-sync histories (the collector's history in production), definitions";
   letGo(worldName, () => (held.world = null));
-  rows.push(["left: module-level caches (interned keys, slot indexes)", last - start]);
+  rows.push(["left: module-level caches (interned keys, slot indexes)", last.heap - start.heap, last.buffers - start.buffers]);
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  say(`live heap after ${cycles} cycles at ${partitions} partitions: ${total.toFixed(1)} MiB after a full GC`);
-  for (const [name, mib] of rows) say(`${mib.toFixed(1).padStart(8)} MiB  ${name}`);
+  say(`live heap after ${cycles} cycles at ${partitions} partitions: ${total.toFixed(1)} MiB after a full GC, and ${totalBuffers.toFixed(1)} MiB of typed-array buffers outside it`);
+  say("    heap  buffers");
+  for (const [name, mib, buffers] of rows) say(`${mib.toFixed(1).padStart(8)} ${buffers.toFixed(1).padStart(8)} MiB  ${name}`);
 }
 
 main();

@@ -14,6 +14,7 @@
  * whose candidates reach past the collector's history (written after its last read) is EXCLUDED.
  */
 import { replaySyncHistory } from "@/lib/translation";
+import { FlowSyncModels } from "@/lib/translation/sync-model";
 import { toOptionalLong, type SyncPoint } from "@/lib/mm2";
 import type { CheckpointRecord, SyncRecord, Timed } from "./kafka-truth";
 
@@ -28,6 +29,8 @@ export interface Comparison {
   ambiguousOutside: string[];
   excluded: number;
   mismatches: string[];
+  /** Candidates where the translation's numeric store (sync-slots.ts) differs from the bigint model: none expected. */
+  numericDiffers: string[];
   /** Unambiguous pairs a replay of the WHOLE history (ignoring when MM2 emitted) would get wrong. */
   wrongWithFullHistory: number;
   byGroup: Map<string, number>;
@@ -44,7 +47,7 @@ export function compareCheckpoints(
   checkpoints: readonly Timed<CheckpointRecord>[],
   window = { before: 300, after: 200 },
 ): Comparison {
-  const result: Comparison = { compared: 0, matched: 0, ambiguous: 0, ambiguousOutside: [], excluded: 0, mismatches: [], wrongWithFullHistory: 0, byGroup: new Map() };
+  const result: Comparison = { compared: 0, matched: 0, ambiguous: 0, ambiguousOutside: [], excluded: 0, mismatches: [], numericDiffers: [], wrongWithFullHistory: 0, byGroup: new Map() };
   const stampsByPartition = new Map<number, number[]>();
   for (const s of syncs) {
     if (s.value.topic !== upstreamTopic) continue;
@@ -66,6 +69,8 @@ export function compareCheckpoints(
     const candidates = new Set<string>();
     for (let k = kLo; k <= kHi; k++) {
       const translated = toOptionalLong(replaySyncHistory(tp, held.slice(0, k)).translateDownstream(group, tp, upstream));
+      const numeric = translateByNumbers(held.slice(0, k), upstream);
+      if (numeric !== translated) result.numericDiffers.push(`${group} ${upstreamTopic}-${partition} upstream=${upstream} syncs ${k}: ${translated} by the model, ${numeric} by numbers`);
       candidates.add(translated === null ? "empty" : translated.toString());
     }
     const label = `${group} ${upstreamTopic}-${partition} upstream=${upstream} real=${downstream} model=[${[...candidates].join("|")}] at=${c.timestamp} syncs ${kLo}..${kHi}`;
@@ -82,4 +87,17 @@ export function compareCheckpoints(
     else result.mismatches.push(label);
   }
   return result;
+}
+
+/** The translation's own store (FlowSyncModels over SyncSlots, as numbers) fed `history`: Java's OptionalLong. */
+function translateByNumbers(history: readonly SyncPoint[], upstream: bigint): bigint | null {
+  if (history.length === 0) return null;
+  const models = new FlowSyncModels();
+  models.update(0, history, 0);
+  const slots = models.slots;
+  const at = slots.findRun(0, Number(upstream));
+  const syncUpstream = BigInt(slots.upstreamAt(at));
+  const syncDownstream = BigInt(slots.downstreamAt(at));
+  if (syncUpstream > upstream) return -1n;
+  return syncUpstream === upstream ? syncDownstream : syncDownstream + 1n;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createOffsetSyncStore, type SyncPoint } from "@/lib/mm2";
-import { mapIdealOffset, replaySyncHistory, SyncModelCache } from "@/lib/translation";
+import { mapIdealOffset, replaySyncHistory } from "@/lib/translation";
+import { FlowSyncModels } from "@/lib/translation/sync-model";
 import { steadySyncs, syncs } from "./fixtures";
 
 const tp = { topic: "orders", partition: 0 };
@@ -33,77 +34,79 @@ describe("replaySyncHistory models MirrorCheckpointTask's store", () => {
   });
 });
 
-describe("SyncModelCache", () => {
-  it("feeds only new syncs and ends in the same state as a fresh replay", () => {
+/** A FlowSyncModels partition's slots as upstream offsets, one per slot (as the bigint model's getSlots reads). */
+function slotUpstreams(models: FlowSyncModels, p: number): bigint[] {
+  const out: bigint[] = [];
+  const slots = models.slots;
+  for (let k = 0; k < slots.countRuns(p); k++) {
+    const at = slots.runAt(p, k);
+    while (out.length <= slots.lastSlotAt(at)) out.push(BigInt(slots.upstreamAt(at)));
+  }
+  return out;
+}
+
+function modelUpstreams(history: readonly SyncPoint[]): bigint[] {
+  return replaySyncHistory(tp, history).getSlots(tp)!.map((s) => s.upstream);
+}
+
+describe("FlowSyncModels", () => {
+  it("feeds only new syncs and ends in the same state as a fresh replay, its latest epoch followed", () => {
     const history: SyncPoint[] = [];
-    const cache = new SyncModelCache();
+    const models = new FlowSyncModels();
     for (const chunk of [steadySyncs(10, 500), steadySyncs(10, 900).slice(51), steadySyncs(10, 2000).slice(91)]) {
       history.push(...chunk);
-      cache.lookup("k", tp, history);
+      models.update(0, history, 0);
+      expect(slotUpstreams(models, 0)).toEqual(modelUpstreams(history));
     }
-    const { store, epoch } = cache.lookup("k", tp, history);
-    expect(translateRange(store, 0, 2002)).toEqual(translateRange(replaySyncHistory(tp, history), 0, 2002));
-    expect(epoch).toHaveLength(201);
+    expect(models.epochStart(0)).toBe(0);
+    // A truncation starts a new epoch; a repeat continues it.
+    history.push(...syncs([2010, 1500], [2010, 1500], [2020, 1510]));
+    models.update(0, history, 0);
+    expect(models.epochStart(0)).toBe(201);
+    expect(slotUpstreams(models, 0)).toEqual(modelUpstreams(history));
   });
 
-  it("finds its place again after the history was trimmed at the front, and rebuilds when it cannot", () => {
+  it("replays with the wiping start-up the options name", () => {
+    const history = syncs([0, 0], [100, 100], [200, 200], [300, 300]);
+    const models = new FlowSyncModels({ initializationMustReadToEnd: true, syncsReadAtStartup: 3 });
+    models.update(0, history, 0);
+    expect(slotUpstreams(models, 0)).toEqual(replaySyncHistory(tp, history, { initializationMustReadToEnd: true, syncsReadAtStartup: 3 }).getSlots(tp)!.map((s) => s.upstream));
+  });
+
+  it("finds its place again after the history was trimmed at the front (keeping what MM2's store holds), and replays when it cannot", () => {
     const history = steadySyncs(10, 1000);
-    const cache = new SyncModelCache();
-    const first = cache.lookup("k", tp, history).store;
+    const models = new FlowSyncModels();
+    models.update(0, history, 0);
     history.splice(0, 50);
     history.push(...syncs([1010, 1010]));
-    expect(cache.lookup("k", tp, history).store).toBe(first);
-    expect(first.translateDownstream(null, tp, 1010n)).toMatchObject({ kind: "translated", downstream: 1010n });
+    models.update(0, history, 0);
+    // MM2's store still holds the trimmed syncs: the oldest slot is the first sync ever read, not the history's first.
+    expect(slotUpstreams(models, 0).at(-1)).toBe(0n);
+    expect(models.epochStart(0)).toBe(0);
     const unrelated = syncs([5, 5], [6, 6]);
-    expect(cache.lookup("k", tp, unrelated).store).not.toBe(first);
+    models.update(0, unrelated, 0);
+    expect(slotUpstreams(models, 0)).toEqual(modelUpstreams(unrelated));
   });
 
-  it("keeps a model whose history did not change, and refuses one whose array took a sync or was trimmed in place", () => {
-    const history = steadySyncs(10, 1000);
-    const cache = new SyncModelCache();
-    const model = cache.lookup("k", tp, history);
-    expect(cache.keep(model, history)).toBe(true);
-    // The same contents in another array: looked up again (the collector replaced its array).
-    expect(cache.keep(model, history.slice())).toBe(false);
-    // One sync in, one out at the front: the same array at the same length, and not the same history.
-    history.push(...syncs([1010, 1010]));
-    history.shift();
-    expect(cache.keep(model, history)).toBe(false);
-    expect(cache.lookup("k", tp, history, model)).toBe(model);
-    expect(cache.keep(model, history)).toBe(true);
-    history.push(...syncs([1020, 1020]));
-    expect(cache.keep(model, history)).toBe(false);
+  it("keeps a model looked up within 60 cycles and replays one unused for 61", () => {
+    const [kept, dropped] = [steadySyncs(10, 1000), steadySyncs(10, 1000)];
+    const models = new FlowSyncModels();
+    models.update(0, kept, 0);
+    models.update(1, dropped, 0);
+    for (const history of [kept, dropped]) {
+      history.splice(0, 50);
+      history.push(...syncs([1010, 1010]));
+    }
+    models.update(0, kept, 60);
+    models.update(1, dropped, 61);
+    expect(slotUpstreams(models, 0).at(-1)).toBe(0n);
+    expect(slotUpstreams(models, 1)).toEqual(modelUpstreams(dropped));
+    expect(slotUpstreams(models, 1).at(-1)).toBe(500n);
   });
 
-  it("a kept model counts as used: endCycle drops it only after 60 cycles without a lookup or a keep", () => {
-    const history = steadySyncs(10, 100);
-    const cache = new SyncModelCache();
-    const model = cache.lookup("k", tp, history);
-    for (let cycle = 1; cycle <= 100; cycle++) {
-      cache.endCycle();
-      expect(cache.keep(model, history)).toBe(true);
-    }
-    for (let cycle = 1; cycle <= 61; cycle++) cache.endCycle();
-    expect(cache.keep(model, history)).toBe(false);
-    expect(cache.lookup("k", tp, history, model)).not.toBe(model);
-  });
-
-  it("keeps a model looked up within 60 cycles and drops one unused for 60 whole cycles", () => {
-    const history = steadySyncs(10, 100);
-    const cache = new SyncModelCache();
-    const kept = cache.lookup("kept", tp, history).store;
-    const dropped = cache.lookup("dropped", tp, history).store;
-    for (let cycle = 1; cycle <= 59; cycle++) {
-      cache.endCycle();
-      cache.lookup("kept", tp, history);
-    }
-    expect(cache.lookup("dropped", tp, history).store).toBe(dropped);
-    for (let cycle = 1; cycle <= 61; cycle++) {
-      cache.endCycle();
-      cache.lookup("kept", tp, history);
-    }
-    expect(cache.lookup("kept", tp, history).store).toBe(kept);
-    expect(cache.lookup("dropped", tp, history).store).not.toBe(dropped);
+  it("refuses a sync outside the int64 range, as OffsetSyncStore.addSync does", () => {
+    const models = new FlowSyncModels();
+    expect(() => models.update(0, [{ upstream: 2n ** 63n, downstream: 0n }], 0)).toThrow(/outside the int64 range/);
   });
 });
 

@@ -197,6 +197,26 @@ describe("dense partition indexes, stable across cycles", () => {
     expect(p1!.translation).toMatchObject({ kind: "translated", syncUpstream: 60n, downstream: 71n });
   });
 
+  it("a partition that left the flow and came back translates by its whole history, as a fresh replay does", () => {
+    const cache = new SyncModelCache();
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]) });
+    const group = makeGroup("app", { "orders/0": 150n, "orders/1": 400n });
+    const both = makeFlow({ partitions: [0, 1].map((partition) => makeFlowPartition({ partition })) });
+    const without = makeFlow({ partitions: [makeFlowPartition({ partition: 0 })] });
+    translateFlow({ flow: both, sourceGroups: [group], syncHistory: history, now: T0, cache });
+    const p1 = [...history.values()][1]!;
+    for (let cycle = 0; cycle < 3; cycle++) {
+      p1.push(...syncs([100 + cycle * 100, 110 + cycle * 100]));
+      const gone = translateFlow({ flow: without, sourceGroups: [group], syncHistory: history, now: T0, cache });
+      expect(rowsOf(gone)[1]!.translation).toMatchObject({ kind: "untranslatable", reason: "not-replicated" });
+      cache.endCycle();
+    }
+    const back = translateFlow({ flow: both, sourceGroups: [group], syncHistory: history, now: T0, cache });
+    const fresh = translateFlow({ flow: both, sourceGroups: [group], syncHistory: history, now: T0 });
+    expect(rowsOf(back)).toEqual(rowsOf(fresh));
+    expect(rowsOf(back)[1]!.translation).toEqual({ kind: "translated", downstream: 311n, syncUpstream: 300n, syncDownstream: 310n });
+  });
+
   it("a flow translated again with the same cache keeps its partitions' rows right when a partition is added", () => {
     const cache = new SyncModelCache();
     const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]) });
