@@ -161,7 +161,7 @@ function accumulateFlow(flow: Flow, now: number, named: NamedIndex, options: Met
   const byTopic = new Map<string, TopicAccumulator>();
   const namedSets = [named.byFlow.get(flow.id), named.byCluster.get(flow.source), named.byCluster.get(flow.target)] as const;
   // A flow with an offset beyond 2^53 has no columns: its lags as numbers (rounded, as Prometheus holds them).
-  const [lags] = readPositionColumns(flow, ["lag"]) ?? [Float64Array.from(flow.partitions, (p) => (p.lag === null ? Number.NaN : Number(p.lag)))];
+  const lags = readPositionColumns(flow, ["lag"])?.[0] ?? Float64Array.from(flow.partitions, (p) => (p.lag === null ? Number.NaN : Number(p.lag)));
   const lagRecords = Number(options.lagRecords);
   let acc: TopicAccumulator | null = null;
   for (let i = 0; i < flow.partitions.length; i++) {
@@ -173,7 +173,7 @@ function accumulateFlow(flow: Flow, now: number, named: NamedIndex, options: Met
         byTopic.set(p.topic, acc);
       }
     }
-    const candidate = addPartition(acc, p, lags![i]!, now, lagRecords, options.lagSeconds);
+    const candidate = addPartition(acc, p, lags[i]!, now, lagRecords, options.lagSeconds);
     if (candidate !== null) candidates.push(candidate);
   }
   return [...byTopic.values()];

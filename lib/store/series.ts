@@ -48,17 +48,8 @@ export const partitionSpec = {
   valueColumns: ["source_log_start", "source_log_end", "mm2_position", "target_log_end", "lag"],
 } as const;
 
-/** The flow columns of partitionSpec's value columns, in its order. */
-const partitionValueColumns = partitionSpec.valueColumns.map(
-  (c) =>
-    (({
-      source_log_start: "sourceLogStart",
-      source_log_end: "sourceLogEnd",
-      mm2_position: "mm2Position",
-      target_log_end: "targetLogEnd",
-      lag: "lag",
-    }) as const satisfies Record<typeof c, OffsetColumn>)[c],
-);
+/** partitionSpec's value columns as the flow's offset columns, in the same order. */
+const partitionValueColumns: readonly OffsetColumn[] = ["sourceLogStart", "sourceLogEnd", "mm2Position", "targetLogEnd", "lag"];
 
 /**
  * The flows' partitions as one batch (keys and values in partitionSpec's column order): values from the flows' columns,
