@@ -60,13 +60,16 @@ export function listPartitionBatch(flows: readonly Flow[]): SeriesBatch {
   const [flowIds, topics, partitions] = [new Array<string>(count), new Array<string>(count), new Array<number>(count)];
   const columns = flows.map((flow) => readPositionColumns(flow, partitionValueColumns));
   const exact = columns.every((c) => c !== null);
-  const values: (Float64Array | SeriesValue[])[] = partitionValueColumns.map(() => (exact ? new Float64Array(count) : new Array<SeriesValue>(count)));
+  // One flow (the usual case): its position columns are the batch's, not copied again.
+  const single = exact && flows.length === 1 ? columns[0]! : null;
+  const values: (Float64Array | SeriesValue[])[] =
+    single ?? partitionValueColumns.map(() => (exact ? new Float64Array(count) : new Array<SeriesValue>(count)));
   let i = 0;
   for (const [f, flow] of flows.entries()) {
     const n = flow.partitions.length;
     flowIds.fill(flow.id, i, i + n);
-    if (exact) for (let j = 0; j < values.length; j++) (values[j] as Float64Array).set(columns[f]![j]!, i);
-    else for (let j = 0; j < values.length; j++) copyBigints(flow.partitions, partitionValueColumns[j]!, values[j] as SeriesValue[], i);
+    if (!exact) for (let j = 0; j < values.length; j++) copyBigints(flow.partitions, partitionValueColumns[j]!, values[j] as SeriesValue[], i);
+    else if (single === null) for (let j = 0; j < values.length; j++) (values[j] as Float64Array).set(columns[f]![j]!, i);
     for (let k = 0; k < n; k++, i++) {
       const p = flow.partitions[k]!;
       topics[i] = p.topic;
