@@ -5,12 +5,14 @@
  * capped, topics that need attention first; per-partition series only where an operator looks —
  * partitions that lag past the REPLICATION_LAG thresholds, that an open alert or risk names, or whose
  * topic is allow-listed — capped, worst first. What a cap leaves out is counted per flow.
- * One pass over the partitions, no sort of all topics: this runs every cycle at 100,000 partitions.
+ * One pass over the partitions, no sort of all topics: this runs every cycle at 100,000 partitions. Lags are read
+ * from the flow's lag column (numbers, lib/collector/flow-columns.ts), not from the partitions' bigints.
  */
 import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import type { GapwatchConfig } from "@/lib/config";
 import { defaultMetricsLimits } from "@/lib/config/schema";
 import { defaultThresholds } from "@/lib/config/thresholds";
+import { readPositionColumns } from "@/lib/store/position-columns";
 import { AlertState, type AlertRecord, type RiskRecord } from "./types";
 
 /** Which topics and partitions get series (config `metrics` and the lag thresholds). */
@@ -76,7 +78,8 @@ export interface PartitionFigures {
   flow: string;
   topic: string;
   partition: number;
-  lagRecords: bigint;
+  /** Exact below 2^53 (an offset column's range); a lag beyond it is rounded, as Prometheus holds it anyway. */
+  lagRecords: number;
   /** Null when it lags and its oldest waiting record could not be read. */
   lagSeconds: number | null;
 }
@@ -157,8 +160,12 @@ export function selectSeries(
 function accumulateFlow(flow: Flow, now: number, named: NamedIndex, options: MetricsOptions, candidates: Candidate[]): TopicAccumulator[] {
   const byTopic = new Map<string, TopicAccumulator>();
   const namedSets = [named.byFlow.get(flow.id), named.byCluster.get(flow.source), named.byCluster.get(flow.target)] as const;
+  // A flow with an offset beyond 2^53 has no columns: its lags as numbers (rounded, as Prometheus holds them).
+  const lags = readPositionColumns(flow, ["lag"])?.[0] ?? Float64Array.from(flow.partitions, (p) => (p.lag === null ? Number.NaN : Number(p.lag)));
+  const lagRecords = Number(options.lagRecords);
   let acc: TopicAccumulator | null = null;
-  for (const p of flow.partitions) {
+  for (let i = 0; i < flow.partitions.length; i++) {
+    const p = flow.partitions[i]!;
     if (acc === null || acc.topic !== p.topic) {
       acc = byTopic.get(p.topic) ?? null;
       if (acc === null) {
@@ -166,7 +173,7 @@ function accumulateFlow(flow: Flow, now: number, named: NamedIndex, options: Met
         byTopic.set(p.topic, acc);
       }
     }
-    const candidate = addPartition(acc, p, now, options);
+    const candidate = addPartition(acc, p, lags[i]!, now, lagRecords, options.lagSeconds);
     if (candidate !== null) candidates.push(candidate);
   }
   return [...byTopic.values()];
@@ -224,8 +231,8 @@ function findNamedPartitions(first: FlowPartition, [byFlow, atSource, atTarget]:
   return sets.length === 0 ? null : sets.length === 1 ? sets[0]! : new Set(sets.flatMap((s) => [...s]));
 }
 
-/** Adds a partition to its topic's figures; returns it when it qualifies for series of its own. */
-function addPartition(acc: TopicAccumulator, p: FlowPartition, now: number, options: MetricsOptions): Candidate | null {
+/** Adds a partition (`lag`: its lag column's value, NaN unknown) to its topic's figures; returns it when it qualifies for series of its own. */
+function addPartition(acc: TopicAccumulator, p: FlowPartition, lag: number, now: number, lagRecords: number, lagSeconds: number): Candidate | null {
   acc.partitions += 1;
   // Unknown data is not healthy: an unknown partition adds nothing but its count, and gets no series.
   if (p.unknown !== null) {
@@ -233,20 +240,19 @@ function addPartition(acc: TopicAccumulator, p: FlowPartition, now: number, opti
     acc.attention = true;
     return null;
   }
-  const lag = p.lag;
-  if (lag === null) return null;
+  if (Number.isNaN(lag)) return null;
   acc.knownPartitions += 1;
   // Age in seconds of the oldest record waiting; −1 when records wait and the oldest could not be read.
   let age = 0;
-  if (lag > 0n) {
-    acc.lagSum += Number(lag);
+  if (lag > 0) {
+    acc.lagSum += lag;
     const oldest = p.oldestUnreplicatedTimestamp;
     age = oldest === null ? -1 : Math.max(0, now - oldest) / 1000;
   }
   if (age < 0) acc.ageMissing = true;
   else if (age > acc.maxAge) acc.maxAge = age;
   const isNamed = acc.named !== null && acc.named.has(p.partition);
-  const lagging = lag >= options.lagRecords || age >= options.lagSeconds;
+  const lagging = lag >= lagRecords || age >= lagSeconds;
   if (!isNamed && !lagging && !acc.listed) return null;
   if (isNamed || lagging) acc.attention = true;
   const reason = isNamed ? Reason.NAMED : lagging ? Reason.LAGGING : Reason.LISTED;
@@ -327,7 +333,7 @@ function compareLag(ageA: number | null, recordsA: number, ageB: number | null, 
 /** Worst first: by reason, then by lag (compareLag); then by name. */
 function compareCandidates(a: Candidate, b: Candidate): number {
   if (a.reason !== b.reason) return a.reason - b.reason;
-  const byLag = compareLag(a.lagSeconds, Number(a.lagRecords), b.lagSeconds, Number(b.lagRecords));
+  const byLag = compareLag(a.lagSeconds, a.lagRecords, b.lagSeconds, b.lagRecords);
   if (byLag !== 0) return byLag;
   if (a.flow !== b.flow) return a.flow < b.flow ? -1 : 1;
   if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;

@@ -39,7 +39,7 @@ const partitionFamilies: readonly Family<PartitionFigures>[] = [
     help:
       "Source records not yet replicated, per flow partition that lags, is named by an open alert or risk, " +
       "or is allow-listed (worst first, up to metrics.partitionSeriesLimit)",
-    valueOf: (p) => Number(p.lagRecords),
+    valueOf: (p) => p.lagRecords,
   },
   {
     name: "gapwatch_flow_partition_lag_seconds",

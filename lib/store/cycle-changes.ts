@@ -15,6 +15,7 @@ export interface CycleBlob {
 
 const maxInt64 = 2n ** 63n - 1n;
 const minInt64 = -(2n ** 63n);
+const twoTo32 = 2 ** 32;
 
 /**
  * The values last written per series id, and the encoding of a write's changed rows. `encode` does not remember: the
@@ -70,16 +71,33 @@ export class CycleChanges {
       for (let j = 0; j < width; j++) {
         const o = at + 5 + 8 * j;
         const v = columns[j]![row]!;
-        if (v === null) {
+        let low: number;
+        let high: number;
+        if (typeof v === "number") {
+          // A flow column's offset (NaN: none): its int64 words without a bigint, as setBigInt64 would write them.
+          if (Number.isNaN(v)) {
+            mask |= 1 << j;
+            low = high = 0;
+          } else {
+            if (!Number.isSafeInteger(v)) throw new RangeError(`${v} is not an exact integer`);
+            high = Math.floor(v / twoTo32);
+            low = (v - high * twoTo32) | 0;
+          }
+          view.setInt32(o, low, true);
+          view.setInt32(o + 4, high, true);
+        } else if (v === null) {
           mask |= 1 << j;
           view.setInt32(o, 0, true);
           view.setInt32(o + 4, 0, true);
           continue;
+        } else {
+          if (v > maxInt64 || v < minInt64) throw new RangeError(`${v} is not an int64`);
+          view.setBigInt64(o, v, true);
+          if (!same) continue;
+          low = view.getInt32(o, true);
+          high = view.getInt32(o + 4, true);
         }
-        if (v > maxInt64 || v < minInt64) throw new RangeError(`${v} is not an int64`);
-        view.setBigInt64(o, v, true);
-        if (!same) continue;
-        if (view.getInt32(o, true) !== words[w + 2 * j] || view.getInt32(o + 4, true) !== words[w + 2 * j + 1]) same = false;
+        if (same && (low !== words[w + 2 * j] || high !== words[w + 2 * j + 1])) same = false;
       }
       buf[at + 4] = mask;
       if (same && masks[id] === mask + 1) continue;

@@ -5,13 +5,24 @@ import type { DetectorMemoryEntryChange } from "./types";
 /** Keys per DELETE: a list is one parameter. */
 const keysPerDelete = 10_000;
 
-/** Applies one cycle's detector memory changes (lib/detect/memory-persistence.ts) in one transaction. */
+/**
+ * Applies one cycle's detector memory changes (lib/detect/memory-persistence.ts) in one transaction. The upserts go in
+ * key order: a cycle changes tens of thousands of keys spread over the whole primary key, and in key order each leaf
+ * page of the index is read and made dirty once, not once per key (in random order SQLite's page cache spills dirty
+ * pages to the WAL while the transaction runs, and writes them again at the commit).
+ */
 export function* saveDetectorMemoryEntries(dialect: Dialect, changes: readonly DetectorMemoryEntryChange[]): Work<void> {
   if (changes.length === 0) return;
   // The last change of a key wins (an upsert may not touch one row twice in a PostgreSQL statement).
-  const last = new Map(changes.map((c) => [c.key, c.value]));
-  const upserts = [...last].filter((e): e is [string, string] => e[1] !== null);
-  const deletes = [...last].filter(([, value]) => value === null).map(([key]) => key);
+  const last = new Map<string, string | null>();
+  for (const c of changes) last.set(c.key, c.value);
+  const upserts: [string, string][] = [];
+  const deletes: string[] = [];
+  for (const [key, value] of last) {
+    if (value === null) deletes.push(key);
+    else upserts.push([key, value]);
+  }
+  upserts.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   yield* transaction(function* () {
     for (let i = 0; i < deletes.length; i += keysPerDelete) {
       yield* run(`DELETE FROM detector_memory WHERE ${dialect.inList("key", "text")}`, [dialect.list(deletes.slice(i, i + keysPerDelete))]);

@@ -6,10 +6,17 @@
  */
 export type SeriesValue = bigint | null;
 
+/**
+ * A value column: int64 values as bigints (null: none), or a flow's offsets as a Float64Array (lib/collector/
+ * flow-columns.ts: integers checked exact below 2^53 where the columns are filled; NaN: none). Both are stored as the
+ * same int64 (cycle-changes.ts).
+ */
+export type SeriesColumn = readonly SeriesValue[] | Float64Array;
+
 /** Row i of a write: its key columns `keys[c][i]` (spec order), its values `values[j][i]` (spec order). */
 export interface SeriesBatch {
   keys: readonly (readonly (string | number)[])[];
-  values: readonly (readonly SeriesValue[])[];
+  values: readonly SeriesColumn[];
 }
 
 /** A batch's first N value columns, as a builder destructures them. */

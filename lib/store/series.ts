@@ -1,9 +1,10 @@
-import type { Flow } from "@/lib/collector/types";
+import type { Flow, FlowPartition } from "@/lib/collector/types";
 import type { Dialect } from "./engine/dialect";
 import { transaction, type Work } from "./engine/steps";
 import { TieredTable } from "./tiered-table";
 import { pruneTopicHours, selectTopicHours } from "./topic-hours";
-import type { Columns, SeriesBatch, SeriesValue } from "./series-batch";
+import { type OffsetColumn, readPositionColumns } from "./position-columns";
+import type { SeriesBatch, SeriesValue } from "./series-batch";
 import { tiers } from "./tiers";
 import type { PartitionSample, TopicLagPoint } from "./types";
 
@@ -47,48 +48,80 @@ export const partitionSpec = {
   valueColumns: ["source_log_start", "source_log_end", "mm2_position", "target_log_end", "lag"],
 } as const;
 
-/** The flows' partitions as one batch (keys and values in partitionSpec's column order). */
+/** partitionSpec's value columns as the flow's offset columns, in the same order. */
+const partitionValueColumns: readonly OffsetColumn[] = ["sourceLogStart", "sourceLogEnd", "mm2Position", "targetLogEnd", "lag"];
+
+/**
+ * The flows' partitions as one batch (keys and values in partitionSpec's column order): values from the flows' columns,
+ * or, when a flow holds an offset beyond 2^53 (no columns), from the partitions' bigints.
+ */
 export function listPartitionBatch(flows: readonly Flow[]): SeriesBatch {
   const count = flows.reduce((sum, f) => sum + f.partitions.length, 0);
   const [flowIds, topics, partitions] = [new Array<string>(count), new Array<string>(count), new Array<number>(count)];
-  const values = partitionSpec.valueColumns.map(() => new Array<SeriesValue>(count));
-  const [sourceLogStart, sourceLogEnd, mm2Position, targetLogEnd, lag] = values as Columns<5>;
+  const columns = flows.map((flow) => readPositionColumns(flow, partitionValueColumns));
+  const exact = columns.every((c) => c !== null);
+  // One flow (the usual case): its position columns are the batch's, not copied again.
+  const single = exact && flows.length === 1 ? columns[0]! : null;
+  const values: (Float64Array | SeriesValue[])[] =
+    single ?? partitionValueColumns.map(() => (exact ? new Float64Array(count) : new Array<SeriesValue>(count)));
   let i = 0;
-  for (const flow of flows) {
-    for (const p of flow.partitions) {
-      flowIds[i] = flow.id;
+  for (const [f, flow] of flows.entries()) {
+    const n = flow.partitions.length;
+    flowIds.fill(flow.id, i, i + n);
+    if (!exact) for (let j = 0; j < values.length; j++) copyBigints(flow.partitions, partitionValueColumns[j]!, values[j] as SeriesValue[], i);
+    else if (single === null) for (let j = 0; j < values.length; j++) (values[j] as Float64Array).set(columns[f]![j]!, i);
+    for (let k = 0; k < n; k++, i++) {
+      const p = flow.partitions[k]!;
       topics[i] = p.topic;
       partitions[i] = p.partition;
-      sourceLogStart[i] = p.sourceLogStart;
-      sourceLogEnd[i] = p.sourceLogEnd;
-      mm2Position[i] = p.mm2Position;
-      targetLogEnd[i] = p.targetLogEnd;
-      lag[i] = p.lag;
-      i++;
     }
   }
   return { keys: [flowIds, topics, partitions], values };
 }
 
+/** A value of each partition into `into` from `at` on (the batch of a flow with an offset beyond 2^53). */
+function copyBigints(partitions: readonly FlowPartition[], name: OffsetColumn, into: SeriesValue[], at: number): void {
+  for (let k = 0; k < partitions.length; k++) into[at + k] = partitions[k]![name];
+}
+
 /**
  * A flow's lag per topic this cycle, unknown lags left out (0 when none is known), as the sum of the partitions'
- * samples gives it: a topic has the same partitions in every cycle (Kafka never removes one).
+ * samples gives it: a topic has the same partitions in every cycle (Kafka never removes one). Summed as numbers from
+ * the flow's lag column; a sum past 2^53 (where numbers stop being exact), or a flow without columns, as bigints.
  */
 export function sumLagPerTopic(flow: Flow): Map<string, bigint> {
+  const lag = readPositionColumns(flow, ["lag"])?.[0];
+  const partitions = flow.partitions;
   const sums = new Map<string, bigint>();
-  // A flow lists a topic's partitions together (flow-builder.ts): each run is summed, then added to the map once.
-  let topic: string | null = null;
-  let sum = 0n;
-  for (const p of flow.partitions) {
-    if (p.topic !== topic) {
-      if (topic !== null) sums.set(topic, (sums.get(topic) ?? 0n) + sum);
-      topic = p.topic;
+  const add = (topic: string, from: number, to: number) => {
+    let sum = lag === undefined ? null : sumNumbers(lag, from, to);
+    if (sum === null) {
       sum = 0n;
+      for (let i = from; i < to; i++) sum += partitions[i]!.lag ?? 0n;
     }
-    if (p.lag !== null) sum += p.lag;
+    sums.set(topic, (sums.get(topic) ?? 0n) + sum);
+  };
+  // A flow lists a topic's partitions together (flow-builder.ts): each run is summed, then added to the map once.
+  let start = 0;
+  for (let i = 1; i <= partitions.length; i++) {
+    if (i === partitions.length || partitions[i]!.topic !== partitions[start]!.topic) {
+      add(partitions[start]!.topic, start, i);
+      start = i;
+    }
   }
-  if (topic !== null) sums.set(topic, (sums.get(topic) ?? 0n) + sum);
   return sums;
+}
+
+/** The sum of the known values of [from, to), or null when a partial sum is past 2^53 (not exact). */
+function sumNumbers(values: Float64Array, from: number, to: number): bigint | null {
+  let sum = 0;
+  for (let i = from; i < to; i++) {
+    const v = values[i]!;
+    if (Number.isNaN(v)) continue;
+    sum += v;
+    if (sum > Number.MAX_SAFE_INTEGER || sum < -Number.MAX_SAFE_INTEGER) return null;
+  }
+  return BigInt(sum);
 }
 
 /** The partition series and topic lag minutes of either store (change-only and tiered: tiers.ts). */

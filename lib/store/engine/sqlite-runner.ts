@@ -53,7 +53,8 @@ export class SqliteRunner {
       `INSERT INTO ${step.table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})` + renderConflict(step),
     );
     if (!step.returning) {
-      for (const row of step.rows) statement.run(...bind(row));
+      // An array binds as the anonymous parameters: no spread of each row into arguments.
+      for (const row of step.rows) statement.run(bind(row));
       return [];
     }
     const picks = step.returning.map((name) => {
@@ -65,7 +66,7 @@ export class SqliteRunner {
     });
     const returned: Record<string, unknown>[] = [];
     for (const row of step.rows) {
-      const { changes, lastInsertRowid } = statement.run(...bind(row));
+      const { changes, lastInsertRowid } = statement.run(bind(row));
       if (changes === 0) continue;
       const out: Record<string, unknown> = {};
       for (const p of picks) out[p.name] = p.at < 0 ? Number(lastInsertRowid) : row[p.at];

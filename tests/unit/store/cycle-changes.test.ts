@@ -103,4 +103,24 @@ describe("a write's changed rows as cycle blobs (CycleChanges)", () => {
     expect(() => encode(new CycleChanges(1, 1024), [1], [[MAX + 1n]])).toThrow(RangeError);
     expect(() => encode(new CycleChanges(1, 1024), [1], [[MIN - 1n]])).toThrow(RangeError);
   });
+
+  it("encodes a Float64Array column (a flow's offsets, NaN: none) as the same int64 bytes as bigints, and compares it with them", () => {
+    const values = [0n, 1n, -1n, 2n ** 32n - 1n, 2n ** 32n, -(2n ** 32n) - 5n, 2n ** 53n - 1n, -(2n ** 53n) + 1n, null];
+    const ids = values.map((_, i) => i + 1);
+    const asNumbers = Float64Array.from(values, (v) => (v === null ? Number.NaN : Number(v)));
+    const fromBigints = encode(new CycleChanges(1, 1024), ids, [values]);
+    const numbers = new CycleChanges(1, 1024);
+    const fromNumbers = numbers.encode({ keys: [], values: [asNumbers] }, ids);
+    expect(fromNumbers.map((b) => b.data.toString("hex"))).toEqual(fromBigints.map((b) => b.data.toString("hex")));
+    numbers.remember(fromNumbers);
+    // The same values again, as bigints, are unchanged; one moved value is written.
+    expect(encode(numbers, ids, [values])).toEqual([]);
+    const moved = values.map((v, i) => (i === 3 ? 2n ** 32n : v));
+    expect(listEntries(numbers.encode({ keys: [], values: [Float64Array.from(moved, (v) => (v === null ? Number.NaN : Number(v)))] }, ids), 1)).toEqual([[4, [2n ** 32n]]]);
+  });
+
+  it("refuses a number that is not an exact integer", () => {
+    expect(() => new CycleChanges(1, 1024).encode({ keys: [], values: [Float64Array.of(2 ** 53)] }, [1])).toThrow(RangeError);
+    expect(() => new CycleChanges(1, 1024).encode({ keys: [], values: [Float64Array.of(1.5)] }, [1])).toThrow(RangeError);
+  });
 });
