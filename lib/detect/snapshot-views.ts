@@ -33,13 +33,13 @@ export interface DetectorContext {
   newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
   /** Every offset sync the collector holds per `flowPartitionKey`, oldest first (CollectorHistory, bounded). */
   syncHistory: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
-  /** The partitions fresh in this cycle and the previous one, with both views and their new syncs. */
-  judged: readonly JudgedPartition[];
+  /** The partitions fresh in this cycle and the previous one, as columns per flow (listJudgedFlows). */
+  judged: readonly JudgedFlow[];
   /** Source partitions truncated by an unclean election, seen this cycle or held (truncation-index.ts). */
   truncations: TruncationIndex;
 }
 
-/** A flow partition fresh now and in the previous cycle: what the event detectors compare. */
+/** A flow partition fresh now and in the previous cycle: what the event detectors compare (readJudged). */
 export interface JudgedPartition {
   view: FlowPartitionView;
   before: FlowPartition;
@@ -47,27 +47,111 @@ export interface JudgedPartition {
   syncs: readonly OffsetSyncPoint[];
 }
 
+/**
+ * One fresh flow's partitions fresh in this cycle and the previous one, as numbers: a detector reads the columns of
+ * both cycles by slot and makes a JudgedPartition (readJudged) only for a partition whose numbers say it may have
+ * something to report. At 100,000 healthy partitions nothing is made per partition.
+ */
+export interface JudgedFlow {
+  flow: Flow;
+  /** The flow in the previous snapshot (the last fresh one of its id). */
+  before: Flow;
+  now: FlowColumns;
+  was: FlowColumns;
+  /** The judged partitions' positions in `flow.partitions` and their slots, in that order. */
+  positions: Int32Array;
+  slots: Int32Array;
+  /** The new syncs by slot (ctx.newSyncs), for the judged partitions that have some. */
+  syncs: ReadonlyMap<number, readonly OffsetSyncPoint[]>;
+  /**
+   * The columns hold each slot's own values in both cycles (no partition listed twice): a detector may skip a
+   * partition on its numbers. Otherwise it reads every one whole (readJudged).
+   */
+  exact: boolean;
+}
+
 const noSyncs: readonly OffsetSyncPoint[] = [];
 
 /**
- * The partitions fresh in `current` and in `previous`, in `current`'s order: each found in the previous cycle by its
- * stable slot (flow-columns.ts), without hashing its key.
+ * The partitions fresh in `current` and in `previous`, per fresh flow in `current`'s order: each found in the previous
+ * cycle by its stable slot (flow-columns.ts), without hashing its key or making an object for it.
  */
-export function listJudgedPartitions(current: Snapshot, previous: Snapshot | null, newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>): JudgedPartition[] {
-  const judged: JudgedPartition[] = [];
+export function listJudgedFlows(current: Snapshot, previous: Snapshot | null, newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>): JudgedFlow[] {
+  const judged: JudgedFlow[] = [];
   if (previous === null) return judged;
   const before = indexFreshFlowColumns(previous);
   if (before.size === 0) return judged;
-  let flow: Flow | undefined;
-  let old: FreshFlowColumns | undefined;
-  for (const view of listFreshFlowPartitions(current)) {
-    if (view.flow !== flow) old = before.get((flow = view.flow).id);
-    if (old === undefined) continue;
-    const at = old.columns.knownPositionOf[view.slot] ?? -1;
-    if (at < 0) continue;
-    judged.push({ view, before: old.flow.partitions[at]!, syncs: newSyncs.size === 0 ? noSyncs : (newSyncs.get(view.key) ?? noSyncs) });
+  for (const flow of current.flows) {
+    const old = before.get(flow.id);
+    if (old === undefined || !isFlowFresh(current, flow)) continue;
+    const now = readFlowColumns(flow.id, flow.partitions);
+    const was = old.columns;
+    const positions = new Int32Array(flow.partitions.length);
+    const slots = new Int32Array(flow.partitions.length);
+    let n = 0;
+    for (let i = 0; i < flow.partitions.length; i++) {
+      const slot = now.slotAt[i]!;
+      if (flow.partitions[i]!.unknown !== null || (was.knownPositionOf[slot] ?? -1) < 0) continue;
+      positions[n] = i;
+      slots[n++] = slot;
+    }
+    judged.push({
+      flow,
+      before: old.flow,
+      now,
+      was,
+      positions: positions.subarray(0, n),
+      slots: slots.subarray(0, n),
+      syncs: indexSyncsBySlot(now, newSyncs),
+      exact: !now.duplicates && !was.duplicates,
+    });
   }
   return judged;
+}
+
+/** The new syncs of a flow's partitions by slot: found by key in the map kept across cycles (findEncodedSlot). */
+function indexSyncsBySlot(columns: FlowColumns, newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>): Map<number, readonly OffsetSyncPoint[]> {
+  const bySlot = new Map<number, readonly OffsetSyncPoint[]>();
+  for (const [key, syncs] of newSyncs) {
+    const at = findEncodedSlot(key);
+    if (at < 0 || generationOf(at) !== columns.generation) continue;
+    const slot = slotOf(at);
+    if (slot < columns.slots && columns.keys[slot] === key) bySlot.set(slot, syncs);
+  }
+  return bySlot;
+}
+
+/** The `n`th judged partition of a flow with both cycles' views and its new syncs (objects: for a finding's work). */
+export function readJudged(judged: JudgedFlow, n: number): JudgedPartition {
+  const at = judged.positions[n]!;
+  const slot = judged.slots[n]!;
+  const view: FlowPartitionView = { key: judged.now.keys[slot]!, flow: judged.flow, partition: judged.flow.partitions[at]!, slot };
+  const before = judged.before.partitions[judged.was.knownPositionOf[slot]!]!;
+  return { view, before, syncs: judged.syncs.get(slot) ?? noSyncs };
+}
+
+/**
+ * Visits the judged partitions whose numbers `may` lets through (every one of a flow whose columns are not exact),
+ * in order, each made whole (readJudged).
+ */
+export function forEachJudged(
+  judged: readonly JudgedFlow[],
+  may: (judged: JudgedFlow, slot: number) => boolean,
+  visit: (partition: JudgedPartition) => void,
+): void {
+  for (const flow of judged) {
+    for (let n = 0; n < flow.slots.length; n++) if (!flow.exact || may(flow, flow.slots[n]!)) visit(readJudged(flow, n));
+  }
+}
+
+/** Whether the judged partition at `slot` has new sync steps (two syncs or more: a step). */
+export function hasNewSyncSteps(judged: JudgedFlow, slot: number): boolean {
+  return countNewSyncs(judged, slot) > 1;
+}
+
+/** How many new syncs the judged partition at `slot` has (0: none). */
+export function countNewSyncs(judged: JudgedFlow, slot: number): number {
+  return judged.syncs.get(slot)?.length ?? 0;
 }
 
 /** One partition of one flow, with its history key and its slot in the flow's columns (flow-columns.ts). */
