@@ -3,8 +3,9 @@ import {
   findTopic,
   formatDuration,
   formatUtcTime,
-  listFreshFlowPartitions,
+  forEachFreshPartition,
   namePartition,
+  readPartitionView,
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
@@ -27,12 +28,17 @@ import { FindingType, Severity, type Finding } from "./types";
  */
 export function detectRetentionRisk(ctx: DetectorContext): Finding[] {
   const findings: Finding[] = [];
-  for (const view of listFreshFlowPartitions(ctx.current)) {
+  forEachFreshPartition(ctx.current, (flow, columns, at, slot) => {
+    // Only records waiting can be deleted unreplicated (lag > 0; NaN, unknown, compares false): numbers first.
+    if (!(columns.lag[slot]! > 0) && !columns.duplicates) return;
+    const timestamp = flow.partitions[at]!.oldestUnreplicatedTimestamp;
+    if (timestamp === undefined || timestamp === null) return;
+    const view = readPartitionView(flow, columns, at);
     const forecast = forecastDeletion(ctx, view);
     if (forecast !== null && forecast.deletableAt - ctx.now <= ctx.thresholds.retentionHorizonMs) {
       findings.push(createRiskFinding(ctx, view, forecast));
     }
-  }
+  });
   return findings;
 }
 

@@ -182,8 +182,8 @@ interface SnapshotIndex {
   /** Fresh flows' columns by flow id, and by slot generation. */
   freshColumns: Map<string, FreshFlowColumns> | null;
   freshGenerations: Map<number, FlowColumns> | null;
-  /** findTopic's last question and answer. */
-  lastTopic: { alias: string; topic: string; found: TopicState | undefined } | null;
+  /** findTopic's last question and answer (changed in place: no object per question). */
+  lastTopic: { alias: string | null; topic: string | null; found: TopicState | undefined };
 }
 
 const indexes = new WeakMap<Snapshot, SnapshotIndex>();
@@ -219,7 +219,7 @@ function lookUpIndex(snapshot: Snapshot): SnapshotIndex {
     // The first of equal aliases or names wins, as `find` would.
     const clusters = new Map<string, ClusterSnapshot>();
     for (const c of snapshot.clusters) if (!clusters.has(c.alias)) clusters.set(c.alias, c);
-    index = { clusters, topics: new Map(), all: null, fresh: null, freshColumns: null, freshGenerations: null, lastTopic: null };
+    index = { clusters, topics: new Map(), all: null, fresh: null, freshColumns: null, freshGenerations: null, lastTopic: { alias: null, topic: null, found: undefined } };
     indexes.set(snapshot, index);
   }
   return index;
@@ -250,6 +250,27 @@ export function listFreshFlowPartitions(snapshot: Snapshot): readonly FlowPartit
     index.fresh = listFlowPartitions(snapshot).filter((view) => fresh.has(view.flow) && view.partition.unknown === null);
   }
   return index.fresh;
+}
+
+/**
+ * Visits every partition whose data is fresh in `snapshot`, as listFreshFlowPartitions lists them, with its flow's
+ * columns and its slot, making no object for it (`at`: its position in `flow.partitions`).
+ */
+export function forEachFreshPartition(
+  snapshot: Snapshot,
+  visit: (flow: Flow, columns: FlowColumns, at: number, slot: number) => void,
+): void {
+  for (const flow of snapshot.flows) {
+    if (!isFlowFresh(snapshot, flow)) continue;
+    const columns = readFlowColumns(flow.id, flow.partitions);
+    for (let i = 0; i < flow.partitions.length; i++) if (flow.partitions[i]!.unknown === null) visit(flow, columns, i, columns.slotAt[i]!);
+  }
+}
+
+/** A partition's view (FlowPartitionView) from its flow's columns: for a finding's work. */
+export function readPartitionView(flow: Flow, columns: FlowColumns, at: number): FlowPartitionView {
+  const slot = columns.slotAt[at]!;
+  return { key: columns.keys[slot]!, flow, partition: flow.partitions[at]!, slot };
 }
 
 /** Every partition of every flow, fresh or not, in snapshot order. */
@@ -319,7 +340,7 @@ export function createFreshKeyTest(snapshot: Snapshot | null): (key: string) => 
 export function findTopic(snapshot: Snapshot, alias: string, topic: string): TopicState | undefined {
   const index = indexOf(snapshot);
   const last = index.lastTopic;
-  if (last !== null && last.topic === topic && last.alias === alias) return last.found;
+  if (last.topic === topic && last.alias === alias) return last.found;
   let topics = index.topics.get(alias);
   if (topics === undefined) {
     topics = new Map();
@@ -327,7 +348,9 @@ export function findTopic(snapshot: Snapshot, alias: string, topic: string): Top
     index.topics.set(alias, topics);
   }
   const found = topics.get(topic);
-  index.lastTopic = { alias, topic, found };
+  last.alias = alias;
+  last.topic = topic;
+  last.found = found;
   return found;
 }
 

@@ -2,11 +2,12 @@ import type { FlowPartition } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
 import {
   formatCount,
-  listFreshFlowPartitions,
+  forEachFreshPartition,
   maxOffset,
   minOffset,
   namePartition,
   readJudged,
+  readPartitionView,
   type DetectorContext,
   type FlowPartitionView,
   type JudgedFlow,
@@ -76,14 +77,16 @@ export function detectTopicReset(ctx: DetectorContext, marks: Readonly<Record<st
   const table = readCommittedTable(marks);
   const topicIds = table.texts[CommittedText.topicId]!;
   const slotOf = createSlotReader(table);
-  for (const view of listFreshFlowPartitions(ctx.current)) {
-    const slot = slotOf(view.key);
-    if (slot < 0 || table.present[slot] !== 1 || found.has(view.key)) continue;
+  forEachFreshPartition(ctx.current, (flow, columns, at, flowSlot) => {
+    const key = columns.keys[flowSlot]!;
+    const slot = slotOf(key);
+    if (slot < 0 || table.present[slot] !== 1 || (found.size > 0 && found.has(key))) return;
     const topicId = topicIds[slot] ?? null;
-    if (!hasTopicIdChanged({ sourceTopicId: topicId }, view.partition)) continue;
+    if (!hasTopicIdChanged({ sourceTopicId: topicId }, flow.partitions[at]!)) return;
+    const view = readPartitionView(flow, columns, at);
     const before = { sourceTopicId: topicId, sourceLogEnd: null, mm2Position: BigInt(readCommittedValues(table, slot).highest) };
     candidates.push(createResetCandidate(ctx, view, before, [ResetSignal.TOPIC_ID_CHANGED], "last-known"));
-  }
+  });
   return candidates;
 }
 
