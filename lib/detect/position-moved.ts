@@ -242,12 +242,14 @@ function keepGoneMarks(before: MarkTable, next: MarkTableBuilder<CommittedMark>,
 function findSkipsInSyncs(ctx: DetectorContext): [FlowPartitionView, Move][] {
   const found: [FlowPartitionView, Move][] = [];
   if (ctx.newSyncs.size === 0) return found;
-  const transactional = new Set(ctx.current.flows.flatMap((f) => f.partitions.filter((p) => p.transactionMarkersSeen).map((p) => `${f.id}|${p.topic}`)));
+  // The topics where transaction markers were seen: listed once a partition has new sync steps to judge.
+  let transactional: ReadonlySet<string> | undefined;
   forEachJudged(ctx.judged, mayHaveSkipped, ({ view, before, syncs }) => {
     // Only new sync steps can show a skip.
     if (syncs.length < 2) return;
     const p = view.partition;
     if (p.sourceLogStart === null || p.targetDensityIssue !== null) return;
+    transactional ??= listTransactionalTopics(ctx.current);
     if (transactional.has(`${view.flow.id}|${p.topic}`)) return;
     if (before.sourceTopicId !== null && p.sourceTopicId !== null && before.sourceTopicId !== p.sourceTopicId) return;
     if (isCompacted(findTopic(ctx.current, view.flow.source, p.topic)?.configs) !== false) return;
@@ -366,6 +368,11 @@ function createMoveCandidate(view: FlowPartitionView, move: Move, signal: MoveSi
     range: null,
     render: (key, _range, firstSeen) => ({ ...finding, key, evidence: { ...finding.evidence, seenAt: firstSeen }, observedAt: firstSeen }),
   };
+}
+
+/** `<flow>|<topic>` of every topic with a partition where transaction markers were seen. */
+function listTransactionalTopics(snapshot: Snapshot): Set<string> {
+  return new Set(snapshot.flows.flatMap((f) => f.partitions.filter((p) => p.transactionMarkersSeen).map((p) => `${f.id}|${p.topic}`)));
 }
 
 /** Only new sync steps can show a skip (the steady path: a partition without any is skipped on its numbers). */
