@@ -9,7 +9,6 @@ import {
   isCompacted,
   minOffset,
   namePartition,
-  countNewSyncs,
   readJudged,
   type DetectorContext,
   type FlowPartitionView,
@@ -87,7 +86,7 @@ export function detectDataLoss(ctx: DetectorContext): EventCandidate[] {
  * compares false, as the sightings' null checks do.
  */
 function mayHaveLost(judged: JudgedFlow, slot: number): boolean {
-  if (countNewSyncs(judged, slot) > 1) return true;
+  if (judged.stepped[slot] === 1) return true;
   const logStart = judged.now.sourceLogStart[slot]!;
   const frontier = judged.now.mm2Position[slot]!;
   return frontier < logStart || (judged.was.mm2Position[slot]! < logStart && logStart <= frontier);

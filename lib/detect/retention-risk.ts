@@ -1,3 +1,4 @@
+import type { Flow, FlowPartition } from "@/lib/collector/types";
 import {
   countOf,
   findTopic,
@@ -31,12 +32,9 @@ export function detectRetentionRisk(ctx: DetectorContext): Finding[] {
   forEachFreshPartition(ctx.current, (flow, columns, at, slot) => {
     // Only records waiting can be deleted unreplicated (lag > 0; NaN, unknown, compares false): numbers first.
     if (!(columns.lag[slot]! > 0) && !columns.duplicates) return;
-    const timestamp = flow.partitions[at]!.oldestUnreplicatedTimestamp;
-    if (timestamp === undefined || timestamp === null) return;
-    const view = readPartitionView(flow, columns, at);
-    const forecast = forecastDeletion(ctx, view);
+    const forecast = forecastDeletion(ctx, flow, flow.partitions[at]!);
     if (forecast !== null && forecast.deletableAt - ctx.now <= ctx.thresholds.retentionHorizonMs) {
-      findings.push(createRiskFinding(ctx, view, forecast));
+      findings.push(createRiskFinding(ctx, readPartitionView(flow, columns, at), forecast));
     }
   });
   return findings;
@@ -48,8 +46,7 @@ interface DeletionForecast {
   deletableAt: number;
 }
 
-function forecastDeletion(ctx: DetectorContext, view: FlowPartitionView): DeletionForecast | null {
-  const { partition, flow } = view;
+function forecastDeletion(ctx: DetectorContext, flow: Flow, partition: FlowPartition): DeletionForecast | null {
   const timestamp = partition.oldestUnreplicatedTimestamp;
   if (timestamp === undefined || timestamp === null || partition.lag === null || partition.lag <= 0n) return null;
   const configs = findTopic(ctx.current, flow.source, partition.topic)?.configs;

@@ -63,6 +63,8 @@ export interface JudgedFlow {
   slots: Int32Array;
   /** The new syncs by slot (ctx.newSyncs), for the judged partitions that have some. */
   syncs: ReadonlyMap<number, readonly OffsetSyncPoint[]>;
+  /** Per slot: 1 where the new syncs make a step (two or more), the test most event rules start with. */
+  stepped: Uint8Array;
   /**
    * The columns hold each slot's own values in both cycles (no partition listed twice): a detector may skip a
    * partition on its numbers. Otherwise it reads every one whole (readJudged).
@@ -95,6 +97,11 @@ export function listJudgedFlows(current: Snapshot, previous: Snapshot | null, ne
       positions[n] = i;
       slots[n++] = slot;
     }
+    const syncs = indexSyncsBySlot(now, newSyncs);
+    const stepped = new Uint8Array(now.slots);
+    syncs.forEach((list, slot) => {
+      if (list.length > 1) stepped[slot] = 1;
+    });
     judged.push({
       flow,
       before: old.flow,
@@ -102,7 +109,8 @@ export function listJudgedFlows(current: Snapshot, previous: Snapshot | null, ne
       was,
       positions: positions.subarray(0, n),
       slots: slots.subarray(0, n),
-      syncs: indexSyncsBySlot(now, newSyncs),
+      syncs,
+      stepped,
       exact: !now.duplicates && !was.duplicates,
     });
   }
@@ -146,12 +154,7 @@ export function forEachJudged(
 
 /** Whether the judged partition at `slot` has new sync steps (two syncs or more: a step). */
 export function hasNewSyncSteps(judged: JudgedFlow, slot: number): boolean {
-  return countNewSyncs(judged, slot) > 1;
-}
-
-/** How many new syncs the judged partition at `slot` has (0: none). */
-export function countNewSyncs(judged: JudgedFlow, slot: number): number {
-  return judged.syncs.get(slot)?.length ?? 0;
+  return judged.stepped[slot] === 1;
 }
 
 /** One partition of one flow, with its history key and its slot in the flow's columns (flow-columns.ts). */
