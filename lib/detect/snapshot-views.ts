@@ -65,6 +65,8 @@ export interface JudgedFlow {
   syncs: ReadonlyMap<number, readonly OffsetSyncPoint[]>;
   /** Per slot: 1 where the new syncs make a step (two or more), the test most event rules start with. */
   stepped: Uint8Array;
+  /** The partitions made whole so far this cycle (readJudged), by index: several rules ask for the same ones. */
+  made: Map<number, JudgedPartition>;
   /**
    * The columns hold each slot's own values in both cycles (no partition listed twice): a detector may skip a
    * partition on its numbers. Otherwise it reads every one whole (readJudged).
@@ -111,6 +113,7 @@ export function listJudgedFlows(current: Snapshot, previous: Snapshot | null, ne
       slots: slots.subarray(0, n),
       syncs,
       stepped,
+      made: new Map(),
       exact: !now.duplicates && !was.duplicates,
     });
   }
@@ -129,8 +132,17 @@ function indexSyncsBySlot(columns: FlowColumns, newSyncs: ReadonlyMap<string, re
   return bySlot;
 }
 
-/** The `n`th judged partition of a flow with both cycles' views and its new syncs (objects: for a finding's work). */
+/**
+ * The `n`th judged partition of a flow with both cycles' views and its new syncs (objects: for a finding's work), made
+ * once per cycle.
+ */
 export function readJudged(judged: JudgedFlow, n: number): JudgedPartition {
+  let made = judged.made.get(n);
+  if (made === undefined) judged.made.set(n, (made = makeJudged(judged, n)));
+  return made;
+}
+
+function makeJudged(judged: JudgedFlow, n: number): JudgedPartition {
   const at = judged.positions[n]!;
   const slot = judged.slots[n]!;
   const view: FlowPartitionView = { key: judged.now.keys[slot]!, flow: judged.flow, partition: judged.flow.partitions[at]!, slot };
