@@ -34,8 +34,6 @@ export interface FlowColumns {
   targetLogStart: Float64Array;
   targetLogEnd: Float64Array;
   lag: Float64Array;
-  /** The source leader epoch (NaN: unknown). */
-  sourceLeaderEpoch: Float64Array;
   /**
    * The source topic ID as a number per slot (−1: unknown): equal numbers are equal IDs, within one flow and slot
    * generation (the two snapshots a cycle's detectors compare share one).
@@ -54,10 +52,8 @@ export interface FlowColumns {
 export const FlowFlag = {
   /** `copierChange` is set: the topic moved to another source connector (held 10 minutes). */
   COPIER_CHANGE: 1,
-  /** `transactionMarkersSeen`. */
-  TRANSACTION_MARKERS: 2,
   /** `targetDensityIssue` is set: the target's log end does not count MM2's copies. */
-  TARGET_NOT_DENSE: 4,
+  TARGET_NOT_DENSE: 2,
 } as const;
 
 /** One flow's stable slots: kept across cycles for the flow's id. */
@@ -125,7 +121,6 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     targetLogStart: new Float64Array(slots).fill(Number.NaN),
     targetLogEnd: new Float64Array(slots).fill(Number.NaN),
     lag: new Float64Array(slots).fill(Number.NaN),
-    sourceLeaderEpoch: new Float64Array(slots).fill(Number.NaN),
     sourceTopicId: new Int32Array(slots).fill(-1),
     flags: new Uint8Array(slots),
     topicRunStarts: listTopicRunStarts(partitions),
@@ -155,7 +150,6 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     columns.targetLogStart[slot] = toNumber(p.targetLogStart);
     columns.targetLogEnd[slot] = toNumber(p.targetLogEnd);
     columns.lag[slot] = toNumber(p.lag);
-    columns.sourceLeaderEpoch[slot] = p.sourceLeaderEpoch ?? Number.NaN;
     // A topic's partitions share their ID: one map lookup per run of them.
     if (p.sourceTopicId !== lastTopicId) {
       lastTopicId = p.sourceTopicId;
@@ -163,9 +157,7 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     }
     columns.sourceTopicId[slot] = lastTopicIdNumber;
     columns.flags[slot] =
-      (p.copierChange !== undefined ? FlowFlag.COPIER_CHANGE : 0) |
-      (p.transactionMarkersSeen ? FlowFlag.TRANSACTION_MARKERS : 0) |
-      (p.targetDensityIssue !== null ? FlowFlag.TARGET_NOT_DENSE : 0);
+      (p.copierChange !== undefined ? FlowFlag.COPIER_CHANGE : 0) | (p.targetDensityIssue !== null ? FlowFlag.TARGET_NOT_DENSE : 0);
   }
   if (beyond) throwBeyondExact(flowId, partitions);
   columnsByPartitions.set(partitions, columns);

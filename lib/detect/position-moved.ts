@@ -1,4 +1,5 @@
 import { derivePosition } from "@/lib/collector/flow-builder";
+import { FlowFlag } from "@/lib/collector/flow-columns";
 import type { Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import type { EventCandidate, OffsetRange } from "./events";
@@ -375,7 +376,10 @@ function listTransactionalTopics(snapshot: Snapshot): Set<string> {
   return new Set(snapshot.flows.flatMap((f) => f.partitions.filter((p) => p.transactionMarkersSeen).map((p) => `${f.id}|${p.topic}`)));
 }
 
-/** Only new sync steps can show a skip (the steady path: a partition without any is skipped on its numbers). */
+/**
+ * Only new sync steps onto a target MM2 alone writes can show a skip (the steady path: a partition without any is
+ * skipped on its numbers).
+ */
 function mayHaveSkipped(judged: JudgedFlow, slot: number): boolean {
-  return hasNewSyncSteps(judged, slot);
+  return hasNewSyncSteps(judged, slot) && (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
 }

@@ -1,3 +1,4 @@
+import { FlowFlag } from "@/lib/collector/flow-columns";
 import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
 import type { EventCandidate, OffsetRange } from "./events";
 import {
@@ -129,7 +130,10 @@ function createRedeliveryCandidate(view: FlowPartitionView, found: Redelivery): 
   };
 }
 
-/** Only new sync steps show a redelivery (the steady path: a partition without any is skipped on its numbers). */
+/**
+ * Only new sync steps onto a dense target show a redelivery (the steady path: a partition without any is skipped on
+ * its numbers).
+ */
 function mayRedeliver(judged: JudgedFlow, slot: number): boolean {
-  return hasNewSyncSteps(judged, slot);
+  return hasNewSyncSteps(judged, slot) && (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
 }
