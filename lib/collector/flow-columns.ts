@@ -34,7 +34,27 @@ export interface FlowColumns {
   targetLogStart: Float64Array;
   targetLogEnd: Float64Array;
   lag: Float64Array;
+  /**
+   * The source topic ID as a number per slot (−1: unknown): equal numbers are equal IDs, within one flow and slot
+   * generation (the two snapshots a cycle's detectors compare share one).
+   */
+  sourceTopicId: Int32Array;
+  /** Per slot: FlowFlag bits (what a detector asks of a partition before it reads the partition object). */
+  flags: Uint8Array;
+  /**
+   * The positions where a run of one topic (topic and target topic) starts, in order: a topic's partitions are
+   * listed together, so a rule asking per topic reads one partition of each run, not every partition.
+   */
+  topicRunStarts: Int32Array;
 }
+
+/** FlowColumns.flags bits. */
+export const FlowFlag = {
+  /** `copierChange` is set: the topic moved to another source connector (held 10 minutes). */
+  COPIER_CHANGE: 1,
+  /** `targetDensityIssue` is set: the target's log end does not count MM2's copies. */
+  TARGET_NOT_DENSE: 2,
+} as const;
 
 /** One flow's stable slots: kept across cycles for the flow's id. */
 interface SlotIndex {
@@ -42,6 +62,8 @@ interface SlotIndex {
   /** Per topic, the slot of each partition number (holes: −1 or absent). */
   byTopic: Map<string, number[]>;
   keys: (string | undefined)[];
+  /** Source topic IDs seen in this generation, numbered in order (FlowColumns.sourceTopicId). */
+  topicIds: Map<string, number>;
 }
 
 /** Slots of removed partitions are reclaimed once they outnumber the live ones by this much (a new generation). */
@@ -99,6 +121,9 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     targetLogStart: new Float64Array(slots).fill(Number.NaN),
     targetLogEnd: new Float64Array(slots).fill(Number.NaN),
     lag: new Float64Array(slots).fill(Number.NaN),
+    sourceTopicId: new Int32Array(slots).fill(-1),
+    flags: new Uint8Array(slots),
+    topicRunStarts: listTopicRunStarts(partitions),
   };
   const filled = new Uint8Array(slots);
   // Offsets beyond 2^53 round to numbers past MAX_SAFE_INTEGER: one comparison per value here, the partition
@@ -110,6 +135,8 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     if (n > Number.MAX_SAFE_INTEGER || n < -Number.MAX_SAFE_INTEGER) beyond = true;
     return n;
   };
+  let lastTopicId: string | null = null;
+  let lastTopicIdNumber = -1;
   for (let i = 0; i < partitions.length; i++) {
     const p = partitions[i]!;
     const slot = slotAt[i]!;
@@ -123,10 +150,38 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     columns.targetLogStart[slot] = toNumber(p.targetLogStart);
     columns.targetLogEnd[slot] = toNumber(p.targetLogEnd);
     columns.lag[slot] = toNumber(p.lag);
+    // A topic's partitions share their ID: one map lookup per run of them.
+    if (p.sourceTopicId !== lastTopicId) {
+      lastTopicId = p.sourceTopicId;
+      lastTopicIdNumber = numberTopicId(index, lastTopicId);
+    }
+    columns.sourceTopicId[slot] = lastTopicIdNumber;
+    columns.flags[slot] =
+      (p.copierChange !== undefined ? FlowFlag.COPIER_CHANGE : 0) | (p.targetDensityIssue !== null ? FlowFlag.TARGET_NOT_DENSE : 0);
   }
   if (beyond) throwBeyondExact(flowId, partitions);
   columnsByPartitions.set(partitions, columns);
   return columns;
+}
+
+/** The number of a source topic ID in its flow's index (−1: none), numbered on first sight. */
+function numberTopicId(index: SlotIndex, id: string | null): number {
+  if (id === null) return -1;
+  let n = index.topicIds.get(id);
+  if (n === undefined) index.topicIds.set(id, (n = index.topicIds.size));
+  return n;
+}
+
+/** The positions where a run of one topic and target topic starts (FlowColumns.topicRunStarts). */
+function listTopicRunStarts(partitions: readonly FlowPartition[]): Int32Array {
+  const starts: number[] = [];
+  let last: FlowPartition | undefined;
+  for (let i = 0; i < partitions.length; i++) {
+    const p = partitions[i]!;
+    if (last === undefined || p.topic !== last.topic || p.targetTopic !== last.targetTopic) starts.push(i);
+    last = p;
+  }
+  return Int32Array.from(starts);
 }
 
 /** Names the first partition with an offset beyond 2^53 (fillFlowColumns saw one). */
@@ -204,7 +259,7 @@ function forgetIndex(index: SlotIndex): void {
 }
 
 function createIndex(): SlotIndex {
-  return { generation: ++generations, byTopic: new Map(), keys: [] };
+  return { generation: ++generations, byTopic: new Map(), keys: [], topicIds: new Map() };
 }
 
 /** Each position's slot; a partition seen for the first time gets the next free one. */

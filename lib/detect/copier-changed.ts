@@ -2,7 +2,16 @@ import { readPartitionSettings } from "@/lib/collector/partition-settings";
 import type { CopierChange, FlowPartition } from "@/lib/collector/types";
 import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
 import type { EventCandidate, OffsetRange } from "./events";
-import { formatCount, formatRange, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
+import { FlowFlag } from "@/lib/collector/flow-columns";
+import {
+  forEachJudged,
+  formatCount,
+  formatRange,
+  namePartition,
+  type DetectorContext,
+  type FlowPartitionView,
+  type JudgedFlow,
+} from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
 
 /**
@@ -22,13 +31,13 @@ import { FindingType, Severity, type Finding } from "./types";
  */
 export function detectCopierChanges(ctx: DetectorContext): EventCandidate[] {
   const candidates: EventCandidate[] = [];
-  for (const { view, syncs } of ctx.judged) {
+  forEachJudged(ctx.judged, hasCopierChange, ({ view, syncs }) => {
     const change = view.partition.copierChange;
-    if (change === undefined || change.fromPosition === null) continue;
+    if (change === undefined || change.fromPosition === null) return;
     const reset = readPartitionSettings(view.flow, view.partition).autoOffsetReset;
     const range = reset === "latest" ? findSkip(change, syncs) : reset === "earliest" ? findRecopy(change) : null;
     if (range !== null) candidates.push(createChangeCandidate(view, change, reset, range));
-  }
+  });
   return candidates;
 }
 
@@ -98,4 +107,9 @@ function createChangeCandidate(view: FlowPartitionView, change: CopierChange, re
     range: null,
     render: (key, _range, firstSeen) => ({ ...finding, key, evidence: { ...finding.evidence, seenAt: firstSeen }, observedAt: firstSeen }),
   };
+}
+
+/** Only a partition whose topic moved to another connector is judged (the steady path: its flag, a number). */
+function hasCopierChange(judged: JudgedFlow, slot: number): boolean {
+  return (judged.now.flags[slot]! & FlowFlag.COPIER_CHANGE) !== 0;
 }

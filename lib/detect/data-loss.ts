@@ -9,8 +9,11 @@ import {
   isCompacted,
   minOffset,
   namePartition,
+  readJudged,
   type DetectorContext,
   type FlowPartitionView,
+  type JudgedFlow,
+  type JudgedPartition,
 } from "./snapshot-views";
 import { describeSkipTail, isSameTopicEpoch } from "./skip-evidence";
 import { FindingType, Severity, type Finding } from "./types";
@@ -68,22 +71,44 @@ export type LossSignalName = (typeof LossSignal)[keyof typeof LossSignal];
  */
 export function detectDataLoss(ctx: DetectorContext): EventCandidate[] {
   const candidates: EventCandidate[] = [];
-  for (const { view, before, syncs } of ctx.judged) {
-    if (!isSameTopicEpoch(before, view.partition)) continue;
-    const { topic, partition, transactionMarkersSeen } = view.partition;
-    const ledger = transactionMarkersSeen ? ctx.current.transactionLedgers?.[ledgerKey(view.flow.source, topic, partition)] : undefined;
-    const gaps = findSyncGapLosses(ctx, view, syncs, ledger);
-    // On a compact,delete topic sync steps skip offsets by design: only the position jump tells a retention skip.
-    const syncsTell = syncs.length > 1 && !isCompactedWithRetention(ctx, view);
-    const compacted = isCompacted(findTopic(ctx.current, view.flow.source, topic)?.configs);
-    const found = gaps.length > 0 || syncsTell ? gaps : findPositionJumpLoss(before, view.partition, compacted);
-    const behind = findBehindLogStartLoss(view.partition);
-    if (found.length === 0 && behind.length === 0) continue;
-    for (const [signal, range, bound] of [...found, ...behind]) {
-      // Offsets the ledger read as transaction markers only: MM2 never copies them, nothing was lost.
-      if (ledger !== undefined && holdsOnlyMarkers(ledger, range)) continue;
-      candidates.push(createLossCandidate(view, signal, range, ledger, bound));
+  for (const judged of ctx.judged) {
+    for (let n = 0; n < judged.slots.length; n++) {
+      if (judged.exact && !mayHaveLost(judged, judged.slots[n]!)) continue;
+      candidates.push(...judgeLoss(ctx, readJudged(judged, n)));
     }
+  }
+  return candidates;
+}
+
+/**
+ * Whether a judged partition's numbers allow a sighting (the steady path: numbers only): a new sync step, the log
+ * start between MM2's positions of the two cycles (a jump), or above MM2's position now (behind). NaN (unknown)
+ * compares false, as the sightings' null checks do.
+ */
+function mayHaveLost(judged: JudgedFlow, slot: number): boolean {
+  if (judged.stepped[slot] === 1) return true;
+  const logStart = judged.now.sourceLogStart[slot]!;
+  const frontier = judged.now.mm2Position[slot]!;
+  return frontier < logStart || (judged.was.mm2Position[slot]! < logStart && logStart <= frontier);
+}
+
+/** The loss candidates of one judged partition (detectDataLoss). */
+function judgeLoss(ctx: DetectorContext, { view, before, syncs }: JudgedPartition): EventCandidate[] {
+  const candidates: EventCandidate[] = [];
+  if (!isSameTopicEpoch(before, view.partition)) return candidates;
+  const { topic, partition, transactionMarkersSeen } = view.partition;
+  const ledger = transactionMarkersSeen ? ctx.current.transactionLedgers?.[ledgerKey(view.flow.source, topic, partition)] : undefined;
+  const gaps = findSyncGapLosses(ctx, view, syncs, ledger);
+  // On a compact,delete topic sync steps skip offsets by design: only the position jump tells a retention skip.
+  const syncsTell = syncs.length > 1 && !isCompactedWithRetention(ctx, view);
+  const compacted = isCompacted(findTopic(ctx.current, view.flow.source, topic)?.configs);
+  const found = gaps.length > 0 || syncsTell ? gaps : findPositionJumpLoss(before, view.partition, compacted);
+  const behind = findBehindLogStartLoss(view.partition);
+  if (found.length === 0 && behind.length === 0) return candidates;
+  for (const [signal, range, bound] of [...found, ...behind]) {
+    // Offsets the ledger read as transaction markers only: MM2 never copies them, nothing was lost.
+    if (ledger !== undefined && holdsOnlyMarkers(ledger, range)) continue;
+    candidates.push(createLossCandidate(view, signal, range, ledger, bound));
   }
   return candidates;
 }

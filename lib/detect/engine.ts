@@ -6,7 +6,7 @@ import { CheckpointWatchState } from "./checkpoint-watch";
 import { type EventCandidate, listEventFindings, mergeEvents, pruneEvents } from "./events";
 import type { Rule, RuleCycle, RuleMemory, RuleOutput, RuleSections } from "./rule";
 import { rules as registeredRules, snapshotRules } from "./rules";
-import { createFreshKeyTest, keepOnlySnapshotIndex, listJudgedPartitions, type DetectorContext } from "./snapshot-views";
+import { createFreshKeyTest, keepOnlySnapshotIndex, listJudgedFlows, type DetectorContext } from "./snapshot-views";
 import { stepSyncs } from "./sync-steps";
 import { indexTruncations } from "./truncation-index";
 import type { DetectorInput, DetectorOutput, Finding, HeldEvent } from "./types";
@@ -61,7 +61,7 @@ export function runRules(input: RuleInput, rules: readonly Rule[] = registeredRu
     thresholds,
     newSyncs,
     syncHistory: history.offsetSyncs,
-    judged: listJudgedPartitions(current, previous, newSyncs),
+    judged: listJudgedFlows(current, previous, newSyncs),
     truncations: indexTruncations(current, memory.events),
   };
   const cycle: RuleCycle = {

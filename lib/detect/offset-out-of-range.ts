@@ -45,17 +45,18 @@ export function detectOffsetsOutOfRange(ctx: DetectorContext): Finding[] {
       return wasAboveLogEnd(ctx.previous, before, groupsBefore.get(groupId), now);
     };
     for (const group of listKnownGroups(cluster)) {
-      const below: OutOfRange[] = [];
-      const above: OutOfRange[] = [];
+      // Made only for a group with an offset out of range (nearly none of 9,000 groups at 100,000 partitions).
+      let below: OutOfRange[] | undefined;
+      let above: OutOfRange[] | undefined;
       for (const offset of group.offsets) {
         const partition = findPartition(ctx.current, cluster.alias, offset);
         if (partition === null) continue;
-        if (offset.offset < partition.logStart) below.push({ offset, partition, distance: partition.logStart - offset.offset });
-        if (offset.offset > partition.logEnd) above.push({ offset, partition, distance: offset.offset - partition.logEnd });
+        if (offset.offset < partition.logStart) (below ??= []).push({ offset, partition, distance: partition.logStart - offset.offset });
+        if (offset.offset > partition.logEnd) (above ??= []).push({ offset, partition, distance: offset.offset - partition.logEnd });
       }
-      const stillAbove = above.filter((o) => wasAbove(group.groupId, o));
-      if (below.length > 0) findings.push(createFinding(ctx, cluster, group, OutOfRangeSide.BELOW_LOG_START, below));
-      if (stillAbove.length > 0) findings.push(createFinding(ctx, cluster, group, OutOfRangeSide.ABOVE_LOG_END, stillAbove));
+      const stillAbove = above?.filter((o) => wasAbove(group.groupId, o));
+      if (below !== undefined) findings.push(createFinding(ctx, cluster, group, OutOfRangeSide.BELOW_LOG_START, below));
+      if (stillAbove !== undefined && stillAbove.length > 0) findings.push(createFinding(ctx, cluster, group, OutOfRangeSide.ABOVE_LOG_END, stillAbove));
     }
   }
   return findings;

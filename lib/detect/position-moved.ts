@@ -1,18 +1,22 @@
 import { derivePosition } from "@/lib/collector/flow-builder";
+import { FlowFlag } from "@/lib/collector/flow-columns";
 import type { Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import type { EventCandidate, OffsetRange } from "./events";
 import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
 import {
   findTopic,
+  forEachJudged,
   formatCount,
   formatRange,
+  hasNewSyncSteps,
   isCompacted,
   isFlowFresh,
   listFlowPartitions,
   namePartition,
   type DetectorContext,
   type FlowPartitionView,
+  type JudgedFlow,
 } from "./snapshot-views";
 import {
   type CommittedColumns,
@@ -242,21 +246,23 @@ function keepGoneMarks(before: MarkTable, next: MarkTableBuilder<CommittedMark>,
 function findSkipsInSyncs(ctx: DetectorContext): [FlowPartitionView, Move][] {
   const found: [FlowPartitionView, Move][] = [];
   if (ctx.newSyncs.size === 0) return found;
-  const transactional = new Set(ctx.current.flows.flatMap((f) => f.partitions.filter((p) => p.transactionMarkersSeen).map((p) => `${f.id}|${p.topic}`)));
-  for (const { view, before, syncs } of ctx.judged) {
+  // The topics where transaction markers were seen: listed once a partition has new sync steps to judge.
+  let transactional: ReadonlySet<string> | undefined;
+  forEachJudged(ctx.judged, mayHaveSkipped, ({ view, before, syncs }) => {
     // Only new sync steps can show a skip.
-    if (syncs.length < 2) continue;
+    if (syncs.length < 2) return;
     const p = view.partition;
-    if (p.sourceLogStart === null || p.targetDensityIssue !== null) continue;
-    if (transactional.has(`${view.flow.id}|${p.topic}`)) continue;
-    if (before.sourceTopicId !== null && p.sourceTopicId !== null && before.sourceTopicId !== p.sourceTopicId) continue;
-    if (isCompacted(findTopic(ctx.current, view.flow.source, p.topic)?.configs) !== false) continue;
+    if (p.sourceLogStart === null || p.targetDensityIssue !== null) return;
+    transactional ??= listTransactionalTopics(ctx.current);
+    if (transactional.has(`${view.flow.id}|${p.topic}`)) return;
+    if (before.sourceTopicId !== null && p.sourceTopicId !== null && before.sourceTopicId !== p.sourceTopicId) return;
+    if (isCompacted(findTopic(ctx.current, view.flow.source, p.topic)?.configs) !== false) return;
     for (const gap of listUpstreamGaps(syncs)) {
       const first = gap.toUpstream - gap.skippedUpstream;
       if (p.sourceLogStart > first || gap.skippedUpstream <= maxMarkerRun || isCopierChangeSkip(p, first)) continue;
       found.push([view, { direction: "forward", from: first, to: gap.toUpstream, range: { first, last: gap.toUpstream - 1n, exact: true } }]);
     }
-  }
+  });
   return found;
 }
 
@@ -366,4 +372,17 @@ function createMoveCandidate(view: FlowPartitionView, move: Move, signal: MoveSi
     range: null,
     render: (key, _range, firstSeen) => ({ ...finding, key, evidence: { ...finding.evidence, seenAt: firstSeen }, observedAt: firstSeen }),
   };
+}
+
+/** `<flow>|<topic>` of every topic with a partition where transaction markers were seen. */
+function listTransactionalTopics(snapshot: Snapshot): Set<string> {
+  return new Set(snapshot.flows.flatMap((f) => f.partitions.filter((p) => p.transactionMarkersSeen).map((p) => `${f.id}|${p.topic}`)));
+}
+
+/**
+ * Only new sync steps onto a target MM2 alone writes can show a skip (the steady path: a partition without any is
+ * skipped on its numbers).
+ */
+function mayHaveSkipped(judged: JudgedFlow, slot: number): boolean {
+  return hasNewSyncSteps(judged, slot) && (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
 }

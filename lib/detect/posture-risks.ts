@@ -1,6 +1,7 @@
-import type { ClusterSnapshot, Flow, FlowPartition, Snapshot, TopicState } from "@/lib/collector/types";
+import { readFlowColumns } from "@/lib/collector/flow-columns";
+import type { ClusterSnapshot, Flow, Snapshot, TopicState } from "@/lib/collector/types";
 import { countOf, summarizeNames } from "./snapshot-views";
-import { compareFlowTopics, type SettingDiff, type TopicDrift } from "./topic-drift";
+import { listWeakerTopicDrifts, type SettingDiff, type TopicDrift } from "./topic-drift";
 import { FindingType, Severity, type Finding } from "./types";
 
 /**
@@ -33,7 +34,7 @@ export function detectPostureRisks(snapshot: Snapshot, now: number): Finding[] {
     if (minIsr !== null) findings.push(minIsr);
   }
   for (const flow of snapshot.flows) {
-    for (const drift of compareFlowTopics(snapshot, flow)) findings.push(...judgeDrift(flow, drift, now));
+    for (const drift of listWeakerTopicDrifts(snapshot, flow)) findings.push(...judgeDrift(flow, drift, now));
   }
   return findings;
 }
@@ -51,11 +52,9 @@ function listReplicatedTopics(snapshot: Snapshot): Map<string, Set<string>> {
   };
   for (const flow of snapshot.flows) {
     const heartbeats = `${flow.replicationPolicy.separator}heartbeats`;
-    let last: FlowPartition | undefined;
-    for (const p of flow.partitions) {
-      // A topic's partitions are listed together: the first of a run adds both names.
-      if (last !== undefined && p.topic === last.topic && p.targetTopic === last.targetTopic) continue;
-      last = p;
+    // A topic's partitions are listed together: the first of each run adds both names (flow-columns.ts).
+    for (const at of readFlowColumns(flow.id, flow.partitions).topicRunStarts) {
+      const p = flow.partitions[at]!;
       if (p.topic === "heartbeats" || p.topic.endsWith(heartbeats)) continue;
       add(flow.source, p.topic);
       add(flow.target, p.targetTopic);

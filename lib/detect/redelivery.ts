@@ -1,6 +1,16 @@
+import { FlowFlag } from "@/lib/collector/flow-columns";
 import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
 import type { EventCandidate, OffsetRange } from "./events";
-import { formatCount, formatRange, namePartition, type DetectorContext, type FlowPartitionView } from "./snapshot-views";
+import {
+  forEachJudged,
+  formatCount,
+  formatRange,
+  hasNewSyncSteps,
+  namePartition,
+  type DetectorContext,
+  type FlowPartitionView,
+  type JudgedFlow,
+} from "./snapshot-views";
 import { isCopierChangeRecopy } from "./copier-changed";
 import { isRewindToDivergence } from "./truncation-consequences";
 import { findTruncation } from "./truncation-index";
@@ -39,10 +49,10 @@ interface Redelivery {
  */
 export function detectRedelivery(ctx: DetectorContext): EventCandidate[] {
   const candidates: EventCandidate[] = [];
-  for (const { view, before, syncs } of ctx.judged) {
+  forEachJudged(ctx.judged, mayRedeliver, ({ view, before, syncs }) => {
     // Only new sync steps show a redelivery. A target that is not dense (EOS markers, other
     // writers) advances more than MM2 copies.
-    if (syncs.length < 2 || !isSameTopic(before, view.partition) || view.partition.targetDensityIssue !== null) continue;
+    if (syncs.length < 2 || !isSameTopic(before, view.partition) || view.partition.targetDensityIssue !== null) return;
     for (const found of findRedeliveries(syncs, view.partition.sourceLogEnd)) {
       // MM2 following an unclean truncation copies new records at reused offsets: UNCLEAN_TRUNCATION says so.
       if (isRewindToDivergence(ctx.current, view.flow.source, view.partition.topic, view.partition.partition, found.range.first)) continue;
@@ -51,7 +61,7 @@ export function detectRedelivery(ctx: DetectorContext): EventCandidate[] {
       if (isCopierChangeRecopy(view.partition, found.range.last)) continue;
       candidates.push(createRedeliveryCandidate(view, found));
     }
-  }
+  });
   return candidates;
 }
 
@@ -118,4 +128,12 @@ function createRedeliveryCandidate(view: FlowPartitionView, found: Redelivery): 
       };
     },
   };
+}
+
+/**
+ * Only new sync steps onto a dense target show a redelivery (the steady path: a partition without any is skipped on
+ * its numbers).
+ */
+function mayRedeliver(judged: JudgedFlow, slot: number): boolean {
+  return hasNewSyncSteps(judged, slot) && (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
 }

@@ -1,10 +1,12 @@
+import type { Flow, FlowPartition } from "@/lib/collector/types";
 import {
   countOf,
   findTopic,
   formatDuration,
   formatUtcTime,
-  listFreshFlowPartitions,
+  forEachFreshPartition,
   namePartition,
+  readPartitionView,
   type DetectorContext,
   type FlowPartitionView,
 } from "./snapshot-views";
@@ -27,12 +29,14 @@ import { FindingType, Severity, type Finding } from "./types";
  */
 export function detectRetentionRisk(ctx: DetectorContext): Finding[] {
   const findings: Finding[] = [];
-  for (const view of listFreshFlowPartitions(ctx.current)) {
-    const forecast = forecastDeletion(ctx, view);
+  forEachFreshPartition(ctx.current, (flow, columns, at, slot) => {
+    // Only records waiting can be deleted unreplicated (lag > 0; NaN, unknown, compares false): numbers first.
+    if (!(columns.lag[slot]! > 0) && !columns.duplicates) return;
+    const forecast = forecastDeletion(ctx, flow, flow.partitions[at]!);
     if (forecast !== null && forecast.deletableAt - ctx.now <= ctx.thresholds.retentionHorizonMs) {
-      findings.push(createRiskFinding(ctx, view, forecast));
+      findings.push(createRiskFinding(ctx, readPartitionView(flow, columns, at), forecast));
     }
-  }
+  });
   return findings;
 }
 
@@ -42,8 +46,7 @@ interface DeletionForecast {
   deletableAt: number;
 }
 
-function forecastDeletion(ctx: DetectorContext, view: FlowPartitionView): DeletionForecast | null {
-  const { partition, flow } = view;
+function forecastDeletion(ctx: DetectorContext, flow: Flow, partition: FlowPartition): DeletionForecast | null {
   const timestamp = partition.oldestUnreplicatedTimestamp;
   if (timestamp === undefined || timestamp === null || partition.lag === null || partition.lag <= 0n) return null;
   const configs = findTopic(ctx.current, flow.source, partition.topic)?.configs;

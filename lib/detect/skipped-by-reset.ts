@@ -6,7 +6,9 @@ import type { EventCandidate, OffsetRange } from "./events";
 import {
   findTopic,
   formatCount,
+  forEachJudged,
   formatRange,
+  hasNewSyncSteps,
   isCompacted,
   listFreshFlowPartitions,
   maxOffset,
@@ -14,6 +16,7 @@ import {
   namePartition,
   type DetectorContext,
   type FlowPartitionView,
+  type JudgedFlow,
 } from "./snapshot-views";
 import { describeSkipTail, isSameTopicEpoch } from "./skip-evidence";
 import { FindingType, Severity, type Finding } from "./types";
@@ -57,12 +60,12 @@ const maxMarkerGap = 2n;
  */
 export function detectSkippedByReset(ctx: DetectorContext): EventCandidate[] {
   const candidates: EventCandidate[] = [];
-  for (const { view, before, syncs } of ctx.judged) {
-    if (readPartitionSettings(view.flow, view.partition).autoOffsetReset !== "latest" || !isSameTopicEpoch(before, view.partition)) continue;
+  forEachJudged(ctx.judged, maySkip, ({ view, before, syncs }) => {
+    if (readPartitionSettings(view.flow, view.partition).autoOffsetReset !== "latest" || !isSameTopicEpoch(before, view.partition)) return;
     // A topic moved to another source connector starts at the log end: TOPIC_CHANGED_CONNECTOR reports that skip.
-    if (view.partition.copierChange !== undefined && before.sourceConnector !== view.partition.sourceConnector) continue;
+    if (view.partition.copierChange !== undefined && before.sourceConnector !== view.partition.sourceConnector) return;
     const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
-    if (compacted !== false) continue;
+    if (compacted !== false) return;
     if (before.mm2Position === null) {
       const start = findStartAtLogEnd(view, before.sourceLogStart ?? view.partition.sourceLogStart, ctx.syncHistory);
       if (start !== null) candidates.push(createSkipCandidate(view, SkipSignal.STARTED_AT_LOG_END, start));
@@ -70,7 +73,7 @@ export function detectSkippedByReset(ctx: DetectorContext): EventCandidate[] {
     const gaps = findSyncGapSkips(view.partition, syncs);
     const found = gaps.length > 0 || syncs.length > 1 ? gaps : findPositionJumpSkip(before, view.partition);
     for (const [signal, range] of found) candidates.push(createSkipCandidate(view, signal, range));
-  }
+  });
   candidates.push(...findStartsOfNewFlows(ctx));
   return candidates;
 }
@@ -165,4 +168,15 @@ function createSkipCandidate(view: FlowPartitionView, signal: SkipSignalName, ra
       };
     },
   };
+}
+
+/**
+ * Whether a judged partition's numbers allow a skip (the steady path): MM2 had no position last cycle (it may have
+ * started at the log end), new sync steps, or the log start between MM2's positions of the two cycles (a jump).
+ */
+function maySkip(judged: JudgedFlow, slot: number): boolean {
+  const { now, was } = judged;
+  return Number.isNaN(was.mm2Position[slot]!) ||
+    hasNewSyncSteps(judged, slot) ||
+    (was.mm2Position[slot]! < now.sourceLogStart[slot]! && now.sourceLogStart[slot]! <= now.mm2Position[slot]!);
 }

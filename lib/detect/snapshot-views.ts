@@ -33,13 +33,13 @@ export interface DetectorContext {
   newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
   /** Every offset sync the collector holds per `flowPartitionKey`, oldest first (CollectorHistory, bounded). */
   syncHistory: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
-  /** The partitions fresh in this cycle and the previous one, with both views and their new syncs. */
-  judged: readonly JudgedPartition[];
+  /** The partitions fresh in this cycle and the previous one, as columns per flow (listJudgedFlows). */
+  judged: readonly JudgedFlow[];
   /** Source partitions truncated by an unclean election, seen this cycle or held (truncation-index.ts). */
   truncations: TruncationIndex;
 }
 
-/** A flow partition fresh now and in the previous cycle: what the event detectors compare. */
+/** A flow partition fresh now and in the previous cycle: what the event detectors compare (readJudged). */
 export interface JudgedPartition {
   view: FlowPartitionView;
   before: FlowPartition;
@@ -47,27 +47,126 @@ export interface JudgedPartition {
   syncs: readonly OffsetSyncPoint[];
 }
 
+/**
+ * One fresh flow's partitions fresh in this cycle and the previous one, as numbers: a detector reads the columns of
+ * both cycles by slot and makes a JudgedPartition (readJudged) only for a partition whose numbers say it may have
+ * something to report. At 100,000 healthy partitions nothing is made per partition.
+ */
+export interface JudgedFlow {
+  flow: Flow;
+  /** The flow in the previous snapshot (the last fresh one of its id). */
+  before: Flow;
+  now: FlowColumns;
+  was: FlowColumns;
+  /** The judged partitions' positions in `flow.partitions` and their slots, in that order. */
+  positions: Int32Array;
+  slots: Int32Array;
+  /** The new syncs by slot (ctx.newSyncs), for the judged partitions that have some. */
+  syncs: ReadonlyMap<number, readonly OffsetSyncPoint[]>;
+  /** Per slot: 1 where the new syncs make a step (two or more), the test most event rules start with. */
+  stepped: Uint8Array;
+  /** The partitions made whole so far this cycle (readJudged), by index: several rules ask for the same ones. */
+  made: Map<number, JudgedPartition>;
+  /**
+   * The columns hold each slot's own values in both cycles (no partition listed twice): a detector may skip a
+   * partition on its numbers. Otherwise it reads every one whole (readJudged).
+   */
+  exact: boolean;
+}
+
 const noSyncs: readonly OffsetSyncPoint[] = [];
 
 /**
- * The partitions fresh in `current` and in `previous`, in `current`'s order: each found in the previous cycle by its
- * stable slot (flow-columns.ts), without hashing its key.
+ * The partitions fresh in `current` and in `previous`, per fresh flow in `current`'s order: each found in the previous
+ * cycle by its stable slot (flow-columns.ts), without hashing its key or making an object for it.
  */
-export function listJudgedPartitions(current: Snapshot, previous: Snapshot | null, newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>): JudgedPartition[] {
-  const judged: JudgedPartition[] = [];
+export function listJudgedFlows(current: Snapshot, previous: Snapshot | null, newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>): JudgedFlow[] {
+  const judged: JudgedFlow[] = [];
   if (previous === null) return judged;
   const before = indexFreshFlowColumns(previous);
   if (before.size === 0) return judged;
-  let flow: Flow | undefined;
-  let old: FreshFlowColumns | undefined;
-  for (const view of listFreshFlowPartitions(current)) {
-    if (view.flow !== flow) old = before.get((flow = view.flow).id);
-    if (old === undefined) continue;
-    const at = old.columns.knownPositionOf[view.slot] ?? -1;
-    if (at < 0) continue;
-    judged.push({ view, before: old.flow.partitions[at]!, syncs: newSyncs.size === 0 ? noSyncs : (newSyncs.get(view.key) ?? noSyncs) });
+  for (const flow of current.flows) {
+    const old = before.get(flow.id);
+    if (old === undefined || !isFlowFresh(current, flow)) continue;
+    const now = readFlowColumns(flow.id, flow.partitions);
+    const was = old.columns;
+    const positions = new Int32Array(flow.partitions.length);
+    const slots = new Int32Array(flow.partitions.length);
+    let n = 0;
+    for (let i = 0; i < flow.partitions.length; i++) {
+      const slot = now.slotAt[i]!;
+      if (flow.partitions[i]!.unknown !== null || (was.knownPositionOf[slot] ?? -1) < 0) continue;
+      positions[n] = i;
+      slots[n++] = slot;
+    }
+    const syncs = indexSyncsBySlot(now, newSyncs);
+    const stepped = new Uint8Array(now.slots);
+    syncs.forEach((list, slot) => {
+      if (list.length > 1) stepped[slot] = 1;
+    });
+    judged.push({
+      flow,
+      before: old.flow,
+      now,
+      was,
+      positions: positions.subarray(0, n),
+      slots: slots.subarray(0, n),
+      syncs,
+      stepped,
+      made: new Map(),
+      exact: !now.duplicates && !was.duplicates,
+    });
   }
   return judged;
+}
+
+/** The new syncs of a flow's partitions by slot: found by key in the map kept across cycles (findEncodedSlot). */
+function indexSyncsBySlot(columns: FlowColumns, newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>): Map<number, readonly OffsetSyncPoint[]> {
+  const bySlot = new Map<number, readonly OffsetSyncPoint[]>();
+  for (const [key, syncs] of newSyncs) {
+    const at = findEncodedSlot(key);
+    if (at < 0 || generationOf(at) !== columns.generation) continue;
+    const slot = slotOf(at);
+    if (slot < columns.slots && columns.keys[slot] === key) bySlot.set(slot, syncs);
+  }
+  return bySlot;
+}
+
+/**
+ * The `n`th judged partition of a flow with both cycles' views and its new syncs (objects: for a finding's work), made
+ * once per cycle.
+ */
+export function readJudged(judged: JudgedFlow, n: number): JudgedPartition {
+  let made = judged.made.get(n);
+  if (made === undefined) judged.made.set(n, (made = makeJudged(judged, n)));
+  return made;
+}
+
+function makeJudged(judged: JudgedFlow, n: number): JudgedPartition {
+  const at = judged.positions[n]!;
+  const slot = judged.slots[n]!;
+  const view: FlowPartitionView = { key: judged.now.keys[slot]!, flow: judged.flow, partition: judged.flow.partitions[at]!, slot };
+  const before = judged.before.partitions[judged.was.knownPositionOf[slot]!]!;
+  return { view, before, syncs: judged.syncs.get(slot) ?? noSyncs };
+}
+
+/**
+ * Visits the judged partitions whose numbers `may` lets through (every one of a flow whose columns are not exact),
+ * in order, each made whole (readJudged).
+ */
+export function forEachJudged(
+  judged: readonly JudgedFlow[],
+  may: (judged: JudgedFlow, slot: number) => boolean,
+  visit: (partition: JudgedPartition) => void,
+): void {
+  for (const flow of judged) {
+    for (let n = 0; n < flow.slots.length; n++) if (!flow.exact || may(flow, flow.slots[n]!)) visit(readJudged(flow, n));
+  }
+}
+
+/** Whether the judged partition at `slot` has new sync steps (two syncs or more: a step). */
+export function hasNewSyncSteps(judged: JudgedFlow, slot: number): boolean {
+  return judged.stepped[slot] === 1;
 }
 
 /** One partition of one flow, with its history key and its slot in the flow's columns (flow-columns.ts). */
@@ -98,8 +197,8 @@ interface SnapshotIndex {
   /** Fresh flows' columns by flow id, and by slot generation. */
   freshColumns: Map<string, FreshFlowColumns> | null;
   freshGenerations: Map<number, FlowColumns> | null;
-  /** findTopic's last question and answer. */
-  lastTopic: { alias: string; topic: string; found: TopicState | undefined } | null;
+  /** findTopic's last question and answer (changed in place: no object per question). */
+  lastTopic: { alias: string | null; topic: string | null; found: TopicState | undefined };
 }
 
 const indexes = new WeakMap<Snapshot, SnapshotIndex>();
@@ -135,7 +234,7 @@ function lookUpIndex(snapshot: Snapshot): SnapshotIndex {
     // The first of equal aliases or names wins, as `find` would.
     const clusters = new Map<string, ClusterSnapshot>();
     for (const c of snapshot.clusters) if (!clusters.has(c.alias)) clusters.set(c.alias, c);
-    index = { clusters, topics: new Map(), all: null, fresh: null, freshColumns: null, freshGenerations: null, lastTopic: null };
+    index = { clusters, topics: new Map(), all: null, fresh: null, freshColumns: null, freshGenerations: null, lastTopic: { alias: null, topic: null, found: undefined } };
     indexes.set(snapshot, index);
   }
   return index;
@@ -166,6 +265,27 @@ export function listFreshFlowPartitions(snapshot: Snapshot): readonly FlowPartit
     index.fresh = listFlowPartitions(snapshot).filter((view) => fresh.has(view.flow) && view.partition.unknown === null);
   }
   return index.fresh;
+}
+
+/**
+ * Visits every partition whose data is fresh in `snapshot`, as listFreshFlowPartitions lists them, with its flow's
+ * columns and its slot, making no object for it (`at`: its position in `flow.partitions`).
+ */
+export function forEachFreshPartition(
+  snapshot: Snapshot,
+  visit: (flow: Flow, columns: FlowColumns, at: number, slot: number) => void,
+): void {
+  for (const flow of snapshot.flows) {
+    if (!isFlowFresh(snapshot, flow)) continue;
+    const columns = readFlowColumns(flow.id, flow.partitions);
+    for (let i = 0; i < flow.partitions.length; i++) if (flow.partitions[i]!.unknown === null) visit(flow, columns, i, columns.slotAt[i]!);
+  }
+}
+
+/** A partition's view (FlowPartitionView) from its flow's columns: for a finding's work. */
+export function readPartitionView(flow: Flow, columns: FlowColumns, at: number): FlowPartitionView {
+  const slot = columns.slotAt[at]!;
+  return { key: columns.keys[slot]!, flow, partition: flow.partitions[at]!, slot };
 }
 
 /** Every partition of every flow, fresh or not, in snapshot order. */
@@ -235,7 +355,7 @@ export function createFreshKeyTest(snapshot: Snapshot | null): (key: string) => 
 export function findTopic(snapshot: Snapshot, alias: string, topic: string): TopicState | undefined {
   const index = indexOf(snapshot);
   const last = index.lastTopic;
-  if (last !== null && last.topic === topic && last.alias === alias) return last.found;
+  if (last.topic === topic && last.alias === alias) return last.found;
   let topics = index.topics.get(alias);
   if (topics === undefined) {
     topics = new Map();
@@ -243,7 +363,9 @@ export function findTopic(snapshot: Snapshot, alias: string, topic: string): Top
     index.topics.set(alias, topics);
   }
   const found = topics.get(topic);
-  index.lastTopic = { alias, topic, found };
+  last.alias = alias;
+  last.topic = topic;
+  last.found = found;
   return found;
 }
 

@@ -4,9 +4,12 @@ import type { EventCandidate } from "./events";
 import {
   countOf,
   findTopic,
+  forEachJudged,
+  hasNewSyncSteps,
   namePartition,
   type DetectorContext,
   type FlowPartitionView,
+  type JudgedFlow,
 } from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
 
@@ -33,12 +36,12 @@ export type TruncationSignalName = (typeof TruncationSignal)[keyof typeof Trunca
  */
 export function detectTargetTruncation(ctx: DetectorContext): EventCandidate[] {
   const candidates: EventCandidate[] = [];
-  for (const { view, before, syncs } of ctx.judged) {
+  forEachJudged(ctx.judged, mayHaveTruncated, ({ view, before, syncs }) => {
     const logEndRewound = hasTargetLogEndRewound(before, view.partition);
     const syncStep = syncs.length < 2 ? null : findDownstreamRewind(syncs);
-    if (!logEndRewound && syncStep === null) continue;
+    if (!logEndRewound && syncStep === null) return;
     candidates.push(createTruncationCandidate(ctx, view, before, logEndRewound, syncStep));
-  }
+  });
   return candidates;
 }
 
@@ -100,4 +103,9 @@ function createTruncationCandidate(
     range: null,
     render: (key, _range, firstSeen) => ({ ...finding, key, evidence: { ...finding.evidence, seenAt: firstSeen }, observedAt: ctx.now }),
   };
+}
+
+/** The target log end went back, or new sync steps to look at (numbers only; NaN, unknown, compares false). */
+function mayHaveTruncated(judged: JudgedFlow, slot: number): boolean {
+  return judged.now.targetLogEnd[slot]! < judged.was.targetLogEnd[slot]! || hasNewSyncSteps(judged, slot);
 }

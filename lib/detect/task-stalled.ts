@@ -1,11 +1,11 @@
 import { findConnectCluster } from "@/lib/collector/connector-clusters";
+import { readFlowColumns } from "@/lib/collector/flow-columns";
 import type { DedicatedModeStatus, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import {
   countOf,
   formatDuration,
   isFlowFresh,
-  listFlowPartitions,
   namePartition,
   summarizeNames,
   type DetectorContext,
@@ -66,37 +66,50 @@ export function detectTaskStalls(
   const stallsByFlow = new Map<Flow, Stall[]>();
   // One pass over every partition: the marks of partitions still in the snapshot are advanced
   // (vanished partitions are dropped), then the fresh ones are judged (listFreshFlowPartitions order).
-  // Marks are columns (stall-marks.ts): offsets as numbers, exact below 2^53 (flow-columns.ts checks them).
-  for (const view of listFlowPartitions(ctx.current)) {
-    const slot = next.slotOf(view.key);
-    const had = before.present[slot] === 1;
-    const { mm2Position: position, sourceLogEnd: logEnd } = view.partition;
-    const judged = freshFlows.has(view.flow) && view.partition.unknown === null && position !== null && logEnd !== null;
-    if (!judged) {
-      if (had) putAdvancedMark(next, before, slot, isClockRunning(stateOf(view.flow, connectorOf(view.flow, view.partition))), now);
-      continue;
+  // Offsets are read from the flow's columns (flow-columns.ts: numbers, NaN for unknown, exact below 2^53), as the
+  // marks are (stall-marks.ts); the partition object is read for its strings, and a view is made only for a stall.
+  for (const flow of ctx.current.flows) {
+    const columns = readFlowColumns(flow.id, flow.partitions);
+    const fresh = freshFlows.has(flow);
+    // A slot's columns hold the last of a partition listed twice: such a flow's offsets are read from the objects.
+    const exact = !columns.duplicates;
+    for (let i = 0; i < flow.partitions.length; i++) {
+      const partition = flow.partitions[i]!;
+      const at = columns.slotAt[i]!;
+      const key = columns.keys[at]!;
+      const slot = next.slotOf(key);
+      const had = before.present[slot] === 1;
+      const position = exact ? columns.mm2Position[at]! : toNumber(partition.mm2Position);
+      const logEnd = exact ? columns.sourceLogEnd[at]! : toNumber(partition.sourceLogEnd);
+      const judged = fresh && partition.unknown === null && !Number.isNaN(position) && !Number.isNaN(logEnd);
+      if (!judged) {
+        if (had) putAdvancedMark(next, before, slot, isClockRunning(stateOf(flow, connectorOf(flow, partition))), now);
+        continue;
+      }
+      // Records waiting = data records (lag), not offsets: an idle transactional partition ends
+      // with a commit marker MM2 never copies, so its position stays one short of the log end forever.
+      // NaN (lag unknown) counts as none waiting.
+      const waiting = exact ? columns.lag[at]! : toNumber(partition.lag);
+      // The clock runs only while records wait: a cycle with nothing to copy restarts it, so records
+      // that arrive after an idle spell just as MM2 restarts are not "not copied for minutes" (soak).
+      const keep = had && waiting > 0 && before.position[slot] === position;
+      let movedAt = now;
+      let notRunningMs = 0;
+      let logEndAtMove = logEnd;
+      if (keep) {
+        [movedAt, notRunningMs] = putAdvancedMark(next, before, slot, isClockRunning(stateOf(flow, connectorOf(flow, partition))), now);
+        logEndAtMove = before.logEndAtMove[slot]!;
+      } else {
+        // A mark made now is not stored (memory-persistence.ts): a change only where the old one was.
+        next.put(slot, had && isStoredMark(before, slot), position, now, logEndAtMove, 0, now);
+      }
+      const stalledForMs = now - movedAt - notRunningMs;
+      if (stalledForMs < resolveStallAfterMs(ctx, flow, partition) || !(waiting > 0) || logEnd <= logEndAtMove) continue;
+      const stall: Stall = { view: { key, flow, partition, slot: at }, stalledForMs, pending: partition.lag! };
+      const stalls = stallsByFlow.get(flow);
+      if (stalls === undefined) stallsByFlow.set(flow, [stall]);
+      else stalls.push(stall);
     }
-    // Records waiting = data records (lag), not offsets: an idle transactional partition ends
-    // with a commit marker MM2 never copies, so its position stays one short of the log end forever.
-    const waiting = view.partition.lag ?? 0n;
-    // The clock runs only while records wait: a cycle with nothing to copy restarts it, so records
-    // that arrive after an idle spell just as MM2 restarts are not "not copied for minutes" (soak).
-    const keep = had && waiting > 0n && before.position[slot] === Number(position);
-    let movedAt = now;
-    let notRunningMs = 0;
-    let logEndAtMove = Number(logEnd);
-    if (keep) {
-      [movedAt, notRunningMs] = putAdvancedMark(next, before, slot, isClockRunning(stateOf(view.flow, connectorOf(view.flow, view.partition))), now);
-      logEndAtMove = before.logEndAtMove[slot]!;
-    } else {
-      // A mark made now is not stored (memory-persistence.ts): a change only where the old one was.
-      next.put(slot, had && isStoredMark(before, slot), Number(position), now, logEndAtMove, 0, now);
-    }
-    const stalledForMs = now - movedAt - notRunningMs;
-    if (stalledForMs < resolveStallAfterMs(ctx, view.flow, view.partition) || waiting <= 0n || Number(logEnd) <= logEndAtMove) continue;
-    const stalls = stallsByFlow.get(view.flow);
-    if (stalls === undefined) stallsByFlow.set(view.flow, [{ view, stalledForMs, pending: waiting }]);
-    else stalls.push({ view, stalledForMs, pending: waiting });
   }
   const findings: Finding[] = [];
   for (const [flow, stalls] of stallsByFlow) {
@@ -140,6 +153,11 @@ function isStoredMark(table: StallColumns, slot: number): boolean {
   return table.movedAt[slot] !== table.seenAt[slot];
 }
 
+/** A nullable offset as a number (NaN: null). */
+function toNumber(value: bigint | null): number {
+  return value === null ? Number.NaN : Number(value);
+}
+
 /** Each partition is judged by the source connector that copies it (a flow can have several). */
 function connectorOf(flow: Flow, partition: FlowPartition): string | null {
   return partition.sourceConnector ?? flow.connectors.source;
@@ -155,13 +173,22 @@ type SourceStateLookup = (flow: Flow, connector: string | null) => SourceState;
 /** Resolves each flow's connector once per cycle (100k partitions share a handful of connectors). */
 function createSourceStateLookup(snapshot: Snapshot): SourceStateLookup {
   const cache = new Map<string, SourceState>();
+  // The last question and answer: a flow's partitions ask about the same connector one after another, and a key
+  // made per question was a string per partition and cycle.
+  let lastFlow: Flow | undefined;
+  let lastConnector: string | null = null;
+  let lastState: SourceState = "unknown";
   return (flow, connector) => {
+    if (flow === lastFlow && connector === lastConnector) return lastState;
     const key = `${flow.id}|${connector ?? ""}`;
     let state = cache.get(key);
     if (state === undefined) {
       state = resolveSourceState(snapshot, flow, connector);
       cache.set(key, state);
     }
+    lastFlow = flow;
+    lastConnector = connector;
+    lastState = state;
     return state;
   };
 }

@@ -1,4 +1,6 @@
+import { readFlowColumns } from "@/lib/collector/flow-columns";
 import type { Flow, Snapshot, TopicConfigs, TopicState } from "@/lib/collector/types";
+import { findCluster, findTopic } from "./snapshot-views";
 
 /** One setting of a replicated topic, source against target. */
 export interface SettingDiff {
@@ -23,22 +25,28 @@ export interface TopicDrift {
  * weaker): only the partition count is compared then.
  */
 export function compareFlowTopics(snapshot: Snapshot, flow: Flow): TopicDrift[] {
-  const source = snapshot.clusters.find((c) => c.alias === flow.source);
-  const target = snapshot.clusters.find((c) => c.alias === flow.target);
-  if (source === undefined || target === undefined) return [];
-  const sourceTopics = new Map(source.topics.map((t) => [t.name, t]));
-  const targetTopics = new Map(target.topics.map((t) => [t.name, t]));
+  return listTopicDrifts(snapshot, flow, false);
+}
+
+/** compareFlowTopics's drifts with a weaker setting: the others, nearly every topic, make no object. */
+export function listWeakerTopicDrifts(snapshot: Snapshot, flow: Flow): TopicDrift[] {
+  return listTopicDrifts(snapshot, flow, true);
+}
+
+function listTopicDrifts(snapshot: Snapshot, flow: Flow, weakerOnly: boolean): TopicDrift[] {
+  if (findCluster(snapshot, flow.source) === undefined || findCluster(snapshot, flow.target) === undefined) return [];
   const drifts: TopicDrift[] = [];
   const seen = new Set<string>();
-  let last: string | undefined;
-  for (const p of flow.partitions) {
-    // A topic's partitions are listed together: only the first of a run is looked up.
-    if (p.topic === last || seen.has(p.topic)) continue;
-    last = p.topic;
+  // A topic's partitions are listed together: only the first of each run of them is read (flow-columns.ts).
+  for (const at of readFlowColumns(flow.id, flow.partitions).topicRunStarts) {
+    const p = flow.partitions[at]!;
+    if (seen.has(p.topic)) continue;
     seen.add(p.topic);
-    const from = sourceTopics.get(p.topic);
-    const to = targetTopics.get(p.targetTopic);
-    if (from !== undefined && to !== undefined) drifts.push({ topic: p.topic, targetTopic: p.targetTopic, settings: compareSettingsOnce(from, to) });
+    const from = findTopic(snapshot, flow.source, p.topic);
+    const to = findTopic(snapshot, flow.target, p.targetTopic);
+    if (from === undefined || to === undefined) continue;
+    const settings = compareSettingsOnce(from, to);
+    if (!weakerOnly || settings.some((s) => s.weaker)) drifts.push({ topic: p.topic, targetTopic: p.targetTopic, settings });
   }
   return drifts;
 }

@@ -2,12 +2,15 @@ import type { FlowPartition } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
 import {
   formatCount,
-  listFreshFlowPartitions,
+  forEachFreshPartition,
   maxOffset,
   minOffset,
   namePartition,
+  readJudged,
+  readPartitionView,
   type DetectorContext,
   type FlowPartitionView,
+  type JudgedFlow,
 } from "./snapshot-views";
 import { CommittedText, readCommittedTable, readCommittedValues } from "./committed-marks";
 import { createSlotReader } from "./mark-columns";
@@ -63,34 +66,59 @@ const reasons: Record<ResetSignalName, string> = {
 export function detectTopicReset(ctx: DetectorContext, marks: Readonly<Record<string, CommittedMark>>): EventCandidate[] {
   const candidates: EventCandidate[] = [];
   const found = new Set<string>();
-  for (const { view, before } of ctx.judged) {
-    const now = view.partition;
-    const idChanged = hasTopicIdChanged(before, now);
-    // A truncation by an unclean election (seen now or held) or a leader change explains a log end below MM2's position.
-    const truncated = hasEpochRisen(before, now) || findTruncation(ctx.truncations, view.flow.source, now.topic, now.partition) !== undefined;
-    const rewound = !truncated && hasLogEndRewound(before, now);
-    const beyond = !truncated && staysBeyondLogEnd(before, now);
-    // Nothing allocated for the partitions that show no signal (all but a few of 100,000).
-    if (!idChanged && !rewound && !beyond) continue;
-    const signals = [idChanged && ResetSignal.TOPIC_ID_CHANGED, rewound && ResetSignal.LOG_END_REWOUND, beyond && ResetSignal.POSITION_BEYOND_LOG_END].filter(
-      (s): s is ResetSignalName => s !== false,
-    );
-    candidates.push(createResetCandidate(ctx, view, before, signals, "previous-cycle"));
-    found.add(view.key);
+  for (const judged of ctx.judged) {
+    for (let n = 0; n < judged.slots.length; n++) {
+      if (judged.exact && !mayHaveReset(judged, judged.slots[n]!)) continue;
+      const { view, before } = readJudged(judged, n);
+      if (judgeReset(ctx, view, before, candidates)) found.add(view.key);
+    }
   }
   // The marks are columns (committed-marks.ts): only a partition whose topic ID changed reads its mark whole.
   const table = readCommittedTable(marks);
   const topicIds = table.texts[CommittedText.topicId]!;
   const slotOf = createSlotReader(table);
-  for (const view of listFreshFlowPartitions(ctx.current)) {
-    const slot = slotOf(view.key);
-    if (slot < 0 || table.present[slot] !== 1 || found.has(view.key)) continue;
+  forEachFreshPartition(ctx.current, (flow, columns, at, flowSlot) => {
+    const key = columns.keys[flowSlot]!;
+    const slot = slotOf(key);
+    if (slot < 0 || table.present[slot] !== 1 || (found.size > 0 && found.has(key))) return;
     const topicId = topicIds[slot] ?? null;
-    if (!hasTopicIdChanged({ sourceTopicId: topicId }, view.partition)) continue;
+    if (!hasTopicIdChanged({ sourceTopicId: topicId }, flow.partitions[at]!)) return;
+    const view = readPartitionView(flow, columns, at);
     const before = { sourceTopicId: topicId, sourceLogEnd: null, mm2Position: BigInt(readCommittedValues(table, slot).highest) };
     candidates.push(createResetCandidate(ctx, view, before, [ResetSignal.TOPIC_ID_CHANGED], "last-known"));
-  }
+  });
   return candidates;
+}
+
+/**
+ * Whether a judged partition's numbers show a signal (the steady path: numbers only): its topic ID changed, its log
+ * end went backwards, or MM2's position is past the log end now and last cycle's position is past it too. NaN
+ * (unknown) compares false, as the signals' null checks do.
+ */
+function mayHaveReset(judged: JudgedFlow, slot: number): boolean {
+  const { now, was } = judged;
+  const id = now.sourceTopicId[slot]!;
+  const idBefore = was.sourceTopicId[slot]!;
+  if (id >= 0 && idBefore >= 0 && id !== idBefore) return true;
+  const logEnd = now.sourceLogEnd[slot]!;
+  return logEnd < was.sourceLogEnd[slot]! || (logEnd < was.mm2Position[slot]! && now.mm2Position[slot]! > logEnd);
+}
+
+/** Adds the reset candidate of one judged partition, if it shows a signal; whether it did. */
+function judgeReset(ctx: DetectorContext, view: FlowPartitionView, before: FlowPartition, candidates: EventCandidate[]): boolean {
+  const now = view.partition;
+  const idChanged = hasTopicIdChanged(before, now);
+  // A truncation by an unclean election (seen now or held) or a leader change explains a log end below MM2's position.
+  const truncated = hasEpochRisen(before, now) || findTruncation(ctx.truncations, view.flow.source, now.topic, now.partition) !== undefined;
+  const rewound = !truncated && hasLogEndRewound(before, now);
+  const beyond = !truncated && staysBeyondLogEnd(before, now);
+  // Nothing allocated for the partitions that show no signal (all but a few of 100,000).
+  if (!idChanged && !rewound && !beyond) return false;
+  const signals = [idChanged && ResetSignal.TOPIC_ID_CHANGED, rewound && ResetSignal.LOG_END_REWOUND, beyond && ResetSignal.POSITION_BEYOND_LOG_END].filter(
+    (s): s is ResetSignalName => s !== false,
+  );
+  candidates.push(createResetCandidate(ctx, view, before, signals, "previous-cycle"));
+  return true;
 }
 
 /**

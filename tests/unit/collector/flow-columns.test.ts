@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { fillFlowColumns, findEncodedSlot, generationOf, readFlowColumns, refillLagColumn, slotOf } from "@/lib/collector/flow-columns";
+import { fillFlowColumns, findEncodedSlot, FlowFlag, generationOf, readFlowColumns, refillLagColumn, slotOf } from "@/lib/collector/flow-columns";
 import { flowPartitionKey, type FlowPartition } from "@/lib/collector/types";
 import { makeFlowPartition } from "../detect/fixtures";
 
@@ -69,5 +69,34 @@ describe("flow columns", () => {
     expect(refilled.slotAt).toBe(columns.slotAt);
     // The columns of the partitions before are untouched.
     expect(Array.from(readFlowColumns(flowId, before).lag)).toEqual([40, 7]);
+  });
+  it("numbers source topic IDs alike across cycles, holds flags, and lists where each topic's run starts", () => {
+    const flowId = newFlowId();
+    const first = fillFlowColumns(
+      flowId,
+      [
+        at("a", 0, { sourceTopicId: "id-a" }),
+        at("a", 1, { sourceTopicId: "id-a", targetDensityIssue: "another producer writes here" }),
+        at("b", 0, { sourceTopicId: null }),
+      ],
+      true,
+    );
+    expect(first.sourceTopicId[0]).toBe(first.sourceTopicId[1]);
+    expect(first.sourceTopicId[0]).toBeGreaterThanOrEqual(0);
+    expect(first.sourceTopicId[2]).toBe(-1);
+    expect(Array.from(first.flags)).toEqual([0, FlowFlag.TARGET_NOT_DENSE, 0]);
+    expect(Array.from(first.topicRunStarts)).toEqual([0, 2]);
+    // Next cycle (columns are by slot: a/0 0, a/1 1, b/0 2): a/0 under a new ID gets a new number, a/1 keeps its
+    // ID's; b/0 moved to another connector; "a" listed again after "b" starts a run of its own.
+    const copierChange = { from: "mm2-old", fromPosition: 10n, logStartAtChange: 0n, logEndAtChange: 20n, at: 1 };
+    const second = fillFlowColumns(
+      flowId,
+      [at("a", 0, { sourceTopicId: "id-a2" }), at("b", 0, { sourceTopicId: null, copierChange }), at("a", 1, { sourceTopicId: "id-a" })],
+      true,
+    );
+    expect(second.sourceTopicId[0]).not.toBe(first.sourceTopicId[0]);
+    expect(second.sourceTopicId[1]).toBe(first.sourceTopicId[1]);
+    expect(second.flags[2]).toBe(FlowFlag.COPIER_CHANGE);
+    expect(Array.from(second.topicRunStarts)).toEqual([0, 1, 2]);
   });
 });

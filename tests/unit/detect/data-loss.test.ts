@@ -16,6 +16,15 @@ const caughtUpTo1200 = (overrides: Parameters<typeof makeFlowPartition>[0] = {})
   });
 
 describe("DATA_LOSS", () => {
+  it("judges every copy of a partition a flow lists twice, not only the last one its columns hold", () => {
+    // The flow columns hold the last copy's numbers (no loss there): the first copy must still be judged whole.
+    const [, second] = runCycles([
+      { snapshot: makeSnapshot({ cycle: 1, partitions: [caughtUpTo1200()] }) },
+      { snapshot: makeSnapshot({ cycle: 2, partitions: [caughtUpTo1200({ sourceLogStart: 1700n }), caughtUpTo1200()] }) },
+    ]);
+    expect(findingsOf(second, FindingType.DATA_LOSS).map((f) => [f.key, f.evidence.lostCount])).toEqual([[KEY, "500"]]);
+  });
+
   it("reports records deleted while MM2 is still behind the new log start, with exact evidence", () => {
     const [, second] = runCycles([
       { snapshot: makeSnapshot({ cycle: 1, partitions: [caughtUpTo1200()] }) },
