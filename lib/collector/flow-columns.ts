@@ -185,6 +185,11 @@ function listTopicRunStarts(partitions: readonly FlowPartition[]): Int32Array {
 }
 
 /** Names the first partition with an offset beyond 2^53 (fillFlowColumns saw one). */
+/** A flow's offset that numbers cannot hold exactly: its columns cannot be made (the message names the partition). */
+export class OffsetBeyondExactError extends Error {
+  override readonly name = "OffsetBeyondExactError";
+}
+
 function throwBeyondExact(flowId: string, partitions: readonly FlowPartition[]): never {
   const fields = [
     ["sourceLogStart", "source log start"],
@@ -199,11 +204,12 @@ function throwBeyondExact(flowId: string, partitions: readonly FlowPartition[]):
     for (const [field, what] of fields) {
       const value = p[field];
       if (value !== null && !Number.isSafeInteger(Number(value))) {
-        throw new Error(`${flowId} ${p.topic}/${p.partition}: ${what} ${value} is beyond 2^53, where offsets stop being exact as numbers`);
+        const where = `${flowId} ${p.topic}/${p.partition}`;
+        throw new OffsetBeyondExactError(`${where}: ${what} ${value} is beyond 2^53, where offsets stop being exact as numbers`);
       }
     }
   }
-  throw new Error(`${flowId}: an offset is beyond 2^53, where offsets stop being exact as numbers`);
+  throw new OffsetBeyondExactError(`${flowId}: an offset is beyond 2^53, where offsets stop being exact as numbers`);
 }
 
 /**

@@ -5,7 +5,7 @@
  * partitions themselves. A flow with an offset beyond 2^53 has no columns (fillFlowColumns refuses it): null, and the
  * caller reads its partitions' bigints (the store keeps any int64 exactly).
  */
-import { type FlowColumns, readFlowColumns } from "@/lib/collector/flow-columns";
+import { type FlowColumns, OffsetBeyondExactError, readFlowColumns } from "@/lib/collector/flow-columns";
 import type { Flow } from "@/lib/collector/types";
 
 /** The offset columns of FlowColumns (NaN: unknown). */
@@ -35,11 +35,12 @@ export function readPositionColumns(flow: Flow, names: readonly OffsetColumn[]):
   });
 }
 
-/** The flow's columns, or null when fillFlowColumns refuses an offset beyond 2^53 (its only error). */
+/** The flow's columns, or null when fillFlowColumns refuses an offset beyond 2^53; any other error is thrown. */
 function readExactColumns(flow: Flow): FlowColumns | null {
   try {
     return readFlowColumns(flow.id, flow.partitions);
-  } catch {
-    return null;
+  } catch (err) {
+    if (err instanceof OffsetBeyondExactError) return null;
+    throw err;
   }
 }

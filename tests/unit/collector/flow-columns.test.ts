@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { fillFlowColumns, findEncodedSlot, FlowFlag, generationOf, readFlowColumns, refillLagColumn, slotOf } from "@/lib/collector/flow-columns";
+import { fillFlowColumns, findEncodedSlot, FlowFlag, generationOf, OffsetBeyondExactError, readFlowColumns, refillLagColumn, slotOf } from "@/lib/collector/flow-columns";
 import { flowPartitionKey, type FlowPartition } from "@/lib/collector/types";
 import { makeFlowPartition } from "../detect/fixtures";
 
@@ -55,6 +55,10 @@ describe("flow columns", () => {
     const huge = 2n ** 53n;
     expect(() => fillFlowColumns(flowId, [at("orders", 7, { sourceLogEnd: huge, mm2Position: 10n, lag: null })], true)).toThrow(
       `${flowId} orders/7: source log end ${huge} is beyond 2^53, where offsets stop being exact as numbers`,
+    );
+    // Its own class: the store's readers fall back to the partitions' bigints on this error only.
+    expect(() => fillFlowColumns(flowId, [at("orders", 7, { sourceLogEnd: huge, mm2Position: 10n, lag: null })], true)).toThrow(
+      OffsetBeyondExactError,
     );
   });
 
