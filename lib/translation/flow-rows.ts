@@ -10,6 +10,7 @@ import { FlowPartitionPlacer } from "./flow-partition-index";
 import { throwBeyondSafe, toSafeOffset } from "./sync-columns";
 import { FlowSyncModels, type ReplayOptions, type SyncModelCache } from "./sync-model";
 import { IdealCode, SharedTranslations, type TranslationRows } from "./translation-rows";
+import { growArray, growCapacity } from "./grown-array";
 
 /**
  * A group's rows in their order (topic by localeCompare, then partition; a stable sort of the offsets as listed),
@@ -138,16 +139,10 @@ export class FlowRowsState {
   /** Room for `index` in the per-partition arrays (grown by doubling; the JavaScript arrays stay packed). */
   private reserve(index: number): void {
     if (index < this.historyCycles.length) return;
-    const size = Math.max(index + 1, this.historyCycles.length * 2, 1024);
-    const historyCycles = new Int32Array(size);
-    historyCycles.set(this.historyCycles);
-    const modelCycles = new Int32Array(size);
-    modelCycles.set(this.modelCycles);
-    const modelKinds = new Uint8Array(size);
-    modelKinds.set(this.modelKinds);
-    this.historyCycles = historyCycles;
-    this.modelCycles = modelCycles;
-    this.modelKinds = modelKinds;
+    const size = growCapacity(index, this.historyCycles.length);
+    this.historyCycles = growArray(this.historyCycles, size);
+    this.modelCycles = growArray(this.modelCycles, size);
+    this.modelKinds = growArray(this.modelKinds, size);
     while (this.histories.length < size) this.histories.push(undefined);
   }
 

@@ -18,6 +18,7 @@
 import { createOffsetSyncStore, type DownstreamMapping, mapBetweenSyncs, OffsetSyncStore, type SyncPoint, type TopicPartition } from "@/lib/mm2";
 import { SyncSlots } from "./sync-slots";
 import type { IdealOffset } from "./types";
+import { growArray, growCapacity } from "./grown-array";
 
 /** How MirrorCheckpointTask's store was loaded (see the module comment). */
 export interface ReplayOptions {
@@ -157,16 +158,10 @@ export class FlowSyncModels {
 
   private reserve(p: number): void {
     if (p < this.consumed.length) return;
-    const size = Math.max(p + 1, this.consumed.length * 2, 1024);
-    const consumed = new Int32Array(size);
-    consumed.set(this.consumed);
-    const used = new Int32Array(size).fill(-1);
-    used.set(this.usedInCycle);
-    const starts = new Int32Array(size);
-    starts.set(this.epochStarts);
-    this.consumed = consumed;
-    this.usedInCycle = used;
-    this.epochStarts = starts;
+    const size = growCapacity(p, this.consumed.length);
+    this.consumed = growArray(this.consumed, size);
+    this.usedInCycle = growArray(this.usedInCycle, size, -1);
+    this.epochStarts = growArray(this.epochStarts, size);
     while (this.lastSyncs.length < size) this.lastSyncs.push(null);
     while (this.histories.length < size) this.histories.push(null);
   }

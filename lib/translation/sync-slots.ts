@@ -16,6 +16,7 @@
  * partition's translation fails while a slot holds it (`findUnsafeRun`), as the bigint model's did.
  */
 import { SYNCS_PER_PARTITION } from "@/lib/mm2";
+import { growArray, growCapacity } from "./grown-array";
 
 const slotCount = SYNCS_PER_PARTITION;
 const lastSlot = slotCount - 1;
@@ -283,16 +284,10 @@ export class SyncSlots {
   /** Room for partition `p` in the per-partition arrays (grown by doubling). */
   private reserve(p: number): void {
     if (p < this.count.length) return;
-    const size = Math.max(p + 1, this.count.length * 2, 1024);
-    const first = new Int32Array(size);
-    first.set(this.first);
-    const count = new Uint8Array(size);
-    count.set(this.count);
-    const room = new Uint8Array(size);
-    room.set(this.room);
-    this.first = first;
-    this.count = count;
-    this.room = room;
+    const size = growCapacity(p, this.count.length);
+    this.first = growArray(this.first, size);
+    this.count = growArray(this.count, size);
+    this.room = growArray(this.room, size);
   }
 }
 

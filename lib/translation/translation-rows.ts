@@ -11,6 +11,7 @@
 import type { CheckpointPoint, FlowPartition } from "@/lib/collector/types";
 import { isSkipping } from "./reread";
 import type { IdealOffset, ModelTranslation, PartitionTranslation, RereadEstimate, TranslationTotals } from "./types";
+import { growArray, growCapacity } from "./grown-array";
 
 /** How a numeric row's ideal position reads (IdealOffset's kind with its basis or reason). */
 export const IdealCode = {
@@ -267,13 +268,9 @@ export class SharedTranslations {
 
   private reserve(p: number): void {
     if (p < this.up.length) return;
-    const size = Math.max(p + 1, this.up.length * 2, 1024);
-    const up = new Float64Array(size).fill(Number.NaN);
-    up.set(this.up);
-    const down = new Float64Array(size).fill(Number.NaN);
-    down.set(this.down);
-    this.up = up;
-    this.down = down;
+    const size = growCapacity(p, this.up.length);
+    this.up = growArray(this.up, size, Number.NaN);
+    this.down = growArray(this.down, size, Number.NaN);
     while (this.at.length < size) this.at.push(undefined);
     while (this.past.length < size) this.past.push(undefined);
   }
