@@ -1,6 +1,6 @@
 import { derivePosition } from "@/lib/collector/flow-builder";
-import { FlowFlag } from "@/lib/collector/flow-columns";
-import type { Snapshot } from "@/lib/collector/types";
+import { FlowFlag, readFlowColumns } from "@/lib/collector/flow-columns";
+import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import type { EventCandidate, OffsetRange } from "./events";
 import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
@@ -12,7 +12,6 @@ import {
   hasNewSyncSteps,
   isCompacted,
   isFlowFresh,
-  listFlowPartitions,
   namePartition,
   type DetectorContext,
   type FlowPartitionView,
@@ -83,107 +82,150 @@ export function detectPositionMoves(
   // Marks are columns (committed-marks.ts): offsets as numbers, exact below 2^53 (flow-columns.ts checks them).
   let visited = 0;
   const columns = nameCommittedColumns(before);
-  for (const view of listFlowPartitions(ctx.current)) {
-    const { committedPosition: committed, mm2Position, sourceTopicId } = view.partition;
-    const slot = next.slotOf(view.key);
-    const had = before.present[slot] === 1;
-    if (had) visited++;
-    if (had && isRoutineAdvance(ctx, view, columns, slot, freshFlows)) {
-      putRoutineAdvance(next, columns, slot, view);
-      continue;
+  const pass: MarkPass = { ctx, before, next, candidates };
+  for (const flow of ctx.current.flows) {
+    const flowColumns = readFlowColumns(flow.id, flow.partitions);
+    const fresh = freshFlows.has(flow);
+    // A slot's columns hold the last of a partition listed twice: such a flow's positions are read from the objects.
+    const exact = !flowColumns.duplicates;
+    for (let i = 0; i < flow.partitions.length; i++) {
+      const partition = flow.partitions[i]!;
+      const at = flowColumns.slotAt[i]!;
+      const key = flowColumns.keys[at]!;
+      const slot = next.slotOf(key);
+      const had = before.present[slot] === 1;
+      if (had) visited++;
+      if (had && fresh && partition.unknown === null) {
+        // NaN: no committed position (the general path keeps the mark).
+        const c = exact ? flowColumns.committedPosition[at]! : toNumber(partition.committedPosition);
+        if (!Number.isNaN(c) && isRoutineAdvance(ctx, flow, partition, c, columns, slot)) {
+          const reached = exact ? flowColumns.mm2Position[at]! : toNumber(partition.mm2Position);
+          putRoutineAdvance(next, columns, slot, flow, partition, c, Number.isNaN(reached) ? c : reached);
+          continue;
+        }
+      }
+      judgeMark(pass, { key, flow, partition, slot: at }, slot, had, fresh);
     }
-    const old = had ? readCommittedValues(before, slot) : undefined;
-    // Back in a flow: no longer gone (its mark is put without goneSince, a change the persister writes).
-    const gone = old !== undefined && !Number.isNaN(old.goneSince);
-    if (old !== undefined) old.goneSince = Number.NaN;
-    if (committed === null || !freshFlows.has(view.flow) || view.partition.unknown !== null) {
-      if (old !== undefined) putCommittedMark(next, slot, gone, old);
-      continue;
-    }
-    const c = Number(committed);
-    const connector = connectorOf(view);
-    const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
-    if (old !== undefined && !sameTopic) {
-      // The topic was deleted and recreated (TOPIC_RESET): MM2 starts the new topic at its earliest offset, and
-      // Connect's committed position stays the old topic's until MM2 commits on the new one (seen in the bench: the
-      // next cycles read 100 → 10 as "moved back by hand"). The new mark starts at the new log start.
-      const start = Number(view.partition.sourceLogStart ?? 0n);
-      putCommittedMark(next, slot, true, { ...newMark(start, start, sourceTopicId, connector), replacedCommitted: c === start ? Number.NaN : c });
-      continue;
-    }
-    // Another source connector copies the partition now (its topic moved between split connectors): its own offsets
-    // start a new mark; what the change re-copies or skips is TOPIC_CHANGED_CONNECTOR.
-    if (old !== undefined && sameTopic && old.connector !== connector) {
-      putCommittedMark(next, slot, true, newMark(c, Math.max(Number(mm2Position ?? committed), c), sourceTopicId, connector));
-      continue;
-    }
-    if (old !== undefined && old.replacedCommitted === c) {
-      putCommittedMark(next, slot, gone, old);
-      continue;
-    }
-    // Only a committed position outside [mark's committed, highest] can be a move (findMove): the others are not
-    // converted back to bigints.
-    const found = !sameTopic ? null : c >= old!.committed && c <= old!.highest ? null : findMove(ctx, view, { committed: BigInt(old!.committed), highest: BigInt(old!.highest) });
-    // The connector has just stopped: judged next cycle against the mark as it was (absorbing the
-    // committed position into `highest` now would hide a move made while it stays stopped).
-    if (found === "wait") {
-      putCommittedMark(next, slot, gone, old!);
-      continue;
-    }
-    // A forward move counts once it holds in two cycles in a row with the same committed position:
-    // a connector being stopped flushes its last offsets between the target's read and Connect's
-    // (seen in the soak: 11 partitions 2 records "ahead"), and the next cycle's target holds them.
-    // A pending move is kept in the mark as committed > highest (otherwise highest ≥ committed).
-    if (found?.direction === "forward" && !(old!.committed === c && c > old!.highest)) {
-      putUpdatedMark(next, slot, gone, old!, c, old!.highest, sourceTopicId, connector);
-      continue;
-    }
-    const move = found;
-    if (move !== null) candidates.push(createMoveCandidate(view, move, "connect-offsets"));
-    const reached = Number(mm2Position ?? committed);
-    const highest = move === null && sameTopic ? Math.max(old!.highest, reached) : reached;
-    putUpdatedMark(next, slot, gone, old, c, Math.max(highest, c), sourceTopicId, connector);
   }
   keepGoneMarks(before, next, visited, ctx.now);
   candidates.push(...findSkipsInSyncs(ctx).map(([view, move]) => createMoveCandidate(view, move, "offset-sync-gap")));
   return { candidates, marks: next.finish() };
 }
 
+/** What one cycle's pass over the marks shares: the last marks, the next ones, the moves found. */
+interface MarkPass {
+  ctx: DetectorContext;
+  before: MarkTable;
+  next: MarkTableBuilder<CommittedMark>;
+  candidates: EventCandidate[];
+}
+
 /**
- * The common case, read from the columns without making the mark: a fresh partition whose new mark is a routine
- * advance of its mark (committed-marks.ts isRoutineAdvance: same topic — a topic ID unknown on either side is not
- * another topic, as `sameTopic` reads it — and connector, not gone, the committed position not below the mark's),
- * with nothing set aside at its committed position, within the highest position MM2 reached or past it while the
- * connector is not STOPPED (MM2 copying on: a flush trails by less than a cycle's progress) — the general path then
- * finds no move (findMove) and only advances the mark (putRoutineAdvance).
+ * The general path for one partition (not a routine advance): its mark kept, started again, or advanced, and a move
+ * found against it.
  */
-function isRoutineAdvance(ctx: DetectorContext, view: FlowPartitionView, columns: CommittedColumns, slot: number, freshFlows: ReadonlySet<unknown>): boolean {
-  const p = view.partition;
-  if (p.committedPosition === null || p.unknown !== null || !freshFlows.has(view.flow)) return false;
-  const c = Number(p.committedPosition);
+function judgeMark(pass: MarkPass, view: FlowPartitionView, slot: number, had: boolean, fresh: boolean): void {
+  const { ctx, before, next, candidates } = pass;
+  const { committedPosition: committed, mm2Position, sourceTopicId } = view.partition;
+  const old = had ? readCommittedValues(before, slot) : undefined;
+  // Back in a flow: no longer gone (its mark is put without goneSince, a change the persister writes).
+  const gone = old !== undefined && !Number.isNaN(old.goneSince);
+  if (old !== undefined) old.goneSince = Number.NaN;
+  if (committed === null || !fresh || view.partition.unknown !== null) {
+    if (old !== undefined) putCommittedMark(next, slot, gone, old);
+    return;
+  }
+  const c = Number(committed);
+  const connector = connectorOf(view.flow, view.partition);
+  const sameTopic = old !== undefined && (old.topicId === null || sourceTopicId === null || old.topicId === sourceTopicId);
+  if (old !== undefined && !sameTopic) {
+    // The topic was deleted and recreated (TOPIC_RESET): MM2 starts the new topic at its earliest offset, and
+    // Connect's committed position stays the old topic's until MM2 commits on the new one (seen in the bench: the
+    // next cycles read 100 → 10 as "moved back by hand"). The new mark starts at the new log start.
+    const start = Number(view.partition.sourceLogStart ?? 0n);
+    putCommittedMark(next, slot, true, { ...newMark(start, start, sourceTopicId, connector), replacedCommitted: c === start ? Number.NaN : c });
+    return;
+  }
+  // Another source connector copies the partition now (its topic moved between split connectors): its own offsets
+  // start a new mark; what the change re-copies or skips is TOPIC_CHANGED_CONNECTOR.
+  if (old !== undefined && sameTopic && old.connector !== connector) {
+    putCommittedMark(next, slot, true, newMark(c, Math.max(Number(mm2Position ?? committed), c), sourceTopicId, connector));
+    return;
+  }
+  if (old !== undefined && old.replacedCommitted === c) {
+    putCommittedMark(next, slot, gone, old);
+    return;
+  }
+  // Only a committed position outside [mark's committed, highest] can be a move (findMove): the others are not
+  // converted back to bigints.
+  const found = !sameTopic ? null : c >= old!.committed && c <= old!.highest ? null : findMove(ctx, view, { committed: BigInt(old!.committed), highest: BigInt(old!.highest) });
+  // The connector has just stopped: judged next cycle against the mark as it was (absorbing the
+  // committed position into `highest` now would hide a move made while it stays stopped).
+  if (found === "wait") {
+    putCommittedMark(next, slot, gone, old!);
+    return;
+  }
+  // A forward move counts once it holds in two cycles in a row with the same committed position:
+  // a connector being stopped flushes its last offsets between the target's read and Connect's
+  // (seen in the soak: 11 partitions 2 records "ahead"), and the next cycle's target holds them.
+  // A pending move is kept in the mark as committed > highest (otherwise highest ≥ committed).
+  if (found?.direction === "forward" && !(old!.committed === c && c > old!.highest)) {
+    putUpdatedMark(next, slot, gone, old!, c, old!.highest, sourceTopicId, connector);
+    return;
+  }
+  const move = found;
+  if (move !== null) candidates.push(createMoveCandidate(view, move, "connect-offsets"));
+  const reached = Number(mm2Position ?? committed);
+  const highest = move === null && sameTopic ? Math.max(old!.highest, reached) : reached;
+  putUpdatedMark(next, slot, gone, old, c, Math.max(highest, c), sourceTopicId, connector);
+}
+
+/** A nullable offset as a number (NaN: null). */
+function toNumber(value: bigint | null): number {
+  return value === null ? Number.NaN : Number(value);
+}
+
+/**
+ * The common case, read from the columns without making the mark: a fresh partition (its data known) whose committed
+ * position `c` (known) makes a routine advance of its mark (committed-marks.ts isRoutineAdvance: same topic — a
+ * topic ID unknown on either side is not another topic, as `sameTopic` reads it — and connector, not gone, the
+ * committed position not below the mark's), with nothing set aside at its committed position, within the highest
+ * position MM2 reached or past it while the connector is not STOPPED (MM2 copying on: a flush trails by less than a
+ * cycle's progress) — the general path then finds no move (findMove) and only advances the mark (putRoutineAdvance).
+ */
+function isRoutineAdvance(ctx: DetectorContext, flow: Flow, p: FlowPartition, c: number, columns: CommittedColumns, slot: number): boolean {
   if (columns.replacedCommitted[slot] === c) return false;
   const markTopic = columns.topicId[slot] ?? null;
   const topicId = markTopic === null || p.sourceTopicId === null ? markTopic : p.sourceTopicId;
   // The highest position the new mark gets is at least the mark's and c (putRoutineAdvance).
-  if (!isCommittedAdvance(columns, slot, c, Math.max(columns.highest[slot]!, c), Number.NaN, topicId, connectorOf(view))) return false;
+  if (!isCommittedAdvance(columns, slot, c, Math.max(columns.highest[slot]!, c), Number.NaN, topicId, connectorOf(flow, p))) return false;
   // canJudgeForward's first question: a forward move is judged only while the connector is STOPPED.
-  return c <= columns.highest[slot]! || findConnectorState(ctx.current, p.sourceConnector ?? view.flow.connectors.source) !== ConnectorState.STOPPED;
+  return c <= columns.highest[slot]! || findConnectorState(ctx.current, p.sourceConnector ?? flow.connectors.source) !== ConnectorState.STOPPED;
 }
 
-/** The general path's mark for a routine advance: `highest` raised to where MM2 reached, stored when it changed. */
-function putRoutineAdvance(next: MarkTableBuilder<CommittedMark>, columns: CommittedColumns, slot: number, view: FlowPartitionView): void {
-  const { committedPosition, mm2Position, sourceTopicId } = view.partition;
-  const c = Number(committedPosition);
-  const highest = Math.max(columns.highest[slot]!, Number(mm2Position ?? committedPosition), c);
+/**
+ * The general path's mark for a routine advance: `highest` raised to where MM2 reached (`reached`: its position, else
+ * `c`, the committed one), stored when it changed.
+ */
+function putRoutineAdvance(
+  next: MarkTableBuilder<CommittedMark>,
+  columns: CommittedColumns,
+  slot: number,
+  flow: Flow,
+  p: FlowPartition,
+  c: number,
+  reached: number,
+): void {
+  const highest = Math.max(columns.highest[slot]!, reached, c);
   const topicId = columns.topicId[slot] ?? null;
-  const same = topicId === sourceTopicId && columns.committed[slot] === c && columns.highest[slot] === highest;
-  if (same) putCommittedNumbers(next, slot, false, c, highest, columns.replacedCommitted[slot]!, topicId, connectorOf(view));
-  else putCommittedNumbers(next, slot, true, c, highest, Number.NaN, sourceTopicId, connectorOf(view));
+  const same = topicId === p.sourceTopicId && columns.committed[slot] === c && columns.highest[slot] === highest;
+  if (same) putCommittedNumbers(next, slot, false, c, highest, columns.replacedCommitted[slot]!, topicId, connectorOf(flow, p));
+  else putCommittedNumbers(next, slot, true, c, highest, Number.NaN, p.sourceTopicId, connectorOf(flow, p));
 }
 
 /** The connector a mark names: the partition's copier where a flow is split over several, else none. */
-function connectorOf(view: FlowPartitionView): string | undefined {
-  return view.flow.connectors.sources.length > 1 ? (view.partition.sourceConnector ?? undefined) : undefined;
+function connectorOf(flow: Flow, partition: FlowPartition): string | undefined {
+  return flow.connectors.sources.length > 1 ? (partition.sourceConnector ?? undefined) : undefined;
 }
 
 /** A new mark: nothing set aside, not gone. */

@@ -73,6 +73,12 @@ export function stepSyncs(
     const had = old.present[slot] === 1;
     const upstream = had ? oldUpstream[slot]! : 0;
     const downstream = had ? oldDownstream[slot]! : 0;
+    // The steady case: no sync since the marker (the newest is the marker). Judged or not, the marker stays as it
+    // is and nothing is new: neither freshness test (a hash lookup each) is asked.
+    if (had && newest !== undefined && Number(newest.upstream) === upstream && Number(newest.downstream) === downstream) {
+      next.put(slot, false, upstream, downstream);
+      continue;
+    }
     if (isJudged(key)) {
       const at = had ? findMarker(syncs, upstream, downstream) : -1;
       if (at >= 0 && at < syncs.length - 1) newSyncs.set(key, syncs.slice(at));
