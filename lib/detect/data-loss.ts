@@ -3,10 +3,10 @@ import { ledgerKey, type FlowPartition, type OffsetSyncPoint, type TransactionLe
 import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
 import type { EventCandidate, OffsetRange } from "./events";
 import {
-  findTopic,
+  findSourceTopic,
   formatCount,
   formatRange,
-  isCompacted,
+  isSourceCompacted,
   minOffset,
   namePartition,
   readJudged,
@@ -101,7 +101,7 @@ function judgeLoss(ctx: DetectorContext, { view, before, syncs }: JudgedPartitio
   const gaps = findSyncGapLosses(ctx, view, syncs, ledger);
   // On a compact,delete topic sync steps skip offsets by design: only the position jump tells a retention skip.
   const syncsTell = syncs.length > 1 && !isCompactedWithRetention(ctx, view);
-  const compacted = isCompacted(findTopic(ctx.current, view.flow.source, topic)?.configs);
+  const compacted = isSourceCompacted(ctx.current, view);
   const found = gaps.length > 0 || syncsTell ? gaps : findPositionJumpLoss(before, view.partition, compacted);
   const behind = findBehindLogStartLoss(view.partition);
   if (found.length === 0 && behind.length === 0) return candidates;
@@ -139,7 +139,7 @@ function findSyncGapLosses(
 ): readonly Sighting[] {
   const logStart = view.partition.sourceLogStart;
   if (syncs.length < 2) return none;
-  const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
+  const compacted = isSourceCompacted(ctx.current, view);
   if (logStart === null || compacted !== false) return none;
   const sightings: Sighting[] = [];
   for (const gap of listUpstreamGaps(syncs)) {
@@ -160,8 +160,9 @@ function findSyncGapLosses(
  * first segment's base offset; DeleteRecords is refused by policy), so it is left out.
  */
 function isCompactedWithRetention(ctx: DetectorContext, view: FlowPartitionView): boolean {
-  const configs = findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs;
-  if (isCompacted(configs) !== true || configs === null || configs === undefined) return false;
+  if (isSourceCompacted(ctx.current, view) !== true) return false;
+  const configs = findSourceTopic(ctx.current, view)?.configs;
+  if (configs === null || configs === undefined) return false;
   return configs.cleanupPolicy.split(",").some((p) => p.trim() === "delete");
 }
 

@@ -1,3 +1,4 @@
+import { readFlowColumns } from "@/lib/collector/flow-columns";
 import type { ExcludedTopic, Flow } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
 import { countOf, findCluster, findTopic, isClusterFresh, type DetectorContext } from "./snapshot-views";
@@ -24,16 +25,25 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
     const before = ctx.previous.flows.find((f) => f.id === flow.id);
     const sourceFresh = isClusterFresh(findCluster(ctx.previous, flow.source)) && isClusterFresh(findCluster(ctx.current, flow.source));
     if (before === undefined || !sourceFresh) continue;
-    // A topic's partitions come one after another (buildFlow's order): its name is hashed once per run of them.
+    // A topic's partitions come one after another (buildFlow's order): one partition of each run of them is read
+    // (flow-columns.ts topicRunStarts), and a run's partitions are counted by where the next run starts.
     const topicsNow = new Set<string>();
-    let run: string | undefined;
-    for (const p of flow.partitions) if (p.topic !== run) topicsNow.add((run = p.topic));
+    for (const at of readFlowColumns(flow.id, flow.partitions).topicRunStarts) topicsNow.add(flow.partitions[at]!.topic);
     const left = new Map<string, number>();
-    let stayed = true;
-    run = undefined;
-    for (const p of before.partitions) {
-      if (p.topic !== run) stayed = topicsNow.has((run = p.topic));
-      if (!stayed) left.set(p.topic, (left.get(p.topic) ?? 0) + 1);
+    const starts = findRunStartsBefore(ctx, before);
+    if (starts === null) {
+      let run: string | undefined;
+      let stayed = true;
+      for (const p of before.partitions) {
+        if (p.topic !== run) stayed = topicsNow.has((run = p.topic));
+        if (!stayed) left.set(p.topic, (left.get(p.topic) ?? 0) + 1);
+      }
+    }
+    for (let r = 0; starts !== null && r < starts.length; r++) {
+      const topic = before.partitions[starts[r]!]!.topic;
+      if (topicsNow.has(topic)) continue;
+      const end = r + 1 < starts.length ? starts[r + 1]! : before.partitions.length;
+      left.set(topic, (left.get(topic) ?? 0) + end - starts[r]!);
     }
     for (const [topic, partitions] of left) {
       const excluded = flow.excludedTopics.find((e) => e.topic === topic);
@@ -42,6 +52,15 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
     }
   }
   return candidates;
+}
+
+/**
+ * The topic runs of the previous cycle's flow where the cycle's judged flows read its columns already (ctx.judged);
+ * null otherwise (its partitions are walked: reading its columns here could refill them against a newer slot index).
+ */
+function findRunStartsBefore(ctx: DetectorContext, before: Flow): Int32Array | null {
+  for (const judged of ctx.judged) if (judged.before === before) return judged.was.topicRunStarts;
+  return null;
 }
 
 function createLeftCandidate(ctx: DetectorContext, flow: Flow, left: ExcludedTopic & { partitions: number }): EventCandidate {

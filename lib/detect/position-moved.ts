@@ -5,12 +5,11 @@ import { ConnectorState } from "@/lib/connect/types";
 import type { EventCandidate, OffsetRange } from "./events";
 import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
 import {
-  findTopic,
   forEachJudged,
   formatCount,
   formatRange,
   hasNewSyncSteps,
-  isCompacted,
+  isSourceCompacted,
   isFlowFresh,
   namePartition,
   type DetectorContext,
@@ -289,16 +288,16 @@ function findSkipsInSyncs(ctx: DetectorContext): [FlowPartitionView, Move][] {
   const found: [FlowPartitionView, Move][] = [];
   if (ctx.newSyncs.size === 0) return found;
   // The topics where transaction markers were seen: listed once a partition has new sync steps to judge.
-  let transactional: ReadonlySet<string> | undefined;
+  let transactional: ReadonlyMap<string, ReadonlySet<string>> | undefined;
   forEachJudged(ctx.judged, mayHaveSkipped, ({ view, before, syncs }) => {
     // Only new sync steps can show a skip.
     if (syncs.length < 2) return;
     const p = view.partition;
     if (p.sourceLogStart === null || p.targetDensityIssue !== null) return;
     transactional ??= listTransactionalTopics(ctx.current);
-    if (transactional.has(`${view.flow.id}|${p.topic}`)) return;
+    if (transactional.get(view.flow.id)?.has(p.topic) === true) return;
     if (before.sourceTopicId !== null && p.sourceTopicId !== null && before.sourceTopicId !== p.sourceTopicId) return;
-    if (isCompacted(findTopic(ctx.current, view.flow.source, p.topic)?.configs) !== false) return;
+    if (isSourceCompacted(ctx.current, view) !== false) return;
     for (const gap of listUpstreamGaps(syncs)) {
       const first = gap.toUpstream - gap.skippedUpstream;
       if (p.sourceLogStart > first || gap.skippedUpstream <= maxMarkerRun || isCopierChangeSkip(p, first)) continue;
@@ -348,7 +347,7 @@ function canJudgeForward(ctx: DetectorContext, view: FlowPartitionView): "yes" |
   // (Asked first: a running connector's committed position passes its mark every cycle.)
   const name = view.partition.sourceConnector ?? view.flow.connectors.source;
   if (findConnectorState(ctx.current, name) !== ConnectorState.STOPPED) return "no";
-  const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
+  const compacted = isSourceCompacted(ctx.current, view);
   if (compacted !== false || view.partition.transactionMarkersSeen) return "no";
   return ctx.previous !== null && findConnectorState(ctx.previous, name) === ConnectorState.STOPPED ? "yes" : "not-yet";
 }
@@ -416,9 +415,18 @@ function createMoveCandidate(view: FlowPartitionView, move: Move, signal: MoveSi
   };
 }
 
-/** `<flow>|<topic>` of every topic with a partition where transaction markers were seen. */
-function listTransactionalTopics(snapshot: Snapshot): Set<string> {
-  return new Set(snapshot.flows.flatMap((f) => f.partitions.filter((p) => p.transactionMarkersSeen).map((p) => `${f.id}|${p.topic}`)));
+/** Per flow id, every topic with a partition where transaction markers were seen (none: no entry). */
+function listTransactionalTopics(snapshot: Snapshot): Map<string, Set<string>> {
+  const byFlow = new Map<string, Set<string>>();
+  for (const flow of snapshot.flows) {
+    for (const p of flow.partitions) {
+      if (!p.transactionMarkersSeen) continue;
+      let topics = byFlow.get(flow.id);
+      if (topics === undefined) byFlow.set(flow.id, (topics = new Set()));
+      topics.add(p.topic);
+    }
+  }
+  return byFlow;
 }
 
 /**

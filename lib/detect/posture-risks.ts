@@ -1,5 +1,5 @@
 import { readFlowColumns } from "@/lib/collector/flow-columns";
-import type { ClusterSnapshot, Flow, Snapshot, TopicState } from "@/lib/collector/types";
+import type { ClusterSnapshot, Flow, Snapshot } from "@/lib/collector/types";
 import { countOf, summarizeNames } from "./snapshot-views";
 import { listWeakerTopicDrifts, type SettingDiff, type TopicDrift } from "./topic-drift";
 import { FindingType, Severity, type Finding } from "./types";
@@ -27,11 +27,9 @@ export function detectPostureRisks(snapshot: Snapshot, now: number): Finding[] {
   const findings: Finding[] = [];
   const replicated = listReplicatedTopics(snapshot);
   for (const cluster of snapshot.clusters) {
-    const topics = cluster.topics.filter((t) => !t.internal && (replicated.get(cluster.alias)?.has(t.name) ?? false));
-    const single = checkSingleReplica(cluster, topics, now);
-    if (single !== null) findings.push(single);
-    const minIsr = checkMinInsyncOne(cluster, topics, now);
-    if (minIsr !== null) findings.push(minIsr);
+    const { single, minIsrOne } = listWeakTopics(cluster, replicated.get(cluster.alias));
+    if (single.length > 0) findings.push(createSingleReplicaRisk(cluster, single, now));
+    if (minIsrOne.length > 0) findings.push(createMinInsyncOneRisk(cluster, minIsrOne, now));
   }
   for (const flow of snapshot.flows) {
     for (const drift of listWeakerTopicDrifts(snapshot, flow)) findings.push(...judgeDrift(flow, drift, now));
@@ -63,9 +61,32 @@ function listReplicatedTopics(snapshot: Snapshot): Map<string, Set<string>> {
   return byCluster;
 }
 
-function checkSingleReplica(cluster: ClusterSnapshot, replicated: readonly TopicState[], now: number): Finding | null {
-  const topics = replicated.filter((t) => t.partitions.some((p) => p.replicas.length === 1)).map((t) => t.name);
-  if (topics.length === 0) return null;
+/**
+ * The replicated topics of a cluster (`names`) in its order: those with a partition that has one replica, and those
+ * with min.insync.replicas=1 and a partition with more than one. One pass over each topic's partitions, which stops
+ * once both are known (every partition of a healthy topic is read: any one may have a single replica).
+ */
+function listWeakTopics(cluster: ClusterSnapshot, names: ReadonlySet<string> | undefined): { single: string[]; minIsrOne: string[] } {
+  const single: string[] = [];
+  const minIsrOne: string[] = [];
+  if (names === undefined) return { single, minIsrOne };
+  for (const t of cluster.topics) {
+    if (t.internal || !names.has(t.name)) continue;
+    let one = false;
+    let more = false;
+    for (const p of t.partitions) {
+      const replicas = p.replicas.length;
+      if (replicas === 1) one = true;
+      else if (replicas > 1) more = true;
+      if (one && more) break;
+    }
+    if (one) single.push(t.name);
+    if (more && t.configs?.minInsyncReplicas === 1) minIsrOne.push(t.name);
+  }
+  return { single, minIsrOne };
+}
+
+function createSingleReplicaRisk(cluster: ClusterSnapshot, topics: readonly string[], now: number): Finding {
   return {
     key: `${FindingType.REPLICATION_FACTOR_ONE}|${cluster.alias}`,
     type: FindingType.REPLICATION_FACTOR_ONE,
@@ -77,9 +98,7 @@ function checkSingleReplica(cluster: ClusterSnapshot, replicated: readonly Topic
   };
 }
 
-function checkMinInsyncOne(cluster: ClusterSnapshot, replicated: readonly TopicState[], now: number): Finding | null {
-  const topics = replicated.filter((t) => t.configs?.minInsyncReplicas === 1 && t.partitions.some((p) => p.replicas.length > 1)).map((t) => t.name);
-  if (topics.length === 0) return null;
+function createMinInsyncOneRisk(cluster: ClusterSnapshot, topics: readonly string[], now: number): Finding {
   return {
     key: `${FindingType.MIN_INSYNC_REPLICAS_ONE}|${cluster.alias}`,
     type: FindingType.MIN_INSYNC_REPLICAS_ONE,

@@ -4,12 +4,11 @@ import { readPartitionSettings } from "@/lib/collector/partition-settings";
 import { isCopierChangeSkip } from "./copier-changed";
 import type { EventCandidate, OffsetRange } from "./events";
 import {
-  findTopic,
   formatCount,
   forEachJudged,
   formatRange,
   hasNewSyncSteps,
-  isCompacted,
+  isSourceCompacted,
   listFreshFlowPartitions,
   maxOffset,
   minOffset,
@@ -64,7 +63,7 @@ export function detectSkippedByReset(ctx: DetectorContext): EventCandidate[] {
     if (readPartitionSettings(view.flow, view.partition).autoOffsetReset !== "latest" || !isSameTopicEpoch(before, view.partition)) return;
     // A topic moved to another source connector starts at the log end: TOPIC_CHANGED_CONNECTOR reports that skip.
     if (view.partition.copierChange !== undefined && before.sourceConnector !== view.partition.sourceConnector) return;
-    const compacted = isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs);
+    const compacted = isSourceCompacted(ctx.current, view);
     if (compacted !== false) return;
     if (before.mm2Position === null) {
       const start = findStartAtLogEnd(view, before.sourceLogStart ?? view.partition.sourceLogStart, ctx.syncHistory);
@@ -88,7 +87,7 @@ function findStartsOfNewFlows(ctx: DetectorContext): EventCandidate[] {
   for (const view of listFreshFlowPartitions(ctx.current)) {
     // The settings of the connector that copies the partition (split flows), as for the judged partitions above.
     if (!fresh.has(view.flow) || readPartitionSettings(view.flow, view.partition).autoOffsetReset !== "latest") continue;
-    if (isCompacted(findTopic(ctx.current, view.flow.source, view.partition.topic)?.configs) !== false) continue;
+    if (isSourceCompacted(ctx.current, view) !== false) continue;
     const start = findStartAtLogEnd(view, view.partition.sourceLogStart, ctx.syncHistory);
     if (start !== null) candidates.push(createSkipCandidate(view, SkipSignal.STARTED_AT_LOG_END, start));
   }

@@ -216,6 +216,7 @@ let recent: [Snapshot, SnapshotIndex][] = [];
  */
 export function keepOnlySnapshotIndex(current: Snapshot): void {
   recent = recent.filter(([snapshot]) => snapshot === current);
+  if (lastRuns?.snapshot !== current) lastRuns = null;
 }
 
 function indexOf(snapshot: Snapshot): SnapshotIndex {
@@ -367,6 +368,81 @@ export function findTopic(snapshot: Snapshot, alias: string, topic: string): Top
   last.topic = topic;
   last.found = found;
   return found;
+}
+
+/** A flow's source topics per topic run (FlowColumns.topicRunStarts), found on first question (findSourceTopic). */
+interface SourceTopicRuns {
+  snapshot: Snapshot;
+  flow: Flow;
+  columns: FlowColumns;
+  /** Per run: 1 once its topic was looked up. */
+  asked: Uint8Array;
+  topics: (TopicState | undefined)[];
+  /** Per run: isCompacted of its topic's configs once asked (0: not yet, 1: null, 2: false, 3: true). */
+  compacted: Uint8Array;
+}
+
+/** The last flow asked about (a cycle's rules ask about one flow's partitions one after another). */
+let lastRuns: SourceTopicRuns | null = null;
+const runsByFlow = new WeakMap<Flow, SourceTopicRuns>();
+
+/**
+ * The run of a partition view of `snapshot`, with its flow's source topics per run; null where the view cannot be
+ * placed in a run (not a known partition of its flow's columns, or a partition listed twice at another position).
+ */
+function placeInRun(snapshot: Snapshot, view: FlowPartitionView): [SourceTopicRuns, number] | null {
+  let runs = lastRuns;
+  if (runs === null || runs.flow !== view.flow || runs.snapshot !== snapshot) {
+    runs = runsByFlow.get(view.flow) ?? null;
+    if (runs === null || runs.snapshot !== snapshot) {
+      const columns = readFlowColumns(view.flow.id, view.flow.partitions);
+      const count = columns.topicRunStarts.length;
+      runs = { snapshot, flow: view.flow, columns, asked: new Uint8Array(count), topics: new Array<TopicState | undefined>(count), compacted: new Uint8Array(count) };
+      runsByFlow.set(view.flow, runs);
+    }
+    lastRuns = runs;
+  }
+  const at = runs.columns.knownPositionOf[view.slot] ?? -1;
+  if (at < 0 || view.flow.partitions[at] !== view.partition) return null;
+  // The last run starting at or before `at`.
+  const starts = runs.columns.topicRunStarts;
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid]! <= at) low = mid;
+    else high = mid - 1;
+  }
+  return [runs, low];
+}
+
+/**
+ * findTopic of a partition view's source topic on its flow's source cluster (`view` a partition of `snapshot`), looked
+ * up once per run of the topic's partitions a cycle: rules ask per partition with something to judge, and a lookup
+ * in a map of every topic costs more than the question.
+ */
+export function findSourceTopic(snapshot: Snapshot, view: FlowPartitionView): TopicState | undefined {
+  const placed = placeInRun(snapshot, view);
+  if (placed === null) return findTopic(snapshot, view.flow.source, view.partition.topic);
+  const [runs, run] = placed;
+  if (runs.asked[run] !== 1) {
+    runs.topics[run] = findTopic(snapshot, view.flow.source, view.partition.topic);
+    runs.asked[run] = 1;
+  }
+  return runs.topics[run];
+}
+
+/** isCompacted of a partition view's source topic (findSourceTopic), once per run of its partitions a cycle. */
+export function isSourceCompacted(snapshot: Snapshot, view: FlowPartitionView): boolean | null {
+  const placed = placeInRun(snapshot, view);
+  if (placed === null) return isCompacted(findTopic(snapshot, view.flow.source, view.partition.topic)?.configs);
+  const [runs, run] = placed;
+  let known = runs.compacted[run]!;
+  if (known === 0) {
+    const compacted = isCompacted(findSourceTopic(snapshot, view)?.configs);
+    runs.compacted[run] = known = compacted === null ? 1 : compacted ? 3 : 2;
+  }
+  return known === 1 ? null : known === 3;
 }
 
 const compactedByConfigs = new WeakMap<TopicConfigs, boolean>();

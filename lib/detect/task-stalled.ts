@@ -74,22 +74,25 @@ export function detectTaskStalls(
     // A slot's columns hold the last of a partition listed twice: such a flow's offsets are read from the objects.
     const exact = !columns.duplicates;
     for (let i = 0; i < flow.partitions.length; i++) {
-      const partition = flow.partitions[i]!;
       const at = columns.slotAt[i]!;
       const key = columns.keys[at]!;
       const slot = next.slotOf(key);
       const had = before.present[slot] === 1;
-      const position = exact ? columns.mm2Position[at]! : toNumber(partition.mm2Position);
-      const logEnd = exact ? columns.sourceLogEnd[at]! : toNumber(partition.sourceLogEnd);
-      const judged = fresh && partition.unknown === null && !Number.isNaN(position) && !Number.isNaN(logEnd);
+      // The partition object is read only where the columns cannot answer (a partition listed twice), for a mark
+      // that is kept (its connector's state) and for a stall: a partition that moved is judged on its numbers.
+      const position = exact ? columns.mm2Position[at]! : toNumber(flow.partitions[i]!.mm2Position);
+      const logEnd = exact ? columns.sourceLogEnd[at]! : toNumber(flow.partitions[i]!.sourceLogEnd);
+      // Without duplicates a slot's known position is its own exactly when its data is known (flow-columns.ts).
+      const known = exact ? columns.knownPositionOf[at] === i : flow.partitions[i]!.unknown === null;
+      const judged = fresh && known && !Number.isNaN(position) && !Number.isNaN(logEnd);
       if (!judged) {
-        if (had) putAdvancedMark(next, before, slot, isClockRunning(stateOf(flow, connectorOf(flow, partition))), now);
+        if (had) putAdvancedMark(next, before, slot, isClockRunning(stateOf(flow, connectorOf(flow, flow.partitions[i]!))), now);
         continue;
       }
       // Records waiting = data records (lag), not offsets: an idle transactional partition ends
       // with a commit marker MM2 never copies, so its position stays one short of the log end forever.
       // NaN (lag unknown) counts as none waiting.
-      const waiting = exact ? columns.lag[at]! : toNumber(partition.lag);
+      const waiting = exact ? columns.lag[at]! : toNumber(flow.partitions[i]!.lag);
       // The clock runs only while records wait: a cycle with nothing to copy restarts it, so records
       // that arrive after an idle spell just as MM2 restarts are not "not copied for minutes" (soak).
       const keep = had && waiting > 0 && before.position[slot] === position;
@@ -97,6 +100,7 @@ export function detectTaskStalls(
       let notRunningMs = 0;
       let logEndAtMove = logEnd;
       if (keep) {
+        const partition = flow.partitions[i]!;
         [movedAt, notRunningMs] = putAdvancedMark(next, before, slot, isClockRunning(stateOf(flow, connectorOf(flow, partition))), now);
         logEndAtMove = before.logEndAtMove[slot]!;
       } else {
@@ -104,7 +108,10 @@ export function detectTaskStalls(
         next.put(slot, had && isStoredMark(before, slot), position, now, logEndAtMove, 0, now);
       }
       const stalledForMs = now - movedAt - notRunningMs;
-      if (stalledForMs < resolveStallAfterMs(ctx, flow, partition) || !(waiting > 0) || logEnd <= logEndAtMove) continue;
+      // The numbers first: resolveStallAfterMs is never below stallAfterMs.
+      if (!(waiting > 0) || logEnd <= logEndAtMove || stalledForMs < ctx.thresholds.stallAfterMs) continue;
+      const partition = flow.partitions[i]!;
+      if (stalledForMs < resolveStallAfterMs(ctx, flow, partition)) continue;
       const stall: Stall = { view: { key, flow, partition, slot: at }, stalledForMs, pending: partition.lag! };
       const stalls = stallsByFlow.get(flow);
       if (stalls === undefined) stallsByFlow.set(flow, [stall]);
