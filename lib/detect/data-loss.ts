@@ -4,12 +4,14 @@ import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
 import type { EventCandidate, OffsetRange } from "./events";
 import {
   findSourceTopic,
+  hasNewSyncStep,
   formatCount,
   formatRange,
   isSourceCompacted,
   minOffset,
   namePartition,
   readJudged,
+  StepKind,
   type DetectorContext,
   type FlowPartitionView,
   type JudgedFlow,
@@ -86,7 +88,7 @@ export function detectDataLoss(ctx: DetectorContext): EventCandidate[] {
  * compares false, as the sightings' null checks do.
  */
 function mayHaveLost(judged: JudgedFlow, slot: number): boolean {
-  if (judged.stepped[slot] === 1) return true;
+  if (hasNewSyncStep(judged, slot, StepKind.UPSTREAM_GAP)) return true;
   const logStart = judged.now.sourceLogStart[slot]!;
   const frontier = judged.now.mm2Position[slot]!;
   return frontier < logStart || (judged.was.mm2Position[slot]! < logStart && logStart <= frontier);

@@ -8,10 +8,11 @@ import {
   forEachJudged,
   formatCount,
   formatRange,
-  hasNewSyncSteps,
+  hasNewSyncStep,
   isSourceCompacted,
   isFlowFresh,
   namePartition,
+  StepKind,
   type DetectorContext,
   type FlowPartitionView,
   type JudgedFlow,
@@ -434,5 +435,5 @@ function listTransactionalTopics(snapshot: Snapshot): Map<string, Set<string>> {
  * skipped on its numbers).
  */
 function mayHaveSkipped(judged: JudgedFlow, slot: number): boolean {
-  return hasNewSyncSteps(judged, slot) && (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
+  return hasNewSyncStep(judged, slot, StepKind.UPSTREAM_GAP) && (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
 }

@@ -5,8 +5,9 @@ import {
   forEachJudged,
   formatCount,
   formatRange,
-  hasNewSyncSteps,
+  hasNewSyncStep,
   namePartition,
+  StepKind,
   type DetectorContext,
   type FlowPartitionView,
   type JudgedFlow,
@@ -135,5 +136,5 @@ function createRedeliveryCandidate(view: FlowPartitionView, found: Redelivery): 
  * its numbers).
  */
 function mayRedeliver(judged: JudgedFlow, slot: number): boolean {
-  return hasNewSyncSteps(judged, slot) && (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
+  return hasNewSyncStep(judged, slot, StepKind.RECOPY) && (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
 }

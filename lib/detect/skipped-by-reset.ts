@@ -7,12 +7,13 @@ import {
   formatCount,
   forEachJudged,
   formatRange,
-  hasNewSyncSteps,
+  hasNewSyncStep,
   isSourceCompacted,
   listFreshFlowPartitions,
   maxOffset,
   minOffset,
   namePartition,
+  StepKind,
   type DetectorContext,
   type FlowPartitionView,
   type JudgedFlow,
@@ -176,6 +177,6 @@ function createSkipCandidate(view: FlowPartitionView, signal: SkipSignalName, ra
 function maySkip(judged: JudgedFlow, slot: number): boolean {
   const { now, was } = judged;
   return Number.isNaN(was.mm2Position[slot]!) ||
-    hasNewSyncSteps(judged, slot) ||
+    hasNewSyncStep(judged, slot, StepKind.UPSTREAM_GAP) ||
     (was.mm2Position[slot]! < now.sourceLogStart[slot]! && now.sourceLogStart[slot]! <= now.mm2Position[slot]!);
 }

@@ -63,7 +63,10 @@ export interface JudgedFlow {
   slots: Int32Array;
   /** The new syncs by slot (ctx.newSyncs), for the judged partitions that have some. */
   syncs: ReadonlyMap<number, readonly OffsetSyncPoint[]>;
-  /** Per slot: 1 where the new syncs make a step (two or more), the test most event rules start with. */
+  /**
+   * Per slot: where the new syncs make a step (two or more), 1 with the StepKind bits of their steps; 0 elsewhere.
+   * The test the event rules over syncs start with (hasNewSyncStep).
+   */
   stepped: Uint8Array;
   /** The partitions made whole so far this cycle (readJudged), by index: several rules ask for the same ones. */
   made: Map<number, JudgedPartition>;
@@ -102,7 +105,7 @@ export function listJudgedFlows(current: Snapshot, previous: Snapshot | null, ne
     const syncs = indexSyncsBySlot(now, newSyncs);
     const stepped = new Uint8Array(now.slots);
     syncs.forEach((list, slot) => {
-      if (list.length > 1) stepped[slot] = 1;
+      if (list.length > 1) stepped[slot] = classifyNewSteps(list);
     });
     judged.push({
       flow,
@@ -164,9 +167,45 @@ export function forEachJudged(
   }
 }
 
-/** Whether the judged partition at `slot` has new sync steps (two syncs or more: a step). */
-export function hasNewSyncSteps(judged: JudgedFlow, slot: number): boolean {
-  return judged.stepped[slot] === 1;
+/**
+ * What a partition's new sync steps hold, as bits of JudgedFlow.stepped: a rule over syncs reads a partition whole
+ * only where a step of the kind it judges is new (the steady path: syncs that advance as many offsets upstream as
+ * downstream, MM2 copying on, have none).
+ */
+export const StepKind = {
+  /** Upstream advanced more than downstream (lib/mm2 listUpstreamGaps: skipped offsets). */
+  UPSTREAM_GAP: 2,
+  /** Downstream went back or stood still while upstream did not go back (listDownstreamTruncations). */
+  DOWNSTREAM_BACK: 4,
+  /** Downstream advanced more than upstream, or as much as upstream went back (records copied twice). */
+  RECOPY: 8,
+} as const;
+
+/** Whether the judged partition at `slot` has a new sync step of `kind` (a StepKind bit). */
+export function hasNewSyncStep(judged: JudgedFlow, slot: number, kind: number): boolean {
+  return (judged.stepped[slot]! & kind) !== 0;
+}
+
+/**
+ * 1 and the StepKind bits of the steps between consecutive syncs (offsets as bigints, as lib/mm2's classifySyncSteps
+ * compares them): made once per partition with new steps, for every rule.
+ */
+function classifyNewSteps(syncs: readonly OffsetSyncPoint[]): number {
+  let kinds = 1;
+  for (let i = 1; i < syncs.length; i++) {
+    const from = syncs[i - 1]!;
+    const to = syncs[i]!;
+    const repeat = to.upstream === from.upstream && to.downstream === from.downstream;
+    const up = to.upstream - from.upstream;
+    const down = to.downstream - from.downstream;
+    // classifyStep: not a repeat, upstream not back, downstream not forward.
+    if (!repeat && up >= 0n && down <= 0n) kinds |= StepKind.DOWNSTREAM_BACK;
+    // An advance (both forward) that skipped upstream offsets.
+    if (up > 0n && down > 0n && up > down) kinds |= StepKind.UPSTREAM_GAP;
+    // findRedeliveries: downstream not back, and more written than upstream advanced.
+    if (down >= 0n && down > up) kinds |= StepKind.RECOPY;
+  }
+  return kinds;
 }
 
 /** One partition of one flow, with its history key and its slot in the flow's columns (flow-columns.ts). */

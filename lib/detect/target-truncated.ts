@@ -5,8 +5,9 @@ import {
   countOf,
   findTopic,
   forEachJudged,
-  hasNewSyncSteps,
+  hasNewSyncStep,
   namePartition,
+  StepKind,
   type DetectorContext,
   type FlowPartitionView,
   type JudgedFlow,
@@ -107,5 +108,5 @@ function createTruncationCandidate(
 
 /** The target log end went back, or new sync steps to look at (numbers only; NaN, unknown, compares false). */
 function mayHaveTruncated(judged: JudgedFlow, slot: number): boolean {
-  return judged.now.targetLogEnd[slot]! < judged.was.targetLogEnd[slot]! || hasNewSyncSteps(judged, slot);
+  return judged.now.targetLogEnd[slot]! < judged.was.targetLogEnd[slot]! || hasNewSyncStep(judged, slot, StepKind.DOWNSTREAM_BACK);
 }
