@@ -64,7 +64,7 @@ function listReplicatedTopics(snapshot: Snapshot): Map<string, Set<string>> {
 /**
  * The replicated topics of a cluster (`names`) in its order: those with a partition that has one replica, and those
  * with min.insync.replicas=1 and a partition with more than one. One pass over each topic's partitions, which stops
- * once both are known (every partition of a healthy topic is read: any one may have a single replica).
+ * once what is asked is known (every partition of a healthy topic is read: any one may have a single replica).
  */
 function listWeakTopics(cluster: ClusterSnapshot, names: ReadonlySet<string> | undefined): { single: string[]; minIsrOne: string[] } {
   const single: string[] = [];
@@ -74,14 +74,16 @@ function listWeakTopics(cluster: ClusterSnapshot, names: ReadonlySet<string> | u
     if (t.internal || !names.has(t.name)) continue;
     let one = false;
     let more = false;
+    // A partition with more than one replica matters only where min.insync.replicas=1.
+    const minIsr = t.configs?.minInsyncReplicas === 1;
     for (const p of t.partitions) {
       const replicas = p.replicas.length;
       if (replicas === 1) one = true;
       else if (replicas > 1) more = true;
-      if (one && more) break;
+      if (one && (more || !minIsr)) break;
     }
     if (one) single.push(t.name);
-    if (more && t.configs?.minInsyncReplicas === 1) minIsrOne.push(t.name);
+    if (more && minIsr) minIsrOne.push(t.name);
   }
   return { single, minIsrOne };
 }

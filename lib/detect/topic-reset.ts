@@ -81,8 +81,10 @@ export function detectTopicReset(ctx: DetectorContext, marks: Readonly<Record<st
     const key = columns.keys[flowSlot]!;
     const slot = slotOf(key);
     if (slot < 0 || table.present[slot] !== 1 || (found.size > 0 && found.has(key))) return;
+    // hasTopicIdChanged against the mark's topic ID, without an object per partition.
     const topicId = topicIds[slot] ?? null;
-    if (!hasTopicIdChanged({ sourceTopicId: topicId }, flow.partitions[at]!)) return;
+    const now = flow.partitions[at]!.sourceTopicId;
+    if (topicId === null || now === null || topicId === now) return;
     const view = readPartitionView(flow, columns, at);
     const before = { sourceTopicId: topicId, sourceLogEnd: null, mm2Position: BigInt(readCommittedValues(table, slot).highest) };
     candidates.push(createResetCandidate(ctx, view, before, [ResetSignal.TOPIC_ID_CHANGED], "last-known"));
