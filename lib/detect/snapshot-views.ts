@@ -98,7 +98,9 @@ export function listJudgedFlows(current: Snapshot, previous: Snapshot | null, ne
     let n = 0;
     for (let i = 0; i < flow.partitions.length; i++) {
       const slot = now.slotAt[i]!;
-      if (flow.partitions[i]!.unknown !== null || (was.knownPositionOf[slot] ?? -1) < 0) continue;
+      // Without duplicates a slot's known position is its own exactly when its data is known: no object is read.
+      const known = now.duplicates ? flow.partitions[i]!.unknown === null : now.knownPositionOf[slot] === i;
+      if (!known || (was.knownPositionOf[slot] ?? -1) < 0) continue;
       positions[n] = i;
       slots[n++] = slot;
     }
@@ -318,7 +320,12 @@ export function forEachFreshPartition(
   for (const flow of snapshot.flows) {
     if (!isFlowFresh(snapshot, flow)) continue;
     const columns = readFlowColumns(flow.id, flow.partitions);
-    for (let i = 0; i < flow.partitions.length; i++) if (flow.partitions[i]!.unknown === null) visit(flow, columns, i, columns.slotAt[i]!);
+    for (let i = 0; i < flow.partitions.length; i++) {
+      const slot = columns.slotAt[i]!;
+      // Without duplicates a slot's known position is its own exactly when its data is known: no object is read.
+      const known = columns.duplicates ? flow.partitions[i]!.unknown === null : columns.knownPositionOf[slot] === i;
+      if (known) visit(flow, columns, i, slot);
+    }
   }
 }
 
