@@ -28,7 +28,8 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
     // A topic's partitions come one after another (buildFlow's order): one partition of each run of them is read
     // (flow-columns.ts topicRunStarts), and a run's partitions are counted by where the next run starts.
     const topicsNow = new Set<string>();
-    for (const at of readFlowColumns(flow.id, flow.partitions).topicRunStarts) topicsNow.add(flow.partitions[at]!.topic);
+    const runsNow = readFlowColumns(flow.id, flow.partitions).topicRunStarts;
+    for (const at of runsNow) topicsNow.add(flow.partitions[at]!.topic);
     const left = new Map<string, number>();
     const starts = findRunStartsBefore(ctx, before);
     if (starts === null) {

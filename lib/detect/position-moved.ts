@@ -193,14 +193,23 @@ function toNumber(value: bigint | null): number {
  * position MM2 reached or past it while the connector is not STOPPED (MM2 copying on: a flush trails by less than a
  * cycle's progress) — the general path then finds no move (findMove) and only advances the mark (putRoutineAdvance).
  */
-function isRoutineAdvance(ctx: DetectorContext, flow: Flow, p: FlowPartition, c: number, columns: CommittedColumns, slot: number): boolean {
+function isRoutineAdvance(
+  ctx: DetectorContext,
+  flow: Flow,
+  p: FlowPartition,
+  c: number,
+  columns: CommittedColumns,
+  slot: number,
+): boolean {
   if (columns.replacedCommitted[slot] === c) return false;
   const markTopic = columns.topicId[slot] ?? null;
   const topicId = markTopic === null || p.sourceTopicId === null ? markTopic : p.sourceTopicId;
   // The highest position the new mark gets is at least the mark's and c (putRoutineAdvance).
-  if (!isCommittedAdvance(columns, slot, c, Math.max(columns.highest[slot]!, c), Number.NaN, topicId, connectorOf(flow, p))) return false;
+  const highest = Math.max(columns.highest[slot]!, c);
+  if (!isCommittedAdvance(columns, slot, c, highest, Number.NaN, topicId, connectorOf(flow, p))) return false;
   // canJudgeForward's first question: a forward move is judged only while the connector is STOPPED.
-  return c <= columns.highest[slot]! || findConnectorState(ctx.current, p.sourceConnector ?? flow.connectors.source) !== ConnectorState.STOPPED;
+  if (c <= columns.highest[slot]!) return true;
+  return findConnectorState(ctx.current, p.sourceConnector ?? flow.connectors.source) !== ConnectorState.STOPPED;
 }
 
 /**
@@ -219,8 +228,9 @@ function putRoutineAdvance(
   const highest = Math.max(columns.highest[slot]!, reached, c);
   const topicId = columns.topicId[slot] ?? null;
   const same = topicId === p.sourceTopicId && columns.committed[slot] === c && columns.highest[slot] === highest;
-  if (same) putCommittedNumbers(next, slot, false, c, highest, columns.replacedCommitted[slot]!, topicId, connectorOf(flow, p));
-  else putCommittedNumbers(next, slot, true, c, highest, Number.NaN, p.sourceTopicId, connectorOf(flow, p));
+  const connector = connectorOf(flow, p);
+  if (same) putCommittedNumbers(next, slot, false, c, highest, columns.replacedCommitted[slot]!, topicId, connector);
+  else putCommittedNumbers(next, slot, true, c, highest, Number.NaN, p.sourceTopicId, connector);
 }
 
 /** The connector a mark names: the partition's copier where a flow is split over several, else none. */
@@ -435,5 +445,6 @@ function listTransactionalTopics(snapshot: Snapshot): Map<string, Set<string>> {
  * skipped on its numbers).
  */
 function mayHaveSkipped(judged: JudgedFlow, slot: number): boolean {
-  return hasNewSyncStep(judged, slot, StepKind.UPSTREAM_GAP) && (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
+  const dense = (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
+  return dense && hasNewSyncStep(judged, slot, StepKind.UPSTREAM_GAP);
 }

@@ -66,7 +66,10 @@ function listReplicatedTopics(snapshot: Snapshot): Map<string, Set<string>> {
  * with min.insync.replicas=1 and a partition with more than one. One pass over each topic's partitions, which stops
  * once what is asked is known (every partition of a healthy topic is read: any one may have a single replica).
  */
-function listWeakTopics(cluster: ClusterSnapshot, names: ReadonlySet<string> | undefined): { single: string[]; minIsrOne: string[] } {
+function listWeakTopics(
+  cluster: ClusterSnapshot,
+  names: ReadonlySet<string> | undefined,
+): { single: string[]; minIsrOne: string[] } {
   const single: string[] = [];
   const minIsrOne: string[] = [];
   if (names === undefined) return { single, minIsrOne };

@@ -136,5 +136,6 @@ function createRedeliveryCandidate(view: FlowPartitionView, found: Redelivery): 
  * its numbers).
  */
 function mayRedeliver(judged: JudgedFlow, slot: number): boolean {
-  return hasNewSyncStep(judged, slot, StepKind.RECOPY) && (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
+  const dense = (judged.now.flags[slot]! & FlowFlag.TARGET_NOT_DENSE) === 0;
+  return dense && hasNewSyncStep(judged, slot, StepKind.RECOPY);
 }

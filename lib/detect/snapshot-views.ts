@@ -443,7 +443,8 @@ function placeInRun(snapshot: Snapshot, view: FlowPartitionView): [SourceTopicRu
     if (runs === null || runs.snapshot !== snapshot) {
       const columns = readFlowColumns(view.flow.id, view.flow.partitions);
       const count = columns.topicRunStarts.length;
-      runs = { snapshot, flow: view.flow, columns, asked: new Uint8Array(count), topics: new Array<TopicState | undefined>(count), compacted: new Uint8Array(count) };
+      const topics = new Array<TopicState | undefined>(count);
+      runs = { snapshot, flow: view.flow, columns, asked: new Uint8Array(count), topics, compacted: new Uint8Array(count) };
       runsByFlow.set(view.flow, runs);
     }
     lastRuns = runs;

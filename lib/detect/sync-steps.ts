@@ -75,7 +75,8 @@ export function stepSyncs(
     const downstream = had ? oldDownstream[slot]! : 0;
     // The steady case: no sync since the marker (the newest is the marker). Judged or not, the marker stays as it
     // is and nothing is new: neither freshness test (a hash lookup each) is asked.
-    if (had && newest !== undefined && Number(newest.upstream) === upstream && Number(newest.downstream) === downstream) {
+    const steady = had && newest !== undefined && Number(newest.upstream) === upstream;
+    if (steady && Number(newest.downstream) === downstream) {
       next.put(slot, false, upstream, downstream);
       continue;
     }

@@ -108,5 +108,6 @@ function createTruncationCandidate(
 
 /** The target log end went back, or new sync steps to look at (numbers only; NaN, unknown, compares false). */
 function mayHaveTruncated(judged: JudgedFlow, slot: number): boolean {
-  return judged.now.targetLogEnd[slot]! < judged.was.targetLogEnd[slot]! || hasNewSyncStep(judged, slot, StepKind.DOWNSTREAM_BACK);
+  const logEndBack = judged.now.targetLogEnd[slot]! < judged.was.targetLogEnd[slot]!;
+  return logEndBack || hasNewSyncStep(judged, slot, StepKind.DOWNSTREAM_BACK);
 }

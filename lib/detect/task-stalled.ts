@@ -86,7 +86,8 @@ export function detectTaskStalls(
       const known = exact ? columns.knownPositionOf[at] === i : flow.partitions[i]!.unknown === null;
       const judged = fresh && known && !Number.isNaN(position) && !Number.isNaN(logEnd);
       if (!judged) {
-        if (had) putAdvancedMark(next, before, slot, isClockRunning(stateOf(flow, connectorOf(flow, flow.partitions[i]!))), now);
+        const running = had && isClockRunning(stateOf(flow, connectorOf(flow, flow.partitions[i]!)));
+        if (had) putAdvancedMark(next, before, slot, running, now);
         continue;
       }
       // Records waiting = data records (lag), not offsets: an idle transactional partition ends

@@ -71,7 +71,8 @@ describe("a partition's source topic, looked up once per topic run", () => {
       makeFlowPartition({ topic: "gone", targetTopic: "east.gone", partition: 0 }),
       makeFlowPartition({ topic: "b", targetTopic: "east.b", partition: 1 }),
     ];
-    const east = { topics: [makeTopic("a", [{ partition: 0 }, { partition: 1 }]), makeTopic("b", [{ partition: 0 }, { partition: 1 }], { configs: compact })] };
+    const two = [{ partition: 0 }, { partition: 1 }];
+    const east = { topics: [makeTopic("a", two), makeTopic("b", two, { configs: compact })] };
     const snapshot = makeSnapshot({ partitions, east });
     const flow = snapshot.flows[0]!;
     const columns = readFlowColumns(flow.id, flow.partitions);
