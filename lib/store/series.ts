@@ -128,8 +128,8 @@ function sumNumbers(values: Float64Array, from: number, to: number): bigint | nu
 export function createSeries(dialect: Dialect) {
   const partitions = new TieredTable(partitionSpec, dialect);
   const topicHours = selectTopicHours(dialect);
-  /** Lag last written per flow\u0000topic (decimal text: a sum of int64 lags may exceed int64). */
-  const topicLags = new Map<string, string>();
+  /** Lag last written per flow and topic (a bigint: a sum of int64 lags may exceed int64). */
+  const topicLags = new Map<string, Map<string, bigint>>();
   /** Topic minutes before this are compacted to hours (0: not known, compact all). */
   let compactedTo = 0;
   return {
@@ -138,13 +138,19 @@ export function createSeries(dialect: Dialect) {
       yield* partitions.write(listPartitionBatch(flows), at);
       const changed: [string, string, bigint][] = [];
       for (const flow of flows) {
+        // Compared as bigints in a map per flow: no joined key or decimal text per topic and cycle.
+        const written = topicLags.get(flow.id);
         for (const [topic, lag] of sumLagPerTopic(flow)) {
-          if (topicLags.get(`${flow.id}\u0000${topic}`) !== lag.toString()) changed.push([flow.id, topic, lag]);
+          if (written?.get(topic) !== lag) changed.push([flow.id, topic, lag]);
         }
       }
       if (changed.length === 0) return;
       yield* transaction(() => topicHours.record(changed, at));
-      for (const [flow, topic, lag] of changed) topicLags.set(`${flow}\u0000${topic}`, lag.toString());
+      for (const [flow, topic, lag] of changed) {
+        let written = topicLags.get(flow);
+        if (written === undefined) topicLags.set(flow, (written = new Map()));
+        written.set(topic, lag);
+      }
     },
 
     /** A partition's offsets over [from, to] (raw for the last hour, then 5-minute, then hourly rows; tiers.ts). */

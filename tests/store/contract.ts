@@ -580,6 +580,26 @@ export function describeStoreContract(harness: StoreHarness): void {
   });
 
   describe("detector memory entries", () => {
+    it("applies a key's last change of a call, writing keys in any order", async () => {
+      const s = open();
+      await s.saveDetectorMemoryEntries([{ key: "watch|b", value: "1" }, { key: "watch|c", value: "2" }]);
+      await s.saveDetectorMemoryEntries([
+        { key: "watch|z", value: "3" },
+        { key: "watch|b", value: null },
+        { key: "watch|B", value: "4" },
+        { key: "watch|b", value: "5" },
+        { key: "watch|c", value: "6" },
+        { key: "watch|c", value: null },
+        { key: "watch|a", value: "7" },
+      ]);
+      expect((await s.loadDetectorMemoryEntries("watch|")).sort(([a], [b]) => (a < b ? -1 : 1))).toEqual([
+        ["watch|B", "4"],
+        ["watch|a", "7"],
+        ["watch|b", "5"],
+        ["watch|z", "3"],
+      ]);
+    });
+
     it("applies written and deleted entries and reloads them after a restart", async () => {
       const first = open();
       await first.saveDetectorMemoryEntries([
@@ -660,6 +680,23 @@ export function describeStoreContract(harness: StoreHarness): void {
         { topic: "orders", at: T0 + 3 * MINUTE, lag: 8 },
       ]);
       expect(await s.readTopicLagSeries(FLOW, T0 + MINUTE, T0 + 2 * MINUTE)).toEqual([{ topic: "orders", at: T0 + MINUTE, lag: 5 }]);
+    });
+
+    it("writes a topic's lag again when it returns to an earlier value, judging each flow's topics apart", async () => {
+      const s = open();
+      const cycle = (at: number, lag: bigint, id = FLOW) => s.recordFlowSamples([makeFlow([makePartition({ lag })], id)], at);
+      await cycle(T0, 5n);
+      await cycle(T0, 5n, "west->east");
+      await cycle(T0 + MINUTE, 8n);
+      await cycle(T0 + MINUTE, 5n, "west->east");
+      await cycle(T0 + 2 * MINUTE, 5n);
+      await cycle(T0 + 2 * MINUTE, 5n, "west->east");
+      expect(await s.readTopicLagSeries(FLOW, T0, T0 + 2 * MINUTE)).toEqual([
+        { topic: "orders", at: T0, lag: 5 },
+        { topic: "orders", at: T0 + MINUTE, lag: 8 },
+        { topic: "orders", at: T0 + 2 * MINUTE, lag: 5 },
+      ]);
+      expect(await s.readTopicLagSeries("west->east", T0, T0 + 2 * MINUTE)).toEqual([{ topic: "orders", at: T0, lag: 5 }]);
     });
 
     it("reads a topic's minutes across its hour rows, carrying the last one before `from`, and compacts each hour to its largest lag", async () => {
