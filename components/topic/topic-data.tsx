@@ -27,7 +27,8 @@ export function TopicDataProvider({ path, takenAt, children }: { path: string; t
         if (!abort.signal.aborted) setState(next);
       },
       (err: unknown) => {
-        if (!abort.signal.aborted) setState({ state: "failed", status: null, message: err instanceof Error ? err.message : String(err) });
+        if (abort.signal.aborted) return;
+        setState({ state: "failed", status: null, message: err instanceof Error ? err.message : String(err) });
       },
     );
     return () => abort.abort();
@@ -51,7 +52,8 @@ export function TopicSummary({ target, synthetic }: { target: string; synthetic:
   if (data.state === "ready") {
     return (
       <>
-        replicated as <span className="font-mono">{data.data.targetTopic}</span> on {target} · {data.data.partitions} partitions · lag {data.data.lag} records
+        replicated as <span className="font-mono">{data.data.targetTopic}</span> on {target} · {data.data.partitions}{" "}
+        partitions · lag {data.data.lag} records
       </>
     );
   }
@@ -69,26 +71,34 @@ export function TopicSummary({ target, synthetic }: { target: string; synthetic:
 /** The partition table once the rows arrived (synthetic rows at once), or what is shown instead. */
 export function TopicPartitions({ synthetic, hrefBase, hrefQuery }: { synthetic: number; hrefBase: string; hrefQuery: string }) {
   const data = useContext(TopicDataContext);
-  if (synthetic > 0) return <PartitionTable rows={noRows} synthetic={synthetic} hrefBase={hrefBase} hrefQuery={hrefQuery} />;
-  if (data.state === "ready") return <PartitionTable rows={data.data.rows} synthetic={0} hrefBase={hrefBase} hrefQuery={hrefQuery} />;
+  const link = { hrefBase, hrefQuery };
+  if (synthetic > 0) return <PartitionTable rows={noRows} synthetic={synthetic} {...link} />;
+  if (data.state === "ready") return <PartitionTable rows={data.data.rows} synthetic={0} {...link} />;
   if (data.state === "loading") {
     return (
-      <p className="h-24 animate-pulse rounded border border-dashed border-zinc-300 p-3 text-sm text-zinc-600 dark:border-zinc-700 dark:text-zinc-400" data-testid="partitions-loading" aria-busy="true">
+      <p className={loadingStyle} data-testid="partitions-loading" aria-busy="true">
         Reading this topic&apos;s partitions…
       </p>
     );
   }
   return (
-    <p role="alert" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100" data-testid="partitions-failed">
+    <p role="alert" className={failedStyle} data-testid="partitions-failed">
       {data.status === 404
-        ? "This topic is not in the flow's latest cycle (its partitions are no longer listed). Go back to the flow to see the topics it replicates."
+        ? "This topic is not in the flow's latest cycle (its partitions are no longer listed). " +
+          "Go back to the flow to see the topics it replicates."
         : `The partitions could not be read: ${data.message}. They are read again with the next refresh.`}
     </p>
   );
 }
 
+const loadingStyle =
+  "h-24 animate-pulse rounded border border-dashed border-zinc-300 p-3 text-sm text-zinc-600 " +
+  "dark:border-zinc-700 dark:text-zinc-400";
+const failedStyle =
+  "rounded border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100";
+
 const noRows = {
-  count: 0, partition: [], sourceLogStart: [], sourceLogEnd: [], mm2Position: [], committedPosition: [], positionSource: [],
-  targetLogEnd: [], lag: [], lagState: [], latestSync: [], leader: [], leaderEpoch: [], isr: [], replicas: [],
+  count: 0, partition: [], sourceLogStart: [], sourceLogEnd: [], mm2Position: [], committedPosition: [],
+  positionSource: [], targetLogEnd: [], lag: [], lagState: [], latestSync: [], leader: [], leaderEpoch: [], isr: [], replicas: [],
   underReplicated: [], partial: {}, lagNote: {}, positionNote: {}, transactionNote: {},
 } satisfies TopicPageData["rows"];

@@ -143,7 +143,9 @@ export class ResponseCache<V extends object = object> {
     if (this.options.shells !== undefined && isPlainRequest(request)) {
       const url = request.url!;
       const data = this.options.shells.matchData(url, version, key.gzip);
-      if (data !== null && this.holdsPermit(request, data.permit)) return this.answerData(key.text, version, data.answer, response, forward);
+      if (data !== null && this.holdsPermit(request, data.permit)) {
+        return this.answerData(key.text, version, data.answer, response, forward);
+      }
       const shell = this.options.shells.matchShell(url, version);
       if (shell !== null && forwardCopy !== undefined) {
         return this.answerFromShell({ request, response, key: key.text, version, ...shell }, forward, forwardCopy);
@@ -186,7 +188,9 @@ export class ResponseCache<V extends object = object> {
     const shellKey = this.keyOf(request, ask.shellUrl)!.text;
     const stored = this.entries.get(shellKey);
     const age = stored === undefined ? Number.POSITIVE_INFINITY : this.now() - stored.storedAt;
-    if (stored !== undefined && stored.version === version && age < this.options.maxAgeMs) return this.fillFrom(ask, stored, "shell", forward);
+    if (stored !== undefined && stored.version === version && age < this.options.maxAgeMs) {
+      return this.fillFrom(ask, stored, "shell", forward);
+    }
     const givable = stored !== undefined && age < this.options.maxAgeMs + this.staleGraceMs ? stored : null;
     const waiting = this.rendering.get(shellKey);
     const busy = this.rendersRunning >= this.maxRenders;
@@ -198,7 +202,8 @@ export class ResponseCache<V extends object = object> {
     }
     const afterRender = () => {
       const shell = this.entries.get(shellKey);
-      if (shell !== undefined && this.now() - shell.storedAt < this.options.maxAgeMs) this.fillFrom(ask, shell, "shell", forward);
+      const fresh = shell !== undefined && this.now() - shell.storedAt < this.options.maxAgeMs;
+      if (fresh) this.fillFrom(ask, shell, "shell", forward);
       else forward();
     };
     if (waiting !== undefined) return void waiting.push(afterRender);
@@ -231,7 +236,13 @@ export class ResponseCache<V extends object = object> {
   }
 
   /** A shell's data request, answered from the read model and kept under its key until the next model. */
-  private answerData(key: string, version: V, answer: () => CapturedAnswer | null, response: http.ServerResponse, forward: Forward): void {
+  private answerData(
+    key: string,
+    version: V,
+    answer: () => CapturedAnswer | null,
+    response: http.ServerResponse,
+    forward: Forward,
+  ): void {
     const made = answer();
     if (made === null) return forward();
     const stored: StoredAnswer = { ...made, version, storedAt: this.now() };

@@ -47,7 +47,11 @@ function answerPageData(snapshot: Snapshot, flow: Flow, topic: string, gzip: boo
   const data = shapeTopicPageData(snapshot, flow, topic);
   if (data === null) return null;
   const text = Buffer.from(toJson(data));
-  const headers = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", vary: "Accept-Encoding" };
+  const headers = {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    vary: "Accept-Encoding",
+  };
   if (!gzip) return { status: 200, headers, body: text };
   return { status: 200, headers: { ...headers, "content-encoding": "gzip" }, body: zlib.gzipSync(text) };
 }

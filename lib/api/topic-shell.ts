@@ -102,7 +102,9 @@ function cutShell(shell: ShellAnswer): ShellParts | null {
   return { segments, deflated, headers: shell.headers, status: shell.status };
 }
 
-function replaceInHeader(value: http.OutgoingHttpHeader | undefined, topic: string): http.OutgoingHttpHeader | undefined {
+type HeaderValue = http.OutgoingHttpHeader | undefined;
+
+function replaceInHeader(value: HeaderValue, topic: string): HeaderValue {
   if (typeof value === "string") return value.replaceAll(shellTopicPlaceholder, topic);
   if (Array.isArray(value)) return value.map((item) => item.replaceAll(shellTopicPlaceholder, topic));
   return value;

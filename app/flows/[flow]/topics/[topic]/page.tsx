@@ -58,7 +58,8 @@ export default async function TopicPage({ params, searchParams }: Props) {
   preload(dataPath, { as: "fetch", crossOrigin: "anonymous" });
   const subtitle = (
     <>
-      <TextLink href={`${flowPath(flow.id)}?range=${range.key}`}>Flow {flow.id}</TextLink> · <TopicSummary target={flow.target} synthetic={synthetic} />
+      <TextLink href={`${flowPath(flow.id)}?range=${range.key}`}>Flow {flow.id}</TextLink> ·{" "}
+      <TopicSummary target={flow.target} synthetic={synthetic} />
     </>
   );
   return (
