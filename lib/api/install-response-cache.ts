@@ -1,10 +1,12 @@
 import http from "node:http";
 import { getConfig } from "@/lib/config";
+import type { ReadModel } from "@/lib/pipeline/read-model";
 import { getServingRuntime } from "@/lib/pipeline/runtime";
 import { ResponseCache } from "./response-cache";
+import { createTopicShellRoutes } from "./topic-shell-routes";
 
 const installedKey = Symbol.for("gapwatch.responseCache");
-type CachedPrototype = typeof http.Server.prototype & { [installedKey]?: ResponseCache };
+type CachedPrototype = typeof http.Server.prototype & { [installedKey]?: ResponseCache<ReadModel> };
 const serverPrototype = http.Server.prototype as CachedPrototype;
 
 /**
@@ -20,6 +22,7 @@ export function installResponseCache(): void {
     maxAgeMs: server.responseCacheMs,
     currentVersion: () => getServingRuntime().models.latest(),
     identityHeaders: ["cookie", "authorization", ...proxyHeaders.map((name) => name.toLowerCase())],
+    shells: createTopicShellRoutes(),
   });
   serverPrototype[installedKey] = cache;
   const emit = serverPrototype.emit;

@@ -2,6 +2,7 @@ import type { Snapshot } from "@/lib/collector/types";
 import type { ReadModel } from "@/lib/pipeline/read-model";
 import type { FlowTranslation } from "@/lib/translation";
 import { decodePathSegment } from "./flow-page";
+import { shellTopicPlaceholder } from "./topic-page-data";
 
 /**
  * What a 404 page under /flows/<flow> needs to say what exists instead. Next.js renders not-found.tsx without
@@ -123,6 +124,8 @@ export function explainNotFound(index: NotFoundIndex, params: FlowRouteParams): 
   }
   if (params.topic === undefined) return { missing: "unknown" };
   const topicName = decodePathSegment(params.topic);
+  // The topic page's shell (lib/api/topic-shell.ts) is the page of every listed topic: explained as a listed one.
+  if (topicName === shellTopicPlaceholder && params.partition === undefined) return { missing: "unknown" };
   const topic = flow.topics.find((t) => t.name === topicName);
   // Beyond the listed topics the index cannot tell: it then says the partition is missing, linking to the topic.
   if (!topic && flow.moreTopics === 0) return { missing: "topic", flow: flow.id, topic: topicName, topics: flow.topics.map((t) => t.name), moreTopics: 0 };

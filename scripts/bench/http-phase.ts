@@ -3,11 +3,13 @@ import { readTreeRss, type TreeRss } from "../process-rss";
 import { nameBenchTopic, partitionsPerBenchTopic } from "./bench-topics";
 import { measureFirstLoad, type PageLoad } from "./browser";
 import { type DashboardClient, pollUntil } from "./dashboard-client";
-import { browserAcceptEncoding, type LoadResult, measureLoad } from "./http-load";
+import { browserAcceptEncoding, type LoadResult, measureLoad, measurePairLoad } from "./http-load";
 import { measureRenderCpu, type RenderCpu } from "./http-render-cpu";
 
 /** The load over many topic pages (http-phase.ts): its name in the results, and how many topics it asks for. */
 export const rotatedLoadName = "topic pages, many topics";
+/** The same load as a browser makes it: each topic page, then the page data its client reads before showing it. */
+export const rotatedPairLoadName = "topic page + its data, many topics";
 export const uncompressedFlowPageName = "flow page, uncompressed";
 const rotatedTopicPages = 200;
 
@@ -63,12 +65,18 @@ export async function runHttpPhase(
   const topicPaths = Array.from({ length: topics }, (_, index) => `/flows/${flow}/topics/${nameBenchTopic(index)}`);
   log(`  autocannon ${topics} topic pages at random (50 connections, ${loadSeconds} s)…`);
   load.push(await measureLoad(dashboard.base, rotatedLoadName, topicPaths, 50, loadSeconds, browserAcceptEncoding));
+  // Since 2026-12-06 the topic page is a shell and its figures and rows are a second request (topic-page-data.ts).
+  log(`  ${topics} topic pages at random, each followed by its page data (50 clients, ${loadSeconds} s)…`);
+  const pairs = topicPaths.map((page) => ({ page, data: `/api${page}/page-data` }));
+  const pair = await measurePairLoad(dashboard.base, rotatedPairLoadName, pairs, 50, loadSeconds, browserAcceptEncoding);
+  load.push(pair.pair, pair.page, pair.data);
   log("  CPU per uncached request: a bare route, a page with no data, a topic page, a topic's partitions API…");
   const renderCpu = await measureRenderCpu(dashboard.base, dashboardPid, [
     { name: "bare route", paths: ["/api/health/live"] },
     { name: "sign-in page", paths: ["/signin"] },
     { name: "topic page", paths: topicPaths },
     { name: "topic partitions API", paths: topicPaths.map((p) => p.replace(/^\/flows\/([^/]+)\/topics\//, "/api/flows/$1/partitions/")) },
+    { name: "topic page data", paths: topicPaths.map((p) => `/api${p}/page-data`) },
   ]);
   const pages: PageLoad[] = [];
   for (const p of [{ name: "overview", path: "/" }, ...targets.slice(1, 3)]) pages.push(await measureFirstLoad(browser, dashboard.base, p.name, p.path));

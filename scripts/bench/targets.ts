@@ -1,7 +1,7 @@
 // Issue 12's targets judged against one bench report: every figure next to its target, met or not, and where a
 // phase did not run, "not measured" (never "met"). The report prints this table last and keeps it in its JSON.
 import type { BenchReport } from "./report";
-import { rotatedLoadName, uncompressedFlowPageName } from "./http-phase";
+import { rotatedLoadName, rotatedPairLoadName, uncompressedFlowPageName } from "./http-phase";
 
 export interface TargetVerdict {
   /** What is measured, with the size it is judged at. */
@@ -90,9 +90,12 @@ export function judgeTargets(r: BenchReport): TargetVerdict[] {
     verdict: "reported",
   });
   // Pages the response cache cannot serve from one render (issue 32): operators open different pages.
-  const spread = load(rotatedLoadName);
-  add(`${rotatedLoadName} p99 under 50 connections (a random one of 200 URLs each time), ${at}`, "≤ 100 ms", "4", spread === null ? { measured: "not measured", verdict: "not measured" } : {
-    measured: `p99 ${ms(spread.p99Ms)}, ${Math.round(spread.requestsPerSecond)} req/s over ${spread.urls ?? 0} URLs`,
+  // Judged on the page with its data (what an operator waits for) where the bench measured it (since 2026-12-06).
+  const pair = load(rotatedPairLoadName);
+  const spread = pair ?? load(rotatedLoadName);
+  const spreadName = pair === null ? rotatedLoadName : rotatedPairLoadName;
+  add(`${spreadName} p99 under 50 connections (a random one of 200 URLs each time), ${at}`, "≤ 100 ms", "4", spread === null ? { measured: "not measured", verdict: "not measured" } : {
+    measured: `p99 ${ms(spread.p99Ms)}, ${Math.round(spread.requestsPerSecond)} ${pair === null ? "req" : "pages"}/s over ${spread.urls ?? 0} URLs`,
     verdict: spread.p99Ms <= 100 ? "met" : "NOT met",
   });
   const ttfb = r.http && r.http.pages.length > 0 ? Math.max(...r.http.pages.map((p) => p.ttfbMs)) : null;

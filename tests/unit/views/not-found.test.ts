@@ -9,6 +9,7 @@ import {
   parseFlowRoutePath,
   readNotFoundIndex,
 } from "@/lib/views/not-found";
+import { shellTopicPlaceholder } from "@/lib/views/topic-page-data";
 import { lookupFlowPartition } from "@/lib/views/partition-lookup";
 import { makeFlow, makeFlowPartition, makeSnapshot } from "../detect/fixtures";
 
@@ -68,6 +69,11 @@ describe("readNotFoundIndex", () => {
 });
 
 describe("explainNotFound", () => {
+  it("explains the topic page's shell (rendered for the placeholder topic) as a listed topic's page", () => {
+    expect(explainNotFound(index, { flow: enc("east->west"), topic: shellTopicPlaceholder })).toEqual({ missing: "unknown" });
+    expect(explainNotFound(index, { flow: enc("east->west"), topic: "orders" })).toEqual({ missing: "unknown" });
+  });
+
   it("names the outermost segment that names nothing, with what exists there", () => {
     expect(explainNotFound(index, { flow: enc("nowhere->west"), topic: "orders" })).toEqual({ missing: "flow", flow: "nowhere->west", known: ["east->west"] });
     expect(explainNotFound(index, { flow: enc("east->west"), topic: "ledger", partition: "0" })).toEqual({
