@@ -25,6 +25,7 @@ import { CheckpointIndex } from "./checkpoint-index";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
 import { compareTopicPartitions, FlowRowsState, setNumericRow } from "./flow-rows";
 import { addTotals, estimateReread } from "./reread";
+import { attachFlowRows } from "./sample-columns";
 import { mapIdealOffsetFrom, type ReplayOptions, SyncModelCache } from "./sync-model";
 import type { SyncSlots } from "./sync-slots";
 import { attachGroupRows, ColumnGroupRows, TranslationRows } from "./translation-rows";
@@ -131,7 +132,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     groups.push(group);
   }
   state.endCycle();
-  return {
+  const translation: FlowTranslation = {
     flow: flow.id,
     source: flow.source,
     target: flow.target,
@@ -143,6 +144,8 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     uncheckpointedGroups,
     totals: { ...addTotals(groups.map((g) => g.totals)), groups: groups.length },
   };
+  attachFlowRows(translation, rows);
+  return translation;
 }
 
 /** The offsets at or above 0 (a group's own array when all are: no copy per group and cycle). */

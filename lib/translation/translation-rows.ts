@@ -10,6 +10,7 @@
  */
 import type { CheckpointPoint, FlowPartition } from "@/lib/collector/types";
 import { isSkipping } from "./reread";
+import type { SampleColumnsBuilder } from "./sample-columns";
 import type { IdealOffset, ModelTranslation, PartitionTranslation, RereadEstimate, TranslationTotals } from "./types";
 import { growArray, growCapacity } from "./grown-array";
 
@@ -165,6 +166,32 @@ export class TranslationRows {
       failoverReread: known ? BigInt(high - (cp !== undefined ? this.checkpointDownstream[r]! : translated)) : null,
       groupLag: Number.isNaN(logEnd) ? null : logEnd > committed ? BigInt(logEnd - committed) : 0n,
     };
+  }
+
+  /**
+   * Writes row `r`'s store sample (sample's values) into row `r` of `into`: numbers, NaN for null, without making the
+   * sample where the row is numeric.
+   */
+  writeSample(r: number, into: SampleColumnsBuilder, group: string): void {
+    if (this.isObject[r] === 1) {
+      into.setSample(r, sampleRow(group, this.objects.get(r)!));
+      return;
+    }
+    const hasCheckpoint = this.checkpoints[r] !== undefined;
+    const committed = this.committed[r]!;
+    const translated = this.translated[r]!;
+    const known = this.ideal[r] !== IdealCode.UNKNOWN_BEFORE_FIRST_SYNC;
+    const high = this.high[r]!;
+    const logEnd = this.logEnd[r]!;
+    into.committed[r] = committed;
+    into.translated[r] = translated;
+    into.checkpointDownstream[r] = hasCheckpoint ? this.checkpointDownstream[r]! : Number.NaN;
+    into.idealLow[r] = known ? this.low[r]! : Number.NaN;
+    into.idealHigh[r] = known ? high : Number.NaN;
+    into.reread[r] = known ? high - translated : Number.NaN;
+    into.failoverReread[r] = known ? high - (hasCheckpoint ? this.checkpointDownstream[r]! : translated) : Number.NaN;
+    // NaN (log end unknown) stays NaN: no lag.
+    into.groupLag[r] = Number.isNaN(logEnd) ? Number.NaN : logEnd > committed ? logEnd - committed : 0;
   }
 
   /** Adds the rows [start, end) to `totals` (sumTotals' sums; bigints only for the sums). */

@@ -6,7 +6,7 @@ import { readGroupRows, sampleRow } from "@/lib/translation/translation-rows";
 import {
   estimateReread, type FlowTranslation, mapIdealOffset, SyncModelCache, translateFlow, type PartitionTranslation, type TranslateFlowInput,
 } from "@/lib/translation";
-import { makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, syncs, T0 } from "./fixtures";
+import { makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, readSampleColumns, syncs, T0 } from "./fixtures";
 
 const twoTo53 = 2n ** 53n;
 
@@ -109,8 +109,13 @@ describe("translation columns: offsets as float64, exact below 2^53", () => {
     const history = makeHistory({ 0: syncs([0, 0], [100, 100], [200, 200]), 1: syncs([50, 40], [300, 150]), 2: syncs([10, 10], [20, 20]) });
     const groups = [makeGroup("app", { "orders/0": 150n, "orders/1": 60n, "orders/2": 5n, "orders/3": 5n }), makeGroup("web", { "orders/1": 400n, "orders/2": 15n })];
     const ft = translate({ flow, sourceGroups: groups, syncHistory: history });
-    const samples = listTranslationSamples(ft);
+    const columns = listTranslationSamples(ft);
+    const samples = readSampleColumns(columns);
     expect(samples).toEqual(ft.groups.flatMap((g) => g.partitions.map((p) => sampleRow(g.group, p))));
+    // Every value is exact: every column is numbers, no bigint per sample.
+    expect([columns.committed, columns.idealLow, columns.failoverReread, columns.groupLag].every((c) => c instanceof Float64Array)).toBe(true);
+    // A translation without its columns (a copy, as a decoded read model's) gives the same samples from its rows.
+    expect(readSampleColumns(listTranslationSamples({ ...ft }))).toEqual(samples);
     expect(samples.map((s) => [s.group, s.partition, s.idealLow, s.failoverReread, s.groupLag])).toEqual([
       // At MM2's translation's checkpoint; below a checkpoint (an upstream-gap bracket, 41..50, against 181); its log
       // end unknown; not replicated; beyond the newest sync (151..250 against 151); a one-to-one run (15 against 11).
