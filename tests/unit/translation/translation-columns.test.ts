@@ -172,6 +172,51 @@ describe("dense partition indexes, stable across cycles", () => {
     expect(index.size).toBe(1);
   });
 
+  it("finds the index of a collector's history key only when it is exactly the key of a partition with one", () => {
+    const index = new FlowPartitionIndex("east->west");
+    index.ensure("orders", 7);
+    index.ensure("or|ders", 1);
+    expect(index.indexOfKey("east->west|orders|7")).toBe(0);
+    expect(index.indexOfKey("east->west|or|ders|1")).toBe(1);
+    for (const key of ["east->west|orders|07", "east->west|orders|", "east->west|orders|8", "east->west|orders", "east->westx|orders|7", "west->east|orders|7"]) {
+      expect(index.indexOfKey(key)).toBe(-1);
+    }
+  });
+
+  it("finds each partition's history when the collector's map gains, loses or reorders keys between cycles", () => {
+    const cache = new SyncModelCache();
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]), 2: syncs([0, 0], [30, 40]) });
+    const keys = [...history.keys()];
+    const group = makeGroup("app", { "orders/0": 150n, "orders/1": 70n });
+    const two = makeFlow({ partitions: [0, 1].map((partition) => makeFlowPartition({ partition })) });
+    const three = makeFlow({ partitions: [0, 1, 2].map((partition) => makeFlowPartition({ partition })) });
+    const wider = makeGroup("app", { "orders/0": 150n, "orders/1": 70n, "orders/2": 35n });
+    const steps: [ReturnType<typeof makeFlow>, ReturnType<typeof makeGroup>, () => void][] = [
+      [two, group, () => undefined],
+      // Partition 1's history gone; then back, at the map's end.
+      [two, group, () => void history.delete(keys[1]!)],
+      [two, group, () => void history.set(keys[1]!, syncs([0, 0], [60, 70]))],
+      // Partition 2, whose key the map held all along, joins the flow (its index is given after the map was read).
+      [three, wider, () => undefined],
+      // Another flow's key first: every position moves.
+      [three, wider, () => {
+        const all = [...history];
+        history.clear();
+        history.set("west->east|orders|0", syncs([0, 0]));
+        for (const [key, list] of all) history.set(key, list);
+      }],
+    ];
+    for (const [flow, g, step] of steps) {
+      step();
+      const cached = translateFlow({ flow, sourceGroups: [g], syncHistory: history, now: T0, cache });
+      const fresh = translateFlow({ flow, sourceGroups: [g], syncHistory: new Map(history), now: T0 });
+      expect(rowsOf(cached)).toEqual(rowsOf(fresh));
+      cache.endCycle();
+    }
+    const last = rowsOf(translateFlow({ flow: three, sourceGroups: [wider], syncHistory: history, now: T0, cache }));
+    expect(last.map((r) => r.translation.kind === "translated" && r.translation.syncUpstream)).toEqual([100n, 60n, 30n]);
+  });
+
   it("cycle after cycle with one cache, rows follow a history that grows in place, is trimmed in place or is replaced", () => {
     const cache = new SyncModelCache();
     const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]) });
