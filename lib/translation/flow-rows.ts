@@ -26,6 +26,9 @@ export interface GroupLayout {
   topics: readonly string[];
   partitions: readonly number[];
   usedInCycle: number;
+  /** Per row, the position of its latest checkpoint in the checkpoint index's list (−1: none), of `generation`. */
+  checkpointPositions: Int32Array;
+  checkpointGeneration: number;
 }
 
 /** What the translation keeps of one flow between cycles (in SyncModelCache.lookupFlow). */
@@ -151,6 +154,19 @@ export class FlowRowsState {
   }
 
   /**
+   * Where the latest checkpoint of each row of `layout` (group `groupId`) sits in `checkpoints`' list (−1: none),
+   * looked up again only when the index was built again or the layout is new: a row reads its checkpoint by position.
+   */
+  readCheckpointPositions(layout: GroupLayout, groupId: string, checkpoints: CheckpointIndex): Int32Array {
+    if (layout.checkpointGeneration === checkpoints.generation) return layout.checkpointPositions;
+    const own = checkpoints.findGroup(groupId);
+    const positions = layout.checkpointPositions;
+    for (let i = 0; i < positions.length; i++) positions[i] = own?.get(layout.topics[i]!)?.get(layout.partitions[i]!) ?? -1;
+    layout.checkpointGeneration = checkpoints.generation;
+    return positions;
+  }
+
+  /**
    * The groups by id (localeCompare, stable), sorted again only when the ids are not listed as last time: the
    * collector lists a cluster's groups in the same order cycle after cycle (27,000 groups at 300,000 partitions).
    */
@@ -195,6 +211,8 @@ export class FlowRowsState {
       topics: positions.map((i) => offsets[i]!.topic),
       partitions: positions.map((i) => offsets[i]!.partition),
       usedInCycle: this.cycle,
+      checkpointPositions: new Int32Array(offsets.length),
+      checkpointGeneration: -1,
     };
   }
 }

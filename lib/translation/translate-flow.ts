@@ -96,13 +96,14 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       continue;
     }
     const ctx: RowContext = { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: input.syncHistory, now };
-    const own = checkpoints.get(g.groupId);
     const layout = state.readLayout(g.groupId, offsets);
+    const checkpointAt = state.readCheckpointPositions(layout, g.groupId, checkpoints);
     const start = next;
     for (let i = 0; i < layout.order.length; i++) {
       const o = offsets[layout.order[i]!]!;
       const index = layout.dense[i]!;
-      const cp = own?.get(o.topic)?.get(o.partition);
+      const position = checkpointAt[i]!;
+      const cp = position < 0 ? undefined : checkpoints.at(position);
       const fp = partitions.byIndex[index];
       const r = next++;
       const enabled = fp !== undefined && syncsLoaded && readPartitionSettings(flow, fp).offsetSyncsEnabled;

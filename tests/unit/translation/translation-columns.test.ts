@@ -172,6 +172,28 @@ describe("dense partition indexes, stable across cycles", () => {
     expect(index.size).toBe(1);
   });
 
+  it("rows read the checkpoint MM2 emitted again at its position, and checkpoints listed anew, as a fresh index does", () => {
+    const cache = new SyncModelCache();
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]) });
+    const partitions = [0, 1].map((partition) => makeFlowPartition({ partition }));
+    const group = makeGroup("app", { "orders/0": 150n, "orders/1": 70n });
+    const lists = [
+      [makeCheckpoint("app", "orders", 0, 120n, 101n), makeCheckpoint("app", "orders", 1, 60n, 61n)],
+      [makeCheckpoint("app", "orders", 0, 150n, 101n), makeCheckpoint("app", "orders", 1, 60n, 61n)],
+      [makeCheckpoint("app", "orders", 1, 70n, 61n)],
+      [makeCheckpoint("app", "orders", 1, 70n, 61n), makeCheckpoint("app", "orders", 0, 150n, 101n)],
+    ];
+    // Each list's checkpoint upstream offsets, by row (partitions 0 and 1).
+    const expected = [[120n, 60n], [150n, 60n], [null, 70n], [150n, 70n]];
+    for (const [n, checkpoints] of lists.entries()) {
+      const flow = makeFlow({ partitions, checkpoints });
+      const cached = translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0, cache });
+      expect(rowsOf(cached)).toEqual(rowsOf(translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0 })));
+      expect(rowsOf(cached).map((r) => r.checkpoint?.upstream ?? null)).toEqual(expected[n]);
+      cache.endCycle();
+    }
+  });
+
   it("finds the index of a collector's history key only when it is exactly the key of a partition with one", () => {
     const index = new FlowPartitionIndex("east->west");
     index.ensure("orders", 7);
