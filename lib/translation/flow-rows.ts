@@ -8,6 +8,7 @@ import type { SyncPoint } from "@/lib/mm2";
 import { CheckpointIndex } from "./checkpoint-index";
 import { FlowPartitionPlacer } from "./flow-partition-index";
 import { throwBeyondSafe, toSafeOffset } from "./sync-columns";
+import type { SampleKeys } from "./sample-columns";
 import { FlowSyncModels, type ReplayOptions, type SyncModelCache } from "./sync-model";
 import { IdealCode, SharedTranslations, type TranslationRows } from "./translation-rows";
 import { growArray, growCapacity } from "./grown-array";
@@ -17,6 +18,8 @@ import { growArray, growCapacity } from "./grown-array";
  * valid while the group lists the same topic-partitions in the same order.
  */
 export interface GroupLayout {
+  /** The group laid out. */
+  group: string;
   /** The listed offsets' topics and partitions (what the layout is valid for). */
   listedTopics: readonly string[];
   listedPartitions: readonly number[];
@@ -56,6 +59,8 @@ export class FlowRowsState {
   private readonly scannedKeys: string[] = [];
   private readonly scannedIndexes: number[] = [];
   private readonly layouts = new Map<string, GroupLayout>();
+  /** The sample keys last made, and the layouts they were made for. */
+  private sampleKeys: { layouts: readonly GroupLayout[]; keys: SampleKeys } | null = null;
   /** The group ids as listed at the last sortGroups, and the positions in their sorted order. */
   private listedGroups: string[] = [];
   private groupOrder: number[] = [];
@@ -147,7 +152,7 @@ export class FlowRowsState {
   /** The group's layout for `offsets` (its offsets at or above 0, as listed), made again when they moved. */
   readLayout(groupId: string, offsets: readonly GroupOffset[]): GroupLayout {
     const held = this.layouts.get(groupId);
-    const layout = held !== undefined && isLaidOut(held, offsets) ? held : this.createLayout(offsets);
+    const layout = held !== undefined && isLaidOut(held, offsets) ? held : this.createLayout(groupId, offsets);
     if (layout !== held) this.layouts.set(groupId, layout);
     layout.usedInCycle = this.cycle;
     return layout;
@@ -164,6 +169,32 @@ export class FlowRowsState {
     for (let i = 0; i < positions.length; i++) positions[i] = own?.get(layout.topics[i]!)?.get(layout.partitions[i]!) ?? -1;
     layout.checkpointGeneration = checkpoints.generation;
     return positions;
+  }
+
+  /**
+   * The key columns of the samples of rows laid out by `layouts` (one per group, in row order), the same arrays as
+   * last time when the groups were laid out by the same layouts: the store compares a write's keys with the last
+   * write's by array first (lib/store series-batch.ts). Never changed once made.
+   */
+  readSampleKeys(layouts: readonly GroupLayout[]): SampleKeys {
+    const held = this.sampleKeys;
+    if (held !== null && held.layouts.length === layouts.length && held.layouts.every((l, k) => l === layouts[k])) return held.keys;
+    let count = 0;
+    for (const layout of layouts) count += layout.topics.length;
+    const groups = new Array<string>(count);
+    const topics = new Array<string>(count);
+    const partitions = new Array<number>(count);
+    let at = 0;
+    for (const layout of layouts) {
+      for (let i = 0; i < layout.topics.length; i++, at++) {
+        groups[at] = layout.group;
+        topics[at] = layout.topics[i]!;
+        partitions[at] = layout.partitions[i]!;
+      }
+    }
+    const keys = { groups, topics, partitions };
+    this.sampleKeys = { layouts, keys };
+    return keys;
   }
 
   /**
@@ -198,12 +229,13 @@ export class FlowRowsState {
     while (this.histories.length < size) this.histories.push(undefined);
   }
 
-  private createLayout(offsets: readonly GroupOffset[]): GroupLayout {
+  private createLayout(group: string, offsets: readonly GroupOffset[]): GroupLayout {
     const positions = offsets.map((_, i) => i);
     // Array.prototype.sort is stable: a topic-partition listed twice keeps its listed order, as the rows' sort did.
     positions.sort((a, b) => compareTopicPartitions(offsets[a]!, offsets[b]!));
     const index = this.placer.index;
     return {
+      group,
       listedTopics: offsets.map((o) => o.topic),
       listedPartitions: offsets.map((o) => o.partition),
       order: Int32Array.from(positions),

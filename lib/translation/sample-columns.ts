@@ -90,12 +90,29 @@ export class SampleColumnsBuilder {
   }
 }
 
+/** The key columns of a flow's samples: row r is group `groups[r]`'s partition `topics[r]`/`partitions[r]`. */
+export interface SampleKeys {
+  readonly groups: readonly string[];
+  readonly topics: readonly string[];
+  readonly partitions: readonly number[];
+}
+
+/** A translation's rows and the keys of its samples (made on first use). */
+interface FlowRows {
+  rows: TranslationRows;
+  readKeys: () => SampleKeys;
+}
+
 /** Where translate-flow.ts keeps a translation's rows: not enumerable, so the translation reads as it always did. */
 const rowsKey = Symbol("flow-translation-rows");
 
-/** Registers the columns every group of `translation` reads its rows from, the groups' rows in order. */
-export function attachFlowRows(translation: FlowTranslation, rows: TranslationRows): void {
-  Object.defineProperty(translation, rowsKey, { value: rows, enumerable: false });
+/**
+ * Registers the columns every group of `translation` reads its rows from (the groups' rows in order, from row 0), and
+ * how to get their keys.
+ */
+export function attachFlowRows(translation: FlowTranslation, rows: TranslationRows, readKeys: () => SampleKeys): void {
+  const held: FlowRows = { rows, readKeys };
+  Object.defineProperty(translation, rowsKey, { value: held, enumerable: false });
 }
 
 /**
@@ -104,7 +121,13 @@ export function attachFlowRows(translation: FlowTranslation, rows: TranslationRo
  * row's sample otherwise (a decoded read model, a hand-built translation).
  */
 export function collectSampleColumns(translation: FlowTranslation): TranslationSampleColumns {
-  const rows = (translation as { [rowsKey]?: TranslationRows })[rowsKey];
+  const held = (translation as { [rowsKey]?: FlowRows })[rowsKey];
+  if (held !== undefined) {
+    const keys = held.readKeys();
+    const builder = new SampleColumnsBuilder(keys.groups.length);
+    held.rows.writeSamples(builder, keys.groups);
+    return builder.finish(keys.groups, keys.topics, keys.partitions);
+  }
   let count = 0;
   for (const g of translation.groups) count += readGroupRows(g).length;
   const builder = new SampleColumnsBuilder(count);
@@ -118,9 +141,7 @@ export function collectSampleColumns(translation: FlowTranslation): TranslationS
       groups[at] = g.group;
       topics[at] = reader.topic(i);
       partitions[at] = reader.partition(i);
-      // The groups' rows are the flow's rows in order: row `at` of the flow is row i of this group.
-      if (rows !== undefined) rows.writeSample(at, builder, g.group);
-      else builder.setSample(at, sampleRow(g.group, reader.row(i)));
+      builder.setSample(at, sampleRow(g.group, reader.row(i)));
     }
   }
   return builder.finish(groups, topics, partitions);

@@ -23,7 +23,7 @@ import type { CheckpointPoint, ClusterSnapshot, ConsumerGroupState, Flow, FlowPa
 import { compileGroupFilter, type SyncPoint, translateFromSync } from "@/lib/mm2";
 import { CheckpointIndex } from "./checkpoint-index";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
-import { compareTopicPartitions, FlowRowsState, setNumericRow } from "./flow-rows";
+import { compareTopicPartitions, FlowRowsState, type GroupLayout, setNumericRow } from "./flow-rows";
 import { addTotals, estimateReread } from "./reread";
 import { attachFlowRows } from "./sample-columns";
 import { mapIdealOffsetFrom, type ReplayOptions, SyncModelCache } from "./sync-model";
@@ -81,6 +81,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const groups: GroupTranslation[] = [];
   const excludedGroups: string[] = [];
   const uncheckpointedGroups: UncheckpointedGroup[] = [];
+  const layouts: GroupLayout[] = [];
   for (const g of state.sortGroups(input.sourceGroups)) {
     if (!isCheckpointedGroupType(g.groupType)) {
       const rows = listUncheckpointedPartitions(g, (topic, partition) => partitions.byIndex[state.placer.index.indexOf(topic, partition)]);
@@ -97,6 +98,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     }
     const ctx: RowContext = { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: input.syncHistory, now };
     const layout = state.readLayout(g.groupId, offsets);
+    layouts.push(layout);
     const checkpointAt = state.readCheckpointPositions(layout, g.groupId, checkpoints);
     const start = next;
     for (let i = 0; i < layout.order.length; i++) {
@@ -145,7 +147,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     uncheckpointedGroups,
     totals: { ...addTotals(groups.map((g) => g.totals)), groups: groups.length },
   };
-  attachFlowRows(translation, rows);
+  attachFlowRows(translation, rows, () => state.readSampleKeys(layouts));
   return translation;
 }
 

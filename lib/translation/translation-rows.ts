@@ -169,29 +169,32 @@ export class TranslationRows {
   }
 
   /**
-   * Writes row `r`'s store sample (sample's values) into row `r` of `into`: numbers, NaN for null, without making the
-   * sample where the row is numeric.
+   * Writes the store samples (sample's values) of rows [0, into.length) into `into`: numbers, NaN for null, without
+   * making a sample where the row is numeric. `groups[r]`: row r's group.
    */
-  writeSample(r: number, into: SampleColumnsBuilder, group: string): void {
-    if (this.isObject[r] === 1) {
-      into.setSample(r, sampleRow(group, this.objects.get(r)!));
-      return;
+  writeSamples(into: SampleColumnsBuilder, groups: readonly string[]): void {
+    const { committed, translated, checkpointDownstream, idealLow, idealHigh, reread, failoverReread, groupLag } = into;
+    for (let r = 0; r < into.length; r++) {
+      if (this.isObject[r] === 1) {
+        into.setSample(r, sampleRow(groups[r]!, this.objects.get(r)!));
+        continue;
+      }
+      const hasCheckpoint = this.checkpoints[r] !== undefined;
+      const rowCommitted = this.committed[r]!;
+      const rowTranslated = this.translated[r]!;
+      const known = this.ideal[r] !== IdealCode.UNKNOWN_BEFORE_FIRST_SYNC;
+      const high = this.high[r]!;
+      const logEnd = this.logEnd[r]!;
+      committed[r] = rowCommitted;
+      translated[r] = rowTranslated;
+      checkpointDownstream[r] = hasCheckpoint ? this.checkpointDownstream[r]! : Number.NaN;
+      idealLow[r] = known ? this.low[r]! : Number.NaN;
+      idealHigh[r] = known ? high : Number.NaN;
+      reread[r] = known ? high - rowTranslated : Number.NaN;
+      failoverReread[r] = known ? high - (hasCheckpoint ? this.checkpointDownstream[r]! : rowTranslated) : Number.NaN;
+      // NaN (log end unknown) stays NaN: no lag.
+      groupLag[r] = Number.isNaN(logEnd) ? Number.NaN : logEnd > rowCommitted ? logEnd - rowCommitted : 0;
     }
-    const hasCheckpoint = this.checkpoints[r] !== undefined;
-    const committed = this.committed[r]!;
-    const translated = this.translated[r]!;
-    const known = this.ideal[r] !== IdealCode.UNKNOWN_BEFORE_FIRST_SYNC;
-    const high = this.high[r]!;
-    const logEnd = this.logEnd[r]!;
-    into.committed[r] = committed;
-    into.translated[r] = translated;
-    into.checkpointDownstream[r] = hasCheckpoint ? this.checkpointDownstream[r]! : Number.NaN;
-    into.idealLow[r] = known ? this.low[r]! : Number.NaN;
-    into.idealHigh[r] = known ? high : Number.NaN;
-    into.reread[r] = known ? high - translated : Number.NaN;
-    into.failoverReread[r] = known ? high - (hasCheckpoint ? this.checkpointDownstream[r]! : translated) : Number.NaN;
-    // NaN (log end unknown) stays NaN: no lag.
-    into.groupLag[r] = Number.isNaN(logEnd) ? Number.NaN : logEnd > committed ? logEnd - committed : 0;
   }
 
   /** Adds the rows [start, end) to `totals` (sumTotals' sums; bigints only for the sums). */

@@ -128,6 +128,27 @@ describe("translation columns: offsets as float64, exact below 2^53", () => {
     ]);
   });
 
+  it("the samples' key columns are last cycle's arrays while every group lists the same partitions", () => {
+    const cache = new SyncModelCache();
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]) });
+    const flow = makeFlow({ partitions: [0, 1].map((partition) => makeFlowPartition({ partition })) });
+    const cycle = (groups: ReturnType<typeof makeGroup>[]) => {
+      const ft = translate({ flow, sourceGroups: groups, syncHistory: history, cache });
+      const columns = listTranslationSamples(ft);
+      expect(readSampleColumns(columns)).toEqual(ft.groups.flatMap((g) => g.partitions.map((p) => sampleRow(g.group, p))));
+      return columns;
+    };
+    const one = cycle([makeGroup("app", { "orders/0": 150n }), makeGroup("web", { "orders/1": 70n })]);
+    const two = cycle([makeGroup("app", { "orders/0": 160n }), makeGroup("web", { "orders/1": 80n })]);
+    expect([two.groups, two.topics, two.partitions]).toEqual([["app", "web"], ["orders", "orders"], [0, 1]]);
+    expect(two.groups).toBe(one.groups);
+    expect(two.partitions).toBe(one.partitions);
+    // A group commits on another partition: new arrays (the last ones are never changed).
+    const three = cycle([makeGroup("app", { "orders/0": 160n, "orders/1": 5n }), makeGroup("web", { "orders/1": 80n })]);
+    expect(three.groups).not.toBe(two.groups);
+    expect([three.groups, three.partitions, one.partitions]).toEqual([["app", "app", "web"], [0, 1, 1], [0, 1]]);
+  });
+
   it("a group's rows serialise as before: JSON and the keys a digest reads show `partitions`, not the columns", () => {
     const ft = translate({ sourceGroups: [makeGroup("app", { "orders/0": 150n })], syncHistory: makeHistory({ 0: syncs([0, 0], [100, 100]) }) });
     const group = ft.groups[0]!;
