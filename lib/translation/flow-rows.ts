@@ -93,6 +93,11 @@ export class FlowRowsState {
     this.scannedCycle = this.cycle;
     const index = this.placer.index;
     if (index.size > 0) this.reserve(index.size - 1);
+    // A map mostly of other flows' keys (the collector keeps one for all flows): a lookup per own partition is cheaper.
+    if (syncHistory.size > scanLimit * Math.max(index.size, 1)) {
+      this.lookUpHistories(syncHistory);
+      return;
+    }
     // A key that named no partition may name one given an index since.
     const recheck = index.size !== this.scannedSize;
     this.scannedSize = index.size;
@@ -114,6 +119,19 @@ export class FlowRowsState {
       at++;
     });
     keys.length = indexes.length = at;
+  }
+
+  /** Finds the history of every partition with an index by its key. */
+  private lookUpHistories(syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): void {
+    const index = this.placer.index;
+    for (let p = 0; p < index.size; p++) {
+      const history = syncHistory.get(index.keyAt(p));
+      if (history === undefined) continue;
+      this.histories[p] = history;
+      this.historyCycles[p] = this.cycle;
+    }
+    // The positions are not known: the next pass starts afresh.
+    this.scannedKeys.length = this.scannedIndexes.length = 0;
   }
 
   /**
@@ -262,6 +280,9 @@ function isLaidOut(layout: GroupLayout, offsets: readonly GroupOffset[]): boolea
 export function compareTopicPartitions(a: { topic: string; partition: number }, b: { topic: string; partition: number }): number {
   return (a.topic === b.topic ? 0 : a.topic.localeCompare(b.topic)) || a.partition - b.partition;
 }
+
+/** How many keys per partition of the flow the collector's map may hold for one pass over it to be the cheaper way. */
+const scanLimit = 4;
 
 /** The history of a partition without one (never changed). */
 const noSyncs: readonly SyncPoint[] = Object.freeze([]);

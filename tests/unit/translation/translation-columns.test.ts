@@ -260,6 +260,21 @@ describe("dense partition indexes, stable across cycles", () => {
     expect(last.map((r) => r.translation.kind === "translated" && r.translation.syncUpstream)).toEqual([100n, 60n, 30n]);
   });
 
+  it("finds a small flow's histories in a map mostly of other flows' keys, cycle after cycle", () => {
+    const cache = new SyncModelCache();
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100]) });
+    for (let p = 0; p < 20; p++) history.set(`west->east|orders|${p}`, syncs([0, 0], [300, 300]));
+    const flow = makeFlow({ partitions: [makeFlowPartition({ partition: 0 })] });
+    const group = makeGroup("app", { "orders/0": 150n });
+    for (const step of [() => undefined, () => void history.set([...history.keys()][0]!, syncs([0, 0], [120, 130]))]) {
+      step();
+      const cached = translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0, cache });
+      expect(rowsOf(cached)).toEqual(rowsOf(translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0 })));
+      cache.endCycle();
+    }
+    expect(rowsOf(translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0, cache }))[0]!.translation).toMatchObject({ syncUpstream: 120n, downstream: 131n });
+  });
+
   it("cycle after cycle with one cache, rows follow a history that grows in place, is trimmed in place or is replaced", () => {
     const cache = new SyncModelCache();
     const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]) });
