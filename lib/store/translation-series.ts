@@ -2,6 +2,7 @@ import type { Dialect } from "./engine/dialect";
 import type { Work } from "./engine/steps";
 import { TieredTable } from "./tiered-table";
 import type { Columns, SeriesBatch, SeriesValue } from "./series-batch";
+import type { TranslationSampleColumns } from "@/lib/translation";
 import type { TranslationSample, TranslationSeriesPoint } from "./types";
 
 /**
@@ -19,8 +20,13 @@ export const translationSpec = {
 } as const;
 
 /** A flow's samples as one batch (keys and values in translationSpec's column order). */
-export function listTranslationBatch(flow: string, samples: readonly TranslationSample[]): SeriesBatch {
+export function listTranslationBatch(flow: string, samples: readonly TranslationSample[] | TranslationSampleColumns): SeriesBatch {
   const count = samples.length;
+  if (!isSampleList(samples)) {
+    const s = samples;
+    const values = [s.committed, s.translated, s.checkpointDownstream, s.idealLow, s.idealHigh, s.reread, s.failoverReread, s.groupLag];
+    return { keys: [new Array<string>(count).fill(flow), s.groups, s.topics, s.partitions], values };
+  }
   // One loop filling preallocated columns: a map per column costs three times as much at 190,000 samples.
   const [groups, topics, partitions] = [new Array<string>(count), new Array<string>(count), new Array<number>(count)];
   const values = translationSpec.valueColumns.map(() => new Array<SeriesValue>(count));
@@ -40,6 +46,11 @@ export function listTranslationBatch(flow: string, samples: readonly Translation
     groupLag[i] = s.groupLag;
   }
   return { keys: [new Array<string>(count).fill(flow), groups, topics, partitions], values };
+}
+
+/** Whether the samples are a list of objects (lib/translation's TranslationSampleColumns are not). */
+function isSampleList(samples: readonly TranslationSample[] | TranslationSampleColumns): samples is readonly TranslationSample[] {
+  return Array.isArray(samples);
 }
 
 /** Turns a stored series' values (translationSpec's columns) back into a point. */
@@ -63,7 +74,7 @@ export function createTranslationSeries(dialect: Dialect) {
   const table = new TieredTable(translationSpec, dialect);
   return {
     /** Writes the samples that changed since last written. */
-    record: (flow: string, samples: readonly TranslationSample[], at: number): Work<void> => table.write(listTranslationBatch(flow, samples), at),
+    record: (flow: string, samples: readonly TranslationSample[] | TranslationSampleColumns, at: number): Work<void> => table.write(listTranslationBatch(flow, samples), at),
 
     /** A group's points over [from, to], by partition then time, each partition's last value carried to `from`. */
     *read(flow: string, group: string, from: number, to: number): Work<TranslationSeriesPoint[]> {

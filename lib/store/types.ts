@@ -1,5 +1,5 @@
 import type { CheckpointPoint, Flow, OffsetSyncPoint } from "@/lib/collector/types";
-import type { RowSample } from "@/lib/translation";
+import type { RowSample, TranslationSampleColumns } from "@/lib/translation";
 
 /** One sample of a flow partition's offsets (raw: a cycle it changed in; rolled up: last of a 5-minute or hour bucket). */
 export interface PartitionSample {
@@ -153,7 +153,7 @@ export interface Store {
   prune(now: number): Promise<void>;
   close(): Promise<void>;
   /** Writes the cycle's translation samples of a flow that changed since last written (tiered like partitions). */
-  recordTranslationSamples(flow: string, samples: readonly TranslationSample[], at: number): Promise<void>;
+  recordTranslationSamples(flow: string, samples: readonly TranslationSample[] | TranslationSampleColumns, at: number): Promise<void>;
   /** A group's translation samples between `from` and `to`, per partition, oldest first. */
   readTranslationSeries(flow: string, group: string, from: number, to: number): Promise<TranslationSeriesPoint[]>;
   /** Applies a cycle's detector memory changes (only the entries that changed; null deletes). */

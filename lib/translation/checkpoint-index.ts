@@ -1,55 +1,79 @@
 import type { CheckpointPoint } from "@/lib/collector/types";
 
-/** The latest checkpoint per group, topic and partition. */
-export type CheckpointsByGroup = ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<number, CheckpointPoint>>>;
+/** Positions of the latest checkpoints in the listed order, by group, topic and partition. */
+type PositionsByGroup = Map<string, Map<string, Map<number, number>>>;
+
+/** Generations of every index (a layout that read one index's positions never takes another's as current). */
+let generations = 0;
 
 /**
  * A flow's checkpoints by group, topic and partition (a later one of the same partition wins), kept between cycles:
  * the collector lists the latest checkpoint per group partition in the same order cycle after cycle, replacing the
- * ones MM2 emitted again (a twelfth of them a cycle at MM2's default interval). When each position of the new list
- * names the partition it named before, only the replaced checkpoints are set; otherwise the index is built again.
- * Rebuilding three levels of maps for 190,000 group partitions every cycle cost ~40 ms and their garbage.
+ * ones MM2 emitted again (a twelfth of them a cycle at MM2's default interval). The index holds each partition's
+ * position in the list; while each position of a new list names the partition it named before, the positions stand
+ * and the checkpoint at one is the new list's. Otherwise the index is built again, under a new generation.
+ * Rebuilding three levels of maps for 190,000 group partitions every cycle cost ~40 ms and their garbage; setting the
+ * replaced checkpoints in them cost a twelfth of that, and a row's two map lookups more (translate-flow.ts reads the
+ * positions of a group's rows once per generation: FlowRowsState.readCheckpointPositions).
  */
 export class CheckpointIndex {
   private list: readonly CheckpointPoint[] = [];
-  private index = new Map<string, Map<string, Map<number, CheckpointPoint>>>();
+  private positions: PositionsByGroup = new Map();
   /** Whether `list` names a partition twice (the index then holds fewer checkpoints than the list). */
   private repeats = false;
+  private currentGeneration = ++generations;
 
-  /** The index of `checkpoints`; valid until the next update. */
-  update(checkpoints: readonly CheckpointPoint[]): CheckpointsByGroup {
+  /** Changes whenever a position may name another group partition than it did: positions read before are stale. */
+  get generation(): number {
+    return this.currentGeneration;
+  }
+
+  /** Indexes `checkpoints` (valid until the next update); the index itself, for chaining. */
+  update(checkpoints: readonly CheckpointPoint[]): this {
     if (this.repeats || checkpoints.length !== this.list.length) return this.rebuild(checkpoints);
-    const replaced: number[] = [];
     for (let i = 0; i < checkpoints.length; i++) {
       const was = this.list[i]!;
       const now = checkpoints[i]!;
       if (was === now) continue;
       if (now.partition !== was.partition || now.topic !== was.topic || now.group !== was.group) return this.rebuild(checkpoints);
-      replaced.push(i);
     }
     // Every partition is at one position only (no repeats): the checkpoint there is its latest.
-    for (const i of replaced) {
-      const c = checkpoints[i]!;
-      this.index.get(c.group)!.get(c.topic)!.set(c.partition, c);
-    }
     this.list = checkpoints;
-    return this.index;
+    return this;
   }
 
-  private rebuild(checkpoints: readonly CheckpointPoint[]): CheckpointsByGroup {
-    const byGroup = new Map<string, Map<string, Map<number, CheckpointPoint>>>();
+  /** The group partition's latest checkpoint, or undefined. */
+  find(group: string, topic: string, partition: number): CheckpointPoint | undefined {
+    const at = this.positions.get(group)?.get(topic)?.get(partition);
+    return at === undefined ? undefined : this.list[at];
+  }
+
+  /** The positions of a group's latest checkpoints by topic and partition (undefined: the group has none). */
+  findGroup(group: string): ReadonlyMap<string, ReadonlyMap<number, number>> | undefined {
+    return this.positions.get(group);
+  }
+
+  /** The checkpoint at `position` of the last list (a position from this generation). */
+  at(position: number): CheckpointPoint {
+    return this.list[position]!;
+  }
+
+  private rebuild(checkpoints: readonly CheckpointPoint[]): this {
+    const byGroup: PositionsByGroup = new Map();
     let partitions = 0;
-    for (const c of checkpoints) {
+    for (let i = 0; i < checkpoints.length; i++) {
+      const c = checkpoints[i]!;
       let group = byGroup.get(c.group);
       if (group === undefined) byGroup.set(c.group, (group = new Map()));
       let topic = group.get(c.topic);
       if (topic === undefined) group.set(c.topic, (topic = new Map()));
       if (!topic.has(c.partition)) partitions++;
-      topic.set(c.partition, c);
+      topic.set(c.partition, i);
     }
     this.list = checkpoints;
-    this.index = byGroup;
+    this.positions = byGroup;
     this.repeats = partitions !== checkpoints.length;
-    return byGroup;
+    this.currentGeneration = ++generations;
+    return this;
   }
 }

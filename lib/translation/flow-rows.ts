@@ -8,6 +8,7 @@ import type { SyncPoint } from "@/lib/mm2";
 import { CheckpointIndex } from "./checkpoint-index";
 import { FlowPartitionPlacer } from "./flow-partition-index";
 import { throwBeyondSafe, toSafeOffset } from "./sync-columns";
+import type { SampleKeys } from "./sample-columns";
 import { FlowSyncModels, type ReplayOptions, type SyncModelCache } from "./sync-model";
 import { IdealCode, SharedTranslations, type TranslationRows } from "./translation-rows";
 import { growArray, growCapacity } from "./grown-array";
@@ -17,6 +18,8 @@ import { growArray, growCapacity } from "./grown-array";
  * valid while the group lists the same topic-partitions in the same order.
  */
 export interface GroupLayout {
+  /** The group laid out. */
+  group: string;
   /** The listed offsets' topics and partitions (what the layout is valid for). */
   listedTopics: readonly string[];
   listedPartitions: readonly number[];
@@ -26,6 +29,9 @@ export interface GroupLayout {
   topics: readonly string[];
   partitions: readonly number[];
   usedInCycle: number;
+  /** Per row, the position of its latest checkpoint in the checkpoint index's list (−1: none), of `generation`. */
+  checkpointPositions: Int32Array;
+  checkpointGeneration: number;
 }
 
 /** What the translation keeps of one flow between cycles (in SyncModelCache.lookupFlow). */
@@ -44,7 +50,17 @@ export class FlowRowsState {
   /** Per dense index, this cycle: 0 no sync, 1 a model, 2 a model holding an offset beyond 2^53 (numbers refused). */
   private modelKinds = new Uint8Array(0);
   private readonly histories: (readonly SyncPoint[] | undefined)[] = [];
+  /**
+   * The cycle of the last pass over the collector's histories, how many indexes were given out then, and per position
+   * of its map the key found there and that partition's index (−1: none).
+   */
+  private scannedCycle = -1;
+  private scannedSize = -1;
+  private readonly scannedKeys: string[] = [];
+  private readonly scannedIndexes: number[] = [];
   private readonly layouts = new Map<string, GroupLayout>();
+  /** The sample keys last made, and the layouts they were made for. */
+  private sampleKeys: { layouts: readonly GroupLayout[]; keys: SampleKeys } | null = null;
   /** The group ids as listed at the last sortGroups, and the positions in their sorted order. */
   private listedGroups: string[] = [];
   private groupOrder: number[] = [];
@@ -64,12 +80,58 @@ export class FlowRowsState {
 
   /** The partition's sync history this cycle (the collector's array for its key; empty without one). */
   readHistory(index: number, syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): readonly SyncPoint[] {
-    this.reserve(index);
-    if (this.historyCycles[index] !== this.cycle) {
-      this.historyCycles[index] = this.cycle;
-      this.histories[index] = syncHistory.get(this.placer.index.keyAt(index)) ?? [];
+    if (this.scannedCycle !== this.cycle) this.scanHistories(syncHistory);
+    return index < this.historyCycles.length && this.historyCycles[index] === this.cycle ? this.histories[index]! : noSyncs;
+  }
+
+  /**
+   * Finds the history of every partition with an index, in one pass over the collector's map (its keys in the order
+   * they were added): a key at the position it held last cycle has the index it had, without a lookup. A map lookup
+   * per partition, in row order, was a cache miss or several each (~30 ms a cycle at 100,000 partitions).
+   */
+  private scanHistories(syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): void {
+    this.scannedCycle = this.cycle;
+    const index = this.placer.index;
+    if (index.size > 0) this.reserve(index.size - 1);
+    // A map mostly of other flows' keys (the collector keeps one for all flows): a lookup per own partition is cheaper.
+    if (syncHistory.size > scanLimit * Math.max(index.size, 1)) {
+      this.lookUpHistories(syncHistory);
+      return;
     }
-    return this.histories[index]!;
+    // A key that named no partition may name one given an index since.
+    const recheck = index.size !== this.scannedSize;
+    this.scannedSize = index.size;
+    const keys = this.scannedKeys;
+    const indexes = this.scannedIndexes;
+    const cycle = this.cycle;
+    let at = 0;
+    syncHistory.forEach((history, key) => {
+      let p = indexes[at];
+      if (keys[at] !== key || p === undefined || (recheck && p < 0)) {
+        p = index.indexOfKey(key);
+        keys[at] = key;
+        indexes[at] = p;
+      }
+      if (p >= 0) {
+        this.histories[p] = history;
+        this.historyCycles[p] = cycle;
+      }
+      at++;
+    });
+    keys.length = indexes.length = at;
+  }
+
+  /** Finds the history of every partition with an index by its key. */
+  private lookUpHistories(syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): void {
+    const index = this.placer.index;
+    for (let p = 0; p < index.size; p++) {
+      const history = syncHistory.get(index.keyAt(p));
+      if (history === undefined) continue;
+      this.histories[p] = history;
+      this.historyCycles[p] = this.cycle;
+    }
+    // The positions are not known: the next pass starts afresh.
+    this.scannedKeys.length = this.scannedIndexes.length = 0;
   }
 
   /**
@@ -108,10 +170,49 @@ export class FlowRowsState {
   /** The group's layout for `offsets` (its offsets at or above 0, as listed), made again when they moved. */
   readLayout(groupId: string, offsets: readonly GroupOffset[]): GroupLayout {
     const held = this.layouts.get(groupId);
-    const layout = held !== undefined && isLaidOut(held, offsets) ? held : this.createLayout(offsets);
+    const layout = held !== undefined && isLaidOut(held, offsets) ? held : this.createLayout(groupId, offsets);
     if (layout !== held) this.layouts.set(groupId, layout);
     layout.usedInCycle = this.cycle;
     return layout;
+  }
+
+  /**
+   * Where the latest checkpoint of each row of `layout` (group `groupId`) sits in `checkpoints`' list (−1: none),
+   * looked up again only when the index was built again or the layout is new: a row reads its checkpoint by position.
+   */
+  readCheckpointPositions(layout: GroupLayout, groupId: string, checkpoints: CheckpointIndex): Int32Array {
+    if (layout.checkpointGeneration === checkpoints.generation) return layout.checkpointPositions;
+    const own = checkpoints.findGroup(groupId);
+    const positions = layout.checkpointPositions;
+    for (let i = 0; i < positions.length; i++) positions[i] = own?.get(layout.topics[i]!)?.get(layout.partitions[i]!) ?? -1;
+    layout.checkpointGeneration = checkpoints.generation;
+    return positions;
+  }
+
+  /**
+   * The key columns of the samples of rows laid out by `layouts` (one per group, in row order), the same arrays as
+   * last time when the groups were laid out by the same layouts: the store compares a write's keys with the last
+   * write's by array first (lib/store series-batch.ts). Never changed once made.
+   */
+  readSampleKeys(layouts: readonly GroupLayout[]): SampleKeys {
+    const held = this.sampleKeys;
+    if (held !== null && held.layouts.length === layouts.length && held.layouts.every((l, k) => l === layouts[k])) return held.keys;
+    let count = 0;
+    for (const layout of layouts) count += layout.topics.length;
+    const groups = new Array<string>(count);
+    const topics = new Array<string>(count);
+    const partitions = new Array<number>(count);
+    let at = 0;
+    for (const layout of layouts) {
+      for (let i = 0; i < layout.topics.length; i++, at++) {
+        groups[at] = layout.group;
+        topics[at] = layout.topics[i]!;
+        partitions[at] = layout.partitions[i]!;
+      }
+    }
+    const keys = { groups, topics, partitions };
+    this.sampleKeys = { layouts, keys };
+    return keys;
   }
 
   /**
@@ -146,12 +247,13 @@ export class FlowRowsState {
     while (this.histories.length < size) this.histories.push(undefined);
   }
 
-  private createLayout(offsets: readonly GroupOffset[]): GroupLayout {
+  private createLayout(group: string, offsets: readonly GroupOffset[]): GroupLayout {
     const positions = offsets.map((_, i) => i);
     // Array.prototype.sort is stable: a topic-partition listed twice keeps its listed order, as the rows' sort did.
     positions.sort((a, b) => compareTopicPartitions(offsets[a]!, offsets[b]!));
     const index = this.placer.index;
     return {
+      group,
       listedTopics: offsets.map((o) => o.topic),
       listedPartitions: offsets.map((o) => o.partition),
       order: Int32Array.from(positions),
@@ -159,6 +261,8 @@ export class FlowRowsState {
       topics: positions.map((i) => offsets[i]!.topic),
       partitions: positions.map((i) => offsets[i]!.partition),
       usedInCycle: this.cycle,
+      checkpointPositions: new Int32Array(offsets.length),
+      checkpointGeneration: -1,
     };
   }
 }
@@ -176,6 +280,12 @@ function isLaidOut(layout: GroupLayout, offsets: readonly GroupOffset[]): boolea
 export function compareTopicPartitions(a: { topic: string; partition: number }, b: { topic: string; partition: number }): number {
   return (a.topic === b.topic ? 0 : a.topic.localeCompare(b.topic)) || a.partition - b.partition;
 }
+
+/** How many keys per partition of the flow the collector's map may hold for one pass over it to be the cheaper way. */
+const scanLimit = 4;
+
+/** The history of a partition without one (never changed). */
+const noSyncs: readonly SyncPoint[] = Object.freeze([]);
 
 /** Values a numeric row holds stay within ±2^52, so the difference of any two is exact (below 2^53). */
 const numericLimit = 2 ** 52;

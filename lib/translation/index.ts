@@ -7,6 +7,7 @@ export { CheckpointIndex } from "./checkpoint-index";
 export { mapIdealOffset, replaySyncHistory, SyncModelCache, type ReplayOptions } from "./sync-model";
 export { estimateReread, isSkipping, selectMirrorMakerOffset, sumTotals } from "./reread";
 export { translateFlow, translateSnapshotFlow, type TranslateFlowInput } from "./translate-flow";
+export { collectSampleColumns, type SampleColumn, type TranslationSampleColumns } from "./sample-columns";
 export { listSkippingRows, readGroupRows, readOwedDownstream, type GroupRowReader, type RowSample } from "./translation-rows";
 export {
   buildFailoverPlan,

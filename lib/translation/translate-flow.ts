@@ -23,8 +23,9 @@ import type { CheckpointPoint, ClusterSnapshot, ConsumerGroupState, Flow, FlowPa
 import { compileGroupFilter, type SyncPoint, translateFromSync } from "@/lib/mm2";
 import { CheckpointIndex } from "./checkpoint-index";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
-import { compareTopicPartitions, FlowRowsState, setNumericRow } from "./flow-rows";
+import { compareTopicPartitions, FlowRowsState, type GroupLayout, setNumericRow } from "./flow-rows";
 import { addTotals, estimateReread } from "./reread";
+import { attachFlowRows } from "./sample-columns";
 import { mapIdealOffsetFrom, type ReplayOptions, SyncModelCache } from "./sync-model";
 import type { SyncSlots } from "./sync-slots";
 import { attachGroupRows, ColumnGroupRows, TranslationRows } from "./translation-rows";
@@ -80,6 +81,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const groups: GroupTranslation[] = [];
   const excludedGroups: string[] = [];
   const uncheckpointedGroups: UncheckpointedGroup[] = [];
+  const layouts: GroupLayout[] = [];
   for (const g of state.sortGroups(input.sourceGroups)) {
     if (!isCheckpointedGroupType(g.groupType)) {
       const rows = listUncheckpointedPartitions(g, (topic, partition) => partitions.byIndex[state.placer.index.indexOf(topic, partition)]);
@@ -95,13 +97,15 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       continue;
     }
     const ctx: RowContext = { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: input.syncHistory, now };
-    const own = checkpoints.get(g.groupId);
     const layout = state.readLayout(g.groupId, offsets);
+    layouts.push(layout);
+    const checkpointAt = state.readCheckpointPositions(layout, g.groupId, checkpoints);
     const start = next;
     for (let i = 0; i < layout.order.length; i++) {
       const o = offsets[layout.order[i]!]!;
       const index = layout.dense[i]!;
-      const cp = own?.get(o.topic)?.get(o.partition);
+      const position = checkpointAt[i]!;
+      const cp = position < 0 ? undefined : checkpoints.at(position);
       const fp = partitions.byIndex[index];
       const r = next++;
       const enabled = fp !== undefined && syncsLoaded && readPartitionSettings(flow, fp).offsetSyncsEnabled;
@@ -131,7 +135,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     groups.push(group);
   }
   state.endCycle();
-  return {
+  const translation: FlowTranslation = {
     flow: flow.id,
     source: flow.source,
     target: flow.target,
@@ -143,6 +147,8 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
     uncheckpointedGroups,
     totals: { ...addTotals(groups.map((g) => g.totals)), groups: groups.length },
   };
+  attachFlowRows(translation, rows, () => state.readSampleKeys(layouts));
+  return translation;
 }
 
 /** The offsets at or above 0 (a group's own array when all are: no copy per group and cycle). */

@@ -10,6 +10,7 @@
  */
 import type { CheckpointPoint, FlowPartition } from "@/lib/collector/types";
 import { isSkipping } from "./reread";
+import type { SampleColumnsBuilder } from "./sample-columns";
 import type { IdealOffset, ModelTranslation, PartitionTranslation, RereadEstimate, TranslationTotals } from "./types";
 import { growArray, growCapacity } from "./grown-array";
 
@@ -165,6 +166,35 @@ export class TranslationRows {
       failoverReread: known ? BigInt(high - (cp !== undefined ? this.checkpointDownstream[r]! : translated)) : null,
       groupLag: Number.isNaN(logEnd) ? null : logEnd > committed ? BigInt(logEnd - committed) : 0n,
     };
+  }
+
+  /**
+   * Writes the store samples (sample's values) of rows [0, into.length) into `into`: numbers, NaN for null, without
+   * making a sample where the row is numeric. `groups[r]`: row r's group.
+   */
+  writeSamples(into: SampleColumnsBuilder, groups: readonly string[]): void {
+    const { committed, translated, checkpointDownstream, idealLow, idealHigh, reread, failoverReread, groupLag } = into;
+    for (let r = 0; r < into.length; r++) {
+      if (this.isObject[r] === 1) {
+        into.setSample(r, sampleRow(groups[r]!, this.objects.get(r)!));
+        continue;
+      }
+      const hasCheckpoint = this.checkpoints[r] !== undefined;
+      const rowCommitted = this.committed[r]!;
+      const rowTranslated = this.translated[r]!;
+      const known = this.ideal[r] !== IdealCode.UNKNOWN_BEFORE_FIRST_SYNC;
+      const high = this.high[r]!;
+      const logEnd = this.logEnd[r]!;
+      committed[r] = rowCommitted;
+      translated[r] = rowTranslated;
+      checkpointDownstream[r] = hasCheckpoint ? this.checkpointDownstream[r]! : Number.NaN;
+      idealLow[r] = known ? this.low[r]! : Number.NaN;
+      idealHigh[r] = known ? high : Number.NaN;
+      reread[r] = known ? high - rowTranslated : Number.NaN;
+      failoverReread[r] = known ? high - (hasCheckpoint ? this.checkpointDownstream[r]! : rowTranslated) : Number.NaN;
+      // NaN (log end unknown) stays NaN: no lag.
+      groupLag[r] = Number.isNaN(logEnd) ? Number.NaN : logEnd > rowCommitted ? logEnd - rowCommitted : 0;
+    }
   }
 
   /** Adds the rows [start, end) to `totals` (sumTotals' sums; bigints only for the sums). */

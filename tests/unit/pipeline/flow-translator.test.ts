@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type ClusterSnapshot, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
 import { FlowTranslator, listTranslationSamples } from "@/lib/pipeline/flow-translator";
-import { FLOW, makeFlow, makeFlowPartition, makeGroup, makeHistory, syncs, T0 } from "../translation/fixtures";
+import { FLOW, makeFlow, makeFlowPartition, makeGroup, makeHistory, readSampleColumns, syncs, T0 } from "../translation/fixtures";
 
 function makeSourceCluster(groups: ClusterSnapshot["groups"]): ClusterSnapshot {
   return {
@@ -19,7 +19,7 @@ describe("FlowTranslator", () => {
     };
     const translations = new FlowTranslator().translateCycle(snapshot, { offsetSyncs: makeHistory({ 0: syncs([0, 0], [100, 100], [200, 200]) }) });
     expect([...translations.keys()]).toEqual([FLOW]);
-    expect(listTranslationSamples(translations.get(FLOW)!)).toEqual([
+    expect(readSampleColumns(listTranslationSamples(translations.get(FLOW)!))).toEqual([
       { group: "app", topic: "orders", partition: 0, committed: 150n, translated: 101n, checkpointDownstream: null, idealLow: 150n, idealHigh: 150n, reread: 49n, failoverReread: 49n, groupLag: 9_850n },
       { group: "app", topic: "orders", partition: 1, committed: 3n, translated: null, checkpointDownstream: null, idealLow: null, idealHigh: null, reread: null, failoverReread: null, groupLag: 9_997n },
     ]);

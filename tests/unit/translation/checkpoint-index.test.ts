@@ -3,15 +3,18 @@ import type { CheckpointPoint } from "@/lib/collector/types";
 import { CheckpointIndex } from "@/lib/translation";
 import { makeCheckpoint } from "./fixtures";
 
-/** The index as nested plain objects: group → topic → partition → [upstream, downstream]. */
-function describeIndex(index: ReturnType<CheckpointIndex["update"]>): Record<string, Record<string, Record<number, [bigint, bigint]>>> {
+/**
+ * What the index answers for every group partition of `lists`, as nested plain objects: group → topic → partition →
+ * [upstream, downstream] (absent: no checkpoint).
+ */
+function describeIndex(index: CheckpointIndex, lists: readonly CheckpointPoint[][]): Record<string, Record<string, Record<number, [bigint, bigint]>>> {
   const out: Record<string, Record<string, Record<number, [bigint, bigint]>>> = {};
-  for (const [group, topics] of index) {
-    out[group] = {};
-    for (const [topic, partitions] of topics) {
-      out[group][topic] = {};
-      for (const [partition, c] of partitions) out[group][topic][partition] = [c.upstream, c.downstream];
-    }
+  for (const { group, topic, partition } of lists.flat()) {
+    const c = index.find(group, topic, partition);
+    if (c === undefined) continue;
+    // Through the group's positions too: the same checkpoint.
+    expect(index.at(index.findGroup(group)!.get(topic)!.get(partition)!)).toBe(c);
+    ((out[group] ??= {})[topic] ??= {})[partition] = [c.upstream, c.downstream];
   }
   return out;
 }
@@ -36,11 +39,15 @@ describe("CheckpointIndex", () => {
       [a0, { ...b0, partition: 1 }],
       [],
     ];
+    const generations: number[] = [];
     const described = lists.map((list) => {
-      const index = describeIndex(kept.update(list));
-      expect(index).toEqual(describeIndex(new CheckpointIndex().update(list)));
+      const index = describeIndex(kept.update(list), lists);
+      generations.push(kept.generation);
+      expect(index).toEqual(describeIndex(new CheckpointIndex().update(list), lists));
       return index;
     });
+    // Positions stand (same generation) only where each position names the partition it named before, without repeats.
+    expect(generations.map((g, i) => i > 0 && g === generations[i - 1])).toEqual([false, true, false, false, false, false, false, false]);
     expect(described[1]).toEqual({ app: { orders: { 0: [100n, 100n], 1: [210n, 210n] } }, billing: { orders: { 0: [300n, 300n] } } });
     expect(described[4]).toEqual({ app: { orders: { 0: [6n, 6n], 1: [200n, 200n] } }, billing: { orders: { 0: [310n, 310n] } } });
     expect(described[6]).toEqual({ app: { orders: { 0: [100n, 100n] } }, billing: { orders: { 1: [300n, 300n] } } });

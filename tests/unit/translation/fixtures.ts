@@ -4,6 +4,7 @@
  */
 import { type CheckpointPoint, type ConsumerGroupState, type Flow, type FlowPartition, flowPartitionKey } from "@/lib/collector/types";
 import type { SyncPoint } from "@/lib/mm2";
+import type { RowSample, SampleColumn, TranslationSampleColumns } from "@/lib/translation";
 
 /** 2025-01-15 03:00:00 UTC. */
 export const T0 = Date.UTC(2025, 0, 15, 3, 0, 0);
@@ -101,4 +102,25 @@ export function steadySyncs(step: number, last: number, shift = 0): SyncPoint[] 
 /** The collector's sync history map for partitions of `orders` (or another topic). */
 export function makeHistory(byPartition: Record<number, SyncPoint[]>, topic = "orders"): Map<string, SyncPoint[]> {
   return new Map(Object.entries(byPartition).map(([p, list]) => [flowPartitionKey(FLOW, topic, Number(p)), list]));
+}
+
+/** The store's samples as objects, row by row, from their columns (lib/translation/sample-columns.ts). */
+export function readSampleColumns(columns: TranslationSampleColumns): RowSample[] {
+  const value = (column: SampleColumn, i: number): bigint | null => {
+    const v = column[i]!;
+    return typeof v === "number" ? (Number.isNaN(v) ? null : BigInt(v)) : v;
+  };
+  return Array.from({ length: columns.length }, (_, i) => ({
+    group: columns.groups[i]!,
+    topic: columns.topics[i]!,
+    partition: columns.partitions[i]!,
+    committed: value(columns.committed, i)!,
+    translated: value(columns.translated, i),
+    checkpointDownstream: value(columns.checkpointDownstream, i),
+    idealLow: value(columns.idealLow, i),
+    idealHigh: value(columns.idealHigh, i),
+    reread: value(columns.reread, i),
+    failoverReread: value(columns.failoverReread, i),
+    groupLag: value(columns.groupLag, i),
+  }));
 }

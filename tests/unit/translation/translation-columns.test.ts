@@ -6,7 +6,7 @@ import { readGroupRows, sampleRow } from "@/lib/translation/translation-rows";
 import {
   estimateReread, type FlowTranslation, mapIdealOffset, SyncModelCache, translateFlow, type PartitionTranslation, type TranslateFlowInput,
 } from "@/lib/translation";
-import { makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, syncs, T0 } from "./fixtures";
+import { makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, readSampleColumns, syncs, T0 } from "./fixtures";
 
 const twoTo53 = 2n ** 53n;
 
@@ -109,8 +109,13 @@ describe("translation columns: offsets as float64, exact below 2^53", () => {
     const history = makeHistory({ 0: syncs([0, 0], [100, 100], [200, 200]), 1: syncs([50, 40], [300, 150]), 2: syncs([10, 10], [20, 20]) });
     const groups = [makeGroup("app", { "orders/0": 150n, "orders/1": 60n, "orders/2": 5n, "orders/3": 5n }), makeGroup("web", { "orders/1": 400n, "orders/2": 15n })];
     const ft = translate({ flow, sourceGroups: groups, syncHistory: history });
-    const samples = listTranslationSamples(ft);
+    const columns = listTranslationSamples(ft);
+    const samples = readSampleColumns(columns);
     expect(samples).toEqual(ft.groups.flatMap((g) => g.partitions.map((p) => sampleRow(g.group, p))));
+    // Every value is exact: every column is numbers, no bigint per sample.
+    expect([columns.committed, columns.idealLow, columns.failoverReread, columns.groupLag].every((c) => c instanceof Float64Array)).toBe(true);
+    // A translation without its columns (a copy, as a decoded read model's) gives the same samples from its rows.
+    expect(readSampleColumns(listTranslationSamples({ ...ft }))).toEqual(samples);
     expect(samples.map((s) => [s.group, s.partition, s.idealLow, s.failoverReread, s.groupLag])).toEqual([
       // At MM2's translation's checkpoint; below a checkpoint (an upstream-gap bracket, 41..50, against 181); its log
       // end unknown; not replicated; beyond the newest sync (151..250 against 151); a one-to-one run (15 against 11).
@@ -121,6 +126,27 @@ describe("translation columns: offsets as float64, exact below 2^53", () => {
       ["web", 1, 151n, 99n, 9_600n],
       ["web", 2, 15n, 4n, null],
     ]);
+  });
+
+  it("the samples' key columns are last cycle's arrays while every group lists the same partitions", () => {
+    const cache = new SyncModelCache();
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]) });
+    const flow = makeFlow({ partitions: [0, 1].map((partition) => makeFlowPartition({ partition })) });
+    const cycle = (groups: ReturnType<typeof makeGroup>[]) => {
+      const ft = translate({ flow, sourceGroups: groups, syncHistory: history, cache });
+      const columns = listTranslationSamples(ft);
+      expect(readSampleColumns(columns)).toEqual(ft.groups.flatMap((g) => g.partitions.map((p) => sampleRow(g.group, p))));
+      return columns;
+    };
+    const one = cycle([makeGroup("app", { "orders/0": 150n }), makeGroup("web", { "orders/1": 70n })]);
+    const two = cycle([makeGroup("app", { "orders/0": 160n }), makeGroup("web", { "orders/1": 80n })]);
+    expect([two.groups, two.topics, two.partitions]).toEqual([["app", "web"], ["orders", "orders"], [0, 1]]);
+    expect(two.groups).toBe(one.groups);
+    expect(two.partitions).toBe(one.partitions);
+    // A group commits on another partition: new arrays (the last ones are never changed).
+    const three = cycle([makeGroup("app", { "orders/0": 160n, "orders/1": 5n }), makeGroup("web", { "orders/1": 80n })]);
+    expect(three.groups).not.toBe(two.groups);
+    expect([three.groups, three.partitions, one.partitions]).toEqual([["app", "app", "web"], [0, 1, 1], [0, 1]]);
   });
 
   it("a group's rows serialise as before: JSON and the keys a digest reads show `partitions`, not the columns", () => {
@@ -165,6 +191,88 @@ describe("dense partition indexes, stable across cycles", () => {
     expect(index.keyAt(0)).toBe("east->west|orders|7");
     expect(index.indexOf("orders", 8)).toBe(-1);
     expect(index.size).toBe(1);
+  });
+
+  it("rows read the checkpoint MM2 emitted again at its position, and checkpoints listed anew, as a fresh index does", () => {
+    const cache = new SyncModelCache();
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]) });
+    const partitions = [0, 1].map((partition) => makeFlowPartition({ partition }));
+    const group = makeGroup("app", { "orders/0": 150n, "orders/1": 70n });
+    const lists = [
+      [makeCheckpoint("app", "orders", 0, 120n, 101n), makeCheckpoint("app", "orders", 1, 60n, 61n)],
+      [makeCheckpoint("app", "orders", 0, 150n, 101n), makeCheckpoint("app", "orders", 1, 60n, 61n)],
+      [makeCheckpoint("app", "orders", 1, 70n, 61n)],
+      [makeCheckpoint("app", "orders", 1, 70n, 61n), makeCheckpoint("app", "orders", 0, 150n, 101n)],
+    ];
+    // Each list's checkpoint upstream offsets, by row (partitions 0 and 1).
+    const expected = [[120n, 60n], [150n, 60n], [null, 70n], [150n, 70n]];
+    for (const [n, checkpoints] of lists.entries()) {
+      const flow = makeFlow({ partitions, checkpoints });
+      const cached = translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0, cache });
+      expect(rowsOf(cached)).toEqual(rowsOf(translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0 })));
+      expect(rowsOf(cached).map((r) => r.checkpoint?.upstream ?? null)).toEqual(expected[n]);
+      cache.endCycle();
+    }
+  });
+
+  it("finds the index of a collector's history key only when it is exactly the key of a partition with one", () => {
+    const index = new FlowPartitionIndex("east->west");
+    index.ensure("orders", 7);
+    index.ensure("or|ders", 1);
+    expect(index.indexOfKey("east->west|orders|7")).toBe(0);
+    expect(index.indexOfKey("east->west|or|ders|1")).toBe(1);
+    for (const key of ["east->west|orders|07", "east->west|orders|", "east->west|orders|8", "east->west|orders", "east->westx|orders|7", "west->east|orders|7"]) {
+      expect(index.indexOfKey(key)).toBe(-1);
+    }
+  });
+
+  it("finds each partition's history when the collector's map gains, loses or reorders keys between cycles", () => {
+    const cache = new SyncModelCache();
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100]), 1: syncs([0, 0], [50, 60]), 2: syncs([0, 0], [30, 40]) });
+    const keys = [...history.keys()];
+    const group = makeGroup("app", { "orders/0": 150n, "orders/1": 70n });
+    const two = makeFlow({ partitions: [0, 1].map((partition) => makeFlowPartition({ partition })) });
+    const three = makeFlow({ partitions: [0, 1, 2].map((partition) => makeFlowPartition({ partition })) });
+    const wider = makeGroup("app", { "orders/0": 150n, "orders/1": 70n, "orders/2": 35n });
+    const steps: [ReturnType<typeof makeFlow>, ReturnType<typeof makeGroup>, () => void][] = [
+      [two, group, () => undefined],
+      // Partition 1's history gone; then back, at the map's end.
+      [two, group, () => void history.delete(keys[1]!)],
+      [two, group, () => void history.set(keys[1]!, syncs([0, 0], [60, 70]))],
+      // Partition 2, whose key the map held all along, joins the flow (its index is given after the map was read).
+      [three, wider, () => undefined],
+      // Another flow's key first: every position moves.
+      [three, wider, () => {
+        const all = [...history];
+        history.clear();
+        history.set("west->east|orders|0", syncs([0, 0]));
+        for (const [key, list] of all) history.set(key, list);
+      }],
+    ];
+    for (const [flow, g, step] of steps) {
+      step();
+      const cached = translateFlow({ flow, sourceGroups: [g], syncHistory: history, now: T0, cache });
+      const fresh = translateFlow({ flow, sourceGroups: [g], syncHistory: new Map(history), now: T0 });
+      expect(rowsOf(cached)).toEqual(rowsOf(fresh));
+      cache.endCycle();
+    }
+    const last = rowsOf(translateFlow({ flow: three, sourceGroups: [wider], syncHistory: history, now: T0, cache }));
+    expect(last.map((r) => r.translation.kind === "translated" && r.translation.syncUpstream)).toEqual([100n, 60n, 30n]);
+  });
+
+  it("finds a small flow's histories in a map mostly of other flows' keys, cycle after cycle", () => {
+    const cache = new SyncModelCache();
+    const history = makeHistory({ 0: syncs([0, 0], [100, 100]) });
+    for (let p = 0; p < 20; p++) history.set(`west->east|orders|${p}`, syncs([0, 0], [300, 300]));
+    const flow = makeFlow({ partitions: [makeFlowPartition({ partition: 0 })] });
+    const group = makeGroup("app", { "orders/0": 150n });
+    for (const step of [() => undefined, () => void history.set([...history.keys()][0]!, syncs([0, 0], [120, 130]))]) {
+      step();
+      const cached = translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0, cache });
+      expect(rowsOf(cached)).toEqual(rowsOf(translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0 })));
+      cache.endCycle();
+    }
+    expect(rowsOf(translateFlow({ flow, sourceGroups: [group], syncHistory: history, now: T0, cache }))[0]!.translation).toMatchObject({ syncUpstream: 120n, downstream: 131n });
   });
 
   it("cycle after cycle with one cache, rows follow a history that grows in place, is trimmed in place or is replaced", () => {

@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSqliteStore, type Store, type TranslationSample } from "@/lib/store";
-import { FLOW, T0 } from "./fixtures";
+import { SampleColumnsBuilder } from "@/lib/translation/sample-columns";
+import { FLOW, readSampleColumns, T0 } from "./fixtures";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -37,6 +38,27 @@ describe("translation series in the store", () => {
       [1, T0, 7n, 90n, 5n],
       // Partition 1 did not change: its value is carried to the newest cycle written (T0 + 10 s).
       [1, T0 + 10_000, 7n, 90n, 5n],
+    ]);
+  });
+
+  it("writes samples handed over as columns as it writes them as objects: numbers where exact, bigints beyond 2^53", async () => {
+    const builder = new SampleColumnsBuilder(2);
+    const rows = [sample(0, 3n), sample(1, null, { translated: null, groupLag: 9007199254740993n })];
+    rows.forEach((row, i) => builder.setSample(i, row));
+    const columns = builder.finish(["app", "app"], ["orders", "orders"], [0, 1]);
+    expect(columns.reread).toBeInstanceOf(Float64Array);
+    // The one value float64 would round turns its column to bigints, exact.
+    expect(columns.groupLag).toEqual([5n, 9007199254740993n]);
+    expect(readSampleColumns(columns)).toEqual(rows);
+    await store.recordTranslationSamples(FLOW, columns, T0);
+    await store.recordTranslationSamples(FLOW, [sample(0, 4n), rows[1]!], T0 + 10_000);
+    const series = await store.readTranslationSeries(FLOW, "app", T0, T0 + MINUTE);
+    expect(series.map((p) => [p.partition, p.at, p.reread, p.translated, p.groupLag])).toEqual([
+      [0, T0, 3n, 90n, 5n],
+      [0, T0 + 10_000, 4n, 90n, 5n],
+      // The same values as objects the next cycle: unchanged, nothing written (carried to the newest cycle).
+      [1, T0, null, null, 9007199254740993n],
+      [1, T0 + 10_000, null, null, 9007199254740993n],
     ]);
   });
 
