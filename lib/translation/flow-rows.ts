@@ -4,7 +4,7 @@
  * anything per row: dense partition indexes (flow-partition-index.ts) and each group's row layout.
  */
 import type { CheckpointPoint, FlowPartition, GroupOffset } from "@/lib/collector/types";
-import type { SyncPoint } from "@/lib/mm2";
+import { readPointHistory, type SyncHistories, type SyncHistory } from "@/lib/collector/sync-history";
 import { CheckpointIndex } from "./checkpoint-index";
 import { FlowPartitionPlacer } from "./flow-partition-index";
 import { throwBeyondSafe, toSafeOffset } from "./sync-columns";
@@ -28,6 +28,9 @@ export interface GroupLayout {
   usedInCycle: number;
 }
 
+/** The history of a partition without one. */
+const noSyncs = readPointHistory([]);
+
 /** What the translation keeps of one flow between cycles (in SyncModelCache.lookupFlow). */
 export class FlowRowsState {
   readonly placer: FlowPartitionPlacer;
@@ -43,7 +46,7 @@ export class FlowRowsState {
   private modelCycles = new Int32Array(0);
   /** Per dense index, this cycle: 0 no sync, 1 a model, 2 a model holding an offset beyond 2^53 (numbers refused). */
   private modelKinds = new Uint8Array(0);
-  private readonly histories: (readonly SyncPoint[] | undefined)[] = [];
+  private readonly histories: (SyncHistory | undefined)[] = [];
   private readonly layouts = new Map<string, GroupLayout>();
   /** The group ids as listed at the last sortGroups, and the positions in their sorted order. */
   private listedGroups: string[] = [];
@@ -62,12 +65,12 @@ export class FlowRowsState {
     this.cycle++;
   }
 
-  /** The partition's sync history this cycle (the collector's array for its key; empty without one). */
-  readHistory(index: number, syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): readonly SyncPoint[] {
+  /** The partition's sync history this cycle (the collector's for its key; empty without one). */
+  readHistory(index: number, syncHistory: SyncHistories): SyncHistory {
     this.reserve(index);
     if (this.historyCycles[index] !== this.cycle) {
       this.historyCycles[index] = this.cycle;
-      this.histories[index] = syncHistory.get(this.placer.index.keyAt(index)) ?? [];
+      this.histories[index] = syncHistory.get(this.placer.index.keyAt(index)) ?? noSyncs;
     }
     return this.histories[index]!;
   }
@@ -76,7 +79,7 @@ export class FlowRowsState {
    * Whether the partition has a replayed model this cycle (false: no sync in its history), brought up to its history
    * once per cycle (FlowSyncModels.update, in `cache`'s cycle).
    */
-  readModel(index: number, cache: SyncModelCache, syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): boolean {
+  readModel(index: number, cache: SyncModelCache, syncHistory: SyncHistories): boolean {
     this.reserve(index);
     if (this.modelCycles[index] !== this.cycle) {
       const history = this.readHistory(index, syncHistory);
@@ -94,7 +97,7 @@ export class FlowRowsState {
    * readModel for the numbers: whether the partition has a model, throwing (toSafeOffset's error) when one of its slots
    * holds an offset beyond 2^53.
    */
-  readExactModel(index: number, fp: FlowPartition, cache: SyncModelCache, syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): boolean {
+  readExactModel(index: number, fp: FlowPartition, cache: SyncModelCache, syncHistory: SyncHistories): boolean {
     if (!this.readModel(index, cache, syncHistory)) return false;
     if (this.modelKinds[index] === 2) {
       const unsafe = this.models.slots.findUnsafeRun(index)!;
@@ -198,7 +201,7 @@ export function setNumericRow(
   r: number,
   state: FlowRowsState,
   p: number,
-  history: readonly SyncPoint[],
+  history: SyncHistory,
   fp: FlowPartition,
   logEnd: number,
   read: bigint,
@@ -242,24 +245,22 @@ export function setNumericRow(
  * (mapIdealOffsetFrom: a repeated sync is skipped by the search); false (the row is not numeric) when a sync or a
  * bound leaves ±2^52.
  */
-function locateIdeal(rows: TranslationRows, r: number, history: readonly SyncPoint[], start: number, upstream: number, dense: boolean): boolean {
+function locateIdeal(rows: TranslationRows, r: number, history: SyncHistory, start: number, upstream: number, dense: boolean): boolean {
   const i = findLastAtOrBefore(history, start, upstream);
   if (i === -1) return setIdeal(rows, r, IdealCode.UNKNOWN_BEFORE_FIRST_SYNC, 0, 0);
   if (i === -2) return false;
-  const sync = history[i]!;
-  const syncUp = Number(sync.upstream);
-  const syncDown = Number(sync.downstream);
+  const syncUp = history.upstream(i);
+  const syncDown = history.downstream(i);
   if (!isWithinLimit(syncUp) || !isWithinLimit(syncDown)) return false;
   if (syncUp === upstream) return setIdeal(rows, r, IdealCode.EXACT_SYNC, syncDown, syncDown);
-  const next = history[i + 1];
-  if (next === undefined) {
+  if (i + 1 === history.length) {
     // Beyond the newest sync: bounded by one target record per source offset.
     const low = syncDown + 1;
     const high = syncDown + (upstream - syncUp);
     return setIdeal(rows, r, low === high ? IdealCode.EXACT_PINNED : IdealCode.BRACKET_BEYOND_NEWEST, low, high);
   }
-  const nextUp = Number(next.upstream);
-  const nextDown = Number(next.downstream);
+  const nextUp = history.upstream(i + 1);
+  const nextDown = history.downstream(i + 1);
   if (!isWithinLimit(nextUp) || !isWithinLimit(nextDown)) return false;
   const upstreamAdvance = nextUp - syncUp;
   const downstreamAdvance = nextDown - syncDown;
@@ -277,9 +278,9 @@ function locateIdeal(rows: TranslationRows, r: number, history: readonly SyncPoi
  * Index of the last sync of history[start, end) with upstream ≤ `offset` (most offsets are at or past the newest
  * sync: one comparison), −1 before the first, −2 when a sync it compares is beyond ±2^52 (the bigint path decides).
  */
-function findLastAtOrBefore(history: readonly SyncPoint[], start: number, offset: number): number {
+function findLastAtOrBefore(history: SyncHistory, start: number, offset: number): number {
   const last = history.length - 1;
-  const newest = Number(history[last]!.upstream);
+  const newest = history.upstream(last);
   if (!isWithinLimit(newest)) return -2;
   if (newest <= offset) return last;
   let lo = start;
@@ -287,7 +288,7 @@ function findLastAtOrBefore(history: readonly SyncPoint[], start: number, offset
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const up = Number(history[mid]!.upstream);
+    const up = history.upstream(mid);
     if (!isWithinLimit(up)) return -2;
     if (up <= offset) {
       found = mid;
