@@ -59,6 +59,10 @@ export class SyncHistoryStore implements SyncHistories {
     return this.slots.keys();
   }
 
+  *entries(): Generator<[string, SyncHistory]> {
+    for (const [key, slot] of this.slots) yield [key, this.views[slot]!];
+  }
+
   list(key: string): readonly OffsetSyncPoint[] {
     return this.get(key)?.list() ?? [];
   }

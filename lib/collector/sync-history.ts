@@ -31,6 +31,8 @@ export interface SyncHistories {
   get(key: string): SyncHistory | undefined;
   has(key: string): boolean;
   keys(): IterableIterator<string>;
+  /** Every key with its history (one pass, no lookup per key). */
+  entries(): Generator<[string, SyncHistory]>;
   /** The key's syncs as points, empty without a history (evidence, JSON, the read model). */
   list(key: string): readonly OffsetSyncPoint[];
 }
@@ -87,6 +89,10 @@ class PointMapHistories implements SyncHistories {
 
   keys(): IterableIterator<string> {
     return this.map.keys();
+  }
+
+  *entries(): Generator<[string, SyncHistory]> {
+    for (const [key, points] of this.map) yield [key, readPointHistory(points)];
   }
 
   list(key: string): readonly OffsetSyncPoint[] {

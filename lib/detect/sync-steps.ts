@@ -67,9 +67,7 @@ export function stepSyncs(
   const old = readMarkTable(markers, markerSpec);
   const [oldUpstream, oldDownstream] = old.columns as [Float64Array, Float64Array];
   const next = createMarkTableBuilder(markers, now, markerSpec);
-  const histories = readSyncHistories(history.offsetSyncs);
-  for (const key of histories.keys()) {
-    const syncs = histories.get(key)!;
+  for (const [key, syncs] of readSyncHistories(history.offsetSyncs).entries()) {
     const newest = syncs.length === 0 ? undefined : syncs.point(syncs.length - 1);
     const slot = next.slotOf(key);
     const had = old.present[slot] === 1;

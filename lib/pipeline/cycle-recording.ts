@@ -40,8 +40,7 @@ export class CycleRecorder {
   record(current: Snapshot, previous: Snapshot | null, history: CollectorHistory): void {
     const changedSyncs: [string, readonly OffsetSyncPoint[]][] = [];
     const histories = readSyncHistories(history.offsetSyncs);
-    for (const key of histories.keys()) {
-      const held = histories.get(key)!;
+    for (const [key, held] of histories.entries()) {
       const appended = held.dropped + held.length;
       const before = this.written.get(key);
       if (before !== undefined && before.history === held && before.appended === appended) continue;

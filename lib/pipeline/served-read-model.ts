@@ -18,9 +18,7 @@ export const servedOffsetSyncs = 64;
 export function trimReadModel(model: ReadModel): ReadModel {
   const offsetSyncs = new Map<string, readonly OffsetSyncPoint[]>();
   const held = new Map(model.offsetSyncsHeld);
-  const histories = readSyncHistories(model.history.offsetSyncs);
-  for (const key of histories.keys()) {
-    const syncs = histories.get(key)!;
+  for (const [key, syncs] of readSyncHistories(model.history.offsetSyncs).entries()) {
     if (syncs.length <= servedOffsetSyncs) {
       offsetSyncs.set(key, syncs.list());
       continue;
