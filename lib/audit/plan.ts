@@ -1,4 +1,5 @@
 import { type FlowColumns, readFlowColumns } from "@/lib/collector/flow-columns";
+import { readSyncHistories, type SyncHistorySource } from "@/lib/collector/sync-history";
 import type { Flow, FlowPartition } from "@/lib/collector/types";
 import { selectLatestEpoch, type SyncPoint } from "@/lib/mm2";
 import type { AuditWindow, FlowAuditPlan, WindowReason } from "./types";
@@ -39,7 +40,7 @@ export function createAuditCursors(): AuditCursors {
 export interface AuditPlanInput {
   flows: readonly Flow[];
   /** The collector's offset-sync histories by `flowPartitionKey`. */
-  syncs: ReadonlyMap<string, readonly SyncPoint[]>;
+  syncs: SyncHistorySource;
   /** Source offsets around open findings (loss, reset, redelivery, moved position) by `flowPartitionKey`. */
   focus: ReadonlyMap<string, readonly bigint[]>;
   /** Records per flow this cycle (audit.recordsPerFlowPerMinute × the poll interval). */
@@ -64,6 +65,7 @@ export interface AuditPlanInput {
 export function planAudit(input: AuditPlanInput, cursors: AuditCursors): FlowAuditPlan[] {
   const taken = new Set<string>();
   const plans: FlowAuditPlan[] = [];
+  const syncs = readSyncHistories(input.syncs);
   for (const flow of input.flows) {
     const windows: AuditWindow[] = [];
     const count = flow.partitions.length;
@@ -78,7 +80,7 @@ export function planAudit(input: AuditPlanInput, cursors: AuditCursors): FlowAud
       // A partition listed twice has the columns of its last listing: its objects are read.
       if (!columns.duplicates && !canSample(columns, slot, i)) continue;
       const key = columns.keys[slot]!;
-      const history = input.syncs.get(key) ?? [];
+      const history = syncs.list(key);
       if (history.length === 0) continue;
       const p = flow.partitions[i]!;
       const sides = [`${flow.source}|${p.topic}|${p.partition}`, `${flow.target}|${p.targetTopic}|${p.partition}`];

@@ -28,7 +28,7 @@ import { advanceTransactionLedgers } from "./transaction-ledger-read";
 import { type PartitionLedger, parseLedgers, serializeLedgers } from "./transaction-ledger";
 import { LedgerShards, ledgerStoreKey } from "./transaction-ledger-shards";
 import type { FlowDefinition } from "./flow-discovery";
-import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, ledgerKey, type Snapshot, type TransactionLedgerView } from "./types";
+import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, ledgerKey, type OffsetSyncPoint, type Snapshot, type TransactionLedgerView } from "./types";
 import { checkSyncStepWriters } from "./sync-step-writers";
 import { checkTargetDensity, selectFlowDensityIssues } from "./target-density";
 import { applySourceTails, fetchSourceTails } from "./unreplicated-tail";
@@ -339,6 +339,15 @@ export class Collector {
     this.retainedWrittenAt = now;
   }
 
+  /** Appends a partition's stored syncs to its history; one with an offset beyond 2^53 is left out, and logged. */
+  private restoreSyncs(key: string, syncs: readonly OffsetSyncPoint[]): void {
+    try {
+      this.tailState.syncHistory.append(key, syncs);
+    } catch (err) {
+      log.warn({ err: describeError(err) }, "stored offset syncs left out: an offset is beyond 2^53");
+    }
+  }
+
   /** Writes the leader marks (a failure is logged, and the write is tried again next cycle). */
   private async writeLeaderMarks(store: CollectorPersistence, now: number): Promise<void> {
     try {
@@ -374,7 +383,7 @@ export class Collector {
     const kept = parseRetainedFlows(retained);
     if (kept.error !== null) log.warn({ err: kept.error }, "stored retained flows unreadable; flows are kept from now on");
     this.retainedFlows = kept.flows;
-    for (const [key, syncs] of history) this.tailState.syncHistory.set(key, syncs);
+    for (const [key, syncs] of history) this.restoreSyncs(key, syncs);
     const stored = parseLedgers(ledgers);
     if (stored.error !== null) log.warn({ err: stored.error }, "stored transaction ledgers unreadable; reading again from the log start");
     for (const l of stored.ledgers) this.ledgers.set(ledgerKey(l.cluster, l.topic, l.partition), l);

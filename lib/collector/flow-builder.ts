@@ -3,6 +3,7 @@ import type { FlowDefinition } from "./flow-discovery";
 import { fillFlowColumns } from "./flow-columns";
 import { decideMembership, listExcludedTopics, type MembershipContext } from "./flow-membership";
 import { createFlowPartitionKeyer, createPartitionNamer } from "./partition-keys";
+import { readSyncHistories, type SyncHistories, type SyncHistorySource } from "./sync-history";
 import { createUnknownJudge, type FlowReadFailures, type PreviousFlow, type UnknownJudge } from "./partition-unknown";
 import {
   type CheckpointPoint,
@@ -22,7 +23,8 @@ export interface FlowReadings {
   positions: ReadonlyMap<string, bigint> | null;
   /** Split flows: the connector copying each `topic/partition` that Connect holds offsets for (creditCopiers). */
   copiers?: ReadonlyMap<string, { connector: string; change: CopierChange | null }>;
-  syncHistory: ReadonlyMap<string, readonly SyncPoint[]>;
+  /** The offset syncs read so far, per `flowPartitionKey` (the collector's store, holding every flow's). */
+  syncHistory: SyncHistorySource;
   checkpoints: readonly CheckpointPoint[];
   latestHeartbeat: number | null;
   /** Why MM2's positions or the offset syncs could not be read this cycle (partition-unknown.ts). */
@@ -53,6 +55,7 @@ interface MemberTopic {
 interface PartitionContext {
   flowId: string;
   readings: FlowReadings;
+  syncHistory: SyncHistories;
   densityIssues: ReadonlyMap<string, string> | null;
   targetByName: ReadonlyMap<string, TopicState>;
   judgeUnknown: UnknownJudge;
@@ -80,7 +83,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
   const membership = { targetTopics, positionTopics };
   const { listing, members, excluded } = listMemberTopics(def, source, membership);
   const judgeUnknown = createUnknownJudge(source, target, readings.failures, previous);
-  const ctx = { flowId: def.id, readings, densityIssues, targetByName, judgeUnknown };
+  const ctx = { flowId: def.id, readings, syncHistory: readSyncHistories(readings.syncHistory), densityIssues, targetByName, judgeUnknown };
   // Built in the order the source lists its topics, the order their states were read in and sit in memory
   // (built in sorted order, the reads jumped around the heap: about 20 % slower at 100,000 partitions), then sorted.
   const listed: FlowPartition[] = [];
@@ -229,9 +232,9 @@ function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, c
     const copier = readings.copiers?.get(name);
     const lastReplicated = readings.positions?.get(name);
     const t = findPartition(remote, i, p.partition);
-    const history = readings.syncHistory.get(keyOf(p.partition));
+    const history = ctx.syncHistory.get(keyOf(p.partition));
     const committedPosition = lastReplicated === undefined ? null : lastReplicated + 1n;
-    const latestSync = history === undefined || history.length === 0 ? null : history[history.length - 1]!;
+    const latestSync = history === undefined || history.length === 0 ? null : history.point(history.length - 1);
     const derived = derivePosition(latestSync, t?.logEnd ?? null, p.logEnd);
     const densityIssue = densityIssues?.get(name) ?? null;
     const useDerived = densityIssue === null && derived !== null && (committedPosition === null || derived > committedPosition);

@@ -23,6 +23,7 @@ import type { FlowReadings } from "./flow-builder";
 import { listTakingConnectors } from "./flow-membership";
 import { countMalformed } from "./malformed-records";
 import { internPartitionName } from "./partition-keys";
+import { SyncHistoryStore } from "./sync-history-store";
 import { tailPartition, type TailPosition } from "./topic-tail";
 import { type CheckpointPoint, type ClusterSnapshot, type CopierChange, type DedicatedModeStatus, flowPartitionKey } from "./types";
 
@@ -32,7 +33,8 @@ export const maxSyncsInMemory = 20_000;
 /** State the collector carries between cycles for the flows' internal topics. */
 export interface FlowTailState {
   tails: Map<string, TailPosition>;
-  syncHistory: Map<string, SyncPoint[]>;
+  /** Every flow's offset syncs, per `flowPartitionKey`, bounded at `maxSyncsInMemory` a partition. */
+  syncHistory: SyncHistoryStore;
   checkpoints: Map<string, CheckpointPoint>;
   heartbeats: Map<string, number>;
   dedicatedPositions: Map<string, Map<string, bigint>>;
@@ -56,7 +58,7 @@ export interface CopierMark {
 /** How long a partition's copier change is shown after it was seen (its re-copy or skip is judged meanwhile). */
 export const copierChangeHoldMs = 10 * 60_000;
 
-export function createFlowTailState(syncHistory: Map<string, SyncPoint[]> = new Map()): FlowTailState {
+export function createFlowTailState(syncHistory = new SyncHistoryStore(maxSyncsInMemory)): FlowTailState {
   return {
     tails: new Map(),
     syncHistory,
@@ -120,7 +122,7 @@ export async function readFlow(def: FlowDefinition, ctx: FlowReadContext): Promi
   return {
     positions,
     ...(copiers.size > 0 ? { copiers } : {}),
-    syncHistory: new Map([...ctx.state.syncHistory].filter(([k]) => k.startsWith(prefix))),
+    syncHistory: ctx.state.syncHistory,
     checkpoints: [...ctx.state.checkpoints].filter(([k]) => k.startsWith(prefix)).map(([, v]) => v),
     latestHeartbeat: ctx.state.heartbeats.get(def.id) ?? null,
     failures: {
@@ -350,10 +352,13 @@ async function readSyncs(def: FlowDefinition, ctx: FlowReadContext, errors: stri
     fresh.set(key, list);
   }
   for (const [key, syncs] of fresh) {
-    const history = ctx.state.syncHistory.get(key) ?? [];
-    history.push(...syncs);
-    if (history.length > maxSyncsInMemory) history.splice(0, history.length - maxSyncsInMemory);
-    ctx.state.syncHistory.set(key, history);
+    try {
+      ctx.state.syncHistory.append(key, syncs);
+    } catch (err) {
+      // An offset beyond 2^53 (OffsetBeyondExactError): the partition's syncs are not read, and the flow says why.
+      errors.push(describeError(err));
+      continue;
+    }
     const [, topic, partition] = key.split("|") as [string, string, string];
     ctx.onSyncs?.(def.id, topic, Number(partition), syncs);
   }

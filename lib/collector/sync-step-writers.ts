@@ -1,5 +1,6 @@
 import { type ClusterReader, type FetchedRecord, isItemError } from "@/lib/kafka";
 import type { SyncPoint } from "@/lib/mm2";
+import { readSyncHistories, type SyncHistories, type SyncHistory, type SyncHistorySource } from "./sync-history";
 import { type Flow, type FlowPartition, flowPartitionKey } from "./types";
 import { tailBatchBytes } from "./unreplicated-tail";
 
@@ -25,11 +26,11 @@ export interface ExcessStep {
  * so the extra records are either MM2's second copies after a restart (MM2_REDELIVERY) or another producer's. A step
  * back (u2 < u1) is always MM2 resuming lower, never another writer. Null when there is none or it is not readable.
  */
-export function findExcessStep(history: readonly SyncPoint[], checkedTo: bigint | undefined, p: FlowPartition): Omit<ExcessStep, "key"> | null {
+export function findExcessStep(history: SyncHistory, checkedTo: bigint | undefined, p: FlowPartition): Omit<ExcessStep, "key"> | null {
   for (let i = history.length - 1; i > 0; i--) {
-    const to = history[i]!;
+    const to = history.point(i);
     if (checkedTo !== undefined && to.downstream <= checkedTo) return null;
-    const from = history[i - 1]!;
+    const from = history.point(i - 1);
     const advance = to.upstream - from.upstream;
     if (advance < 0n || to.downstream - from.downstream <= advance) continue;
     const firstCopyAt = from.downstream + advance;
@@ -54,14 +55,14 @@ export function findExcessStep(history: readonly SyncPoint[], checkedTo: bigint 
 export async function checkSyncStepWriters(
   flows: readonly Flow[],
   readers: ReadonlyMap<string, ClusterReader>,
-  syncHistory: ReadonlyMap<string, readonly SyncPoint[]>,
+  syncHistory: SyncHistorySource,
   checkedTo: Map<string, bigint>,
   untrustedTargets: Map<string, string>,
 ): Promise<{ found: Set<string>; errors: string[] }> {
   const found = new Set<string>();
   const errors: string[] = [];
   for (const flow of flows) {
-    const steps = listExcessSteps(flow, syncHistory, checkedTo, untrustedTargets);
+    const steps = listExcessSteps(flow, readSyncHistories(syncHistory), checkedTo, untrustedTargets);
     const reader = readers.get(flow.target);
     if (!reader || steps.length === 0) continue;
     try {
@@ -91,7 +92,7 @@ export async function checkSyncStepWriters(
 /** The steps of one flow to read this cycle; moves each partition's `checkedTo` to its newest sync. */
 function listExcessSteps(
   flow: Flow,
-  syncHistory: ReadonlyMap<string, readonly SyncPoint[]>,
+  syncHistory: SyncHistories,
   checkedTo: Map<string, bigint>,
   untrustedTargets: ReadonlyMap<string, string>,
 ): ExcessStep[] {

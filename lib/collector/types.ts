@@ -6,6 +6,7 @@
 import type { Connector } from "@/lib/connect/types";
 import type { CheckpointTiming, SourceTaskSettings } from "@/lib/mm2";
 import { internFlowPartitionKey } from "./partition-keys";
+import type { SyncHistorySource } from "./sync-history";
 
 export interface BrokerInfo {
   nodeId: number;
@@ -452,8 +453,11 @@ export interface Snapshot {
 
 /** Bounded histories the collector keeps between cycles (detectors and translation read them). */
 export interface CollectorHistory {
-  /** Every offset sync read, per `<flowId>|<topic>|<partition>`, oldest first, bounded. */
-  offsetSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
+  /**
+   * Every offset sync read, per `<flowId>|<topic>|<partition>`, oldest first, bounded: the collector's
+   * SyncHistoryStore, or points by key (a decoded read model, a recording); read it with readSyncHistories.
+   */
+  offsetSyncs: SyncHistorySource;
 }
 
 /** Key of one upstream partition of a flow in `CollectorHistory` maps: `<flowId>|<topic>|<partition>`, interned. */

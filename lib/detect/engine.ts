@@ -1,4 +1,5 @@
 import { type CollectorHistory, flowPartitionKey, type OffsetSyncPoint, type Snapshot } from "@/lib/collector/types";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import type { Thresholds } from "@/lib/config/thresholds";
 import { createReplicationPolicy } from "@/lib/mm2";
 import type { FlowTranslation } from "@/lib/translation";
@@ -60,7 +61,7 @@ export function runRules(input: RuleInput, rules: readonly Rule[] = registeredRu
     now,
     thresholds,
     newSyncs,
-    syncHistory: history.offsetSyncs,
+    syncHistory: readSyncHistories(history.offsetSyncs),
     judged: listJudgedFlows(current, previous, newSyncs),
     truncations: indexTruncations(current, memory.events),
   };

@@ -1,4 +1,5 @@
 import type { FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
+import type { SyncHistories } from "@/lib/collector/sync-history";
 import { listUpstreamGaps } from "@/lib/mm2/exact-mapping";
 import { readPartitionSettings } from "@/lib/collector/partition-settings";
 import { isCopierChangeSkip } from "./copier-changed";
@@ -96,8 +97,9 @@ function findStartsOfNewFlows(ctx: DetectorContext): EventCandidate[] {
 }
 
 /** [S, u0 − 1] when MM2's first offset sync of the partition (u0, 0) is above the log start S; else null. */
-function findStartAtLogEnd(view: FlowPartitionView, logStart: bigint | null, history: ReadonlyMap<string, readonly OffsetSyncPoint[]>): OffsetRange | null {
-  const first = history.get(view.key)?.[0];
+function findStartAtLogEnd(view: FlowPartitionView, logStart: bigint | null, history: SyncHistories): OffsetRange | null {
+  const held = history.get(view.key);
+  const first = held === undefined || held.length === 0 ? undefined : held.point(0);
   if (view.partition.mm2Position === null || logStart === null || first === undefined || first.downstream !== 0n) return null;
   return logStart < first.upstream ? { first: logStart, last: first.upstream - 1n, exact: true } : null;
 }

@@ -6,6 +6,7 @@
  * flow partitions a linear `find` per partition is 10^10 steps.
  */
 import type { TruncationIndex } from "./truncation-index";
+import type { SyncHistories } from "@/lib/collector/sync-history";
 import { findEncodedSlot, generationOf, readFlowColumns, slotOf, type FlowColumns } from "@/lib/collector/flow-columns";
 import {
   type ClusterSnapshot,
@@ -32,7 +33,7 @@ export interface DetectorContext {
    */
   newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
   /** Every offset sync the collector holds per `flowPartitionKey`, oldest first (CollectorHistory, bounded). */
-  syncHistory: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
+  syncHistory: SyncHistories;
   /** The partitions fresh in this cycle and the previous one, as columns per flow (listJudgedFlows). */
   judged: readonly JudgedFlow[];
   /** Source partitions truncated by an unclean election, seen this cycle or held (truncation-index.ts). */

@@ -5,6 +5,7 @@
  * start has moved on since (retention deletes old transaction markers too) and would make them look
  * like losses.
  */
+import { readSyncHistories, type SyncHistory } from "@/lib/collector/sync-history";
 import type { CollectorHistory, OffsetSyncPoint } from "@/lib/collector/types";
 import { createMarkTableBuilder, type MarkColumnsSpec, readExactOffset, readMarkTable } from "./mark-columns";
 import type { DetectorMemory } from "./types";
@@ -37,10 +38,9 @@ function toExactNumber(offset: bigint, key: string, what: string): number {
 }
 
 /** Index of the last sync equal to the marker (its offsets as numbers), or −1 (the bounded history dropped it). */
-function findMarker(history: readonly OffsetSyncPoint[], upstream: number, downstream: number): number {
+function findMarker(history: SyncHistory, upstream: number, downstream: number): number {
   for (let i = history.length - 1; i >= 0; i--) {
-    const s = history[i]!;
-    if (Number(s.upstream) === upstream && Number(s.downstream) === downstream) return i;
+    if (history.upstream(i) === upstream && history.downstream(i) === downstream) return i;
   }
   return -1;
 }
@@ -67,8 +67,8 @@ export function stepSyncs(
   const old = readMarkTable(markers, markerSpec);
   const [oldUpstream, oldDownstream] = old.columns as [Float64Array, Float64Array];
   const next = createMarkTableBuilder(markers, now, markerSpec);
-  for (const [key, syncs] of history.offsetSyncs) {
-    const newest = syncs[syncs.length - 1];
+  for (const [key, syncs] of readSyncHistories(history.offsetSyncs).entries()) {
+    const newest = syncs.length === 0 ? undefined : syncs.point(syncs.length - 1);
     const slot = next.slotOf(key);
     const had = old.present[slot] === 1;
     const upstream = had ? oldUpstream[slot]! : 0;
@@ -82,7 +82,7 @@ export function stepSyncs(
     }
     if (isJudged(key)) {
       const at = had ? findMarker(syncs, upstream, downstream) : -1;
-      if (at >= 0 && at < syncs.length - 1) newSyncs.set(key, syncs.slice(at));
+      if (at >= 0 && at < syncs.length - 1) newSyncs.set(key, syncs.list(at));
       // The marker is the newest sync already: it stays as it is.
       if (at >= 0 && at === syncs.length - 1) next.put(slot, false, upstream, downstream);
       else if (newest !== undefined) next.put(slot, true, toExactNumber(newest.upstream, key, "upstream"), toExactNumber(newest.downstream, key, "downstream"));

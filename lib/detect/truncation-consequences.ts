@@ -1,4 +1,5 @@
 import { type ClusterSnapshot, type FlowPartition, flowPartitionKey, type OffsetSyncPoint, type Snapshot } from "@/lib/collector/types";
+import type { SyncHistories } from "@/lib/collector/sync-history";
 import { formatRange, listKnownGroups } from "./snapshot-views";
 
 /** A consumer group whose committed offset lies past the point where the log diverged. */
@@ -78,7 +79,7 @@ export interface TruncationInputs {
   previous: Snapshot | null;
   current: Snapshot;
   newSyncs: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
-  syncHistory: ReadonlyMap<string, readonly OffsetSyncPoint[]>;
+  syncHistory: SyncHistories;
 }
 
 /**
@@ -99,7 +100,7 @@ export function listCopiedLostRanges(inputs: TruncationInputs, lost: TruncatedPa
     if (p === undefined || p.mm2Position === null || p.mm2Position <= lost.first) continue;
     const key = flowPartitionKey(flow.id, lost.topic, lost.partition);
     const steps = inputs.newSyncs.get(key) ?? [];
-    const history = inputs.syncHistory.get(key) ?? [];
+    const history = inputs.syncHistory.list(key);
     const rewind = findRewind(steps, lost);
     // Without a rewind, the newest sync before the truncation is the last examined one (steps[0])
     // or, with no new step, the newest held.

@@ -23,6 +23,7 @@ import { countAuditMetrics } from "@/lib/alerts/metrics";
 import { listFocusOffsets, MismatchFindings } from "@/lib/detect/audit-mismatch";
 import { findEncodedSlot, generationOf, readFlowColumns, slotOf } from "@/lib/collector/flow-columns";
 import type { RecordSampleRead } from "@/lib/collector/record-samples";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import { type CollectorHistory, type Flow, type FlowPartition, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
 import type { AuditConfig } from "@/lib/config";
 import type { Finding } from "@/lib/detect/types";
@@ -216,7 +217,7 @@ function contextReader(snapshot: Snapshot, history: CollectorHistory): (key: str
   let rows: Map<string, FlowPartition> | null = null;
   const flows = new Map(snapshot.flows.map((f) => [f.id, f]));
   return (key) => {
-    const epoch = () => selectLatestEpoch(history.offsetSyncs.get(key) ?? []);
+    const epoch = () => selectLatestEpoch(readSyncHistories(history.offsetSyncs).list(key));
     const found = findPartition(flows.get(key.slice(0, key.indexOf("|"))), key);
     if (found !== undefined) return found === null ? null : { epoch: epoch(), sourceLogStart: found.sourceLogStart };
     rows ??= new Map(snapshot.flows.flatMap((f) => f.partitions.map((p) => [flowPartitionKey(f.id, p.topic, p.partition), p] as const)));
@@ -252,7 +253,7 @@ function mapWindow(flow: Flow, w: AuditWindow, read: FetchResult | undefined, hi
   const found = findPartition(flow, flowPartitionKey(flow.id, w.topic, w.partition));
   const p = found === undefined ? flow.partitions.find((x) => x.topic === w.topic && x.partition === w.partition) : (found ?? undefined);
   if (read === undefined || isItemError(read) || p === undefined || p.targetLogEnd === null) return null;
-  const epoch = selectLatestEpoch(history.offsetSyncs.get(flowPartitionKey(flow.id, w.topic, w.partition)) ?? []);
+  const epoch = selectLatestEpoch(readSyncHistories(history.offsetSyncs).list(flowPartitionKey(flow.id, w.topic, w.partition)));
   const dense = p.targetDensityIssue === null;
   const sampled = read.records
     .filter((r) => r.offset >= w.from && r.offset < w.until)

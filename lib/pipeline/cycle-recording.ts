@@ -3,6 +3,7 @@ import { createInterface } from "node:readline";
 import { pipeline } from "node:stream";
 import { createGunzip } from "node:zlib";
 import type { CollectorHistory, OffsetSyncPoint, Snapshot } from "@/lib/collector/types";
+import { readSyncHistories, type SyncHistory } from "@/lib/collector/sync-history";
 import { decodeTagged, encodeTagged } from "./read-model-codec";
 
 /**
@@ -30,21 +31,23 @@ export interface RecordedCycle {
 
 /** Appends every cycle it is given to `file` (created when missing). */
 export class CycleRecorder {
-  /** What the file holds of each history: its length and newest point (histories grow or are trimmed in place). */
-  private readonly written = new Map<string, { length: number; newest: OffsetSyncPoint | undefined }>();
+  /** What the file holds of each history: which one, and the syncs ever appended to it (it grows and is trimmed in place). */
+  private readonly written = new Map<string, { history: SyncHistory; appended: number }>();
 
   constructor(private readonly file: string) {}
 
   /** Writes one cycle's line; synchronous, so lines are whole and in cycle order. */
   record(current: Snapshot, previous: Snapshot | null, history: CollectorHistory): void {
     const changedSyncs: [string, readonly OffsetSyncPoint[]][] = [];
-    for (const [key, points] of history.offsetSyncs) {
+    const histories = readSyncHistories(history.offsetSyncs);
+    for (const [key, held] of histories.entries()) {
+      const appended = held.dropped + held.length;
       const before = this.written.get(key);
-      if (before !== undefined && before.length === points.length && before.newest === points.at(-1)) continue;
-      changedSyncs.push([key, points.slice()]);
-      this.written.set(key, { length: points.length, newest: points.at(-1) });
+      if (before !== undefined && before.history === held && before.appended === appended) continue;
+      changedSyncs.push([key, held.list().slice()]);
+      this.written.set(key, { history: held, appended });
     }
-    const droppedSyncs = [...this.written.keys()].filter((key) => !history.offsetSyncs.has(key));
+    const droppedSyncs = [...this.written.keys()].filter((key) => !histories.has(key));
     for (const key of droppedSyncs) this.written.delete(key);
     const line: RecordLine = { snapshot: current, previousCycle: previous?.cycle ?? null, changedSyncs, droppedSyncs };
     appendFileSync(this.file, `${JSON.stringify(encodeTagged(line))}\n`);

@@ -1,4 +1,5 @@
 import type { CollectorHistory, Snapshot } from "@/lib/collector/types";
+import { listSyncHistories, readSyncHistories } from "@/lib/collector/sync-history";
 import type { ProgressReading, ProgressSample } from "./progress-window";
 import type { ReadModel } from "./read-model";
 
@@ -25,7 +26,7 @@ export function mergeReadModels(models: readonly ReadModel[]): ReadModel | null 
     transactionLedgers: Object.assign({}, ...snapshots.map((s) => s.transactionLedgers ?? {})),
     malformedRecords: Object.assign({}, ...snapshots.map((s) => s.malformedRecords)),
   };
-  const history: CollectorHistory = { offsetSyncs: mergeMaps(byAge.map((m) => m.history.offsetSyncs)) };
+  const history: CollectorHistory = { offsetSyncs: new Map(byAge.flatMap((m) => [...listSyncHistories(m.history.offsetSyncs)])) };
   return Object.freeze({
     snapshot,
     history,
@@ -51,7 +52,7 @@ function mergeByKey<T>(lists: readonly (readonly T[])[], keyOf: (item: T) => str
 function mergeHeldCounts(byAge: readonly ReadModel[]): Map<string, number> {
   const held = new Map<string, number>();
   for (const model of byAge) {
-    for (const key of model.history.offsetSyncs.keys()) {
+    for (const key of readSyncHistories(model.history.offsetSyncs).keys()) {
       const count = model.offsetSyncsHeld?.get(key);
       if (count === undefined) held.delete(key);
       else held.set(key, count);

@@ -1,6 +1,7 @@
 import type { ClusterSnapshot, ConnectClusterSnapshot, ConsumerGroupState, Flow, OffsetSyncPoint } from "@/lib/collector/types";
 import { redactConnectorConfig } from "@/lib/connect/connector-config";
 import type { Connector } from "@/lib/connect";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import type { ReadModel } from "./read-model";
 
 /** The newest offset syncs of a partition its page lists (the collector holds up to 20,000 per partition). */
@@ -17,12 +18,12 @@ export const servedOffsetSyncs = 64;
 export function trimReadModel(model: ReadModel): ReadModel {
   const offsetSyncs = new Map<string, readonly OffsetSyncPoint[]>();
   const held = new Map(model.offsetSyncsHeld);
-  for (const [key, syncs] of model.history.offsetSyncs) {
+  for (const [key, syncs] of readSyncHistories(model.history.offsetSyncs).entries()) {
     if (syncs.length <= servedOffsetSyncs) {
-      offsetSyncs.set(key, syncs);
+      offsetSyncs.set(key, syncs.list());
       continue;
     }
-    offsetSyncs.set(key, syncs.slice(-servedOffsetSyncs));
+    offsetSyncs.set(key, syncs.list(syncs.length - servedOffsetSyncs));
     if (!held.has(key)) held.set(key, syncs.length);
   }
   return {

@@ -1,6 +1,5 @@
 import { type FlowPartition, flowPartitionKey } from "@/lib/collector/types";
 
-const bar = "|".charCodeAt(0);
 
 /**
  * Dense integer indexes of a flow's partitions, stable across cycles: a partition keeps the index it got when first
@@ -37,21 +36,6 @@ export class FlowPartitionIndex {
     this.numbers.push(partition);
     this.keys.push(flowPartitionKey(this.flowId, topic, partition));
     return index;
-  }
-
-  /**
-   * The index of the partition a collector's history key names (flowPartitionKey of this flow), or −1 when it names
-   * none with an index: the key is parsed, then compared with the index's own key, so only an exact key matches.
-   */
-  indexOfKey(key: string): number {
-    const prefixLength = this.flowId.length + 1;
-    if (!key.startsWith(this.flowId) || key.charCodeAt(prefixLength - 1) !== bar) return -1;
-    const end = key.lastIndexOf("|");
-    if (end < prefixLength) return -1;
-    const partition = Number(key.slice(end + 1));
-    if (!Number.isInteger(partition)) return -1;
-    const index = this.indexOf(key.slice(prefixLength, end), partition);
-    return index >= 0 && this.keys[index] === key ? index : -1;
   }
 
   /** The collector's history key of the partition at `index` (flowPartitionKey). */

@@ -4,7 +4,7 @@
  * anything per row: dense partition indexes (flow-partition-index.ts) and each group's row layout.
  */
 import type { CheckpointPoint, FlowPartition, GroupOffset } from "@/lib/collector/types";
-import type { SyncPoint } from "@/lib/mm2";
+import { readPointHistory, type SyncHistories, type SyncHistory } from "@/lib/collector/sync-history";
 import { CheckpointIndex } from "./checkpoint-index";
 import { FlowPartitionPlacer } from "./flow-partition-index";
 import { throwBeyondSafe, toSafeOffset } from "./sync-columns";
@@ -34,6 +34,9 @@ export interface GroupLayout {
   checkpointGeneration: number;
 }
 
+/** The history of a partition without one. */
+const noSyncs = readPointHistory([]);
+
 /** What the translation keeps of one flow between cycles (in SyncModelCache.lookupFlow). */
 export class FlowRowsState {
   readonly placer: FlowPartitionPlacer;
@@ -49,15 +52,7 @@ export class FlowRowsState {
   private modelCycles = new Int32Array(0);
   /** Per dense index, this cycle: 0 no sync, 1 a model, 2 a model holding an offset beyond 2^53 (numbers refused). */
   private modelKinds = new Uint8Array(0);
-  private readonly histories: (readonly SyncPoint[] | undefined)[] = [];
-  /**
-   * The cycle of the last pass over the collector's histories, how many indexes were given out then, and per position
-   * of its map the key found there and that partition's index (−1: none).
-   */
-  private scannedCycle = -1;
-  private scannedSize = -1;
-  private readonly scannedKeys: string[] = [];
-  private readonly scannedIndexes: number[] = [];
+  private readonly histories: (SyncHistory | undefined)[] = [];
   private readonly layouts = new Map<string, GroupLayout>();
   /** The sample keys last made, and the layouts they were made for. */
   private sampleKeys: { layouts: readonly GroupLayout[]; keys: SampleKeys } | null = null;
@@ -78,67 +73,21 @@ export class FlowRowsState {
     this.cycle++;
   }
 
-  /** The partition's sync history this cycle (the collector's array for its key; empty without one). */
-  readHistory(index: number, syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): readonly SyncPoint[] {
-    if (this.scannedCycle !== this.cycle) this.scanHistories(syncHistory);
-    return index < this.historyCycles.length && this.historyCycles[index] === this.cycle ? this.histories[index]! : noSyncs;
-  }
-
-  /**
-   * Finds the history of every partition with an index, in one pass over the collector's map (its keys in the order
-   * they were added): a key at the position it held last cycle has the index it had, without a lookup. A map lookup
-   * per partition, in row order, was a cache miss or several each (~30 ms a cycle at 100,000 partitions).
-   */
-  private scanHistories(syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): void {
-    this.scannedCycle = this.cycle;
-    const index = this.placer.index;
-    if (index.size > 0) this.reserve(index.size - 1);
-    // A map mostly of other flows' keys (the collector keeps one for all flows): a lookup per own partition is cheaper.
-    if (syncHistory.size > scanLimit * Math.max(index.size, 1)) {
-      this.lookUpHistories(syncHistory);
-      return;
+  /** The partition's sync history this cycle (the collector's for its key; empty without one). */
+  readHistory(index: number, syncHistory: SyncHistories): SyncHistory {
+    this.reserve(index);
+    if (this.historyCycles[index] !== this.cycle) {
+      this.historyCycles[index] = this.cycle;
+      this.histories[index] = syncHistory.get(this.placer.index.keyAt(index)) ?? noSyncs;
     }
-    // A key that named no partition may name one given an index since.
-    const recheck = index.size !== this.scannedSize;
-    this.scannedSize = index.size;
-    const keys = this.scannedKeys;
-    const indexes = this.scannedIndexes;
-    const cycle = this.cycle;
-    let at = 0;
-    syncHistory.forEach((history, key) => {
-      let p = indexes[at];
-      if (keys[at] !== key || p === undefined || (recheck && p < 0)) {
-        p = index.indexOfKey(key);
-        keys[at] = key;
-        indexes[at] = p;
-      }
-      if (p >= 0) {
-        this.histories[p] = history;
-        this.historyCycles[p] = cycle;
-      }
-      at++;
-    });
-    keys.length = indexes.length = at;
-  }
-
-  /** Finds the history of every partition with an index by its key. */
-  private lookUpHistories(syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): void {
-    const index = this.placer.index;
-    for (let p = 0; p < index.size; p++) {
-      const history = syncHistory.get(index.keyAt(p));
-      if (history === undefined) continue;
-      this.histories[p] = history;
-      this.historyCycles[p] = this.cycle;
-    }
-    // The positions are not known: the next pass starts afresh.
-    this.scannedKeys.length = this.scannedIndexes.length = 0;
+    return this.histories[index]!;
   }
 
   /**
    * Whether the partition has a replayed model this cycle (false: no sync in its history), brought up to its history
    * once per cycle (FlowSyncModels.update, in `cache`'s cycle).
    */
-  readModel(index: number, cache: SyncModelCache, syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): boolean {
+  readModel(index: number, cache: SyncModelCache, syncHistory: SyncHistories): boolean {
     this.reserve(index);
     if (this.modelCycles[index] !== this.cycle) {
       const history = this.readHistory(index, syncHistory);
@@ -156,7 +105,7 @@ export class FlowRowsState {
    * readModel for the numbers: whether the partition has a model, throwing (toSafeOffset's error) when one of its slots
    * holds an offset beyond 2^53.
    */
-  readExactModel(index: number, fp: FlowPartition, cache: SyncModelCache, syncHistory: ReadonlyMap<string, readonly SyncPoint[]>): boolean {
+  readExactModel(index: number, fp: FlowPartition, cache: SyncModelCache, syncHistory: SyncHistories): boolean {
     if (!this.readModel(index, cache, syncHistory)) return false;
     if (this.modelKinds[index] === 2) {
       const unsafe = this.models.slots.findUnsafeRun(index)!;
@@ -281,12 +230,6 @@ export function compareTopicPartitions(a: { topic: string; partition: number }, 
   return (a.topic === b.topic ? 0 : a.topic.localeCompare(b.topic)) || a.partition - b.partition;
 }
 
-/** How many keys per partition of the flow the collector's map may hold for one pass over it to be the cheaper way. */
-const scanLimit = 4;
-
-/** The history of a partition without one (never changed). */
-const noSyncs: readonly SyncPoint[] = Object.freeze([]);
-
 /** Values a numeric row holds stay within ±2^52, so the difference of any two is exact (below 2^53). */
 const numericLimit = 2 ** 52;
 
@@ -308,7 +251,7 @@ export function setNumericRow(
   r: number,
   state: FlowRowsState,
   p: number,
-  history: readonly SyncPoint[],
+  history: SyncHistory,
   fp: FlowPartition,
   logEnd: number,
   read: bigint,
@@ -352,24 +295,22 @@ export function setNumericRow(
  * (mapIdealOffsetFrom: a repeated sync is skipped by the search); false (the row is not numeric) when a sync or a
  * bound leaves ±2^52.
  */
-function locateIdeal(rows: TranslationRows, r: number, history: readonly SyncPoint[], start: number, upstream: number, dense: boolean): boolean {
+function locateIdeal(rows: TranslationRows, r: number, history: SyncHistory, start: number, upstream: number, dense: boolean): boolean {
   const i = findLastAtOrBefore(history, start, upstream);
   if (i === -1) return setIdeal(rows, r, IdealCode.UNKNOWN_BEFORE_FIRST_SYNC, 0, 0);
   if (i === -2) return false;
-  const sync = history[i]!;
-  const syncUp = Number(sync.upstream);
-  const syncDown = Number(sync.downstream);
+  const syncUp = history.upstream(i);
+  const syncDown = history.downstream(i);
   if (!isWithinLimit(syncUp) || !isWithinLimit(syncDown)) return false;
   if (syncUp === upstream) return setIdeal(rows, r, IdealCode.EXACT_SYNC, syncDown, syncDown);
-  const next = history[i + 1];
-  if (next === undefined) {
+  if (i + 1 === history.length) {
     // Beyond the newest sync: bounded by one target record per source offset.
     const low = syncDown + 1;
     const high = syncDown + (upstream - syncUp);
     return setIdeal(rows, r, low === high ? IdealCode.EXACT_PINNED : IdealCode.BRACKET_BEYOND_NEWEST, low, high);
   }
-  const nextUp = Number(next.upstream);
-  const nextDown = Number(next.downstream);
+  const nextUp = history.upstream(i + 1);
+  const nextDown = history.downstream(i + 1);
   if (!isWithinLimit(nextUp) || !isWithinLimit(nextDown)) return false;
   const upstreamAdvance = nextUp - syncUp;
   const downstreamAdvance = nextDown - syncDown;
@@ -387,9 +328,9 @@ function locateIdeal(rows: TranslationRows, r: number, history: readonly SyncPoi
  * Index of the last sync of history[start, end) with upstream ≤ `offset` (most offsets are at or past the newest
  * sync: one comparison), −1 before the first, −2 when a sync it compares is beyond ±2^52 (the bigint path decides).
  */
-function findLastAtOrBefore(history: readonly SyncPoint[], start: number, offset: number): number {
+function findLastAtOrBefore(history: SyncHistory, start: number, offset: number): number {
   const last = history.length - 1;
-  const newest = Number(history[last]!.upstream);
+  const newest = history.upstream(last);
   if (!isWithinLimit(newest)) return -2;
   if (newest <= offset) return last;
   let lo = start;
@@ -397,7 +338,7 @@ function findLastAtOrBefore(history: readonly SyncPoint[], start: number, offset
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const up = Number(history[mid]!.upstream);
+    const up = history.upstream(mid);
     if (!isWithinLimit(up)) return -2;
     if (up <= offset) {
       found = mid;

@@ -15,6 +15,7 @@
  * the first N syncs of our history, pass `{ initializationMustReadToEnd: true, syncsReadAtStartup: N }`:
  * only the N-th survives the load, as in Java.
  */
+import { readPointHistory, type SyncHistory } from "@/lib/collector/sync-history";
 import { createOffsetSyncStore, type DownstreamMapping, mapBetweenSyncs, OffsetSyncStore, type SyncPoint, type TopicPartition } from "@/lib/mm2";
 import { SyncSlots } from "./sync-slots";
 import type { IdealOffset } from "./types";
@@ -78,8 +79,8 @@ export class SyncModelCache {
 
 /**
  * One flow's replayed OffsetSyncStore models (sync-slots.ts), by dense partition index, fed only the syncs appended to
- * each partition's history since its last lookup (the collector's history arrays only grow, and are trimmed at the
- * front past 20,000 syncs; a model finds its place again by the identity of the last sync it consumed). Without it
+ * each partition's history since its last lookup (the collector's histories only grow, and are trimmed at the front
+ * past 20,000 syncs; a model finds its place again by the count of syncs ever appended, SyncHistory.dropped + length). Without it
  * every cycle would replay up to 20,000 syncs per partition. Also keeps where each history's latest epoch starts
  * (lib/mm2 selectLatestEpoch: the syncs from there on, each a repeat of the one before or above it in both offsets).
  */
@@ -89,9 +90,13 @@ export class FlowSyncModels {
   private consumed = new Int32Array(0);
   private usedInCycle = new Int32Array(0);
   private epochStarts = new Int32Array(0);
-  /** Per partition: the last sync consumed (its identity says where to resume) and the array it was in. */
+  /**
+   * Per partition: the syncs ever appended to its history as of its last update (where to resume in the same
+   * history), the history, and the last sync consumed (where to resume in another array holding the same points).
+   */
+  private appended = new Float64Array(0);
+  private readonly histories: (SyncHistory | null)[] = [];
   private readonly lastSyncs: (SyncPoint | null)[] = [];
-  private readonly histories: (readonly SyncPoint[] | null)[] = [];
 
   constructor(private readonly options: ReplayOptions = {}) {}
 
@@ -99,19 +104,21 @@ export class FlowSyncModels {
    * Brings partition `p`'s model up to `history` (not empty) in cache cycle `cycle`; a model not looked up for 60
    * cycles is replayed afresh. Throws a RangeError for a sync outside the int64 range, as OffsetSyncStore.addSync.
    */
-  update(p: number, history: readonly SyncPoint[], cycle: number): void {
+  update(p: number, history: SyncHistory, cycle: number): void {
     this.reserve(p);
     const length = history.length;
+    const appended = history.dropped + length;
     const held = this.usedInCycle[p]! >= 0 && cycle - this.usedInCycle[p]! <= unusedCyclesKept;
     this.usedInCycle[p] = cycle;
-    // The usual partition took no sync since its last lookup: the same array, at the same length, same last sync.
-    if (held && this.histories[p] === history && this.consumed[p] === length && history[length - 1] === this.lastSyncs[p]) return;
+    // The usual partition took no sync since its last lookup: the same history, no sync appended.
+    if (held && this.histories[p] === history && this.appended[p] === appended) return;
     const resumeAt = held ? this.findResumeIndex(p, history) : -1;
     if (resumeAt < 0) this.replay(p, history);
     else this.resume(p, history, resumeAt);
     this.consumed[p] = length;
-    this.lastSyncs[p] = history[length - 1] ?? null;
+    this.appended[p] = appended;
     this.histories[p] = history;
+    this.lastSyncs[p] = length === 0 ? null : history.point(length - 1);
   }
 
   /** Where partition `p`'s latest epoch starts in the history of its last update. */
@@ -120,11 +127,11 @@ export class FlowSyncModels {
   }
 
   /** Feeds the whole history into a cleared model exactly as MirrorCheckpointTask would (replaySyncHistory). */
-  private replay(p: number, history: readonly SyncPoint[]): void {
+  private replay(p: number, history: SyncHistory): void {
     const mustReadToEnd = this.options.initializationMustReadToEnd ?? false;
     const atStartup = Math.min(Math.max(this.options.syncsReadAtStartup ?? 0, 0), history.length);
     this.slots.clear(p);
-    for (let i = 0; i < history.length; i++) this.feed(p, history[i]!, mustReadToEnd && i < atStartup);
+    for (let i = 0; i < history.length; i++) this.feed(p, history, i, mustReadToEnd && i < atStartup);
     this.epochStarts[p] = extendEpochStart(history, 0, 0);
   }
 
@@ -133,27 +140,36 @@ export class FlowSyncModels {
    * trimmed away: the epoch starts with the history, as selectLatestEpoch over it would), then continues over the new
    * syncs. A trim with nothing appended (the collector trims only when it appends) keeps the start where it is.
    */
-  private resume(p: number, history: readonly SyncPoint[], resumeAt: number): void {
-    for (let i = resumeAt; i < history.length; i++) this.feed(p, history[i]!, false);
+  private resume(p: number, history: SyncHistory, resumeAt: number): void {
+    for (let i = resumeAt; i < history.length; i++) this.feed(p, history, i, false);
     const start = Math.max(0, this.epochStarts[p]! - (this.consumed[p]! - resumeAt));
     this.epochStarts[p] = extendEpochStart(history, resumeAt, start);
   }
 
-  private feed(p: number, sync: SyncPoint, wipe: boolean): void {
-    if (!isLong(sync.upstream) || !isLong(sync.downstream)) {
-      throw new RangeError(`Offset sync ${sync.upstream}:${sync.downstream} is outside the int64 range`);
+  private feed(p: number, history: SyncHistory, i: number, wipe: boolean): void {
+    const upstream = history.upstream(i);
+    const downstream = history.downstream(i);
+    // Only a Map's points reach past 2^53 (the collector's store refuses them): the exact check on their bigints.
+    if (!Number.isSafeInteger(upstream) || !Number.isSafeInteger(downstream)) {
+      const sync = history.point(i);
+      if (!isLong(sync.upstream) || !isLong(sync.downstream)) {
+        throw new RangeError(`Offset sync ${sync.upstream}:${sync.downstream} is outside the int64 range`);
+      }
     }
-    this.slots.add(p, Number(sync.upstream), Number(sync.downstream), wipe);
+    this.slots.add(p, upstream, downstream, wipe);
   }
 
   /** Index of the first sync not yet consumed, or −1 when the history no longer continues the model's. */
-  private findResumeIndex(p: number, history: readonly SyncPoint[]): number {
+  private findResumeIndex(p: number, history: SyncHistory): number {
+    if (this.histories[p] === history) {
+      const resumeAt = this.appended[p]! - history.dropped;
+      return resumeAt >= 1 && resumeAt <= history.length ? resumeAt : -1;
+    }
+    // Another history: a new array of a Map holding the points consumed (the collector's store keeps one per partition).
     const last = this.lastSyncs[p];
-    const consumed = this.consumed[p]!;
     if (last === null || last === undefined) return -1;
-    if (history[consumed - 1] === last) return consumed;
-    const index = history.lastIndexOf(last);
-    return index < 0 ? -1 : index + 1;
+    for (let i = history.length - 1; i >= 0; i--) if (history.point(i) === last) return i + 1;
+    return -1;
   }
 
   private reserve(p: number): void {
@@ -162,6 +178,7 @@ export class FlowSyncModels {
     this.consumed = growArray(this.consumed, size);
     this.usedInCycle = growArray(this.usedInCycle, size, -1);
     this.epochStarts = growArray(this.epochStarts, size);
+    this.appended = growArray(this.appended, size);
     while (this.lastSyncs.length < size) this.lastSyncs.push(null);
     while (this.histories.length < size) this.histories.push(null);
   }
@@ -180,15 +197,28 @@ function isLong(value: bigint): boolean {
  * continued over the syncs from `from` on, each compared with the one before it (a repeat of it, or above it in both
  * offsets, continues the epoch; anything else starts a new one). O(new syncs), not O(history).
  */
-function extendEpochStart(history: readonly SyncPoint[], from: number, start: number): number {
+function extendEpochStart(history: SyncHistory, from: number, start: number): number {
   let at = start;
   for (let i = Math.max(from, 1); i < history.length; i++) {
-    const previous = history[i - 1]!;
-    const sync = history[i]!;
-    const repeat = sync.upstream === previous.upstream && sync.downstream === previous.downstream;
-    if (!repeat && !(sync.upstream > previous.upstream && sync.downstream > previous.downstream)) at = i;
+    const previousUp = history.upstream(i - 1);
+    const previousDown = history.downstream(i - 1);
+    const up = history.upstream(i);
+    const down = history.downstream(i);
+    const exact = Number.isSafeInteger(up) && Number.isSafeInteger(down) && Number.isSafeInteger(previousUp) && Number.isSafeInteger(previousDown);
+    if (exact ? !continuesEpoch(previousUp, previousDown, up, down) : !continuesEpochExactly(history.point(i - 1), history.point(i))) at = i;
   }
   return at;
+}
+
+/** A repeat of the sync before, or above it in both offsets: the epoch goes on (selectLatestEpoch). */
+function continuesEpoch(previousUp: number, previousDown: number, up: number, down: number): boolean {
+  return (up === previousUp && down === previousDown) || (up > previousUp && down > previousDown);
+}
+
+/** continuesEpoch on bigints: offsets beyond 2^53 (a Map's points only). */
+function continuesEpochExactly(previous: SyncPoint, sync: SyncPoint): boolean {
+  const repeat = sync.upstream === previous.upstream && sync.downstream === previous.downstream;
+  return repeat || (sync.upstream > previous.upstream && sync.downstream > previous.downstream);
 }
 
 const dense = { denseDownstream: true } as const;
@@ -204,7 +234,7 @@ const notDense = { denseDownstream: false } as const;
  * proves, so a plan built on it re-reads rather than skips.
  */
 export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint, denseDownstream = true): IdealOffset {
-  return mapIdealOffsetFrom(epoch, 0, upstream, denseDownstream);
+  return mapIdealOffsetFrom(readPointHistory(epoch), 0, upstream, denseDownstream);
 }
 
 /**
@@ -212,12 +242,12 @@ export function mapIdealOffset(epoch: readonly SyncPoint[], upstream: bigint, de
  * where a repeat of the sync before it may follow a sync. The last sync at or before `upstream` has the same offsets
  * as the epoch's, and the one after it is above it (never a repeat), so the answer is the epoch's.
  */
-export function mapIdealOffsetFrom(history: readonly SyncPoint[], start: number, upstream: bigint, denseDownstream = true): IdealOffset {
+export function mapIdealOffsetFrom(history: SyncHistory, start: number, upstream: bigint, denseDownstream = true): IdealOffset {
   if (history.length <= start) return { kind: "unknown", reason: "no-sync" };
   const index = findLastAtOrBeforeFrom(history, start, upstream);
   if (index < 0) return { kind: "unknown", reason: "before-first-sync" };
-  const sync = history[index]!;
-  const next = history[index + 1];
+  const sync = history.point(index);
+  const next = index + 1 < history.length ? history.point(index + 1) : undefined;
   // Beyond the newest sync (a busy group's usual place) the bounds are computed here: mapBetweenSyncs' open bracket
   // would be one more object per row, 190,000 rows a cycle at 100,000 partitions, for the same answer.
   if (next === undefined && sync.upstream !== upstream) return boundBeyondNewest(sync, upstream);
@@ -232,16 +262,17 @@ export function mapIdealOffsetFrom(history: readonly SyncPoint[], start: number,
 }
 
 /** Index of the last sync of history[start, end) with upstream ≤ `offset` (non-decreasing upstream), or −1. */
-function findLastAtOrBeforeFrom(history: readonly SyncPoint[], start: number, offset: bigint): number {
+function findLastAtOrBeforeFrom(history: SyncHistory, start: number, offset: bigint): number {
   const last = history.length - 1;
+  const at = Number(offset);
   // Most offsets asked about (a group's committed offset) are at or past the newest sync: one comparison.
-  if (history[last]!.upstream <= offset) return last;
+  if (isAtOrBefore(history, last, offset, at)) return last;
   let lo = start;
   let hi = last;
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (history[mid]!.upstream <= offset) {
+    if (isAtOrBefore(history, mid, offset, at)) {
       found = mid;
       lo = mid + 1;
     } else {
@@ -249,6 +280,15 @@ function findLastAtOrBeforeFrom(history: readonly SyncPoint[], start: number, of
     }
   }
   return found;
+}
+
+/**
+ * Whether sync i's upstream is at or before `offset` (`at`: it as a number). A safe integer compares exactly with
+ * the number of any bigint (beyond 2^53 the number stays beyond it); only a Map's points beyond 2^53 compare as bigints.
+ */
+function isAtOrBefore(history: SyncHistory, i: number, offset: bigint, at: number): boolean {
+  const upstream = history.upstream(i);
+  return Number.isSafeInteger(upstream) ? upstream <= at : history.point(i).upstream <= offset;
 }
 
 /** mapBetweenSyncs' `beyond-newest-sync` bracket (low: one past the sync) closed by one target record per source offset. */

@@ -20,6 +20,7 @@
 import { readFlowColumns } from "@/lib/collector/flow-columns";
 import { readPartitionSettings } from "@/lib/collector/partition-settings";
 import type { CheckpointPoint, ClusterSnapshot, ConsumerGroupState, Flow, FlowPartition, GroupOffset, Snapshot } from "@/lib/collector/types";
+import { readSyncHistories, type SyncHistories, type SyncHistorySource } from "@/lib/collector/sync-history";
 import { compileGroupFilter, type SyncPoint, translateFromSync } from "@/lib/mm2";
 import { CheckpointIndex } from "./checkpoint-index";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
@@ -47,7 +48,7 @@ export interface TranslateFlowInput {
   /** Consumer groups of the flow's source cluster (ClusterSnapshot.groups). */
   sourceGroups: readonly ConsumerGroupState[];
   /** CollectorHistory.offsetSyncs: every sync read, per `flowPartitionKey`, oldest first. */
-  syncHistory: ReadonlyMap<string, readonly SyncPoint[]>;
+  syncHistory: SyncHistorySource;
   now: number;
   /** False when the offset-syncs topic could not be read and nothing was read before (default true). */
   syncsLoaded?: boolean;
@@ -68,6 +69,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const syncsLoaded = input.syncsLoaded ?? true;
   const filter = compileGroupFilter(flow.groupsFilter, flow.groupsExclude);
   const state = cache.lookupFlow(flow.id, () => new FlowRowsState(flow.id, cache.options));
+  const histories = readSyncHistories(input.syncHistory);
   state.beginCycle();
   const partitions = state.placer.place(flow.partitions);
   // The source log ends as numbers, checked below 2^53 once per partition where the collector made the columns.
@@ -96,7 +98,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       excludedGroups.push(g.groupId);
       continue;
     }
-    const ctx: RowContext = { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: input.syncHistory, now };
+    const ctx: RowContext = { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: histories, now };
     const layout = state.readLayout(g.groupId, offsets);
     layouts.push(layout);
     const checkpointAt = state.readCheckpointPositions(layout, g.groupId, checkpoints);
@@ -109,8 +111,8 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       const fp = partitions.byIndex[index];
       const r = next++;
       const enabled = fp !== undefined && syncsLoaded && readPartitionSettings(flow, fp).offsetSyncsEnabled;
-      if (enabled && state.readExactModel(index, fp, cache, input.syncHistory)) {
-        if (setNumericRow(rows, r, state, index, state.readHistory(index, input.syncHistory), fp, logEnds[index]!, o.offset, cp, g.dataAt)) continue;
+      if (enabled && state.readExactModel(index, fp, cache, histories)) {
+        if (setNumericRow(rows, r, state, index, state.readHistory(index, histories), fp, logEnds[index]!, o.offset, cp, g.dataAt)) continue;
       }
       const indexed = fp === undefined ? undefined : { fp, index, state };
       rows.setObject(r, translatePartition(ctx, o.topic, o.partition, o.offset, indexed, cp));
@@ -205,7 +207,7 @@ function describeUnknownGroup(g: ConsumerGroupState, sourceStale: string | null,
 export function translateSnapshotFlow(
   snapshot: Snapshot,
   flow: Flow,
-  syncHistory: ReadonlyMap<string, readonly SyncPoint[]>,
+  syncHistory: SyncHistorySource,
   now: number,
   options: { cache?: SyncModelCache; replay?: ReplayOptions; checkpointIndex?: CheckpointIndex } = {},
 ): FlowTranslation {
@@ -213,14 +215,14 @@ export function translateSnapshotFlow(
   const syncsCluster = snapshot.clusters.find((c) => c.alias === flow.offsetSyncs.cluster);
   const readFailed = !syncsCluster?.reachable || flow.errors.some((e) => e.includes(flow.offsetSyncs.topic));
   const prefix = `${flow.id}|`;
-  const anyHistory = holdsFlowHistory(syncHistory, prefix);
+  const anyHistory = holdsFlowHistory(readSyncHistories(syncHistory), prefix);
   const sourceStale = source === undefined ? `cluster ${flow.source} not in the snapshot` : describeStaleCluster(source);
   return translateFlow({ flow, sourceGroups: source?.groups ?? [], syncHistory, now, syncsLoaded: anyHistory || !readFailed, sourceStale, ...options });
 }
 
 /** Whether any partition of the flow (`prefix`: `<flow>|`) has a sync; stops at the first (no copy of 100,000 entries). */
-function holdsFlowHistory(syncHistory: ReadonlyMap<string, readonly SyncPoint[]>, prefix: string): boolean {
-  for (const [key, list] of syncHistory) if (list.length > 0 && key.startsWith(prefix)) return true;
+function holdsFlowHistory(syncHistory: SyncHistories, prefix: string): boolean {
+  for (const key of syncHistory.keys()) if (key.startsWith(prefix) && syncHistory.get(key)!.length > 0) return true;
   return false;
 }
 
@@ -236,7 +238,7 @@ interface RowContext {
   groupReadAt: number | null;
   syncsLoaded: boolean;
   cache: SyncModelCache;
-  syncHistory: ReadonlyMap<string, readonly SyncPoint[]>;
+  syncHistory: SyncHistories;
   now: number;
 }
 

@@ -1,5 +1,6 @@
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { FlowPartition } from "@/lib/collector/types";
+import { readPointHistory, readSyncHistories } from "@/lib/collector/sync-history";
 import { type Evidence, FindingType } from "@/lib/detect/types";
 import type { PartitionSample } from "@/lib/store";
 import { formatCount } from "@/lib/format";
@@ -154,12 +155,12 @@ export function shapeOffsetSyncs(
   model: Pick<ReadModel, "history" | "offsetSyncsHeld">,
   key: string,
 ): { rows: SyncRowView[]; total: number } {
-  const kept = model.history.offsetSyncs.get(key) ?? [];
+  const kept = readSyncHistories(model.history.offsetSyncs).get(key) ?? readPointHistory([]);
   const total = model.offsetSyncsHeld?.get(key) ?? kept.length;
   const start = Math.max(0, kept.length - servedOffsetSyncs);
   const rows: SyncRowView[] = [];
   for (let i = kept.length - 1; i >= start; i--) {
-    const s = kept[i]!;
+    const s = kept.point(i);
     const index = total - kept.length + i;
     const [upstream, downstream] = [formatCount(s.upstream), formatCount(s.downstream)];
     rows.push({ index, upstream, downstream, upstreamValue: Number(s.upstream), downstreamValue: Number(s.downstream) });

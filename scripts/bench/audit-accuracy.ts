@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { mapSourceOffset } from "@/lib/audit";
 import type { Collector } from "@/lib/collector/collector";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import { flowPartitionKey, type FlowPartition, type Snapshot } from "@/lib/collector/types";
 import { parseConfigText } from "@/lib/config";
 import { type FetchedRecord, type FetchRequestItem, isItemError } from "@/lib/kafka";
@@ -80,11 +81,11 @@ function pickOffsets(p: FlowPartition, first: bigint | undefined): bigint[] {
 async function measureMapping(collector: Collector, snapshot: Snapshot, tally: Tally): Promise<void> {
   const flow = snapshot.flows.find((f) => f.id === flowId);
   if (!flow) return;
-  const history = collector.history().offsetSyncs;
+  const history = readSyncHistories(collector.history().offsetSyncs);
   const wanted: { p: FlowPartition; offset: bigint }[] = [];
   for (const p of flow.partitions) {
     if (p.unknown !== null || p.targetLogEnd === null) continue;
-    const epoch = selectLatestEpoch(history.get(flowPartitionKey(flowId, p.topic, p.partition)) ?? []);
+    const epoch = selectLatestEpoch(history.list(flowPartitionKey(flowId, p.topic, p.partition)));
     for (const offset of pickOffsets(p, epoch[0]?.upstream)) wanted.push({ p, offset });
   }
   const sources = await readRecords(collector, flow.source, wanted.map(({ p, offset }) => ({ topic: p.topic, partition: p.partition, offset })));
@@ -92,7 +93,7 @@ async function measureMapping(collector: Collector, snapshot: Snapshot, tally: T
   for (const { p, offset } of wanted) {
     const record = sources.get(`${p.topic}/${p.partition}/${offset}`)?.find((r) => r.offset === offset);
     if (!record) continue;
-    const epoch = selectLatestEpoch(history.get(flowPartitionKey(flowId, p.topic, p.partition)) ?? []);
+    const epoch = selectLatestEpoch(history.list(flowPartitionKey(flowId, p.topic, p.partition)));
     const mapping = mapSourceOffset(epoch, offset, p.targetDensityIssue === null, p.targetLogEnd!);
     if (mapping.kind === "exact") checks.push({ record, p, target: mapping.target });
   }

@@ -7,6 +7,7 @@
 // per cycle. No sandbox: the audit's requests do not grow with partitions, its planning and hashing do.
 import { performance } from "node:perf_hooks";
 import { buildFlow } from "@/lib/collector/flow-builder";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import { tailBatchBytes } from "@/lib/collector/unreplicated-tail";
 import { type CollectorHistory, flowPartitionKey, type PartitionState, type Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
@@ -73,7 +74,7 @@ function createStandInReader(current: () => PartitionIndex, history: CollectorHi
         leaders.add(p.leader ?? -1);
         const isTarget = cluster !== sourceAlias;
         const sourceTopic = isTarget ? item.topic.slice(sourceAlias.length + 1) : item.topic;
-        const last = history.offsetSyncs.get(flowPartitionKey(flowId, sourceTopic, item.partition))?.at(-1);
+        const last = readSyncHistories(history.offsetSyncs).list(flowPartitionKey(flowId, sourceTopic, item.partition)).at(-1);
         const shift = isTarget && last !== undefined ? last.downstream - last.upstream : 0n;
         const records: FetchedRecord[] = [];
         for (let o = item.offset; o < p.logEnd && records.length < recordsPerRead; o++) records.push(makeRecord(sourceTopic, item.partition, o - shift, o));

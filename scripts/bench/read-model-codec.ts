@@ -13,6 +13,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createAlertService } from "@/lib/alerts/alert-service";
 import { buildFlow } from "@/lib/collector/flow-builder";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import type { Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
@@ -132,7 +133,8 @@ async function main(): Promise<void> {
   for (const size of sizes) {
     const { model, partitions } = await buildModel(size);
     const m = await measureColumnar(model);
-    const syncs = [...model.history.offsetSyncs.values()].reduce((n, s) => n + s.length, 0);
+    const histories = readSyncHistories(model.history.offsetSyncs);
+    const syncs = [...histories.keys()].reduce((n, key) => n + histories.get(key)!.length, 0);
     // Both judged: wall time is what a web instance waits on a quiet machine; on a shared one other work inflates it.
     const judge = (ms: number) => (ms <= 100 ? "met" : "NOT met");
     const target = partitions >= 90_000 ? ` (target ≤ 100 ms: ${judge(m.decodeMs)} in wall time, ${judge(m.decodeCpuMs)} in CPU)` : "";

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { CollectorHistory, OffsetSyncPoint, Snapshot } from "@/lib/collector/types";
+import { listSyncHistories } from "@/lib/collector/sync-history";
 import { repoRoot } from "@/lib/sandbox/paths";
 
 /** A real cycle's snapshot and the collector's sync history, captured once from the sandbox. */
@@ -16,7 +17,7 @@ export const sandboxFixturePath = path.join(repoRoot, "bench", "fixtures", "sand
 
 /** Writes the fixture as JSON; bigints become `{"$bigint":"123"}` so they read back exactly. */
 export function writeSnapshotFixture(file: string, kafkaVersion: string, snapshot: Snapshot, history: CollectorHistory): void {
-  const body = { capturedAt: new Date(snapshot.takenAt).toISOString(), kafkaVersion, snapshot, history: { offsetSyncs: [...history.offsetSyncs] } };
+  const body = { capturedAt: new Date(snapshot.takenAt).toISOString(), kafkaVersion, snapshot, history: { offsetSyncs: [...listSyncHistories(history.offsetSyncs)] } };
   writeFileSync(file, `${JSON.stringify(body, (_key, v: unknown) => (typeof v === "bigint" ? { $bigint: v.toString() } : v), 1)}\n`);
 }
 

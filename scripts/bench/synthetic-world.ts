@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
 import type { FlowReadings } from "@/lib/collector/flow-builder";
 import { discoverFlows, type FlowDefinition } from "@/lib/collector/flow-discovery";
+import { maxSyncsInMemory } from "@/lib/collector/flow-readings";
 import { internPartitionName } from "@/lib/collector/partition-keys";
+import type { SyncHistory } from "@/lib/collector/sync-history";
+import { SyncHistoryStore } from "@/lib/collector/sync-history-store";
 import {
   type CheckpointPoint,
   type ClusterSnapshot,
@@ -43,7 +46,8 @@ interface WorldPartition {
   position0: bigint;
   /** Target log end − MM2 position, as the newest sync says (MM2 copies one record per offset). */
   delta: bigint;
-  history: OffsetSyncPoint[];
+  /** Its history in the world's SyncHistoryStore. */
+  history: SyncHistory;
 }
 
 /** One group partition: where its group's commit started, and its index (staggers MM2's checkpoints). */
@@ -65,8 +69,8 @@ export interface SyntheticWorld {
   topics: number;
   groups: number;
   groupPartitions: number;
-  /** The collector's sync history: arrays grow in place, as the collector's do. */
-  syncs: Map<string, OffsetSyncPoint[]>;
+  /** The collector's sync history: the collector's store, appended to in place. */
+  syncs: SyncHistoryStore;
   /** The next cycle's clusters and readings (generation is not part of what is measured). */
   advance(cycle: number, now: number): { clusters: ClusterSnapshot[]; readings: FlowReadings };
 }
@@ -104,7 +108,7 @@ export function createSyntheticWorld(base: Snapshot, history: ReadonlyMap<string
   const sourceTopics: { topic: TopicState; parts: WorldPartition[] }[] = [];
   const targetTopics: { topic: TopicState; parts: WorldPartition[] }[] = [];
   const byName = new Map<string, WorldPartition>();
-  const syncs = new Map<string, OffsetSyncPoint[]>();
+  const syncs = new SyncHistoryStore(maxSyncsInMemory);
   // 1 in 20,000 partitions is stalled (at least one), 1 in 100 lags.
   const stalledAt = 4711 % Math.min(20_000, partitions);
   let index = 0;
@@ -120,18 +124,19 @@ export function createSyntheticWorld(base: Snapshot, history: ReadonlyMap<string
         const baseHistory = history.get(flowPartitionKey(flowId, original.name, p.partition)) ?? [];
         const last = baseHistory.at(-1);
         const position0 = positionOf.get(`${original.name}/${p.partition}`) ?? p.logEnd;
+        const key = flowPartitionKey(flowId, name, p.partition);
+        syncs.append(key, baseHistory);
         const wp: WorldPartition = {
           topic: name,
           partition: p.partition,
-          key: flowPartitionKey(flowId, name, p.partition),
+          key,
           kind: index % 20_000 === stalledAt ? "stalled" : index % 100 === 37 ? "lagging" : "healthy",
           source: { ...p, topic: name },
           target: { ...t, topic: remote(name) },
           position0,
           delta: last ? last.downstream - last.upstream : t.logEnd - position0,
-          history: baseHistory.slice(),
+          history: syncs.get(key)!,
         };
-        syncs.set(wp.key, wp.history);
         byName.set(`${name}/${p.partition}`, wp);
         parts.push(wp);
         index++;
@@ -194,9 +199,9 @@ export function createSyntheticWorld(base: Snapshot, history: ReadonlyMap<string
           targetParts.push({ ...wp.target, logEnd: at.position + wp.delta });
           // Keyed as the collector keys MM2's positions (flow-readings.ts): the same interned string every cycle.
           positions.set(internPartitionName(wp.topic, wp.partition), at.position - (wp.kind === "stalled" ? 1n : committedBehind + 1n));
-          const last = wp.history.at(-1);
-          if ((cycle + wp.partition + i) % syncEveryCycles === 0 && (last === undefined || last.upstream < at.position - 1n)) {
-            wp.history.push({ upstream: at.position - 1n, downstream: at.position + wp.delta - 1n });
+          const h = wp.history;
+          if ((cycle + wp.partition + i) % syncEveryCycles === 0 && (h.length === 0 || h.upstream(h.length - 1) < Number(at.position - 1n))) {
+            syncs.append(wp.key, [{ upstream: at.position - 1n, downstream: at.position + wp.delta - 1n }]);
           }
         }
         sourceOut.push({ ...s.topic, partitions: sourceParts });
@@ -242,10 +247,10 @@ function stateAt(wp: WorldPartition, c: bigint): { logStart: bigint | null; logE
 }
 
 /** MirrorCheckpointTask's translation with the newest sync at or below `upstream` (OffsetSyncStore.translateDownstream). */
-function translateLikeMirrorMaker(history: readonly OffsetSyncPoint[], upstream: bigint): bigint | null {
+function translateLikeMirrorMaker(history: SyncHistory, upstream: bigint): bigint | null {
+  const at = Number(upstream);
   for (let i = history.length - 1; i >= 0; i--) {
-    const sync = history[i]!;
-    if (sync.upstream <= upstream) return sync.upstream === upstream ? sync.downstream : sync.downstream + 1n;
+    if (history.upstream(i) <= at) return BigInt(history.upstream(i) === at ? history.downstream(i) : history.downstream(i) + 1);
   }
   return null;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -58,10 +59,10 @@ async function produce(bootstrap: string, name: string, partition: number, from:
 /** Flow partitions with records MM2 copied since the first offset sync of their latest epoch (what the audit can map). */
 function listAuditable(s: Snapshot): string[] {
   const flow = s.flows.find((f) => f.id === FLOW)!;
-  const history = runtime.collector.history().offsetSyncs;
+  const history = readSyncHistories(runtime.collector.history().offsetSyncs);
   return flow.partitions
     .filter((p) => {
-      const epoch = selectLatestEpoch(history.get(flowPartitionKey(FLOW, p.topic, p.partition)) ?? []);
+      const epoch = selectLatestEpoch(history.list(flowPartitionKey(FLOW, p.topic, p.partition)));
       if (p.unknown !== null || p.mm2Position === null || p.sourceLogStart === null || epoch.length === 0) return false;
       const low = p.sourceLogStart > epoch[0]!.upstream ? p.sourceLogStart : epoch[0]!.upstream;
       return low < p.mm2Position;
@@ -74,7 +75,7 @@ function describeProblems(audit: FlowAuditView | null): string {
   if (audit === null) return "no audit yet";
   const problems = audit.problems.map((p) => `${p.outcome} ${p.topic}/${p.partition} ${p.sourceOffset}→${p.targetOffsets.join("/")} ${p.mismatch ? JSON.stringify(p.mismatch) : ""}`);
   const syncs = [...new Set(audit.problems.map((p) => flowPartitionKey(FLOW, p.topic, p.partition)))].map(
-    (k) => `${k}: ${(runtime.collector.history().offsetSyncs.get(k) ?? []).slice(-8).map((x) => `(${x.upstream},${x.downstream})`).join(" ")}`,
+    (k) => `${k}: ${readSyncHistories(runtime.collector.history().offsetSyncs).list(k).slice(-8).map((x) => `(${x.upstream},${x.downstream})`).join(" ")}`,
   );
   return `${problems.join("; ")} | syncs ${syncs.join("; ")}`;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as getGroup } from "@/app/api/flows/[flow]/groups/[group]/route";
 import { type Flow, flowPartitionKey, type Snapshot } from "@/lib/collector/types";
@@ -121,7 +122,7 @@ describe("IdentityReplicationPolicy with a local producer on the target topic", 
     expect((await getOffsetShell(state, east, "west.heartbeats", -1)).get(0)).toBeGreaterThan(0n);
     expect([flow.checkpointsTopic, flow.heartbeat.latestTimestamp !== null]).toEqual(["west.checkpoints.internal", true]);
     const row = rowOf(settled)!;
-    const syncs = (runtime.collector.history().offsetSyncs.get(flowPartitionKey(FLOW_ID, topic, 0)) ?? []).map((x) => `${x.upstream}:${x.downstream}`);
+    const syncs = readSyncHistories(runtime.collector.history().offsetSyncs).list(flowPartitionKey(FLOW_ID, topic, 0)).map((x) => `${x.upstream}:${x.downstream}`);
     process.stdout.write(`[identity] ${describeRow(settled)}; syncs ${syncs.join(" ")}\n`);
     expect([row.targetTopic, row.mm2Position, row.positionSource, row.lag, row.targetLogEnd]).toEqual([topic, BigInt(COPIED), "committed", 0n, BigInt(COPIED + LOCAL)]);
     // MM2's first copy after the 30 local records is source offset 100 at east offset 130: a sync at once

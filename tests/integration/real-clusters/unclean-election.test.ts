@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertRecord } from "@/lib/alerts/types";
@@ -167,7 +168,7 @@ describe("an unclean leader election truncates acknowledged records (KAFKA-763)"
     const snapshot = await runtime.collector.runCycle();
     const ledger = ledgerOf(snapshot)!;
     report("after the election", [JSON.stringify(ledger, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v))]);
-    const syncs = runtime.collector.history().offsetSyncs.get(flowPartitionKey(flowId, topic, 0)) ?? [];
+    const syncs = readSyncHistories(runtime.collector.history().offsetSyncs).list(flowPartitionKey(flowId, topic, 0));
     report("MM2's offset syncs", [syncs.map((x) => `${x.upstream}->${x.downstream}`).join(" ")]);
     // The old rule alone would see nothing: the log end grew from 50 to 70.
     expect(ledger.logEnd).toBe(BigInt(firstBatch + refill));

@@ -14,6 +14,7 @@
  * whose candidates reach past the collector's history (written after its last read) is EXCLUDED.
  */
 import { replaySyncHistory } from "@/lib/translation";
+import { readPointHistory } from "@/lib/collector/sync-history";
 import { FlowSyncModels } from "@/lib/translation/sync-model";
 import { toOptionalLong, type SyncPoint } from "@/lib/mm2";
 import type { CheckpointRecord, SyncRecord, Timed } from "./kafka-truth";
@@ -93,7 +94,7 @@ export function compareCheckpoints(
 function translateByNumbers(history: readonly SyncPoint[], upstream: bigint): bigint | null {
   if (history.length === 0) return null;
   const models = new FlowSyncModels();
-  models.update(0, history, 0);
+  models.update(0, readPointHistory(history), 0);
   const slots = models.slots;
   const at = slots.findRun(0, Number(upstream));
   const syncUpstream = BigInt(slots.upstreamAt(at));

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -99,16 +100,16 @@ describe("offset translation against real MirrorMaker 2", () => {
       readOffsetSyncs(state, east, flow.offsetSyncs.topic, syncsStart, Number(syncsEnd - syncsStart)),
       readCheckpoints(state, west, flow.checkpointsTopic, checkpointsStart, Number(checkpointsEnd - checkpointsStart)),
     ]);
-    const history = runtime.collector.history().offsetSyncs;
+    const history = readSyncHistories(runtime.collector.history().offsetSyncs);
     // The collector read exactly the syncs Kafka's OffsetSyncFormatter prints, in order.
     for (let p = 0; p < PARTITIONS; p++) {
       const fromKafka = syncs.filter((s) => s.value.topic === topic && s.value.partition === p).map((s) => `${s.value.upstream}:${s.value.downstream}`);
-      const held = (history.get(flowPartitionKey(FLOW_ID, topic, p)) ?? []).map((s) => `${s.upstream}:${s.downstream}`);
+      const held = history.list(flowPartitionKey(FLOW_ID, topic, p)).map((s) => `${s.upstream}:${s.downstream}`);
       expect(held, `collector history of ${topic}/${p}`).toEqual(fromKafka.slice(0, held.length));
       expect(held.length, `${topic}/${p} syncs read`).toBeGreaterThan(3);
     }
     const mine = checkpoints.filter((c) => c.value.topic === targetTopic);
-    const result = compareCheckpoints(topic, syncs, (p) => history.get(flowPartitionKey(FLOW_ID, topic, p)) ?? [], mine);
+    const result = compareCheckpoints(topic, syncs, (p) => history.list(flowPartitionKey(FLOW_ID, topic, p)), mine);
     process.stdout.write(
       `[translation] ${mine.length} real checkpoints of ${targetTopic}: compared ${result.compared} pairs (${[...result.byGroup].map(([g, n]) => `${g}=${n}`).join(", ")}), excluded ${result.excluded}; ` +
         `${result.matched} of ${result.compared - result.ambiguous} unambiguous pairs equal the model's translation; ` +

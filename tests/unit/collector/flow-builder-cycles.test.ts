@@ -4,6 +4,7 @@
  * keeps between cycles (the sorted topic names, the remote topic names) must never change a flow.
  */
 import { describe, expect, it } from "vitest";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import { buildFlow, derivePosition, type FlowReadings } from "@/lib/collector/flow-builder";
 import type { FlowDefinition } from "@/lib/collector/flow-discovery";
 import { decideMembership } from "@/lib/collector/flow-membership";
@@ -107,7 +108,7 @@ function buildPlainly(def: FlowDefinition, source: ClusterSnapshot, target: Clus
       const t = target.topics.find((x) => x.name === targetTopic)?.partitions.find((x) => x.partition === p.partition);
       const last = readings.positions?.get(`${topic.name}/${p.partition}`);
       const committedPosition = last === undefined ? null : last + 1n;
-      const latestSync = readings.syncHistory.get(`${FLOW}|${topic.name}|${p.partition}`)?.at(-1) ?? null;
+      const latestSync = readSyncHistories(readings.syncHistory).list(`${FLOW}|${topic.name}|${p.partition}`).at(-1) ?? null;
       const derived = derivePosition(latestSync, t?.logEnd ?? null, p.logEnd);
       const useDerived = derived !== null && (committedPosition === null || derived > committedPosition);
       const mm2Position = useDerived ? derived : committedPosition;

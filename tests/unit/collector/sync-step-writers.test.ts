@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { readPointHistory } from "@/lib/collector/sync-history";
 import { checkSyncStepWriters, findExcessStep, interleavedReason } from "@/lib/collector/sync-step-writers";
 import { flowPartitionKey } from "@/lib/collector/types";
 import type { FetchedRecord, FetchRequestItem, FetchResult } from "@/lib/kafka";
@@ -32,18 +33,18 @@ function createOffsetReader(records: Record<string, Record<string, FetchResult>>
 describe("findExcessStep", () => {
   it("finds the newest step with more target records than upstream offsets, and where MM2's first copy would be", () => {
     const p = row(0, sync(100n, 130n));
-    expect(findExcessStep(interleaved, undefined, p)).toEqual({ partition: p, from: sync(99n, 99n), to: sync(100n, 130n), firstCopyAt: 100n });
+    expect(findExcessStep(readPointHistory(interleaved), undefined, p)).toEqual({ partition: p, from: sync(99n, 99n), to: sync(100n, 130n), firstCopyAt: 100n });
   });
 
   it("ignores steps already looked at, steps back (MM2 resumed lower) and dense steps", () => {
     const p = row(0, sync(100n, 130n));
-    expect(findExcessStep(interleaved, 130n, p)).toBeNull();
-    expect(findExcessStep([sync(50n, 50n), sync(20n, 60n)], undefined, p)).toBeNull();
-    expect(findExcessStep([sync(0n, 0n), sync(99n, 99n), sync(100n, 100n)], undefined, p)).toBeNull();
+    expect(findExcessStep(readPointHistory(interleaved), 130n, p)).toBeNull();
+    expect(findExcessStep(readPointHistory([sync(50n, 50n), sync(20n, 60n)]), undefined, p)).toBeNull();
+    expect(findExcessStep(readPointHistory([sync(0n, 0n), sync(99n, 99n), sync(100n, 100n)]), undefined, p)).toBeNull();
   });
 
   it("does not look where retention deleted MM2's first copy on the target", () => {
-    expect(findExcessStep(interleaved, undefined, row(0, sync(100n, 130n), { targetLogStart: 101n }))).toBeNull();
+    expect(findExcessStep(readPointHistory(interleaved), undefined, row(0, sync(100n, 130n), { targetLogStart: 101n }))).toBeNull();
   });
 });
 

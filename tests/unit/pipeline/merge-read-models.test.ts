@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { listSyncHistories } from "@/lib/collector/sync-history";
 import type { AlertRecord } from "@/lib/alerts/types";
 import type { Snapshot } from "@/lib/collector/types";
 import { mergeReadModels } from "@/lib/pipeline/merge-read-models";
@@ -28,7 +29,7 @@ function makeShardModel(source: string, target: string, cycle: number, takenAt: 
   const history = makeHistory([[cycle, cycle + 1000]]);
   return {
     snapshot,
-    history: { offsetSyncs: new Map([...history.offsetSyncs].map(([, v]) => [`${id}|orders|0`, v])) },
+    history: { offsetSyncs: new Map([...listSyncHistories(history.offsetSyncs)].map(([, v]) => [`${id}|orders|0`, v])) },
     translations: new Map(),
     translationErrors: new Map([[id, `no checkpoints on ${target}`]]),
     alerts,
@@ -57,7 +58,7 @@ describe("mergeReadModels", () => {
     expect([merged.snapshot.cycle, merged.snapshot.takenAt, merged.snapshot.durationMs, merged.builtAt]).toEqual([7, T0 + 10_000, 70, T0 + 10_050]);
     expect(merged.snapshot.malformedRecords).toEqual({ "north/mm2-offset-syncs.south.internal": 4, "east/mm2-offset-syncs.west.internal": 7 });
     expect(merged.alerts.map((x) => x.id)).toEqual(["00000000000000b1", "00000000000000a1"]);
-    expect([...merged.history.offsetSyncs]).toEqual([
+    expect([...listSyncHistories(merged.history.offsetSyncs)]).toEqual([
       ["north->south|orders|0", [{ upstream: 4n, downstream: 1004n }]],
       ["east->west|orders|0", [{ upstream: 7n, downstream: 1007n }]],
     ]);
@@ -73,6 +74,6 @@ describe("mergeReadModels", () => {
     expect(merged.snapshot.flows.map((f) => [f.id, f.partitions[0]!.sourceLogEnd])).toEqual([["east->west", 200n]]);
     expect(merged.alerts.map((x) => [x.id, x.summary, x.lastSeen])).toEqual([["00000000000000a1", "new owner's view", T0 + 30_000]]);
     expect(merged.snapshot.clusters.map((c) => c.alias)).toEqual(["east", "west"]);
-    expect([...merged.history.offsetSyncs.values()]).toEqual([[{ upstream: 2n, downstream: 1002n }]]);
+    expect([...listSyncHistories(merged.history.offsetSyncs)].map(([, v]) => v)).toEqual([[{ upstream: 2n, downstream: 1002n }]]);
   });
 });

@@ -1,4 +1,5 @@
 import { appendFileSync, copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { listSyncHistories } from "@/lib/collector/sync-history";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,7 +49,7 @@ describe("a recording of cycles", () => {
   it("reads back every cycle with the one before it as previous and the offset-sync histories as they grew", async () => {
     const read: { cycle: number; previous: number | null; syncPoints: number }[] = [];
     for await (const { current, previous, history } of readCycleRecording(file)) {
-      const syncPoints = [...history.offsetSyncs.values()].reduce((n, points) => n + points.length, 0);
+      const syncPoints = [...listSyncHistories(history.offsetSyncs)].reduce((n, [, points]) => n + points.length, 0);
       read.push({ cycle: current.cycle, previous: previous?.cycle ?? null, syncPoints });
     }
     expect(read.map((r) => [r.cycle, r.previous])).toEqual(read.map((_, i) => [i + 1, i === 0 ? null : i]));

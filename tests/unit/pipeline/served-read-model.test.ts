@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { readSyncHistories } from "@/lib/collector/sync-history";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -113,7 +114,7 @@ afterAll(async () => {
 describe("the published read model: what is served, trimmed", () => {
   it("keeps a partition's newest 64 offset syncs with the count held, and no group offsets on the clusters", () => {
     expect(full.history.offsetSyncs.get(syncKey)).toHaveLength(100);
-    expect(published.history.offsetSyncs.get(syncKey)).toEqual(full.history.offsetSyncs.get(syncKey)!.slice(36));
+    expect(published.history.offsetSyncs.get(syncKey)).toEqual(readSyncHistories(full.history.offsetSyncs).list(syncKey).slice(36));
     expect([...published.offsetSyncsHeld!]).toEqual([[syncKey, 100]]);
     const east = published.snapshot.clusters.find((c) => c.alias === "east")!;
     expect(east.groups.map((g) => [g.groupId, g.offsets, g.shareOffsets])).toEqual([["app", [], undefined], ["shares", [], undefined]]);
@@ -154,7 +155,7 @@ describe("the published read model: what is served, trimmed", () => {
     expect([merged.history.offsetSyncs.get(syncKey)?.length, merged.offsetSyncsHeld?.get(syncKey)]).toEqual([64, 100]);
     expect(shapeOffsetSyncs(merged, syncKey)).toEqual(shapeOffsetSyncs(full, syncKey));
     // A shard's new owner holds 3 syncs of the partition: its own, untrimmed, are served and counted.
-    const moved: ReadModel = { ...newer(published, 4), history: { offsetSyncs: new Map([[syncKey, full.history.offsetSyncs.get(syncKey)!.slice(97)]]) }, offsetSyncsHeld: new Map() };
+    const moved: ReadModel = { ...newer(published, 4), history: { offsetSyncs: new Map([[syncKey, readSyncHistories(full.history.offsetSyncs).list(syncKey).slice(97)]]) }, offsetSyncsHeld: new Map() };
     const afterMove = mergeReadModels([published, moved])!;
     expect(shapeOffsetSyncs(afterMove, syncKey).rows.map((r) => [r.index, r.upstream])).toEqual([[2, "1,485"], [1, "1,470"], [0, "1,455"]]);
     expect(shapeOffsetSyncs(afterMove, syncKey).total).toBe(3);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createOffsetSyncStore, type SyncPoint } from "@/lib/mm2";
 import { mapIdealOffset, replaySyncHistory } from "@/lib/translation";
 import { FlowSyncModels } from "@/lib/translation/sync-model";
+import { readPointHistory } from "@/lib/collector/sync-history";
 import { steadySyncs, syncs } from "./fixtures";
 
 const tp = { topic: "orders", partition: 0 };
@@ -55,13 +56,13 @@ describe("FlowSyncModels", () => {
     const models = new FlowSyncModels();
     for (const chunk of [steadySyncs(10, 500), steadySyncs(10, 900).slice(51), steadySyncs(10, 2000).slice(91)]) {
       history.push(...chunk);
-      models.update(0, history, 0);
+      models.update(0, readPointHistory(history), 0);
       expect(slotUpstreams(models, 0)).toEqual(modelUpstreams(history));
     }
     expect(models.epochStart(0)).toBe(0);
     // A truncation starts a new epoch; a repeat continues it.
     history.push(...syncs([2010, 1500], [2010, 1500], [2020, 1510]));
-    models.update(0, history, 0);
+    models.update(0, readPointHistory(history), 0);
     expect(models.epochStart(0)).toBe(201);
     expect(slotUpstreams(models, 0)).toEqual(modelUpstreams(history));
   });
@@ -69,36 +70,36 @@ describe("FlowSyncModels", () => {
   it("replays with the wiping start-up the options name", () => {
     const history = syncs([0, 0], [100, 100], [200, 200], [300, 300]);
     const models = new FlowSyncModels({ initializationMustReadToEnd: true, syncsReadAtStartup: 3 });
-    models.update(0, history, 0);
+    models.update(0, readPointHistory(history), 0);
     expect(slotUpstreams(models, 0)).toEqual(replaySyncHistory(tp, history, { initializationMustReadToEnd: true, syncsReadAtStartup: 3 }).getSlots(tp)!.map((s) => s.upstream));
   });
 
   it("finds its place again after the history was trimmed at the front (keeping what MM2's store holds), and replays when it cannot", () => {
     const history = steadySyncs(10, 1000);
     const models = new FlowSyncModels();
-    models.update(0, history, 0);
+    models.update(0, readPointHistory(history), 0);
     history.splice(0, 50);
     history.push(...syncs([1010, 1010]));
-    models.update(0, history, 0);
+    models.update(0, readPointHistory(history), 0);
     // MM2's store still holds the trimmed syncs: the oldest slot is the first sync ever read, not the history's first.
     expect(slotUpstreams(models, 0).at(-1)).toBe(0n);
     expect(models.epochStart(0)).toBe(0);
     const unrelated = syncs([5, 5], [6, 6]);
-    models.update(0, unrelated, 0);
+    models.update(0, readPointHistory(unrelated), 0);
     expect(slotUpstreams(models, 0)).toEqual(modelUpstreams(unrelated));
   });
 
   it("keeps a model looked up within 60 cycles and replays one unused for 61", () => {
     const [kept, dropped] = [steadySyncs(10, 1000), steadySyncs(10, 1000)];
     const models = new FlowSyncModels();
-    models.update(0, kept, 0);
-    models.update(1, dropped, 0);
+    models.update(0, readPointHistory(kept), 0);
+    models.update(1, readPointHistory(dropped), 0);
     for (const history of [kept, dropped]) {
       history.splice(0, 50);
       history.push(...syncs([1010, 1010]));
     }
-    models.update(0, kept, 60);
-    models.update(1, dropped, 61);
+    models.update(0, readPointHistory(kept), 60);
+    models.update(1, readPointHistory(dropped), 61);
     expect(slotUpstreams(models, 0).at(-1)).toBe(0n);
     expect(slotUpstreams(models, 1)).toEqual(modelUpstreams(dropped));
     expect(slotUpstreams(models, 1).at(-1)).toBe(500n);
@@ -106,7 +107,7 @@ describe("FlowSyncModels", () => {
 
   it("refuses a sync outside the int64 range, as OffsetSyncStore.addSync does", () => {
     const models = new FlowSyncModels();
-    expect(() => models.update(0, [{ upstream: 2n ** 63n, downstream: 0n }], 0)).toThrow(/outside the int64 range/);
+    expect(() => models.update(0, readPointHistory([{ upstream: 2n ** 63n, downstream: 0n }]), 0)).toThrow(/outside the int64 range/);
   });
 });
 
