@@ -4,66 +4,59 @@ import {
   type CheckpointWatch, defaultTranslationThresholds, isCheckpointOwed, resolveCheckpointStaleMs, staleFinding,
   type TranslationThresholds,
 } from "./translation-detectors";
-import { type FlowTranslation, type GroupTranslation, type PartitionTranslation, readGroupRows } from "@/lib/translation";
+import {
+  type FlowTranslation, type GroupRowReader, type GroupTranslation, type PartitionTranslation, readGroupRows,
+} from "@/lib/translation";
+import { Identity, Life, type WatchEntry, WatchSlots } from "./watch-slots";
 
-type WatchEntry = CheckpointWatch[string];
-
-/** A checkpoint's offsets (a row's, or its column's). */
-type CheckpointOffsets = { upstream: bigint; downstream: bigint } | null;
-
-/** One watch entry with the checkpoint its identity names, parsed once, and the last judgement that kept it. */
-interface Slot {
-  key: string;
-  entry: WatchEntry;
-  upstream: bigint | null;
-  downstream: bigint | null;
-  /** False when the identity is not two offsets as `${bigint}` writes them: it never names a checkpoint. */
-  valid: boolean;
-  mark: number;
-  /** False once removed from the watch (a group's positions may still point at it). */
-  live: boolean;
-}
-
-/** A group's rows of its last judgement, by position: topic, partition, and the slot of an owed one. */
+/**
+ * A group's rows of its last judgement, by position: topic, partition, and the slot of its key; the
+ * group's key prefix (`<flow>|<group>|`, one string for the group's life) and the judgement that last held it.
+ */
 interface GroupPositions {
+  prefix: string;
+  mark: number;
   topics: string[];
   partitions: number[];
-  slots: (Slot | undefined)[];
+  slots: number[];
 }
 
-/** A flow's slots by key, and its groups' positions. */
-interface FlowSlots {
-  slots: Map<string, Slot>;
+/** A flow's slots, and its groups' positions. */
+interface FlowWatch {
+  slots: WatchSlots;
   groups: Map<string, GroupPositions>;
 }
 
 /**
  * The checkpoint watch kept in place between cycles: detectStaleCheckpoints' answers (same findings, same entries)
- * without a new record of every entry each cycle (190,000 keys at 100,000 partitions), and with the keys whose entry
- * changed since the last `takeChanges`, so the caller writes those alone. A group's rows come in the same order
- * cycle after cycle: each position keeps the slot of its row, so a row still owed since the same checkpoint costs
- * no key and no lookup; an entry unchanged stays the same object.
+ * without a record of every entry (190,000 keys at 100,000 partitions), and with the keys whose entry changed since the
+ * last `takeChanges`, so the caller writes those alone. The entries are columns of numbers (watch-slots.ts), judged from
+ * the translation's row columns (GroupRowReader): a row still owed since the same checkpoint costs no object, no
+ * bigint and no lookup, as a group's rows come in the same order cycle after cycle and each position keeps its slot.
  */
 export class CheckpointWatchState {
-  private readonly flows = new Map<string, FlowSlots>();
-  /** Keys whose entry changed since the last takeChanges, with their entry now (null: gone). */
-  private changed = new Map<string, WatchEntry | null>();
+  private readonly flows = new Map<string, FlowWatch>();
   private marks = 0;
 
   /** A state holding `watch`'s entries (a stored watch: no change to take). */
   constructor(watch: CheckpointWatch = {}) {
-    for (const key in watch) this.flowOf(key.slice(0, key.indexOf("|"))).slots.set(key, createSlot(key, watch[key]!));
+    for (const key in watch) {
+      const { slots } = this.flowOf(key.slice(0, key.indexOf("|")));
+      restoreEntry(slots, slots.add(key), watch[key]!);
+    }
   }
 
-  /** Every entry, by key. */
+  /** Every entry, by key (each a new object). */
   *entries(): Generator<[string, WatchEntry]> {
-    for (const { slots } of this.flows.values()) for (const [key, slot] of slots) yield [key, slot.entry];
+    for (const { slots } of this.flows.values()) {
+      for (let s = 0; s < slots.keys.length; s++) if (slots.life[s] === Life.LIVE) yield [slots.keys[s]!, slots.entry(s)];
+    }
   }
 
   /** The keys whose entry changed since the last call, each with its entry now (null: gone). */
   takeChanges(): ReadonlyMap<string, WatchEntry | null> {
-    const changes = this.changed;
-    this.changed = new Map();
+    const changes = new Map<string, WatchEntry | null>();
+    for (const { slots } of this.flows.values()) slots.takeChanges(changes);
     return changes;
   }
 
@@ -72,93 +65,61 @@ export class CheckpointWatchState {
     if (!ft.syncsLoaded) return [];
     const mark = ++this.marks;
     const flow = this.flowOf(ft.flow);
-    const { slots } = flow;
-    const groups = new Map<string, GroupPositions>();
+    const { slots, groups } = flow;
     const findings: Finding[] = [];
-    // Slots kept by this judgement, and those of rows owed last time and not now (removed unless another row keeps
-    // them): when that is every slot of the flow, nothing else is left to remove.
-    let kept = 0;
-    const paid: Slot[] = [];
-    const keep = (slot: Slot) => {
-      if (slot.mark !== mark) kept++;
-      slot.mark = mark;
-    };
+    let held = 0;
     for (const g of ft.groups) {
-      const groupPrefix = `${ft.flow}|${g.group}|`;
-      const last = flow.groups.get(g.group);
+      const last = groups.get(g.group);
       if (g.unknown !== null) {
         // Not judged: the group's clocks are kept as they were until its offsets are read again.
-        slots.forEach((slot, key) => {
-          if (key.startsWith(groupPrefix)) keep(slot);
-        });
-        if (last !== undefined) groups.set(g.group, last);
+        keepGroup(slots, last?.prefix ?? `${ft.flow}|${g.group}|`, mark);
+        if (last !== undefined && last.mark !== mark) held++;
+        if (last !== undefined) last.mark = mark;
         continue;
       }
-      // The rows' columns: a row is made only for a finding.
       const rows = readGroupRows(g);
       const thresholdMs = resolveCheckpointStaleMs(ft.checkpointTiming, rows.hasCheckpoint(), thresholds.checkpointStaleMs);
       if (thresholdMs === null) continue;
-      const positions: GroupPositions = last ?? { topics: [], partitions: [], slots: [] };
-      groups.set(g.group, positions);
+      let positions = last;
+      if (positions === undefined) {
+        positions = { prefix: `${ft.flow}|${g.group}|`, mark, topics: [], partitions: [], slots: [] };
+        groups.set(g.group, positions);
+      }
+      if (positions.mark !== mark) held++;
+      positions.mark = mark;
+      const groupPrefix = positions.prefix;
       for (let i = 0; i < rows.length; i++) {
         const topic = rows.topic(i);
         const partition = rows.partition(i);
-        const aligned = positions.topics[i] === topic && positions.partitions[i] === partition;
-        const held = aligned ? positions.slots[i] : undefined;
-        const owed = rows.isCheckpointOwed(i);
-        if (!aligned) {
+        // Every row has a slot, owed or not, for as long as its position holds it: a row owed again costs no key.
+        let slot = positions.topics[i] === topic && positions.partitions[i] === partition ? positions.slots[i]! : -1;
+        if (slot === -1) {
+          const key = internPrefixedPartitionKey(groupPrefix, topic, partition);
+          slot = slots.find(key);
+          if (slot === -1) slot = slots.add(key);
           positions.topics[i] = topic;
           positions.partitions[i] = partition;
+          positions.slots[i] = slot;
         }
-        if (!owed) {
-          if (held !== undefined && held.live && held.mark !== mark && held.mark !== -mark) {
-            held.mark = -mark;
-            paid.push(held);
-          }
-          positions.slots[i] = undefined;
-          continue;
-        }
-        const checkpoint = rows.checkpoint(i);
-        let slot = held !== undefined && held.live ? held : undefined;
-        if (slot === undefined) {
-          const key = internPrefixedPartitionKey(groupPrefix, topic, partition);
-          slot = slots.get(key);
-          if (slot === undefined) {
-            slots.set(key, (slot = createOwedSlot(key, checkpoint, now)));
-            this.changed.set(key, slot.entry);
-          }
-        }
-        if (!isSameCheckpoint(slot, checkpoint)) {
-          owe(slot, checkpoint, now);
-          this.changed.set(slot.key, slot.entry);
-        }
-        // Otherwise still owed since the same checkpoint: the entry stays as it is (no new object, nothing to write).
-        keep(slot);
-        positions.slots[i] = slot;
-        const { dueSince } = slot.entry;
-        const checkpointOld = checkpoint === null || now - checkpoint.at > thresholdMs;
-        if (now - dueSince > thresholdMs && checkpointOld) {
+        slots.seen[slot] = mark;
+        if (!rows.isCheckpointOwed(i)) continue;
+        if (owe(slots, slot, rows, i, now)) slots.changed.set(slots.keys[slot]!, slot);
+        // Otherwise still owed since the same checkpoint: nothing to write.
+        slots.kept[slot] = mark;
+        const owedMs = now - slots.dueSince[slot]!;
+        if (owedMs <= thresholdMs) continue;
+        // The checkpoint's age only past the threshold: reading it touches the checkpoint's object.
+        const at = rows.checkpointReadAt(i);
+        if (Number.isNaN(at) || now - at > thresholdMs) {
           const p = rows.row(i);
-          findings.push(staleFinding(ft, g, p, { expected: isCheckpointOwed(p)!, owedMs: now - dueSince, thresholdMs }, now));
+          findings.push(staleFinding(ft, g, p, { expected: isCheckpointOwed(p)!, owedMs, thresholdMs }, now));
         }
       }
       positions.topics.length = positions.partitions.length = positions.slots.length = rows.length;
     }
-    flow.groups = groups;
-    // What this judgement did not keep is gone: paid, no longer owed, or its group left.
-    const size = slots.size;
-    let removed = 0;
-    for (const slot of paid) {
-      if (slot.mark === mark) continue;
-      this.remove(slots, slot);
-      removed++;
-    }
-    // Others only when a group left, its rows moved, or the watch was read from the store (forEach: no entry
-    // array per slot, 190,000 a cycle).
-    if (kept + removed === size) return findings;
-    slots.forEach((slot) => {
-      if (slot.mark !== mark) this.remove(slots, slot);
-    });
+    // Groups gone, or not judged (no threshold), lose their positions.
+    if (held !== groups.size) groups.forEach((positions, group) => positions.mark !== mark && groups.delete(group));
+    sweep(slots, mark);
     return findings;
   }
 
@@ -179,55 +140,81 @@ export class CheckpointWatchState {
     if (row.checkpoint === null || row.committed >= row.checkpoint.upstream || isCheckpointOwed(row) === null) return false;
     const thresholdMs = resolveCheckpointStaleMs(ft.checkpointTiming, true, thresholds.checkpointStaleMs);
     const key = internPrefixedPartitionKey(`${ft.flow}|${group.group}|`, row.topic, row.partition);
-    const owedSince = this.flows.get(ft.flow)?.slots.get(key)?.entry.dueSince;
-    return thresholdMs !== null && owedSince !== undefined && now - owedSince <= thresholdMs;
+    const slots = this.flows.get(ft.flow)?.slots;
+    const slot = slots === undefined ? -1 : slots.find(key);
+    if (slots === undefined || slot === -1 || slots.life[slot] !== Life.LIVE) return false;
+    return thresholdMs !== null && now - slots.dueSince[slot]! <= thresholdMs;
   }
 
-  private remove(slots: Map<string, Slot>, slot: Slot): void {
-    slot.live = false;
-    slots.delete(slot.key);
-    this.changed.set(slot.key, null);
-  }
-
-  private flowOf(id: string): FlowSlots {
+  private flowOf(id: string): FlowWatch {
     let flow = this.flows.get(id);
-    if (flow === undefined) this.flows.set(id, (flow = { slots: new Map(), groups: new Map() }));
+    if (flow === undefined) this.flows.set(id, (flow = { slots: new WatchSlots(), groups: new Map() }));
     return flow;
   }
 }
 
-/** A checkpoint owed from `now` on. */
-function createOwedSlot(key: string, checkpoint: CheckpointOffsets, now: number): Slot {
-  const slot: Slot = { key, entry: { checkpoint: null, dueSince: now }, upstream: null, downstream: null, valid: true, mark: 0, live: true };
-  owe(slot, checkpoint, now);
-  return slot;
-}
-
-/** The slot's entry becomes a new one: owed from `now` on since `checkpoint`. */
-function owe(slot: Slot, checkpoint: CheckpointOffsets, now: number): void {
-  slot.valid = true;
-  if (checkpoint === null) {
-    slot.entry = { checkpoint: null, dueSince: now };
-    slot.upstream = slot.downstream = null;
-    return;
+/**
+ * Owes row `i`'s checkpoint at `slot`: unchanged when the slot's live entry names the same checkpoint, else a new
+ * entry owed from `now` on. Whether the entry changed.
+ */
+function owe(slots: WatchSlots, slot: number, rows: GroupRowReader, i: number, now: number): boolean {
+  const live = slots.life[slot] === Life.LIVE;
+  const upstream = rows.checkpointUpstream(i);
+  if (Number.isNaN(upstream)) {
+    if (live && slots.identity[slot] === Identity.NONE) return false;
+    slots.setNone(slot, now);
+    return true;
   }
-  slot.entry = { checkpoint: `${checkpoint.upstream}:${checkpoint.downstream}`, dueSince: now };
-  slot.upstream = checkpoint.upstream;
-  slot.downstream = checkpoint.downstream;
+  const downstream = rows.checkpointDownstream(i);
+  if (Number.isSafeInteger(upstream) && Number.isSafeInteger(downstream)) {
+    const same = slots.identity[slot] === Identity.NUMBERS && slots.upstream[slot] === upstream && slots.downstream[slot] === downstream;
+    if (live && same) return false;
+    slots.setNumbers(slot, upstream, downstream, now);
+    return true;
+  }
+  // Beyond 2^53: compared as bigints (as detectors.ts's isSameCheckpoint).
+  const checkpoint = rows.checkpoint(i)!;
+  const held = slots.identity[slot] === Identity.BIGINTS ? slots.bigs.get(slot) : undefined;
+  if (live && held !== undefined && held.upstream === checkpoint.upstream && held.downstream === checkpoint.downstream) return false;
+  slots.setBigints(slot, checkpoint.upstream, checkpoint.downstream, now);
+  return true;
 }
 
-/** A slot for a stored entry (its identity parsed once). */
-function createSlot(key: string, entry: WatchEntry): Slot {
-  if (entry.checkpoint === null) return { key, entry, upstream: null, downstream: null, valid: true, mark: 0, live: true };
+/** Keeps the live entries of an unjudged group (by key prefix, as stored ones have no position) and its slots. */
+function keepGroup(slots: WatchSlots, groupPrefix: string, mark: number): void {
+  for (let s = 0; s < slots.keys.length; s++) {
+    if (slots.life[s] === Life.FREE || !slots.keys[s]!.startsWith(groupPrefix)) continue;
+    slots.seen[s] = mark;
+    if (slots.life[s] === Life.LIVE) slots.kept[s] = mark;
+  }
+}
+
+/**
+ * What this judgement did not keep is gone (paid, no longer owed, or its group left), and a slot it did not name is
+ * freed. One pass over the flow's columns.
+ */
+function sweep(slots: WatchSlots, mark: number): void {
+  const { life, kept, seen, keys } = slots;
+  for (let s = 0; s < keys.length; s++) {
+    const state = life[s];
+    if (state === Life.FREE) continue;
+    if (state === Life.LIVE && kept[s] !== mark) {
+      slots.retire(s);
+      slots.changed.set(keys[s]!, s);
+    }
+    if (seen[s] !== mark) slots.release(s);
+  }
+}
+
+/** Sets a stored entry at `slot` (its identity parsed once). */
+function restoreEntry(slots: WatchSlots, slot: number, entry: WatchEntry): void {
+  if (entry.checkpoint === null) return slots.setNone(slot, entry.dueSince);
   const match = /^(-?\d+):(-?\d+)$/.exec(entry.checkpoint);
   const [upstream, downstream] = match === null ? [null, null] : [BigInt(match[1]!), BigInt(match[2]!)];
-  const valid = upstream !== null && `${upstream}:${downstream}` === entry.checkpoint;
-  return { key, entry, upstream, downstream, valid, mark: 0, live: true };
-}
-
-/** Whether the slot's identity names this checkpoint (as detectors.ts's isSameCheckpoint). */
-function isSameCheckpoint(slot: Slot, checkpoint: CheckpointOffsets): boolean {
-  if (!slot.valid) return false;
-  if (slot.upstream === null || checkpoint === null) return slot.upstream === null && checkpoint === null;
-  return slot.upstream === checkpoint.upstream && slot.downstream === checkpoint.downstream;
+  if (upstream === null || downstream === null || `${upstream}:${downstream}` !== entry.checkpoint) {
+    return slots.setInvalid(slot, entry.checkpoint, entry.dueSince);
+  }
+  const [up, down] = [Number(upstream), Number(downstream)];
+  if (Number.isSafeInteger(up) && Number.isSafeInteger(down)) slots.setNumbers(slot, up, down, entry.dueSince);
+  else slots.setBigints(slot, upstream, downstream, entry.dueSince);
 }

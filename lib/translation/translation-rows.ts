@@ -396,6 +396,15 @@ export interface GroupRowReader {
   /** The row's latest checkpoint (upstream, downstream, when read), or null. */
   checkpoint(i: number): { upstream: bigint; downstream: bigint; at: number } | null;
   isCheckpointOwed(i: number): boolean;
+  /**
+   * The latest checkpoint's upstream offset as a number, NaN without a checkpoint; beyond 2^53 not exact (the caller
+   * checks Number.isSafeInteger and reads `checkpoint` then). No object is made.
+   */
+  checkpointUpstream(i: number): number;
+  /** The latest checkpoint's downstream offset as a number, as `checkpointUpstream`. */
+  checkpointDownstream(i: number): number;
+  /** When the latest checkpoint was read (ms), NaN without one. */
+  checkpointReadAt(i: number): number;
   isSkipping(i: number): boolean;
   /** Whether any row has a checkpoint. */
   hasCheckpoint(): boolean;
@@ -434,6 +443,22 @@ export class ColumnGroupRows implements GroupRowReader {
 
   isCheckpointOwed(i: number): boolean {
     return this.rows.isCheckpointOwed(this.start + i);
+  }
+
+  checkpointUpstream(i: number): number {
+    const r = this.start + i;
+    if (this.rows.isObject[r] === 1) return readNumber(this.rows.checkpointAt(r)?.upstream);
+    return this.rows.checkpoints[r] === undefined ? Number.NaN : this.rows.checkpointUpstream[r]!;
+  }
+
+  checkpointDownstream(i: number): number {
+    const r = this.start + i;
+    if (this.rows.isObject[r] === 1) return readNumber(this.rows.checkpointAt(r)?.downstream);
+    return this.rows.checkpoints[r] === undefined ? Number.NaN : this.rows.checkpointDownstream[r]!;
+  }
+
+  checkpointReadAt(i: number): number {
+    return this.rows.checkpointAt(this.start + i)?.at ?? Number.NaN;
   }
 
   isSkipping(i: number): boolean {
@@ -484,6 +509,18 @@ class ObjectGroupRows implements GroupRowReader {
     return readOwedDownstream(this.rows[i]!) !== null;
   }
 
+  checkpointUpstream(i: number): number {
+    return readNumber(this.rows[i]!.checkpoint?.upstream);
+  }
+
+  checkpointDownstream(i: number): number {
+    return readNumber(this.rows[i]!.checkpoint?.downstream);
+  }
+
+  checkpointReadAt(i: number): number {
+    return this.rows[i]!.checkpoint?.at ?? Number.NaN;
+  }
+
   isSkipping(i: number): boolean {
     return isSkipping(this.rows[i]!);
   }
@@ -499,6 +536,11 @@ class ObjectGroupRows implements GroupRowReader {
   sample(i: number, group: string): RowSample {
     return sampleRow(group, this.rows[i]!);
   }
+}
+
+/** An offset as a number (NaN when absent; rounded beyond 2^53, where Number.isSafeInteger tells). */
+function readNumber(offset: bigint | undefined): number {
+  return offset === undefined ? Number.NaN : Number(offset);
 }
 
 /**

@@ -1,0 +1,165 @@
+import { describe, expect, it } from "vitest";
+import type { CheckpointPoint, ConsumerGroupState } from "@/lib/collector/types";
+import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
+import { type CheckpointWatch, detectStaleCheckpoints } from "@/lib/detect/translation-detectors";
+import { type FlowTranslation, translateFlow } from "@/lib/translation";
+import { FLOW, makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "../translation/fixtures";
+
+const MINUTE = 60_000;
+const limits = { replayRecords: 1000, checkpointStaleMs: 3 * MINUTE };
+const partitions = [0, 1, 2, 3];
+const groupIds = ["app", "billing", "audit"];
+
+/** A deterministic sequence of numbers in [0, 1) (mulberry32). */
+function createRandom(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One cycle's world: each group's committed offset and MM2's latest checkpoint per partition. */
+interface World {
+  committed: Map<string, bigint>;
+  checkpoints: Map<string, CheckpointPoint>;
+}
+
+/** The next cycle's committed offsets: groups stay, move on, or move back. */
+function moveGroups(world: World, random: () => number): void {
+  for (const group of groupIds) {
+    for (const p of partitions) {
+      const key = `${group}/${p}`;
+      const committed = world.committed.get(key) ?? 1000n;
+      const roll = random();
+      world.committed.set(key, roll < 0.4 ? committed : roll < 0.9 ? committed + BigInt(1 + Math.floor(random() * 400)) : committed - 250n);
+    }
+  }
+}
+
+/** MM2 checkpoints some group partitions of `ft`, read at `now`. */
+function emitCheckpoints(world: World, ft: FlowTranslation, random: () => number, now: number): void {
+  for (const g of ft.groups) {
+    for (const row of g.partitions) {
+      const roll = random();
+      if (row.translation.kind !== "translated" || roll > 0.2) continue;
+      // Mostly of the committed offset (the debt paid); sometimes ahead of it, as if of an earlier position (still owed).
+      const ahead = roll < 0.05 ? 1000n : 0n;
+      const [upstream, downstream] = [row.committed + ahead, row.translation.downstream + ahead];
+      world.checkpoints.set(`${g.group}/${row.partition}`, { group: g.group, topic: "orders", partition: row.partition, upstream, downstream, at: now });
+    }
+  }
+}
+
+/** The world translated at `now`, with only `present` groups read and `unknown` ones unreadable. */
+function translate(world: World, now: number, present: readonly string[], unknown: readonly string[]): FlowTranslation {
+  const groups: ConsumerGroupState[] = present.map((group) => {
+    const offsets = Object.fromEntries(partitions.map((p) => [`orders/${p}`, world.committed.get(`${group}/${p}`)!]));
+    return makeGroup(group, offsets, unknown.includes(group) ? { error: "COORDINATOR_NOT_AVAILABLE" } : {});
+  });
+  return translateFlow({
+    flow: makeFlow({ checkpoints: [...world.checkpoints.values()] }),
+    sourceGroups: groups,
+    syncHistory: makeHistory(Object.fromEntries(partitions.map((p) => [p, steadySyncs(100, 40_000)]))),
+    now,
+  });
+}
+
+/** The entries `watch` holds for `flow` (the reference watch may hold other flows' too). */
+function entriesOf(watch: CheckpointWatchState): CheckpointWatch {
+  return Object.fromEntries(watch.entries());
+}
+
+describe("CheckpointWatchState", () => {
+  it("answers as detectStaleCheckpoints, cycle after cycle: findings, entries and the changes between them", () => {
+    const random = createRandom(7);
+    const world: World = { committed: new Map(), checkpoints: new Map() };
+    const watch = new CheckpointWatchState();
+    let reference: CheckpointWatch = {};
+    let findings = 0;
+    let changes = 0;
+    for (let cycle = 0; cycle < 60; cycle++) {
+      const now = T0 + cycle * MINUTE;
+      moveGroups(world, random);
+      // Now and then a group is not read, or unreadable, or the groups come in another order.
+      const present = groupIds.filter(() => random() > 0.1);
+      const unknown = present.filter(() => random() < 0.1);
+      if (random() < 0.2) present.reverse();
+      const ft = translate(world, now, present, unknown);
+      const expected = detectStaleCheckpoints(ft, reference, now, limits);
+      expect(watch.judge(ft, now, limits)).toEqual(expected.findings);
+      expect(entriesOf(watch)).toEqual(expected.watch);
+      // The changes taken are exactly the difference between the two watches.
+      const diff = new Map<string, CheckpointWatch[string] | null>();
+      for (const key of new Set([...Object.keys(reference), ...Object.keys(expected.watch)])) {
+        const [before, after] = [reference[key], expected.watch[key]];
+        if (JSON.stringify(before) !== JSON.stringify(after)) diff.set(key, after ?? null);
+      }
+      expect(new Map(watch.takeChanges())).toEqual(diff);
+      findings += expected.findings.length;
+      changes += diff.size;
+      reference = expected.watch;
+      emitCheckpoints(world, ft, random, now);
+    }
+    // The sequence exercised the watch: stale partitions were found, entries came and went.
+    expect(findings).toBeGreaterThan(10);
+    expect(changes).toBeGreaterThan(50);
+  });
+
+  it("carries a stored watch on: its clocks where the checkpoint is the same, anew where the identity is not one", () => {
+    // The group moved back below MM2's checkpoints: MM2 owes the rewound ones.
+    const world: World = {
+      committed: new Map(partitions.map((p) => [`app/${p}`, 2000n])),
+      checkpoints: new Map(partitions.map((p) => [`app/${p}`, makeCheckpoint("app", "orders", p, 2500n, 2500n, 20 * MINUTE)])),
+    };
+    const stored: CheckpointWatch = {
+      [`${FLOW}|app|orders|0`]: { checkpoint: "2500:2500", dueSince: T0 - 10 * MINUTE },
+      // Not as `${bigint}` writes offsets: never the same checkpoint.
+      [`${FLOW}|app|orders|1`]: { checkpoint: "02500:2500", dueSince: T0 - 10 * MINUTE },
+      [`${FLOW}|app|orders|2`]: { checkpoint: "2400:2400", dueSince: T0 - 10 * MINUTE },
+      [`${FLOW}|gone|orders|0`]: { checkpoint: null, dueSince: T0 - 10 * MINUTE },
+    };
+    const ft = translate(world, T0, ["app"], []);
+    const watch = new CheckpointWatchState(stored);
+    const expected = detectStaleCheckpoints(ft, stored, T0, limits);
+    expect(watch.judge(ft, T0, limits)).toEqual(expected.findings);
+    expect(expected.findings.map((f) => f.partition)).toEqual([0]);
+    expect(entriesOf(watch)).toEqual(expected.watch);
+    expect(new Map(watch.takeChanges())).toEqual(
+      new Map([
+        [`${FLOW}|app|orders|1`, { checkpoint: "2500:2500", dueSince: T0 }],
+        [`${FLOW}|app|orders|2`, { checkpoint: "2500:2500", dueSince: T0 }],
+        [`${FLOW}|app|orders|3`, { checkpoint: "2500:2500", dueSince: T0 }],
+        [`${FLOW}|gone|orders|0`, null],
+      ]),
+    );
+  });
+
+  it("compares checkpoints beyond 2^53 exactly (rows held as objects)", () => {
+    const world: World = {
+      committed: new Map(partitions.map((p) => [`app/${p}`, 2000n])),
+      checkpoints: new Map(partitions.map((p) => [`app/${p}`, makeCheckpoint("app", "orders", p, 1500n, 1500n)])),
+    };
+    const base = translate(world, T0, ["app"], []);
+    // A checkpoint ahead of the group (owed: MM2 emits on a rewind); 2^53 and 2^53 + 1 are one float64.
+    const withCheckpoint = (offset: bigint, now: number): FlowTranslation => ({
+      ...base,
+      groups: base.groups.map((g) => ({ ...g, partitions: g.partitions.map((p) => ({ ...p, checkpoint: { upstream: 2n ** 60n, downstream: offset, at: now, ageMs: 0 } })) })),
+    });
+    const huge = 2n ** 53n;
+    const watch = new CheckpointWatchState();
+    let reference: CheckpointWatch = {};
+    for (const [offset, now] of [[huge, T0], [huge, T0 + MINUTE], [huge + 1n, T0 + 2 * MINUTE], [huge + 1n, T0 + 6 * MINUTE]] as const) {
+      const ft = withCheckpoint(offset, T0);
+      const expected = detectStaleCheckpoints(ft, reference, now, limits);
+      expect(watch.judge(ft, now, limits)).toEqual(expected.findings);
+      expect(entriesOf(watch)).toEqual(expected.watch);
+      reference = expected.watch;
+    }
+    expect(Number(huge)).toBe(Number(huge + 1n));
+    expect(Object.values(reference).map((e) => e.checkpoint)).toContain(`${2n ** 60n}:${huge + 1n}`);
+    expect(Object.values(reference).map((e) => e.dueSince)).toContain(T0 + 2 * MINUTE);
+  });
+});
