@@ -6,7 +6,6 @@
 // Prints Fetch requests (one per leader broker per side, as readRecordSamples sends them), bytes read and CPU ms
 // per cycle. No sandbox: the audit's requests do not grow with partitions, its planning and hashing do.
 import { performance } from "node:perf_hooks";
-import { buildFlow } from "@/lib/collector/flow-builder";
 import { readSyncHistories } from "@/lib/collector/sync-history";
 import { tailBatchBytes } from "@/lib/collector/unreplicated-tail";
 import { type CollectorHistory, flowPartitionKey, type PartitionState, type Snapshot } from "@/lib/collector/types";
@@ -16,7 +15,7 @@ import { ContentAuditor, type RecordSampleReader } from "@/lib/pipeline/content-
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
 import { type Distribution, summarize } from "./stats";
-import { createSyntheticWorld, cycleMs } from "./synthetic-world";
+import { createSyntheticWorld, cycleMs, snapshotCycle } from "./synthetic-world";
 
 const flowId = "east->west";
 /** A record of the stand-in broker: a 16-byte key and a 200-byte value (a small JSON event). */
@@ -104,10 +103,7 @@ export async function measureAuditCost(partitions: number, cycles: number, recor
   let previous: Snapshot | null = null;
   for (let c = 1; c <= cycles; c++) {
     const now = world.base.takenAt + c * cycleMs;
-    const { clusters, readings } = world.advance(c, now);
-    const before = previous?.flows[0];
-    const flow = buildFlow(world.def, clusters[0], clusters[1], readings, now, before && previous ? { flow: before, takenAt: previous.takenAt } : null);
-    current = { ...world.base, cycle: c, takenAt: now, durationMs: 0, clusters, flows: [flow], transactionLedgers: {} };
+    current = snapshotCycle(world, c, now, previous);
     index = indexPartitions(current);
     const started = performance.now();
     await auditor.auditCycle(current, history, []);

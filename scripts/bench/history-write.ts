@@ -12,14 +12,13 @@ import os from "node:os";
 import Database from "better-sqlite3";
 import path from "node:path";
 import { createAlertService } from "@/lib/alerts/alert-service";
-import { buildFlow } from "@/lib/collector/flow-builder";
 import type { Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
 import { createPostgresStore, createSqliteStore, type DetectorMemoryEntryChange, type Store } from "@/lib/store";
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
-import { createSyntheticWorld, cycleMs } from "./synthetic-world";
+import { createSyntheticWorld, cycleMs, snapshotCycle } from "./synthetic-world";
 
 /** Per Store method: CPU ms and bytes written during this cycle's calls. */
 type Tally = Map<string, { cpuMs: number; bytes: number; calls: number }>;
@@ -117,10 +116,7 @@ async function main(): Promise<void> {
   try {
     for (let c = 1; c <= warmup + cycles; c++) {
       const now = world.base.takenAt + c * cycleMs;
-      const { clusters, readings } = world.advance(c, now);
-      const before = previous?.flows[0];
-      const flow = buildFlow(world.def, clusters[0], clusters[1], readings, now, before && previous ? { flow: before, takenAt: previous.takenAt } : null);
-      const current: Snapshot = { ...world.base, cycle: c, takenAt: now, durationMs: 0, clusters, flows: [flow], transactionLedgers: {} };
+      const current = snapshotCycle(world, c, now, previous);
       tally.clear();
       await pipeline.processCycle(current, previous, { offsetSyncs: world.syncs });
       previous = current;

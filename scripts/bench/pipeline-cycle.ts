@@ -10,7 +10,6 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { createAlertService } from "@/lib/alerts/alert-service";
-import { buildFlow } from "@/lib/collector/flow-builder";
 import type { Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
@@ -20,7 +19,7 @@ import { parseFlags } from "../args";
 import { resultPrefix, runResultChild } from "./result-child";
 import { readSnapshotFixture } from "./snapshot-fixture";
 import { type Distribution, round, summarize, toMiB } from "./stats";
-import { createSyntheticWorld, cycleMs } from "./synthetic-world";
+import { createSyntheticWorld, cycleMs, snapshotCycle } from "./synthetic-world";
 
 const flowId = "east->west";
 /** Issue 12 item 3: what one cycle may cost at 100,000 partitions. */
@@ -157,10 +156,7 @@ async function measurePipelineCycle(kind: StoreKind, url: string | null, partiti
     log(`${world.flowPartitions} flow partitions, ${world.groups} groups on ${world.groupPartitions} group partitions, store ${kind}`);
     for (let c = 1; c <= warmup + cycles; c++) {
       const now = world.base.takenAt + c * cycleMs;
-      const { clusters, readings } = world.advance(c, now);
-      const before = previous?.flows[0];
-      const flow = buildFlow(world.def, clusters[0], clusters[1], readings, now, before && previous ? { flow: before, takenAt: previous.takenAt } : null);
-      const current: Snapshot = { ...world.base, cycle: c, takenAt: now, durationMs: 0, clusters, flows: [flow], transactionLedgers: {} };
+      const current = snapshotCycle(world, c, now, previous);
       Object.assign(tally, { wallMs: 0, calls: 0, rows: 0 });
       const t = process.cpuUsage();
       const start = performance.now();

@@ -12,7 +12,6 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createAlertService } from "@/lib/alerts/alert-service";
-import { buildFlow } from "@/lib/collector/flow-builder";
 import { readSyncHistories } from "@/lib/collector/sync-history";
 import type { Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
@@ -25,7 +24,7 @@ import { createSqliteStore } from "@/lib/store";
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
 import { summarize } from "./stats";
-import { createSyntheticWorld, cycleMs } from "./synthetic-world";
+import { createSyntheticWorld, cycleMs, snapshotCycle } from "./synthetic-world";
 
 const flowId = "east->west";
 
@@ -42,10 +41,7 @@ async function buildModel(partitions: number | null): Promise<{ model: ReadModel
     let model: ReadModel | null = null;
     for (let c = 1; c <= 3; c++) {
       const now = world.base.takenAt + c * cycleMs;
-      const { clusters, readings } = world.advance(c, now);
-      const before = previous?.flows[0];
-      const flow = buildFlow(world.def, clusters[0], clusters[1], readings, now, before && previous ? { flow: before, takenAt: previous.takenAt } : null);
-      const current: Snapshot = { ...world.base, cycle: c, takenAt: now, durationMs: 0, clusters, flows: [flow], transactionLedgers: {} };
+      const current = snapshotCycle(world, c, now, previous);
       model = await pipeline.processCycle(current, previous, { offsetSyncs: world.syncs });
       previous = current;
     }

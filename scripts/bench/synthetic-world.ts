@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { FlowReadings } from "@/lib/collector/flow-builder";
+import { buildFlow, type FlowReadings } from "@/lib/collector/flow-builder";
 import { discoverFlows, type FlowDefinition } from "@/lib/collector/flow-discovery";
 import { maxSyncsInMemory } from "@/lib/collector/flow-readings";
 import { internPartitionName } from "@/lib/collector/partition-keys";
@@ -259,4 +259,15 @@ function translateLikeMirrorMaker(history: SyncHistory, upstream: bigint): bigin
 function deriveTopicId(seed: string): string {
   const hex = createHash("sha256").update(seed).digest("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * The world's snapshot of cycle `cycle` at `now`: its clusters advanced one cycle and its flow built by the collector's
+ * own buildFlow against `previous` (the snapshot before it, null on the first cycle).
+ */
+export function snapshotCycle(world: SyntheticWorld, cycle: number, now: number, previous: Snapshot | null): Snapshot {
+  const { clusters, readings } = world.advance(cycle, now);
+  const before = previous?.flows[0];
+  const flow = buildFlow(world.def, clusters[0], clusters[1], readings, now, before && previous ? { flow: before, takenAt: previous.takenAt } : null);
+  return { ...world.base, cycle, takenAt: now, durationMs: 0, clusters, flows: [flow], transactionLedgers: {} };
 }

@@ -1,10 +1,9 @@
-import { buildFlow } from "@/lib/collector/flow-builder";
 import type { Snapshot } from "@/lib/collector/types";
 import { type GapwatchConfig } from "@/lib/config";
 import { configSchema } from "@/lib/config/schema";
 import { CycleRecorder } from "@/lib/pipeline/cycle-recording";
 import { readSnapshotFixture } from "../bench/snapshot-fixture";
-import { createSyntheticWorld, cycleMs } from "../bench/synthetic-world";
+import { createSyntheticWorld, cycleMs, snapshotCycle } from "../bench/synthetic-world";
 
 const flowId = "east->west";
 
@@ -22,10 +21,7 @@ export function recordSyntheticCycles(file: string, partitions: number, cycles: 
   let previous: Snapshot | null = null;
   for (let c = 1; c <= cycles; c++) {
     const now = world.base.takenAt + c * cycleMs;
-    const { clusters, readings } = world.advance(c, now);
-    const before = previous?.flows[0];
-    const flow = buildFlow(world.def, clusters[0], clusters[1], readings, now, before && previous ? { flow: before, takenAt: previous.takenAt } : null);
-    const current: Snapshot = { ...world.base, cycle: c, takenAt: now, durationMs: 0, clusters, flows: [flow], transactionLedgers: {} };
+    const current = snapshotCycle(world, c, now, previous);
     recorder.record(current, previous, history);
     previous = current;
   }
