@@ -5,7 +5,8 @@ import { ResponseCache } from "@/lib/api/response-cache";
 
 /**
  * A real HTTP server whose request listener goes through the cache the way install-response-cache.ts wires it in
- * front of Next.js; "Next" here renders `body` in two chunks (as a streamed page is written), after `renderMs`.
+ * front of Next.js; "Next" here renders `body` in two chunks (as a streamed page is written), after `renderMs` and once
+ * `gate` (when set) resolves: a test holds renders in flight for as long as it needs, whatever the machine's load.
  */
 interface Rig {
   base: string;
@@ -14,13 +15,14 @@ interface Rig {
   status: number;
   setCookie: boolean;
   renderMs: number;
+  gate: Promise<void> | null;
   version: object | null;
   clock: number;
   close: () => Promise<void>;
 }
 
 async function startRig(maxAgeMs = 1000): Promise<Rig> {
-  const rig = { renders: [] as string[], body: "model-1", status: 200, setCookie: false, renderMs: 30, version: {} as object | null, clock: 0 };
+  const rig = { renders: [] as string[], body: "model-1", status: 200, setCookie: false, renderMs: 30, gate: null as Promise<void> | null, version: {} as object | null, clock: 0 };
   const cache = new ResponseCache({
     maxAgeMs,
     currentVersion: () => rig.version,
@@ -32,7 +34,8 @@ async function startRig(maxAgeMs = 1000): Promise<Rig> {
     const body = rig.body;
     const status = rig.status;
     const setCookie = rig.setCookie;
-    setTimeout(() => {
+    setTimeout(async () => {
+      if (rig.gate !== null) await rig.gate;
       response.statusCode = status;
       response.setHeader("content-type", "text/html; charset=utf-8");
       if (setCookie) response.setHeader("set-cookie", "gw=1");
@@ -56,6 +59,25 @@ async function get(rig: Rig, path: string, headers: Record<string, string> = {},
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Holds every render until the returned function is called. */
+function holdRenders(rig: Rig): () => void {
+  let release = () => {};
+  rig.gate = new Promise<void>((resolve) => (release = resolve));
+  return () => {
+    rig.gate = null;
+    release();
+  };
+}
+
+/** Waits until "Next" has been asked for `count` renders in all (the requests reached it). */
+async function untilRenders(rig: Rig, count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (rig.renders.length < count) {
+    if (Date.now() > deadline) throw new Error(`${rig.renders.length} renders, not ${count}, after 10 s`);
+    await sleep(5);
+  }
+}
 
 let rig: Rig;
 beforeEach(async () => {
@@ -98,11 +120,12 @@ describe("ResponseCache", () => {
     await get(rig, "/flows/f");
     rig.version = {};
     rig.body = "model-2";
-    rig.renderMs = 150;
+    const release = holdRenders(rig);
     const refreshing = get(rig, "/flows/f");
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await untilRenders(rig, 2);
     const during = await Promise.all([get(rig, "/flows/f"), get(rig, "/flows/f")]);
     expect(during.map((a) => `${a.cache} ${a.body}`)).toEqual(["stale <p>model-1</p>", "stale <p>model-1</p>"]);
+    release();
     expect(await refreshing).toMatchObject({ cache: "miss", body: "<p>model-2</p>" });
     expect(await get(rig, "/flows/f")).toMatchObject({ cache: "hit", body: "<p>model-2</p>" });
     expect(rig.renders).toHaveLength(2);
@@ -112,10 +135,11 @@ describe("ResponseCache", () => {
     await get(rig, "/flows/f");
     rig.clock = 1000 + 9_999;
     rig.body = "model-4";
-    rig.renderMs = 150;
+    const release = holdRenders(rig);
     const refreshing = get(rig, "/flows/f");
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await untilRenders(rig, 2);
     expect(await get(rig, "/flows/f")).toMatchObject({ cache: "stale", body: "<p>model-1</p>" });
+    release();
     expect(await refreshing).toMatchObject({ cache: "miss", body: "<p>model-4</p>" });
     expect(rig.renders).toHaveLength(2);
   });
@@ -134,11 +158,12 @@ describe("ResponseCache", () => {
     for (const page of pages) await get(rig, page);
     rig.version = {};
     rig.body = "model-2";
-    rig.renderMs = 400;
+    const release = holdRenders(rig);
     const rendering = [get(rig, pages[0]!), get(rig, pages[1]!)];
-    await sleep(50);
+    await untilRenders(rig, pages.length + 2);
     const meanwhile = await Promise.all([get(rig, pages[2]!), get(rig, pages[3]!)]);
     expect(meanwhile.map((a) => `${a.cache} ${a.body}`)).toEqual(["stale <p>model-1</p>", "stale <p>model-1</p>"]);
+    release();
     expect((await Promise.all(rendering)).map((a) => `${a.cache} ${a.body}`)).toEqual(["miss <p>model-2</p>", "miss <p>model-2</p>"]);
     // As the two slots freed, the two pages given stale were rendered aside (no client waiting for them).
     for (const page of pages.slice(2)) {
@@ -155,12 +180,13 @@ describe("ResponseCache", () => {
   });
 
   it("makes a request with no answer to give wait for a free render slot, then renders it", async () => {
-    rig.renderMs = 400;
+    const release = holdRenders(rig);
     const busy = [get(rig, "/flows/f/topics/a"), get(rig, "/flows/f/topics/b")];
-    await sleep(30);
+    await untilRenders(rig, 2);
     const waiting = get(rig, "/flows/f/topics/c");
     await sleep(60);
     expect(rig.renders).toEqual(["/flows/f/topics/a", "/flows/f/topics/b"]);
+    release();
     expect(await waiting).toMatchObject({ cache: "miss", body: "<p>model-1</p>" });
     await Promise.all(busy);
     expect(rig.renders).toEqual(["/flows/f/topics/a", "/flows/f/topics/b", "/flows/f/topics/c"]);
