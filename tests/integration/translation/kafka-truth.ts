@@ -34,8 +34,13 @@ export interface CheckpointRecord {
   downstream: bigint;
 }
 
+/**
+ * The console consumer ends at `count` records; `--timeout-ms` only ends a read that receives nothing that long. On a
+ * loaded machine a JVM's first fetch took over 10 s once (the read returned no record), so it waits 30 s: a read that
+ * completes never waits for it.
+ */
 function partitionArgs(bootstrap: string, topic: string, from: bigint, count: number): string[] {
-  return ["--bootstrap-server", bootstrap, "--topic", topic, "--partition", "0", "--offset", from.toString(), "--max-messages", String(count), "--timeout-ms", "10000"];
+  return ["--bootstrap-server", bootstrap, "--topic", topic, "--partition", "0", "--offset", from.toString(), "--max-messages", String(count), "--timeout-ms", "30000"];
 }
 
 /**
@@ -57,6 +62,7 @@ async function readInternal<T>(state: SandboxState, bootstrap: string, topic: st
     .map((line) => ({ ts: /CreateTime:(\d+)/.exec(line)?.[1], offset: /Offset:(\d+)/.exec(line)?.[1] }))
     .filter((s): s is { ts: string; offset: string } => s.ts !== undefined && s.offset !== undefined);
   if (values.length !== stamps.length) throw new Error(`${topic}: ${values.length} formatted records but ${stamps.length} timestamps`);
+  if (values.length === 0) throw new Error(`${topic}: the console consumer read none of ${count} records from offset ${from} in 30 s`);
   return values.map((value, i) => ({ value, offset: BigInt(stamps[i]!.offset), timestamp: Number(stamps[i]!.ts) }));
 }
 
