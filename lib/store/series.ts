@@ -3,7 +3,8 @@ import type { Dialect } from "./engine/dialect";
 import { transaction, type Work } from "./engine/steps";
 import { TieredTable } from "./tiered-table";
 import { pruneTopicHours, selectTopicHours } from "./topic-hours";
-import { type OffsetColumn, readPositionColumns } from "./position-columns";
+import { listPartitionKeys, PartitionBatchKeys } from "./partition-batch-keys";
+import { type OffsetColumn, readExactColumns, readPositionColumns } from "./position-columns";
 import type { SeriesBatch, SeriesValue } from "./series-batch";
 import { tiers } from "./tiers";
 import type { PartitionSample, TopicLagPoint } from "./types";
@@ -53,30 +54,27 @@ const partitionValueColumns: readonly OffsetColumn[] = ["sourceLogStart", "sourc
 
 /**
  * The flows' partitions as one batch (keys and values in partitionSpec's column order): values from the flows' columns,
- * or, when a flow holds an offset beyond 2^53 (no columns), from the partitions' bigints.
+ * or, when a flow holds an offset beyond 2^53 (no columns), from the partitions' bigints. With `held`, the key columns
+ * are the last batch's arrays while the flows list the same partitions in the same order.
  */
-export function listPartitionBatch(flows: readonly Flow[]): SeriesBatch {
+export function listPartitionBatch(flows: readonly Flow[], held?: PartitionBatchKeys): SeriesBatch {
   const count = flows.reduce((sum, f) => sum + f.partitions.length, 0);
-  const [flowIds, topics, partitions] = [new Array<string>(count), new Array<string>(count), new Array<number>(count)];
+  const flowColumns = flows.map(readExactColumns);
+  const keys = held === undefined ? listPartitionKeys(flows) : held.read(flows, flowColumns);
   const columns = flows.map((flow) => readPositionColumns(flow, partitionValueColumns));
   const exact = columns.every((c) => c !== null);
   // One flow (the usual case): its position columns are the batch's, not copied again.
   const single = exact && flows.length === 1 ? columns[0]! : null;
   const values: (Float64Array | SeriesValue[])[] =
     single ?? partitionValueColumns.map(() => (exact ? new Float64Array(count) : new Array<SeriesValue>(count)));
+  if (single !== null) return { keys, values };
   let i = 0;
   for (const [f, flow] of flows.entries()) {
-    const n = flow.partitions.length;
-    flowIds.fill(flow.id, i, i + n);
     if (!exact) for (let j = 0; j < values.length; j++) copyBigints(flow.partitions, partitionValueColumns[j]!, values[j] as SeriesValue[], i);
-    else if (single === null) for (let j = 0; j < values.length; j++) (values[j] as Float64Array).set(columns[f]![j]!, i);
-    for (let k = 0; k < n; k++, i++) {
-      const p = flow.partitions[k]!;
-      topics[i] = p.topic;
-      partitions[i] = p.partition;
-    }
+    else for (let j = 0; j < values.length; j++) (values[j] as Float64Array).set(columns[f]![j]!, i);
+    i += flow.partitions.length;
   }
-  return { keys: [flowIds, topics, partitions], values };
+  return { keys, values };
 }
 
 /** A value of each partition into `into` from `at` on (the batch of a flow with an offset beyond 2^53). */
@@ -127,6 +125,7 @@ function sumNumbers(values: Float64Array, from: number, to: number): bigint | nu
 /** The partition series and topic lag minutes of either store (change-only and tiered: tiers.ts). */
 export function createSeries(dialect: Dialect) {
   const partitions = new TieredTable(partitionSpec, dialect);
+  const batchKeys = new PartitionBatchKeys();
   const topicHours = selectTopicHours(dialect);
   /** Lag last written per flow and topic (a bigint: a sum of int64 lags may exceed int64). */
   const topicLags = new Map<string, Map<string, bigint>>();
@@ -135,7 +134,7 @@ export function createSeries(dialect: Dialect) {
   return {
     /** Writes the partitions and topic lags that changed since they were last written. */
     *record(flows: readonly Flow[], at: number): Work<void> {
-      yield* partitions.write(listPartitionBatch(flows), at);
+      yield* partitions.write(listPartitionBatch(flows, batchKeys), at);
       const changed: [string, string, bigint][] = [];
       for (const flow of flows) {
         // Compared as bigints in a map per flow: no joined key or decimal text per topic and cycle.
