@@ -29,6 +29,9 @@ export class CycleChanges {
   private written = new Uint8Array(0);
   /** Values beyond 2^53 as last written, by `id × width + column` (nearly always empty). */
   private readonly inexact = new Map<number, bigint>();
+  /** The bytes the blobs are views of, reused by every encode (14 MB a cycle at 190,000 group partitions). */
+  private buffer = Buffer.alloc(0);
+  private view = new DataView(this.buffer.buffer);
   /** The last encode's entries (series id, batch row), and its batch: what `remember` keeps. */
   private pendingIds = new Int32Array(0);
   private pendingRows = new Int32Array(0);
@@ -46,13 +49,14 @@ export class CycleChanges {
   /**
    * The blobs of the rows (`ids[i]`: row i's series) whose values differ from the last remembered, one per chunk of
    * ids, entries ascending by id; of rows of one series, the last that differs. Throws RangeError for a value beyond
-   * int64 (a DataView would store it modulo 2^64) or a number that is not an exact integer.
+   * int64 (a DataView would store it modulo 2^64) or a number that is not an exact integer. The blobs are views of a
+   * buffer the next encode writes over: write them before encoding again.
    */
   encode(batch: SeriesBatch, ids: readonly number[]): CycleBlob[] {
     const { size, chunkSize } = this;
     const changed = this.listChangedRows(batch, ids);
-    const buf = Buffer.allocUnsafe(changed * size + 4 * countChunks(ids, chunkSize, changed));
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const buf = this.reserveBuffer(changed * size + 4 * countChunks(ids, chunkSize, changed));
+    const view = this.view;
     const { pendingIds, pendingRows } = this;
     const blobs: CycleBlob[] = [];
     let pos = 0;
@@ -200,6 +204,15 @@ export class CycleChanges {
     }
     this.last[slot] = Number.NaN;
     this.inexact.set(slot, v);
+  }
+
+  /** A buffer of at least `bytes` (grown by a quarter more than asked, so a slowly growing write rarely grows it). */
+  private reserveBuffer(bytes: number): Buffer {
+    if (this.buffer.length < bytes) {
+      this.buffer = Buffer.allocUnsafeSlow(Math.ceil(bytes * 1.25));
+      this.view = new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength);
+    }
+    return this.buffer;
   }
 
   /** Room for series `id` (ids are dense from 1: the arrays double as they grow). */

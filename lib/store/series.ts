@@ -84,42 +84,48 @@ function copyBigints(partitions: readonly FlowPartition[], name: OffsetColumn, i
 
 /**
  * A flow's lag per topic this cycle, unknown lags left out (0 when none is known), as the sum of the partitions'
- * samples gives it: a topic has the same partitions in every cycle (Kafka never removes one). Summed as numbers from
- * the flow's lag column; a sum past 2^53 (where numbers stop being exact), or a flow without columns, as bigints.
+ * samples gives it: a topic has the same partitions in every cycle (Kafka never removes one). Summed as numbers over
+ * the flow's topic runs (FlowColumns.topicRunStarts) from its lag column by slot, no partition object read but each
+ * run's first; a sum past 2^53 (where numbers stop being exact), or a flow without columns, as bigints.
  */
 export function sumLagPerTopic(flow: Flow): Map<string, bigint> {
-  const lag = readPositionColumns(flow, ["lag"])?.[0];
   const partitions = flow.partitions;
   const sums = new Map<string, bigint>();
-  const add = (topic: string, from: number, to: number) => {
-    let sum = lag === undefined ? null : sumNumbers(lag, from, to);
-    if (sum === null) {
-      sum = 0n;
-      for (let i = from; i < to; i++) sum += partitions[i]!.lag ?? 0n;
+  const add = (topic: string, sum: bigint) => sums.set(topic, (sums.get(topic) ?? 0n) + sum);
+  const columns = readExactColumns(flow);
+  if (columns === null || columns.duplicates) {
+    // A flow lists a topic's partitions together (flow-builder.ts): each run is summed, then added to the map once.
+    let start = 0;
+    for (let i = 1; i <= partitions.length; i++) {
+      if (i === partitions.length || partitions[i]!.topic !== partitions[start]!.topic) {
+        add(partitions[start]!.topic, sumBigints(partitions, start, i));
+        start = i;
+      }
     }
-    sums.set(topic, (sums.get(topic) ?? 0n) + sum);
-  };
-  // A flow lists a topic's partitions together (flow-builder.ts): each run is summed, then added to the map once.
-  let start = 0;
-  for (let i = 1; i <= partitions.length; i++) {
-    if (i === partitions.length || partitions[i]!.topic !== partitions[start]!.topic) {
-      add(partitions[start]!.topic, start, i);
-      start = i;
+    return sums;
+  }
+  const { lag, slotAt, topicRunStarts: starts } = columns;
+  for (let r = 0; r < starts.length; r++) {
+    const from = starts[r]!;
+    const to = r + 1 < starts.length ? starts[r + 1]! : partitions.length;
+    let sum = 0;
+    let exact = true;
+    for (let i = from; i < to && exact; i++) {
+      const v = lag[slotAt[i]!]!;
+      if (v !== v) continue;
+      sum += v;
+      exact = sum <= Number.MAX_SAFE_INTEGER && sum >= -Number.MAX_SAFE_INTEGER;
     }
+    add(partitions[from]!.topic, exact ? BigInt(sum) : sumBigints(partitions, from, to));
   }
   return sums;
 }
 
-/** The sum of the known values of [from, to), or null when a partial sum is past 2^53 (not exact). */
-function sumNumbers(values: Float64Array, from: number, to: number): bigint | null {
-  let sum = 0;
-  for (let i = from; i < to; i++) {
-    const v = values[i]!;
-    if (Number.isNaN(v)) continue;
-    sum += v;
-    if (sum > Number.MAX_SAFE_INTEGER || sum < -Number.MAX_SAFE_INTEGER) return null;
-  }
-  return BigInt(sum);
+/** The sum of the known lags of partitions [from, to), as bigints. */
+function sumBigints(partitions: readonly FlowPartition[], from: number, to: number): bigint {
+  let sum = 0n;
+  for (let i = from; i < to; i++) sum += partitions[i]!.lag ?? 0n;
+  return sum;
 }
 
 /** The partition series and topic lag minutes of either store (change-only and tiered: tiers.ts). */
