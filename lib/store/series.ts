@@ -2,6 +2,7 @@ import type { Flow, FlowPartition } from "@/lib/collector/types";
 import type { Dialect } from "./engine/dialect";
 import { transaction, type Work } from "./engine/steps";
 import { TieredTable } from "./tiered-table";
+import { TopicLagChanges } from "./topic-lag-changes";
 import { pruneTopicHours, selectTopicHours } from "./topic-hours";
 import { listPartitionKeys, PartitionBatchKeys } from "./partition-batch-keys";
 import { type OffsetColumn, readExactColumns, readPositionColumns } from "./position-columns";
@@ -133,29 +134,18 @@ export function createSeries(dialect: Dialect) {
   const partitions = new TieredTable(partitionSpec, dialect);
   const batchKeys = new PartitionBatchKeys();
   const topicHours = selectTopicHours(dialect);
-  /** Lag last written per flow and topic (a bigint: a sum of int64 lags may exceed int64). */
-  const topicLags = new Map<string, Map<string, bigint>>();
+  /** Lag last written per flow and topic (topic-lag-changes.ts). */
+  const topicLags = new TopicLagChanges();
   /** Topic minutes before this are compacted to hours (0: not known, compact all). */
   let compactedTo = 0;
   return {
     /** Writes the partitions and topic lags that changed since they were last written. */
     *record(flows: readonly Flow[], at: number): Work<void> {
       yield* partitions.write(listPartitionBatch(flows, batchKeys), at);
-      const changed: [string, string, bigint][] = [];
-      for (const flow of flows) {
-        // Compared as bigints in a map per flow: no joined key or decimal text per topic and cycle.
-        const written = topicLags.get(flow.id);
-        for (const [topic, lag] of sumLagPerTopic(flow)) {
-          if (written?.get(topic) !== lag) changed.push([flow.id, topic, lag]);
-        }
-      }
+      const changed = topicLags.list(flows, sumLagPerTopic);
       if (changed.length === 0) return;
       yield* transaction(() => topicHours.record(changed, at));
-      for (const [flow, topic, lag] of changed) {
-        let written = topicLags.get(flow);
-        if (written === undefined) topicLags.set(flow, (written = new Map()));
-        written.set(topic, lag);
-      }
+      topicLags.remember();
     },
 
     /** A partition's offsets over [from, to] (raw for the last hour, then 5-minute, then hourly rows; tiers.ts). */
