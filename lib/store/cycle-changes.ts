@@ -58,6 +58,7 @@ export class CycleChanges {
     const buf = this.reserveBuffer(changed * size + 4 * countChunks(ids, chunkSize, changed));
     const view = this.view;
     const { pendingIds, pendingRows } = this;
+    const numbers = this.readNumberColumns(batch);
     const blobs: CycleBlob[] = [];
     let pos = 0;
     let header = -1;
@@ -71,7 +72,8 @@ export class CycleChanges {
         pos += 4;
         chunk = c;
       }
-      this.writeEntry(view, buf, pos, id, batch.values, pendingRows[e]!);
+      if (numbers !== null) this.writeNumberEntry(view, buf, pos, id, numbers, pendingRows[e]!);
+      else this.writeEntry(view, buf, pos, id, batch.values, pendingRows[e]!);
       pos += size;
     }
     if (header >= 0) blobs.push(closeBlob(view, buf, chunk, header, pos, size));
@@ -83,12 +85,34 @@ export class CycleChanges {
     const batch = this.pendingBatch;
     if (batch === null) return;
     const { width } = this;
+    const numbers = this.readNumberColumns(batch);
+    if (numbers !== null) {
+      this.rememberNumbers(numbers);
+      return;
+    }
     for (let e = 0; e < this.pendingCount; e++) {
       const id = this.pendingIds[e]!;
       const row = this.pendingRows[e]!;
       this.reserve(id);
       this.written[id] = 1;
       for (let j = 0; j < width; j++) this.keepValue(id * width + j, batch.values[j]!, row);
+    }
+    this.pendingBatch = null;
+    this.pendingCount = 0;
+  }
+
+  /** remember for columns of numbers: each entry's values copied as they are. */
+  private rememberNumbers(columns: readonly Float64Array[]): void {
+    const { width } = this;
+    const count = this.pendingCount;
+    if (count > 0) this.reserve(this.pendingIds[count - 1]!);
+    const { written, last, pendingIds, pendingRows } = this;
+    for (let e = 0; e < count; e++) {
+      const id = pendingIds[e]!;
+      const row = pendingRows[e]!;
+      written[id] = 1;
+      const base = id * width;
+      for (let j = 0; j < width; j++) last[base + j] = columns[j]![row]!;
     }
     this.pendingBatch = null;
     this.pendingCount = 0;
@@ -106,12 +130,13 @@ export class CycleChanges {
       this.pendingRows = new Int32Array(count);
     }
     const { pendingIds, pendingRows } = this;
+    const numbers = this.readNumberColumns(batch);
     let n = 0;
     let lastId = -1;
     for (let k = 0; k < count; k++) {
       const row = order === null ? k : order[k]!;
       const id = ids[row]!;
-      if (this.isUnchanged(batch.values, id, row)) continue;
+      if (numbers !== null ? this.isUnchangedNumbers(numbers, id, row) : this.isUnchanged(batch.values, id, row)) continue;
       // A row of the series just listed replaces its entry (the later row is written).
       if (id === lastId) {
         pendingRows[n - 1] = row;
@@ -125,6 +150,33 @@ export class CycleChanges {
     this.pendingCount = n;
     this.pendingBatch = batch;
     return n;
+  }
+
+  /**
+   * The batch's columns when every one is a Float64Array and no value beyond 2^53 is remembered (the pipeline's
+   * batches): compared and kept by the loops for numbers alone, which the JIT keeps monomorphic. Else null.
+   */
+  private readNumberColumns(batch: SeriesBatch): Float64Array[] | null {
+    if (this.inexact.size > 0) return null;
+    const numbers: Float64Array[] = [];
+    for (const column of batch.values) {
+      if (!(column instanceof Float64Array)) return null;
+      numbers.push(column);
+    }
+    return numbers;
+  }
+
+  /** isUnchanged for columns of numbers, nothing remembered beyond 2^53 (NaN equals NaN: null). */
+  private isUnchangedNumbers(columns: readonly Float64Array[], id: number, row: number): boolean {
+    if (id >= this.written.length || this.written[id] === 0) return false;
+    const { width, last } = this;
+    const base = id * width;
+    for (let j = 0; j < width; j++) {
+      const v = columns[j]![row]!;
+      const was = last[base + j]!;
+      if (v !== was && (v === v || was === was)) return false;
+    }
+    return true;
   }
 
   /** Whether row `row`'s values equal series `id`'s last remembered ones. */
@@ -184,6 +236,28 @@ export class CycleChanges {
         if (v > maxInt64 || v < minInt64) throw new RangeError(`${v} is not an int64`);
         view.setBigInt64(o, v, true);
       }
+    }
+    buf[at + 4] = mask;
+  }
+
+  /** writeEntry for columns of numbers (NaN: null). */
+  private writeNumberEntry(view: DataView, buf: Buffer, at: number, id: number, columns: readonly Float64Array[], row: number): void {
+    view.setUint32(at, id, true);
+    let mask = 0;
+    for (let j = 0; j < this.width; j++) {
+      const o = at + 5 + 8 * j;
+      const v = columns[j]![row]!;
+      let low = 0;
+      let high = 0;
+      if (v !== v) mask |= 1 << j;
+      else if (v >= 0 && v < 2_147_483_648 && (v | 0) === v) low = v;
+      else {
+        if (!Number.isSafeInteger(v)) throw new RangeError(`${v} is not an exact integer`);
+        high = Math.floor(v / twoTo32);
+        low = (v - high * twoTo32) | 0;
+      }
+      view.setInt32(o, low, true);
+      view.setInt32(o + 4, high, true);
     }
     buf[at + 4] = mask;
   }
