@@ -144,8 +144,8 @@ async function main(): Promise<void> {
     for (const [name, m] of perMethod) {
       cpu += median(m.cpuMs);
       bytes += median(m.bytes);
-      // The least CPU of a call is its own cost: a major GC's concurrent marking, started by allocation anywhere, counts
-      // in the process CPU of whichever call it lands in (100–400 ms in some cycles on a loaded machine).
+      // The least CPU of a call is closest to its own cost: process.cpuUsage counts every thread, so work started
+      // elsewhere (garbage collection, most likely) counts in whichever call it overlaps (250–470 ms spikes, loaded).
       const least = Math.min(...m.cpuMs);
       process.stdout.write(
         `median ${name}: ${median(m.cpuMs).toFixed(0)} ms CPU (least ${least.toFixed(0)}), ${(median(m.bytes) / 2 ** 20).toFixed(2)} MiB written\n`,
