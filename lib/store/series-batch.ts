@@ -25,19 +25,29 @@ export type Columns<N extends number, T extends SeriesValue[][] = []> =
 
 type KeyNode = Map<string | number, KeyNode | number>;
 
+/** A batch's key columns and ids, as kept for the next batch of the same first key (a flow). */
+interface KeptBatch {
+  keys: SeriesBatch["keys"];
+  ids: readonly number[];
+}
+
 /**
  * Series ids by key values: a map per key column, the last one mapping to the id. A cycle lists the same series in
  * the same order, so a row whose keys equal those of the previous batch's row at its position takes that row's id
- * without a lookup.
+ * without a lookup. The previous batch is kept per first key value of its first row (a flow: each flow's
+ * translation is its own batch).
  */
 export class SeriesIds {
   private readonly root: KeyNode = new Map();
-  private previous: { keys: SeriesBatch["keys"]; ids: readonly number[] } | null = null;
+  private readonly kept = new Map<string | number | undefined, KeptBatch>();
+  /** The key columns `find` was last asked about, and their kept batch: one map lookup per batch, not per row. */
+  private asked: { keys: SeriesBatch["keys"]; previous: KeptBatch | undefined } | null = null;
 
   /** The id of row `row` of a batch, if known. */
   find(keys: SeriesBatch["keys"], row: number): number | undefined {
-    const previous = this.previous;
-    if (previous !== null && row < previous.ids.length && hasSameKey(previous.keys, keys, row)) return previous.ids[row];
+    if (this.asked?.keys !== keys) this.asked = { keys, previous: this.kept.get(keys[0]?.[0]) };
+    const previous = this.asked.previous;
+    if (previous !== undefined && row < previous.ids.length && hasSameKey(previous.keys, keys, row)) return previous.ids[row];
     let node = this.root;
     const last = keys.length - 1;
     for (let c = 0; c < last; c++) {
@@ -48,9 +58,22 @@ export class SeriesIds {
     return node.get(keys[last]![row]!) as number | undefined;
   }
 
+  /**
+   * The previous batch's ids when every key column of `keys` is the same array as that batch's (the pipeline hands
+   * the same key arrays while a flow's partitions and groups are listed as before: translation-series.ts, series.ts),
+   * else null. The ids returned are never changed.
+   */
+  reuse(keys: SeriesBatch["keys"]): readonly number[] | null {
+    const previous = this.kept.get(keys[0]?.[0]);
+    if (previous === undefined || previous.keys.length !== keys.length) return null;
+    for (let c = 0; c < keys.length; c++) if (previous.keys[c] !== keys[c]) return null;
+    return previous.ids;
+  }
+
   /** Keeps a batch's ids (`ids[i]`: row i's) for the next batch's lookups. */
   keep(keys: SeriesBatch["keys"], ids: readonly number[]): void {
-    this.previous = { keys, ids };
+    this.kept.set(keys[0]?.[0], { keys, ids });
+    this.asked = null;
   }
 
   add(keyValues: readonly (string | number)[], id: number): void {

@@ -2,8 +2,10 @@ import type { Flow, FlowPartition } from "@/lib/collector/types";
 import type { Dialect } from "./engine/dialect";
 import { transaction, type Work } from "./engine/steps";
 import { TieredTable } from "./tiered-table";
+import { TopicLagChanges } from "./topic-lag-changes";
 import { pruneTopicHours, selectTopicHours } from "./topic-hours";
-import { type OffsetColumn, readPositionColumns } from "./position-columns";
+import { listPartitionKeys, PartitionBatchKeys } from "./partition-batch-keys";
+import { type OffsetColumn, readExactColumns, readPositionColumns } from "./position-columns";
 import type { SeriesBatch, SeriesValue } from "./series-batch";
 import { tiers } from "./tiers";
 import type { PartitionSample, TopicLagPoint } from "./types";
@@ -53,30 +55,27 @@ const partitionValueColumns: readonly OffsetColumn[] = ["sourceLogStart", "sourc
 
 /**
  * The flows' partitions as one batch (keys and values in partitionSpec's column order): values from the flows' columns,
- * or, when a flow holds an offset beyond 2^53 (no columns), from the partitions' bigints.
+ * or, when a flow holds an offset beyond 2^53 (no columns), from the partitions' bigints. With `held`, the key columns
+ * are the last batch's arrays while the flows list the same partitions in the same order.
  */
-export function listPartitionBatch(flows: readonly Flow[]): SeriesBatch {
+export function listPartitionBatch(flows: readonly Flow[], held?: PartitionBatchKeys): SeriesBatch {
   const count = flows.reduce((sum, f) => sum + f.partitions.length, 0);
-  const [flowIds, topics, partitions] = [new Array<string>(count), new Array<string>(count), new Array<number>(count)];
+  const flowColumns = flows.map(readExactColumns);
+  const keys = held === undefined ? listPartitionKeys(flows) : held.read(flows, flowColumns);
   const columns = flows.map((flow) => readPositionColumns(flow, partitionValueColumns));
   const exact = columns.every((c) => c !== null);
   // One flow (the usual case): its position columns are the batch's, not copied again.
   const single = exact && flows.length === 1 ? columns[0]! : null;
   const values: (Float64Array | SeriesValue[])[] =
     single ?? partitionValueColumns.map(() => (exact ? new Float64Array(count) : new Array<SeriesValue>(count)));
+  if (single !== null) return { keys, values };
   let i = 0;
   for (const [f, flow] of flows.entries()) {
-    const n = flow.partitions.length;
-    flowIds.fill(flow.id, i, i + n);
     if (!exact) for (let j = 0; j < values.length; j++) copyBigints(flow.partitions, partitionValueColumns[j]!, values[j] as SeriesValue[], i);
-    else if (single === null) for (let j = 0; j < values.length; j++) (values[j] as Float64Array).set(columns[f]![j]!, i);
-    for (let k = 0; k < n; k++, i++) {
-      const p = flow.partitions[k]!;
-      topics[i] = p.topic;
-      partitions[i] = p.partition;
-    }
+    else for (let j = 0; j < values.length; j++) (values[j] as Float64Array).set(columns[f]![j]!, i);
+    i += flow.partitions.length;
   }
-  return { keys: [flowIds, topics, partitions], values };
+  return { keys, values };
 }
 
 /** A value of each partition into `into` from `at` on (the batch of a flow with an offset beyond 2^53). */
@@ -86,71 +85,67 @@ function copyBigints(partitions: readonly FlowPartition[], name: OffsetColumn, i
 
 /**
  * A flow's lag per topic this cycle, unknown lags left out (0 when none is known), as the sum of the partitions'
- * samples gives it: a topic has the same partitions in every cycle (Kafka never removes one). Summed as numbers from
- * the flow's lag column; a sum past 2^53 (where numbers stop being exact), or a flow without columns, as bigints.
+ * samples gives it: a topic has the same partitions in every cycle (Kafka never removes one). Summed as numbers over
+ * the flow's topic runs (FlowColumns.topicRunStarts) from its lag column by slot, no partition object read but each
+ * run's first; a sum past 2^53 (where numbers stop being exact), or a flow without columns, as bigints.
  */
 export function sumLagPerTopic(flow: Flow): Map<string, bigint> {
-  const lag = readPositionColumns(flow, ["lag"])?.[0];
   const partitions = flow.partitions;
   const sums = new Map<string, bigint>();
-  const add = (topic: string, from: number, to: number) => {
-    let sum = lag === undefined ? null : sumNumbers(lag, from, to);
-    if (sum === null) {
-      sum = 0n;
-      for (let i = from; i < to; i++) sum += partitions[i]!.lag ?? 0n;
+  const add = (topic: string, sum: bigint) => sums.set(topic, (sums.get(topic) ?? 0n) + sum);
+  const columns = readExactColumns(flow);
+  if (columns === null || columns.duplicates) {
+    // A flow lists a topic's partitions together (flow-builder.ts): each run is summed, then added to the map once.
+    let start = 0;
+    for (let i = 1; i <= partitions.length; i++) {
+      if (i === partitions.length || partitions[i]!.topic !== partitions[start]!.topic) {
+        add(partitions[start]!.topic, sumBigints(partitions, start, i));
+        start = i;
+      }
     }
-    sums.set(topic, (sums.get(topic) ?? 0n) + sum);
-  };
-  // A flow lists a topic's partitions together (flow-builder.ts): each run is summed, then added to the map once.
-  let start = 0;
-  for (let i = 1; i <= partitions.length; i++) {
-    if (i === partitions.length || partitions[i]!.topic !== partitions[start]!.topic) {
-      add(partitions[start]!.topic, start, i);
-      start = i;
+    return sums;
+  }
+  const { lag, slotAt, topicRunStarts: starts } = columns;
+  for (let r = 0; r < starts.length; r++) {
+    const from = starts[r]!;
+    const to = r + 1 < starts.length ? starts[r + 1]! : partitions.length;
+    let sum = 0;
+    let exact = true;
+    for (let i = from; i < to && exact; i++) {
+      const v = lag[slotAt[i]!]!;
+      if (v !== v) continue;
+      sum += v;
+      exact = sum <= Number.MAX_SAFE_INTEGER && sum >= -Number.MAX_SAFE_INTEGER;
     }
+    add(partitions[from]!.topic, exact ? BigInt(sum) : sumBigints(partitions, from, to));
   }
   return sums;
 }
 
-/** The sum of the known values of [from, to), or null when a partial sum is past 2^53 (not exact). */
-function sumNumbers(values: Float64Array, from: number, to: number): bigint | null {
-  let sum = 0;
-  for (let i = from; i < to; i++) {
-    const v = values[i]!;
-    if (Number.isNaN(v)) continue;
-    sum += v;
-    if (sum > Number.MAX_SAFE_INTEGER || sum < -Number.MAX_SAFE_INTEGER) return null;
-  }
-  return BigInt(sum);
+/** The sum of the known lags of partitions [from, to), as bigints. */
+function sumBigints(partitions: readonly FlowPartition[], from: number, to: number): bigint {
+  let sum = 0n;
+  for (let i = from; i < to; i++) sum += partitions[i]!.lag ?? 0n;
+  return sum;
 }
 
 /** The partition series and topic lag minutes of either store (change-only and tiered: tiers.ts). */
 export function createSeries(dialect: Dialect) {
   const partitions = new TieredTable(partitionSpec, dialect);
+  const batchKeys = new PartitionBatchKeys();
   const topicHours = selectTopicHours(dialect);
-  /** Lag last written per flow and topic (a bigint: a sum of int64 lags may exceed int64). */
-  const topicLags = new Map<string, Map<string, bigint>>();
+  /** Lag last written per flow and topic (topic-lag-changes.ts). */
+  const topicLags = new TopicLagChanges();
   /** Topic minutes before this are compacted to hours (0: not known, compact all). */
   let compactedTo = 0;
   return {
     /** Writes the partitions and topic lags that changed since they were last written. */
     *record(flows: readonly Flow[], at: number): Work<void> {
-      yield* partitions.write(listPartitionBatch(flows), at);
-      const changed: [string, string, bigint][] = [];
-      for (const flow of flows) {
-        // Compared as bigints in a map per flow: no joined key or decimal text per topic and cycle.
-        const written = topicLags.get(flow.id);
-        for (const [topic, lag] of sumLagPerTopic(flow)) {
-          if (written?.get(topic) !== lag) changed.push([flow.id, topic, lag]);
-        }
-      }
+      yield* partitions.write(listPartitionBatch(flows, batchKeys), at);
+      const changed = topicLags.list(flows, sumLagPerTopic);
       if (changed.length === 0) return;
       yield* transaction(() => topicHours.record(changed, at));
-      for (const [flow, topic, lag] of changed) {
-        let written = topicLags.get(flow);
-        if (written === undefined) topicLags.set(flow, (written = new Map()));
-        written.set(topic, lag);
-      }
+      topicLags.remember();
     },
 
     /** A partition's offsets over [from, to] (raw for the last hour, then 5-minute, then hourly rows; tiers.ts). */

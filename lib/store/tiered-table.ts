@@ -3,7 +3,7 @@ import { all, insertRows, readStaged, run, transaction, type Work } from "./engi
 import { decodeNewestPoint, decodePack, encodePack, findCycleEntry, type PackPoint } from "./sample-pack";
 import { hasRollupDue, listPackBuckets, planRollupSlices, resumeRollup, type RollupProgress, type RollupSlice } from "./rollup-plan";
 import { packStagedBlobs } from "./staged-packs";
-import { CycleChanges, type CycleBlob } from "./cycle-changes";
+import { CycleChanges } from "./cycle-changes";
 import { listKeyValues, type SeriesBatch, SeriesIds } from "./series-batch";
 import {
   coarsestTier, countChunksToPack, listStalePackLimit, type PackRow, packOf, rollUpPacks,
@@ -50,9 +50,8 @@ export class TieredTable {
   /** Stages the changed rows' samples at `at`, packs and rolls up this write's slice of the closed buckets, in one transaction. */
   *write(batch: SeriesBatch, at: number): Work<void> {
     const rollups = yield* this.copyRollups();
-    let blobs: CycleBlob[];
     try {
-      blobs = yield* transaction(() => this.stage(rollups, batch, at));
+      yield* transaction(() => this.stage(rollups, batch, at));
     } catch (err) {
       // Ids handed out inside the rolled-back transaction do not exist: read them again next time.
       this.ids = null;
@@ -60,15 +59,15 @@ export class TieredTable {
     }
     this.rollups = rollups;
     this.lastAt = Math.max(this.lastAt ?? at, at);
-    this.changes.remember(blobs);
+    this.changes.remember();
   }
 
-  private *stage(rollups: RollupProgress[], batch: SeriesBatch, at: number): Work<CycleBlob[]> {
+  private *stage(rollups: RollupProgress[], batch: SeriesBatch, at: number): Work<void> {
     const { staged, packs } = this.spec;
     yield* this.packAndRollUp(rollups, at);
     // A series not known yet is one never written: it is changed, and its id is created here.
     const blobs = this.changes.encode(batch, yield* this.listIds(batch));
-    if (blobs.length === 0) return blobs;
+    if (blobs.length === 0) return;
     yield* insertRows({
       table: staged,
       columns: [{ name: "chunk", type: "int" }, { name: "at", type: "bigint" }, { name: "data", type: "bytea" }],
@@ -79,7 +78,6 @@ export class TieredTable {
        ON CONFLICT (points) DO UPDATE SET newest_at = ${this.dialect.greatest("series_state.newest_at", "excluded.newest_at")}`,
       [packs, at],
     );
-    return blobs;
   }
 
   /** The series ids of the rows whose key columns equal `where` (a prefix of the key columns), with their keys. */
@@ -270,7 +268,9 @@ export class TieredTable {
   }
 
   /** Each batch row's series id, creating the series not known yet (in the caller's transaction). */
-  private *listIds(batch: SeriesBatch): Work<number[]> {
+  private *listIds(batch: SeriesBatch): Work<readonly number[]> {
+    const same = this.ids?.reuse(batch.keys);
+    if (same) return same;
     const { series, keyColumns, keyTypes } = this.spec;
     const keyList = keyColumns.join(", ");
     const known = this.ids ?? new SeriesIds();

@@ -25,7 +25,7 @@ export function listTranslationBatch(flow: string, samples: readonly Translation
   if (!isSampleList(samples)) {
     const s = samples;
     const values = [s.committed, s.translated, s.checkpointDownstream, s.idealLow, s.idealHigh, s.reread, s.failoverReread, s.groupLag];
-    return { keys: [new Array<string>(count).fill(flow), s.groups, s.topics, s.partitions], values };
+    return { keys: [readFlowColumn(flow, s.groups), s.groups, s.topics, s.partitions], values };
   }
   // One loop filling preallocated columns: a map per column costs three times as much at 190,000 samples.
   const [groups, topics, partitions] = [new Array<string>(count), new Array<string>(count), new Array<number>(count)];
@@ -46,6 +46,21 @@ export function listTranslationBatch(flow: string, samples: readonly Translation
     groupLag[i] = s.groupLag;
   }
   return { keys: [new Array<string>(count).fill(flow), groups, topics, partitions], values };
+}
+
+/** The flow key column made for a groups column (lib/translation hands the same key arrays while its groups stay). */
+const flowColumns = new WeakMap<readonly string[], { flow: string; column: readonly string[] }>();
+
+/**
+ * The flow key column of a batch: the same array as the last batch's when its groups column is the same array, so
+ * the table finds every key column unchanged and takes the last batch's series ids (SeriesIds.reuse).
+ */
+function readFlowColumn(flow: string, groups: readonly string[]): readonly string[] {
+  const held = flowColumns.get(groups);
+  if (held !== undefined && held.flow === flow) return held.column;
+  const column = new Array<string>(groups.length).fill(flow);
+  flowColumns.set(groups, { flow, column });
+  return column;
 }
 
 /** Whether the samples are a list of objects (lib/translation's TranslationSampleColumns are not). */

@@ -25,6 +25,19 @@ describe("series ids", () => {
   });
 });
 
+describe("series ids of a batch whose key columns are the last batch's arrays", () => {
+  it("are that batch's ids, kept per flow (first key), and not taken for equal values in other arrays", () => {
+    const ids = new SeriesIds();
+    const f = [["f", "f"], ["a", "b"], [0, 0]];
+    const g = [["g"], ["a"], [0]];
+    ids.keep(f, [1, 2]);
+    ids.keep(g, [3]);
+    expect(ids.reuse(f)).toEqual([1, 2]);
+    expect(ids.reuse(g)).toEqual([3]);
+    expect(ids.reuse([f[0]!, [...f[1]!], f[2]!])).toBeNull();
+  });
+});
+
 describe("a tiered table's write that fails", () => {
   it("hands the rolled-back series ids out again and reads each series' own values after the retry", () => {
     const db = openDatabase(":memory:");
