@@ -63,6 +63,18 @@ interface PartitionContext {
   columns: FlowColumnsFiller;
   /** The sync history of each slot found so far (only the collector's store: its histories are stable), or null. */
   historyBySlot: (SyncHistory | undefined)[] | null;
+  tally: PartitionTally;
+}
+
+/** What the totals and the coverage need of every partition, counted as they are built (in any order). */
+interface PartitionTally {
+  /** The lags summed as numbers, and whether every partial sum stayed exact (below 2^53). */
+  lag: number;
+  exact: boolean;
+  /** Partitions whose lag is unknown. */
+  unknownPositions: number;
+  /** Partitions without a target reading (listPartitionsMissing looks only when there are some). */
+  targetUnread: number;
 }
 
 /** Each flow's sync histories by slot, for one store and slot generation (historiesOf). */
@@ -109,7 +121,8 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
   const columns = new FlowColumnsFiller(def.id, count);
   const syncHistory = readSyncHistories(readings.syncHistory);
   const historyBySlot = historiesOf(def.id, syncHistory, columns.generation);
-  const ctx = { flowId: def.id, readings, syncHistory, densityIssues, targetByName, judgeUnknown, columns, historyBySlot };
+  const tally = { lag: 0, exact: true, unknownPositions: 0, targetUnread: 0 };
+  const ctx = { flowId: def.id, readings, syncHistory, densityIssues, targetByName, judgeUnknown, columns, historyBySlot, tally };
   // Built in the order the source lists its topics, the order their states were read in and sit in memory
   // (built in sorted order, the reads jumped around the heap: about 20 % slower at 100,000 partitions), then sorted.
   const listed: FlowPartition[] = [];
@@ -119,7 +132,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     member.to = listed.length;
   }
   const { partitions, order } = sortByTopicAndPartition(def.id, members, listed);
-  columns.finish(partitions, order);
+  const { topicRunStarts } = columns.finish(partitions, order);
   return {
     id: def.id,
     source: def.source,
@@ -133,7 +146,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     checkpointTiming: def.checkpointTiming,
     warnings: def.warnings,
     excludedTopics: listExcludedTopics(def, excluded, membership, readings.positions),
-    coverage: readCoverage(def, source, target, targetByName, excluded, partitions, now, previous),
+    coverage: readCoverage(def, { source, target, targetByName, excluded }, { partitions, topicRunStarts, tally: ctx.tally }, now, previous),
     ...(def.syncGroupOffsets !== undefined ? { syncGroupOffsets: def.syncGroupOffsets } : {}),
     ...(def.sourceTaskSettings !== undefined ? { sourceTaskSettings: def.sourceTaskSettings } : {}),
     ...(def.topicRefreshMs !== undefined ? { topicRefreshMs: def.topicRefreshMs } : {}),
@@ -147,7 +160,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
       latestTimestamp: readings.latestHeartbeat,
       latencyMs: readings.latestHeartbeat === null ? null : Math.max(0, now - readings.latestHeartbeat),
     },
-    totals: summarizeFlowTotals(partitions),
+    totals: sumTotals(ctx.tally, partitions, topicRunStarts),
     errors: readings.errors,
     ...(readings.dedicatedStatus ? { dedicatedStatus: readings.dedicatedStatus } : {}),
   };
@@ -252,7 +265,7 @@ function sortTopicNames(flowId: string, topics: ReadonlyMap<string, unknown>): {
 
 /** Builds one member topic's partitions onto `out`, in the order the source lists them; true when in partition order. */
 function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, ctx: PartitionContext, out: FlowPartition[]): boolean {
-  const { readings, densityIssues, judgeUnknown, columns, historyBySlot } = ctx;
+  const { readings, densityIssues, judgeUnknown, columns, historyBySlot, tally } = ctx;
   const remote = ctx.targetByName.get(targetTopic)?.partitions;
   // Interned: the same strings every cycle, found in the readings' maps without hashing them again.
   const nameOf = createPartitionNamer(topic.name);
@@ -304,6 +317,12 @@ function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, c
       oldestUnreplicatedTimestamp: null,
       unknown: judgeUnknown(p, t, useDerived ? "offset-sync" : "committed", copier?.connector ?? connector),
     };
+    if (offsetLag === null) tally.unknownPositions++;
+    else if (offsetLag !== 0n) {
+      tally.lag += Number(offsetLag);
+      tally.exact &&= tally.lag <= Number.MAX_SAFE_INTEGER;
+    }
+    if (built.targetLogEnd === null) tally.targetUnread++;
     const made = copier?.change ? withCopierChange(built, copier.change) : built;
     columns.put(out.length, slot, made, describeFlags(made));
     out.push(made);
@@ -323,24 +342,25 @@ function withCopierChange(built: FlowPartition, copierChange: CopierChange): Flo
  */
 function readCoverage(
   def: FlowDefinition,
-  source: ClusterSnapshot | undefined,
-  target: ClusterSnapshot | undefined,
-  targetByName: ReadonlyMap<string, TopicState>,
-  excluded: readonly { topic: TopicState; reason: string | null }[],
-  partitions: readonly FlowPartition[],
+  { source, target, targetByName, excluded }: CoverageReads,
+  { partitions, topicRunStarts, tally }: { partitions: readonly FlowPartition[]; topicRunStarts: Int32Array; tally: PartitionTally },
   now: number,
   previous: PreviousFlow | null,
 ): FlowCoverageReading {
   const before = previous?.flow.coverage?.missingOnTarget ?? [];
   const targetKnown = target !== undefined && target.reachable && !target.stale;
   const matched = new Map<string, string>();
-  // A topic's partitions are listed together (and share one target topic): one map write per topic.
+  // A topic's partitions are listed together (and share one target topic): one map write per topic, read where
+  // each run of a topic starts.
   let listed: string | undefined;
-  for (const p of partitions) if (p.topic !== listed) matched.set((listed = p.topic), p.targetTopic);
+  for (const at of topicRunStarts) {
+    const p = partitions[at]!;
+    if (p.topic !== listed) matched.set((listed = p.topic), p.targetTopic);
+  }
   const missing = [...matched]
     .filter(([, targetTopic]) => !targetByName.has(targetTopic))
     .map(([topic, targetTopic]) => ({ topic, targetTopic, since: before.find((m) => m.topic === topic)?.since ?? now }));
-  const partitionsMissing = listPartitionsMissing(partitions, targetByName, previous?.flow.coverage?.partitionsMissingOnTarget ?? [], now);
+  const partitionsMissing = tally.targetUnread === 0 ? [] : listPartitionsMissing(partitions, targetByName, previous?.flow.coverage?.partitionsMissingOnTarget ?? [], now);
   return {
     filterKnown: def.configReadError === null && def.topicFilters.length > 0 && def.topicFilters.every((f) => f.spec.kind === "default") && source !== undefined,
     matchedByFilter: [...matched.keys()].filter((t) => !def.policy.isHeartbeatsTopic(t)).length,
@@ -375,6 +395,22 @@ function listPartitionsMissing(
     entry.partitions.push(p.partition);
   }
   return [...byTopic.values()];
+}
+
+/** What the coverage reads of the clusters. */
+interface CoverageReads {
+  source: ClusterSnapshot | undefined;
+  target: ClusterSnapshot | undefined;
+  targetByName: ReadonlyMap<string, TopicState>;
+  excluded: readonly { topic: TopicState; reason: string | null }[];
+}
+
+/** The flow's totals from what was counted as its partitions were built, as summarizeFlowTotals sums them. */
+function sumTotals(tally: PartitionTally, partitions: readonly FlowPartition[], topicRunStarts: Int32Array): Flow["totals"] {
+  if (!tally.exact) return summarizeFlowTotals(partitions);
+  const topics = new Set<string>();
+  for (const at of topicRunStarts) topics.add(partitions[at]!.topic);
+  return { topics: topics.size, partitions: partitions.length, lag: BigInt(tally.lag), unknownPositions: tally.unknownPositions };
 }
 
 /** A flow's totals over its partitions (recomputed when the tail read refines the lag), in one pass. */

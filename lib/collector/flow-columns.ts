@@ -321,6 +321,8 @@ export class FlowColumnsFiller {
   private readonly filled: Uint8Array;
   /** Per listed position: its slot, or −1 when it has none yet (given in `finish`). */
   private readonly listedSlots: Int32Array;
+  /** Per listed position: 1 when the partition's data is known (`unknown` null). */
+  private readonly listedKnown: Uint8Array;
   private duplicates = false;
   private beyond = false;
 
@@ -346,6 +348,7 @@ export class FlowColumnsFiller {
     this.flags = new Uint8Array(this.known);
     this.filled = new Uint8Array(this.known);
     this.listedSlots = new Int32Array(listed).fill(-1);
+    this.listedKnown = new Uint8Array(listed);
   }
 
   /** The slot generation the columns are filled against (a cache by slot is valid within it). */
@@ -368,8 +371,9 @@ export class FlowColumnsFiller {
    * Records the partition listed at `at` with its slot (−1: none yet) and, when it has one, its offsets: source log
    * start and end, MM2's position and committed position, target log start and end, lag (FlowColumns' order).
    */
-  put(at: number, slot: number, offsets: PartitionOffsets, flags: number): void {
+  put(at: number, slot: number, offsets: PartitionOffsets & Pick<FlowPartition, "unknown">, flags: number): void {
     this.listedSlots[at] = slot;
+    if (offsets.unknown === null) this.listedKnown[at] = 1;
     if (slot < 0) return;
     if (this.filled[slot] === 1) this.duplicates = true;
     this.filled[slot] = 1;
@@ -420,11 +424,11 @@ export class FlowColumnsFiller {
       slotAt[i] = slot;
     }
     if (index.keys.length - partitions.length > Math.max(maxIdleSlots, partitions.length)) return fillFlowColumns(flowId, partitions, true);
-    return this.complete(partitions, slotAt);
+    return this.complete(partitions, order, slotAt);
   }
 
   /** The columns once every position has its slot: new slots filled from their objects, the sorted-order fields set. */
-  private complete(partitions: readonly FlowPartition[], slotAt: Int32Array): FlowColumns {
+  private complete(partitions: readonly FlowPartition[], order: Int32Array, slotAt: Int32Array): FlowColumns {
     const slots = this.index.keys.length;
     const grow = (column: Float64Array) => {
       if (column.length === slots) return column;
@@ -450,15 +454,20 @@ export class FlowColumnsFiller {
       lag: grow(v.lag),
       sourceTopicId: new Int32Array(slots).fill(-1),
       flags: this.flags.length === slots ? this.flags : copyInto(new Uint8Array(slots), this.flags),
-      topicRunStarts: listTopicRunStarts(partitions),
+      topicRunStarts: new Int32Array(0),
     };
+    // One pass in sorted order (the objects are not where they were made: each read of one costs a cache miss).
+    const runStarts: number[] = [];
+    let last: FlowPartition | undefined;
     let lastTopicId: string | null = null;
     let lastTopicIdNumber = -1;
     for (let i = 0; i < partitions.length; i++) {
       const p = partitions[i]!;
       const slot = slotAt[i]!;
       if (slot >= this.known) fillSlot(columns, slot, p, (value) => this.toNumber(value));
-      if (p.unknown === null) columns.knownPositionOf[slot] = i;
+      if (this.listedKnown[order[i]!] === 1) columns.knownPositionOf[slot] = i;
+      if (last === undefined || p.topic !== last.topic || p.targetTopic !== last.targetTopic) runStarts.push(i);
+      last = p;
       // Numbered in sorted order on first sight, as fillFlowColumns numbers them: one map lookup per run.
       if (p.sourceTopicId !== lastTopicId) {
         lastTopicId = p.sourceTopicId;
@@ -466,6 +475,7 @@ export class FlowColumnsFiller {
       }
       columns.sourceTopicId[slot] = lastTopicIdNumber;
     }
+    columns.topicRunStarts = Int32Array.from(runStarts);
     if (this.beyond) throwBeyondExact(this.flowId, partitions);
     columnsByPartitions.set(partitions, columns);
     return columns;
