@@ -1,9 +1,10 @@
 import type { SyncPoint } from "@/lib/mm2";
 import type { FlowDefinition } from "./flow-discovery";
-import { fillFlowColumns } from "./flow-columns";
+import { describeFlags, FlowColumnsFiller } from "./flow-columns";
 import { decideMembership, listExcludedTopics, type MembershipContext } from "./flow-membership";
 import { createFlowPartitionKeyer, createPartitionNamer } from "./partition-keys";
-import { readSyncHistories, type SyncHistories, type SyncHistorySource } from "./sync-history";
+import { readSyncHistories, type SyncHistories, type SyncHistory, type SyncHistorySource } from "./sync-history";
+import { SyncHistoryStore } from "./sync-history-store";
 import { createUnknownJudge, type FlowReadFailures, type PreviousFlow, type UnknownJudge } from "./partition-unknown";
 import {
   type CheckpointPoint,
@@ -59,6 +60,37 @@ interface PartitionContext {
   densityIssues: ReadonlyMap<string, string> | null;
   targetByName: ReadonlyMap<string, TopicState>;
   judgeUnknown: UnknownJudge;
+  columns: FlowColumnsFiller;
+  /** The sync history of each slot found so far (only the collector's store: its histories are stable), or null. */
+  historyBySlot: (SyncHistory | undefined)[] | null;
+  tally: PartitionTally;
+}
+
+/** What the totals and the coverage need of every partition, counted as they are built (in any order). */
+interface PartitionTally {
+  /** The lags summed as numbers, and whether every partial sum stayed exact (below 2^53). */
+  lag: number;
+  exact: boolean;
+  /** Partitions whose lag is unknown. */
+  unknownPositions: number;
+  /** Partitions without a target reading (listPartitionsMissing looks only when there are some). */
+  targetUnread: number;
+}
+
+/** Each flow's sync histories by slot, for one store and slot generation (historiesOf). */
+const historiesByFlow = new Map<string, { source: SyncHistories; generation: number; bySlot: (SyncHistory | undefined)[] }>();
+
+/**
+ * The flow's sync histories by slot when they come from the collector's SyncHistoryStore, whose history of a key
+ * is one object for the store's life: a partition's is then found by its slot, not by hashing its key each cycle.
+ */
+function historiesOf(flowId: string, source: SyncHistories, generation: number): (SyncHistory | undefined)[] | null {
+  if (!(source instanceof SyncHistoryStore)) return null;
+  const known = historiesByFlow.get(flowId);
+  if (known !== undefined && known.source === source && known.generation === generation) return known.bySlot;
+  const bySlot: (SyncHistory | undefined)[] = [];
+  historiesByFlow.set(flowId, { source, generation, bySlot });
+  return bySlot;
 }
 
 /**
@@ -83,7 +115,14 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
   const membership = { targetTopics, positionTopics };
   const { listing, members, excluded } = listMemberTopics(def, source, membership);
   const judgeUnknown = createUnknownJudge(source, target, readings.failures, previous);
-  const ctx = { flowId: def.id, readings, syncHistory: readSyncHistories(readings.syncHistory), densityIssues, targetByName, judgeUnknown };
+  // The detectors' columns, filled once per cycle against the flow's stable slots as the partitions are built.
+  let count = 0;
+  for (const member of listing) count += member.topic.partitions.length;
+  const columns = new FlowColumnsFiller(def.id, count);
+  const syncHistory = readSyncHistories(readings.syncHistory);
+  const historyBySlot = historiesOf(def.id, syncHistory, columns.generation);
+  const tally = { lag: 0, exact: true, unknownPositions: 0, targetUnread: 0 };
+  const ctx = { flowId: def.id, readings, syncHistory, densityIssues, targetByName, judgeUnknown, columns, historyBySlot, tally };
   // Built in the order the source lists its topics, the order their states were read in and sit in memory
   // (built in sorted order, the reads jumped around the heap: about 20 % slower at 100,000 partitions), then sorted.
   const listed: FlowPartition[] = [];
@@ -92,9 +131,8 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     member.ordered = appendTopicPartitions(member, ctx, listed);
     member.to = listed.length;
   }
-  const partitions = sortByTopicAndPartition(def.id, members, listed);
-  // The detectors' columns, filled once per cycle against the flow's stable slots (flow-columns.ts).
-  fillFlowColumns(def.id, partitions, true);
+  const { partitions, order } = sortByTopicAndPartition(def.id, members, listed);
+  const { topicRunStarts } = columns.finish(partitions, order);
   return {
     id: def.id,
     source: def.source,
@@ -108,7 +146,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     checkpointTiming: def.checkpointTiming,
     warnings: def.warnings,
     excludedTopics: listExcludedTopics(def, excluded, membership, readings.positions),
-    coverage: readCoverage(def, source, target, targetByName, excluded, partitions, now, previous),
+    coverage: readCoverage(def, { source, target, targetByName, excluded }, { partitions, topicRunStarts, tally: ctx.tally }, now, previous),
     ...(def.syncGroupOffsets !== undefined ? { syncGroupOffsets: def.syncGroupOffsets } : {}),
     ...(def.sourceTaskSettings !== undefined ? { sourceTaskSettings: def.sourceTaskSettings } : {}),
     ...(def.topicRefreshMs !== undefined ? { topicRefreshMs: def.topicRefreshMs } : {}),
@@ -122,7 +160,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
       latestTimestamp: readings.latestHeartbeat,
       latencyMs: readings.latestHeartbeat === null ? null : Math.max(0, now - readings.latestHeartbeat),
     },
-    totals: summarizeFlowTotals(partitions),
+    totals: sumTotals(ctx.tally, partitions, topicRunStarts),
     errors: readings.errors,
     ...(readings.dedicatedStatus ? { dedicatedStatus: readings.dedicatedStatus } : {}),
   };
@@ -163,39 +201,47 @@ function listMemberTopics(def: FlowDefinition, source: ClusterSnapshot | undefin
  * The partitions sorted by topic as String.prototype.localeCompare orders them, then partition number (a stable
  * sort, as Array.prototype.sort): the topic names are sorted (not compared per pair of 100,000 partitions, and
  * not at all when the topics did not change, sortTopicNames), each topic's run of `listed` copied in that order,
- * and a topic sorted by partition only when the source did not list it in order.
+ * and a topic sorted by partition only when the source did not list it in order. `order[i]`: the position in
+ * `listed` of `partitions[i]`.
  */
-function sortByTopicAndPartition(flowId: string, members: ReadonlyMap<string, readonly MemberTopic[]>, listed: readonly FlowPartition[]): FlowPartition[] {
+function sortByTopicAndPartition(
+  flowId: string,
+  members: ReadonlyMap<string, readonly MemberTopic[]>,
+  listed: readonly FlowPartition[],
+): { partitions: FlowPartition[]; order: Int32Array } {
   const { names, strict } = sortTopicNames(flowId, members);
-  const sorted: FlowPartition[] = [];
+  const order = new Int32Array(listed.length);
+  let n = 0;
   for (let i = 0; i < names.length; ) {
     // Names the collation cannot tell apart sort as one topic (their partitions interleave by number);
     // none when each name was checked to sort strictly before the next.
     let end = i + 1;
     while (!strict && end < names.length && names[i]!.localeCompare(names[end]!) === 0) end++;
-    const from = sorted.length;
+    const from = n;
     let runs = 0;
     let ordered = true;
     for (let k = i; k < end; k++) {
       for (const member of members.get(names[k]!)!) {
-        for (let j = member.from; j < member.to; j++) sorted.push(listed[j]!);
+        for (let j = member.from; j < member.to; j++) order[n++] = j;
         runs++;
         ordered &&= member.ordered;
       }
     }
-    if (runs > 1 || !ordered) sortByPartition(sorted, from);
+    if (runs > 1 || !ordered) sortByPartition(order, from, n, listed);
     i = end;
   }
-  return sorted;
+  const partitions: FlowPartition[] = [];
+  for (let i = 0; i < n; i++) partitions.push(listed[order[i]!]!);
+  return { partitions, order: n === order.length ? order : order.slice(0, n) };
 }
 
-/** Sorts `partitions` from `from` to the end by partition number, stably; most topics are listed in order. */
-function sortByPartition(partitions: FlowPartition[], from: number): void {
+/** Sorts `order[from, to)` (positions in `listed`) by partition number, stably; most topics are listed in order. */
+function sortByPartition(order: Int32Array, from: number, to: number, listed: readonly FlowPartition[]): void {
   let ordered = true;
-  for (let k = from + 1; ordered && k < partitions.length; k++) ordered = partitions[k - 1]!.partition <= partitions[k]!.partition;
+  for (let k = from + 1; ordered && k < to; k++) ordered = listed[order[k - 1]!]!.partition <= listed[order[k]!]!.partition;
   if (ordered) return;
-  const group = partitions.slice(from).sort((a, b) => a.partition - b.partition);
-  for (let k = 0; k < group.length; k++) partitions[from + k] = group[k]!;
+  const group = Array.from(order.subarray(from, to)).sort((a, b) => listed[a]!.partition - listed[b]!.partition);
+  order.set(group, from);
 }
 
 /**
@@ -219,11 +265,12 @@ function sortTopicNames(flowId: string, topics: ReadonlyMap<string, unknown>): {
 
 /** Builds one member topic's partitions onto `out`, in the order the source lists them; true when in partition order. */
 function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, ctx: PartitionContext, out: FlowPartition[]): boolean {
-  const { readings, densityIssues, judgeUnknown } = ctx;
+  const { readings, densityIssues, judgeUnknown, columns, historyBySlot, tally } = ctx;
   const remote = ctx.targetByName.get(targetTopic)?.partitions;
   // Interned: the same strings every cycle, found in the readings' maps without hashing them again.
   const nameOf = createPartitionNamer(topic.name);
   const keyOf = createFlowPartitionKeyer(ctx.flowId, topic.name);
+  const slots = columns.findTopicSlots(topic.name);
   let ordered = true;
   for (let i = 0; i < topic.partitions.length; i++) {
     const p = topic.partitions[i]!;
@@ -232,7 +279,12 @@ function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, c
     const copier = readings.copiers?.get(name);
     const lastReplicated = readings.positions?.get(name);
     const t = findPartition(remote, i, p.partition);
-    const history = ctx.syncHistory.get(keyOf(p.partition));
+    const slot = columns.findSlot(slots, p.partition);
+    let history = slot < 0 || historyBySlot === null ? undefined : historyBySlot[slot];
+    if (history === undefined) {
+      history = ctx.syncHistory.get(keyOf(p.partition));
+      if (slot >= 0 && historyBySlot !== null) historyBySlot[slot] = history;
+    }
     const committedPosition = lastReplicated === undefined ? null : lastReplicated + 1n;
     const latestSync = history === undefined || history.length === 0 ? null : history.point(history.length - 1);
     const derived = derivePosition(latestSync, t?.logEnd ?? null, p.logEnd);
@@ -265,7 +317,15 @@ function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, c
       oldestUnreplicatedTimestamp: null,
       unknown: judgeUnknown(p, t, useDerived ? "offset-sync" : "committed", copier?.connector ?? connector),
     };
-    out.push(copier?.change ? withCopierChange(built, copier.change) : built);
+    if (offsetLag === null) tally.unknownPositions++;
+    else if (offsetLag !== 0n) {
+      tally.lag += Number(offsetLag);
+      tally.exact &&= tally.lag <= Number.MAX_SAFE_INTEGER;
+    }
+    if (built.targetLogEnd === null) tally.targetUnread++;
+    const made = copier?.change ? withCopierChange(built, copier.change) : built;
+    columns.put(out.length, slot, made, describeFlags(made));
+    out.push(made);
   }
   return ordered;
 }
@@ -282,24 +342,25 @@ function withCopierChange(built: FlowPartition, copierChange: CopierChange): Flo
  */
 function readCoverage(
   def: FlowDefinition,
-  source: ClusterSnapshot | undefined,
-  target: ClusterSnapshot | undefined,
-  targetByName: ReadonlyMap<string, TopicState>,
-  excluded: readonly { topic: TopicState; reason: string | null }[],
-  partitions: readonly FlowPartition[],
+  { source, target, targetByName, excluded }: CoverageReads,
+  { partitions, topicRunStarts, tally }: { partitions: readonly FlowPartition[]; topicRunStarts: Int32Array; tally: PartitionTally },
   now: number,
   previous: PreviousFlow | null,
 ): FlowCoverageReading {
   const before = previous?.flow.coverage?.missingOnTarget ?? [];
   const targetKnown = target !== undefined && target.reachable && !target.stale;
   const matched = new Map<string, string>();
-  // A topic's partitions are listed together (and share one target topic): one map write per topic.
+  // A topic's partitions are listed together (and share one target topic): one map write per topic, read where
+  // each run of a topic starts.
   let listed: string | undefined;
-  for (const p of partitions) if (p.topic !== listed) matched.set((listed = p.topic), p.targetTopic);
+  for (const at of topicRunStarts) {
+    const p = partitions[at]!;
+    if (p.topic !== listed) matched.set((listed = p.topic), p.targetTopic);
+  }
   const missing = [...matched]
     .filter(([, targetTopic]) => !targetByName.has(targetTopic))
     .map(([topic, targetTopic]) => ({ topic, targetTopic, since: before.find((m) => m.topic === topic)?.since ?? now }));
-  const partitionsMissing = listPartitionsMissing(partitions, targetByName, previous?.flow.coverage?.partitionsMissingOnTarget ?? [], now);
+  const partitionsMissing = tally.targetUnread === 0 ? [] : listPartitionsMissing(partitions, targetByName, previous?.flow.coverage?.partitionsMissingOnTarget ?? [], now);
   return {
     filterKnown: def.configReadError === null && def.topicFilters.length > 0 && def.topicFilters.every((f) => f.spec.kind === "default") && source !== undefined,
     matchedByFilter: [...matched.keys()].filter((t) => !def.policy.isHeartbeatsTopic(t)).length,
@@ -336,19 +397,47 @@ function listPartitionsMissing(
   return [...byTopic.values()];
 }
 
+/** What the coverage reads of the clusters. */
+interface CoverageReads {
+  source: ClusterSnapshot | undefined;
+  target: ClusterSnapshot | undefined;
+  targetByName: ReadonlyMap<string, TopicState>;
+  excluded: readonly { topic: TopicState; reason: string | null }[];
+}
+
+/** The flow's totals from what was counted as its partitions were built, as summarizeFlowTotals sums them. */
+function sumTotals(tally: PartitionTally, partitions: readonly FlowPartition[], topicRunStarts: Int32Array): Flow["totals"] {
+  if (!tally.exact) return summarizeFlowTotals(partitions);
+  const topics = new Set<string>();
+  for (const at of topicRunStarts) topics.add(partitions[at]!.topic);
+  return { topics: topics.size, partitions: partitions.length, lag: BigInt(tally.lag), unknownPositions: tally.unknownPositions };
+}
+
 /** A flow's totals over its partitions (recomputed when the tail read refines the lag), in one pass. */
 export function summarizeFlowTotals(partitions: readonly FlowPartition[]): Flow["totals"] {
   const topics = new Set<string>();
-  let lag = 0n;
+  // Summed as numbers (a bigint sum makes a bigint per partition), exact while every partial sum is below 2^53.
+  let lag = 0;
+  let exact = true;
   let unknownPositions = 0;
   let topic: string | undefined;
   for (const p of partitions) {
     // A topic's partitions are listed together (buildFlow's order): one insertion per run of them.
     if (p.topic !== topic) topics.add((topic = p.topic));
     if (p.lag === null) unknownPositions++;
-    else if (p.lag !== 0n) lag += p.lag;
+    else if (p.lag !== 0n) {
+      lag += Number(p.lag);
+      exact &&= lag <= Number.MAX_SAFE_INTEGER && lag >= -Number.MAX_SAFE_INTEGER;
+    }
   }
-  return { topics: topics.size, partitions: partitions.length, lag, unknownPositions };
+  return { topics: topics.size, partitions: partitions.length, lag: exact ? BigInt(lag) : sumLag(partitions), unknownPositions };
+}
+
+/** The partitions' lag summed as bigints (beyond 2^53 as numbers). */
+function sumLag(partitions: readonly FlowPartition[]): bigint {
+  let lag = 0n;
+  for (const p of partitions) if (p.lag !== null) lag += p.lag;
+  return lag;
 }
 
 /** The partition numbered `partition` of a topic, looked for first where it is listed in order. */

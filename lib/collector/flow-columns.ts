@@ -143,21 +143,13 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     if (filled[slot] === 1) columns.duplicates = true;
     filled[slot] = 1;
     if (p.unknown === null) columns.knownPositionOf[slot] = i;
-    columns.sourceLogStart[slot] = toNumber(p.sourceLogStart);
-    columns.sourceLogEnd[slot] = toNumber(p.sourceLogEnd);
-    columns.mm2Position[slot] = toNumber(p.mm2Position);
-    columns.committedPosition[slot] = toNumber(p.committedPosition);
-    columns.targetLogStart[slot] = toNumber(p.targetLogStart);
-    columns.targetLogEnd[slot] = toNumber(p.targetLogEnd);
-    columns.lag[slot] = toNumber(p.lag);
+    fillSlot(columns, slot, p, toNumber);
     // A topic's partitions share their ID: one map lookup per run of them.
     if (p.sourceTopicId !== lastTopicId) {
       lastTopicId = p.sourceTopicId;
       lastTopicIdNumber = numberTopicId(index, lastTopicId);
     }
     columns.sourceTopicId[slot] = lastTopicIdNumber;
-    columns.flags[slot] =
-      (p.copierChange !== undefined ? FlowFlag.COPIER_CHANGE : 0) | (p.targetDensityIssue !== null ? FlowFlag.TARGET_NOT_DENSE : 0);
   }
   if (beyond) throwBeyondExact(flowId, partitions);
   columnsByPartitions.set(partitions, columns);
@@ -282,7 +274,7 @@ function assignSlots(flowId: string, index: SlotIndex, partitions: readonly Flow
       if (known === undefined) index.byTopic.set(topic, (table = []));
       else table = known;
     }
-    let slot = Number.isInteger(p.partition) && p.partition >= 0 ? table[p.partition] : undefined;
+    let slot = isSlotIndexable(p.partition) ? table[p.partition] : undefined;
     if (slot === undefined) slot = assignSlot(flowId, index, table, p);
     slotAt[i] = slot;
   }
@@ -296,6 +288,218 @@ function assignSlot(flowId: string, index: SlotIndex, table: number[], p: FlowPa
   slotsByKey.set(key, index.generation * slotSpan + slot);
   lastKey = undefined;
   // Partition numbers that cannot be array indexes (never in Kafka) get a fresh slot each cycle until compaction.
-  if (Number.isInteger(p.partition) && p.partition >= 0) table[p.partition] = slot;
+  if (isSlotIndexable(p.partition)) table[p.partition] = slot;
   return slot;
+}
+
+function isSlotIndexable(partition: number): boolean {
+  return Number.isInteger(partition) && partition >= 0;
+}
+
+/** The offsets of a partition the columns hold (a FlowPartition has them all). */
+export type PartitionOffsets = Pick<
+  FlowPartition,
+  "sourceLogStart" | "sourceLogEnd" | "mm2Position" | "committedPosition" | "targetLogStart" | "targetLogEnd" | "lag"
+>;
+
+type OffsetColumns = Record<keyof PartitionOffsets, Float64Array>;
+
+/**
+ * Fills a cycle's columns while buildFlow builds the partitions, in the order the source lists them: a partition
+ * that already has a slot (found by its topic's slot table, looked up once per topic) gets its numbers here, from
+ * the values its object is made of, so the columns need no second pass over 100,000 objects. What depends on the
+ * sorted order (each position's slot, the known positions, the topic ID numbers, the topic runs) and the slots of
+ * partitions seen for the first time (given in sorted order, as fillFlowColumns gives them) are set by `finish`.
+ * A flow listing a partition twice, or whose idle slots call for a new generation, is filled by fillFlowColumns.
+ */
+export class FlowColumnsFiller {
+  private readonly index: SlotIndex;
+  /** Slots that existed when the cycle started: the only ones written before `finish`. */
+  private readonly known: number;
+  private readonly values: OffsetColumns;
+  private readonly flags: Uint8Array;
+  private readonly filled: Uint8Array;
+  /** Per listed position: its slot, or −1 when it has none yet (given in `finish`). */
+  private readonly listedSlots: Int32Array;
+  /** Per listed position: 1 when the partition's data is known (`unknown` null). */
+  private readonly listedKnown: Uint8Array;
+  private duplicates = false;
+  private beyond = false;
+
+  /** `listed`: how many partitions the cycle lists. */
+  constructor(
+    private readonly flowId: string,
+    listed: number,
+  ) {
+    let index = indexes.get(flowId);
+    if (index === undefined) indexes.set(flowId, (index = createIndex()));
+    this.index = index;
+    this.known = index.keys.length;
+    const column = () => new Float64Array(this.known).fill(Number.NaN);
+    this.values = {
+      sourceLogStart: column(),
+      sourceLogEnd: column(),
+      mm2Position: column(),
+      committedPosition: column(),
+      targetLogStart: column(),
+      targetLogEnd: column(),
+      lag: column(),
+    };
+    this.flags = new Uint8Array(this.known);
+    this.filled = new Uint8Array(this.known);
+    this.listedSlots = new Int32Array(listed).fill(-1);
+    this.listedKnown = new Uint8Array(listed);
+  }
+
+  /** The slot generation the columns are filled against (a cache by slot is valid within it). */
+  get generation(): number {
+    return this.index.generation;
+  }
+
+  /** A topic's slots by partition number, or undefined when none of its partitions has a slot yet. */
+  findTopicSlots(topic: string): readonly number[] | undefined {
+    return this.index.byTopic.get(topic);
+  }
+
+  /** The slot of a partition of a topic (findTopicSlots), or −1 when it has none yet. */
+  findSlot(slots: readonly number[] | undefined, partition: number): number {
+    if (slots === undefined || !isSlotIndexable(partition)) return -1;
+    return slots[partition] ?? -1;
+  }
+
+  /**
+   * Records the partition listed at `at` with its slot (−1: none yet) and, when it has one, its offsets: source log
+   * start and end, MM2's position and committed position, target log start and end, lag (FlowColumns' order).
+   */
+  put(at: number, slot: number, offsets: PartitionOffsets & Pick<FlowPartition, "unknown">, flags: number): void {
+    this.listedSlots[at] = slot;
+    if (offsets.unknown === null) this.listedKnown[at] = 1;
+    if (slot < 0) return;
+    if (this.filled[slot] === 1) this.duplicates = true;
+    this.filled[slot] = 1;
+    const v = this.values;
+    v.sourceLogStart[slot] = this.toNumber(offsets.sourceLogStart);
+    v.sourceLogEnd[slot] = this.toNumber(offsets.sourceLogEnd);
+    v.mm2Position[slot] = this.toNumber(offsets.mm2Position);
+    v.committedPosition[slot] = this.toNumber(offsets.committedPosition);
+    v.targetLogStart[slot] = this.toNumber(offsets.targetLogStart);
+    v.targetLogEnd[slot] = this.toNumber(offsets.targetLogEnd);
+    v.lag[slot] = this.toNumber(offsets.lag);
+    this.flags[slot] = flags;
+  }
+
+  private toNumber(value: bigint | null): number {
+    if (value === null) return Number.NaN;
+    const n = Number(value);
+    if (n > Number.MAX_SAFE_INTEGER || n < -Number.MAX_SAFE_INTEGER) this.beyond = true;
+    return n;
+  }
+
+  /**
+   * The columns of the sorted partitions, `order[i]` the listed position of `partitions[i]`: kept for
+   * readFlowColumns, as fillFlowColumns keeps them. Throws, naming the partition, on an offset ≥ 2^53.
+   */
+  finish(partitions: readonly FlowPartition[], order: Int32Array): FlowColumns {
+    if (this.duplicates) return fillFlowColumns(this.flowId, partitions, true);
+    const { index, flowId } = this;
+    const slotAt = new Int32Array(partitions.length);
+    let table: number[] = [];
+    let topic: string | undefined;
+    for (let i = 0; i < partitions.length; i++) {
+      let slot = this.listedSlots[order[i]!]!;
+      if (slot < 0) {
+        // First seen: its slot given in sorted order, as assignSlots gives it.
+        const p = partitions[i]!;
+        if (p.topic !== topic) {
+          topic = p.topic;
+          const slots = index.byTopic.get(topic);
+          if (slots === undefined) index.byTopic.set(topic, (table = []));
+          else table = slots;
+        }
+        // A slot found now was given earlier in this pass: the partition is listed twice, and fillFlowColumns
+        // holds the last listing's values (the slots given so far are the ones it gives, in the same order).
+        if (isSlotIndexable(p.partition) && table[p.partition] !== undefined) return fillFlowColumns(flowId, partitions, true);
+        slot = assignSlot(flowId, index, table, p);
+      }
+      slotAt[i] = slot;
+    }
+    if (index.keys.length - partitions.length > Math.max(maxIdleSlots, partitions.length)) return fillFlowColumns(flowId, partitions, true);
+    return this.complete(partitions, order, slotAt);
+  }
+
+  /** The columns once every position has its slot: new slots filled from their objects, the sorted-order fields set. */
+  private complete(partitions: readonly FlowPartition[], order: Int32Array, slotAt: Int32Array): FlowColumns {
+    const slots = this.index.keys.length;
+    const grow = (column: Float64Array) => {
+      if (column.length === slots) return column;
+      const grown = new Float64Array(slots).fill(Number.NaN);
+      grown.set(column);
+      return grown;
+    };
+    const v = this.values;
+    const columns: FlowColumns = {
+      flowId: this.flowId,
+      generation: this.index.generation,
+      slots,
+      slotAt,
+      duplicates: false,
+      knownPositionOf: new Int32Array(slots).fill(-1),
+      keys: this.index.keys,
+      sourceLogStart: grow(v.sourceLogStart),
+      sourceLogEnd: grow(v.sourceLogEnd),
+      mm2Position: grow(v.mm2Position),
+      committedPosition: grow(v.committedPosition),
+      targetLogStart: grow(v.targetLogStart),
+      targetLogEnd: grow(v.targetLogEnd),
+      lag: grow(v.lag),
+      sourceTopicId: new Int32Array(slots).fill(-1),
+      flags: this.flags.length === slots ? this.flags : copyInto(new Uint8Array(slots), this.flags),
+      topicRunStarts: new Int32Array(0),
+    };
+    // One pass in sorted order (the objects are not where they were made: each read of one costs a cache miss).
+    const runStarts: number[] = [];
+    let last: FlowPartition | undefined;
+    let lastTopicId: string | null = null;
+    let lastTopicIdNumber = -1;
+    for (let i = 0; i < partitions.length; i++) {
+      const p = partitions[i]!;
+      const slot = slotAt[i]!;
+      if (slot >= this.known) fillSlot(columns, slot, p, (value) => this.toNumber(value));
+      if (this.listedKnown[order[i]!] === 1) columns.knownPositionOf[slot] = i;
+      if (last === undefined || p.topic !== last.topic || p.targetTopic !== last.targetTopic) runStarts.push(i);
+      last = p;
+      // Numbered in sorted order on first sight, as fillFlowColumns numbers them: one map lookup per run.
+      if (p.sourceTopicId !== lastTopicId) {
+        lastTopicId = p.sourceTopicId;
+        lastTopicIdNumber = numberTopicId(this.index, lastTopicId);
+      }
+      columns.sourceTopicId[slot] = lastTopicIdNumber;
+    }
+    columns.topicRunStarts = Int32Array.from(runStarts);
+    if (this.beyond) throwBeyondExact(this.flowId, partitions);
+    columnsByPartitions.set(partitions, columns);
+    return columns;
+  }
+}
+
+function copyInto(to: Uint8Array, from: Uint8Array): Uint8Array {
+  to.set(from);
+  return to;
+}
+
+/** One slot's offsets and flags from its partition object. */
+function fillSlot(columns: FlowColumns, slot: number, p: FlowPartition, toNumber: (value: bigint | null) => number): void {
+  columns.sourceLogStart[slot] = toNumber(p.sourceLogStart);
+  columns.sourceLogEnd[slot] = toNumber(p.sourceLogEnd);
+  columns.mm2Position[slot] = toNumber(p.mm2Position);
+  columns.committedPosition[slot] = toNumber(p.committedPosition);
+  columns.targetLogStart[slot] = toNumber(p.targetLogStart);
+  columns.targetLogEnd[slot] = toNumber(p.targetLogEnd);
+  columns.lag[slot] = toNumber(p.lag);
+  columns.flags[slot] = describeFlags(p);
+}
+
+/** A partition's FlowFlag bits. */
+export function describeFlags(p: Pick<FlowPartition, "copierChange" | "targetDensityIssue">): number {
+  return (p.copierChange !== undefined ? FlowFlag.COPIER_CHANGE : 0) | (p.targetDensityIssue !== null ? FlowFlag.TARGET_NOT_DENSE : 0);
 }

@@ -6,6 +6,7 @@
  * sync instead of an object and two bigints. Offsets are checked once, where they enter, against 2^53.
  */
 import { OffsetBeyondExactError } from "./flow-columns";
+import { growArray, growCapacity } from "./grown-array";
 import type { SyncHistories, SyncHistory } from "./sync-history";
 import type { OffsetSyncPoint } from "./types";
 
@@ -97,7 +98,7 @@ export class SyncHistoryStore implements SyncHistories {
   private createSlot(key: string): number {
     const slot = this.views.length;
     if (slot >= this.lengths.length) {
-      const size = Math.max(1024, 2 * this.lengths.length);
+      const size = growCapacity(slot, this.lengths.length);
       this.starts = growArray(this.starts, size);
       this.capacities = growArray(this.capacities, size);
       this.heads = growArray(this.heads, size);
@@ -221,13 +222,6 @@ class StoredHistory implements SyncHistory {
   forgetNewest(): void {
     this.newest = null;
   }
-}
-
-/** A copy of `array` with `size` entries (a partition's per-slot arrays grow by doubling). */
-function growArray<T extends Int32Array | Float64Array>(array: T, size: number): T {
-  const grown = new (array.constructor as new (length: number) => T)(size);
-  grown.set(array);
-  return grown;
 }
 
 function checkExact(key: string, what: string, value: bigint): void {

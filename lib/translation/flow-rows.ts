@@ -11,7 +11,7 @@ import { throwBeyondSafe, toSafeOffset } from "./sync-columns";
 import type { SampleKeys } from "./sample-columns";
 import { FlowSyncModels, type ReplayOptions, type SyncModelCache } from "./sync-model";
 import { IdealCode, SharedTranslations, type TranslationRows } from "./translation-rows";
-import { growArray, growCapacity } from "./grown-array";
+import { growArray, growCapacity } from "@/lib/collector/grown-array";
 
 /**
  * A group's rows in their order (topic by localeCompare, then partition; a stable sort of the offsets as listed),

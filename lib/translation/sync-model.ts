@@ -19,7 +19,7 @@ import { readPointHistory, type SyncHistory } from "@/lib/collector/sync-history
 import { createOffsetSyncStore, type DownstreamMapping, mapBetweenSyncs, OffsetSyncStore, type SyncPoint, type TopicPartition } from "@/lib/mm2";
 import { SyncSlots } from "./sync-slots";
 import type { IdealOffset } from "./types";
-import { growArray, growCapacity } from "./grown-array";
+import { growArray, growCapacity } from "@/lib/collector/grown-array";
 
 /** How MirrorCheckpointTask's store was loaded (see the module comment). */
 export interface ReplayOptions {

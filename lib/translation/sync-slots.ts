@@ -16,7 +16,7 @@
  * partition's translation fails while a slot holds it (`findUnsafeRun`), as the bigint model's did.
  */
 import { SYNCS_PER_PARTITION } from "@/lib/mm2";
-import { growArray, growCapacity } from "./grown-array";
+import { growArray, growCapacity } from "@/lib/collector/grown-array";
 
 const slotCount = SYNCS_PER_PARTITION;
 const lastSlot = slotCount - 1;

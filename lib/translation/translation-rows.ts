@@ -12,7 +12,7 @@ import type { CheckpointPoint, FlowPartition } from "@/lib/collector/types";
 import { isSkipping } from "./reread";
 import type { SampleColumnsBuilder } from "./sample-columns";
 import type { IdealOffset, ModelTranslation, PartitionTranslation, RereadEstimate, TranslationTotals } from "./types";
-import { growArray, growCapacity } from "./grown-array";
+import { growArray, growCapacity } from "@/lib/collector/grown-array";
 
 /** How a numeric row's ideal position reads (IdealOffset's kind with its basis or reason). */
 export const IdealCode = {

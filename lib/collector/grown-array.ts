@@ -1,4 +1,9 @@
-/** A typed array the per-partition stores of the translation grow by doubling (at least 1,024 entries). */
+/**
+ * Growing the typed arrays kept per partition or slot (the collector's sync histories, the translation's stores):
+ * here, in the collector's layer, so that both may import it (ARCHITECTURE.md: layers import downward only).
+ */
+
+/** A typed array a per-partition store grows by doubling (at least 1,024 entries). */
 type PartitionArray = Int32Array | Uint8Array | Float64Array;
 
 /** The capacity that holds index `index` when `length` is full: doubled, at least `index + 1` and 1,024. */

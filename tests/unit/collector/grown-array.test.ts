@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { growArray, growCapacity } from "@/lib/translation/grown-array";
+import { growArray, growCapacity } from "@/lib/collector/grown-array";
 
 describe("growArray", () => {
   it("keeps the values, fills the new entries and keeps the array's type", () => {
