@@ -46,6 +46,10 @@ export class SyncHistoryStore implements SyncHistories {
     return this.slots.size;
   }
 
+  /**
+   * The key's history. A key keeps its slot and its history object for the store's life (nothing is removed), so a
+   * reader may hold the object between cycles instead of looking the key up again (keepsHistories).
+   */
   get(key: string): SyncHistory | undefined {
     const slot = this.slots.get(key);
     return slot === undefined ? undefined : this.views[slot];
@@ -176,6 +180,14 @@ export class SyncHistoryStore implements SyncHistories {
     this.poolUsed = at;
     this.poolWasted = 0;
   }
+}
+
+/**
+ * Whether `source` keeps each key's history object for its life (a SyncHistoryStore): a history found once may be read
+ * again in later cycles without a lookup by key. A Map of point arrays (a recording, a decoded read model) does not.
+ */
+export function keepsHistories(source: SyncHistories): boolean {
+  return source instanceof SyncHistoryStore;
 }
 
 /** One partition's history in the store: reads its ring; its newest point is made once per append. */

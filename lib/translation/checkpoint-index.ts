@@ -22,6 +22,14 @@ export class CheckpointIndex {
   /** Whether `list` names a partition twice (the index then holds fewer checkpoints than the list). */
   private repeats = false;
   private currentGeneration = ++generations;
+  /**
+   * By position in the list: the checkpoint's upstream and downstream offsets as numbers (NaN: beyond 2^53, where
+   * toSafeOffset names the error) and when it was read, set only where the list holds another checkpoint than before,
+   * so a row reads its checkpoint's numbers without touching its object or converting its bigints.
+   */
+  private upstreams = new Float64Array(0);
+  private downstreams = new Float64Array(0);
+  private readAts = new Float64Array(0);
 
   /** Changes whenever a position may name another group partition than it did: positions read before are stale. */
   get generation(): number {
@@ -36,6 +44,7 @@ export class CheckpointIndex {
       const now = checkpoints[i]!;
       if (was === now) continue;
       if (now.partition !== was.partition || now.topic !== was.topic || now.group !== was.group) return this.rebuild(checkpoints);
+      this.setNumbers(i, now);
     }
     // Every partition is at one position only (no repeats): the checkpoint there is its latest.
     this.list = checkpoints;
@@ -58,6 +67,27 @@ export class CheckpointIndex {
     return this.list[position]!;
   }
 
+  /** The upstream offset of the checkpoint at `position` as a number; NaN when beyond 2^53. */
+  upstreamAt(position: number): number {
+    return this.upstreams[position]!;
+  }
+
+  /** The downstream offset of the checkpoint at `position` as a number; NaN when beyond 2^53. */
+  downstreamAt(position: number): number {
+    return this.downstreams[position]!;
+  }
+
+  /** When the checkpoint at `position` was read (CheckpointPoint.at). */
+  readAt(position: number): number {
+    return this.readAts[position]!;
+  }
+
+  private setNumbers(position: number, checkpoint: CheckpointPoint): void {
+    this.upstreams[position] = toExactNumber(checkpoint.upstream);
+    this.downstreams[position] = toExactNumber(checkpoint.downstream);
+    this.readAts[position] = checkpoint.at;
+  }
+
   private rebuild(checkpoints: readonly CheckpointPoint[]): this {
     const byGroup: PositionsByGroup = new Map();
     let partitions = 0;
@@ -70,10 +100,20 @@ export class CheckpointIndex {
       if (!topic.has(c.partition)) partitions++;
       topic.set(c.partition, i);
     }
+    this.upstreams = new Float64Array(checkpoints.length);
+    this.downstreams = new Float64Array(checkpoints.length);
+    this.readAts = new Float64Array(checkpoints.length);
+    for (let i = 0; i < checkpoints.length; i++) this.setNumbers(i, checkpoints[i]!);
     this.list = checkpoints;
     this.positions = byGroup;
     this.repeats = partitions !== checkpoints.length;
     this.currentGeneration = ++generations;
     return this;
   }
+}
+
+/** `value` as a number when it is one exactly (within ±(2^53 − 1)), else NaN. */
+function toExactNumber(value: bigint): number {
+  const number = Number(value);
+  return number > Number.MAX_SAFE_INTEGER || number < -Number.MAX_SAFE_INTEGER ? Number.NaN : number;
 }

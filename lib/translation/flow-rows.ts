@@ -5,6 +5,7 @@
  */
 import type { CheckpointPoint, FlowPartition, GroupOffset } from "@/lib/collector/types";
 import { readPointHistory, type SyncHistories, type SyncHistory } from "@/lib/collector/sync-history";
+import { keepsHistories } from "@/lib/collector/sync-history-store";
 import { CheckpointIndex } from "./checkpoint-index";
 import { FlowPartitionPlacer } from "./flow-partition-index";
 import { throwBeyondSafe, toSafeOffset } from "./sync-columns";
@@ -53,6 +54,12 @@ export class FlowRowsState {
   /** Per dense index, this cycle: 0 no sync, 1 a model, 2 a model holding an offset beyond 2^53 (numbers refused). */
   private modelKinds = new Uint8Array(0);
   private readonly histories: (SyncHistory | undefined)[] = [];
+  /**
+   * The sync histories of the last cycle, and whether they keep each key's history object (keepsHistories: the
+   * collector's store): a partition's history found once is then read by its dense index, with no lookup by key.
+   */
+  private historySource: SyncHistories | null = null;
+  private historiesKept = false;
   private readonly layouts = new Map<string, GroupLayout>();
   /** The sample keys last made, and the layouts they were made for. */
   private sampleKeys: { layouts: readonly GroupLayout[]; keys: SampleKeys } | null = null;
@@ -68,13 +75,25 @@ export class FlowRowsState {
     this.models = new FlowSyncModels(replay);
   }
 
-  /** Starts a translation of the flow: histories and models are looked up again, once per partition. */
-  beginCycle(): void {
+  /**
+   * Starts a translation of the flow over `syncHistory`: models are brought up to date, and histories looked up again
+   * once per partition, unless `syncHistory` is last cycle's and keeps its histories (then one found stays).
+   */
+  beginCycle(syncHistory: SyncHistories): void {
     this.cycle++;
+    if (syncHistory === this.historySource) return;
+    this.historySource = syncHistory;
+    this.historiesKept = keepsHistories(syncHistory);
+    this.histories.fill(undefined);
   }
 
   /** The partition's sync history this cycle (the collector's for its key; empty without one). */
   readHistory(index: number, syncHistory: SyncHistories): SyncHistory {
+    if (this.historiesKept) {
+      // The collector's store keeps a key's history object for its life: the one found before is the key's.
+      const kept = this.histories[index];
+      if (kept !== undefined && kept !== noSyncs) return kept;
+    }
     this.reserve(index);
     if (this.historyCycles[index] !== this.cycle) {
       this.historyCycles[index] = this.cycle;
@@ -243,8 +262,9 @@ function isWithinLimit(value: number): boolean {
  * row with bigints. Throws when an offset is beyond 2^53 (toSafeOffset). The rules are translate-flow.ts's
  * translatePartition, translateFromSync (lib/mm2) and mapIdealOffset (sync-model.ts), on numbers. `p`: the
  * partition's dense index, whose model `state.readExactModel` brought up to `history` this cycle; `logEnd`: its source
- * log end from the flow's columns (NaN: unknown); `read`: the group's committed offset as read; `groupReadAt`: when it
- * was read (null: unknown).
+ * log end from the flow's columns (NaN: unknown); `read`: the group's committed offset as read; `position`: where its
+ * latest checkpoint sits in `checkpoints` (−1: none; its numbers are read from the index's columns); `groupReadAt`: when
+ * the group was read (null: unknown).
  */
 export function setNumericRow(
   rows: TranslationRows,
@@ -255,7 +275,8 @@ export function setNumericRow(
   fp: FlowPartition,
   logEnd: number,
   read: bigint,
-  cp: CheckpointPoint | undefined,
+  checkpoints: CheckpointIndex,
+  position: number,
   groupReadAt: number | null,
 ): boolean {
   const models = state.models;
@@ -263,10 +284,18 @@ export function setNumericRow(
   if (slots.countRuns(p) === 0 || history.length === 0) return false;
   const flow = state.flowId;
   const committedRead = toSafeOffset(read, flow, fp, "committed offset");
-  const checkpointUpstream = cp === undefined ? 0 : toSafeOffset(cp.upstream, flow, fp, "checkpoint upstream offset");
-  const checkpointDownstream = cp === undefined ? 0 : toSafeOffset(cp.downstream, flow, fp, "checkpoint downstream offset");
+  const cp = position < 0 ? undefined : checkpoints.at(position);
+  let checkpointUpstream = 0;
+  let checkpointDownstream = 0;
+  if (cp !== undefined) {
+    checkpointUpstream = checkpoints.upstreamAt(position);
+    checkpointDownstream = checkpoints.downstreamAt(position);
+    // NaN: beyond 2^53, which toSafeOffset reports (naming the partition).
+    if (Number.isNaN(checkpointUpstream)) toSafeOffset(cp.upstream, flow, fp, "checkpoint upstream offset");
+    if (Number.isNaN(checkpointDownstream)) toSafeOffset(cp.downstream, flow, fp, "checkpoint downstream offset");
+  }
   // A checkpoint written after the group was read may be for a later commit (translatePartition).
-  const newer = cp !== undefined && checkpointUpstream > committedRead && groupReadAt !== null && cp.at > groupReadAt;
+  const newer = cp !== undefined && checkpointUpstream > committedRead && groupReadAt !== null && checkpoints.readAt(position) > groupReadAt;
   const committed = newer ? checkpointUpstream : committedRead;
   // OffsetSyncStore.lookupLatestSync: the first slot at or before the offset, else the oldest (too old when above it).
   const at = slots.findRun(p, committed);
@@ -285,6 +314,7 @@ export function setNumericRow(
   rows.checkpoints[r] = cp;
   rows.checkpointUpstream[r] = checkpointUpstream;
   rows.checkpointDownstream[r] = checkpointDownstream;
+  if (cp !== undefined) rows.checkpointReadAt[r] = checkpoints.readAt(position);
   rows.logEnd[r] = logEnd;
   rows.partitions[r] = fp;
   return true;

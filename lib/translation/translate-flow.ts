@@ -70,7 +70,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const filter = compileGroupFilter(flow.groupsFilter, flow.groupsExclude);
   const state = cache.lookupFlow(flow.id, () => new FlowRowsState(flow.id, cache.options));
   const histories = readSyncHistories(input.syncHistory);
-  state.beginCycle();
+  state.beginCycle(histories);
   const partitions = state.placer.place(flow.partitions);
   // The source log ends as numbers, checked below 2^53 once per partition where the collector made the columns.
   const columns = readFlowColumns(flow.id, flow.partitions);
@@ -107,13 +107,13 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       const o = offsets[layout.order[i]!]!;
       const index = layout.dense[i]!;
       const position = checkpointAt[i]!;
-      const cp = position < 0 ? undefined : checkpoints.at(position);
       const fp = partitions.byIndex[index];
       const r = next++;
       const enabled = fp !== undefined && syncsLoaded && readPartitionSettings(flow, fp).offsetSyncsEnabled;
       if (enabled && state.readExactModel(index, fp, cache, histories)) {
-        if (setNumericRow(rows, r, state, index, state.readHistory(index, histories), fp, logEnds[index]!, o.offset, cp, g.dataAt)) continue;
+        if (setNumericRow(rows, r, state, index, state.readHistory(index, histories), fp, logEnds[index]!, o.offset, checkpoints, position, g.dataAt)) continue;
       }
+      const cp = position < 0 ? undefined : checkpoints.at(position);
       const indexed = fp === undefined ? undefined : { fp, index, state };
       rows.setObject(r, translatePartition(ctx, o.topic, o.partition, o.offset, indexed, cp));
     }
