@@ -90,7 +90,10 @@ export class SyncHistoryStore implements SyncHistories {
 
   /** Pool index of the pair at `i` of `slot`'s ring (0 = oldest). */
   pairAt(slot: number, i: number): number {
-    return this.starts[slot]! + ((this.heads[slot]! + i) % this.capacities[slot]!);
+    // A subtraction, not a remainder (an integer division): read several times for every translated row.
+    const at = this.heads[slot]! + i;
+    const capacity = this.capacities[slot]!;
+    return this.starts[slot]! + (at >= capacity ? at - capacity : at);
   }
 
   /** The pool's value at `index` (a pair's upstream at 2·pair, downstream at 2·pair + 1). */

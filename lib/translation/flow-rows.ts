@@ -33,6 +33,8 @@ export interface GroupLayout {
   /** Per row, the position of its latest checkpoint in the checkpoint index's list (−1: none), of `generation`. */
   checkpointPositions: Int32Array;
   checkpointGeneration: number;
+  /** The index's additionCount when the positions were read: a group that gained a checkpoint since reads them again. */
+  checkpointAdditions: number;
 }
 
 /** The history of a partition without one. */
@@ -149,11 +151,13 @@ export class FlowRowsState {
    * looked up again only when the index was built again or the layout is new: a row reads its checkpoint by position.
    */
   readCheckpointPositions(layout: GroupLayout, groupId: string, checkpoints: CheckpointIndex): Int32Array {
-    if (layout.checkpointGeneration === checkpoints.generation) return layout.checkpointPositions;
+    const current = layout.checkpointGeneration === checkpoints.generation && !checkpoints.addedSince(groupId, layout.checkpointAdditions);
+    if (current) return layout.checkpointPositions;
     const own = checkpoints.findGroup(groupId);
     const positions = layout.checkpointPositions;
     for (let i = 0; i < positions.length; i++) positions[i] = own?.get(layout.topics[i]!)?.get(layout.partitions[i]!) ?? -1;
     layout.checkpointGeneration = checkpoints.generation;
+    layout.checkpointAdditions = checkpoints.additionCount;
     return positions;
   }
 
@@ -231,6 +235,7 @@ export class FlowRowsState {
       usedInCycle: this.cycle,
       checkpointPositions: new Int32Array(offsets.length),
       checkpointGeneration: -1,
+      checkpointAdditions: 0,
     };
   }
 }
