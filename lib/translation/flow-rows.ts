@@ -113,9 +113,10 @@ export class FlowRowsState {
     if (this.modelCycles[index] !== this.cycle) {
       const history = this.readHistory(index, syncHistory);
       this.modelCycles[index] = this.cycle;
-      this.modelKinds[index] = 0;
-      if (history.length > 0) {
-        this.models.update(index, history, cache.currentCycle);
+      if (history.length === 0) {
+        this.modelKinds[index] = 0;
+      } else if (this.models.update(index, history, cache.currentCycle) || this.modelKinds[index] === 0) {
+        // Looked for again only when the model changed: a slot beyond 2^53 stays until a sync clears it.
         this.modelKinds[index] = this.models.slots.findUnsafeRun(index) === null ? 1 : 2;
       }
     }
@@ -148,14 +149,18 @@ export class FlowRowsState {
 
   /**
    * Where the latest checkpoint of each row of `layout` (group `groupId`) sits in `checkpoints`' list (−1: none),
-   * looked up again only when the index was built again or the layout is new: a row reads its checkpoint by position.
+   * looked up again only when the index was built again or the layout is new, and for the rows without one when the
+   * group gained a checkpoint: a row reads its checkpoint by position.
    */
   readCheckpointPositions(layout: GroupLayout, groupId: string, checkpoints: CheckpointIndex): Int32Array {
-    const current = layout.checkpointGeneration === checkpoints.generation && !checkpoints.addedSince(groupId, layout.checkpointAdditions);
-    if (current) return layout.checkpointPositions;
+    const sameGeneration = layout.checkpointGeneration === checkpoints.generation;
+    if (sameGeneration && !checkpoints.addedSince(groupId, layout.checkpointAdditions)) return layout.checkpointPositions;
     const own = checkpoints.findGroup(groupId);
     const positions = layout.checkpointPositions;
-    for (let i = 0; i < positions.length; i++) positions[i] = own?.get(layout.topics[i]!)?.get(layout.partitions[i]!) ?? -1;
+    // Checkpoints added at the list's end moved none: only the rows without one look theirs up.
+    for (let i = 0; i < positions.length; i++) {
+      if (!sameGeneration || positions[i]! < 0) positions[i] = own?.get(layout.topics[i]!)?.get(layout.partitions[i]!) ?? -1;
+    }
     layout.checkpointGeneration = checkpoints.generation;
     layout.checkpointAdditions = checkpoints.additionCount;
     return positions;
@@ -267,7 +272,8 @@ function isWithinLimit(value: number): boolean {
  * row with bigints. Throws when an offset is beyond 2^53 (toSafeOffset). The rules are translate-flow.ts's
  * translatePartition, translateFromSync (lib/mm2) and mapIdealOffset (sync-model.ts), on numbers. `p`: the
  * partition's dense index, whose model `state.readExactModel` brought up to `history` this cycle; `logEnd`: its source
- * log end from the flow's columns (NaN: unknown); `read`: the group's committed offset as read; `position`: where its
+ * log end from the flow's columns (NaN: unknown); `dense`: whether its target is dense (`targetDensityIssue` null,
+ * from the columns' flags); `read`: the group's committed offset as read; `position`: where its
  * latest checkpoint sits in `checkpoints` (−1: none; its numbers are read from the index's columns); `groupReadAt`: when
  * the group was read (null: unknown).
  */
@@ -278,6 +284,7 @@ export function setNumericRow(
   p: number,
   history: SyncHistory,
   fp: FlowPartition,
+  dense: boolean,
   logEnd: number,
   read: bigint,
   checkpoints: CheckpointIndex,
@@ -308,7 +315,7 @@ export function setNumericRow(
   if (syncUpstream > committed) return false;
   const syncDownstream = slots.downstreamAt(at);
   const translated = committed === syncUpstream ? syncDownstream : syncDownstream + 1;
-  if (!locateIdeal(rows, r, history, models.epochStart(p), committed, fp.targetDensityIssue === null)) return false;
+  if (!locateIdeal(rows, r, history, models.epochStart(p), committed, dense)) return false;
   const within = isWithinLimit(committed) && isWithinLimit(translated) && isWithinLimit(checkpointUpstream) && isWithinLimit(checkpointDownstream);
   if (!within || !(Number.isNaN(logEnd) || isWithinLimit(logEnd))) return false;
   rows.committed[r] = committed;
