@@ -3,7 +3,7 @@
  * what the translation keeps of a flow between cycles to find each row's partition and model without building
  * anything per row: dense partition indexes (flow-partition-index.ts) and each group's row layout.
  */
-import type { CheckpointPoint, FlowPartition, GroupOffset } from "@/lib/collector/types";
+import type { FlowPartition, GroupOffset } from "@/lib/collector/types";
 import { readPointHistory, type SyncHistories, type SyncHistory } from "@/lib/collector/sync-history";
 import { keepsHistories } from "@/lib/collector/sync-history-store";
 import { CheckpointIndex } from "./checkpoint-index";
@@ -55,6 +55,12 @@ export class FlowRowsState {
   private modelCycles = new Int32Array(0);
   /** Per dense index, this cycle: 0 no sync, 1 a model, 2 a model holding an offset beyond 2^53 (numbers refused). */
   private modelKinds = new Uint8Array(0);
+  /**
+   * Per dense index: the newest sync of its history as numbers, read when its model took a sync. Most committed offsets
+   * are at or past it, and their ideal position needs no other sync: the row reads no history.
+   */
+  private newestUpstreams = new Float64Array(0);
+  private newestDownstreams = new Float64Array(0);
   private readonly histories: (SyncHistory | undefined)[] = [];
   /**
    * The sync histories of the last cycle, and whether they keep each key's history object (keepsHistories: the
@@ -118,6 +124,8 @@ export class FlowRowsState {
       } else if (this.models.update(index, history, cache.currentCycle) || this.modelKinds[index] === 0) {
         // Looked for again only when the model changed: a slot beyond 2^53 stays until a sync clears it.
         this.modelKinds[index] = this.models.slots.findUnsafeRun(index) === null ? 1 : 2;
+        this.newestUpstreams[index] = history.upstream(history.length - 1);
+        this.newestDownstreams[index] = history.downstream(history.length - 1);
       }
     }
     return this.modelKinds[index] !== 0;
@@ -136,6 +144,16 @@ export class FlowRowsState {
       throwBeyondSafe(BigInt(value), this.flowId, fp, `offset sync ${unsafe.what}`);
     }
     return true;
+  }
+
+  /** The newest sync's upstream offset of partition `index`'s history, as of its model's last readModel. */
+  newestUpstream(index: number): number {
+    return this.newestUpstreams[index]!;
+  }
+
+  /** The newest sync's downstream offset, as newestUpstream. */
+  newestDownstream(index: number): number {
+    return this.newestDownstreams[index]!;
   }
 
   /** The group's layout for `offsets` (its offsets at or above 0, as listed), made again when they moved. */
@@ -221,6 +239,8 @@ export class FlowRowsState {
     this.historyCycles = growArray(this.historyCycles, size);
     this.modelCycles = growArray(this.modelCycles, size);
     this.modelKinds = growArray(this.modelKinds, size);
+    this.newestUpstreams = growArray(this.newestUpstreams, size);
+    this.newestDownstreams = growArray(this.newestDownstreams, size);
     while (this.histories.length < size) this.histories.push(undefined);
   }
 
@@ -315,7 +335,12 @@ export function setNumericRow(
   if (syncUpstream > committed) return false;
   const syncDownstream = slots.downstreamAt(at);
   const translated = committed === syncUpstream ? syncDownstream : syncDownstream + 1;
-  if (!locateIdeal(rows, r, history, models.epochStart(p), committed, dense)) return false;
+  const newestUpstream = state.newestUpstream(p);
+  const located =
+    isWithinLimit(newestUpstream) && newestUpstream <= committed
+      ? locateFromNewest(rows, r, newestUpstream, state.newestDownstream(p), committed)
+      : locateIdeal(rows, r, history, models.epochStart(p), committed, dense);
+  if (!located) return false;
   const within = isWithinLimit(committed) && isWithinLimit(translated) && isWithinLimit(checkpointUpstream) && isWithinLimit(checkpointDownstream);
   if (!within || !(Number.isNaN(logEnd) || isWithinLimit(logEnd))) return false;
   rows.committed[r] = committed;
@@ -364,6 +389,18 @@ function locateIdeal(rows: TranslationRows, r: number, history: SyncHistory, sta
   const high = Math.min(nextDown, syncDown + (upstream - syncUp));
   if (low !== high) return setIdeal(rows, r, IdealCode.BRACKET_UPSTREAM_GAP, low, high);
   return setIdeal(rows, r, upstreamAdvance === downstreamAdvance ? IdealCode.EXACT_ONE_TO_ONE : IdealCode.EXACT_PINNED, low, high);
+}
+
+/**
+ * locateIdeal where the newest sync (`syncUp`, `syncDown`; `syncUp` within ±2^52) is at or before `upstream`: the sync
+ * itself, or bounded beyond it by one target record per source offset.
+ */
+function locateFromNewest(rows: TranslationRows, r: number, syncUp: number, syncDown: number, upstream: number): boolean {
+  if (!isWithinLimit(syncDown)) return false;
+  if (syncUp === upstream) return setIdeal(rows, r, IdealCode.EXACT_SYNC, syncDown, syncDown);
+  const low = syncDown + 1;
+  const high = syncDown + (upstream - syncUp);
+  return setIdeal(rows, r, low === high ? IdealCode.EXACT_PINNED : IdealCode.BRACKET_BEYOND_NEWEST, low, high);
 }
 
 /**
