@@ -35,6 +35,7 @@ interface FlowLayout {
   slotAt: Int32Array;
   index: ReadonlyMap<string, number>;
 }
+
 /**
  * The samples of the last `windowMs` the time-to-catch-up estimate compares (lib/views/catch-up.ts): one per
  * tenth of the window at most, so the window holds about eleven whatever the poll interval.
