@@ -47,6 +47,10 @@ export class SyncHistoryStore implements SyncHistories {
     return this.slots.size;
   }
 
+  /**
+   * The key's history. A key keeps its slot and its history object for the store's life (nothing is removed), so a
+   * reader may hold the object between cycles instead of looking the key up again (keepsHistories).
+   */
   get(key: string): SyncHistory | undefined {
     const slot = this.slots.get(key);
     return slot === undefined ? undefined : this.views[slot];
@@ -87,7 +91,10 @@ export class SyncHistoryStore implements SyncHistories {
 
   /** Pool index of the pair at `i` of `slot`'s ring (0 = oldest). */
   pairAt(slot: number, i: number): number {
-    return this.starts[slot]! + ((this.heads[slot]! + i) % this.capacities[slot]!);
+    // A subtraction, not a remainder (an integer division): read several times for every translated row.
+    const at = this.heads[slot]! + i;
+    const capacity = this.capacities[slot]!;
+    return this.starts[slot]! + (at >= capacity ? at - capacity : at);
   }
 
   /** The pool's value at `index` (a pair's upstream at 2·pair, downstream at 2·pair + 1). */
@@ -177,6 +184,14 @@ export class SyncHistoryStore implements SyncHistories {
     this.poolUsed = at;
     this.poolWasted = 0;
   }
+}
+
+/**
+ * Whether `source` keeps each key's history object for its life (a SyncHistoryStore): a history found once may be read
+ * again in later cycles without a lookup by key. A Map of point arrays (a recording, a decoded read model) does not.
+ */
+export function keepsHistories(source: SyncHistories): boolean {
+  return source instanceof SyncHistoryStore;
 }
 
 /** One partition's history in the store: reads its ring; its newest point is made once per append. */

@@ -16,6 +16,8 @@ import { Identity, Life, type WatchEntry, WatchSlots } from "./watch-slots";
 interface GroupPositions {
   prefix: string;
   mark: number;
+  /** The reader's rowsIdentity at the last judgement: while it is the same, each position names the same row. */
+  rowsIdentity: object | null;
   topics: string[];
   partitions: number[];
   slots: number[];
@@ -82,25 +84,18 @@ export class CheckpointWatchState {
       if (thresholdMs === null) continue;
       let positions = last;
       if (positions === undefined) {
-        positions = { prefix: `${ft.flow}|${g.group}|`, mark, topics: [], partitions: [], slots: [] };
+        positions = { prefix: `${ft.flow}|${g.group}|`, mark, rowsIdentity: null, topics: [], partitions: [], slots: [] };
         groups.set(g.group, positions);
       }
       if (positions.mark !== mark) held++;
       positions.mark = mark;
       const groupPrefix = positions.prefix;
+      // The same rows in the same order as last judged (the usual group): each position keeps its slot unread.
+      const sameRows = rows.rowsIdentity !== null && positions.rowsIdentity === rows.rowsIdentity;
       for (let i = 0; i < rows.length; i++) {
-        const topic = rows.topic(i);
-        const partition = rows.partition(i);
         // Every row has a slot, owed or not, for as long as its position holds it: a row owed again costs no key.
-        let slot = positions.topics[i] === topic && positions.partitions[i] === partition ? positions.slots[i]! : -1;
-        if (slot === -1) {
-          const key = internPrefixedPartitionKey(groupPrefix, topic, partition);
-          slot = slots.find(key);
-          if (slot === -1) slot = slots.add(key);
-          positions.topics[i] = topic;
-          positions.partitions[i] = partition;
-          positions.slots[i] = slot;
-        }
+        let slot = sameRows ? positions.slots[i]! : -1;
+        if (slot === -1) slot = findRowSlot(slots, positions, groupPrefix, rows, i);
         slots.seen[slot] = mark;
         if (!rows.isCheckpointOwed(i)) continue;
         if (owe(slots, slot, rows, i, now)) slots.changed.set(slots.keys[slot]!, slot);
@@ -116,6 +111,7 @@ export class CheckpointWatchState {
         }
       }
       positions.topics.length = positions.partitions.length = positions.slots.length = rows.length;
+      positions.rowsIdentity = rows.rowsIdentity;
     }
     // Groups gone, or not judged (no threshold), lose their positions.
     if (held !== groups.size) groups.forEach((positions, group) => positions.mark !== mark && groups.delete(group));
@@ -151,6 +147,23 @@ export class CheckpointWatchState {
     if (flow === undefined) this.flows.set(id, (flow = { slots: new WatchSlots(), groups: new Map() }));
     return flow;
   }
+}
+
+/**
+ * The slot of row `i` of a group whose rows are not known to be as last judged: the position's slot when it names the
+ * same topic-partition, else the slot of the row's key (made when missing), which the position holds from now on.
+ */
+function findRowSlot(slots: WatchSlots, positions: GroupPositions, groupPrefix: string, rows: GroupRowReader, i: number): number {
+  const topic = rows.topic(i);
+  const partition = rows.partition(i);
+  if (positions.topics[i] === topic && positions.partitions[i] === partition) return positions.slots[i]!;
+  const key = internPrefixedPartitionKey(groupPrefix, topic, partition);
+  let slot = slots.find(key);
+  if (slot === -1) slot = slots.add(key);
+  positions.topics[i] = topic;
+  positions.partitions[i] = partition;
+  positions.slots[i] = slot;
+  return slot;
 }
 
 /**

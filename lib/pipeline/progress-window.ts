@@ -1,3 +1,4 @@
+import { type FlowColumns, OffsetBeyondExactError, readFlowColumns } from "@/lib/collector/flow-columns";
 import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 
 /**
@@ -25,13 +26,13 @@ export interface ProgressReading {
 }
 
 /**
- * The partitions one flow listed last cycle, slot by slot, and their index: a cycle listing the same partitions in
- * the same slots (nearly every cycle) keeps the index, checked without building a `topic/partition` string per
- * partition (100,000 a cycle).
+ * The partitions one flow listed last cycle, by their slots in the flow's columns (lib/collector/flow-columns.ts: a slot
+ * names one partition within a generation), and their index: a cycle listing the same slots at the same positions
+ * (nearly every cycle) keeps the index, checked without reading a partition object (100,000 a cycle).
  */
 interface FlowLayout {
-  topics: string[];
-  partitions: Float64Array;
+  generation: number;
+  slotAt: Int32Array;
   index: ReadonlyMap<string, number>;
 }
 
@@ -52,7 +53,7 @@ export class ProgressWindow {
     const flows = new Map<string, FlowProgress>();
     for (const f of snapshot.flows) {
       const sampled = sampleFlow(f, this.layouts.get(f.id));
-      layouts.set(f.id, sampled.layout);
+      if (sampled.layout !== undefined) layouts.set(f.id, sampled.layout);
       flows.set(f.id, sampled.progress);
     }
     // Only the flows of this snapshot: a flow gone since leaves no layout behind.
@@ -67,29 +68,69 @@ export class ProgressWindow {
   }
 }
 
-function sampleFlow(flow: Flow, before: FlowLayout | undefined): { progress: FlowProgress; layout: FlowLayout } {
+/**
+ * The flow's progress sample, read from its columns (numbers, exact below 2^53) where they describe each position alone;
+ * from its partition objects where they cannot (a partition listed twice, an offset beyond 2^53).
+ */
+function sampleFlow(flow: Flow, before: FlowLayout | undefined): { progress: FlowProgress; layout: FlowLayout | undefined } {
+  const columns = readExactColumns(flow);
+  if (columns === null) return { progress: sampleFlowObjects(flow), layout: undefined };
+  const { slotAt, knownPositionOf, mm2Position, sourceLogEnd } = columns;
+  const n = slotAt.length;
+  const positions = new BigInt64Array(n);
+  const logEnds = new BigInt64Array(n);
+  const known = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const slot = slotAt[i]!;
+    const position = mm2Position[slot]!;
+    const logEnd = sourceLogEnd[slot]!;
+    // Known: this position's data is (no duplicates: its slot's known position is this one), and neither value is NaN.
+    if (knownPositionOf[slot] !== i || Number.isNaN(position) || Number.isNaN(logEnd)) continue;
+    positions[i] = BigInt(position);
+    logEnds[i] = BigInt(logEnd);
+    known[i] = 1;
+  }
+  const same = before !== undefined && before.generation === columns.generation && isSameSlots(before.slotAt, slotAt);
+  const layout = same ? before : { generation: columns.generation, slotAt, index: indexPartitions(flow.partitions) };
+  return { progress: { index: layout.index, positions, logEnds, known }, layout };
+}
+
+/** The flow's columns when every position has a slot of its own and every offset is exact as a number; else null. */
+function readExactColumns(flow: Flow): FlowColumns | null {
+  try {
+    const columns = readFlowColumns(flow.id, flow.partitions);
+    return columns.duplicates ? null : columns;
+  } catch (err) {
+    // An offset beyond 2^53 (OffsetBeyondExactError): the partition objects' bigints hold it exactly.
+    if (err instanceof OffsetBeyondExactError) return null;
+    throw err;
+  }
+}
+
+/** The sample from the partition objects (their bigints), with an index of its own. */
+function sampleFlowObjects(flow: Flow): FlowProgress {
   const parts = flow.partitions;
   const n = parts.length;
   const positions = new BigInt64Array(n);
   const logEnds = new BigInt64Array(n);
   const known = new Uint8Array(n);
-  let same = before !== undefined && before.topics.length === n;
   for (let i = 0; i < n; i++) {
     const p = parts[i]!;
-    if (same && (before!.topics[i] !== p.topic || before!.partitions[i] !== p.partition)) same = false;
     if (p.unknown !== null || p.mm2Position === null || p.sourceLogEnd === null) continue;
     positions[i] = p.mm2Position;
     logEnds[i] = p.sourceLogEnd;
     known[i] = 1;
   }
-  const layout = same ? before! : describeLayout(parts);
-  return { progress: { index: layout.index, positions, logEnds, known }, layout };
+  return { index: indexPartitions(parts), positions, logEnds, known };
 }
 
-function describeLayout(parts: readonly FlowPartition[]): FlowLayout {
-  return {
-    topics: parts.map((p) => p.topic),
-    partitions: Float64Array.from(parts, (p) => p.partition),
-    index: new Map(parts.map((p, i) => [`${p.topic}/${p.partition}`, i])),
-  };
+function isSameSlots(a: Int32Array, b: Int32Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function indexPartitions(parts: readonly FlowPartition[]): ReadonlyMap<string, number> {
+  return new Map(parts.map((p, i) => [`${p.topic}/${p.partition}`, i]));
 }

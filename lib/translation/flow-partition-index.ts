@@ -60,14 +60,26 @@ export class FlowPartitionPlacer {
   private numbers: number[] = [];
   private indexes: number[] = [];
   private topicSet: ReadonlySet<string> = new Set();
+  /** The flow columns' slots of the last `place` (lib/collector/flow-columns.ts), and their generation. */
+  private placedSlots: PlacedSlots | null = null;
 
   constructor(flowId: string) {
     this.index = new FlowPartitionIndex(flowId);
   }
 
-  /** This cycle's partitions by dense index (a new array: the last cycle's rows keep theirs). */
-  place(partitions: readonly FlowPartition[]): CyclePartitions {
+  /**
+   * This cycle's partitions by dense index (a new array: the last cycle's rows keep theirs). `slots`: the flow columns'
+   * slot of each position; when they are last cycle's (same generation, same slot at every position), each position
+   * names the partition it named then, and no partition object is read.
+   */
+  place(partitions: readonly FlowPartition[], slots?: PlacedSlots): CyclePartitions {
     const byIndex = new Array<FlowPartition | undefined>(this.index.size).fill(undefined);
+    const held = this.placedSlots;
+    this.placedSlots = slots ?? null;
+    if (slots !== undefined && held !== null && held.generation === slots.generation && isSameSlots(held.slotAt, slots.slotAt)) {
+      for (let i = 0; i < partitions.length; i++) byIndex[this.indexes[i]!] = partitions[i];
+      return { byIndex, topics: this.topicSet };
+    }
     let moved = partitions.length !== this.topics.length;
     for (let i = 0; i < partitions.length; i++) {
       const fp = partitions[i]!;
@@ -97,4 +109,24 @@ export class FlowPartitionPlacer {
     for (let i = 0; i < this.indexes.length; i++) byIndex[this.indexes[i]!] = column[slotAt[i]!]!;
     return byIndex;
   }
+
+  /** readColumn for a column of bytes (FlowColumns.flags); 0 where no partition of the last `place` is. */
+  readByteColumn(slotAt: Int32Array, column: Uint8Array): Uint8Array {
+    const byIndex = new Uint8Array(this.index.size);
+    for (let i = 0; i < this.indexes.length; i++) byIndex[this.indexes[i]!] = column[slotAt[i]!]!;
+    return byIndex;
+  }
+}
+
+/** A flow's columns' slot of each listed partition (FlowColumns.slotAt), valid within their generation. */
+export interface PlacedSlots {
+  generation: number;
+  slotAt: Int32Array;
+}
+
+function isSameSlots(a: Int32Array, b: Int32Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -3,8 +3,9 @@
  * what the translation keeps of a flow between cycles to find each row's partition and model without building
  * anything per row: dense partition indexes (flow-partition-index.ts) and each group's row layout.
  */
-import type { CheckpointPoint, FlowPartition, GroupOffset } from "@/lib/collector/types";
+import type { FlowPartition, GroupOffset } from "@/lib/collector/types";
 import { readPointHistory, type SyncHistories, type SyncHistory } from "@/lib/collector/sync-history";
+import { keepsHistories } from "@/lib/collector/sync-history-store";
 import { CheckpointIndex } from "./checkpoint-index";
 import { FlowPartitionPlacer } from "./flow-partition-index";
 import { throwBeyondSafe, toSafeOffset } from "./sync-columns";
@@ -32,6 +33,8 @@ export interface GroupLayout {
   /** Per row, the position of its latest checkpoint in the checkpoint index's list (−1: none), of `generation`. */
   checkpointPositions: Int32Array;
   checkpointGeneration: number;
+  /** The index's additionCount when the positions were read: a group that gained a checkpoint since reads them again. */
+  checkpointAdditions: number;
 }
 
 /** The history of a partition without one. */
@@ -52,7 +55,19 @@ export class FlowRowsState {
   private modelCycles = new Int32Array(0);
   /** Per dense index, this cycle: 0 no sync, 1 a model, 2 a model holding an offset beyond 2^53 (numbers refused). */
   private modelKinds = new Uint8Array(0);
+  /**
+   * Per dense index: the newest sync of its history as numbers, read when its model took a sync. Most committed offsets
+   * are at or past it, and their ideal position needs no other sync: the row reads no history.
+   */
+  private newestUpstreams = new Float64Array(0);
+  private newestDownstreams = new Float64Array(0);
   private readonly histories: (SyncHistory | undefined)[] = [];
+  /**
+   * The sync histories of the last cycle, and whether they keep each key's history object (keepsHistories: the
+   * collector's store): a partition's history found once is then read by its dense index, with no lookup by key.
+   */
+  private historySource: SyncHistories | null = null;
+  private historiesKept = false;
   private readonly layouts = new Map<string, GroupLayout>();
   /** The sample keys last made, and the layouts they were made for. */
   private sampleKeys: { layouts: readonly GroupLayout[]; keys: SampleKeys } | null = null;
@@ -68,13 +83,25 @@ export class FlowRowsState {
     this.models = new FlowSyncModels(replay);
   }
 
-  /** Starts a translation of the flow: histories and models are looked up again, once per partition. */
-  beginCycle(): void {
+  /**
+   * Starts a translation of the flow over `syncHistory`: models are brought up to date, and histories looked up again
+   * once per partition, unless `syncHistory` is last cycle's and keeps its histories (then one found stays).
+   */
+  beginCycle(syncHistory: SyncHistories): void {
     this.cycle++;
+    if (syncHistory === this.historySource) return;
+    this.historySource = syncHistory;
+    this.historiesKept = keepsHistories(syncHistory);
+    this.histories.fill(undefined);
   }
 
   /** The partition's sync history this cycle (the collector's for its key; empty without one). */
   readHistory(index: number, syncHistory: SyncHistories): SyncHistory {
+    if (this.historiesKept) {
+      // The collector's store keeps a key's history object for its life: the one found before is the key's.
+      const kept = this.histories[index];
+      if (kept !== undefined && kept !== noSyncs) return kept;
+    }
     this.reserve(index);
     if (this.historyCycles[index] !== this.cycle) {
       this.historyCycles[index] = this.cycle;
@@ -92,10 +119,13 @@ export class FlowRowsState {
     if (this.modelCycles[index] !== this.cycle) {
       const history = this.readHistory(index, syncHistory);
       this.modelCycles[index] = this.cycle;
-      this.modelKinds[index] = 0;
-      if (history.length > 0) {
-        this.models.update(index, history, cache.currentCycle);
+      if (history.length === 0) {
+        this.modelKinds[index] = 0;
+      } else if (this.models.update(index, history, cache.currentCycle) || this.modelKinds[index] === 0) {
+        // Looked for again only when the model changed: a slot beyond 2^53 stays until a sync clears it.
         this.modelKinds[index] = this.models.slots.findUnsafeRun(index) === null ? 1 : 2;
+        this.newestUpstreams[index] = history.upstream(history.length - 1);
+        this.newestDownstreams[index] = history.downstream(history.length - 1);
       }
     }
     return this.modelKinds[index] !== 0;
@@ -116,6 +146,16 @@ export class FlowRowsState {
     return true;
   }
 
+  /** The newest sync's upstream offset of partition `index`'s history, as of its model's last readModel. */
+  newestUpstream(index: number): number {
+    return this.newestUpstreams[index]!;
+  }
+
+  /** The newest sync's downstream offset, as newestUpstream. */
+  newestDownstream(index: number): number {
+    return this.newestDownstreams[index]!;
+  }
+
   /** The group's layout for `offsets` (its offsets at or above 0, as listed), made again when they moved. */
   readLayout(groupId: string, offsets: readonly GroupOffset[]): GroupLayout {
     const held = this.layouts.get(groupId);
@@ -127,14 +167,20 @@ export class FlowRowsState {
 
   /**
    * Where the latest checkpoint of each row of `layout` (group `groupId`) sits in `checkpoints`' list (−1: none),
-   * looked up again only when the index was built again or the layout is new: a row reads its checkpoint by position.
+   * looked up again only when the index was built again or the layout is new, and for the rows without one when the
+   * group gained a checkpoint: a row reads its checkpoint by position.
    */
   readCheckpointPositions(layout: GroupLayout, groupId: string, checkpoints: CheckpointIndex): Int32Array {
-    if (layout.checkpointGeneration === checkpoints.generation) return layout.checkpointPositions;
+    const sameGeneration = layout.checkpointGeneration === checkpoints.generation;
+    if (sameGeneration && !checkpoints.addedSince(groupId, layout.checkpointAdditions)) return layout.checkpointPositions;
     const own = checkpoints.findGroup(groupId);
     const positions = layout.checkpointPositions;
-    for (let i = 0; i < positions.length; i++) positions[i] = own?.get(layout.topics[i]!)?.get(layout.partitions[i]!) ?? -1;
+    // Checkpoints added at the list's end moved none: only the rows without one look theirs up.
+    for (let i = 0; i < positions.length; i++) {
+      if (!sameGeneration || positions[i]! < 0) positions[i] = own?.get(layout.topics[i]!)?.get(layout.partitions[i]!) ?? -1;
+    }
     layout.checkpointGeneration = checkpoints.generation;
+    layout.checkpointAdditions = checkpoints.additionCount;
     return positions;
   }
 
@@ -193,6 +239,8 @@ export class FlowRowsState {
     this.historyCycles = growArray(this.historyCycles, size);
     this.modelCycles = growArray(this.modelCycles, size);
     this.modelKinds = growArray(this.modelKinds, size);
+    this.newestUpstreams = growArray(this.newestUpstreams, size);
+    this.newestDownstreams = growArray(this.newestDownstreams, size);
     while (this.histories.length < size) this.histories.push(undefined);
   }
 
@@ -212,6 +260,7 @@ export class FlowRowsState {
       usedInCycle: this.cycle,
       checkpointPositions: new Int32Array(offsets.length),
       checkpointGeneration: -1,
+      checkpointAdditions: 0,
     };
   }
 }
@@ -243,8 +292,10 @@ function isWithinLimit(value: number): boolean {
  * row with bigints. Throws when an offset is beyond 2^53 (toSafeOffset). The rules are translate-flow.ts's
  * translatePartition, translateFromSync (lib/mm2) and mapIdealOffset (sync-model.ts), on numbers. `p`: the
  * partition's dense index, whose model `state.readExactModel` brought up to `history` this cycle; `logEnd`: its source
- * log end from the flow's columns (NaN: unknown); `read`: the group's committed offset as read; `groupReadAt`: when it
- * was read (null: unknown).
+ * log end from the flow's columns (NaN: unknown); `dense`: whether its target is dense (`targetDensityIssue` null,
+ * from the columns' flags); `read`: the group's committed offset as read; `position`: where its
+ * latest checkpoint sits in `checkpoints` (−1: none; its numbers are read from the index's columns); `groupReadAt`: when
+ * the group was read (null: unknown).
  */
 export function setNumericRow(
   rows: TranslationRows,
@@ -253,9 +304,11 @@ export function setNumericRow(
   p: number,
   history: SyncHistory,
   fp: FlowPartition,
+  dense: boolean,
   logEnd: number,
   read: bigint,
-  cp: CheckpointPoint | undefined,
+  checkpoints: CheckpointIndex,
+  position: number,
   groupReadAt: number | null,
 ): boolean {
   const models = state.models;
@@ -263,10 +316,18 @@ export function setNumericRow(
   if (slots.countRuns(p) === 0 || history.length === 0) return false;
   const flow = state.flowId;
   const committedRead = toSafeOffset(read, flow, fp, "committed offset");
-  const checkpointUpstream = cp === undefined ? 0 : toSafeOffset(cp.upstream, flow, fp, "checkpoint upstream offset");
-  const checkpointDownstream = cp === undefined ? 0 : toSafeOffset(cp.downstream, flow, fp, "checkpoint downstream offset");
+  const cp = position < 0 ? undefined : checkpoints.at(position);
+  let checkpointUpstream = 0;
+  let checkpointDownstream = 0;
+  if (cp !== undefined) {
+    checkpointUpstream = checkpoints.upstreamAt(position);
+    checkpointDownstream = checkpoints.downstreamAt(position);
+    // NaN: beyond 2^53, which toSafeOffset reports (naming the partition).
+    if (Number.isNaN(checkpointUpstream)) toSafeOffset(cp.upstream, flow, fp, "checkpoint upstream offset");
+    if (Number.isNaN(checkpointDownstream)) toSafeOffset(cp.downstream, flow, fp, "checkpoint downstream offset");
+  }
   // A checkpoint written after the group was read may be for a later commit (translatePartition).
-  const newer = cp !== undefined && checkpointUpstream > committedRead && groupReadAt !== null && cp.at > groupReadAt;
+  const newer = cp !== undefined && checkpointUpstream > committedRead && groupReadAt !== null && checkpoints.readAt(position) > groupReadAt;
   const committed = newer ? checkpointUpstream : committedRead;
   // OffsetSyncStore.lookupLatestSync: the first slot at or before the offset, else the oldest (too old when above it).
   const at = slots.findRun(p, committed);
@@ -274,7 +335,12 @@ export function setNumericRow(
   if (syncUpstream > committed) return false;
   const syncDownstream = slots.downstreamAt(at);
   const translated = committed === syncUpstream ? syncDownstream : syncDownstream + 1;
-  if (!locateIdeal(rows, r, history, models.epochStart(p), committed, fp.targetDensityIssue === null)) return false;
+  const newestUpstream = state.newestUpstream(p);
+  const located =
+    isWithinLimit(newestUpstream) && newestUpstream <= committed
+      ? locateFromNewest(rows, r, newestUpstream, state.newestDownstream(p), committed)
+      : locateIdeal(rows, r, history, models.epochStart(p), committed, dense);
+  if (!located) return false;
   const within = isWithinLimit(committed) && isWithinLimit(translated) && isWithinLimit(checkpointUpstream) && isWithinLimit(checkpointDownstream);
   if (!within || !(Number.isNaN(logEnd) || isWithinLimit(logEnd))) return false;
   rows.committed[r] = committed;
@@ -285,6 +351,7 @@ export function setNumericRow(
   rows.checkpoints[r] = cp;
   rows.checkpointUpstream[r] = checkpointUpstream;
   rows.checkpointDownstream[r] = checkpointDownstream;
+  if (cp !== undefined) rows.checkpointReadAt[r] = checkpoints.readAt(position);
   rows.logEnd[r] = logEnd;
   rows.partitions[r] = fp;
   return true;
@@ -322,6 +389,18 @@ function locateIdeal(rows: TranslationRows, r: number, history: SyncHistory, sta
   const high = Math.min(nextDown, syncDown + (upstream - syncUp));
   if (low !== high) return setIdeal(rows, r, IdealCode.BRACKET_UPSTREAM_GAP, low, high);
   return setIdeal(rows, r, upstreamAdvance === downstreamAdvance ? IdealCode.EXACT_ONE_TO_ONE : IdealCode.EXACT_PINNED, low, high);
+}
+
+/**
+ * locateIdeal where the newest sync (`syncUp`, `syncDown`; `syncUp` within ±2^52) is at or before `upstream`: the sync
+ * itself, or bounded beyond it by one target record per source offset.
+ */
+function locateFromNewest(rows: TranslationRows, r: number, syncUp: number, syncDown: number, upstream: number): boolean {
+  if (!isWithinLimit(syncDown)) return false;
+  if (syncUp === upstream) return setIdeal(rows, r, IdealCode.EXACT_SYNC, syncDown, syncDown);
+  const low = syncDown + 1;
+  const high = syncDown + (upstream - syncUp);
+  return setIdeal(rows, r, low === high ? IdealCode.EXACT_PINNED : IdealCode.BRACKET_BEYOND_NEWEST, low, high);
 }
 
 /**

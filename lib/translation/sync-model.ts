@@ -103,15 +103,16 @@ export class FlowSyncModels {
   /**
    * Brings partition `p`'s model up to `history` (not empty) in cache cycle `cycle`; a model not looked up for 60
    * cycles is replayed afresh. Throws a RangeError for a sync outside the int64 range, as OffsetSyncStore.addSync.
+   * Whether the model changed (false: it was up to date).
    */
-  update(p: number, history: SyncHistory, cycle: number): void {
+  update(p: number, history: SyncHistory, cycle: number): boolean {
     this.reserve(p);
     const length = history.length;
     const appended = history.dropped + length;
     const held = this.usedInCycle[p]! >= 0 && cycle - this.usedInCycle[p]! <= unusedCyclesKept;
     this.usedInCycle[p] = cycle;
     // The usual partition took no sync since its last lookup: the same history, no sync appended.
-    if (held && this.histories[p] === history && this.appended[p] === appended) return;
+    if (held && this.histories[p] === history && this.appended[p] === appended) return false;
     const resumeAt = held ? this.findResumeIndex(p, history) : -1;
     if (resumeAt < 0) this.replay(p, history);
     else this.resume(p, history, resumeAt);
@@ -119,6 +120,7 @@ export class FlowSyncModels {
     this.appended[p] = appended;
     this.histories[p] = history;
     this.lastSyncs[p] = length === 0 ? null : history.point(length - 1);
+    return true;
   }
 
   /** Where partition `p`'s latest epoch starts in the history of its last update. */

@@ -17,11 +17,11 @@
  *    ideal − what a failover with MM2's offsets gives now (`failoverReread`: checkpoint, else model).
  *    Brackets report the conservative (high) bound; negative = records SKIPPED (reread.ts).
  */
-import { readFlowColumns } from "@/lib/collector/flow-columns";
+import { FlowFlag, readFlowColumns } from "@/lib/collector/flow-columns";
 import { readPartitionSettings } from "@/lib/collector/partition-settings";
 import type { CheckpointPoint, ClusterSnapshot, ConsumerGroupState, Flow, FlowPartition, GroupOffset, Snapshot } from "@/lib/collector/types";
 import { readSyncHistories, type SyncHistories, type SyncHistorySource } from "@/lib/collector/sync-history";
-import { compileGroupFilter, type SyncPoint, translateFromSync } from "@/lib/mm2";
+import { compileGroupFilter, defaultSourceTaskSettings, type SyncPoint, translateFromSync } from "@/lib/mm2";
 import { CheckpointIndex } from "./checkpoint-index";
 import { explainUncheckpointedGroup, isCheckpointedGroupType } from "./group-types";
 import { compareTopicPartitions, FlowRowsState, type GroupLayout, setNumericRow } from "./flow-rows";
@@ -70,11 +70,15 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const filter = compileGroupFilter(flow.groupsFilter, flow.groupsExclude);
   const state = cache.lookupFlow(flow.id, () => new FlowRowsState(flow.id, cache.options));
   const histories = readSyncHistories(input.syncHistory);
-  state.beginCycle();
-  const partitions = state.placer.place(flow.partitions);
+  state.beginCycle(histories);
   // The source log ends as numbers, checked below 2^53 once per partition where the collector made the columns.
   const columns = readFlowColumns(flow.id, flow.partitions);
+  const partitions = state.placer.place(flow.partitions, columns);
   const logEnds = state.placer.readColumn(columns.slotAt, columns.sourceLogEnd);
+  // Whether each partition's target is dense (FlowFlag.TARGET_NOT_DENSE clear), and whether offset syncs are on for
+  // every partition alike: a numeric row reads no flow partition object.
+  const flags = state.placer.readByteColumn(columns.slotAt, columns.flags);
+  const syncsEnabled = readFlowSyncsEnabled(flow);
   const checkpoints = (input.checkpointIndex ?? state.checkpointIndex).update(flow.checkpoints);
   let capacity = 0;
   for (const g of input.sourceGroups) capacity += g.offsets.length;
@@ -107,13 +111,15 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       const o = offsets[layout.order[i]!]!;
       const index = layout.dense[i]!;
       const position = checkpointAt[i]!;
-      const cp = position < 0 ? undefined : checkpoints.at(position);
       const fp = partitions.byIndex[index];
       const r = next++;
-      const enabled = fp !== undefined && syncsLoaded && readPartitionSettings(flow, fp).offsetSyncsEnabled;
+      const enabled = fp !== undefined && syncsLoaded && (syncsEnabled ?? readPartitionSettings(flow, fp).offsetSyncsEnabled);
       if (enabled && state.readExactModel(index, fp, cache, histories)) {
-        if (setNumericRow(rows, r, state, index, state.readHistory(index, histories), fp, logEnds[index]!, o.offset, cp, g.dataAt)) continue;
+        const dense = (flags[index]! & FlowFlag.TARGET_NOT_DENSE) === 0;
+        const history = state.readHistory(index, histories);
+        if (setNumericRow(rows, r, state, index, history, fp, dense, logEnds[index]!, o.offset, checkpoints, position, g.dataAt)) continue;
       }
+      const cp = position < 0 ? undefined : checkpoints.at(position);
       const indexed = fp === undefined ? undefined : { fp, index, state };
       rows.setObject(r, translatePartition(ctx, o.topic, o.partition, o.offset, indexed, cp));
     }
@@ -151,6 +157,15 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   };
   attachFlowRows(translation, rows, () => state.readSampleKeys(layouts));
   return translation;
+}
+
+/**
+ * `emit.offset-syncs.enabled` of every partition of the flow when one connector's settings govern them all (no
+ * per-connector settings: readPartitionSettings gives the flow's); null when each partition's connector decides.
+ */
+function readFlowSyncsEnabled(flow: Flow): boolean | null {
+  if (flow.sourceSettingsByConnector !== undefined) return null;
+  return (flow.sourceTaskSettings ?? defaultSourceTaskSettings).offsetSyncsEnabled;
 }
 
 /** The offsets at or above 0 (a group's own array when all are: no copy per group and cycle). */

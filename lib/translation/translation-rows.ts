@@ -43,6 +43,8 @@ export class TranslationRows {
   /** The latest checkpoint's offsets (unused without one). */
   readonly checkpointUpstream: Float64Array;
   readonly checkpointDownstream: Float64Array;
+  /** When the latest checkpoint was read (CheckpointPoint.at; unused without one): totals read it, not the object. */
+  readonly checkpointReadAt: Float64Array;
   /** The source log end, NaN when unknown. */
   readonly logEnd: Float64Array;
   readonly ideal: Uint8Array;
@@ -71,6 +73,7 @@ export class TranslationRows {
     this.high = new Float64Array(capacity);
     this.checkpointUpstream = new Float64Array(capacity);
     this.checkpointDownstream = new Float64Array(capacity);
+    this.checkpointReadAt = new Float64Array(capacity);
     this.logEnd = new Float64Array(capacity);
     this.ideal = new Uint8Array(capacity);
     this.syncUpstream = new Float64Array(capacity);
@@ -212,7 +215,7 @@ export class TranslationRows {
       if (this.isSkipping(r)) totals.skippingPartitions++;
       const cp = this.checkpoints[r];
       if (cp !== undefined) {
-        const age = Math.max(0, this.now - cp.at);
+        const age = Math.max(0, this.now - this.checkpointReadAt[r]!);
         if (totals.oldestCheckpointAgeMs === null || age > totals.oldestCheckpointAgeMs) totals.oldestCheckpointAgeMs = age;
       }
       // NaN (log end unknown) compares false.
@@ -391,6 +394,12 @@ export function readOwedDownstream(p: Pick<PartitionTranslation, "translation" |
 /** What the detectors read of a group's rows, by position (rows in the group's order), without making every row. */
 export interface GroupRowReader {
   readonly length: number;
+  /**
+   * An object that stays the same (by identity) for as long as readers list the same topic-partitions in the same
+   * order, cycle after cycle (the group's layout), so a caller that kept something per row may skip comparing the
+   * rows' names; null when unknown.
+   */
+  readonly rowsIdentity: object | null;
   topic(i: number): string;
   partition(i: number): number;
   /** The row's latest checkpoint (upstream, downstream, when read), or null. */
@@ -429,6 +438,11 @@ export class ColumnGroupRows implements GroupRowReader {
     return this.topics.length;
   }
 
+  /** The layout's topics, an array made with the layout and never changed (FlowRowsState.readLayout). */
+  get rowsIdentity(): object {
+    return this.topics;
+  }
+
   topic(i: number): string {
     return this.topics[i]!;
   }
@@ -458,7 +472,9 @@ export class ColumnGroupRows implements GroupRowReader {
   }
 
   checkpointReadAt(i: number): number {
-    return this.rows.checkpointAt(this.start + i)?.at ?? Number.NaN;
+    const r = this.start + i;
+    if (this.rows.isObject[r] === 1) return this.rows.checkpointAt(r)?.at ?? Number.NaN;
+    return this.rows.checkpoints[r] === undefined ? Number.NaN : this.rows.checkpointReadAt[r]!;
   }
 
   isSkipping(i: number): boolean {
@@ -487,6 +503,8 @@ export class ColumnGroupRows implements GroupRowReader {
 
 /** A reader over rows that are objects already (a group decoded from the read model's text, a hand-built one). */
 class ObjectGroupRows implements GroupRowReader {
+  readonly rowsIdentity = null;
+
   constructor(private readonly rows: readonly PartitionTranslation[]) {}
 
   get length(): number {

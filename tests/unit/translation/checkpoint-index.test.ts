@@ -53,4 +53,24 @@ describe("CheckpointIndex", () => {
     expect(described[6]).toEqual({ app: { orders: { 0: [100n, 100n] } }, billing: { orders: { 1: [300n, 300n] } } });
     expect(described[7]).toEqual({});
   });
+
+  it("indexes checkpoints added at the list's end where they stand, marking only their groups", () => {
+    const index = new CheckpointIndex().update([a0]);
+    const generation = index.generation;
+    const before = index.additionCount;
+    const big = makeCheckpoint("billing", "orders", 1, 2n ** 60n, 7n);
+    index.update([a0, a1, big]);
+    expect(index.generation).toBe(generation);
+    expect(index.addedSince("app", before)).toBe(true);
+    expect(index.addedSince("billing", before)).toBe(true);
+    expect(index.addedSince("app", index.additionCount)).toBe(false);
+    expect(describeIndex(index, [[a0, a1, big]])).toEqual(describeIndex(new CheckpointIndex().update([a0, a1, big]), [[a0, a1, big]]));
+    // The numbers by position: exact ones as numbers, one beyond 2^53 as NaN (toSafeOffset reports it).
+    expect([index.upstreamAt(1), index.downstreamAt(1), index.readAt(1)]).toEqual([200, 200, a1.at]);
+    expect([index.upstreamAt(2), index.downstreamAt(2)]).toEqual([Number.NaN, 7]);
+    // A partition added again at the end is a repeat: built again, under a new generation.
+    index.update([a0, a1, big, { ...a0, upstream: 9n, downstream: 9n }]);
+    expect(index.generation).not.toBe(generation);
+    expect(index.find("app", "orders", 0)?.upstream).toBe(9n);
+  });
 });

@@ -6,7 +6,10 @@ import { readGroupRows, sampleRow } from "@/lib/translation/translation-rows";
 import {
   estimateReread, type FlowTranslation, mapIdealOffset, SyncModelCache, translateFlow, type PartitionTranslation, type TranslateFlowInput,
 } from "@/lib/translation";
-import { makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, readSampleColumns, syncs, T0 } from "./fixtures";
+import { SyncHistoryStore } from "@/lib/collector/sync-history-store";
+import { flowPartitionKey } from "@/lib/collector/types";
+import { CheckpointIndex } from "@/lib/translation/checkpoint-index";
+import { FLOW, makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, readSampleColumns, syncs, T0 } from "./fixtures";
 
 const twoTo53 = 2n ** 53n;
 
@@ -330,5 +333,46 @@ describe("dense partition indexes, stable across cycles", () => {
     ]);
     // The row computed before the partition was added still reads as it did.
     expect(rowsOf(before)[0]!.translation).toMatchObject({ kind: "untranslatable", reason: "not-replicated" });
+  });
+
+  it("translated cycle after cycle over the collector's store, a flow answers what a fresh translation of the same syncs and checkpoints answers", () => {
+    const store = new SyncHistoryStore(20);
+    const key = (partition: number) => flowPartitionKey(FLOW, "orders", partition);
+    store.append(key(0), syncs([0, 0], [100, 100]));
+    store.append(key(1), syncs([0, 10], [50, 60]));
+    const partitions = [0, 1, 2].map((partition) => makeFlowPartition({ partition, sourceLogEnd: 1_000n }));
+    const cache = new SyncModelCache();
+    const index = new CheckpointIndex();
+    let checkpoints = [makeCheckpoint("app", "orders", 0, 100n, 100n)];
+    // Each cycle: the groups commit further, MM2 writes syncs (orders/2's first one in cycle 2) and checkpoints
+    // (added at the list's end, or emitted again in place).
+    const cycles = [
+      () => {},
+      () => {
+        store.append(key(0), syncs([200, 200]));
+        store.append(key(2), syncs([0, 5]));
+        checkpoints = [...checkpoints, makeCheckpoint("app", "orders", 1, 60n, 70n)];
+      },
+      () => {
+        store.append(key(1), syncs([80, 95]));
+        checkpoints = [makeCheckpoint("app", "orders", 0, 210n, 210n), checkpoints[1]!, makeCheckpoint("ops", "orders", 2, 3n, 8n)];
+      },
+      () => {},
+    ];
+    cycles.forEach((advance, c) => {
+      advance();
+      const flow = makeFlow({ partitions, checkpoints });
+      const groups = [
+        makeGroup("app", { "orders/0": BigInt(150 + 30 * c), "orders/1": BigInt(60 + 10 * c), "orders/2": BigInt(c) }),
+        makeGroup("ops", { "orders/2": BigInt(2 + c), "orders/0": 100n }),
+      ];
+      const kept = translateFlow({ flow, sourceGroups: groups, syncHistory: store, now: T0, cache, checkpointIndex: index });
+      cache.endCycle();
+      const points = new Map([...store.keys()].map((k) => [k, store.list(k)]));
+      const fresh = translateFlow({ flow, sourceGroups: groups, syncHistory: points, now: T0 });
+      expect([c, kept.groups.map((g) => g.partitions)]).toEqual([c, fresh.groups.map((g) => g.partitions)]);
+      expect([c, kept.totals]).toEqual([c, fresh.totals]);
+      expect([c, readSampleColumns(listTranslationSamples(kept))]).toEqual([c, readSampleColumns(listTranslationSamples(fresh))]);
+    });
   });
 });
