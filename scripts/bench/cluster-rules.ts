@@ -9,6 +9,7 @@ import { defaultMetricsOptions, selectSeries } from "@/lib/alerts/metric-series"
 import { renderSelectionText } from "@/lib/alerts/metric-text";
 import type { Snapshot } from "@/lib/collector/types";
 import { defaultThresholds } from "@/lib/detect";
+import { readClusterColumns } from "@/lib/detect/cluster-columns";
 import { detectCommitsWithoutLeaderEpoch } from "@/lib/detect/commit-without-leader-epoch";
 import { detectNoCleanSuccessor } from "@/lib/detect/no-clean-successor";
 import { detectOffsetsOutOfRange } from "@/lib/detect/offset-out-of-range";
@@ -27,6 +28,8 @@ const flowId = "east->west";
 type Part = (ctx: DetectorContext) => unknown;
 
 const parts: Record<string, Part> = {
+  // The cluster rules' numbers, made once a cluster by whichever rule asks first (cluster-columns.ts).
+  clusterColumns: (ctx) => ctx.current.clusters.map((c) => readClusterColumns(c).topicFlags.length),
   offsetOutOfRange: detectOffsetsOutOfRange,
   partitionHealth: detectPartitionHealth,
   noCleanSuccessor: detectNoCleanSuccessor,

@@ -1,0 +1,121 @@
+import type { ClusterSnapshot, PartitionState } from "@/lib/collector/types";
+
+/**
+ * What a cluster rule asks of a topic before it reads the topic's partitions: one bit per question, set when at
+ * least one partition of the topic answers yes. A rule reads the objects of the topics whose bit is set only, so
+ * a healthy cluster's partitions are walked once a snapshot (here), not once per rule.
+ */
+export const TopicFlag = {
+  /** A partition without a leader (OFFLINE). */
+  OFFLINE: 1,
+  /** A partition with a leader and fewer in-sync replicas than replicas (UNDER_REPLICATED). */
+  UNDER_REPLICATED: 2,
+  /** A partition whose ISR is at most its leader among more replicas, its ELR read (NO_CLEAN_SUCCESSOR may apply). */
+  LEADER_ALONE: 4,
+  /** A partition with one replica (REPLICATION_FACTOR_ONE). */
+  SINGLE_REPLICA: 8,
+  /** A partition with more than one replica (MIN_INSYNC_REPLICAS_ONE). */
+  MULTI_REPLICA: 16,
+  /** A partition with `previousEpochEnd` (UNCLEAN_TRUNCATION may apply). */
+  EPOCH_END: 32,
+  /** The topic's partitions are not listed as 0, 1, 2, …: its columns cannot be reached by partition number. */
+  NOT_DENSE: 64,
+  /** A log offset of the topic is beyond 2^53 − 1 (not exact as a number): read its partitions' bigints. */
+  INEXACT: 128,
+} as const;
+
+/** One cluster's topics and partitions as numbers, for the rules that judge them every cycle. */
+export interface ClusterColumns {
+  /** Per position in `cluster.topics`: TopicFlag bits. */
+  topicFlags: Uint8Array;
+  /** Per position in `cluster.topics`: the first position of a topic of that name (itself, but for a repeated name). */
+  firstOfName: Int32Array;
+  /** Per topic name: the position of the first topic of that name (as a `find` would answer). */
+  topicIndex: ReadonlyMap<string, number>;
+  /** Per position in `cluster.topics`, and one more: where its partitions start in the log columns. */
+  topicStart: Int32Array;
+  /** Per partition, topic by topic in the cluster's order: log start and end (NaN: not read, or not exact). */
+  logStart: Float64Array;
+  logEnd: Float64Array;
+}
+
+/**
+ * Snapshots are never changed once made (the collector keeps a cluster it could not read as the same object), so
+ * a cluster's columns are made once, the first time a rule asks, and dropped with the cluster.
+ */
+const columnsByCluster = new WeakMap<ClusterSnapshot, ClusterColumns>();
+
+/** The cluster's columns: made by one pass over its partitions the first time any rule or reader asks. */
+export function readClusterColumns(cluster: ClusterSnapshot): ClusterColumns {
+  let columns = columnsByCluster.get(cluster);
+  if (columns === undefined) columnsByCluster.set(cluster, (columns = buildClusterColumns(cluster)));
+  return columns;
+}
+
+/**
+ * The position of partition `partition` of the topic at `topic` in the log columns, or −1 when the topic has no
+ * such partition. Only for a topic without NOT_DENSE (the caller reads the objects of the others).
+ */
+export function locatePartition(columns: ClusterColumns, topic: number, partition: number): number {
+  const start = columns.topicStart[topic]!;
+  return partition >= 0 && partition < columns.topicStart[topic + 1]! - start ? start + partition : -1;
+}
+
+function buildClusterColumns(cluster: ClusterSnapshot): ClusterColumns {
+  const topics = cluster.topics;
+  let total = 0;
+  for (const t of topics) total += t.partitions.length;
+  const topicFlags = new Uint8Array(topics.length);
+  const firstOfName = new Int32Array(topics.length);
+  const topicStart = new Int32Array(topics.length + 1);
+  const logStart = new Float64Array(total);
+  const logEnd = new Float64Array(total);
+  const topicIndex = new Map<string, number>();
+  let at = 0;
+  for (let t = 0; t < topics.length; t++) {
+    const topic = topics[t]!;
+    const first = topicIndex.get(topic.name);
+    if (first === undefined) topicIndex.set(topic.name, t);
+    firstOfName[t] = first ?? t;
+    topicStart[t] = at;
+    let flags = 0;
+    const partitions = topic.partitions;
+    for (let i = 0; i < partitions.length; i++, at++) {
+      const p = partitions[i]!;
+      if (p.partition !== i) flags |= TopicFlag.NOT_DENSE;
+      const start = toColumnValue(p.logStart);
+      const end = toColumnValue(p.logEnd);
+      if (start === inexact || end === inexact) flags |= TopicFlag.INEXACT;
+      logStart[at] = start === inexact ? Number.NaN : start;
+      logEnd[at] = end === inexact ? Number.NaN : end;
+      flags |= judgeReplicas(p);
+    }
+    topicFlags[t] = flags;
+  }
+  topicStart[topics.length] = at;
+  return { topicFlags, firstOfName, topicIndex, topicStart, logStart, logEnd };
+}
+
+/** An offset that a number cannot hold exactly (its column then holds NaN, and its topic is INEXACT). */
+const inexact = Number.NEGATIVE_INFINITY;
+
+/** An offset as a column value: NaN when not read, `inexact` beyond ±(2^53 − 1) (Number rounds monotonically). */
+function toColumnValue(offset: bigint | null): number {
+  if (offset === null) return Number.NaN;
+  const n = Number(offset);
+  return n > Number.MAX_SAFE_INTEGER || n < -Number.MAX_SAFE_INTEGER ? inexact : n;
+}
+
+/** The TopicFlag bits one partition sets (the conditions the rules test on its object, or a superset of them). */
+function judgeReplicas(p: PartitionState): number {
+  const replicas = p.replicas.length;
+  let flags = replicas === 1 ? TopicFlag.SINGLE_REPLICA : replicas > 1 ? TopicFlag.MULTI_REPLICA : 0;
+  if (p.leader === null) flags |= TopicFlag.OFFLINE;
+  else if (p.isr.length < replicas) flags |= TopicFlag.UNDER_REPLICATED;
+  // The collector reads the ELR only while the ISR is the leader alone (types.ts): rare, then judged on the object.
+  if (p.eligibleLeaderReplicas !== undefined && p.eligibleLeaderReplicas !== null && p.leader !== null && replicas > 1) {
+    flags |= TopicFlag.LEADER_ALONE;
+  }
+  if (p.previousEpochEnd !== undefined) flags |= TopicFlag.EPOCH_END;
+  return flags;
+}
