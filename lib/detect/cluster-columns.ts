@@ -34,9 +34,14 @@ export interface ClusterColumns {
   topicIndex: ReadonlyMap<string, number>;
   /** Per position in `cluster.topics`, and one more: where its partitions start in the log columns. */
   topicStart: Int32Array;
-  /** Per partition, topic by topic in the cluster's order: log start and end (NaN: not read, or not exact). */
+  /**
+   * Per partition, topic by topic in the cluster's order: log start and end (NaN: not read, or not exact). Filled
+   * only where a rule reads them (readClusterLogs: a cluster with groups' offsets); empty otherwise.
+   */
   logStart: Float64Array;
   logEnd: Float64Array;
+  /** Whether logStart and logEnd are filled. */
+  logs: boolean;
 }
 
 /**
@@ -45,11 +50,25 @@ export interface ClusterColumns {
  */
 const columnsByCluster = new WeakMap<ClusterSnapshot, ClusterColumns>();
 
-/** The cluster's columns: made by one pass over its partitions the first time any rule or reader asks. */
+/**
+ * The cluster's columns: made by one pass over its partitions the first time any rule or reader asks, with the log
+ * offsets when the cluster has groups' committed offsets to judge against them.
+ */
 export function readClusterColumns(cluster: ClusterSnapshot): ClusterColumns {
   let columns = columnsByCluster.get(cluster);
-  if (columns === undefined) columnsByCluster.set(cluster, (columns = buildClusterColumns(cluster)));
+  if (columns === undefined) columnsByCluster.set(cluster, (columns = buildClusterColumns(cluster, hasCommittedOffsets(cluster))));
   return columns;
+}
+
+/** The cluster's columns with their log offsets filled (made again, with them, for a cluster made without). */
+export function readClusterLogs(cluster: ClusterSnapshot): ClusterColumns {
+  let columns = readClusterColumns(cluster);
+  if (!columns.logs) columnsByCluster.set(cluster, (columns = buildClusterColumns(cluster, true)));
+  return columns;
+}
+
+function hasCommittedOffsets(cluster: ClusterSnapshot): boolean {
+  return cluster.groups.some((g) => g.error === null && g.offsets.length > 0);
 }
 
 /**
@@ -61,10 +80,10 @@ export function locatePartition(columns: ClusterColumns, topic: number, partitio
   return partition >= 0 && partition < columns.topicStart[topic + 1]! - start ? start + partition : -1;
 }
 
-function buildClusterColumns(cluster: ClusterSnapshot): ClusterColumns {
+function buildClusterColumns(cluster: ClusterSnapshot, logs: boolean): ClusterColumns {
   const topics = cluster.topics;
   let total = 0;
-  for (const t of topics) total += t.partitions.length;
+  if (logs) for (const t of topics) total += t.partitions.length;
   const topicFlags = new Uint8Array(topics.length);
   const firstOfName = new Int32Array(topics.length);
   const topicStart = new Int32Array(topics.length + 1);
@@ -83,17 +102,18 @@ function buildClusterColumns(cluster: ClusterSnapshot): ClusterColumns {
     for (let i = 0; i < partitions.length; i++, at++) {
       const p = partitions[i]!;
       if (p.partition !== i) flags |= TopicFlag.NOT_DENSE;
+      flags |= judgeReplicas(p);
+      if (!logs) continue;
       const start = toColumnValue(p.logStart);
       const end = toColumnValue(p.logEnd);
       if (start === inexact || end === inexact) flags |= TopicFlag.INEXACT;
       logStart[at] = start === inexact ? Number.NaN : start;
       logEnd[at] = end === inexact ? Number.NaN : end;
-      flags |= judgeReplicas(p);
     }
     topicFlags[t] = flags;
   }
   topicStart[topics.length] = at;
-  return { topicFlags, firstOfName, topicIndex, topicStart, logStart, logEnd };
+  return { topicFlags, firstOfName, topicIndex, topicStart, logStart, logEnd, logs };
 }
 
 /** An offset that a number cannot hold exactly (its column then holds NaN, and its topic is INEXACT). */
