@@ -28,10 +28,6 @@ export const TopicFlag = {
 export interface ClusterColumns {
   /** Per position in `cluster.topics`: TopicFlag bits. */
   topicFlags: Uint8Array;
-  /** Per position in `cluster.topics`: the first position of a topic of that name (itself, but for a repeated name). */
-  firstOfName: Int32Array;
-  /** Per topic name: the position of the first topic of that name (as a `find` would answer). */
-  topicIndex: ReadonlyMap<string, number>;
   /** Per position in `cluster.topics`, and one more: where its partitions start in the log columns. */
   topicStart: Int32Array;
   /**
@@ -44,11 +40,40 @@ export interface ClusterColumns {
   logs: boolean;
 }
 
+/** Where a cluster's topics are by name (made apart from the columns: no partition is read for it). */
+export interface TopicPositions {
+  /** Per topic name: the position of the first topic of that name in `cluster.topics` (as a `find` would answer). */
+  byName: ReadonlyMap<string, number>;
+  /** Per position in `cluster.topics`: the first position of a topic of that name (itself, but for a repeated name). */
+  firstOfName: Int32Array;
+}
+
 /**
  * Snapshots are never changed once made (the collector keeps a cluster it could not read as the same object), so
  * a cluster's columns are made once, the first time a rule asks, and dropped with the cluster.
  */
 const columnsByCluster = new WeakMap<ClusterSnapshot, ClusterColumns>();
+const positionsByCluster = new WeakMap<ClusterSnapshot, TopicPositions>();
+
+/**
+ * The cluster's topics by name, made once per cluster object: every rule and lookup by name shares it (a map of
+ * tens of thousands of names costs as much to make as a pass over the partitions).
+ */
+export function readTopicPositions(cluster: ClusterSnapshot): TopicPositions {
+  let positions = positionsByCluster.get(cluster);
+  if (positions === undefined) {
+    const byName = new Map<string, number>();
+    const firstOfName = new Int32Array(cluster.topics.length);
+    for (let t = 0; t < cluster.topics.length; t++) {
+      const name = cluster.topics[t]!.name;
+      const first = byName.get(name);
+      if (first === undefined) byName.set(name, t);
+      firstOfName[t] = first ?? t;
+    }
+    positionsByCluster.set(cluster, (positions = { byName, firstOfName }));
+  }
+  return positions;
+}
 
 /**
  * The cluster's columns: made by one pass over its partitions the first time any rule or reader asks, with the log
@@ -85,17 +110,12 @@ function buildClusterColumns(cluster: ClusterSnapshot, logs: boolean): ClusterCo
   let total = 0;
   if (logs) for (const t of topics) total += t.partitions.length;
   const topicFlags = new Uint8Array(topics.length);
-  const firstOfName = new Int32Array(topics.length);
   const topicStart = new Int32Array(topics.length + 1);
   const logStart = new Float64Array(total);
   const logEnd = new Float64Array(total);
-  const topicIndex = new Map<string, number>();
   let at = 0;
   for (let t = 0; t < topics.length; t++) {
     const topic = topics[t]!;
-    const first = topicIndex.get(topic.name);
-    if (first === undefined) topicIndex.set(topic.name, t);
-    firstOfName[t] = first ?? t;
     topicStart[t] = at;
     let flags = 0;
     const partitions = topic.partitions;
@@ -113,7 +133,7 @@ function buildClusterColumns(cluster: ClusterSnapshot, logs: boolean): ClusterCo
     topicFlags[t] = flags;
   }
   topicStart[topics.length] = at;
-  return { topicFlags, firstOfName, topicIndex, topicStart, logStart, logEnd, logs };
+  return { topicFlags, topicStart, logStart, logEnd, logs };
 }
 
 /** An offset that a number cannot hold exactly (its column then holds NaN, and its topic is INEXACT). */

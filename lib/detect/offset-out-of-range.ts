@@ -1,5 +1,5 @@
 import type { ClusterSnapshot, ConsumerGroupState, GroupOffset, PartitionState, Snapshot } from "@/lib/collector/types";
-import { type ClusterColumns, locatePartition, readClusterLogs, TopicFlag } from "./cluster-columns";
+import { type ClusterColumns, locatePartition, readClusterLogs, readTopicPositions, TopicFlag } from "./cluster-columns";
 import { countOf, findCluster, findTopic, formatCount, isClusterFresh, listKnownGroups, namePartition, type DetectorContext } from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
 
@@ -48,7 +48,7 @@ export function detectOffsetsOutOfRange(ctx: DetectorContext): Finding[] {
     // The cluster findTopic would search (the first of its alias), as numbers.
     const logs = findCluster(ctx.current, cluster.alias);
     if (logs === undefined) continue;
-    const lookup: OffsetLookup = { cluster: logs, columns: readClusterLogs(logs), topic: null, at: -1 };
+    const lookup: OffsetLookup = { cluster: logs, columns: readClusterLogs(logs), topics: readTopicPositions(logs).byName, topic: null, at: -1 };
     for (const group of listKnownGroups(cluster)) {
       // Made only for a group with an offset out of range (nearly none of 9,000 groups at 100,000 partitions).
       let below: OutOfRange[] | undefined;
@@ -73,6 +73,7 @@ type KnownPartition = PartitionState & { logStart: bigint; logEnd: bigint };
 interface OffsetLookup {
   cluster: ClusterSnapshot;
   columns: ClusterColumns;
+  topics: ReadonlyMap<string, number>;
   topic: string | null;
   /** Its position in the cluster's topics, −1 when it has none. */
   at: number;
@@ -86,7 +87,7 @@ interface OffsetLookup {
 function findOutsideLog(lookup: OffsetLookup, offset: GroupOffset): KnownPartition | null {
   if (offset.topic !== lookup.topic) {
     lookup.topic = offset.topic;
-    lookup.at = lookup.columns.topicIndex.get(offset.topic) ?? -1;
+    lookup.at = lookup.topics.get(offset.topic) ?? -1;
   }
   const t = lookup.at;
   if (t < 0) return null;

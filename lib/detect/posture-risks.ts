@@ -1,6 +1,6 @@
 import { readFlowColumns } from "@/lib/collector/flow-columns";
 import type { ClusterSnapshot, Flow, Snapshot } from "@/lib/collector/types";
-import { readClusterColumns, TopicFlag } from "./cluster-columns";
+import { readClusterColumns, readTopicPositions, TopicFlag } from "./cluster-columns";
 import { countOf, summarizeNames } from "./snapshot-views";
 import { listWeakerTopicDrifts, type SettingDiff, type TopicDrift } from "./topic-drift";
 import { FindingType, Severity, type Finding } from "./types";
@@ -45,7 +45,7 @@ export function detectPostureRisks(snapshot: Snapshot, now: number): Finding[] {
  */
 function markReplicatedTopics(snapshot: Snapshot, cluster: ClusterSnapshot): Uint8Array | null {
   let byName: Uint8Array | null = null;
-  const { topicIndex, firstOfName } = readClusterColumns(cluster);
+  const { byName: topicIndex, firstOfName } = readTopicPositions(cluster);
   for (const flow of snapshot.flows) {
     const source = flow.source === cluster.alias;
     const target = flow.target === cluster.alias;
