@@ -61,17 +61,29 @@ const positionsByCluster = new WeakMap<ClusterSnapshot, TopicPositions>();
  */
 export function readTopicPositions(cluster: ClusterSnapshot): TopicPositions {
   let positions = positionsByCluster.get(cluster);
-  if (positions === undefined) {
-    const byName = new Map<string, number>();
-    const firstOfName = new Int32Array(cluster.topics.length);
-    for (let t = 0; t < cluster.topics.length; t++) {
-      const name = cluster.topics[t]!.name;
-      const first = byName.get(name);
-      if (first === undefined) byName.set(name, t);
-      firstOfName[t] = first ?? t;
-    }
-    positionsByCluster.set(cluster, (positions = { byName, firstOfName }));
+  if (positions === undefined) positionsByCluster.set(cluster, (positions = findTopicPositions(cluster)));
+  return positions;
+}
+
+/** Per cluster alias, the topic names of the last map made and the map: kept while the names stay the same. */
+const lastPositions = new Map<string, { names: readonly string[]; positions: TopicPositions }>();
+
+/** The last map of the cluster's alias when its topics have the same names in the same order (the usual cycle), else a new one. */
+function findTopicPositions(cluster: ClusterSnapshot): TopicPositions {
+  const { topics } = cluster;
+  const last = lastPositions.get(cluster.alias);
+  if (last !== undefined && last.names.length === topics.length && topics.every((t, i) => t.name === last.names[i])) return last.positions;
+  const byName = new Map<string, number>();
+  const firstOfName = new Int32Array(topics.length);
+  const names = new Array<string>(topics.length);
+  for (let t = 0; t < topics.length; t++) {
+    const name = (names[t] = topics[t]!.name);
+    const first = byName.get(name);
+    if (first === undefined) byName.set(name, t);
+    firstOfName[t] = first ?? t;
   }
+  const positions = { byName, firstOfName };
+  lastPositions.set(cluster.alias, { names, positions });
   return positions;
 }
 

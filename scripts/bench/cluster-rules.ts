@@ -25,12 +25,15 @@ import { createSyntheticWorld, cycleMs, snapshotCycle } from "./synthetic-world"
 
 const flowId = "east->west";
 
-type Part = (ctx: DetectorContext) => unknown;
+type Context = Omit<DetectorContext, "truncations"> & { truncations: DetectorContext["truncations"] };
+type Part = (ctx: Context) => unknown;
 
 const parts: Record<string, Part> = {
   // The cluster rules' numbers, made once a cluster by whichever rule asks first (cluster-columns.ts).
   topicPositions: (ctx) => ctx.current.clusters.map((c) => readTopicPositions(c).byName.size),
   clusterColumns: (ctx) => ctx.current.clusters.map((c) => readClusterColumns(c).topicFlags.length),
+  // runDetectors makes it before the rules run; UNCLEAN_TRUNCATION's neighbours read it.
+  truncationIndex: (ctx) => (ctx.truncations = indexTruncations(ctx.current, [])).size,
   offsetOutOfRange: detectOffsetsOutOfRange,
   partitionHealth: detectPartitionHealth,
   noCleanSuccessor: detectNoCleanSuccessor,
@@ -41,7 +44,7 @@ const parts: Record<string, Part> = {
 };
 
 /** Parts that make what the rules share (timed apart: whichever rule asks first pays for them in the pipeline). */
-const shared = new Set(["topicPositions", "clusterColumns"]);
+const shared = new Set(["topicPositions", "clusterColumns", "truncationIndex"]);
 
 function cpuMsSince(start: NodeJS.CpuUsage): number {
   const d = process.cpuUsage(start);
@@ -61,7 +64,7 @@ function main(): void {
   for (let c = 1; c <= warmup + cycles; c++) {
     const now = world.base.takenAt + c * cycleMs;
     const current = snapshotCycle(world, c, now, previous);
-    const ctx = { previous, current, now, thresholds: defaultThresholds, truncations: indexTruncations(current, []) } as DetectorContext;
+    const ctx = { previous, current, now, thresholds: defaultThresholds, truncations: new Map() } as unknown as Context;
     for (const [name, part] of Object.entries(parts)) {
       const start = process.cpuUsage();
       const answer = part(ctx);
