@@ -183,11 +183,15 @@ function accumulateFlow(flow: Flow, now: number, named: NamedIndex, options: Met
   return [...byTopic.values()];
 }
 
-/** A flow's lags (NaN: unknown) and known partitions by position, and where its topics' runs start. */
+/**
+ * A flow's lags (NaN: unknown) and whether a partition's data is known, from its columns by slot (`slotAt` set) or,
+ * where the columns cannot say, by position from its partitions; and where its topics' runs start.
+ */
 interface LagNumbers {
   lag: Float64Array;
-  /** Per position: 1 when the partition's data is known (`unknown` null). */
-  known: Uint8Array;
+  /** Per position, its slot in `lag` and `knownPositionOf`; null: `lag` is by position, `unknown` read from the object. */
+  slotAt: Int32Array | null;
+  knownPositionOf: Int32Array | null;
   runStarts: Int32Array;
 }
 
@@ -197,17 +201,17 @@ interface LagNumbers {
  */
 function readLagNumbers(flow: Flow): LagNumbers {
   const { partitions } = flow;
-  const lag = readPositionColumns(flow, ["lag"])?.[0];
-  const columns = lag === undefined ? null : readFlowColumns(flow.id, partitions);
-  const known = new Uint8Array(partitions.length);
-  if (lag === undefined || columns === null || columns.duplicates) {
-    for (let i = 0; i < partitions.length; i++) known[i] = partitions[i]!.unknown === null ? 1 : 0;
-    const lags = lag ?? Float64Array.from(partitions, (p) => (p.lag === null ? Number.NaN : Number(p.lag)));
-    return { lag: lags, known, runStarts: listRunStarts(partitions) };
+  if (readPositionColumns(flow, []) === null) {
+    // An offset beyond 2^53: no columns. Its lags as numbers (rounded, as Prometheus holds them).
+    const lag = Float64Array.from(partitions, (p) => (p.lag === null ? Number.NaN : Number(p.lag)));
+    return { lag, slotAt: null, knownPositionOf: null, runStarts: listRunStarts(partitions) };
   }
-  const { slotAt, knownPositionOf } = columns;
-  for (let i = 0; i < partitions.length; i++) known[i] = knownPositionOf[slotAt[i]!] === i ? 1 : 0;
-  return { lag, known, runStarts: columns.topicRunStarts };
+  const columns = readFlowColumns(flow.id, partitions);
+  if (columns.duplicates) {
+    const lags = readPositionColumns(flow, ["lag"])![0]!;
+    return { lag: lags, slotAt: null, knownPositionOf: null, runStarts: columns.topicRunStarts };
+  }
+  return { lag: columns.lag, slotAt: columns.slotAt, knownPositionOf: columns.knownPositionOf, runStarts: columns.topicRunStarts };
 }
 
 /** Where each run of one topic starts (topicRunStarts of flow-columns.ts, for a flow without columns). */
@@ -283,13 +287,15 @@ function addPartition(
   lagSeconds: number,
 ): Candidate | null {
   acc.partitions += 1;
+  const { slotAt, knownPositionOf } = numbers;
+  const slot = slotAt === null ? i : slotAt[i]!;
   // Unknown data is not healthy: an unknown partition adds nothing but its count, and gets no series.
-  if (numbers.known[i] === 0) {
+  if (knownPositionOf === null ? partitions[i]!.unknown !== null : knownPositionOf[slot] !== i) {
     acc.unknownPartitions += 1;
     acc.attention = true;
     return null;
   }
-  const lag = numbers.lag[i]!;
+  const lag = numbers.lag[slot]!;
   if (Number.isNaN(lag)) return null;
   acc.knownPartitions += 1;
   // Age in seconds of the oldest record waiting; −1 when records wait and the oldest could not be read.
