@@ -3,6 +3,7 @@
 // NO_CLEAN_SUCCESSOR, UNCLEAN_TRUNCATION, COMMIT_WITHOUT_LEADER_EPOCH, posture risks) and of the metrics' selectSeries,
 // with a digest of what they answered (equal digests before and after a change: the same answers).
 //   node --max-old-space-size=8000 --import tsx scripts/bench/cluster-rules.ts --partitions 100000 --cycles 8 --warmup 3
+//   (--only metricsSelection,postureRisks: those parts alone)
 // Not part of `npm test` or `npm run bench`.
 import { createHash } from "node:crypto";
 import { defaultMetricsOptions, selectSeries } from "@/lib/alerts/metric-series";
@@ -58,14 +59,17 @@ function main(): void {
   const warmup = Number(flags.warmup ?? "3");
   const fixture = readSnapshotFixture();
   const world = createSyntheticWorld(fixture.snapshot, fixture.history.offsetSyncs, flowId, partitions);
-  const times = new Map<string, number[]>(Object.keys(parts).map((name) => [name, []]));
+  // --only a,b: those parts alone (the others neither run nor allocate between them).
+  const only = flags.only?.split(",");
+  const chosen = Object.entries(parts).filter(([name]) => only === undefined || only.includes(name));
+  const times = new Map<string, number[]>(chosen.map(([name]) => [name, []]));
   const digest = createHash("sha256");
   let previous: Snapshot | null = null;
   for (let c = 1; c <= warmup + cycles; c++) {
     const now = world.base.takenAt + c * cycleMs;
     const current = snapshotCycle(world, c, now, previous);
     const ctx = { previous, current, now, thresholds: defaultThresholds, truncations: new Map() } as unknown as Context;
-    for (const [name, part] of Object.entries(parts)) {
+    for (const [name, part] of chosen) {
       const start = process.cpuUsage();
       const answer = part(ctx);
       const ms = cpuMsSince(start);
