@@ -196,8 +196,9 @@ interface LagNumbers {
 }
 
 /**
- * The flow's columns by position, or its partitions read once where the columns cannot say: a flow with an offset
- * beyond 2^53 (no columns: its lags as numbers, rounded as Prometheus holds them) or listing a partition twice.
+ * The flow's columns by slot, or its lags by position and its partitions' objects where the columns cannot say: a
+ * flow with an offset beyond 2^53 (no columns: its lags as numbers, rounded as Prometheus holds them) or listing a
+ * partition twice.
  */
 function readLagNumbers(flow: Flow): LagNumbers {
   const { partitions } = flow;
