@@ -68,11 +68,12 @@ export function readTopicPositions(cluster: ClusterSnapshot): TopicPositions {
 /** Per cluster alias, the topic names of the last map made and the map: kept while the names stay the same. */
 const lastPositions = new Map<string, { names: readonly string[]; positions: TopicPositions }>();
 
-/** The last map of the cluster's alias when its topics have the same names in the same order (the usual cycle), else a new one. */
+/** The last map of the cluster's alias while its topics keep their names and order (the usual cycle), else a new one. */
 function findTopicPositions(cluster: ClusterSnapshot): TopicPositions {
   const { topics } = cluster;
   const last = lastPositions.get(cluster.alias);
-  if (last !== undefined && last.names.length === topics.length && topics.every((t, i) => t.name === last.names[i])) return last.positions;
+  const same = last !== undefined && last.names.length === topics.length && topics.every((t, i) => t.name === last.names[i]);
+  if (same) return last.positions;
   const byName = new Map<string, number>();
   const firstOfName = new Int32Array(topics.length);
   const names = new Array<string>(topics.length);
@@ -93,7 +94,10 @@ function findTopicPositions(cluster: ClusterSnapshot): TopicPositions {
  */
 export function readClusterColumns(cluster: ClusterSnapshot): ClusterColumns {
   let columns = columnsByCluster.get(cluster);
-  if (columns === undefined) columnsByCluster.set(cluster, (columns = buildClusterColumns(cluster, hasCommittedOffsets(cluster))));
+  if (columns === undefined) {
+    columns = buildClusterColumns(cluster, hasCommittedOffsets(cluster));
+    columnsByCluster.set(cluster, columns);
+  }
   return columns;
 }
 

@@ -63,7 +63,8 @@ function markReplicatedTopics(snapshot: Snapshot, cluster: ClusterSnapshot): Uin
     }
   }
   // A repeated name was marked at its first topic, which comes before the others.
-  if (byName !== null) for (let i = 0; i < firstOfName.length; i++) if (firstOfName[i] !== i) byName[i] = byName[firstOfName[i]!]!;
+  if (byName === null) return null;
+  for (let i = 0; i < firstOfName.length; i++) if (firstOfName[i] !== i) byName[i] = byName[firstOfName[i]!]!;
   return byName;
 }
 
