@@ -12,6 +12,7 @@ import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import type { GapwatchConfig } from "@/lib/config";
 import { defaultMetricsLimits } from "@/lib/config/schema";
 import { defaultThresholds } from "@/lib/config/thresholds";
+import { readFlowColumns } from "@/lib/collector/flow-columns";
 import { readPositionColumns } from "@/lib/store/position-columns";
 import { AlertState, type AlertRecord, type RiskRecord } from "./types";
 
@@ -143,8 +144,9 @@ export function selectSeries(
     for (const t of flowTopics) topics.push(t);
   }
   const keptTopics = chooseTopics(topics, options.topicSeriesLimit);
-  const keptSet = new Set(keptTopics);
-  for (const t of topics) if (!keptSet.has(t)) flows.get(t.flow)!.omittedTopics += 1;
+  // Each flow's topics less those kept (no set of every topic).
+  for (const t of topics) flows.get(t.flow)!.omittedTopics += 1;
+  for (const t of keptTopics) flows.get(t.flow)!.omittedTopics -= 1;
   if (candidates.length > options.partitionSeriesLimit) candidates.sort(compareCandidates);
   for (const c of candidates.slice(options.partitionSeriesLimit)) flows.get(c.flow)!.omittedPartitions += 1;
   return {
@@ -156,27 +158,68 @@ export function selectSeries(
   };
 }
 
-/** One pass over a flow's partitions (collector order: by topic, then partition): its topics' figures, and the partitions that qualify. */
+/**
+ * One pass over a flow's partitions (collector order: by topic, then partition), run of one topic by run: its topics'
+ * figures, and the partitions that qualify. Whether a partition is known and its lag are read from the flow's columns;
+ * its object only when records wait (their age) or it qualifies.
+ */
 function accumulateFlow(flow: Flow, now: number, named: NamedIndex, options: MetricsOptions, candidates: Candidate[]): TopicAccumulator[] {
   const byTopic = new Map<string, TopicAccumulator>();
   const namedSets = [named.byFlow.get(flow.id), named.byCluster.get(flow.source), named.byCluster.get(flow.target)] as const;
-  // A flow with an offset beyond 2^53 has no columns: its lags as numbers (rounded, as Prometheus holds them).
-  const lags = readPositionColumns(flow, ["lag"])?.[0] ?? Float64Array.from(flow.partitions, (p) => (p.lag === null ? Number.NaN : Number(p.lag)));
+  const numbers = readLagNumbers(flow);
   const lagRecords = Number(options.lagRecords);
-  let acc: TopicAccumulator | null = null;
-  for (let i = 0; i < flow.partitions.length; i++) {
-    const p = flow.partitions[i]!;
-    if (acc === null || acc.topic !== p.topic) {
-      acc = byTopic.get(p.topic) ?? null;
-      if (acc === null) {
-        acc = startTopic(flow.id, p, namedSets, options);
-        byTopic.set(p.topic, acc);
-      }
+  const { partitions } = flow;
+  const runs = numbers.runStarts;
+  for (let r = 0; r < runs.length; r++) {
+    const first = partitions[runs[r]!]!;
+    let acc = byTopic.get(first.topic);
+    if (acc === undefined) byTopic.set(first.topic, (acc = startTopic(flow.id, first, namedSets, options)));
+    const end = r + 1 < runs.length ? runs[r + 1]! : partitions.length;
+    for (let i = runs[r]!; i < end; i++) {
+      const candidate = addPartition(acc, partitions, i, numbers, now, lagRecords, options.lagSeconds);
+      if (candidate !== null) candidates.push(candidate);
     }
-    const candidate = addPartition(acc, p, lags[i]!, now, lagRecords, options.lagSeconds);
-    if (candidate !== null) candidates.push(candidate);
   }
   return [...byTopic.values()];
+}
+
+/**
+ * A flow's lags (NaN: unknown) and whether a partition's data is known, from its columns by slot (`slotAt` set) or,
+ * where the columns cannot say, by position from its partitions; and where its topics' runs start.
+ */
+interface LagNumbers {
+  lag: Float64Array;
+  /** Per position, its slot in `lag` and `knownPositionOf`; null: `lag` is by position, `unknown` read from the object. */
+  slotAt: Int32Array | null;
+  knownPositionOf: Int32Array | null;
+  runStarts: Int32Array;
+}
+
+/**
+ * The flow's columns by slot, or its lags by position and its partitions' objects where the columns cannot say: a
+ * flow with an offset beyond 2^53 (no columns: its lags as numbers, rounded as Prometheus holds them) or listing a
+ * partition twice.
+ */
+function readLagNumbers(flow: Flow): LagNumbers {
+  const { partitions } = flow;
+  if (readPositionColumns(flow, []) === null) {
+    // An offset beyond 2^53: no columns. Its lags as numbers (rounded, as Prometheus holds them).
+    const lag = Float64Array.from(partitions, (p) => (p.lag === null ? Number.NaN : Number(p.lag)));
+    return { lag, slotAt: null, knownPositionOf: null, runStarts: listRunStarts(partitions) };
+  }
+  const columns = readFlowColumns(flow.id, partitions);
+  if (columns.duplicates) {
+    const lags = readPositionColumns(flow, ["lag"])![0]!;
+    return { lag: lags, slotAt: null, knownPositionOf: null, runStarts: columns.topicRunStarts };
+  }
+  return { lag: columns.lag, slotAt: columns.slotAt, knownPositionOf: columns.knownPositionOf, runStarts: columns.topicRunStarts };
+}
+
+/** Where each run of one topic starts (topicRunStarts of flow-columns.ts, for a flow without columns). */
+function listRunStarts(partitions: readonly FlowPartition[]): Int32Array {
+  const starts: number[] = [];
+  for (let i = 0; i < partitions.length; i++) if (i === 0 || partitions[i]!.topic !== partitions[i - 1]!.topic) starts.push(i);
+  return Int32Array.from(starts);
 }
 
 /**
@@ -231,28 +274,44 @@ function findNamedPartitions(first: FlowPartition, [byFlow, atSource, atTarget]:
   return sets.length === 0 ? null : sets.length === 1 ? sets[0]! : new Set(sets.flatMap((s) => [...s]));
 }
 
-/** Adds a partition (`lag`: its lag column's value, NaN unknown) to its topic's figures; returns it when it qualifies for series of its own. */
-function addPartition(acc: TopicAccumulator, p: FlowPartition, lag: number, now: number, lagRecords: number, lagSeconds: number): Candidate | null {
+/**
+ * Adds the partition at position `i` to its topic's figures; returns it when it qualifies for series of its own. Its
+ * object is read only when records wait or the topic has named or allow-listed partitions.
+ */
+function addPartition(
+  acc: TopicAccumulator,
+  partitions: readonly FlowPartition[],
+  i: number,
+  numbers: LagNumbers,
+  now: number,
+  lagRecords: number,
+  lagSeconds: number,
+): Candidate | null {
   acc.partitions += 1;
+  const { slotAt, knownPositionOf } = numbers;
+  const slot = slotAt === null ? i : slotAt[i]!;
   // Unknown data is not healthy: an unknown partition adds nothing but its count, and gets no series.
-  if (p.unknown !== null) {
+  if (knownPositionOf === null ? partitions[i]!.unknown !== null : knownPositionOf[slot] !== i) {
     acc.unknownPartitions += 1;
     acc.attention = true;
     return null;
   }
+  const lag = numbers.lag[slot]!;
   if (Number.isNaN(lag)) return null;
   acc.knownPartitions += 1;
   // Age in seconds of the oldest record waiting; −1 when records wait and the oldest could not be read.
   let age = 0;
   if (lag > 0) {
     acc.lagSum += lag;
-    const oldest = p.oldestUnreplicatedTimestamp;
+    const oldest = partitions[i]!.oldestUnreplicatedTimestamp;
     age = oldest === null ? -1 : Math.max(0, now - oldest) / 1000;
   }
   if (age < 0) acc.ageMissing = true;
   else if (age > acc.maxAge) acc.maxAge = age;
-  const isNamed = acc.named !== null && acc.named.has(p.partition);
   const lagging = lag >= lagRecords || age >= lagSeconds;
+  if (!lagging && acc.named === null && !acc.listed) return null;
+  const p = partitions[i]!;
+  const isNamed = acc.named !== null && acc.named.has(p.partition);
   if (!isNamed && !lagging && !acc.listed) return null;
   if (isNamed || lagging) acc.attention = true;
   const reason = isNamed ? Reason.NAMED : lagging ? Reason.LAGGING : Reason.LISTED;

@@ -1,4 +1,5 @@
 import type { ClusterSnapshot, ConsumerGroupState } from "@/lib/collector/types";
+import { readTopicPositions } from "./cluster-columns";
 import { isUncleanElectionEnabled } from "./partition-health";
 import { countOf, isClusterFresh, listKnownGroups, summarizeNames, type DetectorContext } from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
@@ -30,9 +31,11 @@ function checkGroup(ctx: DetectorContext, cluster: ClusterSnapshot, group: Consu
   const withoutEpoch = group.offsets.filter((o) => o.committedLeaderEpoch < 0);
   if (withoutEpoch.length === 0) return null;
   const topics = [...new Set(withoutEpoch.map((o) => o.topic))];
+  // The cluster's map of topics by name (cluster-columns.ts), not a search of every topic per name.
+  const positions = readTopicPositions(cluster).byName;
   const exposed = topics.filter((name) => {
-    const topic = cluster.topics.find((t) => t.name === name);
-    return topic !== undefined && isUncleanElectionEnabled(cluster, topic) === true;
+    const at = positions.get(name);
+    return at !== undefined && isUncleanElectionEnabled(cluster, cluster.topics[at]!) === true;
   });
   const risk = exposed.length > 0 ? `; unclean election is enabled on ${summarizeNames(exposed)}` : "";
   return {

@@ -1,4 +1,5 @@
 import type { ClusterSnapshot, PartitionState, TopicState } from "@/lib/collector/types";
+import { readClusterColumns, TopicFlag } from "./cluster-columns";
 import { isUncleanElectionEnabled } from "./partition-health";
 import { countOf, isClusterFresh, summarizeNames, type DetectorContext } from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
@@ -33,7 +34,11 @@ export function detectNoCleanSuccessor(ctx: DetectorContext): Finding[] {
   for (const cluster of ctx.current.clusters) {
     if (!isClusterFresh(cluster)) continue;
     const live = new Set(cluster.brokers.map((b) => b.nodeId));
-    for (const topic of cluster.topics) {
+    const { topicFlags } = readClusterColumns(cluster);
+    for (let t = 0; t < cluster.topics.length; t++) {
+      // Only a topic with a leader alone in sync and its ELR read can have such a partition (cluster-columns.ts).
+      if ((topicFlags[t]! & TopicFlag.LEADER_ALONE) === 0) continue;
+      const topic = cluster.topics[t]!;
       const alone = topic.partitions.filter((p) => isLeaderWithoutSuccessor(p, live));
       if (alone.length > 0) findings.push(createFinding(ctx, cluster, topic, alone, live));
     }

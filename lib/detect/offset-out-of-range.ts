@@ -1,4 +1,5 @@
 import type { ClusterSnapshot, ConsumerGroupState, GroupOffset, PartitionState, Snapshot } from "@/lib/collector/types";
+import { type ClusterColumns, locatePartition, readClusterLogs, readTopicPositions, TopicFlag } from "./cluster-columns";
 import { countOf, findCluster, findTopic, formatCount, isClusterFresh, listKnownGroups, namePartition, type DetectorContext } from "./snapshot-views";
 import { FindingType, Severity, type Finding } from "./types";
 
@@ -44,12 +45,16 @@ export function detectOffsetsOutOfRange(ctx: DetectorContext): Finding[] {
       groupsBefore ??= indexGroups(listKnownGroups(before));
       return wasAboveLogEnd(ctx.previous, before, groupsBefore.get(groupId), now);
     };
+    // The cluster findTopic would search (the first of its alias), as numbers.
+    const logs = findCluster(ctx.current, cluster.alias);
+    if (logs === undefined) continue;
+    const lookup: OffsetLookup = { cluster: logs, columns: readClusterLogs(logs), topics: readTopicPositions(logs).byName, topic: null, at: -1 };
     for (const group of listKnownGroups(cluster)) {
       // Made only for a group with an offset out of range (nearly none of 9,000 groups at 100,000 partitions).
       let below: OutOfRange[] | undefined;
       let above: OutOfRange[] | undefined;
       for (const offset of group.offsets) {
-        const partition = findPartition(ctx.current, cluster.alias, offset);
+        const partition = findOutsideLog(lookup, offset);
         if (partition === null) continue;
         if (offset.offset < partition.logStart) (below ??= []).push({ offset, partition, distance: partition.logStart - offset.offset });
         if (offset.offset > partition.logEnd) (above ??= []).push({ offset, partition, distance: offset.offset - partition.logEnd });
@@ -64,15 +69,56 @@ export function detectOffsetsOutOfRange(ctx: DetectorContext): Finding[] {
 
 type KnownPartition = PartitionState & { logStart: bigint; logEnd: bigint };
 
+/** A cluster's columns, and the last topic a committed offset was on (a group's offsets come topic by topic). */
+interface OffsetLookup {
+  cluster: ClusterSnapshot;
+  columns: ClusterColumns;
+  topics: ReadonlyMap<string, number>;
+  topic: string | null;
+  /** Its position in the cluster's topics, −1 when it has none. */
+  at: number;
+}
+
+/**
+ * The partition a committed offset is on when its log offsets are known and the offset lies outside them, else null:
+ * judged on the cluster's columns (an offset as a number compares with an exact column value as the bigints do,
+ * since rounding keeps the order), on the partition objects for a topic whose columns cannot answer.
+ */
+function findOutsideLog(lookup: OffsetLookup, offset: GroupOffset): KnownPartition | null {
+  if (offset.topic !== lookup.topic) {
+    lookup.topic = offset.topic;
+    lookup.at = lookup.topics.get(offset.topic) ?? -1;
+  }
+  const t = lookup.at;
+  if (t < 0) return null;
+  const { columns } = lookup;
+  if ((columns.topicFlags[t]! & (TopicFlag.NOT_DENSE | TopicFlag.INEXACT)) !== 0) {
+    const p = findPartitionIn(lookup.cluster.topics[t]!.partitions, offset.partition);
+    return p !== null && (offset.offset < p.logStart || offset.offset > p.logEnd) ? p : null;
+  }
+  const at = locatePartition(columns, t, offset.partition);
+  if (at < 0) return null;
+  const start = columns.logStart[at]!;
+  const end = columns.logEnd[at]!;
+  const committed = Number(offset.offset);
+  // NaN: a log offset not read, so the partition is not judged.
+  if (Number.isNaN(start) || Number.isNaN(end) || (committed >= start && committed <= end)) return null;
+  return lookup.cluster.topics[t]!.partitions[offset.partition] as KnownPartition;
+}
+
 /** The partition a committed offset is on, when its log offsets are known. */
 function findPartition(snapshot: Snapshot, alias: string, offset: GroupOffset): KnownPartition | null {
   const partitions = findTopic(snapshot, alias, offset.topic)?.partitions;
-  if (partitions === undefined) return null;
+  return partitions === undefined ? null : findPartitionIn(partitions, offset.partition);
+}
+
+/** Partition `partition` of a topic's partitions, when its log offsets are known. */
+function findPartitionIn(partitions: readonly PartitionState[], partition: number): KnownPartition | null {
   // Partitions are listed in order (0, 1, 2, …): look there first.
-  const at = partitions[offset.partition];
-  const partition = at?.partition === offset.partition ? at : partitions.find((p) => p.partition === offset.partition);
-  if (partition === undefined || partition.logStart === null || partition.logEnd === null) return null;
-  return partition as KnownPartition;
+  const at = partitions[partition];
+  const found = at?.partition === partition ? at : partitions.find((p) => p.partition === partition);
+  if (found === undefined || found.logStart === null || found.logEnd === null) return null;
+  return found as KnownPartition;
 }
 
 function indexGroups(groups: readonly ConsumerGroupState[]): Map<string, ConsumerGroupState> {

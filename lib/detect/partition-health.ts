@@ -1,4 +1,5 @@
 import type { ClusterSnapshot, PartitionState, TopicState } from "@/lib/collector/types";
+import { readClusterColumns, TopicFlag } from "./cluster-columns";
 import { countOf, isClusterFresh, summarizeNames, type DetectorContext } from "./snapshot-views";
 import { FindingType, Severity, type Finding, type FindingTypeName, type SeverityName } from "./types";
 
@@ -20,7 +21,11 @@ export function detectPartitionHealth(ctx: DetectorContext): Finding[] {
     if (!isClusterFresh(cluster)) continue;
     const unclean = checkUncleanElection(ctx, cluster);
     if (unclean !== null) findings.push(unclean);
-    for (const topic of cluster.topics) {
+    const { topicFlags } = readClusterColumns(cluster);
+    for (let t = 0; t < cluster.topics.length; t++) {
+      // Only a topic with such a partition is read again (its columns say which: one pass a cluster).
+      if ((topicFlags[t]! & (TopicFlag.OFFLINE | TopicFlag.UNDER_REPLICATED)) === 0) continue;
+      const topic = cluster.topics[t]!;
       const offline = topic.partitions.filter((p) => p.leader === null);
       const under = topic.partitions.filter((p) => p.leader !== null && p.isr.length < p.replicas.length);
       if (offline.length > 0) findings.push(createTopicFinding(ctx, cluster, topic, FindingType.OFFLINE, Severity.CRITICAL, offline));

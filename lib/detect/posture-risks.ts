@@ -1,5 +1,6 @@
 import { readFlowColumns } from "@/lib/collector/flow-columns";
 import type { ClusterSnapshot, Flow, Snapshot } from "@/lib/collector/types";
+import { readClusterColumns, readTopicPositions, TopicFlag } from "./cluster-columns";
 import { countOf, summarizeNames } from "./snapshot-views";
 import { listWeakerTopicDrifts, type SettingDiff, type TopicDrift } from "./topic-drift";
 import { FindingType, Severity, type Finding } from "./types";
@@ -25,9 +26,8 @@ import { FindingType, Severity, type Finding } from "./types";
  */
 export function detectPostureRisks(snapshot: Snapshot, now: number): Finding[] {
   const findings: Finding[] = [];
-  const replicated = listReplicatedTopics(snapshot);
   for (const cluster of snapshot.clusters) {
-    const { single, minIsrOne } = listWeakTopics(cluster, replicated.get(cluster.alias));
+    const { single, minIsrOne } = listWeakTopics(cluster, markReplicatedTopics(snapshot, cluster));
     if (single.length > 0) findings.push(createSingleReplicaRisk(cluster, single, now));
     if (minIsrOne.length > 0) findings.push(createMinInsyncOneRisk(cluster, minIsrOne, now));
   }
@@ -38,55 +38,53 @@ export function detectPostureRisks(snapshot: Snapshot, now: number): Finding[] {
 }
 
 /**
- * Per cluster alias, the topics MM2 flows copy from it (source topics) or into it (remote topics); not heartbeats
- * topics (`heartbeats`, `<alias><separator>heartbeats`), which carry MM2's liveness signal, no data.
+ * Per position in the cluster's topics, 1 for a topic MM2 flows copy from it (source topics) or into it (remote
+ * topics), by name (every topic of a repeated name); not heartbeats topics (`heartbeats`,
+ * `<alias><separator>heartbeats`), which carry MM2's liveness signal, no data. Null when no flow copies from or into
+ * the cluster's alias.
  */
-function listReplicatedTopics(snapshot: Snapshot): Map<string, Set<string>> {
-  const byCluster = new Map<string, Set<string>>();
-  const add = (alias: string, topic: string) => {
-    let topics = byCluster.get(alias);
-    if (topics === undefined) byCluster.set(alias, (topics = new Set()));
-    topics.add(topic);
-  };
+function markReplicatedTopics(snapshot: Snapshot, cluster: ClusterSnapshot): Uint8Array | null {
+  let byName: Uint8Array | null = null;
+  const { byName: topicIndex, firstOfName } = readTopicPositions(cluster);
   for (const flow of snapshot.flows) {
+    const source = flow.source === cluster.alias;
+    const target = flow.target === cluster.alias;
+    if (!source && !target) continue;
+    byName ??= new Uint8Array(firstOfName.length);
     const heartbeats = `${flow.replicationPolicy.separator}heartbeats`;
-    // A topic's partitions are listed together: the first of each run adds both names (flow-columns.ts).
+    // A topic's partitions are listed together: the first of each run names both topics (flow-columns.ts).
     for (const at of readFlowColumns(flow.id, flow.partitions).topicRunStarts) {
       const p = flow.partitions[at]!;
       if (p.topic === "heartbeats" || p.topic.endsWith(heartbeats)) continue;
-      add(flow.source, p.topic);
-      add(flow.target, p.targetTopic);
+      const s = source ? topicIndex.get(p.topic) : undefined;
+      if (s !== undefined) byName[s] = 1;
+      const t = target ? topicIndex.get(p.targetTopic) : undefined;
+      if (t !== undefined) byName[t] = 1;
     }
   }
-  return byCluster;
+  // A repeated name was marked at its first topic, which comes before the others.
+  if (byName === null) return null;
+  for (let i = 0; i < firstOfName.length; i++) if (firstOfName[i] !== i) byName[i] = byName[firstOfName[i]!]!;
+  return byName;
 }
 
 /**
- * The replicated topics of a cluster (`names`) in its order: those with a partition that has one replica, and those
- * with min.insync.replicas=1 and a partition with more than one. One pass over each topic's partitions, which stops
- * once what is asked is known (every partition of a healthy topic is read: any one may have a single replica).
+ * The replicated topics of a cluster (`replicated`, by position) in its order: those with a partition that has one
+ * replica, and those with min.insync.replicas=1 and a partition with more than one (the cluster's columns say which:
+ * its partitions are not read here).
  */
-function listWeakTopics(
-  cluster: ClusterSnapshot,
-  names: ReadonlySet<string> | undefined,
-): { single: string[]; minIsrOne: string[] } {
+function listWeakTopics(cluster: ClusterSnapshot, replicated: Uint8Array | null): { single: string[]; minIsrOne: string[] } {
   const single: string[] = [];
   const minIsrOne: string[] = [];
-  if (names === undefined) return { single, minIsrOne };
-  for (const t of cluster.topics) {
-    if (t.internal || !names.has(t.name)) continue;
-    let one = false;
-    let more = false;
+  if (replicated === null) return { single, minIsrOne };
+  const { topicFlags } = readClusterColumns(cluster);
+  for (let i = 0; i < cluster.topics.length; i++) {
+    const t = cluster.topics[i]!;
+    if (replicated[i] === 0 || t.internal) continue;
+    const flags = topicFlags[i]!;
     // A partition with more than one replica matters only where min.insync.replicas=1.
-    const minIsr = t.configs?.minInsyncReplicas === 1;
-    for (const p of t.partitions) {
-      const replicas = p.replicas.length;
-      if (replicas === 1) one = true;
-      else if (replicas > 1) more = true;
-      if (one && (more || !minIsr)) break;
-    }
-    if (one) single.push(t.name);
-    if (more && minIsr) minIsrOne.push(t.name);
+    if ((flags & TopicFlag.SINGLE_REPLICA) !== 0) single.push(t.name);
+    if ((flags & TopicFlag.MULTI_REPLICA) !== 0 && t.configs?.minInsyncReplicas === 1) minIsrOne.push(t.name);
   }
   return { single, minIsrOne };
 }

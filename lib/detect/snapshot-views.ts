@@ -5,6 +5,7 @@
  * snapshot is the next cycle's previous one), so no detector scans a list per partition: at 100,000
  * flow partitions a linear `find` per partition is 10^10 steps.
  */
+import { readTopicPositions } from "./cluster-columns";
 import type { TruncationIndex } from "./truncation-index";
 import type { SyncHistories } from "@/lib/collector/sync-history";
 import { findEncodedSlot, generationOf, readFlowColumns, slotOf, type FlowColumns } from "@/lib/collector/flow-columns";
@@ -233,7 +234,6 @@ export function isClusterFresh(cluster: ClusterSnapshot | undefined): cluster is
 /** The indexes of one snapshot, built on first use. */
 interface SnapshotIndex {
   clusters: Map<string, ClusterSnapshot>;
-  topics: Map<string, Map<string, TopicState>>;
   all: FlowPartitionView[] | null;
   fresh: FlowPartitionView[] | null;
   /** Fresh flows' columns by flow id, and by slot generation. */
@@ -277,7 +277,7 @@ function lookUpIndex(snapshot: Snapshot): SnapshotIndex {
     // The first of equal aliases or names wins, as `find` would.
     const clusters = new Map<string, ClusterSnapshot>();
     for (const c of snapshot.clusters) if (!clusters.has(c.alias)) clusters.set(c.alias, c);
-    index = { clusters, topics: new Map(), all: null, fresh: null, freshColumns: null, freshGenerations: null, lastTopic: { alias: null, topic: null, found: undefined } };
+    index = { clusters, all: null, fresh: null, freshColumns: null, freshGenerations: null, lastTopic: { alias: null, topic: null, found: undefined } };
     indexes.set(snapshot, index);
   }
   return index;
@@ -404,13 +404,10 @@ export function findTopic(snapshot: Snapshot, alias: string, topic: string): Top
   const index = indexOf(snapshot);
   const last = index.lastTopic;
   if (last.topic === topic && last.alias === alias) return last.found;
-  let topics = index.topics.get(alias);
-  if (topics === undefined) {
-    topics = new Map();
-    for (const t of index.clusters.get(alias)?.topics ?? []) if (!topics.has(t.name)) topics.set(t.name, t);
-    index.topics.set(alias, topics);
-  }
-  const found = topics.get(topic);
+  // The cluster rules' map of the cluster's topics by name (cluster-columns.ts): one map per cluster and cycle.
+  const cluster = index.clusters.get(alias);
+  const at = cluster === undefined ? undefined : readTopicPositions(cluster).byName.get(topic);
+  const found = at === undefined ? undefined : cluster!.topics[at];
   last.alias = alias;
   last.topic = topic;
   last.found = found;

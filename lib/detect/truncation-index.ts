@@ -1,4 +1,5 @@
 import type { PartitionState, PreviousEpochEnd, Snapshot } from "@/lib/collector/types";
+import { readClusterColumns, TopicFlag } from "./cluster-columns";
 import { isClusterFresh } from "./snapshot-views";
 import { FindingType, type HeldEvent } from "./types";
 
@@ -54,8 +55,11 @@ export function indexTruncations(current: Snapshot, events: readonly HeldEvent[]
   }
   for (const cluster of current.clusters) {
     if (!isClusterFresh(cluster)) continue;
-    for (const topic of cluster.topics) {
-      for (const p of topic.partitions) {
+    const { topicFlags } = readClusterColumns(cluster);
+    for (let t = 0; t < cluster.topics.length; t++) {
+      // Only a topic with previousEpochEnd read can have lost records (cluster-columns.ts).
+      if ((topicFlags[t]! & TopicFlag.EPOCH_END) === 0) continue;
+      for (const p of cluster.topics[t]!.partitions) {
         const lost = p.previousEpochEnd === undefined ? null : findLostRange(p.previousEpochEnd, p);
         if (lost !== null) index.set(truncationKey(cluster.alias, p.topic, p.partition), { first: lost.first, last: lost.last, epoch: p.leaderEpoch });
       }

@@ -1,4 +1,5 @@
 import type { ClusterSnapshot, PartitionState, PreviousEpochEnd } from "@/lib/collector/types";
+import { readClusterColumns, TopicFlag } from "./cluster-columns";
 import type { EventCandidate } from "./events";
 import { countOf, formatCount, formatRange, isClusterFresh, namePartition, type DetectorContext } from "./snapshot-views";
 import {
@@ -43,8 +44,11 @@ export function detectUncleanTruncation(ctx: DetectorContext, held: readonly Hel
   const seen = new Set<string>();
   for (const cluster of ctx.current.clusters) {
     if (!isClusterFresh(cluster)) continue;
-    for (const topic of cluster.topics) {
-      for (const partition of topic.partitions) {
+    const { topicFlags } = readClusterColumns(cluster);
+    for (let t = 0; t < cluster.topics.length; t++) {
+      // Only a topic with a partition whose epoch rose past its mark (previousEpochEnd read) can have lost records.
+      if ((topicFlags[t]! & TopicFlag.EPOCH_END) === 0) continue;
+      for (const partition of cluster.topics[t]!.partitions) {
         const end = partition.previousEpochEnd;
         const lost = end === undefined ? null : findLostRange(end, partition);
         if (lost === null) continue;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { defaultMetricsOptions, type MetricsOptions, readMetricsOptions } from "@/lib/alerts/metric-series";
+import { defaultMetricsOptions, type MetricsOptions, readMetricsOptions, selectSeries } from "@/lib/alerts/metric-series";
+import { renderSelectionText } from "@/lib/alerts/metric-text";
 import { createMetrics } from "@/lib/alerts/metrics";
 import type { FlowPartition } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
@@ -175,6 +176,56 @@ describe("topic and partition series", () => {
     const text = await metrics.renderMetrics();
     expect(linesOf(text, "gapwatch_flow_topic_lag_records")).toEqual(['gapwatch_flow_topic_lag_records{flow="dc \\"a\\"\\\\1->west",topic="orders"} 15000']);
     expect(linesOf(text, "gapwatch_flow_partition_lag_seconds")).toEqual(['gapwatch_flow_partition_lag_seconds{flow="dc \\"a\\"\\\\1->west",topic="orders",partition="0"} 42']);
+  });
+});
+
+/** A small deterministic generator (mulberry32): the same estates every run. */
+function createRandom(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+  };
+}
+
+/** A random estate in the collector's order: lags from none to past the thresholds, ages unknown or old, unknown partitions. */
+function makeRandomEstate(random: (n: number) => number): FlowPartition[] {
+  const partitions: FlowPartition[] = [];
+  const topics = ["audit", "clicks", "orders", "payments", "refunds", "users"].filter(() => random(4) > 0);
+  for (const topic of topics) {
+    const count = 1 + random(6);
+    for (let partition = 0; partition < count; partition++) {
+      const behind = [0n, 3n, 400n, 10_000n, 25_000n][random(5)]!;
+      const age = [null, 0, 5_000, 299_000, 900_000][random(5)]!;
+      const unknown = random(8) === 0 ? { reason: "west ListOffsets failed", dataAt: takenAt - 5_000 } : null;
+      const noPosition = random(10) === 0 ? { mm2Position: null, committedPosition: null, targetLogEnd: null } : {};
+      partitions.push(lagging(topic, partition, behind, age, { unknown, ...noPosition }));
+    }
+  }
+  return partitions;
+}
+
+describe("series selection from the flow's columns", () => {
+  it("answers as from the partitions' objects: the same figures, series and text over 200 random estates", () => {
+    const random = createRandom(32);
+    for (let round = 0; round < 200; round++) {
+      const partitions = makeRandomEstate(random);
+      // An offset beyond 2^53 leaves the flow without columns: its partitions' objects are read instead.
+      const objects = partitions.map((p, i) => (i === 0 ? { ...p, targetLogStart: 2n ** 60n } : p));
+      const open = partitions.filter(() => random(6) === 0).map((p, i) => makeAlert({ id: `a${i}`, topic: p.topic, partition: p.partition }));
+      const options: MetricsOptions = {
+        ...defaultMetricsOptions,
+        topicSeriesLimit: 1 + random(6),
+        partitionSeriesLimit: 1 + random(12),
+        partitionSeriesTopics: random(2) === 0 ? [] : [/^(?:o.*)$/],
+      };
+      const fromColumns = selectSeries(makeSnapshot({ cycle, flows: [makeFlow({ partitions })] }), open, [], options);
+      const fromObjects = selectSeries(makeSnapshot({ cycle, flows: [makeFlow({ partitions: objects })] }), open, [], options);
+      expect(fromColumns).toEqual(fromObjects);
+      expect(renderSelectionText(fromColumns)).toBe(renderSelectionText(fromObjects));
+    }
   });
 });
 

@@ -71,4 +71,29 @@ describe("OFFSET_OUT_OF_RANGE", () => {
     ]);
     expect(outputs.flatMap((o) => findingsOf(o, FindingType.OFFSET_OUT_OF_RANGE))).toEqual([]);
   });
+
+  it("judges exactly beyond 2^53, on partitions listed out of order, and not on a partition whose log was not read", () => {
+    // Numbers stop being exact past 2^53: 2^60 and 2^60 + 1 are one float; the bigints tell them apart.
+    const huge = 2n ** 60n;
+    const offsets = (o: [string, number, bigint][]): ConsumerGroupState => ({ ...group(1, []), offsets: o.map(([topic, partition, offset]) => ({ topic, partition, offset, committedLeaderEpoch: 3 })) });
+    const cluster = (g: ConsumerGroupState) =>
+      makeCluster("east", {
+        topics: [
+          makeTopic("big", [{ partition: 0, logStart: huge, logEnd: huge }]),
+          makeTopic("shuffled", [{ partition: 1, logStart: 1000n, logEnd: 5000n }, { partition: 0, logStart: 10n, logEnd: 20n }]),
+          makeTopic("unread", [{ partition: 0, logStart: null, logEnd: 5000n }]),
+        ],
+        groups: [g],
+      });
+    const g = offsets([["big", 0, huge + 1n], ["shuffled", 0, 30n], ["shuffled", 1, 900n], ["shuffled", 2, 1n], ["unread", 0, 9000n]]);
+    const outputs = runCycles([1, 2].map((c) => ({ snapshot: makeSnapshot({ cycle: c, clusters: [cluster(g), makeCluster("west")] }) })));
+    expect(findingsOf(outputs[1], FindingType.OFFSET_OUT_OF_RANGE).map((f) => [f.key, f.evidence.worstPartition, f.evidence.missingRecords ?? f.evidence.beyondBy])).toEqual([
+      ["OFFSET_OUT_OF_RANGE|east|billing|below-log-start", "shuffled/1", "100"],
+      ["OFFSET_OUT_OF_RANGE|east|billing|above-log-end", "shuffled/0", "11"],
+    ]);
+    // Within the log: nothing, however large the offsets.
+    const inside = offsets([["big", 0, huge]]);
+    const quiet = runCycles([1, 2].map((c) => ({ snapshot: makeSnapshot({ cycle: c, clusters: [cluster(inside), makeCluster("west")] }) })));
+    expect(quiet.flatMap((o) => findingsOf(o, FindingType.OFFSET_OUT_OF_RANGE))).toEqual([]);
+  });
 });
