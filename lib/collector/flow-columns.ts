@@ -178,6 +178,14 @@ function listTopicRunStarts(partitions: readonly FlowPartition[]): Int32Array {
 
 /** Names the first partition with an offset beyond 2^53 (fillFlowColumns saw one). */
 /** A flow's offset that numbers cannot hold exactly: its columns cannot be made (the message names the partition). */
+/** Whether two listings' slots (FlowColumns.slotAt) place every partition alike: a reader's per-slot state still holds. */
+export function isSameSlots(a: Int32Array, b: Int32Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class OffsetBeyondExactError extends Error {
   override readonly name = "OffsetBeyondExactError";
 }

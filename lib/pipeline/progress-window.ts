@@ -1,4 +1,4 @@
-import { type FlowColumns, OffsetBeyondExactError, readFlowColumns } from "@/lib/collector/flow-columns";
+import { type FlowColumns, isSameSlots, OffsetBeyondExactError, readFlowColumns } from "@/lib/collector/flow-columns";
 import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 
 /**
@@ -122,13 +122,6 @@ function sampleFlowObjects(flow: Flow): FlowProgress {
     known[i] = 1;
   }
   return { index: indexPartitions(parts), positions, logEnds, known };
-}
-
-function isSameSlots(a: Int32Array, b: Int32Array): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function indexPartitions(parts: readonly FlowPartition[]): ReadonlyMap<string, number> {

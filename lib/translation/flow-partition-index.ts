@@ -1,3 +1,4 @@
+import { isSameSlots } from "@/lib/collector/flow-columns";
 import { type FlowPartition, flowPartitionKey } from "@/lib/collector/types";
 
 
@@ -124,9 +125,3 @@ export interface PlacedSlots {
   slotAt: Int32Array;
 }
 
-function isSameSlots(a: Int32Array, b: Int32Array): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
