@@ -31,7 +31,6 @@ export function createUnknownFindingTest(snapshot: Snapshot): (finding: Finding)
   const flows = new Map<string, Flow>();
   for (const f of snapshot.flows) if (!flows.has(f.id)) flows.set(f.id, f);
   const unknownByFlow = new Map<string, UnknownPartitions>();
-  const topicsByCluster = new Map<string, ReadonlyMap<string, TopicState[]>>();
   const groupsByCluster = new Map<string, Map<string, ConsumerGroupState>>();
   return (finding) => {
     const connect = finding.evidence.connectCluster;
@@ -60,10 +59,7 @@ export function createUnknownFindingTest(snapshot: Snapshot): (finding: Finding)
     const group = groups.get(finding.group);
     if (group === undefined) return false;
     if (group.error !== null) return true;
-    let topics = topicsByCluster.get(cluster.alias);
-    if (topics === undefined) topicsByCluster.set(cluster.alias, (topics = indexTopicsByName(cluster)));
-    const byName = topics;
-    return group.offsets.some((o) => isPartitionUnread(byName, o.topic, o.partition));
+    return group.offsets.some((o) => isPartitionUnread(findTopic(snapshot, cluster.alias, o.topic), o.partition));
   };
 }
 
@@ -110,28 +106,15 @@ function isEligibleLeadersUnknown(snapshot: Snapshot, cluster: ClusterSnapshot, 
   return findTopic(snapshot, cluster.alias, topic)?.partitions.some((p) => p.eligibleLeaderReplicas === null) ?? false;
 }
 
-/** A cluster's topics by name (all of a name: each is asked). */
-function indexTopicsByName(cluster: ClusterSnapshot): ReadonlyMap<string, TopicState[]> {
-  const byName = new Map<string, TopicState[]>();
-  for (const t of cluster.topics) {
-    const same = byName.get(t.name);
-    if (same === undefined) byName.set(t.name, [t]);
-    else same.push(t);
-  }
-  return byName;
-}
-
 /**
- * Whether the log offsets of a partition of the cluster were not read this cycle (a topic of that name holds the
- * partition with no log start or end): asked per offset a group commits, instead of listing every partition of the
- * cluster (~200,000 at 100,000 flow partitions) for a handful of groups' findings.
+ * Whether the log offsets of a partition a group commits on were not read this cycle (the cluster's topic holds the
+ * partition with no log start or end; a topic name is unique in a cluster): asked per offset of a group with a
+ * finding, instead of listing every partition of the cluster (~200,000 at 100,000 flow partitions).
  */
-function isPartitionUnread(topics: ReadonlyMap<string, TopicState[]>, topic: string, partition: number): boolean {
-  for (const t of topics.get(topic) ?? []) {
-    // Partitions are listed by number (Kafka's metadata holds each once): the one at its own index, else found.
-    const at = t.partitions[partition];
-    const found = at?.partition === partition ? [at] : t.partitions.filter((p) => p.partition === partition);
-    if (found.some((p) => p.logStart === null || p.logEnd === null)) return true;
-  }
-  return false;
+function isPartitionUnread(topic: TopicState | undefined, partition: number): boolean {
+  if (topic === undefined) return false;
+  // Partitions are listed by number (Kafka's metadata holds each once): the one at its own index, else found.
+  const at = topic.partitions[partition];
+  if (at?.partition === partition) return at.logStart === null || at.logEnd === null;
+  return topic.partitions.some((p) => p.partition === partition && (p.logStart === null || p.logEnd === null));
 }
