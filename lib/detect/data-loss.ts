@@ -7,6 +7,7 @@ import {
   hasNewSyncStep,
   formatCount,
   formatRange,
+  isDeleting,
   isSourceCompacted,
   minOffset,
   namePartition,
@@ -165,7 +166,7 @@ function isCompactedWithRetention(ctx: DetectorContext, view: FlowPartitionView)
   if (isSourceCompacted(ctx.current, view) !== true) return false;
   const configs = findSourceTopic(ctx.current, view)?.configs;
   if (configs === null || configs === undefined) return false;
-  return configs.cleanupPolicy.split(",").some((p) => p.trim() === "delete");
+  return isDeleting(configs);
 }
 
 function holdsOnlyMarkers(ledger: TransactionLedgerView, range: OffsetRange): boolean {

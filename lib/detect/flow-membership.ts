@@ -27,11 +27,13 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
     if (before === undefined || !sourceFresh) continue;
     // A topic's partitions come one after another (buildFlow's order): one partition of each run of them is read
     // (flow-columns.ts topicRunStarts), and a run's partitions are counted by where the next run starts.
-    const topicsNow = new Set<string>();
     const runsNow = readFlowColumns(flow.id, flow.partitions).topicRunStarts;
+    const starts = findRunStartsBefore(ctx, before);
+    // The steady case: the same topics in the same order as last cycle, so none left (no set of every topic made).
+    if (starts !== null && hasSameTopicRuns(flow, runsNow, before, starts)) continue;
+    const topicsNow = new Set<string>();
     for (const at of runsNow) topicsNow.add(flow.partitions[at]!.topic);
     const left = new Map<string, number>();
-    const starts = findRunStartsBefore(ctx, before);
     if (starts === null) {
       let run: string | undefined;
       let stayed = true;
@@ -53,6 +55,13 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
     }
   }
   return candidates;
+}
+
+/** Whether two cycles' flows list the same topics, run for run (`runs`, `runsBefore`: their topic run starts). */
+function hasSameTopicRuns(flow: Flow, runs: Int32Array, before: Flow, runsBefore: Int32Array): boolean {
+  if (runs.length !== runsBefore.length) return false;
+  for (let r = 0; r < runs.length; r++) if (flow.partitions[runs[r]!]!.topic !== before.partitions[runsBefore[r]!]!.topic) return false;
+  return true;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { derivePosition } from "@/lib/collector/flow-builder";
-import { FlowFlag, readFlowColumns } from "@/lib/collector/flow-columns";
+import { FlowFlag, type FlowColumns, readFlowColumns } from "@/lib/collector/flow-columns";
 import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import type { EventCandidate, OffsetRange } from "./events";
@@ -88,23 +88,25 @@ export function detectPositionMoves(
     const fresh = freshFlows.has(flow);
     // A slot's columns hold the last of a partition listed twice: such a flow's positions are read from the objects.
     const exact = !flowColumns.duplicates;
+    const topicIds = createTopicIdReader(flow, flowColumns);
     for (let i = 0; i < flow.partitions.length; i++) {
-      const partition = flow.partitions[i]!;
       const at = flowColumns.slotAt[i]!;
       const key = flowColumns.keys[at]!;
       const slot = next.slotOf(key);
       const had = before.present[slot] === 1;
       if (had) visited++;
-      if (had && fresh && partition.unknown === null) {
+      // Without duplicates a slot's known position is its own exactly when its data is known (flow-columns.ts).
+      if (had && fresh && (exact ? flowColumns.knownPositionOf[at] === i : flow.partitions[i]!.unknown === null)) {
         // NaN: no committed position (the general path keeps the mark).
-        const c = exact ? flowColumns.committedPosition[at]! : toNumber(partition.committedPosition);
-        if (!Number.isNaN(c) && isRoutineAdvance(ctx, flow, partition, c, columns, slot)) {
-          const reached = exact ? flowColumns.mm2Position[at]! : toNumber(partition.mm2Position);
-          putRoutineAdvance(next, columns, slot, flow, partition, c, Number.isNaN(reached) ? c : reached);
+        const c = exact ? flowColumns.committedPosition[at]! : toNumber(flow.partitions[i]!.committedPosition);
+        const topicId = topicIds(i);
+        if (!Number.isNaN(c) && isRoutineAdvance(ctx, flow, i, topicId, c, columns, slot)) {
+          const reached = exact ? flowColumns.mm2Position[at]! : toNumber(flow.partitions[i]!.mm2Position);
+          putRoutineAdvance(next, columns, slot, flow, i, topicId, c, Number.isNaN(reached) ? c : reached);
           continue;
         }
       }
-      judgeMark(pass, { key, flow, partition, slot: at }, slot, had, fresh);
+      judgeMark(pass, { key, flow, partition: flow.partitions[i]!, slot: at }, slot, had, fresh);
     }
   }
   keepGoneMarks(before, next, visited, ctx.now);
@@ -196,19 +198,21 @@ function toNumber(value: bigint | null): number {
 function isRoutineAdvance(
   ctx: DetectorContext,
   flow: Flow,
-  p: FlowPartition,
+  i: number,
+  sourceTopicId: string | null,
   c: number,
   columns: CommittedColumns,
   slot: number,
 ): boolean {
   if (columns.replacedCommitted[slot] === c) return false;
   const markTopic = columns.topicId[slot] ?? null;
-  const topicId = markTopic === null || p.sourceTopicId === null ? markTopic : p.sourceTopicId;
+  const topicId = markTopic === null || sourceTopicId === null ? markTopic : sourceTopicId;
   // The highest position the new mark gets is at least the mark's and c (putRoutineAdvance).
   const highest = Math.max(columns.highest[slot]!, c);
-  if (!isCommittedAdvance(columns, slot, c, highest, Number.NaN, topicId, connectorOf(flow, p))) return false;
+  if (!isCommittedAdvance(columns, slot, c, highest, Number.NaN, topicId, connectorAt(flow, i))) return false;
   // canJudgeForward's first question: a forward move is judged only while the connector is STOPPED.
   if (c <= columns.highest[slot]!) return true;
+  const p = flow.partitions[i]!;
   return findConnectorState(ctx.current, p.sourceConnector ?? flow.connectors.source) !== ConnectorState.STOPPED;
 }
 
@@ -221,16 +225,41 @@ function putRoutineAdvance(
   columns: CommittedColumns,
   slot: number,
   flow: Flow,
-  p: FlowPartition,
+  i: number,
+  sourceTopicId: string | null,
   c: number,
   reached: number,
 ): void {
   const highest = Math.max(columns.highest[slot]!, reached, c);
   const topicId = columns.topicId[slot] ?? null;
-  const same = topicId === p.sourceTopicId && columns.committed[slot] === c && columns.highest[slot] === highest;
-  const connector = connectorOf(flow, p);
+  const same = topicId === sourceTopicId && columns.committed[slot] === c && columns.highest[slot] === highest;
+  const connector = connectorAt(flow, i);
   if (same) putCommittedNumbers(next, slot, false, c, highest, columns.replacedCommitted[slot]!, topicId, connector);
-  else putCommittedNumbers(next, slot, true, c, highest, Number.NaN, p.sourceTopicId, connector);
+  else putCommittedNumbers(next, slot, true, c, highest, Number.NaN, sourceTopicId, connector);
+}
+
+/** connectorOf the partition at position `i`: its object is read only where a flow is split over several copiers. */
+function connectorAt(flow: Flow, i: number): string | undefined {
+  return flow.connectors.sources.length > 1 ? (flow.partitions[i]!.sourceConnector ?? undefined) : undefined;
+}
+
+/**
+ * The source topic ID of the partition at a position of the flow, read from its object only where the columns' topic
+ * ID number differs from the last position's (equal numbers are equal IDs, flow-columns.ts): a topic's partitions
+ * come together, so a cycle reads one object per topic, not per partition. A flow with duplicates reads each object.
+ */
+function createTopicIdReader(flow: Flow, columns: FlowColumns): (i: number) => string | null {
+  if (columns.duplicates) return (i) => flow.partitions[i]!.sourceTopicId;
+  let lastNumber = Number.NaN;
+  let lastId: string | null = null;
+  return (i) => {
+    const number = columns.sourceTopicId[columns.slotAt[i]!]!;
+    if (number !== lastNumber) {
+      lastNumber = number;
+      lastId = flow.partitions[i]!.sourceTopicId;
+    }
+    return lastId;
+  };
 }
 
 /** The connector a mark names: the partition's copier where a flow is split over several, else none. */

@@ -5,6 +5,7 @@ import {
   formatDuration,
   formatUtcTime,
   forEachFreshPartition,
+  isDeleting,
   namePartition,
   readPartitionView,
   type DetectorContext,
@@ -51,7 +52,7 @@ function forecastDeletion(ctx: DetectorContext, flow: Flow, partition: FlowParti
   if (timestamp === undefined || timestamp === null || partition.lag === null || partition.lag <= 0n) return null;
   const configs = findTopic(ctx.current, flow.source, partition.topic)?.configs;
   if (configs === null || configs === undefined || configs.retentionMs === null) return null;
-  if (!configs.cleanupPolicy.split(",").some((p) => p.trim() === "delete")) return null;
+  if (!isDeleting(configs)) return null;
   return { timestamp, retentionMs: configs.retentionMs, deletableAt: timestamp + Number(configs.retentionMs) };
 }
 

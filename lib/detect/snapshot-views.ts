@@ -503,6 +503,18 @@ export function isCompacted(configs: TopicConfigs | null | undefined): boolean |
   return compacted;
 }
 
+const deletesByConfigs = new WeakMap<TopicConfigs, boolean>();
+
+/** Whether a topic's cleanup.policy contains `delete` (retention deletes records), once per configs object. */
+export function isDeleting(configs: TopicConfigs): boolean {
+  let deletes = deletesByConfigs.get(configs);
+  if (deletes === undefined) {
+    deletes = configs.cleanupPolicy.split(",").some((p) => p.trim() === "delete");
+    deletesByConfigs.set(configs, deletes);
+  }
+  return deletes;
+}
+
 /** The larger of two offsets. */
 export function maxOffset(a: bigint, b: bigint): bigint {
   return a > b ? a : b;

@@ -5,7 +5,8 @@
  * start has moved on since (retention deletes old transaction markers too) and would make them look
  * like losses.
  */
-import { readSyncHistories, type SyncHistory } from "@/lib/collector/sync-history";
+import { readSyncHistories, type SyncHistories, type SyncHistory } from "@/lib/collector/sync-history";
+import { SyncHistoryStore } from "@/lib/collector/sync-history-store";
 import type { CollectorHistory, OffsetSyncPoint } from "@/lib/collector/types";
 import { createMarkTableBuilder, type MarkColumnsSpec, readExactOffset, readMarkTable } from "./mark-columns";
 import type { DetectorMemory } from "./types";
@@ -30,11 +31,63 @@ const markerSpec: MarkColumnsSpec<SyncMarker> = {
   },
 };
 
-/** A sync's offsets as numbers, checked exact (below 2^53) once where they become a marker. */
-function toExactNumber(offset: bigint, key: string, what: string): number {
-  const n = Number(offset);
-  if (!Number.isSafeInteger(n)) throw new Error(`offset sync of ${key}: ${what} offset ${offset} is beyond 2^53, where offsets stop being exact as numbers`);
-  return n;
+/**
+ * Sync `i`'s offsets as numbers, checked exact (below 2^53) once where they become a marker: the error prints the
+ * offset as the sync holds it.
+ */
+function readExactSync(syncs: SyncHistory, i: number, key: string): [number, number] {
+  const upstream = syncs.upstream(i);
+  const downstream = syncs.downstream(i);
+  if (!Number.isSafeInteger(upstream)) throwBeyondExact(key, "upstream", syncs.point(i).upstream);
+  if (!Number.isSafeInteger(downstream)) throwBeyondExact(key, "downstream", syncs.point(i).downstream);
+  return [upstream, downstream];
+}
+
+function throwBeyondExact(key: string, what: string, offset: bigint): never {
+  throw new Error(`offset sync of ${key}: ${what} offset ${offset} is beyond 2^53, where offsets stop being exact as numbers`);
+}
+
+/** A store's keys and histories in its order, kept between cycles (listHistories). */
+interface HistoryList {
+  keys: string[];
+  histories: SyncHistory[];
+}
+
+const listsByStore = new WeakMap<SyncHistoryStore, HistoryList>();
+
+/**
+ * Every key and its history, in the order `entries()` gives them, without a pair made per key. The collector's store
+ * only ever adds keys, at the end of its order, and keeps one history object per key: its list is kept and the new
+ * keys appended (its keys are walked to find them: a pointer comparison each). Another source is listed anew.
+ */
+function listHistories(histories: SyncHistories): HistoryList {
+  if (!(histories instanceof SyncHistoryStore)) {
+    const list: HistoryList = { keys: [], histories: [] };
+    for (const [key, syncs] of histories.entries()) {
+      list.keys.push(key);
+      list.histories.push(syncs);
+    }
+    return list;
+  }
+  let list = listsByStore.get(histories);
+  if (list === undefined) listsByStore.set(histories, (list = { keys: [], histories: [] }));
+  const { keys } = list;
+  let n = 0;
+  for (const key of histories.keys()) {
+    if (n < keys.length && keys[n] === key) {
+      n++;
+      continue;
+    }
+    // Not the key listed here (never, as the store only appends): the list is made again from here on.
+    keys.length = n;
+    list.histories.length = n;
+    keys.push(key);
+    list.histories.push(histories.get(key)!);
+    n++;
+  }
+  keys.length = n;
+  list.histories.length = n;
+  return list;
 }
 
 /** Index of the last sync equal to the marker (its offsets as numbers), or −1 (the bounded history dropped it). */
@@ -67,30 +120,32 @@ export function stepSyncs(
   const old = readMarkTable(markers, markerSpec);
   const [oldUpstream, oldDownstream] = old.columns as [Float64Array, Float64Array];
   const next = createMarkTableBuilder(markers, now, markerSpec);
-  for (const [key, syncs] of readSyncHistories(history.offsetSyncs).entries()) {
-    const newest = syncs.length === 0 ? undefined : syncs.point(syncs.length - 1);
+  const { keys, histories } = listHistories(readSyncHistories(history.offsetSyncs));
+  for (let h = 0; h < keys.length; h++) {
+    const key = keys[h]!;
+    const syncs = histories[h]!;
+    const length = syncs.length;
     const slot = next.slotOf(key);
     const had = old.present[slot] === 1;
     const upstream = had ? oldUpstream[slot]! : 0;
     const downstream = had ? oldDownstream[slot]! : 0;
-    // The steady case: no sync since the marker (the newest is the marker). Judged or not, the marker stays as it
-    // is and nothing is new: neither freshness test (a hash lookup each) is asked.
-    const steady = had && newest !== undefined && Number(newest.upstream) === upstream;
-    if (steady && Number(newest.downstream) === downstream) {
+    // The steady case: no sync since the marker (the newest is the marker), compared as numbers. Judged or not, the
+    // marker stays as it is and nothing is new: neither freshness test (a hash lookup each) is asked.
+    if (had && length > 0 && syncs.upstream(length - 1) === upstream && syncs.downstream(length - 1) === downstream) {
       next.put(slot, false, upstream, downstream);
       continue;
     }
     if (isJudged(key)) {
       const at = had ? findMarker(syncs, upstream, downstream) : -1;
-      if (at >= 0 && at < syncs.length - 1) newSyncs.set(key, syncs.list(at));
+      if (at >= 0 && at < length - 1) newSyncs.set(key, syncs.list(at));
       // The marker is the newest sync already: it stays as it is.
-      if (at >= 0 && at === syncs.length - 1) next.put(slot, false, upstream, downstream);
-      else if (newest !== undefined) next.put(slot, true, toExactNumber(newest.upstream, key, "upstream"), toExactNumber(newest.downstream, key, "downstream"));
+      if (at >= 0 && at === length - 1) next.put(slot, false, upstream, downstream);
+      else if (length > 0) next.put(slot, true, ...readExactSync(syncs, length - 1, key));
       else if (had) next.put(slot, false, upstream, downstream);
       continue;
     }
     if (had) next.put(slot, false, upstream, downstream);
-    else if (newest !== undefined && isFresh(key)) next.put(slot, true, toExactNumber(newest.upstream, key, "upstream"), toExactNumber(newest.downstream, key, "downstream"));
+    else if (length > 0 && isFresh(key)) next.put(slot, true, ...readExactSync(syncs, length - 1, key));
   }
   return { newSyncs, markers: next.finish() };
 }

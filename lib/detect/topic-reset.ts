@@ -1,3 +1,4 @@
+import type { FlowColumns } from "@/lib/collector/flow-columns";
 import type { FlowPartition } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
 import {
@@ -77,14 +78,26 @@ export function detectTopicReset(ctx: DetectorContext, marks: Readonly<Record<st
   const table = readCommittedTable(marks);
   const topicIds = table.texts[CommittedText.topicId]!;
   const slotOf = createSlotReader(table);
+  // The partition's topic ID is read from its object once per run of equal ID numbers (flow-columns.ts: equal numbers
+  // are equal IDs; a topic's partitions come together), not per partition.
+  let lastColumns: FlowColumns | null = null;
+  let lastNumber = -1;
+  let lastId: string | null = null;
   forEachFreshPartition(ctx.current, (flow, columns, at, flowSlot) => {
     const key = columns.keys[flowSlot]!;
     const slot = slotOf(key);
     if (slot < 0 || table.present[slot] !== 1 || (found.size > 0 && found.has(key))) return;
     // hasTopicIdChanged against the mark's topic ID, without an object per partition.
     const topicId = topicIds[slot] ?? null;
-    const now = flow.partitions[at]!.sourceTopicId;
-    if (topicId === null || now === null || topicId === now) return;
+    if (topicId === null) return;
+    const number = columns.sourceTopicId[flowSlot]!;
+    if (columns.duplicates || columns !== lastColumns || number !== lastNumber) {
+      lastColumns = columns;
+      lastNumber = number;
+      lastId = flow.partitions[at]!.sourceTopicId;
+    }
+    const now = lastId;
+    if (now === null || topicId === now) return;
     const view = readPartitionView(flow, columns, at);
     const before = { sourceTopicId: topicId, sourceLogEnd: null, mm2Position: BigInt(readCommittedValues(table, slot).highest) };
     candidates.push(createResetCandidate(ctx, view, before, [ResetSignal.TOPIC_ID_CHANGED], "last-known"));

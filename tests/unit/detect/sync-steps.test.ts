@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { SyncHistoryStore } from "@/lib/collector/sync-history-store";
 import type { OffsetSyncPoint } from "@/lib/collector/types";
 import { readSectionChanges } from "@/lib/detect/section-changes";
 import { stepSyncs } from "@/lib/detect/sync-steps";
@@ -36,5 +37,32 @@ describe("offset-sync markers (stepSyncs)", () => {
     expect(() => stepSyncs({}, history([["f|a|0", [sync(huge, 3n)]]]), none, all, T0)).toThrow(
       `offset sync of f|a|0: upstream offset ${huge} is beyond 2^53, where offsets stop being exact as numbers`,
     );
+  });
+
+  it("reads the collector's store as it reads points, cycle after cycle, keys added between cycles included", () => {
+    const store = new SyncHistoryStore(4);
+    const points = new Map<string, OffsetSyncPoint[]>();
+    const append = (key: string, ...syncs: OffsetSyncPoint[]) => {
+      store.append(key, syncs);
+      // The store keeps the newest 4, as its bound says.
+      points.set(key, [...(points.get(key) ?? []), ...syncs].slice(-4));
+    };
+    append("f|a|0", sync(10n, 10n));
+    append("f|a|1", sync(5n, 5n));
+    let fromStore = stepSyncs({}, { offsetSyncs: store }, all, all, T0);
+    let fromPoints = stepSyncs({}, { offsetSyncs: new Map(points) }, all, all, T0);
+    expect({ ...fromStore.markers }).toEqual({ ...fromPoints.markers });
+    append("f|a|0", sync(20n, 20n), sync(40n, 30n));
+    append("f|b|0", sync(1n, 1n));
+    fromStore = stepSyncs(fromStore.markers, { offsetSyncs: store }, all, all, T0 + 10_000);
+    fromPoints = stepSyncs(fromPoints.markers, { offsetSyncs: new Map(points) }, all, all, T0 + 10_000);
+    expect(fromStore.newSyncs).toEqual(fromPoints.newSyncs);
+    expect(fromStore.newSyncs.get("f|a|0")).toEqual([sync(10n, 10n), sync(20n, 20n), sync(40n, 30n)]);
+    expect({ ...fromStore.markers }).toEqual({ ...fromPoints.markers });
+    expect({ ...fromStore.markers }).toEqual({
+      "f|a|0": { upstream: "40", downstream: "30" },
+      "f|a|1": { upstream: "5", downstream: "5" },
+      "f|b|0": { upstream: "1", downstream: "1" },
+    });
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ConsumerGroupState, UnknownData } from "@/lib/collector/types";
 import { defaultThresholds } from "@/lib/config/thresholds";
-import { FindingType } from "@/lib/detect/types";
+import { type Finding, FindingType } from "@/lib/detect/types";
+import { createUnknownFindingTest } from "@/lib/detect/unknown-data";
 import { findingsOf, makeCluster, makeFlowPartition, makeSnapshot, makeTopic, runCycles, T0 } from "./fixtures";
 
 const thresholds = { ...defaultThresholds, eventHoldMs: 30_000, lagRecords: 500 };
@@ -95,5 +96,30 @@ describe("unknown groups: nothing fires or resolves on them", () => {
     const found = outputs.map((o) => findingsOf(o, FindingType.OFFSET_OUT_OF_RANGE).map((f) => [f.key, f.evidence.missingRecords]));
     const billing = [["OFFSET_OUT_OF_RANGE|east|billing|below-log-start", "600"]];
     expect(found).toEqual([billing, billing, []]);
+  });
+
+  it("counts a group finding unknown where the log offsets of a partition it commits on were not read, found by number", () => {
+    const committedOn = (groupId: string, topic: string, partition: number): ConsumerGroupState => ({
+      ...group(groupId, 400n, { error: null, dataAt: T0 }),
+      offsets: [{ topic, partition, offset: 400n, committedLeaderEpoch: 3 }],
+    });
+    const topics = [
+      makeTopic("orders", [{ partition: 0, logStart: 0n, logEnd: 5000n }, { partition: 1, logStart: 0n, logEnd: null }]),
+      // Listed out of number order: partition 0 is not at index 0.
+      makeTopic("shuffled", [{ partition: 1, logStart: 0n, logEnd: 10n }, { partition: 0, logStart: null, logEnd: 10n }]),
+    ];
+    const groups = [committedOn("read", "orders", 0), committedOn("unread", "orders", 1), committedOn("moved", "shuffled", 0), committedOn("gone", "nope", 0)];
+    const isUnknown = createUnknownFindingTest(makeSnapshot({ clusters: [makeCluster("east", { topics, groups }), makeCluster("west")] }));
+    const about = (groupId: string): Finding => ({
+      key: `OFFSET_OUT_OF_RANGE|east|${groupId}|below-log-start`,
+      type: FindingType.OFFSET_OUT_OF_RANGE,
+      severity: "warning",
+      cluster: "east",
+      group: groupId,
+      summary: "",
+      evidence: {},
+      observedAt: T0,
+    });
+    expect(["read", "unread", "moved", "gone"].map((g) => isUnknown(about(g)))).toEqual([false, true, true, false]);
   });
 });
