@@ -17,7 +17,7 @@ import { detectOffsetsOutOfRange } from "@/lib/detect/offset-out-of-range";
 import { detectPartitionHealth } from "@/lib/detect/partition-health";
 import { detectPostureRisks } from "@/lib/detect/posture-risks";
 import type { DetectorContext } from "@/lib/detect/snapshot-views";
-import { indexTruncations } from "@/lib/detect/truncation-index";
+import { findTruncation, indexTruncations } from "@/lib/detect/truncation-index";
 import { detectUncleanTruncation } from "@/lib/detect/unclean-truncation";
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
@@ -33,8 +33,12 @@ const parts: Record<string, Part> = {
   // The cluster rules' numbers, made once a cluster by whichever rule asks first (cluster-columns.ts).
   topicPositions: (ctx) => ctx.current.clusters.map((c) => readTopicPositions(c).byName.size),
   clusterColumns: (ctx) => ctx.current.clusters.map((c) => readClusterColumns(c).topicFlags.length),
-  // runDetectors makes it before the rules run; UNCLEAN_TRUNCATION's neighbours read it.
-  truncationIndex: (ctx) => (ctx.truncations = indexTruncations(ctx.current, [])).size,
+  // Listed by the first rule that asks (findTruncation); timed here by asking once for a partition no cluster has.
+  truncationIndex: (ctx) => {
+    ctx.truncations = indexTruncations(ctx.current, []);
+    findTruncation(ctx.truncations, "", "", -1);
+    return ctx.truncations.listed?.size;
+  },
   offsetOutOfRange: detectOffsetsOutOfRange,
   partitionHealth: detectPartitionHealth,
   noCleanSuccessor: detectNoCleanSuccessor,
