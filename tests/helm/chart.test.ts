@@ -84,8 +84,6 @@ describe("role all (all-in-one.yaml)", () => {
     expect(container.image).toBe(`gapwatch:${version}`);
     expect(envValue(container, "GAPWATCH_ROLE")).toBe("all");
     expect(envValue(container, "HOSTNAME")).toBe("0.0.0.0");
-    // The server spawns its collector process with the V8 flags itself (collector-process.ts); it needs none.
-    expect(envValue(container, "NODE_OPTIONS")).toBeUndefined();
     expect(manifests.filter((m) => m.kind === "Deployment")).toHaveLength(1);
   });
 
@@ -173,16 +171,6 @@ describe("role split (split-postgres.yaml)", () => {
     }
     expect(manifests.some((m) => m.kind === "PersistentVolumeClaim")).toBe(false);
     expect(loadRenderedConfig(manifests).store).toEqual({ kind: "postgres", url: "postgres://u:p@pg:5432/gw" });
-  });
-
-  it("runs the collectors with the chart's NODE_OPTIONS (V8's flags for the pipeline), the web instances without", () => {
-    const collector = deploymentParts(manifests, "gapwatch-collector").container;
-    expect(envValue(collector, "NODE_OPTIONS")).toBe("--max-semi-space-size=64");
-    expect(envValue(deploymentParts(manifests, "gapwatch-web").container, "NODE_OPTIONS")).toBeUndefined();
-    const own = renderManifests(example("split-postgres.yaml"), ["collector.nodeOptions=--max-semi-space-size=16"]);
-    expect(envValue(deploymentParts(own, "gapwatch-collector").container, "NODE_OPTIONS")).toBe("--max-semi-space-size=16");
-    const none = renderManifests(example("split-postgres.yaml"), ["collector.nodeOptions="]);
-    expect(envValue(deploymentParts(none, "gapwatch-collector").container, "NODE_OPTIONS")).toBeUndefined();
   });
 
   it("serves the dashboard from the web instances and scrapes the collectors' metrics", () => {

@@ -3,7 +3,6 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { validateConfigText } from "@/lib/config/load";
-import { collectorV8Flags } from "@/lib/pipeline/collector-v8-flags";
 import { repoRoot } from "@/lib/sandbox/paths";
 
 const chartDir = path.join(repoRoot, "deploy", "helm", "gapwatch");
@@ -28,11 +27,6 @@ describe("the Helm chart's files", () => {
   it("renders the PrometheusRule from the same rules as deploy/prometheus/gapwatch-rules.yml", () => {
     const inChart = readFileSync(path.join(chartDir, "files", "gapwatch-rules.yml"), "utf8");
     expect(inChart).toBe(readFileSync(path.join(repoRoot, "deploy", "prometheus", "gapwatch-rules.yml"), "utf8"));
-  });
-
-  it("gives role collector's NODE_OPTIONS the V8 flags role all's collector process is started with", () => {
-    const values = readYaml(path.join(chartDir, "values.yaml"));
-    expect((values.collector as { nodeOptions: string }).nodeOptions).toBe(collectorV8Flags.join(" "));
   });
 
   const examples = readdirSync(examplesDir).filter((name) => name.endsWith(".yaml")).sort();
