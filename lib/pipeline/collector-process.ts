@@ -7,7 +7,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { CollectorUnavailableError } from "@/lib/errors";
 import { getLogger } from "@/lib/logger";
 import { resolveCollectorEntry } from "./collector-entry";
-import { collectorV8Args } from "./collector-v8-flags";
 
 const log = getLogger("pipeline.collector-process");
 /** Wait before a child that exited unasked is started again. */
@@ -55,14 +54,12 @@ export function startCollectorProcess(onPublished: (cycle: number) => void): Col
       pending.delete(id);
     }
   };
-  // The child inherits this environment: an operator's NODE_OPTIONS reaches it, and wins over the collector's flags.
-  const v8Args = collectorV8Args(process.env.NODE_OPTIONS);
   const launch = () => {
-    child = spawn(process.execPath, [...v8Args, ...entry.args], {
+    child = spawn(process.execPath, entry.args, {
       cwd: process.cwd(),
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
-    log.info({ pid: child.pid, entry: entry.kind, file: entry.args.at(-1), v8Args }, "collector process started");
+    log.info({ pid: child.pid, entry: entry.kind, file: entry.args.at(-1) }, "collector process started");
     child.on("message", (message: ChildMessage) => {
       if (message.type === "published") return onPublished(message.cycle);
       const waiting = pending.get(message.id);

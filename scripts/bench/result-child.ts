@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { withCollectorNodeOptions } from "@/lib/pipeline/collector-v8-flags";
 import { repoRoot } from "@/lib/sandbox/paths";
 
 /** The line a bench child prints its result on: `RESULT <json>`. */
@@ -11,8 +10,6 @@ export const resultPrefix = "RESULT ";
  * resolves with the JSON of its `RESULT` line; its other stdout lines go to `log`, indented. SIGINT and SIGTERM of
  * this process are forwarded to the child while it runs, so an interrupted bench leaves no child behind. `root` runs
  * the script of another checkout (the previous version, scripts/bench/previous-version.ts) with its own sources.
- * The child runs with the collector process's V8 flags (lib/pipeline/collector-v8-flags.ts), so the bench measures
- * the pipeline as operators run it; flags in `env.NODE_OPTIONS` win over them.
  */
 export function runResultChild<T>(
   script: string,
@@ -24,12 +21,7 @@ export function runResultChild<T>(
 ): Promise<T> {
   const tsx = path.join(root, "node_modules", ".bin", "tsx");
   return new Promise((resolve, reject) => {
-    const childEnv = { ...env, NODE_OPTIONS: withCollectorNodeOptions(env.NODE_OPTIONS) };
-    const child = spawn(tsx, [path.join(root, "scripts", "bench", script), ...args], {
-      cwd: root,
-      env: childEnv,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(tsx, [path.join(root, "scripts", "bench", script), ...args], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.once("SIGINT", forward);
     process.once("SIGTERM", forward);

@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collectorV8Args } from "@/lib/pipeline/collector-v8-flags";
 import { getServingRuntime, startServerRuntime } from "@/lib/pipeline/runtime";
 import type { Store } from "@/lib/store";
 import { renderServedMetrics } from "@/lib/views/served-metrics";
@@ -68,15 +67,6 @@ describe("role all's collector process", () => {
     expect(getServingRuntime().role).toBe("all");
     expect(getServingRuntime().collectorMetrics).toBeTypeOf("function");
     expect("collector" in getServingRuntime()).toBe(false);
-  });
-
-  it("runs the child with the collector's V8 flags before its entry", () => {
-    // The child's own command line as the kernel holds it (NUL-separated): node, its flags, the entry.
-    const argv = readFileSync(`/proc/${child.pid()}/cmdline`, "utf8").split("\0").slice(1, -1);
-    const flags = collectorV8Args(process.env.NODE_OPTIONS);
-    expect(flags.length).toBeGreaterThan(0);
-    expect(argv.slice(0, flags.length)).toEqual(flags);
-    expect(argv.at(-1)).toMatch(/collector-process\.(ts|mjs)$/);
   });
 
   it("keeps polling and publishing while the server's event loop is blocked", async () => {
