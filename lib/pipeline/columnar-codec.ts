@@ -19,10 +19,8 @@
  * properties one by one.
  */
 
-import { ColumnBuilder } from "./column-builder";
-
 /** A value in the header: a JSON primitive stands for itself, a JSON object for a plain object, an array is tagged. */
-export type Node = null | boolean | number | string | { [key: string]: Node } | Node[];
+type Node = null | boolean | number | string | { [key: string]: Node } | Node[];
 /** A run of the blob: [element type, byte offset, element count]. */
 type Segment = [ElementType, number, number];
 type ElementType = "f64" | "i32" | "i64" | "u32" | "u16" | "u8" | "i8" | "i16" | "u64" | "f32";
@@ -75,7 +73,7 @@ export function decodeColumnar(text: string): unknown {
 
 // ---------------------------------------------------------------------------------------------------------- encoding
 
-export class BlobWriter {
+class BlobWriter {
   private readonly parts: Buffer[] = [];
   private length = 0;
 
@@ -104,7 +102,7 @@ export class BlobWriter {
   }
 }
 
-export function encodeNode(value: unknown, w: BlobWriter): Node {
+function encodeNode(value: unknown, w: BlobWriter): Node {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -144,9 +142,9 @@ function typeOfArray(view: ArrayBufferView): ElementType {
   throw new Error(`cannot encode a ${view.constructor.name} in a read model`);
 }
 
-export type Kind = "number" | "bigint" | "string" | "boolean" | "null" | "undefined" | "object" | "array" | "other";
+type Kind = "number" | "bigint" | "string" | "boolean" | "null" | "undefined" | "object" | "array" | "other";
 
-export function kindOf(v: unknown): Kind {
+function kindOf(v: unknown): Kind {
   switch (typeof v) {
     case "number":
     case "bigint":
@@ -164,7 +162,7 @@ export function kindOf(v: unknown): Kind {
 }
 
 /** A column of values: [type, count, ...] (see the file's comment). */
-export function encodeColumn(values: readonly unknown[], w: BlobWriter): Node {
+function encodeColumn(values: readonly unknown[], w: BlobWriter): Node {
   const n = values.length;
   // One pass: the kind of the first value, whether all share it, and whether all are that very value.
   const kind = n === 0 ? "null" : kindOf(values[0]);
@@ -231,95 +229,54 @@ function encodeStrings(values: readonly string[], w: BlobWriter): Node {
 }
 
 /** Indices below `bound` in the narrowest unsigned type. */
-export function writeIndices(indices: Uint32Array, bound: number, w: BlobWriter): Segment {
+function writeIndices(indices: Uint32Array, bound: number, w: BlobWriter): Segment {
   if (bound <= 0x100) return w.write("u8", Uint8Array.from(indices));
   if (bound <= 0x10000) return w.write("u16", Uint16Array.from(indices));
   return w.write("u32", indices);
 }
 
-/** What encodeObjects knows of rows with one list of own property names (as Object.keys gives it). */
-interface KeyList {
-  keys: string[];
-  read: RowReader;
-  /** The shape id of `keys` in the array being encoded, once a row of it had no undefined value; else -1. */
-  shape: number;
-}
-
-/**
- * Objects: their sets of property names in order (shapes), which shape each row has, one column per property. A row's
- * values are read once, by a function compiled for its list of names (readRow).
- */
+/** Objects: their sets of property names in order (shapes), which shape each row has, one column per property. */
 function encodeObjects(rows: readonly Record<string, unknown>[], w: BlobWriter): Node {
-  const keyLists = new Map<string, KeyList>();
   const shapeIds = new Map<string, number>();
   const shapes: string[][] = [];
   /** Per shape, the column of each of its keys, in its order (rows of one shape append without a lookup a value). */
-  const shapeColumns: ColumnBuilder[][] = [];
+  const shapeColumns: unknown[][][] = [];
   const shapeOf = new Uint32Array(rows.length);
-  const columns = new Map<string, ColumnBuilder>();
-  const shapeIdOf = (keys: string[]): number => {
-    const name = keys.join("\u0000");
-    let id = shapeIds.get(name);
-    if (id !== undefined) return id;
-    shapeIds.set(name, (id = shapes.length));
-    shapes.push(keys);
-    shapeColumns.push(keys.map((k) => {
-      let column = columns.get(k);
-      if (!column) columns.set(k, (column = new ColumnBuilder()));
-      return column;
-    }));
-    return id;
-  };
-  const keyListOf = (keys: string[]): KeyList => {
-    const name = keys.join("\u0000");
-    let list = keyLists.get(name);
-    if (list === undefined) keyLists.set(name, (list = { keys, read: compileReader(keys), shape: -1 }));
-    return list;
-  };
-  const values: unknown[] = [];
-  let previous: KeyList | null = null;
+  const columns = new Map<string, unknown[]>();
+  let previousKeys: string[] | null = null;
+  let previousId = 0;
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
-    const keys = Object.keys(row);
-    const list: KeyList = previous !== null && sameKeys(keys, previous.keys) ? previous : keyListOf(keys);
-    previous = list;
-    let id: number;
-    if (list.read(row, values)) {
-      if (list.shape < 0) list.shape = shapeIdOf(list.keys);
-      id = list.shape;
-      const target = shapeColumns[id]!;
-      for (let j = 0; j < keys.length; j++) target[j]!.add(values[j]);
-    } else {
-      id = shapeIdOf(keys.filter((_, j) => values[j] !== undefined));
-      const target = shapeColumns[id]!;
-      for (let j = 0, c = 0; j < keys.length; j++) if (values[j] !== undefined) target[c++]!.add(values[j]);
+    let keys = Object.keys(row);
+    for (const k of keys) {
+      if (row[k] === undefined) {
+        keys = keys.filter((key) => row[key] !== undefined);
+        break;
+      }
+    }
+    let id = previousId;
+    if (previousKeys === null || !sameKeys(keys, previousKeys)) {
+      const name = keys.join("\u0000");
+      const known = shapeIds.get(name);
+      if (known === undefined) {
+        shapeIds.set(name, (id = shapes.length));
+        shapes.push(keys);
+        shapeColumns.push(keys.map((k) => {
+          let column = columns.get(k);
+          if (!column) columns.set(k, (column = []));
+          return column;
+        }));
+      } else id = known;
     }
     shapeOf[i] = id;
+    previousKeys = keys;
+    previousId = id;
+    const target = shapeColumns[id]!;
+    for (let j = 0; j < keys.length; j++) target[j]!.push(row[keys[j]!]);
   }
   const encoded: { [key: string]: Node } = {};
-  for (const [k, column] of columns) setOwn(encoded, k, column.encode(w));
+  for (const [k, column] of columns) setOwn(encoded, k, encodeColumn(column, w));
   return ["O", rows.length, shapes, shapes.length > 1 ? writeIndices(shapeOf, shapes.length, w) : null, encoded];
-}
-
-/** Puts a row's values (of one list of names) in `values`, in the names' order; says whether none is undefined. */
-type RowReader = (row: Record<string, unknown>, values: unknown[]) => boolean;
-/** Compiled once per list of property names for the process (as the decoder's rows: compileRow). */
-const rowReaders = new Map<string, RowReader>();
-
-/**
- * Each name read in code of its own: V8 keeps what it learnt of a read (the hidden class, where the property is) at
- * its place in the code, where one read of a variable name in a loop over names meets every class and name and takes
- * its slow, generic path. Names are quoted with JSON.stringify, so no name can be code; `r["__proto__"]` reads an
- * own property of that name (the rows are plain objects: encodeColumn checked).
- */
-function compileReader(keys: readonly string[]): RowReader {
-  const id = keys.join("\u0000");
-  let read = rowReaders.get(id);
-  if (read === undefined) {
-    const body = keys.map((k, j) => `v = r[${JSON.stringify(k)}]; o[${j}] = v; if (v === undefined) d = false;`).join("\n");
-    rowReaders.set(id, (read = new Function("r", "o", `let d = true, v;\n${body}\nreturn d;`) as RowReader));
-  }
-  return read;
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
