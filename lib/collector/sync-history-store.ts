@@ -36,6 +36,11 @@ export class SyncHistoryStore implements SyncHistories {
   heads = new Int32Array(0);
   lengths = new Int32Array(0);
   droppedCounts = new Float64Array(0);
+  /**
+   * Per slot: syncs ever appended (only grows). A reader that noted it tells whether a history grew since, without
+   * reading its ring; slots are numbered in the order keys() lists the keys.
+   */
+  appendedCounts = new Float64Array(0);
 
   /** `bound`: the syncs kept per partition (the oldest go first). */
   constructor(readonly bound: number) {
@@ -86,6 +91,7 @@ export class SyncHistoryStore implements SyncHistories {
     const capacity = this.capacities[slot]!;
     if (needed > capacity) this.growRing(slot, Math.min(this.bound, Math.max(firstCapacity, Math.ceil(capacity * ringGrowth), needed)));
     for (const s of syncs) this.appendPair(slot, Number(s.upstream), Number(s.downstream));
+    this.appendedCounts[slot]! += syncs.length;
     this.views[slot]!.forgetNewest();
   }
 
@@ -111,6 +117,7 @@ export class SyncHistoryStore implements SyncHistories {
       this.heads = growArray(this.heads, size);
       this.lengths = growArray(this.lengths, size);
       this.droppedCounts = growArray(this.droppedCounts, size);
+      this.appendedCounts = growArray(this.appendedCounts, size);
     }
     this.slots.set(key, slot);
     this.views.push(new StoredHistory(this, slot));
