@@ -3,7 +3,9 @@
  * downstream pairs), each partition a ring of up to `bound` pairs at its own place in the pool, appended in place.
  * A ring grows by doubling (moved to the pool's end; the pool is compacted when half of it is left behind) and, once
  * at the bound, overwrites its oldest sync: what the arrays of points did with a splice at the front, in 16 bytes a
- * sync instead of an object and two bigints. Offsets are checked once, where they enter, against 2^53.
+ * sync instead of an object and two bigints. Offsets are checked once, where they enter, against 2^53. Each slot
+ * counts the syncs ever appended to it, so a reader can tell a history that did not grow without reading its ring
+ * (the detectors' offset-sync markers: a cycle's steady partitions cost no read of the scattered pool).
  */
 import { OffsetBeyondExactError } from "./flow-columns";
 import { growArray, growCapacity } from "./grown-array";

@@ -3,7 +3,9 @@
  * slot per flow partition key, the entry's numbers in Float64Arrays. Each cycle writes a new table slot by slot (the
  * last cycle's stays as it was: runDetectors is pure), instead of a new entry object per partition put into a new
  * 100,000-key record: at 100,000 partitions such a record alone took ~50 ms a cycle to build, and every entry was
- * garbage a cycle later.
+ * garbage a cycle later. The new table starts as a copy of the last one's columns (a block copy), so an entry that did
+ * not change is only marked present (`keep`), and a rule walking a flow finds each slot by the partition's position
+ * in the flow's slot keys (`slotOfKeyAt`), not by hashing its key.
  *
  * To everything else (the persister, shard merges, tests, JSON) the section is still a Record<string, T>: a
  * read-only view over the table that makes an entry object when one is asked for. The persister lists a cycle's

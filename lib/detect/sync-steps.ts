@@ -59,7 +59,7 @@ const listsByStore = new WeakMap<SyncHistoryStore, HistoryList>();
 /**
  * Every key and its history, in the order `entries()` gives them, without a pair made per key. The collector's store
  * only ever adds keys, at the end of its order, and keeps one history object per key: its list is kept and the new
- * keys appended (its keys are walked to find them: a pointer comparison each). Another source is listed anew.
+ * keys appended (its keys walked only in a cycle that added some). Another source is listed anew.
  */
 function listHistories(histories: SyncHistories): HistoryList {
   if (!(histories instanceof SyncHistoryStore)) {
@@ -72,20 +72,13 @@ function listHistories(histories: SyncHistories): HistoryList {
   }
   let list = listsByStore.get(histories);
   if (list === undefined) listsByStore.set(histories, (list = { keys: [], histories: [] }));
+  if (list.keys.length === histories.size) return list;
   let n = 0;
   for (const key of histories.keys()) {
-    if (n < list.keys.length && list.keys[n] === key) {
-      n++;
-      continue;
-    }
-    // Not the key listed here (never, as the store only appends): a new list from here on, as its keys array must
-    // only grow.
-    if (n < list.keys.length) listsByStore.set(histories, (list = { keys: list.keys.slice(0, n), histories: list.histories.slice(0, n) }));
+    if (n++ < list.keys.length) continue;
     list.keys.push(key);
     list.histories.push(histories.get(key)!);
-    n++;
   }
-  if (n < list.keys.length) listsByStore.set(histories, (list = { keys: list.keys.slice(0, n), histories: list.histories.slice(0, n) }));
   return list;
 }
 
