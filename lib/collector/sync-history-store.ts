@@ -3,7 +3,9 @@
  * downstream pairs), each partition a ring of up to `bound` pairs at its own place in the pool, appended in place.
  * A ring grows by doubling (moved to the pool's end; the pool is compacted when half of it is left behind) and, once
  * at the bound, overwrites its oldest sync: what the arrays of points did with a splice at the front, in 16 bytes a
- * sync instead of an object and two bigints. Offsets are checked once, where they enter, against 2^53.
+ * sync instead of an object and two bigints. Offsets are checked once, where they enter, against 2^53. Each slot
+ * counts the syncs ever appended to it, so a reader can tell a history that did not grow without reading its ring
+ * (the detectors' offset-sync markers: a cycle's steady partitions cost no read of the scattered pool).
  */
 import { OffsetBeyondExactError } from "./flow-columns";
 import { growArray, growCapacity } from "./grown-array";
@@ -36,6 +38,11 @@ export class SyncHistoryStore implements SyncHistories {
   heads = new Int32Array(0);
   lengths = new Int32Array(0);
   droppedCounts = new Float64Array(0);
+  /**
+   * Per slot: syncs ever appended (only grows). A reader that noted it tells whether a history grew since, without
+   * reading its ring; slots are numbered in the order keys() lists the keys.
+   */
+  appendedCounts = new Float64Array(0);
 
   /** `bound`: the syncs kept per partition (the oldest go first). */
   constructor(readonly bound: number) {
@@ -86,6 +93,7 @@ export class SyncHistoryStore implements SyncHistories {
     const capacity = this.capacities[slot]!;
     if (needed > capacity) this.growRing(slot, Math.min(this.bound, Math.max(firstCapacity, Math.ceil(capacity * ringGrowth), needed)));
     for (const s of syncs) this.appendPair(slot, Number(s.upstream), Number(s.downstream));
+    this.appendedCounts[slot]! += syncs.length;
     this.views[slot]!.forgetNewest();
   }
 
@@ -111,6 +119,7 @@ export class SyncHistoryStore implements SyncHistories {
       this.heads = growArray(this.heads, size);
       this.lengths = growArray(this.lengths, size);
       this.droppedCounts = growArray(this.droppedCounts, size);
+      this.appendedCounts = growArray(this.appendedCounts, size);
     }
     this.slots.set(key, slot);
     this.views.push(new StoredHistory(this, slot));

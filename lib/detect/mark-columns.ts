@@ -3,7 +3,9 @@
  * slot per flow partition key, the entry's numbers in Float64Arrays. Each cycle writes a new table slot by slot (the
  * last cycle's stays as it was: runDetectors is pure), instead of a new entry object per partition put into a new
  * 100,000-key record: at 100,000 partitions such a record alone took ~50 ms a cycle to build, and every entry was
- * garbage a cycle later.
+ * garbage a cycle later. The new table starts as a copy of the last one's columns (a block copy), so an entry that did
+ * not change is only marked present (`keep`), and a rule walking a flow finds each slot by the partition's position
+ * in the flow's slot keys (`slotOfKeyAt`), not by hashing its key.
  *
  * To everything else (the persister, shard merges, tests, JSON) the section is still a Record<string, T>: a
  * read-only view over the table that makes an entry object when one is asked for. The persister lists a cycle's
@@ -105,6 +107,17 @@ export interface MarkTableBuilder<T> {
   put(slot: number, stored: boolean, v0: number, v1?: number, v2?: number, v3?: number, v4?: number): void;
   /** Sets text column `column` of the entry at `slot` (after its put). */
   putText(slot: number, column: number, text: Text): void;
+  /**
+   * Keeps the last table's entry at `slot` (present there) as it was, numbers and texts, stored alike: a put of its
+   * own values without writing them (the new table starts as a copy of the last one's columns).
+   */
+  keep(slot: number): void;
+  /**
+   * The slot of `keys[at]` (slotOf), remembered per `keys` array for this table's key index: `keys` must only ever
+   * be appended to (a flow's slot keys, flow-columns.ts; the sync store's keys), so a position names one key for
+   * the array's life and a steady partition's slot is found without hashing its key.
+   */
+  slotOfKeyAt(keys: readonly (string | undefined)[], at: number): number;
   /** Whether `key` was put. */
   has(key: string): boolean;
   /** The section: a read-only record over the new table, recorded for the persister. */
@@ -117,7 +130,8 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
   let index = before.index;
   const baseMade = readSectionChanges(base);
   let capacity = Math.max(16, index.keys.length);
-  let table = allocate(index, capacity, spec.width, spec.textWidth ?? 0);
+  let table = copyColumns(before, allocate(index, capacity, spec.width, spec.textWidth ?? 0));
+  const slotMaps = readSlotMaps(index);
   const touched: string[] = [];
   // The touched keys' slots in `before`'s index, which the builder appends to until a compaction in finish.
   const touchedSlots: number[] = [];
@@ -157,6 +171,22 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
     putText(slot, column, text) {
       table.texts[column]![slot] = text;
     },
+    keep(slot) {
+      // A slot present in `before` is below its key count, within the new table's first capacity: it was copied.
+      if (table.present[slot] === 1) repeated = true;
+      else {
+        table.present[slot] = 1;
+        table.size++;
+        kept++;
+      }
+    },
+    slotOfKeyAt(keys, at) {
+      let slots = slotMaps.get(keys);
+      if (slots === undefined || at >= slots.length) slotMaps.set(keys, (slots = growSlotMap(slots, keys.length)));
+      let slot = slots[at]!;
+      if (slot < 0) slots[at] = slot = this.slotOf(keys[at]!);
+      return slot;
+    },
     has(key) {
       const slot = findMarkSlot(table, key);
       return slot >= 0 && table.present[slot] === 1;
@@ -191,6 +221,32 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
 function allocate(index: KeyIndex, capacity: number, width: number, textWidth: number): MarkTable {
   const columns = Array.from({ length: width }, () => new Float64Array(capacity));
   return { index, present: new Uint8Array(capacity), columns, texts: Array.from({ length: textWidth }, (): Text[] => []), size: 0 };
+}
+
+/**
+ * `fresh` with the last table's numbers and texts where it has room: an entry kept (MarkTableBuilder.keep) is then
+ * already in place. Slots without an entry hold stale values, as `present` says (every reader asks it first).
+ */
+function copyColumns(before: MarkTable, fresh: MarkTable): MarkTable {
+  const length = Math.min(before.present.length, fresh.present.length);
+  fresh.columns.forEach((column, k) => column.set(before.columns[k]!.subarray(0, length)));
+  fresh.texts = fresh.texts.map((_, k) => before.texts[k]?.slice(0, length) ?? []);
+  return fresh;
+}
+
+/** Per key index, the slot (−1: not asked yet) at each position of a keys array (MarkTableBuilder.slotOfKeyAt). */
+const slotMapsByIndex = new WeakMap<KeyIndex, WeakMap<object, Int32Array>>();
+
+function readSlotMaps(index: KeyIndex): WeakMap<object, Int32Array> {
+  let maps = slotMapsByIndex.get(index);
+  if (maps === undefined) slotMapsByIndex.set(index, (maps = new WeakMap()));
+  return maps;
+}
+
+function growSlotMap(slots: Int32Array | undefined, length: number): Int32Array {
+  const grown = new Int32Array(Math.max(16, length, 2 * (slots?.length ?? 0))).fill(-1);
+  if (slots !== undefined) grown.set(slots);
+  return grown;
 }
 
 function grow(table: MarkTable, capacity: number): MarkTable {

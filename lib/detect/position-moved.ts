@@ -92,7 +92,7 @@ export function detectPositionMoves(
     for (let i = 0; i < flow.partitions.length; i++) {
       const at = flowColumns.slotAt[i]!;
       const key = flowColumns.keys[at]!;
-      const slot = next.slotOf(key);
+      const slot = next.slotOfKeyAt(flowColumns.keys, at);
       const had = before.present[slot] === 1;
       if (had) visited++;
       // Without duplicates a slot's known position is its own exactly when its data is known (flow-columns.ts).
@@ -234,7 +234,9 @@ function putRoutineAdvance(
   const topicId = columns.topicId[slot] ?? null;
   const same = topicId === sourceTopicId && columns.committed[slot] === c && columns.highest[slot] === highest;
   const connector = connectorAt(flow, i);
-  if (same) putCommittedNumbers(next, slot, false, c, highest, columns.replacedCommitted[slot]!, topicId, connector);
+  // Unchanged (isRoutineAdvance: not gone): the mark is carried over as it is, its texts too.
+  if (same && columns.connector[slot] === connector) next.keep(slot);
+  else if (same) putCommittedNumbers(next, slot, false, c, highest, columns.replacedCommitted[slot]!, topicId, connector);
   else putCommittedNumbers(next, slot, true, c, highest, Number.NaN, sourceTopicId, connector);
 }
 

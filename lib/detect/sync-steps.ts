@@ -49,6 +49,7 @@ function throwBeyondExact(key: string, what: string, offset: bigint): never {
 
 /** A store's keys and histories in its order, kept between cycles (listHistories). */
 interface HistoryList {
+  /** Only ever appended to (a position names one key for the array's life): MarkTableBuilder.slotOfKeyAt. */
   keys: string[];
   histories: SyncHistory[];
 }
@@ -58,7 +59,7 @@ const listsByStore = new WeakMap<SyncHistoryStore, HistoryList>();
 /**
  * Every key and its history, in the order `entries()` gives them, without a pair made per key. The collector's store
  * only ever adds keys, at the end of its order, and keeps one history object per key: its list is kept and the new
- * keys appended (its keys are walked to find them: a pointer comparison each). Another source is listed anew.
+ * keys appended (its keys walked only in a cycle that added some). Another source is listed anew.
  */
 function listHistories(histories: SyncHistories): HistoryList {
   if (!(histories instanceof SyncHistoryStore)) {
@@ -71,24 +72,27 @@ function listHistories(histories: SyncHistories): HistoryList {
   }
   let list = listsByStore.get(histories);
   if (list === undefined) listsByStore.set(histories, (list = { keys: [], histories: [] }));
-  const { keys } = list;
+  if (list.keys.length === histories.size) return list;
   let n = 0;
   for (const key of histories.keys()) {
-    if (n < keys.length && keys[n] === key) {
-      n++;
-      continue;
-    }
-    // Not the key listed here (never, as the store only appends): the list is made again from here on.
-    keys.length = n;
-    list.histories.length = n;
-    keys.push(key);
+    if (n++ < list.keys.length) continue;
+    list.keys.push(key);
     list.histories.push(histories.get(key)!);
-    n++;
   }
-  keys.length = n;
-  list.histories.length = n;
   return list;
 }
+
+/**
+ * Per markers section made from a SyncHistoryStore: for its keys array, per position, the store's appended count
+ * (SyncHistoryStore.appendedCounts) at which the marker put there was the history's newest sync (NaN: not known to
+ * be). While the count stays, the marker is still the newest sync: the steady partition's ring is not read.
+ */
+interface NewestMarkers {
+  keys: readonly string[];
+  appended: Float64Array;
+}
+
+const newestBySection = new WeakMap<object, NewestMarkers>();
 
 /** Index of the last sync equal to the marker (its offsets as numbers), or −1 (the bounded history dropped it). */
 function findMarker(history: SyncHistory, upstream: number, downstream: number): number {
@@ -120,32 +124,55 @@ export function stepSyncs(
   const old = readMarkTable(markers, markerSpec);
   const [oldUpstream, oldDownstream] = old.columns as [Float64Array, Float64Array];
   const next = createMarkTableBuilder(markers, now, markerSpec);
-  const { keys, histories } = listHistories(readSyncHistories(history.offsetSyncs));
+  const source = readSyncHistories(history.offsetSyncs);
+  const { keys, histories } = listHistories(source);
+  // The store's slots are its keys' positions (keys() lists them in slot order).
+  const counts = source instanceof SyncHistoryStore ? source.appendedCounts : undefined;
+  const known = newestBySection.get(markers);
+  const appendedBefore = known !== undefined && known.keys === keys ? known.appended : undefined;
+  const appended = new Float64Array(counts === undefined ? 0 : keys.length).fill(Number.NaN);
+  // Notes that the marker put at `h` is its history's newest sync.
+  const noteNewest = (h: number) => {
+    if (counts !== undefined) appended[h] = counts[h]!;
+  };
   for (let h = 0; h < keys.length; h++) {
+    const slot = next.slotOfKeyAt(keys, h);
+    const had = old.present[slot] === 1;
+    // The steadiest case: nothing appended since the marker was the newest sync; neither the ring nor the key read.
+    if (had && appendedBefore !== undefined && h < appendedBefore.length && appendedBefore[h] === counts![h]) {
+      next.keep(slot);
+      appended[h] = appendedBefore[h]!;
+      continue;
+    }
     const key = keys[h]!;
     const syncs = histories[h]!;
     const length = syncs.length;
-    const slot = next.slotOf(key);
-    const had = old.present[slot] === 1;
     const upstream = had ? oldUpstream[slot]! : 0;
     const downstream = had ? oldDownstream[slot]! : 0;
     // The steady case: no sync since the marker (the newest is the marker), compared as numbers. Judged or not, the
     // marker stays as it is and nothing is new: neither freshness test (a hash lookup each) is asked.
     if (had && length > 0 && syncs.upstream(length - 1) === upstream && syncs.downstream(length - 1) === downstream) {
-      next.put(slot, false, upstream, downstream);
+      next.keep(slot);
+      noteNewest(h);
       continue;
     }
     if (isJudged(key)) {
       const at = had ? findMarker(syncs, upstream, downstream) : -1;
       if (at >= 0 && at < length - 1) newSyncs.set(key, syncs.list(at));
       // The marker is the newest sync already: it stays as it is.
-      if (at >= 0 && at === length - 1) next.put(slot, false, upstream, downstream);
+      if (at >= 0 && at === length - 1) next.keep(slot);
       else if (length > 0) next.put(slot, true, ...readExactSync(syncs, length - 1, key));
-      else if (had) next.put(slot, false, upstream, downstream);
+      else if (had) next.keep(slot);
+      if (length > 0) noteNewest(h);
       continue;
     }
-    if (had) next.put(slot, false, upstream, downstream);
-    else if (length > 0 && isFresh(key)) next.put(slot, true, ...readExactSync(syncs, length - 1, key));
+    if (had) next.keep(slot);
+    else if (length > 0 && isFresh(key)) {
+      next.put(slot, true, ...readExactSync(syncs, length - 1, key));
+      noteNewest(h);
+    }
   }
-  return { newSyncs, markers: next.finish() };
+  const section = next.finish();
+  if (counts !== undefined) newestBySection.set(section, { keys, appended });
+  return { newSyncs, markers: section };
 }

@@ -76,7 +76,7 @@ export function detectTaskStalls(
     for (let i = 0; i < flow.partitions.length; i++) {
       const at = columns.slotAt[i]!;
       const key = columns.keys[at]!;
-      const slot = next.slotOf(key);
+      const slot = next.slotOfKeyAt(columns.keys, at);
       const had = before.present[slot] === 1;
       // The partition object is read only where the columns cannot answer (a partition listed twice), for a mark
       // that is kept (its connector's state) and for a stall: a partition that moved is judged on its numbers.
