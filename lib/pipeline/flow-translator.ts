@@ -12,14 +12,16 @@ import {
 /**
  * Translates every flow of each cycle's snapshot, reusing the replayed sync models between cycles (only the
  * syncs that arrived since are replayed) and each flow's checkpoint index (only the checkpoints MM2 emitted
- * since are set). The pipeline keeps one; the group pages and readiness read its result.
+ * since are set). The pipeline keeps one; the group pages and readiness read its result. A cycle's translations are
+ * read until the next cycle's are published (the read model), never after: their row columns are reused two cycles
+ * later (SyncModelCache's `reusesRows`).
  */
 export class FlowTranslator {
   private readonly cache: SyncModelCache;
   private checkpointIndexes = new Map<string, CheckpointIndex>();
 
   constructor(options: { replay?: ReplayOptions } = {}) {
-    this.cache = new SyncModelCache(options.replay);
+    this.cache = new SyncModelCache(options.replay, true);
   }
 
   /** The translation of every flow of `snapshot`, per flow id. */

@@ -52,7 +52,15 @@ export class SyncModelCache {
   private readonly flows = new Map<string, { state: unknown; usedInCycle: number }>();
   private cycle = 0;
 
-  constructor(readonly options: ReplayOptions = {}) {}
+  /**
+   * `reusesRows`: the caller translates each flow once a cycle and reads a cycle's translations only until the next
+   * cycle's are published (lib/pipeline/flow-translator.ts), so a translation's columns are reused two cycles later
+   * (FlowRowsState.takeRows); without it every translation keeps its own.
+   */
+  constructor(
+    readonly options: ReplayOptions = {},
+    readonly reusesRows = false,
+  ) {}
 
   /** The cycle count (endCycle calls so far): when a model was last looked up. */
   get currentCycle(): number {

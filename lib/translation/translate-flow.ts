@@ -29,7 +29,7 @@ import { addTotals, estimateReread } from "./reread";
 import { attachFlowRows } from "./sample-columns";
 import { mapIdealOffsetFrom, type ReplayOptions, SyncModelCache } from "./sync-model";
 import type { SyncSlots } from "./sync-slots";
-import { attachGroupRows, ColumnGroupRows, TranslationRows } from "./translation-rows";
+import { ColumnGroupRows, createColumnGroup } from "./translation-rows";
 import {
   type FlowTranslation,
   type GroupTranslation,
@@ -82,7 +82,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const checkpoints = (input.checkpointIndex ?? state.checkpointIndex).update(flow.checkpoints);
   let capacity = 0;
   for (const g of input.sourceGroups) capacity += g.offsets.length;
-  const rows = new TranslationRows(capacity, now, state.shared);
+  const rows = state.takeRows(capacity, now, cache.reusesRows);
   let next = 0;
   const groups: GroupTranslation[] = [];
   const excludedGroups: string[] = [];
@@ -102,7 +102,8 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       excludedGroups.push(g.groupId);
       continue;
     }
-    const ctx: RowContext = { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: histories, now };
+    // Made for the group's first row held as an object (none in a usual cycle).
+    let ctx: RowContext | null = null;
     const layout = state.readLayout(g.groupId, offsets);
     layouts.push(layout);
     const checkpointAt = state.readCheckpointPositions(layout, g.groupId, checkpoints);
@@ -121,25 +122,16 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       }
       const cp = position < 0 ? undefined : checkpoints.at(position);
       const indexed = fp === undefined ? undefined : { fp, index, state };
+      ctx ??= { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: histories, now };
       rows.setObject(r, translatePartition(ctx, o.topic, o.partition, o.offset, indexed, cp));
     }
     const reader = new ColumnGroupRows(rows, start, layout.topics, layout.partitions);
     const totals = createTotals();
     rows.addTotals(start, next, totals);
     const unknown = describeUnknownGroup(g, input.sourceStale ?? null, now);
-    const group: GroupTranslation = {
-      group: g.groupId,
-      groupType: g.groupType,
-      state: g.state,
-      members: g.members,
-      unknown,
-      // Made from the columns on first read (a page, the API, the read model's text); the detectors read the columns.
-      get partitions() {
-        return reader.listRows();
-      },
-      totals,
-    };
-    attachGroupRows(group, reader);
+    // The rows are made from the columns on first read (a page, the API, the read model's text); detectors read columns.
+    const head = { group: g.groupId, groupType: g.groupType, state: g.state, members: g.members, unknown };
+    const group = createColumnGroup(head, reader, totals);
     groups.push(group);
   }
   state.endCycle();

@@ -1,7 +1,8 @@
 /**
  * A flow's translation rows of one cycle as columns: one slot per group × partition in typed arrays of float64
- * offsets (exact: sync-columns.ts checks every offset where it comes in), made once per cycle and never changed
- * after. A row becomes a PartitionTranslation (bigints, nested objects) only where one is read — a page, the API,
+ * offsets (exact: sync-columns.ts checks every offset where it comes in), set once per cycle and never changed
+ * while that cycle's translation can be read (the pipeline reuses the columns of the cycle before last:
+ * FlowRowsState.takeRows). A row becomes a PartitionTranslation (bigints, nested objects) only where one is read — a page, the API,
  * the read model's text, a finding's evidence — and the detectors read the columns (GroupRowReader). At 100,000
  * partitions a cycle has 190,000 rows: as objects they were ~1.1 million objects and bigints a cycle.
  *
@@ -11,7 +12,7 @@
 import type { CheckpointPoint, FlowPartition } from "@/lib/collector/types";
 import { isSkipping } from "./reread";
 import type { SampleColumnsBuilder } from "./sample-columns";
-import type { IdealOffset, ModelTranslation, PartitionTranslation, RereadEstimate, TranslationTotals } from "./types";
+import type { GroupTranslation, IdealOffset, ModelTranslation, PartitionTranslation, RereadEstimate, TranslationTotals } from "./types";
 import { growArray, growCapacity } from "@/lib/collector/grown-array";
 
 /** How a numeric row's ideal position reads (IdealOffset's kind with its basis or reason). */
@@ -27,7 +28,8 @@ export const IdealCode = {
 
 /**
  * The columns of every row of one flow and cycle. translate-flow.ts sets each row once, in order (a numeric row's
- * columns by flow-rows.ts's setNumericRow, any other with setObject), then they are only read.
+ * columns by flow-rows.ts's setNumericRow, any other with setObject), then they are only read until `reuse` starts
+ * another cycle in them.
  */
 export class TranslationRows {
   private readonly objects = new Map<number, PartitionTranslation>();
@@ -62,7 +64,7 @@ export class TranslationRows {
    */
   constructor(
     capacity: number,
-    readonly now: number,
+    private cycleNow: number,
     private readonly shared: SharedTranslations,
   ) {
     this.dense = new Int32Array(capacity);
@@ -80,6 +82,29 @@ export class TranslationRows {
     this.syncDownstream = new Float64Array(capacity);
     this.checkpoints = new Array<CheckpointPoint | undefined>(capacity).fill(undefined);
     this.partitions = new Array<FlowPartition | undefined>(capacity).fill(undefined);
+  }
+
+  /** The cycle's time (a checkpoint's age). */
+  get now(): number {
+    return this.cycleNow;
+  }
+
+  /** The rows the columns hold room for. */
+  get capacity(): number {
+    return this.isObject.length;
+  }
+
+  /**
+   * Starts cycle `now` in these columns: every row is set again before it is read (a numeric row's columns are all
+   * written by setNumericRow, and `isObject` is cleared here), and the objects and references of the cycle before are
+   * let go.
+   */
+  reuse(now: number): void {
+    this.cycleNow = now;
+    this.objects.clear();
+    this.isObject.fill(0);
+    this.checkpoints.fill(undefined);
+    this.partitions.fill(undefined);
   }
 
   /** Sets row `r` as a PartitionTranslation (a row the numbers do not describe). */
@@ -202,9 +227,9 @@ export class TranslationRows {
 
   /** Adds the rows [start, end) to `totals` (sumTotals' sums; bigints only for the sums). */
   addTotals(start: number, end: number, totals: TranslationTotals): void {
-    const reread = new ExactSum();
-    const failover = new ExactSum();
-    const lag = new ExactSum();
+    const reread = rereadSum;
+    const failover = failoverSum;
+    const lag = lagSum;
     for (let r = start; r < end; r++) {
       if (this.isObject[r] === 1) {
         addObjectRow(this.objects.get(r)!, totals);
@@ -228,9 +253,9 @@ export class TranslationRows {
       const replay = this.high[r]! - from;
       if (replay > 0) failover.add(replay);
     }
-    totals.rereadRecords += reread.total();
-    totals.failoverReplayRecords += failover.total();
-    totals.groupLag += lag.total();
+    totals.rereadRecords += reread.takeTotal();
+    totals.failoverReplayRecords += failover.takeTotal();
+    totals.groupLag += lag.takeTotal();
     totals.untranslatable = totals.partitions - totals.translated;
   }
 
@@ -311,8 +336,8 @@ export class SharedTranslations {
 
 /**
  * A sum of numbers kept exact: added as a number while it stays below 2^53, moved into a bigint when it would not. A
- * numeric row's values are below 2^52 (translate-flow.ts), so each difference of two is exact. One per sum and group,
- * not an object per row.
+ * numeric row's values are below 2^52 (translate-flow.ts), so each difference of two is exact. Three for every group
+ * (addTotals' sums, emptied by takeTotal), not an object per row or group.
  */
 class ExactSum {
   private sum = 0;
@@ -328,10 +353,18 @@ class ExactSum {
     this.sum = value;
   }
 
-  total(): bigint {
-    return this.big + BigInt(this.sum);
+  /** The sum, and the sum emptied for the next. */
+  takeTotal(): bigint {
+    const total = this.big === 0n ? BigInt(this.sum) : this.big + BigInt(this.sum);
+    this.sum = 0;
+    this.big = 0n;
+    return total;
   }
 }
+
+const rereadSum = new ExactSum();
+const failoverSum = new ExactSum();
+const lagSum = new ExactSum();
 
 /** One group partition's translation as the store keeps it (lib/store's TranslationSample is this type). */
 export interface RowSample {
@@ -567,9 +600,28 @@ function readNumber(offset: bigint | undefined): number {
  */
 const columnsKey = Symbol("translation-rows");
 
-/** Registers the columns `group`'s rows are read from. */
-export function attachGroupRows(group: object, rows: ColumnGroupRows): void {
+/** GroupTranslation.partitions of a group made by createColumnGroup: its rows, made from its columns on first read. */
+function listColumnRows(this: { [columnsKey]: ColumnGroupRows }): PartitionTranslation[] {
+  return this[columnsKey].listRows();
+}
+
+const partitionsAccessor: PropertyDescriptor = { get: listColumnRows, enumerable: true, configurable: true };
+
+/**
+ * The group of `head` whose rows are read from `rows`, with `totals`. Its properties are those of an object literal
+ * with a `partitions` getter (in that order), and it is made so that V8 keeps it in fast mode: a literal with a getter,
+ * or a data property turned into one, is a dictionary-mode object (hundreds of bytes each, 9,000 groups a cycle).
+ */
+export function createColumnGroup(
+  head: Pick<GroupTranslation, "group" | "groupType" | "state" | "members" | "unknown">,
+  rows: ColumnGroupRows,
+  totals: TranslationTotals,
+): GroupTranslation {
+  Object.defineProperty(head, "partitions", partitionsAccessor);
+  const group = head as GroupTranslation;
+  group.totals = totals;
   Object.defineProperty(group, columnsKey, { value: rows, enumerable: false });
+  return group;
 }
 
 /** A reader of the group's rows: its columns when it has them, else its `partitions`. */
