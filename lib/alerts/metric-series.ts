@@ -207,7 +207,7 @@ function readLagNumbers(flow: Flow): LagNumbers {
     const lag = Float64Array.from(partitions, (p) => (p.lag === null ? Number.NaN : Number(p.lag)));
     return { lag, slotAt: null, knownPositionOf: null, runStarts: listRunStarts(partitions) };
   }
-  const columns = readFlowColumns(flow.id, partitions);
+  const columns = readFlowColumns(flow);
   if (columns.duplicates) {
     const lags = readPositionColumns(flow, ["lag"])![0]!;
     return { lag: lags, slotAt: null, knownPositionOf: null, runStarts: columns.topicRunStarts };

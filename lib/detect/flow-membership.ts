@@ -27,7 +27,7 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
     if (before === undefined || !sourceFresh) continue;
     // A topic's partitions come one after another (buildFlow's order): one partition of each run of them is read
     // (flow-columns.ts topicRunStarts), and a run's partitions are counted by where the next run starts.
-    const runsNow = readFlowColumns(flow.id, flow.partitions).topicRunStarts;
+    const runsNow = readFlowColumns(flow).topicRunStarts;
     const starts = findRunStartsBefore(ctx, before);
     // The steady case: the same topics in the same order as last cycle, so none left (no set of every topic made).
     if (starts !== null && hasSameTopicRuns(flow, runsNow, before, starts)) continue;

@@ -53,7 +53,7 @@ function markReplicatedTopics(snapshot: Snapshot, cluster: ClusterSnapshot): Uin
     byName ??= new Uint8Array(firstOfName.length);
     const heartbeats = `${flow.replicationPolicy.separator}heartbeats`;
     // A topic's partitions are listed together: the first of each run names both topics (flow-columns.ts).
-    for (const at of readFlowColumns(flow.id, flow.partitions).topicRunStarts) {
+    for (const at of readFlowColumns(flow).topicRunStarts) {
       const p = flow.partitions[at]!;
       if (p.topic === "heartbeats" || p.topic.endsWith(heartbeats)) continue;
       const s = source ? topicIndex.get(p.topic) : undefined;

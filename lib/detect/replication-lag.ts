@@ -75,7 +75,7 @@ interface LagSum {
  * null when the total would pass 2^53 or a partition is listed twice (its column holds one value for both).
  */
 function sumLagFromColumns(flow: Flow, perPartition: number): LagSum | null {
-  const { slotAt, lag, knownPositionOf, duplicates } = readFlowColumns(flow.id, flow.partitions);
+  const { slotAt, lag, knownPositionOf, duplicates } = readFlowColumns(flow);
   if (duplicates) return null;
   let total = 0;
   let over = 0;

@@ -93,7 +93,7 @@ export function listJudgedFlows(current: Snapshot, previous: Snapshot | null, ne
   for (const flow of current.flows) {
     const old = before.get(flow.id);
     if (old === undefined || !isFlowFresh(current, flow)) continue;
-    const now = readFlowColumns(flow.id, flow.partitions);
+    const now = readFlowColumns(flow);
     const was = old.columns;
     const positions = new Int32Array(flow.partitions.length);
     const slots = new Int32Array(flow.partitions.length);
@@ -320,7 +320,7 @@ export function forEachFreshPartition(
 ): void {
   for (const flow of snapshot.flows) {
     if (!isFlowFresh(snapshot, flow)) continue;
-    const columns = readFlowColumns(flow.id, flow.partitions);
+    const columns = readFlowColumns(flow);
     for (let i = 0; i < flow.partitions.length; i++) {
       const slot = columns.slotAt[i]!;
       // Without duplicates a slot's known position is its own exactly when its data is known: no object is read.
@@ -342,7 +342,7 @@ export function listFlowPartitions(snapshot: Snapshot): readonly FlowPartitionVi
   if (index.all === null) {
     const views: FlowPartitionView[] = [];
     for (const flow of snapshot.flows) {
-      const { slotAt, keys } = readFlowColumns(flow.id, flow.partitions);
+      const { slotAt, keys } = readFlowColumns(flow);
       for (let i = 0; i < flow.partitions.length; i++) {
         const slot = slotAt[i]!;
         views.push({ key: keys[slot]!, flow, partition: flow.partitions[i]!, slot });
@@ -366,7 +366,7 @@ function indexFreshFlowColumns(snapshot: Snapshot): ReadonlyMap<string, FreshFlo
   const index = indexOf(snapshot);
   if (index.freshColumns === null) {
     const byId = new Map<string, FreshFlowColumns>();
-    for (const flow of snapshot.flows) if (isFlowFresh(snapshot, flow)) byId.set(flow.id, { flow, columns: readFlowColumns(flow.id, flow.partitions) });
+    for (const flow of snapshot.flows) if (isFlowFresh(snapshot, flow)) byId.set(flow.id, { flow, columns: readFlowColumns(flow) });
     index.freshColumns = byId;
   }
   return index.freshColumns;
@@ -439,7 +439,7 @@ function placeInRun(snapshot: Snapshot, view: FlowPartitionView): [SourceTopicRu
   if (runs === null || runs.flow !== view.flow || runs.snapshot !== snapshot) {
     runs = runsByFlow.get(view.flow) ?? null;
     if (runs === null || runs.snapshot !== snapshot) {
-      const columns = readFlowColumns(view.flow.id, view.flow.partitions);
+      const columns = readFlowColumns(view.flow);
       const count = columns.topicRunStarts.length;
       const topics = new Array<TopicState | undefined>(count);
       runs = { snapshot, flow: view.flow, columns, asked: new Uint8Array(count), topics, compacted: new Uint8Array(count) };

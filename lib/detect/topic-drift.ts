@@ -38,7 +38,7 @@ function listTopicDrifts(snapshot: Snapshot, flow: Flow, weakerOnly: boolean): T
   const drifts: TopicDrift[] = [];
   const seen = new Set<string>();
   // A topic's partitions are listed together: only the first of each run of them is read (flow-columns.ts).
-  for (const at of readFlowColumns(flow.id, flow.partitions).topicRunStarts) {
+  for (const at of readFlowColumns(flow).topicRunStarts) {
     const p = flow.partitions[at]!;
     if (seen.has(p.topic)) continue;
     seen.add(p.topic);

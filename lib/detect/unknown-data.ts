@@ -81,7 +81,7 @@ function indexUnknownPartitions(flow: Flow): UnknownPartitions {
   const topicPartitions = new Set<string>();
   let count = 0;
   const { partitions } = flow;
-  const columns = readFlowColumns(flow.id, partitions);
+  const columns = readFlowColumns(flow);
   for (let i = 0; i < partitions.length; i++) {
     if (!columns.duplicates && columns.knownPositionOf[columns.slotAt[i]!] === i) continue;
     const p = partitions[i]!;

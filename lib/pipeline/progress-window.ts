@@ -98,7 +98,7 @@ function sampleFlow(flow: Flow, before: FlowLayout | undefined): { progress: Flo
 /** The flow's columns when every position has a slot of its own and every offset is exact as a number; else null. */
 function readExactColumns(flow: Flow): FlowColumns | null {
   try {
-    const columns = readFlowColumns(flow.id, flow.partitions);
+    const columns = readFlowColumns(flow);
     return columns.duplicates ? null : columns;
   } catch (err) {
     // An offset beyond 2^53 (OffsetBeyondExactError): the partition objects' bigints hold it exactly.

@@ -38,7 +38,7 @@ export function readPositionColumns(flow: Flow, names: readonly OffsetColumn[]):
 /** The flow's columns, or null when fillFlowColumns refuses an offset beyond 2^53; any other error is thrown. */
 export function readExactColumns(flow: Flow): FlowColumns | null {
   try {
-    return readFlowColumns(flow.id, flow.partitions);
+    return readFlowColumns(flow);
   } catch (err) {
     if (err instanceof OffsetBeyondExactError) return null;
     throw err;

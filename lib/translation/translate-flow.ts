@@ -72,7 +72,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const histories = readSyncHistories(input.syncHistory);
   state.beginCycle(histories);
   // The source log ends as numbers, checked below 2^53 once per partition where the collector made the columns.
-  const columns = readFlowColumns(flow.id, flow.partitions);
+  const columns = readFlowColumns(flow);
   const partitions = state.placer.place(flow.partitions, columns);
   const logEnds = state.placer.readColumn(columns.slotAt, columns.sourceLogEnd);
   // Whether each partition's target is dense (FlowFlag.TARGET_NOT_DENSE clear), and whether offset syncs are on for
