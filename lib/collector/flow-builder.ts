@@ -133,7 +133,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
   let listed = 0;
   for (const member of listing) {
     member.index = rows.topics.length;
-    rows.topics.push({ topic: member.topic.name, targetTopic: member.targetTopic, topicId: member.topic.topicId });
+    rows.topics.push({ topic: member.topic.name, targetTopic: member.targetTopic, sourceTopicId: member.topic.topicId });
     member.from = listed;
     member.ordered = appendTopicPartitions(member, ctx, listed);
     listed = member.to = listed + member.topic.partitions.length;

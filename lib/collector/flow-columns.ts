@@ -457,7 +457,7 @@ export class FlowColumnsFiller {
       // Each member topic is one run (buildFlow interns a topic's remote name: equal names, one member).
       const topic = topicAt[at]!;
       if (topic !== lastTopic) {
-        const { topic: name, targetTopic, topicId } = rows.topics[topic]!;
+        const { topic: name, targetTopic, sourceTopicId: topicId } = rows.topics[topic]!;
         const before = lastTopic < 0 ? undefined : rows.topics[lastTopic]!;
         if (before === undefined || before.topic !== name || before.targetTopic !== targetTopic) runStarts.push(i);
         lastTopic = topic;

@@ -9,11 +9,7 @@
 import type { CopierChange, Flow, FlowPartition, OffsetSyncPoint, UnknownData } from "./types";
 
 /** A member topic of the build: its name, remote name (interned by buildFlow) and topic ID. */
-export interface RowTopic {
-  topic: string;
-  targetTopic: string;
-  topicId: string | null;
-}
+export type RowTopic = Pick<FlowPartition, "topic" | "targetTopic" | "sourceTopicId">;
 
 /** The offsets a partition holds as bigints, in FlowPartition's field order. */
 export const offsetFields = [
@@ -168,7 +164,7 @@ export class FlowRows {
       partition: this.partition[at]!,
       targetTopic: topic.targetTopic,
       sourceConnector: connector < 0 ? null : this.connectors[connector]!,
-      sourceTopicId: topic.topicId,
+      sourceTopicId: topic.sourceTopicId,
       sourceLogStart: this.readOffset(at, "sourceLogStart"),
       sourceLogEnd: this.readOffset(at, "sourceLogEnd"),
       sourceLeaderEpoch: Number.isNaN(epoch) ? null : epoch,
@@ -263,6 +259,34 @@ export function findFlowRows(flow: Flow): FlowRows | undefined {
 export function readFlowPartition(flow: Flow, i: number): FlowPartition {
   const rows = rowsByFlow.get(flow);
   return rows === undefined ? flow.partitions[i]! : rows.makePartition(i);
+}
+
+/** How many partitions the flow lists, without making its partitions array. */
+export function countFlowPartitions(flow: Flow): number {
+  return rowsByFlow.get(flow)?.order.length ?? flow.partitions.length;
+}
+
+/**
+ * The topic, remote topic and topic ID of the partition at position `i` (the rules that ask once per topic run):
+ * the rows' shared one, or the partition itself.
+ */
+export function readPartitionTopic(flow: Flow, i: number): RowTopic {
+  const rows = rowsByFlow.get(flow);
+  return rows === undefined ? flow.partitions[i]! : rows.rowTopicOf(i);
+}
+
+/** The partition number of the partition at position `i`. */
+export function readPartitionNumber(flow: Flow, i: number): number {
+  const rows = rowsByFlow.get(flow);
+  return rows === undefined ? flow.partitions[i]!.partition : rows.partitionOf(i);
+}
+
+/**
+ * The partition's `oldestUnreplicatedTimestamp`: null in buildFlow's rows (only the source tail read sets it, on a
+ * copy of the flow with its partitions made, unreplicated-tail.ts), else the partition's.
+ */
+export function readOldestUnreplicatedTimestamp(flow: Flow, i: number): number | null {
+  return rowsByFlow.has(flow) ? null : flow.partitions[i]!.oldestUnreplicatedTimestamp;
 }
 
 /** How many partitions arrays were made from rows since the process started (tests count the hot path's). */

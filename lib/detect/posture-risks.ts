@@ -1,4 +1,5 @@
 import { readFlowColumns } from "@/lib/collector/flow-columns";
+import { readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { ClusterSnapshot, Flow, Snapshot } from "@/lib/collector/types";
 import { readClusterColumns, readTopicPositions, TopicFlag } from "./cluster-columns";
 import { countOf, summarizeNames } from "./snapshot-views";
@@ -54,7 +55,7 @@ function markReplicatedTopics(snapshot: Snapshot, cluster: ClusterSnapshot): Uin
     const heartbeats = `${flow.replicationPolicy.separator}heartbeats`;
     // A topic's partitions are listed together: the first of each run names both topics (flow-columns.ts).
     for (const at of readFlowColumns(flow).topicRunStarts) {
-      const p = flow.partitions[at]!;
+      const p = readPartitionTopic(flow, at);
       if (p.topic === "heartbeats" || p.topic.endsWith(heartbeats)) continue;
       const s = source ? topicIndex.get(p.topic) : undefined;
       if (s !== undefined) byName[s] = 1;

@@ -1,4 +1,5 @@
 import { type FlowColumns, isSameSlots, OffsetBeyondExactError, readFlowColumns } from "@/lib/collector/flow-columns";
+import { countFlowPartitions, readPartitionNumber, readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 
 /**
@@ -91,7 +92,7 @@ function sampleFlow(flow: Flow, before: FlowLayout | undefined): { progress: Flo
     known[i] = 1;
   }
   const same = before !== undefined && before.generation === columns.generation && isSameSlots(before.slotAt, slotAt);
-  const layout = same ? before : { generation: columns.generation, slotAt, index: indexPartitions(flow.partitions) };
+  const layout = same ? before : { generation: columns.generation, slotAt, index: indexFlowPartitions(flow) };
   return { progress: { index: layout.index, positions, logEnds, known }, layout };
 }
 
@@ -126,4 +127,11 @@ function sampleFlowObjects(flow: Flow): FlowProgress {
 
 function indexPartitions(parts: readonly FlowPartition[]): ReadonlyMap<string, number> {
   return new Map(parts.map((p, i) => [`${p.topic}/${p.partition}`, i]));
+}
+
+/** indexPartitions of a flow's partitions, read without making its partitions array (flow-rows.ts). */
+function indexFlowPartitions(flow: Flow): ReadonlyMap<string, number> {
+  const index = new Map<string, number>();
+  for (let i = 0; i < countFlowPartitions(flow); i++) index.set(`${readPartitionTopic(flow, i).topic}/${readPartitionNumber(flow, i)}`, i);
+  return index;
 }

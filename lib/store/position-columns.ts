@@ -18,7 +18,7 @@ export type OffsetColumn = "sourceLogStart" | "sourceLogEnd" | "mm2Position" | "
 export function readPositionColumns(flow: Flow, names: readonly OffsetColumn[]): Float64Array[] | null {
   const columns = readExactColumns(flow);
   if (columns === null) return null;
-  const count = flow.partitions.length;
+  const count = columns.slotAt.length;
   return names.map((name) => {
     const out = new Float64Array(count);
     if (columns.duplicates) {
