@@ -13,6 +13,7 @@ import type { GapwatchConfig } from "@/lib/config";
 import { defaultMetricsLimits } from "@/lib/config/schema";
 import { defaultThresholds } from "@/lib/config/thresholds";
 import { readFlowColumns } from "@/lib/collector/flow-columns";
+import { countFlowPartitions, readOldestUnreplicatedTimestamp, readPartitionNumber, readPartitionTopic } from "@/lib/collector/flow-rows";
 import { readPositionColumns } from "@/lib/store/position-columns";
 import { AlertState, type AlertRecord, type RiskRecord } from "./types";
 
@@ -168,15 +169,15 @@ function accumulateFlow(flow: Flow, now: number, named: NamedIndex, options: Met
   const namedSets = [named.byFlow.get(flow.id), named.byCluster.get(flow.source), named.byCluster.get(flow.target)] as const;
   const numbers = readLagNumbers(flow);
   const lagRecords = Number(options.lagRecords);
-  const { partitions } = flow;
+  const count = countFlowPartitions(flow);
   const runs = numbers.runStarts;
   for (let r = 0; r < runs.length; r++) {
-    const first = partitions[runs[r]!]!;
+    const first = readPartitionTopic(flow, runs[r]!);
     let acc = byTopic.get(first.topic);
     if (acc === undefined) byTopic.set(first.topic, (acc = startTopic(flow.id, first, namedSets, options)));
-    const end = r + 1 < runs.length ? runs[r + 1]! : partitions.length;
+    const end = r + 1 < runs.length ? runs[r + 1]! : count;
     for (let i = runs[r]!; i < end; i++) {
-      const candidate = addPartition(acc, partitions, i, numbers, now, lagRecords, options.lagSeconds);
+      const candidate = addPartition(acc, flow, i, numbers, now, lagRecords, options.lagSeconds);
       if (candidate !== null) candidates.push(candidate);
     }
   }
@@ -201,13 +202,13 @@ interface LagNumbers {
  * partition twice.
  */
 function readLagNumbers(flow: Flow): LagNumbers {
-  const { partitions } = flow;
   if (readPositionColumns(flow, []) === null) {
+    const { partitions } = flow;
     // An offset beyond 2^53: no columns. Its lags as numbers (rounded, as Prometheus holds them).
     const lag = Float64Array.from(partitions, (p) => (p.lag === null ? Number.NaN : Number(p.lag)));
     return { lag, slotAt: null, knownPositionOf: null, runStarts: listRunStarts(partitions) };
   }
-  const columns = readFlowColumns(flow.id, partitions);
+  const columns = readFlowColumns(flow);
   if (columns.duplicates) {
     const lags = readPositionColumns(flow, ["lag"])![0]!;
     return { lag: lags, slotAt: null, knownPositionOf: null, runStarts: columns.topicRunStarts };
@@ -250,7 +251,7 @@ type NamedByTopic = Map<string, Set<number>> | undefined;
 /** A flow's named partitions: by the flow, at its source cluster, at its target cluster. */
 type NamedSets = readonly [NamedByTopic, NamedByTopic, NamedByTopic];
 
-function startTopic(flow: string, first: FlowPartition, namedSets: NamedSets, options: MetricsOptions): TopicAccumulator {
+function startTopic(flow: string, first: Pick<FlowPartition, "topic" | "targetTopic">, namedSets: NamedSets, options: MetricsOptions): TopicAccumulator {
   return {
     flow,
     topic: first.topic,
@@ -267,7 +268,7 @@ function startTopic(flow: string, first: FlowPartition, namedSets: NamedSets, op
 }
 
 /** The partitions of `first`'s topic that open alerts or risks name, or null (the usual case: no lookup at all). */
-function findNamedPartitions(first: FlowPartition, [byFlow, atSource, atTarget]: NamedSets): ReadonlySet<number> | null {
+function findNamedPartitions(first: Pick<FlowPartition, "topic" | "targetTopic">, [byFlow, atSource, atTarget]: NamedSets): ReadonlySet<number> | null {
   if (byFlow === undefined && atSource === undefined && atTarget === undefined) return null;
   const sets = [byFlow?.get(first.topic), atSource?.get(first.topic), atTarget?.get(first.targetTopic)]
     .filter((s): s is Set<number> => s !== undefined);
@@ -276,11 +277,11 @@ function findNamedPartitions(first: FlowPartition, [byFlow, atSource, atTarget]:
 
 /**
  * Adds the partition at position `i` to its topic's figures; returns it when it qualifies for series of its own. Its
- * object is read only when records wait or the topic has named or allow-listed partitions.
+ * age is read only when records wait, its number only when the topic has named or allow-listed partitions.
  */
 function addPartition(
   acc: TopicAccumulator,
-  partitions: readonly FlowPartition[],
+  flow: Flow,
   i: number,
   numbers: LagNumbers,
   now: number,
@@ -291,7 +292,7 @@ function addPartition(
   const { slotAt, knownPositionOf } = numbers;
   const slot = slotAt === null ? i : slotAt[i]!;
   // Unknown data is not healthy: an unknown partition adds nothing but its count, and gets no series.
-  if (knownPositionOf === null ? partitions[i]!.unknown !== null : knownPositionOf[slot] !== i) {
+  if (knownPositionOf === null ? flow.partitions[i]!.unknown !== null : knownPositionOf[slot] !== i) {
     acc.unknownPartitions += 1;
     acc.attention = true;
     return null;
@@ -303,19 +304,19 @@ function addPartition(
   let age = 0;
   if (lag > 0) {
     acc.lagSum += lag;
-    const oldest = partitions[i]!.oldestUnreplicatedTimestamp;
+    const oldest = readOldestUnreplicatedTimestamp(flow, i);
     age = oldest === null ? -1 : Math.max(0, now - oldest) / 1000;
   }
   if (age < 0) acc.ageMissing = true;
   else if (age > acc.maxAge) acc.maxAge = age;
   const lagging = lag >= lagRecords || age >= lagSeconds;
   if (!lagging && acc.named === null && !acc.listed) return null;
-  const p = partitions[i]!;
-  const isNamed = acc.named !== null && acc.named.has(p.partition);
+  const partition = readPartitionNumber(flow, i);
+  const isNamed = acc.named !== null && acc.named.has(partition);
   if (!isNamed && !lagging && !acc.listed) return null;
   if (isNamed || lagging) acc.attention = true;
   const reason = isNamed ? Reason.NAMED : lagging ? Reason.LAGGING : Reason.LISTED;
-  return { flow: acc.flow, topic: p.topic, partition: p.partition, lagRecords: lag, lagSeconds: age < 0 ? null : age, reason };
+  return { flow: acc.flow, topic: readPartitionTopic(flow, i).topic, partition, lagRecords: lag, lagSeconds: age < 0 ? null : age, reason };
 }
 
 /** A maximum age of 0 beside a lagging partition of unknown age would say "nothing waits": no figure instead. */

@@ -70,7 +70,7 @@ export function planAudit(input: AuditPlanInput, cursors: AuditCursors): FlowAud
     const windows: AuditWindow[] = [];
     const count = flow.partitions.length;
     const start = (cursors.flows.get(flow.id) ?? 0) % Math.max(count, 1);
-    const columns = readFlowColumns(flow.id, flow.partitions);
+    const columns = readFlowColumns(flow);
     let budget = input.budget;
     let visited = 0;
     while (visited < count && budget > 0) {

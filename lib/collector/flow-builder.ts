@@ -1,6 +1,7 @@
 import type { SyncPoint } from "@/lib/mm2";
 import type { FlowDefinition } from "./flow-discovery";
-import { describeFlags, FlowColumnsFiller } from "./flow-columns";
+import { describeFlags, FlowColumnsFiller, keepFlowColumns, keepPartitionsColumns } from "./flow-columns";
+import { definePartitionsOnDemand, FlowRows } from "./flow-rows";
 import { decideMembership, listExcludedTopics, type MembershipContext } from "./flow-membership";
 import { createFlowPartitionKeyer, createPartitionNamer } from "./partition-keys";
 import { readSyncHistories, type SyncHistories, type SyncHistory, type SyncHistorySource } from "./sync-history";
@@ -45,6 +46,8 @@ interface MemberTopic {
   topic: TopicState;
   targetTopic: string;
   connector: string | null;
+  /** Its index in the build's FlowRows.topics. */
+  index: number;
   /** Its partitions are listed[from, to) of the flow's partitions in the source's order. */
   from: number;
   to: number;
@@ -61,6 +64,7 @@ interface PartitionContext {
   targetByName: ReadonlyMap<string, TopicState>;
   judgeUnknown: UnknownJudge;
   columns: FlowColumnsFiller;
+  rows: FlowRows;
   /** The sync history of each slot found so far (only the collector's store: its histories are stable), or null. */
   historyBySlot: (SyncHistory | undefined)[] | null;
   tally: PartitionTally;
@@ -122,18 +126,22 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
   const syncHistory = readSyncHistories(readings.syncHistory);
   const historyBySlot = historiesOf(def.id, syncHistory, columns.generation);
   const tally = { lag: 0, exact: true, unknownPositions: 0, targetUnread: 0 };
-  const ctx = { flowId: def.id, readings, syncHistory, densityIssues, targetByName, judgeUnknown, columns, historyBySlot, tally };
-  // Built in the order the source lists its topics, the order their states were read in and sit in memory
-  // (built in sorted order, the reads jumped around the heap: about 20 % slower at 100,000 partitions), then sorted.
-  const listed: FlowPartition[] = [];
+  const rows = new FlowRows(count);
+  const ctx = { flowId: def.id, readings, syncHistory, densityIssues, targetByName, judgeUnknown, columns, rows, historyBySlot, tally };
+  // Read in the order the source lists its topics, the order their states were read in and sit in memory
+  // (read in sorted order, the reads jumped around the heap: about 20 % slower at 100,000 partitions), then sorted.
+  let listed = 0;
   for (const member of listing) {
-    member.from = listed.length;
+    member.index = rows.topics.length;
+    rows.topics.push({ topic: member.topic.name, targetTopic: member.targetTopic, sourceTopicId: member.topic.topicId });
+    member.from = listed;
     member.ordered = appendTopicPartitions(member, ctx, listed);
-    member.to = listed.length;
+    listed = member.to = listed + member.topic.partitions.length;
   }
-  const { partitions, order } = sortByTopicAndPartition(def.id, members, listed);
-  const { topicRunStarts } = columns.finish(partitions, order);
-  return {
+  rows.order = sortByTopicAndPartition(def.id, members, rows);
+  const { columns: filled, partitions: made } = columns.finish(rows);
+  const { topicRunStarts } = filled;
+  const flow: Flow = {
     id: def.id,
     source: def.source,
     target: def.target,
@@ -146,7 +154,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     checkpointTiming: def.checkpointTiming,
     warnings: def.warnings,
     excludedTopics: listExcludedTopics(def, excluded, membership, readings.positions),
-    coverage: readCoverage(def, { source, target, targetByName, excluded }, { partitions, topicRunStarts, tally: ctx.tally }, now, previous),
+    coverage: readCoverage(def, { source, target, targetByName, excluded }, { rows, topicRunStarts, tally: ctx.tally }, now, previous),
     ...(def.syncGroupOffsets !== undefined ? { syncGroupOffsets: def.syncGroupOffsets } : {}),
     ...(def.sourceTaskSettings !== undefined ? { sourceTaskSettings: def.sourceTaskSettings } : {}),
     ...(def.topicRefreshMs !== undefined ? { topicRefreshMs: def.topicRefreshMs } : {}),
@@ -154,16 +162,21 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     ...(def.connectorMissing !== undefined ? { connectorMissing: def.connectorMissing } : {}),
     offsetSyncs: def.offsetSyncs,
     checkpointsTopic: def.checkpointsTopic,
-    partitions,
+    partitions: made ?? [],
     checkpoints: [...readings.checkpoints],
     heartbeat: {
       latestTimestamp: readings.latestHeartbeat,
       latencyMs: readings.latestHeartbeat === null ? null : Math.max(0, now - readings.latestHeartbeat),
     },
-    totals: sumTotals(ctx.tally, partitions, topicRunStarts),
+    totals: sumTotals(ctx.tally, rows, topicRunStarts),
     errors: readings.errors,
     ...(readings.dedicatedStatus ? { dedicatedStatus: readings.dedicatedStatus } : {}),
   };
+  keepFlowColumns(flow, filled);
+  // Made by whoever reads them first (a recording, the read model, a rule's evidence); the hot readers read the
+  // columns and the rows instead.
+  if (made === null) definePartitionsOnDemand(flow, rows, (partitions) => keepPartitionsColumns(partitions, filled));
+  return flow;
 }
 
 /**
@@ -187,7 +200,7 @@ function listMemberTopics(def: FlowDefinition, source: ClusterSnapshot | undefin
     const known = lastRemoteNames?.get(topic.name);
     const targetTopic = known === formatted ? known : formatted;
     remoteNames.set(topic.name, targetTopic);
-    const member = { topic, targetTopic, connector: verdict.connector, from: 0, to: 0, ordered: true };
+    const member = { topic, targetTopic, connector: verdict.connector, index: 0, from: 0, to: 0, ordered: true };
     listing.push(member);
     const same = members.get(topic.name);
     if (same === undefined) members.set(topic.name, [member]);
@@ -198,19 +211,15 @@ function listMemberTopics(def: FlowDefinition, source: ClusterSnapshot | undefin
 }
 
 /**
- * The partitions sorted by topic as String.prototype.localeCompare orders them, then partition number (a stable
- * sort, as Array.prototype.sort): the topic names are sorted (not compared per pair of 100,000 partitions, and
- * not at all when the topics did not change, sortTopicNames), each topic's run of `listed` copied in that order,
- * and a topic sorted by partition only when the source did not list it in order. `order[i]`: the position in
- * `listed` of `partitions[i]`.
+ * The listed positions sorted by topic as String.prototype.localeCompare orders them, then partition number (a
+ * stable sort, as Array.prototype.sort): the topic names are sorted (not compared per pair of 100,000 partitions,
+ * and not at all when the topics did not change, sortTopicNames), each topic's run of listed positions copied in
+ * that order, and a topic sorted by partition only when the source did not list it in order. `order[i]`: the
+ * listed position of the i-th partition in sorted order.
  */
-function sortByTopicAndPartition(
-  flowId: string,
-  members: ReadonlyMap<string, readonly MemberTopic[]>,
-  listed: readonly FlowPartition[],
-): { partitions: FlowPartition[]; order: Int32Array } {
+function sortByTopicAndPartition(flowId: string, members: ReadonlyMap<string, readonly MemberTopic[]>, rows: FlowRows): Int32Array {
   const { names, strict } = sortTopicNames(flowId, members);
-  const order = new Int32Array(listed.length);
+  const order = new Int32Array(rows.length);
   let n = 0;
   for (let i = 0; i < names.length; ) {
     // Names the collation cannot tell apart sort as one topic (their partitions interleave by number);
@@ -227,20 +236,18 @@ function sortByTopicAndPartition(
         ordered &&= member.ordered;
       }
     }
-    if (runs > 1 || !ordered) sortByPartition(order, from, n, listed);
+    if (runs > 1 || !ordered) sortByPartition(order, from, n, rows.partition);
     i = end;
   }
-  const partitions: FlowPartition[] = [];
-  for (let i = 0; i < n; i++) partitions.push(listed[order[i]!]!);
-  return { partitions, order: n === order.length ? order : order.slice(0, n) };
+  return n === order.length ? order : order.slice(0, n);
 }
 
-/** Sorts `order[from, to)` (positions in `listed`) by partition number, stably; most topics are listed in order. */
-function sortByPartition(order: Int32Array, from: number, to: number, listed: readonly FlowPartition[]): void {
+/** Sorts `order[from, to)` (listed positions) by partition number, stably; most topics are listed in order. */
+function sortByPartition(order: Int32Array, from: number, to: number, partition: Float64Array): void {
   let ordered = true;
-  for (let k = from + 1; ordered && k < to; k++) ordered = listed[order[k - 1]!]!.partition <= listed[order[k]!]!.partition;
+  for (let k = from + 1; ordered && k < to; k++) ordered = partition[order[k - 1]!]! <= partition[order[k]!]!;
   if (ordered) return;
-  const group = Array.from(order.subarray(from, to)).sort((a, b) => listed[a]!.partition - listed[b]!.partition);
+  const group = Array.from(order.subarray(from, to)).sort((a, b) => partition[a]! - partition[b]!);
   order.set(group, from);
 }
 
@@ -263,9 +270,12 @@ function sortTopicNames(flowId: string, topics: ReadonlyMap<string, unknown>): {
   return { names, strict };
 }
 
-/** Builds one member topic's partitions onto `out`, in the order the source lists them; true when in partition order. */
-function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, ctx: PartitionContext, out: FlowPartition[]): boolean {
-  const { readings, densityIssues, judgeUnknown, columns, historyBySlot, tally } = ctx;
+/**
+ * Reads one member topic's partitions into the rows from listed position `from` on, in the order the source lists
+ * them; true when in partition order.
+ */
+function appendTopicPartitions({ topic, targetTopic, connector, index }: MemberTopic, ctx: PartitionContext, from: number): boolean {
+  const { readings, densityIssues, judgeUnknown, columns, rows, historyBySlot, tally } = ctx;
   const remote = ctx.targetByName.get(targetTopic)?.partitions;
   // Interned: the same strings every cycle, found in the readings' maps without hashing them again.
   const nameOf = createPartitionNamer(topic.name);
@@ -292,48 +302,36 @@ function appendTopicPartitions({ topic, targetTopic, connector }: MemberTopic, c
     const useDerived = densityIssue === null && derived !== null && (committedPosition === null || derived > committedPosition);
     const mm2Position = useDerived ? derived : committedPosition;
     const offsetLag = computeLag(p, mm2Position);
-    // A literal without a spread: V8 makes it from its boilerplate with every field in the object (a spread in a
-    // literal adds the fields after it one by one, into a property array grown as it goes: 100,000 times a cycle).
-    const built: FlowPartition = {
-      topic: topic.name,
+    const at = from + i;
+    const sourceConnector = copier?.connector ?? connector;
+    const copierChange = copier?.change ?? undefined;
+    rows.put(at, index, {
       partition: p.partition,
-      targetTopic,
-      sourceConnector: copier?.connector ?? connector,
-      sourceTopicId: topic.topicId,
-      sourceLogStart: p.logStart,
-      sourceLogEnd: p.logEnd,
+      sourceConnector,
       sourceLeaderEpoch: p.leaderEpoch,
-      mm2Position,
-      committedPosition,
       positionSource: mm2Position === null ? null : useDerived ? "offset-sync" : "committed",
-      targetLogStart: t?.logStart ?? null,
-      targetLogEnd: t?.logEnd ?? null,
-      lag: offsetLag,
-      offsetLag,
-      lagBasis: "offsets",
-      transactionMarkersSeen: false,
-      targetDensityIssue: densityIssue,
       latestSync,
-      oldestUnreplicatedTimestamp: null,
-      unknown: judgeUnknown(p, t, useDerived ? "offset-sync" : "committed", copier?.connector ?? connector),
-    };
+      copierChange,
+      targetDensityIssue: densityIssue,
+      unknown: judgeUnknown(p, t, useDerived ? "offset-sync" : "committed", sourceConnector),
+      flags: describeFlags({ copierChange, targetDensityIssue: densityIssue }),
+    });
+    rows.putOffset(at, "sourceLogStart", p.logStart);
+    rows.putOffset(at, "sourceLogEnd", p.logEnd);
+    rows.putOffset(at, "mm2Position", mm2Position);
+    rows.putOffset(at, "committedPosition", committedPosition);
+    rows.putOffset(at, "targetLogStart", t?.logStart ?? null);
+    rows.putOffset(at, "targetLogEnd", t?.logEnd ?? null);
+    rows.putOffset(at, "lag", offsetLag);
     if (offsetLag === null) tally.unknownPositions++;
     else if (offsetLag !== 0n) {
       tally.lag += Number(offsetLag);
       tally.exact &&= tally.lag <= Number.MAX_SAFE_INTEGER;
     }
-    if (built.targetLogEnd === null) tally.targetUnread++;
-    const made = copier?.change ? withCopierChange(built, copier.change) : built;
-    columns.put(out.length, slot, made, describeFlags(made));
-    out.push(made);
+    if ((t?.logEnd ?? null) === null) tally.targetUnread++;
+    columns.put(at, slot);
   }
   return ordered;
-}
-
-/** The partition with the connector change that moved it, listed after its connector (the field order of the JSON). */
-function withCopierChange(built: FlowPartition, copierChange: CopierChange): FlowPartition {
-  const { topic, partition, targetTopic, sourceConnector, ...rest } = built;
-  return { topic, partition, targetTopic, sourceConnector, copierChange, ...rest };
 }
 
 /**
@@ -343,7 +341,7 @@ function withCopierChange(built: FlowPartition, copierChange: CopierChange): Flo
 function readCoverage(
   def: FlowDefinition,
   { source, target, targetByName, excluded }: CoverageReads,
-  { partitions, topicRunStarts, tally }: { partitions: readonly FlowPartition[]; topicRunStarts: Int32Array; tally: PartitionTally },
+  { rows, topicRunStarts, tally }: { rows: FlowRows; topicRunStarts: Int32Array; tally: PartitionTally },
   now: number,
   previous: PreviousFlow | null,
 ): FlowCoverageReading {
@@ -354,13 +352,13 @@ function readCoverage(
   // each run of a topic starts.
   let listed: string | undefined;
   for (const at of topicRunStarts) {
-    const p = partitions[at]!;
-    if (p.topic !== listed) matched.set((listed = p.topic), p.targetTopic);
+    const { topic, targetTopic } = rows.rowTopicOf(at);
+    if (topic !== listed) matched.set((listed = topic), targetTopic);
   }
   const missing = [...matched]
     .filter(([, targetTopic]) => !targetByName.has(targetTopic))
     .map(([topic, targetTopic]) => ({ topic, targetTopic, since: before.find((m) => m.topic === topic)?.since ?? now }));
-  const partitionsMissing = tally.targetUnread === 0 ? [] : listPartitionsMissing(partitions, targetByName, previous?.flow.coverage?.partitionsMissingOnTarget ?? [], now);
+  const partitionsMissing = tally.targetUnread === 0 ? [] : listPartitionsMissing(rows, targetByName, previous?.flow.coverage?.partitionsMissingOnTarget ?? [], now);
   return {
     filterKnown: def.configReadError === null && def.topicFilters.length > 0 && def.topicFilters.every((f) => f.spec.kind === "default") && source !== undefined,
     matchedByFilter: [...matched.keys()].filter((t) => !def.policy.isHeartbeatsTopic(t)).length,
@@ -377,22 +375,25 @@ function readCoverage(
  * the time the topic was first seen missing partitions. Only a partition without a target reading is looked up.
  */
 function listPartitionsMissing(
-  partitions: readonly FlowPartition[],
+  rows: FlowRows,
   targetByName: ReadonlyMap<string, TopicState>,
   before: readonly { topic: string; since: number }[],
   now: number,
 ): { topic: string; targetTopic: string; partitions: number[]; since: number }[] {
   const byTopic = new Map<string, { topic: string; targetTopic: string; partitions: number[]; since: number }>();
-  for (const p of partitions) {
-    if (p.targetLogEnd !== null) continue;
-    const remote = targetByName.get(p.targetTopic);
-    if (remote === undefined || findPartition(remote.partitions, p.partition, p.partition) !== undefined) continue;
-    let entry = byTopic.get(p.topic);
+  const targetLogEnd = rows.offsets.targetLogEnd;
+  for (let i = 0; i < rows.order.length; i++) {
+    if (!Number.isNaN(targetLogEnd[rows.order[i]!]!)) continue;
+    const { topic, targetTopic } = rows.rowTopicOf(i);
+    const partition = rows.partitionOf(i);
+    const remote = targetByName.get(targetTopic);
+    if (remote === undefined || findPartition(remote.partitions, partition, partition) !== undefined) continue;
+    let entry = byTopic.get(topic);
     if (entry === undefined) {
-      entry = { topic: p.topic, targetTopic: p.targetTopic, partitions: [], since: before.find((m) => m.topic === p.topic)?.since ?? now };
-      byTopic.set(p.topic, entry);
+      entry = { topic, targetTopic, partitions: [], since: before.find((m) => m.topic === topic)?.since ?? now };
+      byTopic.set(topic, entry);
     }
-    entry.partitions.push(p.partition);
+    entry.partitions.push(partition);
   }
   return [...byTopic.values()];
 }
@@ -406,11 +407,11 @@ interface CoverageReads {
 }
 
 /** The flow's totals from what was counted as its partitions were built, as summarizeFlowTotals sums them. */
-function sumTotals(tally: PartitionTally, partitions: readonly FlowPartition[], topicRunStarts: Int32Array): Flow["totals"] {
-  if (!tally.exact) return summarizeFlowTotals(partitions);
+function sumTotals(tally: PartitionTally, rows: FlowRows, topicRunStarts: Int32Array): Flow["totals"] {
+  if (!tally.exact) return summarizeFlowTotals(rows.makePartitions());
   const topics = new Set<string>();
-  for (const at of topicRunStarts) topics.add(partitions[at]!.topic);
-  return { topics: topics.size, partitions: partitions.length, lag: BigInt(tally.lag), unknownPositions: tally.unknownPositions };
+  for (const at of topicRunStarts) topics.add(rows.topicOf(at));
+  return { topics: topics.size, partitions: rows.order.length, lag: BigInt(tally.lag), unknownPositions: tally.unknownPositions };
 }
 
 /** A flow's totals over its partitions (recomputed when the tail read refines the lag), in one pass. */

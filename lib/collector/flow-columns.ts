@@ -11,7 +11,8 @@
  * collector records and publishes, and a flow built any other way (a recording, a test) gets its columns on
  * first use from its partitions.
  */
-import { flowPartitionKey, type FlowPartition } from "./types";
+import { type FlowRows, offsetFields } from "./flow-rows";
+import { type Flow, flowPartitionKey, type FlowPartition } from "./types";
 
 /** One flow's columns for one cycle. Columns are by slot; `slots` of them (slots not in this cycle hold NaN). */
 export interface FlowColumns {
@@ -77,16 +78,35 @@ const indexes = new Map<string, SlotIndex>();
 const slotsByKey = new Map<string, number>();
 const slotSpan = 2 ** 31;
 const columnsByPartitions = new WeakMap<readonly FlowPartition[], FlowColumns>();
+/** The columns buildFlow filled, by flow: found without reading `flow.partitions` (made on demand, flow-rows.ts). */
+const columnsByFlow = new WeakMap<Flow, FlowColumns>();
 let generations = 0;
 
 /**
- * The columns of a flow's partitions: those buildFlow filled, else filled now from the partitions (once per
- * partitions array: a snapshot is immutable).
+ * The columns of a flow: those buildFlow filled (its partitions array is not made for them), else those kept for
+ * its partitions array, else filled now from the partitions (once per array: a snapshot is immutable).
  */
-export function readFlowColumns(flowId: string, partitions: readonly FlowPartition[]): FlowColumns {
+export function readFlowColumns(flow: Flow): FlowColumns {
+  const built = columnsByFlow.get(flow);
+  if (built !== undefined && isCurrent(built, flow.id)) return built;
+  const { partitions } = flow;
   const known = columnsByPartitions.get(partitions);
-  if (known !== undefined && known.flowId === flowId && known.generation === indexes.get(flowId)?.generation) return known;
-  return fillFlowColumns(flowId, partitions, false);
+  if (known !== undefined && isCurrent(known, flow.id)) return known;
+  return fillFlowColumns(flow.id, partitions, false);
+}
+
+function isCurrent(columns: FlowColumns, flowId: string): boolean {
+  return columns.flowId === flowId && columns.generation === indexes.get(flowId)?.generation;
+}
+
+/** Keeps buildFlow's columns for its flow (readFlowColumns). */
+export function keepFlowColumns(flow: Flow, columns: FlowColumns): void {
+  columnsByFlow.set(flow, columns);
+}
+
+/** Keeps a flow's columns for its partitions array once made: a copy of the flow sharing the array finds them. */
+export function keepPartitionsColumns(partitions: readonly FlowPartition[], columns: FlowColumns): void {
+  columnsByPartitions.set(partitions, columns);
 }
 
 /**
@@ -213,20 +233,26 @@ function throwBeyondExact(flowId: string, partitions: readonly FlowPartition[]):
 }
 
 /**
- * The columns of `partitions`, a copy of `from` (the same flow's partitions in the same order) whose partitions
- * changed only in `lag` (the source tail read, unreplicated-tail.ts): its other columns and slots are shared.
+ * The columns of `to`, a copy of `from` (the same flow's partitions in the same order) whose partitions changed
+ * only in `lag` (the source tail read, unreplicated-tail.ts): its other columns and slots are shared.
  */
-export function refillLagColumn(flowId: string, from: readonly FlowPartition[], partitions: readonly FlowPartition[]): void {
-  const before = columnsByPartitions.get(from);
-  if (before === undefined || before.flowId !== flowId || before.generation !== indexes.get(flowId)?.generation || from.length !== partitions.length) return;
+export function refillLagColumn(from: Flow, to: Flow): void {
+  const flowId = from.id;
+  const fromPartitions = from.partitions;
+  const partitions = to.partitions;
+  const built = columnsByFlow.get(from);
+  const before = built !== undefined && isCurrent(built, flowId) ? built : columnsByPartitions.get(fromPartitions);
+  if (before === undefined || !isCurrent(before, flowId) || fromPartitions.length !== partitions.length) return;
   const lag = before.lag.slice();
   for (let i = 0; i < partitions.length; i++) {
     const p = partitions[i]!;
-    if (p === from[i]) continue;
+    if (p === fromPartitions[i]) continue;
     if (p.lag !== null && !Number.isSafeInteger(Number(p.lag))) throwBeyondExact(flowId, [p]);
     lag[before.slotAt[i]!] = p.lag === null ? Number.NaN : Number(p.lag);
   }
-  columnsByPartitions.set(partitions, { ...before, lag });
+  const columns = { ...before, lag };
+  columnsByFlow.set(to, columns);
+  columnsByPartitions.set(partitions, columns);
 }
 
 /**
@@ -283,20 +309,20 @@ function assignSlots(flowId: string, index: SlotIndex, partitions: readonly Flow
       else table = known;
     }
     let slot = isSlotIndexable(p.partition) ? table[p.partition] : undefined;
-    if (slot === undefined) slot = assignSlot(flowId, index, table, p);
+    if (slot === undefined) slot = assignSlot(flowId, index, table, p.topic, p.partition);
     slotAt[i] = slot;
   }
   return slotAt;
 }
 
-function assignSlot(flowId: string, index: SlotIndex, table: number[], p: FlowPartition): number {
+function assignSlot(flowId: string, index: SlotIndex, table: number[], topic: string, partition: number): number {
   const slot = index.keys.length;
-  const key = flowPartitionKey(flowId, p.topic, p.partition);
+  const key = flowPartitionKey(flowId, topic, partition);
   index.keys.push(key);
   slotsByKey.set(key, index.generation * slotSpan + slot);
   lastKey = undefined;
   // Partition numbers that cannot be array indexes (never in Kafka) get a fresh slot each cycle until compaction.
-  if (isSlotIndexable(p.partition)) table[p.partition] = slot;
+  if (isSlotIndexable(partition)) table[partition] = slot;
   return slot;
 }
 
@@ -304,35 +330,20 @@ function isSlotIndexable(partition: number): boolean {
   return Number.isInteger(partition) && partition >= 0;
 }
 
-/** The offsets of a partition the columns hold (a FlowPartition has them all). */
-export type PartitionOffsets = Pick<
-  FlowPartition,
-  "sourceLogStart" | "sourceLogEnd" | "mm2Position" | "committedPosition" | "targetLogStart" | "targetLogEnd" | "lag"
->;
-
-type OffsetColumns = Record<keyof PartitionOffsets, Float64Array>;
-
 /**
- * Fills a cycle's columns while buildFlow builds the partitions, in the order the source lists them: a partition
- * that already has a slot (found by its topic's slot table, looked up once per topic) gets its numbers here, from
- * the values its object is made of, so the columns need no second pass over 100,000 objects. What depends on the
- * sorted order (each position's slot, the known positions, the topic ID numbers, the topic runs) and the slots of
- * partitions seen for the first time (given in sorted order, as fillFlowColumns gives them) are set by `finish`.
- * A flow listing a partition twice, or whose idle slots call for a new generation, is filled by fillFlowColumns.
+ * Fills a cycle's columns from buildFlow's rows (flow-rows.ts): buildFlow gives each listed position the slot its
+ * partition has (found by its topic's slot table, looked up once per topic) or −1, and `finish` gives the
+ * partitions seen for the first time their slots in sorted order (as fillFlowColumns gives them), then copies each
+ * position's numbers to its slot in one pass over typed arrays: no partition object is read or made.
+ * A flow listing a partition twice, or whose idle slots call for a new generation, is filled by fillFlowColumns
+ * from its partitions, made then.
  */
 export class FlowColumnsFiller {
   private readonly index: SlotIndex;
-  /** Slots that existed when the cycle started: the only ones written before `finish`. */
-  private readonly known: number;
-  private readonly values: OffsetColumns;
-  private readonly flags: Uint8Array;
   private readonly filled: Uint8Array;
   /** Per listed position: its slot, or −1 when it has none yet (given in `finish`). */
   private readonly listedSlots: Int32Array;
-  /** Per listed position: 1 when the partition's data is known (`unknown` null). */
-  private readonly listedKnown: Uint8Array;
   private duplicates = false;
-  private beyond = false;
 
   /** `listed`: how many partitions the cycle lists. */
   constructor(
@@ -342,21 +353,8 @@ export class FlowColumnsFiller {
     let index = indexes.get(flowId);
     if (index === undefined) indexes.set(flowId, (index = createIndex()));
     this.index = index;
-    this.known = index.keys.length;
-    const column = () => new Float64Array(this.known).fill(Number.NaN);
-    this.values = {
-      sourceLogStart: column(),
-      sourceLogEnd: column(),
-      mm2Position: column(),
-      committedPosition: column(),
-      targetLogStart: column(),
-      targetLogEnd: column(),
-      lag: column(),
-    };
-    this.flags = new Uint8Array(this.known);
-    this.filled = new Uint8Array(this.known);
+    this.filled = new Uint8Array(index.keys.length);
     this.listedSlots = new Int32Array(listed).fill(-1);
-    this.listedKnown = new Uint8Array(listed);
   }
 
   /** The slot generation the columns are filled against (a cache by slot is valid within it). */
@@ -375,76 +373,57 @@ export class FlowColumnsFiller {
     return slots[partition] ?? -1;
   }
 
-  /**
-   * Records the partition listed at `at` with its slot (−1: none yet) and, when it has one, its offsets: source log
-   * start and end, MM2's position and committed position, target log start and end, lag (FlowColumns' order).
-   */
-  put(at: number, slot: number, offsets: PartitionOffsets & Pick<FlowPartition, "unknown">, flags: number): void {
+  /** Records the slot (−1: none yet) of the partition listed at `at`. */
+  put(at: number, slot: number): void {
     this.listedSlots[at] = slot;
-    if (offsets.unknown === null) this.listedKnown[at] = 1;
     if (slot < 0) return;
     if (this.filled[slot] === 1) this.duplicates = true;
     this.filled[slot] = 1;
-    const v = this.values;
-    v.sourceLogStart[slot] = this.toNumber(offsets.sourceLogStart);
-    v.sourceLogEnd[slot] = this.toNumber(offsets.sourceLogEnd);
-    v.mm2Position[slot] = this.toNumber(offsets.mm2Position);
-    v.committedPosition[slot] = this.toNumber(offsets.committedPosition);
-    v.targetLogStart[slot] = this.toNumber(offsets.targetLogStart);
-    v.targetLogEnd[slot] = this.toNumber(offsets.targetLogEnd);
-    v.lag[slot] = this.toNumber(offsets.lag);
-    this.flags[slot] = flags;
-  }
-
-  private toNumber(value: bigint | null): number {
-    if (value === null) return Number.NaN;
-    const n = Number(value);
-    if (n > Number.MAX_SAFE_INTEGER || n < -Number.MAX_SAFE_INTEGER) this.beyond = true;
-    return n;
   }
 
   /**
-   * The columns of the sorted partitions, `order[i]` the listed position of `partitions[i]`: kept for
-   * readFlowColumns, as fillFlowColumns keeps them. Throws, naming the partition, on an offset ≥ 2^53.
+   * The columns of the sorted rows (`rows.order` set), kept for readFlowColumns; `partitions` when they had to be
+   * made (a partition listed twice, a new generation), else null. Throws, naming the partition, on an offset ≥ 2^53.
    */
-  finish(partitions: readonly FlowPartition[], order: Int32Array): FlowColumns {
-    if (this.duplicates) return fillFlowColumns(this.flowId, partitions, true);
+  finish(rows: FlowRows): { columns: FlowColumns; partitions: FlowPartition[] | null } {
     const { index, flowId } = this;
-    const slotAt = new Int32Array(partitions.length);
+    const order = rows.order;
+    const made = () => {
+      const partitions = rows.makePartitions();
+      return { columns: fillFlowColumns(flowId, partitions, true), partitions };
+    };
+    if (this.duplicates) return made();
+    const slotAt = new Int32Array(order.length);
     let table: number[] = [];
     let topic: string | undefined;
-    for (let i = 0; i < partitions.length; i++) {
+    for (let i = 0; i < order.length; i++) {
       let slot = this.listedSlots[order[i]!]!;
       if (slot < 0) {
         // First seen: its slot given in sorted order, as assignSlots gives it.
-        const p = partitions[i]!;
-        if (p.topic !== topic) {
-          topic = p.topic;
+        const name = rows.topicOf(i);
+        const partition = rows.partitionOf(i);
+        if (name !== topic) {
+          topic = name;
           const slots = index.byTopic.get(topic);
           if (slots === undefined) index.byTopic.set(topic, (table = []));
           else table = slots;
         }
         // A slot found now was given earlier in this pass: the partition is listed twice, and fillFlowColumns
         // holds the last listing's values (the slots given so far are the ones it gives, in the same order).
-        if (isSlotIndexable(p.partition) && table[p.partition] !== undefined) return fillFlowColumns(flowId, partitions, true);
-        slot = assignSlot(flowId, index, table, p);
+        if (isSlotIndexable(partition) && table[partition] !== undefined) return made();
+        slot = assignSlot(flowId, index, table, name, partition);
       }
       slotAt[i] = slot;
     }
-    if (index.keys.length - partitions.length > Math.max(maxIdleSlots, partitions.length)) return fillFlowColumns(flowId, partitions, true);
-    return this.complete(partitions, order, slotAt);
+    if (index.keys.length - order.length > Math.max(maxIdleSlots, order.length)) return made();
+    if (rows.beyond) throwBeyondExact(flowId, rows.makePartitions());
+    return { columns: this.complete(rows, slotAt), partitions: null };
   }
 
-  /** The columns once every position has its slot: new slots filled from their objects, the sorted-order fields set. */
-  private complete(partitions: readonly FlowPartition[], order: Int32Array, slotAt: Int32Array): FlowColumns {
+  /** The columns once every position has its slot: one pass in sorted order over the rows' typed arrays. */
+  private complete(rows: FlowRows, slotAt: Int32Array): FlowColumns {
     const slots = this.index.keys.length;
-    const grow = (column: Float64Array) => {
-      if (column.length === slots) return column;
-      const grown = new Float64Array(slots).fill(Number.NaN);
-      grown.set(column);
-      return grown;
-    };
-    const v = this.values;
+    const column = () => new Float64Array(slots).fill(Number.NaN);
     const columns: FlowColumns = {
       flowId: this.flowId,
       generation: this.index.generation,
@@ -453,46 +432,46 @@ export class FlowColumnsFiller {
       duplicates: false,
       knownPositionOf: new Int32Array(slots).fill(-1),
       keys: this.index.keys,
-      sourceLogStart: grow(v.sourceLogStart),
-      sourceLogEnd: grow(v.sourceLogEnd),
-      mm2Position: grow(v.mm2Position),
-      committedPosition: grow(v.committedPosition),
-      targetLogStart: grow(v.targetLogStart),
-      targetLogEnd: grow(v.targetLogEnd),
-      lag: grow(v.lag),
+      sourceLogStart: column(),
+      sourceLogEnd: column(),
+      mm2Position: column(),
+      committedPosition: column(),
+      targetLogStart: column(),
+      targetLogEnd: column(),
+      lag: column(),
       sourceTopicId: new Int32Array(slots).fill(-1),
-      flags: this.flags.length === slots ? this.flags : copyInto(new Uint8Array(slots), this.flags),
+      flags: new Uint8Array(slots),
       topicRunStarts: new Int32Array(0),
     };
-    // One pass in sorted order (the objects are not where they were made: each read of one costs a cache miss).
+    const { order, offsets, flags, topicAt } = rows;
     const runStarts: number[] = [];
-    let last: FlowPartition | undefined;
+    let lastTopic = -1;
     let lastTopicId: string | null = null;
     let lastTopicIdNumber = -1;
-    for (let i = 0; i < partitions.length; i++) {
-      const p = partitions[i]!;
+    for (let i = 0; i < order.length; i++) {
+      const at = order[i]!;
       const slot = slotAt[i]!;
-      if (slot >= this.known) fillSlot(columns, slot, p, (value) => this.toNumber(value));
-      if (this.listedKnown[order[i]!] === 1) columns.knownPositionOf[slot] = i;
-      if (last === undefined || p.topic !== last.topic || p.targetTopic !== last.targetTopic) runStarts.push(i);
-      last = p;
-      // Numbered in sorted order on first sight, as fillFlowColumns numbers them: one map lookup per run.
-      if (p.sourceTopicId !== lastTopicId) {
-        lastTopicId = p.sourceTopicId;
-        lastTopicIdNumber = numberTopicId(this.index, lastTopicId);
+      for (const field of offsetFields) columns[field][slot] = offsets[field][at]!;
+      columns.flags[slot] = flags[at]!;
+      if (rows.isKnown(at)) columns.knownPositionOf[slot] = i;
+      // Each member topic is one run (buildFlow interns a topic's remote name: equal names, one member).
+      const topic = topicAt[at]!;
+      if (topic !== lastTopic) {
+        const { topic: name, targetTopic, sourceTopicId: topicId } = rows.topics[topic]!;
+        const before = lastTopic < 0 ? undefined : rows.topics[lastTopic]!;
+        if (before === undefined || before.topic !== name || before.targetTopic !== targetTopic) runStarts.push(i);
+        lastTopic = topic;
+        // Numbered in sorted order on first sight, as fillFlowColumns numbers them: one map lookup per run.
+        if (topicId !== lastTopicId) {
+          lastTopicId = topicId;
+          lastTopicIdNumber = numberTopicId(this.index, lastTopicId);
+        }
       }
       columns.sourceTopicId[slot] = lastTopicIdNumber;
     }
     columns.topicRunStarts = Int32Array.from(runStarts);
-    if (this.beyond) throwBeyondExact(this.flowId, partitions);
-    columnsByPartitions.set(partitions, columns);
     return columns;
   }
-}
-
-function copyInto(to: Uint8Array, from: Uint8Array): Uint8Array {
-  to.set(from);
-  return to;
 }
 
 /** One slot's offsets and flags from its partition object. */

@@ -72,8 +72,9 @@ export function applySourceTails(flows: readonly Flow[], tails: ReadonlyMap<stri
       const refined = tail === undefined || p.mm2Position === null || tail.from > p.mm2Position ? p : refineFromTail(p, tail.result);
       return { ...refined, transactionMarkersSeen: markerPartitions.has(key) };
     });
-    refillLagColumn(flow.id, flow.partitions, partitions);
-    return { ...flow, partitions, totals: summarizeFlowTotals(partitions) };
+    const tailed = { ...flow, partitions, totals: summarizeFlowTotals(partitions) };
+    refillLagColumn(flow, tailed);
+    return tailed;
   });
 }
 

@@ -1,4 +1,5 @@
 import { readFlowColumns } from "@/lib/collector/flow-columns";
+import { countFlowPartitions, readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { ExcludedTopic, Flow } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
 import { countOf, findCluster, findTopic, isClusterFresh, type DetectorContext } from "./snapshot-views";
@@ -27,12 +28,12 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
     if (before === undefined || !sourceFresh) continue;
     // A topic's partitions come one after another (buildFlow's order): one partition of each run of them is read
     // (flow-columns.ts topicRunStarts), and a run's partitions are counted by where the next run starts.
-    const runsNow = readFlowColumns(flow.id, flow.partitions).topicRunStarts;
+    const runsNow = readFlowColumns(flow).topicRunStarts;
     const starts = findRunStartsBefore(ctx, before);
     // The steady case: the same topics in the same order as last cycle, so none left (no set of every topic made).
     if (starts !== null && hasSameTopicRuns(flow, runsNow, before, starts)) continue;
     const topicsNow = new Set<string>();
-    for (const at of runsNow) topicsNow.add(flow.partitions[at]!.topic);
+    for (const at of runsNow) topicsNow.add(readPartitionTopic(flow, at).topic);
     const left = new Map<string, number>();
     if (starts === null) {
       let run: string | undefined;
@@ -43,9 +44,9 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
       }
     }
     for (let r = 0; starts !== null && r < starts.length; r++) {
-      const topic = before.partitions[starts[r]!]!.topic;
+      const topic = readPartitionTopic(before, starts[r]!).topic;
       if (topicsNow.has(topic)) continue;
-      const end = r + 1 < starts.length ? starts[r + 1]! : before.partitions.length;
+      const end = r + 1 < starts.length ? starts[r + 1]! : countFlowPartitions(before);
       left.set(topic, (left.get(topic) ?? 0) + end - starts[r]!);
     }
     for (const [topic, partitions] of left) {
@@ -60,7 +61,9 @@ export function detectTopicsLeftFlow(ctx: DetectorContext): EventCandidate[] {
 /** Whether two cycles' flows list the same topics, run for run (`runs`, `runsBefore`: their topic run starts). */
 function hasSameTopicRuns(flow: Flow, runs: Int32Array, before: Flow, runsBefore: Int32Array): boolean {
   if (runs.length !== runsBefore.length) return false;
-  for (let r = 0; r < runs.length; r++) if (flow.partitions[runs[r]!]!.topic !== before.partitions[runsBefore[r]!]!.topic) return false;
+  for (let r = 0; r < runs.length; r++) {
+    if (readPartitionTopic(flow, runs[r]!).topic !== readPartitionTopic(before, runsBefore[r]!).topic) return false;
+  }
   return true;
 }
 

@@ -84,7 +84,7 @@ export function detectPositionMoves(
   const columns = nameCommittedColumns(before);
   const pass: MarkPass = { ctx, before, next, candidates };
   for (const flow of ctx.current.flows) {
-    const flowColumns = readFlowColumns(flow.id, flow.partitions);
+    const flowColumns = readFlowColumns(flow);
     const fresh = freshFlows.has(flow);
     // A slot's columns hold the last of a partition listed twice: such a flow's positions are read from the objects.
     const exact = !flowColumns.duplicates;

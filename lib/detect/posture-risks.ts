@@ -1,4 +1,5 @@
 import { readFlowColumns } from "@/lib/collector/flow-columns";
+import { readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { ClusterSnapshot, Flow, Snapshot } from "@/lib/collector/types";
 import { readClusterColumns, readTopicPositions, TopicFlag } from "./cluster-columns";
 import { countOf, summarizeNames } from "./snapshot-views";
@@ -53,8 +54,8 @@ function markReplicatedTopics(snapshot: Snapshot, cluster: ClusterSnapshot): Uin
     byName ??= new Uint8Array(firstOfName.length);
     const heartbeats = `${flow.replicationPolicy.separator}heartbeats`;
     // A topic's partitions are listed together: the first of each run names both topics (flow-columns.ts).
-    for (const at of readFlowColumns(flow.id, flow.partitions).topicRunStarts) {
-      const p = flow.partitions[at]!;
+    for (const at of readFlowColumns(flow).topicRunStarts) {
+      const p = readPartitionTopic(flow, at);
       if (p.topic === "heartbeats" || p.topic.endsWith(heartbeats)) continue;
       const s = source ? topicIndex.get(p.topic) : undefined;
       if (s !== undefined) byName[s] = 1;

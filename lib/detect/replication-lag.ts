@@ -1,4 +1,5 @@
 import { readFlowColumns } from "@/lib/collector/flow-columns";
+import { countFlowPartitions, readFlowPartition, readOldestUnreplicatedTimestamp } from "@/lib/collector/flow-rows";
 import type { Flow } from "@/lib/collector/types";
 import { countOf, formatCount, formatDuration, isFlowFresh, namePartition, type DetectorContext } from "./snapshot-views";
 import type { FlowPartition } from "@/lib/collector/types";
@@ -75,7 +76,7 @@ interface LagSum {
  * null when the total would pass 2^53 or a partition is listed twice (its column holds one value for both).
  */
 function sumLagFromColumns(flow: Flow, perPartition: number): LagSum | null {
-  const { slotAt, lag, knownPositionOf, duplicates } = readFlowColumns(flow.id, flow.partitions);
+  const { slotAt, lag, knownPositionOf, duplicates } = readFlowColumns(flow);
   if (duplicates) return null;
   let total = 0;
   let over = 0;
@@ -94,7 +95,7 @@ function sumLagFromColumns(flow: Flow, perPartition: number): LagSum | null {
       worstLag = value;
     }
   }
-  return { total: BigInt(total), over, worst: worst < 0 ? null : (flow.partitions[worst] as FlowPartition & { lag: bigint }) };
+  return { total: BigInt(total), over, worst: worst < 0 ? null : (readFlowPartition(flow, worst) as FlowPartition & { lag: bigint }) };
 }
 
 /** LagSum from the partitions' bigints. */
@@ -127,10 +128,12 @@ function checkHeartbeatLatency(ctx: DetectorContext, flow: Flow): Finding | null
 function checkOldestRecordAge(ctx: DetectorContext, flow: Flow): Finding | null {
   const limitMs = ctx.thresholds.lagSeconds * 1000;
   let oldest: { partition: FlowPartition; timestamp: number } | null = null;
-  const partitions: readonly FlowPartition[] = flow.partitions;
-  for (const partition of partitions) {
-    const timestamp = partition.oldestUnreplicatedTimestamp;
-    if (timestamp === undefined || timestamp === null || partition.unknown !== null || partition.lag === null || partition.lag <= 0n) continue;
+  // The timestamp first: without one (every partition of a flow buildFlow made) no partition object is read.
+  for (let i = 0; i < countFlowPartitions(flow); i++) {
+    const timestamp = readOldestUnreplicatedTimestamp(flow, i);
+    if (timestamp === undefined || timestamp === null) continue;
+    const partition = flow.partitions[i]!;
+    if (partition.unknown !== null || partition.lag === null || partition.lag <= 0n) continue;
     if (oldest === null || timestamp < oldest.timestamp) oldest = { partition, timestamp };
   }
   if (oldest === null || ctx.now - oldest.timestamp < limitMs) return null;

@@ -1,3 +1,4 @@
+import { readFlowPartition, readOldestUnreplicatedTimestamp } from "@/lib/collector/flow-rows";
 import type { Flow, FlowPartition } from "@/lib/collector/types";
 import {
   countOf,
@@ -33,7 +34,10 @@ export function detectRetentionRisk(ctx: DetectorContext): Finding[] {
   forEachFreshPartition(ctx.current, (flow, columns, at, slot) => {
     // Only records waiting can be deleted unreplicated (lag > 0; NaN, unknown, compares false): numbers first.
     if (!(columns.lag[slot]! > 0) && !columns.duplicates) return;
-    const forecast = forecastDeletion(ctx, flow, flow.partitions[at]!);
+    // Then the timestamp (none in a flow buildFlow made: no partition object is made for it).
+    const timestamp = readOldestUnreplicatedTimestamp(flow, at);
+    if (timestamp === undefined || timestamp === null) return;
+    const forecast = forecastDeletion(ctx, flow, readFlowPartition(flow, at));
     if (forecast !== null && forecast.deletableAt - ctx.now <= ctx.thresholds.retentionHorizonMs) {
       findings.push(createRiskFinding(ctx, readPartitionView(flow, columns, at), forecast));
     }

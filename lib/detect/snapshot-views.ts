@@ -9,6 +9,7 @@ import { readTopicPositions } from "./cluster-columns";
 import type { TruncationIndex } from "./truncation-index";
 import type { SyncHistories } from "@/lib/collector/sync-history";
 import { findEncodedSlot, generationOf, readFlowColumns, slotOf, type FlowColumns } from "@/lib/collector/flow-columns";
+import { readFlowPartition } from "@/lib/collector/flow-rows";
 import {
   type ClusterSnapshot,
   type ConsumerGroupState,
@@ -93,12 +94,12 @@ export function listJudgedFlows(current: Snapshot, previous: Snapshot | null, ne
   for (const flow of current.flows) {
     const old = before.get(flow.id);
     if (old === undefined || !isFlowFresh(current, flow)) continue;
-    const now = readFlowColumns(flow.id, flow.partitions);
+    const now = readFlowColumns(flow);
     const was = old.columns;
-    const positions = new Int32Array(flow.partitions.length);
-    const slots = new Int32Array(flow.partitions.length);
+    const positions = new Int32Array(now.slotAt.length);
+    const slots = new Int32Array(now.slotAt.length);
     let n = 0;
-    for (let i = 0; i < flow.partitions.length; i++) {
+    for (let i = 0; i < now.slotAt.length; i++) {
       const slot = now.slotAt[i]!;
       // Without duplicates a slot's known position is its own exactly when its data is known: no object is read.
       const known = now.duplicates ? flow.partitions[i]!.unknown === null : now.knownPositionOf[slot] === i;
@@ -152,8 +153,8 @@ export function readJudged(judged: JudgedFlow, n: number): JudgedPartition {
 function makeJudged(judged: JudgedFlow, n: number): JudgedPartition {
   const at = judged.positions[n]!;
   const slot = judged.slots[n]!;
-  const view: FlowPartitionView = { key: judged.now.keys[slot]!, flow: judged.flow, partition: judged.flow.partitions[at]!, slot };
-  const before = judged.before.partitions[judged.was.knownPositionOf[slot]!]!;
+  const view: FlowPartitionView = { key: judged.now.keys[slot]!, flow: judged.flow, partition: readFlowPartition(judged.flow, at), slot };
+  const before = readFlowPartition(judged.before, judged.was.knownPositionOf[slot]!);
   return { view, before, syncs: judged.syncs.get(slot) ?? noSyncs };
 }
 
@@ -320,8 +321,8 @@ export function forEachFreshPartition(
 ): void {
   for (const flow of snapshot.flows) {
     if (!isFlowFresh(snapshot, flow)) continue;
-    const columns = readFlowColumns(flow.id, flow.partitions);
-    for (let i = 0; i < flow.partitions.length; i++) {
+    const columns = readFlowColumns(flow);
+    for (let i = 0; i < columns.slotAt.length; i++) {
       const slot = columns.slotAt[i]!;
       // Without duplicates a slot's known position is its own exactly when its data is known: no object is read.
       const known = columns.duplicates ? flow.partitions[i]!.unknown === null : columns.knownPositionOf[slot] === i;
@@ -333,7 +334,7 @@ export function forEachFreshPartition(
 /** A partition's view (FlowPartitionView) from its flow's columns: for a finding's work. */
 export function readPartitionView(flow: Flow, columns: FlowColumns, at: number): FlowPartitionView {
   const slot = columns.slotAt[at]!;
-  return { key: columns.keys[slot]!, flow, partition: flow.partitions[at]!, slot };
+  return { key: columns.keys[slot]!, flow, partition: readFlowPartition(flow, at), slot };
 }
 
 /** Every partition of every flow, fresh or not, in snapshot order. */
@@ -342,7 +343,7 @@ export function listFlowPartitions(snapshot: Snapshot): readonly FlowPartitionVi
   if (index.all === null) {
     const views: FlowPartitionView[] = [];
     for (const flow of snapshot.flows) {
-      const { slotAt, keys } = readFlowColumns(flow.id, flow.partitions);
+      const { slotAt, keys } = readFlowColumns(flow);
       for (let i = 0; i < flow.partitions.length; i++) {
         const slot = slotAt[i]!;
         views.push({ key: keys[slot]!, flow, partition: flow.partitions[i]!, slot });
@@ -366,7 +367,7 @@ function indexFreshFlowColumns(snapshot: Snapshot): ReadonlyMap<string, FreshFlo
   const index = indexOf(snapshot);
   if (index.freshColumns === null) {
     const byId = new Map<string, FreshFlowColumns>();
-    for (const flow of snapshot.flows) if (isFlowFresh(snapshot, flow)) byId.set(flow.id, { flow, columns: readFlowColumns(flow.id, flow.partitions) });
+    for (const flow of snapshot.flows) if (isFlowFresh(snapshot, flow)) byId.set(flow.id, { flow, columns: readFlowColumns(flow) });
     index.freshColumns = byId;
   }
   return index.freshColumns;
@@ -439,7 +440,7 @@ function placeInRun(snapshot: Snapshot, view: FlowPartitionView): [SourceTopicRu
   if (runs === null || runs.flow !== view.flow || runs.snapshot !== snapshot) {
     runs = runsByFlow.get(view.flow) ?? null;
     if (runs === null || runs.snapshot !== snapshot) {
-      const columns = readFlowColumns(view.flow.id, view.flow.partitions);
+      const columns = readFlowColumns(view.flow);
       const count = columns.topicRunStarts.length;
       const topics = new Array<TopicState | undefined>(count);
       runs = { snapshot, flow: view.flow, columns, asked: new Uint8Array(count), topics, compacted: new Uint8Array(count) };
@@ -448,7 +449,8 @@ function placeInRun(snapshot: Snapshot, view: FlowPartitionView): [SourceTopicRu
     lastRuns = runs;
   }
   const at = runs.columns.knownPositionOf[view.slot] ?? -1;
-  if (at < 0 || view.flow.partitions[at] !== view.partition) return null;
+  // Without duplicates the known position is the view's own (and the flow's partitions need not be made to see it).
+  if (at < 0 || (runs.columns.duplicates && view.flow.partitions[at] !== view.partition)) return null;
   // The last run starting at or before `at`.
   const starts = runs.columns.topicRunStarts;
   let low = 0;

@@ -69,7 +69,7 @@ export function detectTaskStalls(
   // Offsets are read from the flow's columns (flow-columns.ts: numbers, NaN for unknown, exact below 2^53), as the
   // marks are (stall-marks.ts); the partition object is read for its strings, and a view is made only for a stall.
   for (const flow of ctx.current.flows) {
-    const columns = readFlowColumns(flow.id, flow.partitions);
+    const columns = readFlowColumns(flow);
     const fresh = freshFlows.has(flow);
     // A slot's columns hold the last of a partition listed twice: such a flow's offsets are read from the objects.
     const exact = !columns.duplicates;

@@ -1,4 +1,5 @@
 import { readFlowColumns } from "@/lib/collector/flow-columns";
+import { readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { Flow, Snapshot, TopicConfigs, TopicState } from "@/lib/collector/types";
 import { findCluster, findTopic } from "./snapshot-views";
 
@@ -38,8 +39,8 @@ function listTopicDrifts(snapshot: Snapshot, flow: Flow, weakerOnly: boolean): T
   const drifts: TopicDrift[] = [];
   const seen = new Set<string>();
   // A topic's partitions are listed together: only the first of each run of them is read (flow-columns.ts).
-  for (const at of readFlowColumns(flow.id, flow.partitions).topicRunStarts) {
-    const p = flow.partitions[at]!;
+  for (const at of readFlowColumns(flow).topicRunStarts) {
+    const p = readPartitionTopic(flow, at);
     if (seen.has(p.topic)) continue;
     seen.add(p.topic);
     const from = findTopic(snapshot, flow.source, p.topic);

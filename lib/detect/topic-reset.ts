@@ -1,4 +1,5 @@
 import type { FlowColumns } from "@/lib/collector/flow-columns";
+import { readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { FlowPartition } from "@/lib/collector/types";
 import type { EventCandidate } from "./events";
 import {
@@ -94,7 +95,7 @@ export function detectTopicReset(ctx: DetectorContext, marks: Readonly<Record<st
     if (columns.duplicates || columns !== lastColumns || number !== lastNumber) {
       lastColumns = columns;
       lastNumber = number;
-      lastId = flow.partitions[at]!.sourceTopicId;
+      lastId = readPartitionTopic(flow, at).sourceTopicId;
     }
     const now = lastId;
     if (now === null || topicId === now) return;

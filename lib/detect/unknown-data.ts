@@ -5,6 +5,7 @@
  * the snapshot test below or the rule's own (rule.ts UnknownTest).
  */
 import { readFlowColumns } from "@/lib/collector/flow-columns";
+import { readFlowPartition } from "@/lib/collector/flow-rows";
 import type { ClusterSnapshot, ConsumerGroupState, Flow, Snapshot, TopicState } from "@/lib/collector/types";
 import { findCluster, findTopic, isClusterFresh } from "./snapshot-views";
 import { type Finding, FindingType } from "./types";
@@ -80,11 +81,10 @@ function indexUnknownPartitions(flow: Flow): UnknownPartitions {
   const numbers = new Set<number>();
   const topicPartitions = new Set<string>();
   let count = 0;
-  const { partitions } = flow;
-  const columns = readFlowColumns(flow.id, partitions);
-  for (let i = 0; i < partitions.length; i++) {
+  const columns = readFlowColumns(flow);
+  for (let i = 0; i < columns.slotAt.length; i++) {
     if (!columns.duplicates && columns.knownPositionOf[columns.slotAt[i]!] === i) continue;
-    const p = partitions[i]!;
+    const p = readFlowPartition(flow, i);
     if (p.unknown === null) continue;
     count++;
     topics.add(p.topic);

@@ -233,7 +233,7 @@ function contextReader(snapshot: Snapshot, history: CollectorHistory): (key: str
  */
 function findPartition(flow: Flow | undefined, key: string): FlowPartition | null | undefined {
   if (flow === undefined) return null;
-  const columns = readFlowColumns(flow.id, flow.partitions);
+  const columns = readFlowColumns(flow);
   if (columns.duplicates) return undefined;
   const at = findEncodedSlot(key);
   if (at < 0 || generationOf(at) !== columns.generation) return null;

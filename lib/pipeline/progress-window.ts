@@ -1,4 +1,5 @@
 import { type FlowColumns, isSameSlots, OffsetBeyondExactError, readFlowColumns } from "@/lib/collector/flow-columns";
+import { countFlowPartitions, readPartitionNumber, readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 
 /**
@@ -91,14 +92,14 @@ function sampleFlow(flow: Flow, before: FlowLayout | undefined): { progress: Flo
     known[i] = 1;
   }
   const same = before !== undefined && before.generation === columns.generation && isSameSlots(before.slotAt, slotAt);
-  const layout = same ? before : { generation: columns.generation, slotAt, index: indexPartitions(flow.partitions) };
+  const layout = same ? before : { generation: columns.generation, slotAt, index: indexFlowPartitions(flow) };
   return { progress: { index: layout.index, positions, logEnds, known }, layout };
 }
 
 /** The flow's columns when every position has a slot of its own and every offset is exact as a number; else null. */
 function readExactColumns(flow: Flow): FlowColumns | null {
   try {
-    const columns = readFlowColumns(flow.id, flow.partitions);
+    const columns = readFlowColumns(flow);
     return columns.duplicates ? null : columns;
   } catch (err) {
     // An offset beyond 2^53 (OffsetBeyondExactError): the partition objects' bigints hold it exactly.
@@ -126,4 +127,11 @@ function sampleFlowObjects(flow: Flow): FlowProgress {
 
 function indexPartitions(parts: readonly FlowPartition[]): ReadonlyMap<string, number> {
   return new Map(parts.map((p, i) => [`${p.topic}/${p.partition}`, i]));
+}
+
+/** indexPartitions of a flow's partitions, read without making its partitions array (flow-rows.ts). */
+function indexFlowPartitions(flow: Flow): ReadonlyMap<string, number> {
+  const index = new Map<string, number>();
+  for (let i = 0; i < countFlowPartitions(flow); i++) index.set(`${readPartitionTopic(flow, i).topic}/${readPartitionNumber(flow, i)}`, i);
+  return index;
 }

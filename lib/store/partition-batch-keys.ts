@@ -5,6 +5,7 @@
  * flows' columns (lib/collector/flow-columns.ts): the same slot generation and the same slot at every position.
  */
 import type { FlowColumns } from "@/lib/collector/flow-columns";
+import { countFlowPartitions, readPartitionNumber, readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { Flow } from "@/lib/collector/types";
 import type { SeriesBatch } from "./series-batch";
 
@@ -53,14 +54,15 @@ function isSameSlotOrder(a: Int32Array, b: Int32Array): boolean {
 
 /** The flows' partitions' keys, in order: flow id, topic, partition number. */
 export function listPartitionKeys(flows: readonly Flow[]): SeriesBatch["keys"] {
-  const count = flows.reduce((sum, f) => sum + f.partitions.length, 0);
+  const count = flows.reduce((sum, f) => sum + countFlowPartitions(f), 0);
   const [flowIds, topics, partitions] = [new Array<string>(count), new Array<string>(count), new Array<number>(count)];
   let i = 0;
   for (const flow of flows) {
-    flowIds.fill(flow.id, i, i + flow.partitions.length);
-    for (const p of flow.partitions) {
-      topics[i] = p.topic;
-      partitions[i++] = p.partition;
+    const n = countFlowPartitions(flow);
+    flowIds.fill(flow.id, i, i + n);
+    for (let at = 0; at < n; at++) {
+      topics[i] = readPartitionTopic(flow, at).topic;
+      partitions[i++] = readPartitionNumber(flow, at);
     }
   }
   return [flowIds, topics, partitions];

@@ -18,7 +18,7 @@ export type OffsetColumn = "sourceLogStart" | "sourceLogEnd" | "mm2Position" | "
 export function readPositionColumns(flow: Flow, names: readonly OffsetColumn[]): Float64Array[] | null {
   const columns = readExactColumns(flow);
   if (columns === null) return null;
-  const count = flow.partitions.length;
+  const count = columns.slotAt.length;
   return names.map((name) => {
     const out = new Float64Array(count);
     if (columns.duplicates) {
@@ -38,7 +38,7 @@ export function readPositionColumns(flow: Flow, names: readonly OffsetColumn[]):
 /** The flow's columns, or null when fillFlowColumns refuses an offset beyond 2^53; any other error is thrown. */
 export function readExactColumns(flow: Flow): FlowColumns | null {
   try {
-    return readFlowColumns(flow.id, flow.partitions);
+    return readFlowColumns(flow);
   } catch (err) {
     if (err instanceof OffsetBeyondExactError) return null;
     throw err;

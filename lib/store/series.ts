@@ -1,4 +1,5 @@
 import type { Flow, FlowPartition } from "@/lib/collector/types";
+import { countFlowPartitions } from "@/lib/collector/flow-rows";
 import type { Dialect } from "./engine/dialect";
 import { transaction, type Work } from "./engine/steps";
 import { TieredTable } from "./tiered-table";
@@ -59,7 +60,7 @@ const partitionValueColumns: readonly OffsetColumn[] = ["sourceLogStart", "sourc
  * are the last batch's arrays while the flows list the same partitions in the same order.
  */
 export function listPartitionBatch(flows: readonly Flow[], held?: PartitionBatchKeys): SeriesBatch {
-  const count = flows.reduce((sum, f) => sum + f.partitions.length, 0);
+  const count = flows.reduce((sum, f) => sum + countFlowPartitions(f), 0);
   const flowColumns = flows.map(readExactColumns);
   const keys = held === undefined ? listPartitionKeys(flows) : held.read(flows, flowColumns);
   const columns = flows.map((flow) => readPositionColumns(flow, partitionValueColumns));
@@ -73,7 +74,7 @@ export function listPartitionBatch(flows: readonly Flow[], held?: PartitionBatch
   for (const [f, flow] of flows.entries()) {
     if (!exact) for (let j = 0; j < values.length; j++) copyBigints(flow.partitions, partitionValueColumns[j]!, values[j] as SeriesValue[], i);
     else for (let j = 0; j < values.length; j++) (values[j] as Float64Array).set(columns[f]![j]!, i);
-    i += flow.partitions.length;
+    i += countFlowPartitions(flow);
   }
   return { keys, values };
 }

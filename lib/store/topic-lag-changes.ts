@@ -6,6 +6,7 @@
  * a flow without columns (an offset beyond 2^53) or listing a partition twice, is summed as bigints (sumLagPerTopic).
  */
 import type { FlowColumns } from "@/lib/collector/flow-columns";
+import { readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { Flow } from "@/lib/collector/types";
 import { readExactColumns } from "./position-columns";
 
@@ -70,12 +71,11 @@ export class TopicLagChanges {
     sumLagPerTopic: (flow: Flow) => Map<string, bigint>,
   ): void {
     const { lag, slotAt, topicRunStarts: starts } = columns;
-    const partitions = flow.partitions;
     const runTopic = this.readRunTopics(flow, columns, state);
     const sums = new Float64Array(state.topics.length);
     let exact = true;
     for (let r = 0; r < starts.length; r++) {
-      const to = r + 1 < starts.length ? starts[r + 1]! : partitions.length;
+      const to = r + 1 < starts.length ? starts[r + 1]! : slotAt.length;
       const t = runTopic[r]!;
       let sum = sums[t]!;
       for (let i = starts[r]!; i < to; i++) {
@@ -110,7 +110,7 @@ export class TopicLagChanges {
     if (runsOf !== null && runsOf.generation === columns.generation && isSame(runsOf.slotAt, columns.slotAt)) return state.runTopic;
     const starts = columns.topicRunStarts;
     const runTopic = new Int32Array(starts.length);
-    for (let r = 0; r < starts.length; r++) runTopic[r] = this.indexOf(state, flow.partitions[starts[r]!]!.topic);
+    for (let r = 0; r < starts.length; r++) runTopic[r] = this.indexOf(state, readPartitionTopic(flow, starts[r]!).topic);
     state.runTopic = runTopic;
     state.runsOf = { generation: columns.generation, slotAt: columns.slotAt.slice() };
     return runTopic;

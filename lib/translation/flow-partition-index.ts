@@ -1,5 +1,6 @@
 import { isSameSlots } from "@/lib/collector/flow-columns";
-import { type FlowPartition, flowPartitionKey } from "@/lib/collector/types";
+import { findFlowRows, readFlowPartition } from "@/lib/collector/flow-rows";
+import { type Flow, type FlowPartition, flowPartitionKey } from "@/lib/collector/types";
 
 
 /**
@@ -47,7 +48,8 @@ export class FlowPartitionIndex {
 
 /** A flow's partitions of one cycle by dense index (a later duplicate wins, as in a Map), and their topics. */
 export interface CyclePartitions {
-  byIndex: readonly (FlowPartition | undefined)[];
+  /** The partition at a dense index (the same object each time), or undefined when none is there this cycle. */
+  at(index: number): FlowPartition | undefined;
   topics: ReadonlySet<string>;
 }
 
@@ -69,36 +71,51 @@ export class FlowPartitionPlacer {
   }
 
   /**
-   * This cycle's partitions by dense index (a new array: the last cycle's rows keep theirs). `slots`: the flow columns'
-   * slot of each position; when they are last cycle's (same generation, same slot at every position), each position
-   * names the partition it named then, and no partition object is read.
+   * This cycle's partitions of `flow` by dense index. `slots`: the flow columns' slot of each position; when they are
+   * last cycle's (same generation, same slot at every position), each position names the partition it named then,
+   * and no partition is read. A partition is read (made from the collector's rows, flow-rows.ts, when the flow's
+   * array was not made) only when asked for: groups commit offsets for a few of a flow's partitions.
    */
-  place(partitions: readonly FlowPartition[], slots?: PlacedSlots): CyclePartitions {
-    const byIndex = new Array<FlowPartition | undefined>(this.index.size).fill(undefined);
+  place(flow: Flow, slots?: PlacedSlots): CyclePartitions {
     const held = this.placedSlots;
     this.placedSlots = slots ?? null;
-    if (slots !== undefined && held !== null && held.generation === slots.generation && isSameSlots(held.slotAt, slots.slotAt)) {
-      for (let i = 0; i < partitions.length; i++) byIndex[this.indexes[i]!] = partitions[i];
-      return { byIndex, topics: this.topicSet };
-    }
-    let moved = partitions.length !== this.topics.length;
-    for (let i = 0; i < partitions.length; i++) {
-      const fp = partitions[i]!;
+    const sameSlots = slots !== undefined && held !== null && held.generation === slots.generation && isSameSlots(held.slotAt, slots.slotAt);
+    if (!sameSlots) this.placeMoved(flow);
+    const positionOf = new Int32Array(this.index.size).fill(-1);
+    for (let i = 0; i < this.indexes.length; i++) positionOf[this.indexes[i]!] = i;
+    const made = new Array<FlowPartition | undefined>(this.index.size);
+    return {
+      at: (index) => {
+        const position = index >= 0 && index < positionOf.length ? positionOf[index]! : -1;
+        if (position < 0) return undefined;
+        return (made[index] ??= readFlowPartition(flow, position));
+      },
+      topics: this.topicSet,
+    };
+  }
+
+  /** Gives each position of the flow its dense index (kept for the next cycle). */
+  private placeMoved(flow: Flow): void {
+    const rows = findFlowRows(flow);
+    const partitions = rows === undefined ? flow.partitions : null;
+    const count = partitions?.length ?? rows!.order.length;
+    let moved = count !== this.topics.length;
+    for (let i = 0; i < count; i++) {
+      const topic = partitions === null ? rows!.topicOf(i) : partitions[i]!.topic;
+      const partition = partitions === null ? rows!.partitionOf(i) : partitions[i]!.partition;
       let index = this.indexes[i];
-      if (index === undefined || this.topics[i] !== fp.topic || this.numbers[i] !== fp.partition) {
-        index = this.index.ensure(fp.topic, fp.partition);
-        this.topics[i] = fp.topic;
-        this.numbers[i] = fp.partition;
+      if (index === undefined || this.topics[i] !== topic || this.numbers[i] !== partition) {
+        index = this.index.ensure(topic, partition);
+        this.topics[i] = topic;
+        this.numbers[i] = partition;
         this.indexes[i] = index;
         moved = true;
       }
-      byIndex[index] = fp;
     }
     if (moved) {
-      this.topics.length = this.numbers.length = this.indexes.length = partitions.length;
+      this.topics.length = this.numbers.length = this.indexes.length = count;
       this.topicSet = new Set(this.topics);
     }
-    return { byIndex, topics: this.topicSet };
   }
 
   /**

@@ -72,8 +72,8 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const histories = readSyncHistories(input.syncHistory);
   state.beginCycle(histories);
   // The source log ends as numbers, checked below 2^53 once per partition where the collector made the columns.
-  const columns = readFlowColumns(flow.id, flow.partitions);
-  const partitions = state.placer.place(flow.partitions, columns);
+  const columns = readFlowColumns(flow);
+  const partitions = state.placer.place(flow, columns);
   const logEnds = state.placer.readColumn(columns.slotAt, columns.sourceLogEnd);
   // Whether each partition's target is dense (FlowFlag.TARGET_NOT_DENSE clear), and whether offset syncs are on for
   // every partition alike: a numeric row reads no flow partition object.
@@ -90,7 +90,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   const layouts: GroupLayout[] = [];
   for (const g of state.sortGroups(input.sourceGroups)) {
     if (!isCheckpointedGroupType(g.groupType)) {
-      const rows = listUncheckpointedPartitions(g, (topic, partition) => partitions.byIndex[state.placer.index.indexOf(topic, partition)]);
+      const rows = listUncheckpointedPartitions(g, (topic, partition) => partitions.at(state.placer.index.indexOf(topic, partition)));
       if (!rows.some((r) => partitions.topics.has(r.topic))) continue;
       const unknown = describeUnknownGroup(g, input.sourceStale ?? null, now);
       uncheckpointedGroups.push({ group: g.groupId, groupType: g.groupType, state: g.state, members: g.members, unknown, note: explainUncheckpointedGroup(g.groupType), partitions: rows });
@@ -112,7 +112,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       const o = offsets[layout.order[i]!]!;
       const index = layout.dense[i]!;
       const position = checkpointAt[i]!;
-      const fp = partitions.byIndex[index];
+      const fp = partitions.at(index);
       const r = next++;
       const enabled = fp !== undefined && syncsLoaded && (syncsEnabled ?? readPartitionSettings(flow, fp).offsetSyncsEnabled);
       if (enabled && state.readExactModel(index, fp, cache, histories)) {

@@ -45,7 +45,7 @@ function describeColumns(columns: FlowColumns) {
 
 /** The columns buildFlow kept for the flow, and those fillFlowColumns makes from its partitions (same slot index). */
 function compareColumns(flow: Flow) {
-  const built = describeColumns(readFlowColumns(flow.id, flow.partitions));
+  const built = describeColumns(readFlowColumns(flow));
   const reference = describeColumns(fillFlowColumns(flow.id, flow.partitions, false));
   return { built, reference };
 }
@@ -118,7 +118,7 @@ describe("buildFlow's columns, filled while the partitions are built", () => {
     const second = build(200n, 145n);
     // The newer sync of partition 0 (150, 140) and partition 1's first one (120, 110), found on the next cycle.
     expect(second.partitions.map((p) => p.mm2Position)).toEqual([155n, 155n]);
-    expect(Array.from(readFlowColumns(def.id, second.partitions).mm2Position)).toEqual([155, 155]);
+    expect(Array.from(readFlowColumns(second).mm2Position)).toEqual([155, 155]);
   });
 
   it("gives the slots anew when most of them are idle, as fillFlowColumns does", () => {
@@ -132,9 +132,9 @@ describe("buildFlow's columns, filled while the partitions are built", () => {
         T0,
       );
     const many = build(Array.from({ length: 5_000 }, (_, i) => `t${i}`));
-    const generation = readFlowColumns(def.id, many.partitions).generation;
+    const generation = readFlowColumns(many).generation;
     const few = build(["t7", "t9"]);
-    const columns = readFlowColumns(def.id, few.partitions);
+    const columns = readFlowColumns(few);
     expect(columns.generation).toBeGreaterThan(generation);
     expect(Array.from(columns.slotAt)).toEqual([0, 1]);
     expect(columns.slots).toBe(2);

@@ -2,10 +2,13 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { fillFlowColumns, findEncodedSlot, FlowFlag, generationOf, OffsetBeyondExactError, readFlowColumns, refillLagColumn, slotOf } from "@/lib/collector/flow-columns";
 import { flowPartitionKey, type FlowPartition } from "@/lib/collector/types";
-import { makeFlowPartition } from "../detect/fixtures";
+import { makeFlow, makeFlowPartition } from "../detect/fixtures";
 
 /** A flow id of its own per test: slots are kept per flow id for the whole process. */
 const newFlowId = () => `east-${randomUUID().slice(0, 8)}->west`;
+
+/** A flow of these partitions (readFlowColumns reads a flow). */
+const flowOf = (id: string, partitions: FlowPartition[]) => makeFlow({ id, partitions });
 
 const at = (topic: string, partition: number, overrides: Partial<FlowPartition> = {}) => makeFlowPartition({ topic, partition, ...overrides });
 
@@ -37,7 +40,7 @@ describe("flow columns", () => {
     expect(Array.from(columns.knownPositionOf)).toEqual([0, -1]);
     expect(columns.duplicates).toBe(false);
     // Filled once: asked again for the same partitions, the same columns.
-    expect(readFlowColumns(flowId, partitions)).toBe(columns);
+    expect(readFlowColumns(flowOf(flowId, partitions))).toBe(columns);
   });
 
   it("finds a flow partition key's slot, and flags a partition listed twice", () => {
@@ -67,12 +70,13 @@ describe("flow columns", () => {
     const before = [at("orders", 0, { lag: 40n }), at("orders", 1, { lag: 7n })];
     const columns = fillFlowColumns(flowId, before, true);
     const after = [before[0]!, { ...before[1]!, lag: 3n, lagBasis: "records" as const }];
-    refillLagColumn(flowId, before, after);
-    const refilled = readFlowColumns(flowId, after);
+    const tailed = flowOf(flowId, after);
+    refillLagColumn(flowOf(flowId, before), tailed);
+    const refilled = readFlowColumns(tailed);
     expect(Array.from(refilled.lag)).toEqual([40, 3]);
     expect(refilled.slotAt).toBe(columns.slotAt);
     // The columns of the partitions before are untouched.
-    expect(Array.from(readFlowColumns(flowId, before).lag)).toEqual([40, 7]);
+    expect(Array.from(readFlowColumns(flowOf(flowId, before)).lag)).toEqual([40, 7]);
   });
   it("numbers source topic IDs alike across cycles, holds flags, and lists where each topic's run starts", () => {
     const flowId = newFlowId();

@@ -75,7 +75,7 @@ describe("a partition's source topic, looked up once per topic run", () => {
     const east = { topics: [makeTopic("a", two), makeTopic("b", two, { configs: compact })] };
     const snapshot = makeSnapshot({ partitions, east });
     const flow = snapshot.flows[0]!;
-    const columns = readFlowColumns(flow.id, flow.partitions);
+    const columns = readFlowColumns(flow);
     const answers = flow.partitions.map((_, at) => {
       const view = readPartitionView(flow, columns, at);
       return [findSourceTopic(snapshot, view)?.name ?? null, isSourceCompacted(snapshot, view)];

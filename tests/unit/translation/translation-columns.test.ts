@@ -168,22 +168,22 @@ describe("dense partition indexes, stable across cycles", () => {
   it("a partition added between cycles gets the next index; the others keep theirs", () => {
     const placer = new FlowPartitionPlacer("east->west");
     const first = [0, 1, 2].map((partition) => makeFlowPartition({ partition }));
-    const one = placer.place(first);
+    const one = placer.place(makeFlow({ partitions: first }));
     const indexes = first.map((fp) => placer.index.indexOf(fp.topic, fp.partition));
     expect(indexes).toEqual([0, 1, 2]);
     // The next cycle lists a new topic's partition first, then the others in another order.
     const added = makeFlowPartition({ topic: "billing", partition: 0 });
     const second = [added, first[2]!, first[0]!, first[1]!];
-    const two = placer.place(second);
+    const two = placer.place(makeFlow({ partitions: second }));
     expect(first.map((fp) => placer.index.indexOf(fp.topic, fp.partition))).toEqual(indexes);
     expect(placer.index.indexOf("billing", 0)).toBe(3);
-    expect(two.byIndex[3]).toBe(added);
-    expect(two.byIndex[0]).toBe(first[0]);
+    expect(two.at(3)).toBe(added);
+    expect(two.at(0)).toBe(first[0]);
     expect([...two.topics].sort()).toEqual(["billing", "orders"]);
-    expect(one.byIndex).toHaveLength(3);
+    expect(one.at(3)).toBeUndefined();
     // A partition gone this cycle keeps its index, with nothing at it.
-    const three = placer.place([added]);
-    expect(three.byIndex[1]).toBeUndefined();
+    const three = placer.place(makeFlow({ partitions: [added] }));
+    expect(three.at(1)).toBeUndefined();
     expect(placer.index.indexOf("orders", 1)).toBe(1);
   });
 

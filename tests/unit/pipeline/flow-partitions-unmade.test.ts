@@ -1,0 +1,63 @@
+/**
+ * The cycle pipeline reads a flow buildFlow made through its columns and rows (lib/collector/flow-rows.ts): over
+ * cycles of the synthetic world (the bench's, scripts/bench/synthetic-world.ts), CyclePipeline.processCycle makes no
+ * flow's partitions array. Excluded: the rules position-moved and task-stalled, replaced here by rules that return
+ * their memory unchanged. They still read every partition's object (their bodies move to the columns on another
+ * branch, h111) and would make the array first, hiding whether any other reader makes it. Every other rule, the
+ * translation, the alerts, the metrics and the store writes run as in production.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { createAlertService } from "@/lib/alerts/alert-service";
+import { countPartitionArraysMade, findFlowRows } from "@/lib/collector/flow-rows";
+import type { Snapshot } from "@/lib/collector/types";
+import { configSchema } from "@/lib/config/schema";
+import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
+import { createSqliteStore } from "@/lib/store";
+import { readSnapshotFixture } from "@/scripts/bench/snapshot-fixture";
+import { createSyntheticWorld, cycleMs, snapshotCycle } from "@/scripts/bench/synthetic-world";
+
+vi.mock("@/lib/detect/position-moved", () => ({
+  detectPositionMoves: (_ctx: unknown, marks: Record<string, unknown>) => ({ candidates: [], marks }),
+}));
+vi.mock("@/lib/detect/task-stalled", () => ({
+  detectTaskStalls: (_ctx: unknown, marks: Record<string, unknown>) => ({ findings: [], marks }),
+}));
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-unmade-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the cycle pipeline over flows buildFlow made", () => {
+  it("makes no flow's partitions array in six cycles of 2,000 partitions (lagging, stalled, syncing)", async () => {
+    const fixture = readSnapshotFixture();
+    const world = createSyntheticWorld(fixture.snapshot, fixture.history.offsetSyncs, "east->west", 2_000);
+    const store = createSqliteStore(path.join(dir, "gapwatch.db"));
+    const config = configSchema.parse({
+      clusters: world.base.clusters.map((c, i) => ({ alias: c.alias, bootstrap: `127.0.0.1:${9092 + i}` })),
+      pollIntervalSeconds: cycleMs / 1000,
+      store: { kind: "sqlite" },
+    });
+    const alerts = createAlertService(store, config);
+    const pipeline = new CyclePipeline(config, store, alerts);
+    let previous: Snapshot | null = null;
+    let alerted = 0;
+    try {
+      for (let c = 1; c <= 6; c++) {
+        const current = snapshotCycle(world, c, world.base.takenAt + c * cycleMs, previous);
+        expect(current.flows.every((flow) => findFlowRows(flow) !== undefined)).toBe(true);
+        const made = countPartitionArraysMade();
+        const model = await pipeline.processCycle(current, previous, { offsetSyncs: world.syncs });
+        expect(countPartitionArraysMade(), `cycle ${c}`).toBe(made);
+        alerted = Math.max(alerted, model.alerts.length);
+        previous = current;
+      }
+    } finally {
+      alerts.stop();
+      await store.close();
+    }
+    // The cycles judged something: the readers ran over lagging partitions and fired (REPLICATION_LAG at least).
+    expect(alerted).toBeGreaterThan(0);
+  }, 120_000);
+});
