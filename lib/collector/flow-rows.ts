@@ -145,6 +145,12 @@ export class FlowRows {
     return this.topics[this.topicAt[this.order[i]!]!]!;
   }
 
+  /** The copying connector of the partition at sorted position `i` (null: dedicated-mode MM2). */
+  connectorOf(i: number): string | null {
+    const n = this.connectorAt[this.order[i]!]!;
+    return n < 0 ? null : this.connectors[n]!;
+  }
+
   /** The partition number of the partition at sorted position `i`. */
   partitionOf(i: number): number {
     return this.partition[this.order[i]!]!;
@@ -273,6 +279,12 @@ export function countFlowPartitions(flow: Flow): number {
 export function readPartitionTopic(flow: Flow, i: number): RowTopic {
   const rows = rowsByFlow.get(flow);
   return rows === undefined ? flow.partitions[i]! : rows.rowTopicOf(i);
+}
+
+/** The partition's `sourceConnector` at position `i`, without making the partitions array. */
+export function readSourceConnector(flow: Flow, i: number): string | null {
+  const rows = rowsByFlow.get(flow);
+  return rows === undefined ? flow.partitions[i]!.sourceConnector : rows.connectorOf(i);
 }
 
 /** The partition number of the partition at position `i`. */

@@ -1,5 +1,6 @@
 import { derivePosition } from "@/lib/collector/flow-builder";
 import { FlowFlag, type FlowColumns, readFlowColumns } from "@/lib/collector/flow-columns";
+import { countFlowPartitions, readFlowPartition, readPartitionTopic, readSourceConnector } from "@/lib/collector/flow-rows";
 import type { Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import type { EventCandidate, OffsetRange } from "./events";
@@ -89,7 +90,7 @@ export function detectPositionMoves(
     // A slot's columns hold the last of a partition listed twice: such a flow's positions are read from the objects.
     const exact = !flowColumns.duplicates;
     const topicIds = createTopicIdReader(flow, flowColumns);
-    for (let i = 0; i < flow.partitions.length; i++) {
+    for (let i = 0, n = countFlowPartitions(flow); i < n; i++) {
       const at = flowColumns.slotAt[i]!;
       const key = flowColumns.keys[at]!;
       const slot = next.slotOfKeyAt(flowColumns.keys, at);
@@ -106,7 +107,7 @@ export function detectPositionMoves(
           continue;
         }
       }
-      judgeMark(pass, { key, flow, partition: flow.partitions[i]!, slot: at }, slot, had, fresh);
+      judgeMark(pass, { key, flow, partition: readFlowPartition(flow, i), slot: at }, slot, had, fresh);
     }
   }
   keepGoneMarks(before, next, visited, ctx.now);
@@ -212,8 +213,7 @@ function isRoutineAdvance(
   if (!isCommittedAdvance(columns, slot, c, highest, Number.NaN, topicId, connectorAt(flow, i))) return false;
   // canJudgeForward's first question: a forward move is judged only while the connector is STOPPED.
   if (c <= columns.highest[slot]!) return true;
-  const p = flow.partitions[i]!;
-  return findConnectorState(ctx.current, p.sourceConnector ?? flow.connectors.source) !== ConnectorState.STOPPED;
+  return findConnectorState(ctx.current, readSourceConnector(flow, i) ?? flow.connectors.source) !== ConnectorState.STOPPED;
 }
 
 /**
@@ -242,7 +242,7 @@ function putRoutineAdvance(
 
 /** connectorOf the partition at position `i`: its object is read only where a flow is split over several copiers. */
 function connectorAt(flow: Flow, i: number): string | undefined {
-  return flow.connectors.sources.length > 1 ? (flow.partitions[i]!.sourceConnector ?? undefined) : undefined;
+  return flow.connectors.sources.length > 1 ? (readSourceConnector(flow, i) ?? undefined) : undefined;
 }
 
 /**
@@ -258,7 +258,7 @@ function createTopicIdReader(flow: Flow, columns: FlowColumns): (i: number) => s
     const number = columns.sourceTopicId[columns.slotAt[i]!]!;
     if (number !== lastNumber) {
       lastNumber = number;
-      lastId = flow.partitions[i]!.sourceTopicId;
+      lastId = readPartitionTopic(flow, i).sourceTopicId;
     }
     return lastId;
   };

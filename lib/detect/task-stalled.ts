@@ -1,5 +1,6 @@
 import { findConnectCluster } from "@/lib/collector/connector-clusters";
 import { readFlowColumns } from "@/lib/collector/flow-columns";
+import { countFlowPartitions, readFlowPartition, readSourceConnector } from "@/lib/collector/flow-rows";
 import type { DedicatedModeStatus, Flow, FlowPartition, Snapshot } from "@/lib/collector/types";
 import { ConnectorState } from "@/lib/connect/types";
 import {
@@ -73,7 +74,7 @@ export function detectTaskStalls(
     const fresh = freshFlows.has(flow);
     // A slot's columns hold the last of a partition listed twice: such a flow's offsets are read from the objects.
     const exact = !columns.duplicates;
-    for (let i = 0; i < flow.partitions.length; i++) {
+    for (let i = 0, n = countFlowPartitions(flow); i < n; i++) {
       const at = columns.slotAt[i]!;
       const key = columns.keys[at]!;
       const slot = next.slotOfKeyAt(columns.keys, at);
@@ -86,7 +87,7 @@ export function detectTaskStalls(
       const known = exact ? columns.knownPositionOf[at] === i : flow.partitions[i]!.unknown === null;
       const judged = fresh && known && !Number.isNaN(position) && !Number.isNaN(logEnd);
       if (!judged) {
-        const running = had && isClockRunning(stateOf(flow, connectorOf(flow, flow.partitions[i]!)));
+        const running = had && isClockRunning(stateOf(flow, readSourceConnector(flow, i) ?? flow.connectors.source));
         if (had) putAdvancedMark(next, before, slot, running, now);
         continue;
       }
@@ -101,8 +102,8 @@ export function detectTaskStalls(
       let notRunningMs = 0;
       let logEndAtMove = logEnd;
       if (keep) {
-        const partition = flow.partitions[i]!;
-        [movedAt, notRunningMs] = putAdvancedMark(next, before, slot, isClockRunning(stateOf(flow, connectorOf(flow, partition))), now);
+        const running = isClockRunning(stateOf(flow, readSourceConnector(flow, i) ?? flow.connectors.source));
+        [movedAt, notRunningMs] = putAdvancedMark(next, before, slot, running, now);
         logEndAtMove = before.logEndAtMove[slot]!;
       } else {
         // A mark made now is not stored (memory-persistence.ts): a change only where the old one was.
@@ -111,7 +112,7 @@ export function detectTaskStalls(
       const stalledForMs = now - movedAt - notRunningMs;
       // The numbers first: resolveStallAfterMs is never below stallAfterMs.
       if (!(waiting > 0) || logEnd <= logEndAtMove || stalledForMs < ctx.thresholds.stallAfterMs) continue;
-      const partition = flow.partitions[i]!;
+      const partition = readFlowPartition(flow, i);
       if (stalledForMs < resolveStallAfterMs(ctx, flow, partition)) continue;
       const stall: Stall = { view: { key, flow, partition, slot: at }, stalledForMs, pending: partition.lag! };
       const stalls = stallsByFlow.get(flow);

@@ -1,15 +1,14 @@
 /**
  * The cycle pipeline reads a flow buildFlow made through its columns and rows (lib/collector/flow-rows.ts): over
  * cycles of the synthetic world (the bench's, scripts/bench/synthetic-world.ts), CyclePipeline.processCycle makes no
- * flow's partitions array. Excluded: the rules position-moved and task-stalled, replaced here by rules that return
- * their memory unchanged. They still read every partition's object (their bodies move to the columns on another
- * branch, h111) and would make the array first, hiding whether any other reader makes it. Every other rule, the
- * translation, the alerts, the metrics and the store writes run as in production.
+ * flow's partitions array. Every rule, the translation, the alerts, the metrics and the store writes run as in
+ * production; a reader that needs one partition's object (evidence for a finding, a mark judged off the routine path)
+ * makes that one (readFlowPartition).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createAlertService } from "@/lib/alerts/alert-service";
 import { countPartitionArraysMade, findFlowRows } from "@/lib/collector/flow-rows";
 import type { Snapshot } from "@/lib/collector/types";
@@ -18,13 +17,6 @@ import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
 import { createSqliteStore } from "@/lib/store";
 import { readSnapshotFixture } from "@/scripts/bench/snapshot-fixture";
 import { createSyntheticWorld, cycleMs, snapshotCycle } from "@/scripts/bench/synthetic-world";
-
-vi.mock("@/lib/detect/position-moved", () => ({
-  detectPositionMoves: (_ctx: unknown, marks: Record<string, unknown>) => ({ candidates: [], marks }),
-}));
-vi.mock("@/lib/detect/task-stalled", () => ({
-  detectTaskStalls: (_ctx: unknown, marks: Record<string, unknown>) => ({ findings: [], marks }),
-}));
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-unmade-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
