@@ -46,7 +46,8 @@
 import type { CheckpointWatchState } from "./checkpoint-watch";
 import { createDetectorMemory, parseDetectorMemory } from "./memory";
 import { createRoutineAdvanceTest, readCommittedTable } from "./committed-marks";
-import { findMarkSlot, findViewTable, type MarkColumnsSpec, type MarkTable, readMark, readMarkTable } from "./mark-columns";
+import { findMarkSlot, findViewTable, type MarkColumnsSpec, type MarkTable, readExactOffset, readMark, readMarkTable } from "./mark-columns";
+import { decodePackedRows, forEachPackedEntry, PackedMarks } from "./packed-marks";
 import { readSectionChanges, type SectionChanges } from "./section-changes";
 import { StallColumn } from "./stall-marks";
 import { type CheckpointWatch, restateStaleCheckpoint } from "./translation-detectors";
@@ -111,6 +112,16 @@ interface StoredForm<T> {
   routine?(before: MarkTable, after: MarkTable): (b: number, a: number) => boolean;
   /** The columns of a plain record of the section's entries (for `routine`). */
   readTable?(section: Readonly<Record<string, T>>): MarkTable;
+  /** How the section is stored as numbers (packed-marks.ts); absent: a JSON row per entry. */
+  packed?: PackedForm<T>;
+}
+
+/** A section stored as numbers: its rows' kind, and an entry's numbers (null: not exact, stored as a JSON row). */
+interface PackedForm<T> {
+  kind: string;
+  width: number;
+  read(entry: T): number[] | null;
+  make(numbers: readonly number[]): T;
 }
 
 /** The stored JSON of an entry, and when it was written (0: read from the store). */
@@ -137,13 +148,33 @@ interface Section<T> {
   text: Map<string, StoredText>;
   /** Whether stored keys were ever checked against a memory (those read from the store were not). */
   swept: boolean;
+  /** A packed section's stored numbers (null: JSON rows alone). */
+  packed: PackedMarks | null;
+  /** Keys of a packed section stored as a JSON row (read from a version before, or not exact as numbers). */
+  rows: Set<string>;
+  /** Keys of JSON rows read from the store, to store as numbers by the next listing (an upgrade). */
+  upgrades: string[];
 }
 
 function createSection<T>(form: StoredForm<T>): Section<T> {
-  return { form, seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, written: null, text: new Map(), swept: false };
+  const packed = form.packed === undefined ? null : new PackedMarks(form.packed.kind, form.packed.width);
+  return { form, seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, written: null, text: new Map(), swept: false, packed, rows: new Set(), upgrades: [] };
 }
 
-const syncForm: StoredForm<DetectorMemory["syncMarkers"][string]> = { toJson: (marker) => JSON.stringify(marker), width: 2 };
+type SyncMarker = DetectorMemory["syncMarkers"][string];
+/** The offset-sync markers as numbers: ~10,000 change a cycle at 100,000 partitions (module comment). */
+const syncPacking: PackedForm<SyncMarker> = {
+  kind: "syncs",
+  width: 2,
+  read(marker) {
+    const upstream = readExactOffset(marker.upstream);
+    const downstream = readExactOffset(marker.downstream);
+    return upstream === null || downstream === null ? null : [upstream, downstream];
+  },
+  // As sync-steps.ts makes a marker from its columns.
+  make: (numbers) => ({ upstream: String(numbers[0]), downstream: String(numbers[1]) }),
+};
+const syncForm: StoredForm<SyncMarker> = { toJson: (marker) => JSON.stringify(marker), width: 2, packed: syncPacking };
 // A mark made this cycle (movedAt = now) is not stored (module comment); seenAt (the last column) is the cycle's.
 const stallForm: StoredForm<PositionMark> = {
   toJson: (mark) => JSON.stringify(encodeStall(mark)),
@@ -169,13 +200,16 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
   const committed = createSection(committedForm);
   const watch = createWatchSection();
   const learn = (stored: Iterable<readonly [string, string]>) => {
+    const packedRows: [string, string][] = [];
     for (const [key, value] of stored) {
       if (key.startsWith(prefix.watch)) watch.stored.set(key.slice(prefix.watch.length), value);
-      else if (key.startsWith(prefix.sync)) learnEntry(syncs, key.slice(prefix.sync.length), value);
+      else if (isSyncRow(key)) packedRows.push([key, value]);
+      else if (key.startsWith(prefix.sync)) learnRow(syncs, key.slice(prefix.sync.length), value);
       else if (key.startsWith(prefix.stall)) learnEntry(stalls, key.slice(prefix.stall.length), value);
       else if (key.startsWith(prefix.committed)) learnEntry(committed, key.slice(prefix.committed.length), value);
       else text.set(key, value);
     }
+    if (packedRows.length > 0) learnPacked(syncs, packedRows);
   };
   learn(entries);
   return {
@@ -190,7 +224,9 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
       writeText(text, changes, cycleAtKey, String(now));
       listTextChanges(text, changes, prefix.event, memory.events.map((e): [string, string] => [e.finding.key, JSON.stringify(e)]));
       listTextChanges(text, changes, prefix.finding, memory.lastFindings.map((f): [string, string] => [f.key, JSON.stringify(encodeFinding(f, now))]));
+      upgradeRows(syncs, changes, prefix.sync);
       listSectionChanges(syncs, memory.syncMarkers, changes, prefix.sync, now);
+      syncs.packed!.flush(changes);
       listSectionChanges(stalls, memory.positions, changes, prefix.stall, now);
       listSectionChanges(committed, memory.committed, changes, prefix.committed, now);
       if (memory.checkpointWatch !== undefined) listWatchChanges(watch, memory.checkpointWatch, changes);
@@ -216,7 +252,8 @@ export interface LoadedMemoryEntries {
 export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, string]>, readAt?: number): LoadedMemoryEntries {
   const events: unknown[] = [];
   const lastFindings: Record<string, unknown>[] = [];
-  const syncMarkers: Record<string, unknown> = {};
+  const syncs: [string, unknown][] = [];
+  const syncRows: [string, string][] = [];
   const stalls: [string, Record<string, unknown>][] = [];
   const committed: Record<string, unknown> = {};
   const watch: CheckpointWatch = {};
@@ -224,6 +261,10 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
   let cycleAt: number | undefined;
   const fail = (error: string): LoadedMemoryEntries => ({ memory: createDetectorMemory(), watch: {}, watchStored, error });
   for (const [key, value] of entries) {
+    if (isSyncRow(key)) {
+      syncRows.push([key, value]);
+      continue;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(value);
@@ -238,10 +279,20 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
       watch[key.slice(prefix.watch.length)] = entry;
     } else if (key.startsWith(prefix.event)) events.push(parsed);
     else if (key.startsWith(prefix.finding)) lastFindings.push(parsed as Record<string, unknown>);
-    else if (key.startsWith(prefix.sync)) syncMarkers[key.slice(prefix.sync.length)] = parsed;
+    else if (key.startsWith(prefix.sync)) syncs.push([key.slice(prefix.sync.length), parsed]);
     else if (key.startsWith(prefix.stall)) stalls.push([key.slice(prefix.stall.length), parsed as Record<string, unknown>]);
     else if (key.startsWith(prefix.committed)) committed[key.slice(prefix.committed.length)] = parsed;
   }
+  try {
+    forEachPackedEntry(decodePackedRows(syncRows, syncPacking.kind, syncPacking.width), syncPacking.width, (key, numbers) => {
+      syncs.push([key, syncPacking.make(numbers)]);
+    });
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err));
+  }
+  // In key order, as the store lists JSON rows (the markers' order is the section's slot order).
+  syncs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const syncMarkers = Object.fromEntries(syncs);
   const positions = Object.fromEntries(stalls.map(([key, mark]) => [key, { ...mark, seenAt: cycleAt }]));
   // Events in the order they were first seen (the store keeps no order), findings by key.
   events.sort((a, b) => firstSeenOf(a) - firstSeenOf(b));
@@ -259,6 +310,11 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
   if (parsed.error !== null || restated.size === 0 || at === undefined) return { ...parsed, watch: parsed.error === null ? watch : {}, watchStored };
   const memory = { ...parsed.memory, lastFindings: parsed.memory.lastFindings.map((f) => (restated.has(f.key) ? restateStaleCheckpoint(f, at) : f)) };
   return { memory, watch, watchStored, error: null };
+}
+
+/** Whether a stored key is one of the sync markers' packed rows (packed-marks.ts). */
+function isSyncRow(key: string): boolean {
+  return key.startsWith(`${syncPacking.kind}|`) || key.startsWith(`${syncPacking.kind}-keys|`);
 }
 
 function firstSeenOf(event: unknown): number {
@@ -372,12 +428,12 @@ function listColumnChanges<T extends object>(
     forEachWrittenMark(written, (slot, key) => {
       if (table.present[slot] === 1) return;
       written.at[slot] = Number.NaN;
-      changes.push({ key: kind + key, value: null });
+      removeStored(section, changes, kind, key);
     });
     for (const key of section.text.keys()) {
       if (table.present[findMarkSlot(table, key)] === 1) continue;
       section.text.delete(key);
-      changes.push({ key: kind + key, value: null });
+      removeStored(section, changes, kind, key);
     }
     section.swept = true;
   }
@@ -428,11 +484,12 @@ function listSlotChange<T>(
     if (!stored) return;
     written.at[a] = Number.NaN;
     section.text.delete(key);
-    changes.push({ key: kind + key, value: null });
+    removeStored(section, changes, kind, key);
     return;
   }
   if (text === undefined && stored && isWrittenSame(written, after, a, section.form.width)) return;
-  const json = section.form.toJson(readMark(after, a, spec)!);
+  // A packed section's entry is made only to compare with a row read from the store.
+  const json = section.packed === null || text !== undefined ? section.form.toJson(readMark(after, a, spec)!) : "";
   if (text !== undefined) {
     section.text.delete(key);
     if (json === text.json) {
@@ -441,7 +498,8 @@ function listSlotChange<T>(
     }
   }
   recordWrittenMark(written, after, a, now);
-  changes.push({ key: kind + key, value: json });
+  if (section.packed === null) changes.push({ key: kind + key, value: json });
+  else writePackedColumns(section, changes, kind, key, after, a);
 }
 
 /**
@@ -464,7 +522,7 @@ function listRecordChanges<T extends object>(section: Section<T>, entries: Reado
     for (const key of section.text.keys()) {
       if (entries[key] === undefined) {
         section.text.delete(key);
-        changes.push({ key: kind + key, value: null });
+        removeStored(section, changes, kind, key);
       }
     }
     section.swept = true;
@@ -490,7 +548,7 @@ function listEntryChange<T>(section: Section<T>, entry: T, routine: boolean, cha
   if (json === (stored?.json ?? null)) return;
   if (json === null) {
     section.text.delete(key);
-    changes.push({ key: kind + key, value: null });
+    removeStored(section, changes, kind, key);
   } else {
     if (stored === undefined) {
       section.text.set(key, { json, at: now });
@@ -498,8 +556,83 @@ function listEntryChange<T>(section: Section<T>, entry: T, routine: boolean, cha
       stored.json = json;
       stored.at = now;
     }
-    changes.push({ key: kind + key, value: json });
+    writeStoredEntry(section, changes, kind, key, entry, json);
   }
+}
+
+/** Deletes `key`'s stored entry: its row, or its numbers (and a JSON row it may still have) in a packed section. */
+function removeStored<T>(section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string): void {
+  if (section.packed !== null) {
+    section.packed.delete(key);
+    if (!section.rows.delete(key)) return;
+  }
+  changes.push({ key: kind + key, value: null });
+}
+
+/** Stores the entry at `slot` of `table` in a packed section (its JSON row, if any, deleted). */
+function writePackedColumns<T>(section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string, table: MarkTable, slot: number): void {
+  section.packed!.setFromColumns(key, table.columns, slot);
+  if (section.rows.delete(key)) changes.push({ key: kind + key, value: null });
+}
+
+/** Stores `entry` (its JSON `json`): as numbers in a packed section when they are exact, else as its JSON row. */
+function writeStoredEntry<T>(section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string, entry: T, json: string): void {
+  const numbers = section.packed === null ? null : section.form.packed!.read(entry);
+  if (numbers === null) {
+    section.packed?.delete(key);
+    section.rows.add(key);
+    changes.push({ key: kind + key, value: json });
+    return;
+  }
+  section.packed!.setNumbers(key, numbers);
+  if (section.rows.delete(key)) changes.push({ key: kind + key, value: null });
+}
+
+/** A JSON row read from the store; in a packed section, stored as numbers by the next listing (an upgrade). */
+function learnRow<T>(section: Section<T>, key: string, json: string): void {
+  learnEntry(section, key, json);
+  if (section.packed === null) return;
+  section.packed.delete(key);
+  section.rows.add(key);
+  section.upgrades.push(key);
+}
+
+/** The numbers of a packed section's entry stored as JSON, or null (not exact, or not an entry). */
+function readPackedNumbers<T>(packing: PackedForm<T>, json: string): number[] | null {
+  try {
+    const entry: unknown = JSON.parse(json);
+    return entry !== null && typeof entry === "object" ? packing.read(entry as T) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A packed section's rows read from the store: its entries known by their numbers, and compared by their JSON. */
+function learnPacked<T>(section: Section<T>, rows: readonly [string, string][]): void {
+  const packing = section.form.packed!;
+  section.packed!.learn(rows, (key, numbers) => {
+    learnEntry(section, key, section.form.toJson(packing.make(numbers)));
+    section.rows.delete(key);
+  });
+}
+
+/**
+ * The JSON rows of a packed section read from the store (a version before wrote them), still stored as read: their
+ * numbers are stored instead and the rows deleted. A row whose offsets are not exact as numbers stays.
+ */
+function upgradeRows<T>(section: Section<T>, changes: MemoryEntryChange[], kind: string): void {
+  const packing = section.form.packed;
+  if (packing === undefined || section.upgrades.length === 0) return;
+  for (const key of section.upgrades) {
+    const stored = section.text.get(key);
+    if (stored === undefined || !section.rows.has(key)) continue;
+    const numbers = readPackedNumbers(packing, stored.json);
+    if (numbers === null) continue;
+    section.packed!.setNumbers(key, numbers);
+    section.rows.delete(key);
+    changes.push({ key: kind + key, value: null });
+  }
+  section.upgrades = [];
 }
 
 /** The rows written of a columnar section, kept by their JSON from now on (a plain record is listed). */

@@ -1,0 +1,131 @@
+import { describe, expect, it } from "vitest";
+import { createMarkTableBuilder, type MarkColumnsSpec } from "@/lib/detect/mark-columns";
+import { createDetectorMemory } from "@/lib/detect/memory";
+import { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange, type MemoryPersister } from "@/lib/detect/memory-persistence";
+import type { DetectorMemory } from "@/lib/detect/types";
+import { T0 } from "./fixtures";
+
+type SyncMarker = DetectorMemory["syncMarkers"][string];
+
+/** The offset-sync markers' columns, as sync-steps.ts builds them. */
+const markerSpec: MarkColumnsSpec<SyncMarker> = {
+  name: "syncMarkers",
+  width: 2,
+  read: (m) => ({ numbers: [Number(m.upstream), Number(m.downstream)] }),
+  make: (columns, slot) => ({ upstream: String(columns[0]![slot]), downstream: String(columns[1]![slot]) }),
+};
+
+/** A seeded generator of integers in [0, n). */
+function createRandom(seed: number): (n: number) => number {
+  let state = seed >>> 0;
+  return (n) => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return Math.floor((state / 2 ** 32) * n);
+  };
+}
+
+/**
+ * Random cycles of sync-marker sections over three flows, each a detector's table built from the last: partitions
+ * come and go (one flow grows past several chunks, then shrinks to a few: its slots are compacted), markers move by
+ * small and large offsets (beyond 2^32), and now and then a section is a plain record (a copy, as after a shard merge).
+ */
+function createRandomSections(seed: number, cycles: number): Record<string, SyncMarker>[] {
+  const random = createRandom(seed);
+  const offsets = new Map<string, number>();
+  let section: Record<string, SyncMarker> = {};
+  return Array.from({ length: cycles }, (_, cycle) => {
+    const next = createMarkTableBuilder(section, T0 + cycle * 60_000, markerSpec);
+    const sizes = { a: cycle < cycles / 2 ? 600 + cycle * 1000 : 40, b: 50 + random(30), "c->d": random(5) };
+    for (const [flow, size] of Object.entries(sizes)) {
+      for (let p = 0; p < size; p++) {
+        const key = `${flow}|t${p % 7}|${p}`;
+        const last = offsets.get(key);
+        const offset = (last ?? random(2) * 2 ** 40) + (random(10) === 0 ? 1 + random(1000) : 0);
+        offsets.set(key, offset);
+        next.put(next.slotOf(key), offset !== last || !(key in section), offset, offset + (offset % 3));
+      }
+    }
+    section = next.finish();
+    return random(5) === 0 ? { ...section } : section;
+  });
+}
+
+/** Applies changes to a key-value store as the pipeline's store does. */
+function apply(store: Map<string, string>, changes: readonly MemoryEntryChange[]): void {
+  for (const { key, value } of changes) {
+    if (value === null) store.delete(key);
+    else store.set(key, value);
+  }
+}
+
+/** Lists each section's changes, from `cycle` on, into `store`; returns the memory loaded after each. */
+function persistFrom(persister: MemoryPersister, store: Map<string, string>, sections: readonly Record<string, SyncMarker>[], cycle: number) {
+  return sections.slice(cycle).map((syncMarkers, i) => {
+    const now = T0 + (cycle + i) * 60_000;
+    apply(store, persister.listChanges({ ...createDetectorMemory(), syncMarkers }, now));
+    return loadDetectorMemoryEntries(store).memory.syncMarkers;
+  });
+}
+
+describe("sync markers stored as numbers", () => {
+  it("loads back every cycle's markers, over random tables", () => {
+    for (const seed of [1, 2]) {
+      const sections = createRandomSections(seed, 12);
+      const store = new Map<string, string>();
+      const loaded = persistFrom(createMemoryPersister(), store, sections, 0);
+      loaded.forEach((markers, i) => expect(markers).toEqual({ ...sections[i]! }));
+      // Stored as chunk rows alone, and the shrunk flow's chunks past its compacted slots deleted.
+      expect([...store.keys()].filter((k) => k.startsWith("sync|"))).toEqual([]);
+      expect([...store.keys()].filter((k) => k.startsWith("syncs|a|")).sort()).toEqual(["syncs|a|0"]);
+    }
+  }, 60_000);
+
+  it("writes, after a restart in the middle, what it writes without one", () => {
+    for (const [seed, restartAt] of [[4, 3], [5, 8]] as const) {
+      const sections = createRandomSections(seed, 12);
+      const steady = new Map<string, string>();
+      const expected = persistFrom(createMemoryPersister(), steady, sections, 0);
+      const restarted = new Map<string, string>();
+      persistFrom(createMemoryPersister(), restarted, sections.slice(0, restartAt), 0);
+      // A restart: a new persister from the store's rows, the memory read from them.
+      const read = loadDetectorMemoryEntries(restarted).memory.syncMarkers;
+      expect(read).toEqual({ ...sections[restartAt - 1]! });
+      const after = persistFrom(createMemoryPersister([...restarted]), restarted, sections, restartAt);
+      expect(after).toEqual(expected.slice(restartAt));
+      expect(loadDetectorMemoryEntries(restarted)).toEqual(loadDetectorMemoryEntries(steady));
+    }
+  }, 60_000);
+
+  it("reads the rows a version before wrote, then stores them as numbers (an upgrade)", () => {
+    const exact = { upstream: "1099511627776", downstream: "1099511627777" };
+    const beyond = { upstream: "9007199254740993", downstream: "9007199254740993" };
+    // As the version before stored the markers: a JSON row each.
+    const old: [string, string][] = [
+      ["cycle-at", String(T0)],
+      ["sync|f|t|0", JSON.stringify(exact)],
+      ["sync|f|t|1", JSON.stringify({ upstream: "7", downstream: "7" })],
+      ["sync|g|t|0", JSON.stringify(beyond)],
+    ];
+    const loaded = loadDetectorMemoryEntries(old);
+    expect(loaded.error).toBeNull();
+    expect(loaded.memory.syncMarkers).toEqual({ "f|t|0": exact, "f|t|1": { upstream: "7", downstream: "7" }, "g|t|0": beyond });
+    const store = new Map(old);
+    // The next cycle: f|t|1 moved on; the markers otherwise as read.
+    const memory = { ...loaded.memory, syncMarkers: { ...loaded.memory.syncMarkers, "f|t|1": { upstream: "9", downstream: "9" } } };
+    const changes = createMemoryPersister(old).listChanges(memory, T0 + 60_000);
+    apply(store, changes);
+    expect(changes.filter((c) => c.key.startsWith("sync|"))).toEqual([
+      { key: "sync|f|t|0", value: null },
+      { key: "sync|f|t|1", value: null },
+    ]);
+    // A marker beyond 2^53 is not exact as numbers: it keeps its JSON row.
+    expect([...store.keys()].sort()).toEqual(["cycle-at", "syncs-keys|f|0", "syncs|f|0", "sync|g|t|0"]);
+    expect(loadDetectorMemoryEntries(store).memory.syncMarkers).toEqual(memory.syncMarkers);
+  });
+
+  it("starts from an empty memory, and says why, when a chunk row is damaged", () => {
+    const loaded = loadDetectorMemoryEntries([["cycle-at", "12"], ["syncs|f|0", "AAA"], ["syncs-keys|f|0", '["f|t|0"]']]);
+    expect(loaded.memory).toEqual(createDetectorMemory());
+    expect(loaded.error).toContain("stored entry syncs|f|0 is not whole slots");
+  });
+});
