@@ -201,8 +201,10 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
   const watch = createWatchSection();
   const learn = (stored: Iterable<readonly [string, string]>) => {
     const packedRows: [string, string][] = [];
+    const watchRows: [string, string][] = [];
     for (const [key, value] of stored) {
-      if (key.startsWith(prefix.watch)) watch.stored.set(key.slice(prefix.watch.length), value);
+      if (key.startsWith(prefix.watch)) watch.rows.set(key.slice(prefix.watch.length), value);
+      else if (isWatchRow(key)) watchRows.push([key, value]);
       else if (isSyncRow(key)) packedRows.push([key, value]);
       else if (key.startsWith(prefix.sync)) learnRow(syncs, key.slice(prefix.sync.length), value);
       else if (key.startsWith(prefix.stall)) learnEntry(stalls, key.slice(prefix.stall.length), value);
@@ -210,6 +212,8 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
       else text.set(key, value);
     }
     if (packedRows.length > 0) learnPacked(syncs, packedRows);
+    // A key with a JSON row too keeps it known: the next listing deletes it.
+    if (watchRows.length > 0) watch.packed.learn(watchRows, () => {});
   };
   learn(entries);
   return {
@@ -256,13 +260,18 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
   const syncRows: [string, string][] = [];
   const stalls: [string, Record<string, unknown>][] = [];
   const committed: Record<string, unknown> = {};
-  const watch: CheckpointWatch = {};
+  const watches: [string, CheckpointWatch[string]][] = [];
+  const watchRows: [string, string][] = [];
   let watchStored = false;
   let cycleAt: number | undefined;
   const fail = (error: string): LoadedMemoryEntries => ({ memory: createDetectorMemory(), watch: {}, watchStored, error });
   for (const [key, value] of entries) {
     if (isSyncRow(key)) {
       syncRows.push([key, value]);
+      continue;
+    }
+    if (isWatchRow(key)) {
+      watchRows.push([key, value]);
       continue;
     }
     let parsed: unknown;
@@ -276,7 +285,7 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
     else if (key.startsWith(prefix.watch)) {
       const entry = decodeWatchEntry(parsed);
       if (entry === null) return fail(`stored entry ${key} is not a checkpoint watch entry [checkpoint, dueSince]`);
-      watch[key.slice(prefix.watch.length)] = entry;
+      watches.push([key.slice(prefix.watch.length), entry]);
     } else if (key.startsWith(prefix.event)) events.push(parsed);
     else if (key.startsWith(prefix.finding)) lastFindings.push(parsed as Record<string, unknown>);
     else if (key.startsWith(prefix.sync)) syncs.push([key.slice(prefix.sync.length), parsed]);
@@ -287,12 +296,17 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
     forEachPackedEntry(decodePackedRows(syncRows, syncPacking.kind, syncPacking.width), syncPacking.width, (key, numbers) => {
       syncs.push([key, syncPacking.make(numbers)]);
     });
+    forEachPackedEntry(decodePackedRows(watchRows, watchPacking.kind, watchPacking.width), watchPacking.width, (key, numbers) => {
+      const entry = decodeWatchNumbers(numbers);
+      if (entry === null) throw new Error(`stored entry ${key} is not a checkpoint watch entry`);
+      watches.push([key, entry]);
+    });
   } catch (err) {
     return fail(err instanceof Error ? err.message : String(err));
   }
-  // In key order, as the store lists JSON rows (the markers' order is the section's slot order).
-  syncs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const syncMarkers = Object.fromEntries(syncs);
+  // In key order, as the store lists JSON rows (a section's order is its slots' order).
+  const syncMarkers = Object.fromEntries(syncs.sort(compareKeys));
+  const watch: CheckpointWatch = Object.fromEntries(watches.sort(compareKeys));
   const positions = Object.fromEntries(stalls.map(([key, mark]) => [key, { ...mark, seenAt: cycleAt }]));
   // Events in the order they were first seen (the store keeps no order), findings by key.
   events.sort((a, b) => firstSeenOf(a) - firstSeenOf(b));
@@ -310,6 +324,15 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
   if (parsed.error !== null || restated.size === 0 || at === undefined) return { ...parsed, watch: parsed.error === null ? watch : {}, watchStored };
   const memory = { ...parsed.memory, lastFindings: parsed.memory.lastFindings.map((f) => (restated.has(f.key) ? restateStaleCheckpoint(f, at) : f)) };
   return { memory, watch, watchStored, error: null };
+}
+
+function compareKeys([a]: readonly [string, unknown], [b]: readonly [string, unknown]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Whether a stored key is one of the checkpoint watch's packed rows (packed-marks.ts). */
+function isWatchRow(key: string): boolean {
+  return key.startsWith(`${watchPacking.kind}|`) || key.startsWith(`${watchPacking.kind}-keys|`);
 }
 
 /** Whether a stored key is one of the sync markers' packed rows (packed-marks.ts). */
@@ -610,10 +633,7 @@ function readPackedNumbers<T>(packing: PackedForm<T>, json: string): number[] | 
 /** A packed section's rows read from the store: its entries known by their numbers, and compared by their JSON. */
 function learnPacked<T>(section: Section<T>, rows: readonly [string, string][]): void {
   const packing = section.form.packed!;
-  section.packed!.learn(rows, (key, numbers) => {
-    learnEntry(section, key, section.form.toJson(packing.make(numbers)));
-    section.rows.delete(key);
-  });
+  section.packed!.learn(rows, (key, numbers) => learnEntry(section, key, section.form.toJson(packing.make(numbers))));
 }
 
 /**
@@ -626,9 +646,10 @@ function upgradeRows<T>(section: Section<T>, changes: MemoryEntryChange[], kind:
   for (const key of section.upgrades) {
     const stored = section.text.get(key);
     if (stored === undefined || !section.rows.has(key)) continue;
-    const numbers = readPackedNumbers(packing, stored.json);
+    // Stored as numbers too (as loaded): the row goes.
+    const numbers = section.packed!.has(key) ? [] : readPackedNumbers(packing, stored.json);
     if (numbers === null) continue;
-    section.packed!.setNumbers(key, numbers);
+    if (numbers.length > 0) section.packed!.setNumbers(key, numbers);
     section.rows.delete(key);
     changes.push({ key: kind + key, value: null });
   }
@@ -647,37 +668,70 @@ function moveWrittenToText<T>(section: Section<T>): void {
 interface WatchSection {
   /** The watch whose changes were taken last cycle (another one is compared whole once). */
   seen: CheckpointWatchState | null;
-  /** The JSON stored per key (without the prefix). */
-  stored: Map<string, string>;
+  /** The entries stored as numbers. */
+  packed: PackedMarks;
+  /** The entries stored as a JSON row each (read from a version before, or not exact as numbers), by key. */
+  rows: Map<string, string>;
 }
 
 function createWatchSection(): WatchSection {
-  return { seen: null, stored: new Map() };
+  return { seen: null, packed: new PackedMarks(watchPacking.kind, watchPacking.width), rows: new Map() };
 }
 
 /**
  * The watch's entries that differ from what is stored: those it changed since last cycle, or every one (and the
- * stored ones it no longer holds) when it is not the watch seen last cycle.
+ * stored ones it no longer holds) when it is not the watch seen last cycle. Stored as numbers (its changed chunks'
+ * rows), or as a JSON row when not exact as numbers; a JSON row of an entry now stored as numbers is deleted.
  */
 function listWatchChanges(section: WatchSection, watch: CheckpointWatchState, changes: MemoryEntryChange[]): void {
   const changed = watch.takeChanges();
-  const list = (key: string, json: string | null) => {
-    if ((section.stored.get(key) ?? null) === json) return;
-    if (json === null) section.stored.delete(key);
-    else section.stored.set(key, json);
+  const { packed, rows } = section;
+  const list = (key: string, entry: CheckpointWatch[string] | null) => {
+    const numbers = entry === null ? null : readWatchNumbers(entry);
+    if (numbers !== null) {
+      if (!packed.holds(key, numbers)) packed.setNumbers(key, numbers);
+      if (rows.delete(key)) changes.push({ key: prefix.watch + key, value: null });
+      return;
+    }
+    packed.delete(key);
+    const json = entry === null ? null : encodeWatchEntry(entry);
+    if ((rows.get(key) ?? null) === json) return;
+    if (json === null) rows.delete(key);
+    else rows.set(key, json);
     changes.push({ key: prefix.watch + key, value: json });
   };
   if (section.seen === watch) {
-    for (const [key, entry] of changed) list(key, entry === null ? null : encodeWatchEntry(entry));
-    return;
+    for (const [key, entry] of changed) list(key, entry);
+  } else {
+    const keys = new Set<string>();
+    for (const [key, entry] of watch.entries()) {
+      keys.add(key);
+      list(key, entry);
+    }
+    for (const key of [...rows.keys(), ...packed.listKeys()]) if (!keys.has(key)) list(key, null);
+    section.seen = watch;
   }
-  const keys = new Set<string>();
-  for (const [key, entry] of watch.entries()) {
-    keys.add(key);
-    list(key, encodeWatchEntry(entry));
-  }
-  for (const key of [...section.stored.keys()]) if (!keys.has(key)) list(key, null);
-  section.seen = watch;
+  packed.flush(changes);
+}
+
+/** The checkpoint watch as numbers: `[dueSince, upstream, downstream]`, the offsets NaN without a checkpoint. */
+const watchPacking = { kind: "watches", width: 3 } as const;
+
+/** A watch entry's numbers, or null when its checkpoint is not two offsets exact as numbers. */
+function readWatchNumbers(entry: CheckpointWatch[string]): number[] | null {
+  if (entry.checkpoint === null) return [entry.dueSince, Number.NaN, Number.NaN];
+  const colon = entry.checkpoint.indexOf(":");
+  const upstream = readExactOffset(entry.checkpoint.slice(0, colon));
+  const downstream = readExactOffset(entry.checkpoint.slice(colon + 1));
+  return colon < 0 || upstream === null || downstream === null ? null : [entry.dueSince, upstream, downstream];
+}
+
+/** A watch entry from its stored numbers (as WatchSlots makes one), or null when they are not one. */
+function decodeWatchNumbers([dueSince, upstream, downstream]: readonly number[]): CheckpointWatch[string] | null {
+  if (!Number.isSafeInteger(dueSince) || dueSince! < 0) return null;
+  if (Number.isNaN(upstream) && Number.isNaN(downstream)) return { checkpoint: null, dueSince: dueSince! };
+  if (!Number.isSafeInteger(upstream) || !Number.isSafeInteger(downstream)) return null;
+  return { checkpoint: `${upstream}:${downstream}`, dueSince: dueSince! };
 }
 
 /** A watch entry as stored: `[checkpoint, dueSince]`, JSON.stringify's text (written out: ~24,000 a cycle at 100k). */

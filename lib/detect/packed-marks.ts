@@ -80,6 +80,24 @@ export class PackedMarks {
     return flow !== undefined && at !== undefined && !Number.isNaN(flow.values[at * this.width]!);
   }
 
+  /** Whether `key`'s entry is `numbers` (NaN equal to NaN). */
+  holds(key: string, numbers: readonly number[]): boolean {
+    const flow = this.flows.get(flowOf(key));
+    const at = flow?.slotOf.get(key);
+    if (flow === undefined || at === undefined || Number.isNaN(flow.values[at * this.width]!)) return false;
+    for (let k = 0; k < this.width; k++) if (!Object.is(flow.values[at * this.width + k], numbers[k])) return false;
+    return true;
+  }
+
+  /** The keys with an entry. */
+  listKeys(): string[] {
+    const keys: string[] = [];
+    for (const flow of this.flows.values()) {
+      for (let at = 0; at < flow.keys.length; at++) if (!Number.isNaN(flow.values[at * this.width]!)) keys.push(flow.keys[at]!);
+    }
+    return keys;
+  }
+
   /**
    * Learns the store's rows of this section (either kind), the flows they name replacing what was known of them (a shard
    * gained, read again); calls `visit` with every entry they hold.
