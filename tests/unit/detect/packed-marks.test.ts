@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
 import { createMarkTableBuilder, type MarkColumnsSpec } from "@/lib/detect/mark-columns";
 import { createDetectorMemory } from "@/lib/detect/memory";
 import { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange, type MemoryPersister } from "@/lib/detect/memory-persistence";
+import type { CheckpointWatch } from "@/lib/detect/translation-detectors";
 import type { DetectorMemory } from "@/lib/detect/types";
 import { T0 } from "./fixtures";
 
@@ -127,5 +129,77 @@ describe("sync markers stored as numbers", () => {
     const loaded = loadDetectorMemoryEntries([["cycle-at", "12"], ["syncs|f|0", "AAA"], ["syncs-keys|f|0", '["f|t|0"]']]);
     expect(loaded.memory).toEqual(createDetectorMemory());
     expect(loaded.error).toContain("stored entry syncs|f|0 is not whole slots");
+  });
+});
+
+/**
+ * Random checkpoint watches over three flows, cycle after cycle: entries come and go, their clocks and checkpoints
+ * change; checkpoints are absent, offsets exact as numbers, offsets beyond 2^53, or a text that is no checkpoint.
+ */
+function createRandomWatches(seed: number, cycles: number): CheckpointWatch[] {
+  const random = createRandom(seed);
+  const checkpoints = [null, "0:0", "1099511627776:17", "9007199254740993:5", "oops", "12:"];
+  let watch: CheckpointWatch = {};
+  return Array.from({ length: cycles }, (_, cycle) => {
+    const next: CheckpointWatch = {};
+    for (const flow of ["a", "b", "c->d"]) {
+      for (let p = 0; p < (flow === "a" ? 1500 : 40); p++) {
+        const key = `${flow}|g${p % 3}|t|${p}`;
+        if (random(4) === 0) continue;
+        const kept = watch[key];
+        next[key] =
+          kept !== undefined && random(3) > 0
+            ? kept
+            : { checkpoint: random(3) === 0 ? `${random(1000)}:${random(1000)}` : checkpoints[random(checkpoints.length)]!, dueSince: T0 + cycle * 1000 };
+      }
+    }
+    watch = next;
+    return watch;
+  });
+}
+
+/** Lists each watch's changes (a state made from it: compared whole), from `cycle` on, into `store`. */
+function persistWatches(persister: MemoryPersister, store: Map<string, string>, watches: readonly CheckpointWatch[]) {
+  return watches.map((watch, i) => {
+    apply(store, persister.listChanges({ ...createDetectorMemory(), checkpointWatch: new CheckpointWatchState(watch) }, T0 + i * 1000));
+    return loadDetectorMemoryEntries(store).watch;
+  });
+}
+
+describe("the checkpoint watch stored as numbers", () => {
+  it("loads back every cycle's watch, and writes after a restart what it writes without one", () => {
+    const watches = createRandomWatches(7, 10);
+    const steady = new Map<string, string>();
+    persistWatches(createMemoryPersister(), steady, watches).forEach((loaded, i) => expect(loaded).toEqual(watches[i]));
+    // Only entries not exact as numbers have a JSON row.
+    const rows = [...steady.keys()].filter((k) => k.startsWith("watch|")).map((k) => steady.get(k)!);
+    expect(new Set(rows.map((json) => JSON.parse(json)[0]))).toEqual(new Set(["9007199254740993:5", "oops", "12:"]));
+    const restarted = new Map<string, string>();
+    persistWatches(createMemoryPersister(), restarted, watches.slice(0, 4));
+    expect(persistWatches(createMemoryPersister([...restarted]), restarted, watches.slice(4))).toEqual(watches.slice(4));
+    expect(loadDetectorMemoryEntries(restarted)).toEqual(loadDetectorMemoryEntries(steady));
+  }, 60_000);
+
+  it("reads the JSON rows a version before wrote, then stores them as numbers (an upgrade)", () => {
+    const old: [string, string][] = [
+      ["watch|f|g|t|0", "[\"100:90\",1736910000000]"],
+      ["watch|f|g|t|1", "[null,1736910000000]"],
+      ["watch|f|g|t|2", "[\"9007199254740993:5\",1736910000000]"],
+    ];
+    const loaded = loadDetectorMemoryEntries(old).watch;
+    expect(loaded).toEqual({
+      "f|g|t|0": { checkpoint: "100:90", dueSince: T0 },
+      "f|g|t|1": { checkpoint: null, dueSince: T0 },
+      "f|g|t|2": { checkpoint: "9007199254740993:5", dueSince: T0 },
+    });
+    const store = new Map(old);
+    const changes = createMemoryPersister(old).listChanges({ ...createDetectorMemory(), checkpointWatch: new CheckpointWatchState(loaded) }, T0);
+    apply(store, changes);
+    expect(changes.filter((c) => c.key.startsWith("watch|"))).toEqual([
+      { key: "watch|f|g|t|0", value: null },
+      { key: "watch|f|g|t|1", value: null },
+    ]);
+    expect([...store.keys()].sort()).toEqual(["cycle-at", "watches-keys|f|0", "watches|f|0", "watch|f|g|t|2"]);
+    expect(loadDetectorMemoryEntries(store).watch).toEqual(loaded);
   });
 });
