@@ -2,17 +2,23 @@
  * Persisting every rule's memory as entries — the one scheme (issue 32): the engine's held events,
  * examined syncs and level findings, the detectors' marks and the translation rule's checkpoint
  * watch — writing per cycle only what changed. At 100,000 flow partitions the memory is tens of MB
- * of JSON; rewriting it whole every cycle was most of a cycle's work. The store keeps one row per entry (key → JSON value); a cycle writes the entries
- * `listChanges` returns and deletes those whose value is null; `loadDetectorMemoryEntries` reads
- * them back (through parseDetectorMemory: an unreadable memory starts empty, with the reason).
+ * of JSON; rewriting it whole every cycle was most of a cycle's work. The store keeps rows (key → text); a cycle
+ * writes the rows `listChanges` returns and deletes those whose value is null; `loadDetectorMemoryEntries` reads
+ * them back (through parseDetectorMemory: an unreadable memory starts empty, with the reason). Most entries are a
+ * row of JSON each; the two sections that change by the ten thousand a cycle at 100,000 partitions (the offset-sync
+ * markers and the checkpoint watch) are stored as numbers, a flow's entries in chunk rows (packed-marks.ts): a JSON
+ * string, a change object and a row per changed entry cost ~200 ms of CPU and ~46 MiB written a cycle there.
  *
  * ENTRIES
  * - `cycle-at`: the `now` of the cycle the memory is of. Values equal to it are stored as null and
  *   restored from it (marks' `seenAt`, which every mark has; findings observed this cycle).
  * - `event|<finding key>`: a held event (exact).
  * - `finding|<finding key>`: a level finding of the last cycle (exact).
- * - `sync|<flow partition key>`: the last examined offset sync (exact: a step judged twice, against
- *   a log start that moved on, can look like a loss).
+ * - `syncs|<flow>|<chunk>` and `syncs-keys|<flow>|<chunk>`: the last examined offset sync of each flow
+ *   partition as numbers, [upstream, downstream] (exact: a step judged twice, against a log start that moved on, can
+ *   look like a loss). A marker whose offsets are not exact as numbers (beyond 2^53) is a JSON row,
+ *   `sync|<flow partition key>`, as every marker was in the versions before: such rows are read, and the next write
+ *   stores them as numbers and deletes them (an upgrade).
  * - `stall|<flow partition key>`: TASK_STALLED's mark, only once the position stood still for a
  *   cycle. A mark made this cycle (the position moved, or nothing waits) is not stored: it changes
  *   every cycle on every busy partition. After a restart such a partition starts a new mark, so a
@@ -23,8 +29,11 @@
  *   advances, at most once per `advanceWriteMs`. After a restart the stored mark can trail by that
  *   much progress: a move back made during the downtime by less than that is missed, and the range
  *   of a forward move can start that much early. Nothing is reported that did not happen.
- * - `watch|<flow>|<group>|<topic>|<partition>`: the translation rule's checkpoint watch entry
- *   (checkpoint-watch.ts), `[checkpoint, dueSince]` (exact: an older dueSince would raise
+ * - `watches|<flow>|<chunk>` and `watches-keys|<flow>|<chunk>`: the translation rule's checkpoint watch entry of
+ *   each `<flow>|<group>|<topic>|<partition>` (checkpoint-watch.ts) as numbers, [dueSince, upstream, downstream] of
+ *   its checkpoint (NaN without one); an entry whose checkpoint is not two offsets exact as numbers is a JSON row,
+ *   `watch|<key>` `[checkpoint, dueSince]`, as every entry was in the versions before (upgraded as `sync|`). Exact
+ *   (an older dueSince would raise
  *   CHECKPOINT_STALE early, a newer one late). Listed from the changes the watch itself records
  *   (CheckpointWatchState.takeChanges): at 100,000 partitions ~24,000 of 190,000 entries a cycle,
  *   the checkpoints MM2 emitted; a watch this persister has not seen (after a restart, a failed
@@ -34,7 +43,7 @@
  *   TRANSLATION_ERROR's wait for a rewound checkpoint) would come that much later; a deletion not
  *   written leaves an old clock that a debt owed again since the same checkpoint would continue,
  *   raising CHECKPOINT_STALE early.
- * - `watch-entries`: present (value 1) once the watch is stored as `watch|` entries; without it the
+ * - `watch-entries`: present (value 1) once the watch is stored as entries; without it the
  *   keeper reads the watch the versions before kept under `checkpoint-watch` (lib/pipeline).
  *
  * FINDINGS OF THE WRITING CYCLE (`finding|` with observedAt null) are restored at `cycle-at`,
