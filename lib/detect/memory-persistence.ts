@@ -55,7 +55,9 @@
 import type { CheckpointWatchState } from "./checkpoint-watch";
 import { createDetectorMemory, parseDetectorMemory } from "./memory";
 import { createRoutineAdvanceTest, readCommittedTable } from "./committed-marks";
-import { findMarkSlot, findViewTable, type MarkColumnsSpec, type MarkTable, readExactOffset, readMark, readMarkTable } from "./mark-columns";
+import {
+  findMarkSlot, findViewTable, type MarkColumnsSpec, type MarkTable, readExactOffset, readMark, readMarkTable,
+} from "./mark-columns";
 import { decodePackedRows, forEachPackedEntry, PackedMarks } from "./packed-marks";
 import { readSectionChanges, type SectionChanges } from "./section-changes";
 import { StallColumn } from "./stall-marks";
@@ -167,7 +169,8 @@ interface Section<T> {
 
 function createSection<T>(form: StoredForm<T>): Section<T> {
   const packed = form.packed === undefined ? null : new PackedMarks(form.packed.kind, form.packed.width);
-  return { form, seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, written: null, text: new Map(), swept: false, packed, rows: new Set(), upgrades: [] };
+  const section = { form, seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, written: null, text: new Map() };
+  return { ...section, swept: false, packed, rows: new Set(), upgrades: [] };
 }
 
 type SyncMarker = DetectorMemory["syncMarkers"][string];
@@ -302,10 +305,10 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
     else if (key.startsWith(prefix.committed)) committed[key.slice(prefix.committed.length)] = parsed;
   }
   try {
-    forEachPackedEntry(decodePackedRows(syncRows, syncPacking.kind, syncPacking.width), syncPacking.width, (key, numbers) => {
-      syncs.push([key, syncPacking.make(numbers)]);
-    });
-    forEachPackedEntry(decodePackedRows(watchRows, watchPacking.kind, watchPacking.width), watchPacking.width, (key, numbers) => {
+    const { kind, width } = syncPacking;
+    forEachPackedEntry(decodePackedRows(syncRows, kind, width), width, (key, numbers) => syncs.push([key, syncPacking.make(numbers)]));
+    const watchFlows = decodePackedRows(watchRows, watchPacking.kind, watchPacking.width);
+    forEachPackedEntry(watchFlows, watchPacking.width, (key, numbers) => {
       const entry = decodeWatchNumbers(numbers);
       if (entry === null) throw new Error(`stored entry ${key} is not a checkpoint watch entry`);
       watches.push([key, entry]);
@@ -602,13 +605,17 @@ function removeStored<T>(section: Section<T>, changes: MemoryEntryChange[], kind
 }
 
 /** Stores the entry at `slot` of `table` in a packed section (its JSON row, if any, deleted). */
-function writePackedColumns<T>(section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string, table: MarkTable, slot: number): void {
+function writePackedColumns<T>(
+  section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string, table: MarkTable, slot: number,
+): void {
   section.packed!.setFromColumns(key, table.columns, slot);
   if (section.rows.delete(key)) changes.push({ key: kind + key, value: null });
 }
 
 /** Stores `entry` (its JSON `json`): as numbers in a packed section when they are exact, else as its JSON row. */
-function writeStoredEntry<T>(section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string, entry: T, json: string): void {
+function writeStoredEntry<T>(
+  section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string, entry: T, json: string,
+): void {
   const numbers = section.packed === null ? null : section.form.packed!.read(entry);
   if (numbers === null) {
     section.packed?.delete(key);

@@ -93,7 +93,9 @@ export class PackedMarks {
   listKeys(): string[] {
     const keys: string[] = [];
     for (const flow of this.flows.values()) {
-      for (let at = 0; at < flow.keys.length; at++) if (!Number.isNaN(flow.values[at * this.width]!)) keys.push(flow.keys[at]!);
+      for (let at = 0; at < flow.keys.length; at++) {
+        if (!Number.isNaN(flow.values[at * this.width]!)) keys.push(flow.keys[at]!);
+      }
     }
     return keys;
   }
@@ -142,7 +144,8 @@ export class PackedMarks {
       }
       const chunks = Math.ceil(flow.keys.length / chunkSlots);
       for (let chunk = chunks; chunk < flow.storedChunks; chunk++) {
-        changes.push({ key: `${this.kind}|${name}|${chunk}`, value: null }, { key: `${this.keysKind}|${name}|${chunk}`, value: null });
+        changes.push({ key: `${this.kind}|${name}|${chunk}`, value: null });
+        changes.push({ key: `${this.keysKind}|${name}|${chunk}`, value: null });
       }
       flow.storedChunks = chunks;
       flow.dirty.clear();
@@ -198,7 +201,11 @@ interface StoredFlow {
  * The flows of a section's rows (`<kind>|…` and `<kind>-keys|…`). Throws when a row is not one (not base64 of whole
  * slots, or keys not a JSON array of strings).
  */
-export function decodePackedRows(rows: readonly (readonly [string, string])[], kind: string, width: number): Map<string, StoredFlow> {
+export function decodePackedRows(
+  rows: readonly (readonly [string, string])[],
+  kind: string,
+  width: number,
+): Map<string, StoredFlow> {
   const flows = new Map<string, StoredFlow>();
   const flowAt = (name: string, chunk: number) => {
     let flow = flows.get(name);
@@ -210,11 +217,15 @@ export function decodePackedRows(rows: readonly (readonly [string, string])[], k
   for (const [key, value] of rows) {
     const [rowKind, name, chunkText] = key.split("|");
     const chunk = Number(chunkText);
-    if (name === undefined || !Number.isInteger(chunk) || chunk < 0) throw new Error(`stored entry ${key} is not a chunk row`);
+    if (name === undefined || !Number.isInteger(chunk) || chunk < 0) {
+      throw new Error(`stored entry ${key} is not a chunk row`);
+    }
     const flow = flowAt(name, chunk);
     if (rowKind === kind) {
       const bytes = Buffer.from(value, "base64");
-      if (bytes.length % (8 * width) !== 0 || bytes.length > 8 * width * chunkSlots) throw new Error(`stored entry ${key} is not whole slots`);
+      if (bytes.length % (8 * width) !== 0 || bytes.length > 8 * width * chunkSlots) {
+        throw new Error(`stored entry ${key} is not whole slots`);
+      }
       numberRows.push([flow, chunk, bytes]);
       continue;
     }
@@ -235,7 +246,11 @@ export function decodePackedRows(rows: readonly (readonly [string, string])[], k
 }
 
 /** Calls `visit` with the key and numbers of every entry of decoded rows (a slot with a key and numbers). */
-export function forEachPackedEntry(flows: Map<string, StoredFlow>, width: number, visit: (key: string, numbers: number[]) => void): void {
+export function forEachPackedEntry(
+  flows: Map<string, StoredFlow>,
+  width: number,
+  visit: (key: string, numbers: number[]) => void,
+): void {
   for (const flow of flows.values()) {
     for (let at = 0; at < flow.keys.length; at++) {
       const key = flow.keys[at];
