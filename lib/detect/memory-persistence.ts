@@ -2,17 +2,23 @@
  * Persisting every rule's memory as entries — the one scheme (issue 32): the engine's held events,
  * examined syncs and level findings, the detectors' marks and the translation rule's checkpoint
  * watch — writing per cycle only what changed. At 100,000 flow partitions the memory is tens of MB
- * of JSON; rewriting it whole every cycle was most of a cycle's work. The store keeps one row per entry (key → JSON value); a cycle writes the entries
- * `listChanges` returns and deletes those whose value is null; `loadDetectorMemoryEntries` reads
- * them back (through parseDetectorMemory: an unreadable memory starts empty, with the reason).
+ * of JSON; rewriting it whole every cycle was most of a cycle's work. The store keeps rows (key → text); a cycle
+ * writes the rows `listChanges` returns and deletes those whose value is null; `loadDetectorMemoryEntries` reads
+ * them back (through parseDetectorMemory: an unreadable memory starts empty, with the reason). Most entries are a
+ * row of JSON each; the two sections that change by the ten thousand a cycle at 100,000 partitions (the offset-sync
+ * markers and the checkpoint watch) are stored as numbers, a flow's entries in chunk rows (packed-marks.ts): a JSON
+ * string, a change object and a row per changed entry cost ~200 ms of CPU and ~46 MiB written a cycle there.
  *
  * ENTRIES
  * - `cycle-at`: the `now` of the cycle the memory is of. Values equal to it are stored as null and
  *   restored from it (marks' `seenAt`, which every mark has; findings observed this cycle).
  * - `event|<finding key>`: a held event (exact).
  * - `finding|<finding key>`: a level finding of the last cycle (exact).
- * - `sync|<flow partition key>`: the last examined offset sync (exact: a step judged twice, against
- *   a log start that moved on, can look like a loss).
+ * - `syncs|<flow>|<chunk>` and `syncs-keys|<flow>|<chunk>`: the last examined offset sync of each flow
+ *   partition as numbers, [upstream, downstream] (exact: a step judged twice, against a log start that moved on, can
+ *   look like a loss). A marker whose offsets are not exact as numbers (beyond 2^53) is a JSON row,
+ *   `sync|<flow partition key>`, as every marker was in the versions before: such rows are read, and the next write
+ *   stores them as numbers and deletes them (an upgrade).
  * - `stall|<flow partition key>`: TASK_STALLED's mark, only once the position stood still for a
  *   cycle. A mark made this cycle (the position moved, or nothing waits) is not stored: it changes
  *   every cycle on every busy partition. After a restart such a partition starts a new mark, so a
@@ -23,8 +29,11 @@
  *   advances, at most once per `advanceWriteMs`. After a restart the stored mark can trail by that
  *   much progress: a move back made during the downtime by less than that is missed, and the range
  *   of a forward move can start that much early. Nothing is reported that did not happen.
- * - `watch|<flow>|<group>|<topic>|<partition>`: the translation rule's checkpoint watch entry
- *   (checkpoint-watch.ts), `[checkpoint, dueSince]` (exact: an older dueSince would raise
+ * - `watches|<flow>|<chunk>` and `watches-keys|<flow>|<chunk>`: the translation rule's checkpoint watch entry of
+ *   each `<flow>|<group>|<topic>|<partition>` (checkpoint-watch.ts) as numbers, [dueSince, upstream, downstream] of
+ *   its checkpoint (NaN without one); an entry whose checkpoint is not two offsets exact as numbers is a JSON row,
+ *   `watch|<key>` `[checkpoint, dueSince]`, as every entry was in the versions before (upgraded as `sync|`). Exact
+ *   (an older dueSince would raise
  *   CHECKPOINT_STALE early, a newer one late). Listed from the changes the watch itself records
  *   (CheckpointWatchState.takeChanges): at 100,000 partitions ~24,000 of 190,000 entries a cycle,
  *   the checkpoints MM2 emitted; a watch this persister has not seen (after a restart, a failed
@@ -34,7 +43,7 @@
  *   TRANSLATION_ERROR's wait for a rewound checkpoint) would come that much later; a deletion not
  *   written leaves an old clock that a debt owed again since the same checkpoint would continue,
  *   raising CHECKPOINT_STALE early.
- * - `watch-entries`: present (value 1) once the watch is stored as `watch|` entries; without it the
+ * - `watch-entries`: present (value 1) once the watch is stored as entries; without it the
  *   keeper reads the watch the versions before kept under `checkpoint-watch` (lib/pipeline).
  *
  * FINDINGS OF THE WRITING CYCLE (`finding|` with observedAt null) are restored at `cycle-at`,
@@ -46,7 +55,10 @@
 import type { CheckpointWatchState } from "./checkpoint-watch";
 import { createDetectorMemory, parseDetectorMemory } from "./memory";
 import { createRoutineAdvanceTest, readCommittedTable } from "./committed-marks";
-import { findMarkSlot, findViewTable, type MarkColumnsSpec, type MarkTable, readMark, readMarkTable } from "./mark-columns";
+import {
+  findMarkSlot, findViewTable, type MarkColumnsSpec, type MarkTable, readExactOffset, readMark, readMarkTable,
+} from "./mark-columns";
+import { decodePackedRows, forEachPackedEntry, PackedMarks } from "./packed-marks";
 import { readSectionChanges, type SectionChanges } from "./section-changes";
 import { StallColumn } from "./stall-marks";
 import { type CheckpointWatch, restateStaleCheckpoint } from "./translation-detectors";
@@ -111,6 +123,16 @@ interface StoredForm<T> {
   routine?(before: MarkTable, after: MarkTable): (b: number, a: number) => boolean;
   /** The columns of a plain record of the section's entries (for `routine`). */
   readTable?(section: Readonly<Record<string, T>>): MarkTable;
+  /** How the section is stored as numbers (packed-marks.ts); absent: a JSON row per entry. */
+  packed?: PackedForm<T>;
+}
+
+/** A section stored as numbers: its rows' kind, and an entry's numbers (null: not exact, stored as a JSON row). */
+interface PackedForm<T> {
+  kind: string;
+  width: number;
+  read(entry: T): number[] | null;
+  make(numbers: readonly number[]): T;
 }
 
 /** The stored JSON of an entry, and when it was written (0: read from the store). */
@@ -137,13 +159,34 @@ interface Section<T> {
   text: Map<string, StoredText>;
   /** Whether stored keys were ever checked against a memory (those read from the store were not). */
   swept: boolean;
+  /** A packed section's stored numbers (null: JSON rows alone). */
+  packed: PackedMarks | null;
+  /** Keys of a packed section stored as a JSON row (read from a version before, or not exact as numbers). */
+  rows: Set<string>;
+  /** Keys of JSON rows read from the store, to store as numbers by the next listing (an upgrade). */
+  upgrades: string[];
 }
 
 function createSection<T>(form: StoredForm<T>): Section<T> {
-  return { form, seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, written: null, text: new Map(), swept: false };
+  const packed = form.packed === undefined ? null : new PackedMarks(form.packed.kind, form.packed.width);
+  const section = { form, seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, written: null, text: new Map() };
+  return { ...section, swept: false, packed, rows: new Set(), upgrades: [] };
 }
 
-const syncForm: StoredForm<DetectorMemory["syncMarkers"][string]> = { toJson: (marker) => JSON.stringify(marker), width: 2 };
+type SyncMarker = DetectorMemory["syncMarkers"][string];
+/** The offset-sync markers as numbers: ~10,000 change a cycle at 100,000 partitions (module comment). */
+const syncPacking: PackedForm<SyncMarker> = {
+  kind: "syncs",
+  width: 2,
+  read(marker) {
+    const upstream = readExactOffset(marker.upstream);
+    const downstream = readExactOffset(marker.downstream);
+    return upstream === null || downstream === null ? null : [upstream, downstream];
+  },
+  // As sync-steps.ts makes a marker from its columns.
+  make: (numbers) => ({ upstream: String(numbers[0]), downstream: String(numbers[1]) }),
+};
+const syncForm: StoredForm<SyncMarker> = { toJson: (marker) => JSON.stringify(marker), width: 2, packed: syncPacking };
 // A mark made this cycle (movedAt = now) is not stored (module comment); seenAt (the last column) is the cycle's.
 const stallForm: StoredForm<PositionMark> = {
   toJson: (mark) => JSON.stringify(encodeStall(mark)),
@@ -169,13 +212,20 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
   const committed = createSection(committedForm);
   const watch = createWatchSection();
   const learn = (stored: Iterable<readonly [string, string]>) => {
+    const packedRows: [string, string][] = [];
+    const watchRows: [string, string][] = [];
     for (const [key, value] of stored) {
-      if (key.startsWith(prefix.watch)) watch.stored.set(key.slice(prefix.watch.length), value);
-      else if (key.startsWith(prefix.sync)) learnEntry(syncs, key.slice(prefix.sync.length), value);
+      if (key.startsWith(prefix.watch)) watch.rows.set(key.slice(prefix.watch.length), value);
+      else if (isWatchRow(key)) watchRows.push([key, value]);
+      else if (isSyncRow(key)) packedRows.push([key, value]);
+      else if (key.startsWith(prefix.sync)) learnRow(syncs, key.slice(prefix.sync.length), value);
       else if (key.startsWith(prefix.stall)) learnEntry(stalls, key.slice(prefix.stall.length), value);
       else if (key.startsWith(prefix.committed)) learnEntry(committed, key.slice(prefix.committed.length), value);
       else text.set(key, value);
     }
+    if (packedRows.length > 0) learnPacked(syncs, packedRows);
+    // A key with a JSON row too keeps it known: the next listing deletes it.
+    if (watchRows.length > 0) watch.packed.learn(watchRows, () => {});
   };
   learn(entries);
   return {
@@ -190,7 +240,9 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
       writeText(text, changes, cycleAtKey, String(now));
       listTextChanges(text, changes, prefix.event, memory.events.map((e): [string, string] => [e.finding.key, JSON.stringify(e)]));
       listTextChanges(text, changes, prefix.finding, memory.lastFindings.map((f): [string, string] => [f.key, JSON.stringify(encodeFinding(f, now))]));
+      upgradeRows(syncs, changes, prefix.sync);
       listSectionChanges(syncs, memory.syncMarkers, changes, prefix.sync, now);
+      syncs.packed!.flush(changes);
       listSectionChanges(stalls, memory.positions, changes, prefix.stall, now);
       listSectionChanges(committed, memory.committed, changes, prefix.committed, now);
       if (memory.checkpointWatch !== undefined) listWatchChanges(watch, memory.checkpointWatch, changes);
@@ -216,14 +268,24 @@ export interface LoadedMemoryEntries {
 export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, string]>, readAt?: number): LoadedMemoryEntries {
   const events: unknown[] = [];
   const lastFindings: Record<string, unknown>[] = [];
-  const syncMarkers: Record<string, unknown> = {};
+  const syncs: [string, unknown][] = [];
+  const syncRows: [string, string][] = [];
   const stalls: [string, Record<string, unknown>][] = [];
   const committed: Record<string, unknown> = {};
-  const watch: CheckpointWatch = {};
+  const watches: [string, CheckpointWatch[string]][] = [];
+  const watchRows: [string, string][] = [];
   let watchStored = false;
   let cycleAt: number | undefined;
   const fail = (error: string): LoadedMemoryEntries => ({ memory: createDetectorMemory(), watch: {}, watchStored, error });
   for (const [key, value] of entries) {
+    if (isSyncRow(key)) {
+      syncRows.push([key, value]);
+      continue;
+    }
+    if (isWatchRow(key)) {
+      watchRows.push([key, value]);
+      continue;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(value);
@@ -235,13 +297,28 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
     else if (key.startsWith(prefix.watch)) {
       const entry = decodeWatchEntry(parsed);
       if (entry === null) return fail(`stored entry ${key} is not a checkpoint watch entry [checkpoint, dueSince]`);
-      watch[key.slice(prefix.watch.length)] = entry;
+      watches.push([key.slice(prefix.watch.length), entry]);
     } else if (key.startsWith(prefix.event)) events.push(parsed);
     else if (key.startsWith(prefix.finding)) lastFindings.push(parsed as Record<string, unknown>);
-    else if (key.startsWith(prefix.sync)) syncMarkers[key.slice(prefix.sync.length)] = parsed;
+    else if (key.startsWith(prefix.sync)) syncs.push([key.slice(prefix.sync.length), parsed]);
     else if (key.startsWith(prefix.stall)) stalls.push([key.slice(prefix.stall.length), parsed as Record<string, unknown>]);
     else if (key.startsWith(prefix.committed)) committed[key.slice(prefix.committed.length)] = parsed;
   }
+  try {
+    const { kind, width } = syncPacking;
+    forEachPackedEntry(decodePackedRows(syncRows, kind, width), width, (key, numbers) => syncs.push([key, syncPacking.make(numbers)]));
+    const watchFlows = decodePackedRows(watchRows, watchPacking.kind, watchPacking.width);
+    forEachPackedEntry(watchFlows, watchPacking.width, (key, numbers) => {
+      const entry = decodeWatchNumbers(numbers);
+      if (entry === null) throw new Error(`stored entry ${key} is not a checkpoint watch entry`);
+      watches.push([key, entry]);
+    });
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err));
+  }
+  // In key order, as the store lists JSON rows (a section's order is its slots' order).
+  const syncMarkers = Object.fromEntries(syncs.sort(compareKeys));
+  const watch: CheckpointWatch = Object.fromEntries(watches.sort(compareKeys));
   const positions = Object.fromEntries(stalls.map(([key, mark]) => [key, { ...mark, seenAt: cycleAt }]));
   // Events in the order they were first seen (the store keeps no order), findings by key.
   events.sort((a, b) => firstSeenOf(a) - firstSeenOf(b));
@@ -259,6 +336,20 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
   if (parsed.error !== null || restated.size === 0 || at === undefined) return { ...parsed, watch: parsed.error === null ? watch : {}, watchStored };
   const memory = { ...parsed.memory, lastFindings: parsed.memory.lastFindings.map((f) => (restated.has(f.key) ? restateStaleCheckpoint(f, at) : f)) };
   return { memory, watch, watchStored, error: null };
+}
+
+function compareKeys([a]: readonly [string, unknown], [b]: readonly [string, unknown]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Whether a stored key is one of the checkpoint watch's packed rows (packed-marks.ts). */
+function isWatchRow(key: string): boolean {
+  return key.startsWith(`${watchPacking.kind}|`) || key.startsWith(`${watchPacking.kind}-keys|`);
+}
+
+/** Whether a stored key is one of the sync markers' packed rows (packed-marks.ts). */
+function isSyncRow(key: string): boolean {
+  return key.startsWith(`${syncPacking.kind}|`) || key.startsWith(`${syncPacking.kind}-keys|`);
 }
 
 function firstSeenOf(event: unknown): number {
@@ -372,12 +463,12 @@ function listColumnChanges<T extends object>(
     forEachWrittenMark(written, (slot, key) => {
       if (table.present[slot] === 1) return;
       written.at[slot] = Number.NaN;
-      changes.push({ key: kind + key, value: null });
+      removeStored(section, changes, kind, key);
     });
     for (const key of section.text.keys()) {
       if (table.present[findMarkSlot(table, key)] === 1) continue;
       section.text.delete(key);
-      changes.push({ key: kind + key, value: null });
+      removeStored(section, changes, kind, key);
     }
     section.swept = true;
   }
@@ -428,11 +519,12 @@ function listSlotChange<T>(
     if (!stored) return;
     written.at[a] = Number.NaN;
     section.text.delete(key);
-    changes.push({ key: kind + key, value: null });
+    removeStored(section, changes, kind, key);
     return;
   }
   if (text === undefined && stored && isWrittenSame(written, after, a, section.form.width)) return;
-  const json = section.form.toJson(readMark(after, a, spec)!);
+  // A packed section's entry is made only to compare with a row read from the store.
+  const json = section.packed === null || text !== undefined ? section.form.toJson(readMark(after, a, spec)!) : "";
   if (text !== undefined) {
     section.text.delete(key);
     if (json === text.json) {
@@ -441,7 +533,8 @@ function listSlotChange<T>(
     }
   }
   recordWrittenMark(written, after, a, now);
-  changes.push({ key: kind + key, value: json });
+  if (section.packed === null) changes.push({ key: kind + key, value: json });
+  else writePackedColumns(section, changes, kind, key, after, a);
 }
 
 /**
@@ -464,7 +557,7 @@ function listRecordChanges<T extends object>(section: Section<T>, entries: Reado
     for (const key of section.text.keys()) {
       if (entries[key] === undefined) {
         section.text.delete(key);
-        changes.push({ key: kind + key, value: null });
+        removeStored(section, changes, kind, key);
       }
     }
     section.swept = true;
@@ -490,7 +583,7 @@ function listEntryChange<T>(section: Section<T>, entry: T, routine: boolean, cha
   if (json === (stored?.json ?? null)) return;
   if (json === null) {
     section.text.delete(key);
-    changes.push({ key: kind + key, value: null });
+    removeStored(section, changes, kind, key);
   } else {
     if (stored === undefined) {
       section.text.set(key, { json, at: now });
@@ -498,8 +591,85 @@ function listEntryChange<T>(section: Section<T>, entry: T, routine: boolean, cha
       stored.json = json;
       stored.at = now;
     }
-    changes.push({ key: kind + key, value: json });
+    writeStoredEntry(section, changes, kind, key, entry, json);
   }
+}
+
+/** Deletes `key`'s stored entry: its row, or its numbers (and a JSON row it may still have) in a packed section. */
+function removeStored<T>(section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string): void {
+  if (section.packed !== null) {
+    section.packed.delete(key);
+    if (!section.rows.delete(key)) return;
+  }
+  changes.push({ key: kind + key, value: null });
+}
+
+/** Stores the entry at `slot` of `table` in a packed section (its JSON row, if any, deleted). */
+function writePackedColumns<T>(
+  section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string, table: MarkTable, slot: number,
+): void {
+  section.packed!.setFromColumns(key, table.columns, slot);
+  if (section.rows.delete(key)) changes.push({ key: kind + key, value: null });
+}
+
+/** Stores `entry` (its JSON `json`): as numbers in a packed section when they are exact, else as its JSON row. */
+function writeStoredEntry<T>(
+  section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string, entry: T, json: string,
+): void {
+  const numbers = section.packed === null ? null : section.form.packed!.read(entry);
+  if (numbers === null) {
+    section.packed?.delete(key);
+    section.rows.add(key);
+    changes.push({ key: kind + key, value: json });
+    return;
+  }
+  section.packed!.setNumbers(key, numbers);
+  if (section.rows.delete(key)) changes.push({ key: kind + key, value: null });
+}
+
+/** A JSON row read from the store; in a packed section, stored as numbers by the next listing (an upgrade). */
+function learnRow<T>(section: Section<T>, key: string, json: string): void {
+  learnEntry(section, key, json);
+  if (section.packed === null) return;
+  section.packed.delete(key);
+  section.rows.add(key);
+  section.upgrades.push(key);
+}
+
+/** The numbers of a packed section's entry stored as JSON, or null (not exact, or not an entry). */
+function readPackedNumbers<T>(packing: PackedForm<T>, json: string): number[] | null {
+  try {
+    const entry: unknown = JSON.parse(json);
+    return entry !== null && typeof entry === "object" ? packing.read(entry as T) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A packed section's rows read from the store: its entries known by their numbers, and compared by their JSON. */
+function learnPacked<T>(section: Section<T>, rows: readonly [string, string][]): void {
+  const packing = section.form.packed!;
+  section.packed!.learn(rows, (key, numbers) => learnEntry(section, key, section.form.toJson(packing.make(numbers))));
+}
+
+/**
+ * The JSON rows of a packed section read from the store (a version before wrote them), still stored as read: their
+ * numbers are stored instead and the rows deleted. A row whose offsets are not exact as numbers stays.
+ */
+function upgradeRows<T>(section: Section<T>, changes: MemoryEntryChange[], kind: string): void {
+  const packing = section.form.packed;
+  if (packing === undefined || section.upgrades.length === 0) return;
+  for (const key of section.upgrades) {
+    const stored = section.text.get(key);
+    if (stored === undefined || !section.rows.has(key)) continue;
+    // Stored as numbers too (as loaded): the row goes.
+    const numbers = section.packed!.has(key) ? [] : readPackedNumbers(packing, stored.json);
+    if (numbers === null) continue;
+    if (numbers.length > 0) section.packed!.setNumbers(key, numbers);
+    section.rows.delete(key);
+    changes.push({ key: kind + key, value: null });
+  }
+  section.upgrades = [];
 }
 
 /** The rows written of a columnar section, kept by their JSON from now on (a plain record is listed). */
@@ -514,37 +684,70 @@ function moveWrittenToText<T>(section: Section<T>): void {
 interface WatchSection {
   /** The watch whose changes were taken last cycle (another one is compared whole once). */
   seen: CheckpointWatchState | null;
-  /** The JSON stored per key (without the prefix). */
-  stored: Map<string, string>;
+  /** The entries stored as numbers. */
+  packed: PackedMarks;
+  /** The entries stored as a JSON row each (read from a version before, or not exact as numbers), by key. */
+  rows: Map<string, string>;
 }
 
 function createWatchSection(): WatchSection {
-  return { seen: null, stored: new Map() };
+  return { seen: null, packed: new PackedMarks(watchPacking.kind, watchPacking.width), rows: new Map() };
 }
 
 /**
  * The watch's entries that differ from what is stored: those it changed since last cycle, or every one (and the
- * stored ones it no longer holds) when it is not the watch seen last cycle.
+ * stored ones it no longer holds) when it is not the watch seen last cycle. Stored as numbers (its changed chunks'
+ * rows), or as a JSON row when not exact as numbers; a JSON row of an entry now stored as numbers is deleted.
  */
 function listWatchChanges(section: WatchSection, watch: CheckpointWatchState, changes: MemoryEntryChange[]): void {
   const changed = watch.takeChanges();
-  const list = (key: string, json: string | null) => {
-    if ((section.stored.get(key) ?? null) === json) return;
-    if (json === null) section.stored.delete(key);
-    else section.stored.set(key, json);
+  const { packed, rows } = section;
+  const list = (key: string, entry: CheckpointWatch[string] | null) => {
+    const numbers = entry === null ? null : readWatchNumbers(entry);
+    if (numbers !== null) {
+      if (!packed.holds(key, numbers)) packed.setNumbers(key, numbers);
+      if (rows.delete(key)) changes.push({ key: prefix.watch + key, value: null });
+      return;
+    }
+    packed.delete(key);
+    const json = entry === null ? null : encodeWatchEntry(entry);
+    if ((rows.get(key) ?? null) === json) return;
+    if (json === null) rows.delete(key);
+    else rows.set(key, json);
     changes.push({ key: prefix.watch + key, value: json });
   };
   if (section.seen === watch) {
-    for (const [key, entry] of changed) list(key, entry === null ? null : encodeWatchEntry(entry));
-    return;
+    for (const [key, entry] of changed) list(key, entry);
+  } else {
+    const keys = new Set<string>();
+    for (const [key, entry] of watch.entries()) {
+      keys.add(key);
+      list(key, entry);
+    }
+    for (const key of [...rows.keys(), ...packed.listKeys()]) if (!keys.has(key)) list(key, null);
+    section.seen = watch;
   }
-  const keys = new Set<string>();
-  for (const [key, entry] of watch.entries()) {
-    keys.add(key);
-    list(key, encodeWatchEntry(entry));
-  }
-  for (const key of [...section.stored.keys()]) if (!keys.has(key)) list(key, null);
-  section.seen = watch;
+  packed.flush(changes);
+}
+
+/** The checkpoint watch as numbers: `[dueSince, upstream, downstream]`, the offsets NaN without a checkpoint. */
+const watchPacking = { kind: "watches", width: 3 } as const;
+
+/** A watch entry's numbers, or null when its checkpoint is not two offsets exact as numbers. */
+function readWatchNumbers(entry: CheckpointWatch[string]): number[] | null {
+  if (entry.checkpoint === null) return [entry.dueSince, Number.NaN, Number.NaN];
+  const colon = entry.checkpoint.indexOf(":");
+  const upstream = readExactOffset(entry.checkpoint.slice(0, colon));
+  const downstream = readExactOffset(entry.checkpoint.slice(colon + 1));
+  return colon < 0 || upstream === null || downstream === null ? null : [entry.dueSince, upstream, downstream];
+}
+
+/** A watch entry from its stored numbers (as WatchSlots makes one), or null when they are not one. */
+function decodeWatchNumbers([dueSince, upstream, downstream]: readonly number[]): CheckpointWatch[string] | null {
+  if (!Number.isSafeInteger(dueSince) || dueSince! < 0) return null;
+  if (Number.isNaN(upstream) && Number.isNaN(downstream)) return { checkpoint: null, dueSince: dueSince! };
+  if (!Number.isSafeInteger(upstream) || !Number.isSafeInteger(downstream)) return null;
+  return { checkpoint: `${upstream}:${downstream}`, dueSince: dueSince! };
 }
 
 /** A watch entry as stored: `[checkpoint, dueSince]`, JSON.stringify's text (written out: ~24,000 a cycle at 100k). */

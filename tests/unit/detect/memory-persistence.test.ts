@@ -8,6 +8,9 @@ import { makeConnect, makeConnector, makeFlowPartition, makeHistory, makeSnapsho
 
 const STUCK = "east->west|orders|2";
 const MOVING = "east->west|orders|3";
+/** The flow's offset-sync markers as numbers (packed-marks.ts): one chunk row of numbers, one of keys. */
+const SYNCS = "syncs|east->west|0";
+const SYNC_KEYS = "syncs-keys|east->west|0";
 
 /**
  * Two partitions, a minute apart: orders/2 stuck at 100 while its source grows (a stall mark from
@@ -50,16 +53,17 @@ describe("detector memory persistence", () => {
     const store = new Map<string, string>();
     const changes = persistAll(outputs, store);
     expect(changes.map((c) => c.map((e) => e.key))).toEqual([
-      ["cycle-at", `sync|${MOVING}`, `committed|${STUCK}`, `committed|${MOVING}`],
+      ["cycle-at", SYNCS, SYNC_KEYS, `committed|${STUCK}`, `committed|${MOVING}`],
       // orders/2 stood still for a cycle: its stall mark is stored; orders/3's committed mark only
       // advanced (written again 60 s after its last write, not before).
-      ["cycle-at", `sync|${MOVING}`, `stall|${STUCK}`, `committed|${MOVING}`],
+      ["cycle-at", SYNCS, `stall|${STUCK}`, `committed|${MOVING}`],
       // Stuck for 120 s: TASK_STALLED is a level finding of this cycle.
-      ["cycle-at", "finding|TASK_STALLED|east->west", `sync|${MOVING}`, `committed|${MOVING}`],
+      ["cycle-at", "finding|TASK_STALLED|east->west", SYNCS, `committed|${MOVING}`],
     ]);
     expect(store.get(`stall|${STUCK}`)).toBe(JSON.stringify({ position: "100", movedAt: T0, logEndAtMove: "200", notRunningMs: 0 }));
     expect(store.get(`committed|${MOVING}`)).toBe(JSON.stringify({ committed: "1150", highest: "1200", topicId: "id-1" }));
-    expect(store.get(`sync|${MOVING}`)).toBe(JSON.stringify({ upstream: "1199", downstream: "1199" }));
+    expect(JSON.parse(store.get(SYNC_KEYS)!)).toEqual([MOVING]);
+    expect([...new Float64Array(new Uint8Array(Buffer.from(store.get(SYNCS)!, "base64")).buffer)]).toEqual([1199, 1199]);
 
     const last = outputs[2]!.memory;
     const { [MOVING]: moving, ...stored } = last.positions;
@@ -88,13 +92,16 @@ describe("detector memory persistence", () => {
   it("deletes the entries of partitions that left the flow", () => {
     const outputs = runCycles(twoPartitionCycles(2));
     const persister = createMemoryPersister();
-    persister.listChanges(outputs[0]!.memory, T0);
+    const store = new Map(persister.listChanges(outputs[0]!.memory, T0).map((c) => [c.key, c.value!]));
     const gone = { ...outputs[1]!.memory, committed: {}, syncMarkers: {} };
-    expect(persister.listChanges(gone, T0 + 60_000).filter((c) => c.value === null)).toEqual([
-      { key: `sync|${MOVING}`, value: null },
+    const changes = persister.listChanges(gone, T0 + 60_000);
+    expect(changes.filter((c) => c.value === null)).toEqual([
       { key: `committed|${STUCK}`, value: null },
       { key: `committed|${MOVING}`, value: null },
     ]);
+    // The sync marker's slot is rewritten as holding nothing.
+    for (const { key, value } of changes) if (value !== null) store.set(key, value);
+    expect(loadDetectorMemoryEntries(store).memory.syncMarkers).toEqual({});
   });
 
   it("lists a detector's sections from the keys it touched: the same changes as walking every key", () => {
@@ -119,8 +126,8 @@ describe("detector memory persistence", () => {
     // its not-running time, and deleted when it moved.
     const paused = JSON.stringify({ position: "100", movedAt: T0, logEndAtMove: "200", notRunningMs: 60_000 });
     expect(changes.slice(3)).toEqual([
-      [["cycle-at", "json"], ["finding|TASK_STALLED|east->west", null], [`sync|${MOVING}`, "json"], [`stall|${STUCK}`, paused], [`committed|${MOVING}`, "json"]],
-      [["cycle-at", "json"], [`sync|${MOVING}`, "json"], [`stall|${STUCK}`, null], [`committed|${STUCK}`, "json"], [`committed|${MOVING}`, "json"]],
+      [["cycle-at", "json"], ["finding|TASK_STALLED|east->west", null], [SYNCS, "json"], [`stall|${STUCK}`, paused], [`committed|${MOVING}`, "json"]],
+      [["cycle-at", "json"], [SYNCS, "json"], [`stall|${STUCK}`, null], [`committed|${STUCK}`, "json"], [`committed|${MOVING}`, "json"]],
       // orders/3 left the flow: its committed mark is kept, marked gone (a recreated topic is judged against it).
       [["cycle-at", "json"], [`committed|${STUCK}`, "json"], [`committed|${MOVING}`, "json"]],
     ]);

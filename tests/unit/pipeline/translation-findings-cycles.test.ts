@@ -5,6 +5,7 @@ import type { Finding } from "@/lib/detect/types";
 import { createTranslationFindingSource } from "./translation-finding-source";
 import type { Store } from "@/lib/store";
 import { CheckpointIndex, type FlowTranslation, SyncModelCache, translateFlow } from "@/lib/translation";
+import { loadDetectorMemoryEntries } from "@/lib/detect/memory-persistence";
 import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors } from "@/lib/detect/translation-detectors";
 import { makeFlow, makeGroup, steadySyncs, T0 } from "../translation/fixtures";
 import { createTempSqliteStores } from "./temp-sqlite-stores";
@@ -75,14 +76,9 @@ function createReference() {
   };
 }
 
-/** The watch the store holds (its `watch|` entries, `[checkpoint, dueSince]`), and how many entries the last cycle wrote. */
+/** The watch the store holds. */
 async function readStoredWatch(store: Store): Promise<CheckpointWatch> {
-  const watch: CheckpointWatch = {};
-  for (const [key, value] of await store.loadDetectorMemoryEntries("watch|")) {
-    const [checkpoint, dueSince] = JSON.parse(value) as [string | null, number];
-    watch[key.slice("watch|".length)] = { checkpoint, dueSince };
-  }
-  return watch;
+  return loadDetectorMemoryEntries(await store.loadDetectorMemoryEntries()).watch;
 }
 
 const stores = createTempSqliteStores("gapwatch-watch-cycles-");
@@ -98,7 +94,7 @@ describe("the checkpoint watch kept from cycle to cycle (the watch stored per ch
     const counting = (inner: Store): Store => ({
       ...inner,
       saveDetectorMemoryEntries: async (changes) => {
-        written = changes.filter((c) => c.key.startsWith("watch|")).length;
+        written = changes.filter((c) => c.key.startsWith("watches|") || c.key.startsWith("watch|")).length;
         await inner.saveDetectorMemoryEntries(changes);
       },
     });

@@ -4,6 +4,7 @@ import { ShardAssignment } from "@/lib/collector/shards";
 import { flowPartitionKey } from "@/lib/collector/types";
 import { parseConfigText } from "@/lib/config";
 import { defaultThresholds } from "@/lib/config/thresholds";
+import { loadDetectorMemoryEntries } from "@/lib/detect/memory-persistence";
 import type { Finding } from "@/lib/detect/types";
 import type { Store } from "@/lib/store";
 import { translateFlow, type FlowTranslation } from "@/lib/translation";
@@ -63,12 +64,13 @@ const SOUTH_WATCH = "east->south|app|orders|0";
  */
 async function storedEntries(store: Store, prefix = "") {
   type Stored = { key: string; observedAt: number | null; restatedAt?: number; evidence: Record<string, unknown> };
-  const watch: Record<string, unknown> = {};
   const findings: unknown[][] = [];
   let marked = false;
-  for (const [key, value] of (await store.loadDetectorMemoryEntries(prefix)).sort(([a], [b]) => a.localeCompare(b))) {
-    const rest = key.slice(prefix.length);
-    if (rest.startsWith("watch|")) watch[rest.slice("watch|".length)] = JSON.parse(value);
+  const entries = (await store.loadDetectorMemoryEntries(prefix)).map(([key, value]): [string, string] => [key.slice(prefix.length), value]);
+  // The watch's rows as the store holds them: as numbers, each entry [checkpoint, dueSince].
+  const rows = entries.filter(([key]) => key.startsWith("watches") || key.startsWith("watch|"));
+  const watch = Object.fromEntries(Object.entries(loadDetectorMemoryEntries(rows).watch).map(([k, e]) => [k, [e.checkpoint, e.dueSince]]));
+  for (const [rest, value] of entries.sort(([a], [b]) => a.localeCompare(b))) {
     if (rest === "watch-entries") marked = true;
     if (!rest.startsWith("finding|")) continue;
     const f = JSON.parse(value) as Stored;
@@ -348,11 +350,11 @@ describe("a first cycle after a restart that cannot judge a group carries its st
     }
     // The entry owed since T0 (and the mark that the watch is entries); unchanged; CHECKPOINT_STALE fires (its
     // finding); its owedForMs grows, nothing written.
-    expect(counts).toEqual([2, 2, ...Array<number>(40).fill(3)]);
+    expect(counts).toEqual([3, 3, ...Array<number>(40).fill(4)]);
     expect(owed).toEqual(Array.from({ length: 40 }, (_, i) => 190_000 + i * 10_000));
     const restarted = createTranslationFindingSource(counted);
     expect(staleOf(await restarted(unknownAt(T0 + 600_000), T0 + 600_000, defaultThresholds))).toEqual([["east->west", 600_000]]);
-    expect(writes).toEqual([`watch|${WEST_WATCH}`, "watch-entries", `finding|${WEST_STALE}`]);
+    expect(writes).toEqual(["watches|east->west|0", "watches-keys|east->west|0", "watch-entries", `finding|${WEST_STALE}`]);
   });
 
   it("scaleOut: a collector that gains the shard carries the previous owner's findings of the group it cannot read", async () => {
