@@ -9,17 +9,7 @@ import { fillFlowColumns, type FlowColumns, readFlowColumns } from "@/lib/collec
 import { SyncHistoryStore } from "@/lib/collector/sync-history-store";
 import { type Flow, flowPartitionKey, type PartitionState, type TopicState } from "@/lib/collector/types";
 import { makeCluster, makeDefinition, makeReadings, makeTopic, T0 } from "./fixtures";
-
-/** A small deterministic generator (mulberry32): the same cycles on every run. */
-function createRandom(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRandom } from "../seeded-random";
 
 /** The columns' fields as plain arrays (typed arrays compared by value; NaN equals NaN in toEqual). */
 function describeColumns(columns: FlowColumns) {

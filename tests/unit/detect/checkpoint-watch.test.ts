@@ -4,22 +4,12 @@ import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
 import { type CheckpointWatch, detectStaleCheckpoints } from "@/lib/detect/translation-detectors";
 import { type FlowTranslation, translateFlow } from "@/lib/translation";
 import { FLOW, makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "../translation/fixtures";
+import { createRandom } from "../seeded-random";
 
 const MINUTE = 60_000;
 const limits = { replayRecords: 1000, checkpointStaleMs: 3 * MINUTE };
 const partitions = [0, 1, 2, 3];
 const groupIds = ["app", "billing", "audit"];
-
-/** A deterministic sequence of numbers in [0, 1) (mulberry32). */
-function createRandom(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One cycle's world: each group's committed offset and MM2's latest checkpoint per partition. */
 interface World {

@@ -5,16 +5,7 @@ import { readSectionChanges } from "@/lib/detect/section-changes";
 import { stepSyncs } from "@/lib/detect/sync-steps";
 import type { DetectorMemory } from "@/lib/detect/types";
 import { T0 } from "./fixtures";
-
-function createRandom(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRandom } from "../seeded-random";
 
 type Markers = DetectorMemory["syncMarkers"];
 

@@ -6,6 +6,7 @@ import { type FlowTranslation, readGroupRows, type RowSample, translateSnapshotF
 import { FlowRowsState } from "@/lib/translation/flow-rows";
 import type { TranslationRows } from "@/lib/translation/translation-rows";
 import { FLOW, makeFlow, makeFlowPartition, makeGroup, readSampleColumns, T0 } from "../translation/fixtures";
+import { createRandom } from "../seeded-random";
 
 /**
  * FlowTranslator reuses a flow's row columns two cycles later (FlowRowsState.takeRows). Over random cycles whose groups
@@ -17,17 +18,6 @@ const cycles = 40;
 const stepMs = 5_000;
 const topics = ["orders", "payments"];
 const flowParts = topics.flatMap((topic) => [0, 1, 2, 3, 4, 5].map((partition) => ({ topic, partition })));
-
-/** A deterministic generator (mulberry32), so a failure can be replayed. */
-function createRandom(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function makeSourceCluster(groups: ClusterSnapshot["groups"], now: number): ClusterSnapshot {
   return {
