@@ -10,6 +10,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { createAlertService } from "@/lib/alerts/alert-service";
+import { countFlowPartitions } from "@/lib/collector/flow-rows";
 import type { Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
@@ -68,7 +69,8 @@ interface StoreTally {
 /** Rows one call hands over, for the methods a cycle writes with; other calls count 0. */
 function countRows(method: string, args: unknown[]): number {
   const [first, second] = args;
-  if (method === "recordFlowSamples") return (first as Snapshot["flows"]).reduce((sum, f) => sum + f.partitions.length, 0);
+  // Counted from the flow's rows: reading `flow.partitions` would make every partition object, in the timed cycle.
+  if (method === "recordFlowSamples") return (first as Snapshot["flows"]).reduce((sum, f) => sum + countFlowPartitions(f), 0);
   if (method === "recordTranslationSamples") return (second as unknown[]).length;
   if (method === "saveAlerts") return (first as unknown[]).length;
   if (method === "appendOffsetSyncs") return (args[3] as unknown[]).length;
