@@ -50,6 +50,11 @@ export function judgeTargets(r: BenchReport): TargetVerdict[] {
     before === null ? undefined : ms(before.cpuMs.median));
   add(`peak RSS, whole pipeline, ${cycleSize} partitions`, "≤ 600 MB", "7", judge(cycle ? cycle.peakRssMiB * mbPerMiB : null, 600, mb),
     before === null ? undefined : mb(before.peakRssMiB * mbPerMiB));
+  // What a collector does after each cycle, outside the pipeline's figure: encode the read model and write its row.
+  const publish = cycle?.publishCpuMs ?? null;
+  add(`read model publication (encode + store write) CPU per cycle, median, ${cycleSize} partitions`, "reported", "7",
+    publish === null ? { measured: "not measured", verdict: "not measured" } : { measured: ms(publish.median), verdict: "reported" },
+    before?.publishCpuMs === undefined ? undefined : ms(before.publishCpuMs.median));
   const compute = findComputeAt100k(r.synthetic);
   const computeBefore = findComputeAt100k(r.previous?.synthetic ?? null);
   add(`buildFlow + rules + translation CPU per cycle, median, ${cycleSize} partitions`, "reported", "5",

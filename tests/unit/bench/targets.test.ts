@@ -31,7 +31,7 @@ const cycleAt = (partitions: number, cpuMs: number[], peakRssMiB: number): Cycle
 describe("judgeTargets", () => {
   it("says not measured, never met, for every phase that did not run", () => {
     const verdicts = judgeTargets(createReport());
-    expect(verdicts.length).toBe(17);
+    expect(verdicts.length).toBe(18);
     expect(new Set(verdicts.map((v) => v.verdict))).toEqual(new Set(["not measured"]));
   });
 
@@ -42,6 +42,13 @@ describe("judgeTargets", () => {
     const verdicts = judgeTargets(report);
     expect(find(verdicts, "whole pipeline CPU per cycle")).toMatchObject({ measured: "240 ms", previous: "2538 ms", verdict: "met" });
     expect(find(verdicts, "peak RSS, whole pipeline")).toMatchObject({ measured: "524 MB", previous: "2828 MB", verdict: "met" });
+    // A previous version whose bench did not time the publication has no figure beside it.
+    expect(find(verdicts, "read model publication")).toMatchObject({ measured: "not measured", verdict: "not measured" });
+    expect(find(verdicts, "read model publication").previous).toBeUndefined();
+    report.cycle.sizes[0]!.publishCpuMs = summarize([3900, 4100, 4000]);
+    expect(find(judgeTargets(report), "read model publication")).toMatchObject({
+      what: "read model publication (encode + store write) CPU per cycle, median, 100,012 partitions", measured: "4000 ms", verdict: "reported",
+    });
     report.synthetic = { fixture: "f", sizes: [], growth: { cpu: 12.5, heap: 9.5 } };
     expect(find(judgeTargets(report), "1,000,000 partitions")).toMatchObject({ measured: "×12.5 CPU, ×9.5 heap", verdict: "NOT met" });
     report.synthetic = { fixture: "f", sizes: [], growth: { cpu: 11.9, heap: 9.5 } };
