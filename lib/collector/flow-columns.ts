@@ -233,26 +233,38 @@ function throwBeyondExact(flowId: string, partitions: readonly FlowPartition[]):
 }
 
 /**
- * The columns of `to`, a copy of `from` (the same flow's partitions in the same order) whose partitions changed
- * only in `lag` (the source tail read, unreplicated-tail.ts): its other columns and slots are shared.
+ * Keeps the columns of `to`, a copy of `from` (the same flow's partitions in the same order) whose partitions changed
+ * only in `lag`, to the source tail's count of data records where `recordLag` (by position) is not NaN
+ * (unreplicated-tail.ts): its other columns and slots are shared. Returns them (the caller keeps them for the
+ * copy's partitions array, made on demand), or null when `from` has no current columns to copy.
  */
-export function refillLagColumn(from: Flow, to: Flow): void {
-  const flowId = from.id;
-  const fromPartitions = from.partitions;
-  const partitions = to.partitions;
-  const built = columnsByFlow.get(from);
-  const before = built !== undefined && isCurrent(built, flowId) ? built : columnsByPartitions.get(fromPartitions);
-  if (before === undefined || !isCurrent(before, flowId) || fromPartitions.length !== partitions.length) return;
+export function refillLagColumn(from: Flow, to: Flow, recordLag: Float64Array): FlowColumns | null {
+  const before = findKeptColumns(from);
+  if (before === undefined || before.slotAt.length !== recordLag.length) return null;
   const lag = before.lag.slice();
-  for (let i = 0; i < partitions.length; i++) {
-    const p = partitions[i]!;
-    if (p === fromPartitions[i]) continue;
-    if (p.lag !== null && !Number.isSafeInteger(Number(p.lag))) throwBeyondExact(flowId, [p]);
-    lag[before.slotAt[i]!] = p.lag === null ? Number.NaN : Number(p.lag);
+  // A slot listed twice holds the last position's lag, refined or not (a flow with duplicates has its array made).
+  const partitions = before.duplicates ? from.partitions : null;
+  for (let i = 0; i < recordLag.length; i++) {
+    const records = recordLag[i]!;
+    const slot = before.slotAt[i]!;
+    if (!Number.isNaN(records)) lag[slot] = records;
+    else if (partitions !== null) {
+      const p = partitions[i]!;
+      if (p.lag !== null && !Number.isSafeInteger(Number(p.lag))) throwBeyondExact(from.id, [p]);
+      lag[slot] = p.lag === null ? Number.NaN : Number(p.lag);
+    }
   }
   const columns = { ...before, lag };
   columnsByFlow.set(to, columns);
-  columnsByPartitions.set(partitions, columns);
+  return columns;
+}
+
+/** The flow's current columns kept by buildFlow or for its partitions array, without making the array. */
+function findKeptColumns(flow: Flow): FlowColumns | undefined {
+  const built = columnsByFlow.get(flow);
+  if (built !== undefined) return isCurrent(built, flow.id) ? built : undefined;
+  const known = columnsByPartitions.get(flow.partitions);
+  return known !== undefined && isCurrent(known, flow.id) ? known : undefined;
 }
 
 /**

@@ -12,7 +12,8 @@ import { checkSyncStepWriters } from "@/lib/collector/sync-step-writers";
 import { checkTargetDensity } from "@/lib/collector/target-density";
 import { advanceTransactionLedgers } from "@/lib/collector/transaction-ledger-read";
 import type { PartitionLedger } from "@/lib/collector/transaction-ledger";
-import { type Flow, flowPartitionKey, ledgerKey } from "@/lib/collector/types";
+import { hasPartitionIn, readPartitionFields } from "@/lib/collector/partition-fields";
+import { type Flow, ledgerKey } from "@/lib/collector/types";
 import { applySourceTails, fetchSourceTails } from "@/lib/collector/unreplicated-tail";
 import type { ClusterReader, FetchRequestItem, FetchResult } from "@/lib/kafka";
 import { parseFlags } from "../args";
@@ -112,13 +113,13 @@ async function main(): Promise<void> {
       const density = await checkTargetDensity(built, readers, tails.tails, untrusted);
       const steps = await checkSyncStepWriters(built, readers, world.syncs, checkedTo, untrusted);
       for (const key of steps.found) density.found.add(key);
-      const flows = built.map((flow) => {
-        const changed = flow.partitions.some((p) => density.found.has(flowPartitionKey(flow.id, p.topic, p.partition)));
-        if (changed) throw new Error("the fake target found a density issue");
-        return flow;
-      });
-      for (const f of flows) {
-        for (const p of f.partitions) if (ledgers.has(ledgerKey(f.source, p.topic, p.partition))) markerPartitions.add(flowPartitionKey(f.id, p.topic, p.partition));
+      if (built.some((flow) => hasPartitionIn(flow, density.found))) throw new Error("the fake target found a density issue");
+      const flows = built;
+      if (ledgers.size > 0) {
+        for (const f of flows) {
+          const fields = readPartitionFields(f);
+          for (let i = 0; i < fields.count; i++) if (ledgers.has(ledgerKey(f.source, fields.topic(i), fields.partition(i)))) markerPartitions.add(fields.key(i));
+        }
       }
       const out = applySourceTails(flows, tails.tails, markerPartitions);
       await advanceTransactionLedgers(ledgers, out, byAlias, readers, now);
