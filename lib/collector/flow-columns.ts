@@ -11,7 +11,7 @@
  * collector records and publishes, and a flow built any other way (a recording, a test) gets its columns on
  * first use from its partitions.
  */
-import { type FlowRows, offsetFields } from "./flow-rows";
+import { createOffsetColumns, type FlowRows, offsetFields } from "./flow-rows";
 import { type Flow, flowPartitionKey, type FlowPartition } from "./types";
 
 /** One flow's columns for one cycle. Columns are by slot; `slots` of them (slots not in this cycle hold NaN). */
@@ -134,13 +134,7 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     duplicates: false,
     knownPositionOf: new Int32Array(slots).fill(-1),
     keys: index.keys,
-    sourceLogStart: new Float64Array(slots).fill(Number.NaN),
-    sourceLogEnd: new Float64Array(slots).fill(Number.NaN),
-    mm2Position: new Float64Array(slots).fill(Number.NaN),
-    committedPosition: new Float64Array(slots).fill(Number.NaN),
-    targetLogStart: new Float64Array(slots).fill(Number.NaN),
-    targetLogEnd: new Float64Array(slots).fill(Number.NaN),
-    lag: new Float64Array(slots).fill(Number.NaN),
+    ...createOffsetColumns(slots, Number.NaN),
     sourceTopicId: new Int32Array(slots).fill(-1),
     flags: new Uint8Array(slots),
     topicRunStarts: listTopicRunStarts(partitions),
@@ -435,7 +429,6 @@ export class FlowColumnsFiller {
   /** The columns once every position has its slot: one pass in sorted order over the rows' typed arrays. */
   private complete(rows: FlowRows, slotAt: Int32Array): FlowColumns {
     const slots = this.index.keys.length;
-    const column = () => new Float64Array(slots).fill(Number.NaN);
     const columns: FlowColumns = {
       flowId: this.flowId,
       generation: this.index.generation,
@@ -444,13 +437,7 @@ export class FlowColumnsFiller {
       duplicates: false,
       knownPositionOf: new Int32Array(slots).fill(-1),
       keys: this.index.keys,
-      sourceLogStart: column(),
-      sourceLogEnd: column(),
-      mm2Position: column(),
-      committedPosition: column(),
-      targetLogStart: column(),
-      targetLogEnd: column(),
-      lag: column(),
+      ...createOffsetColumns(slots, Number.NaN),
       sourceTopicId: new Int32Array(slots).fill(-1),
       flags: new Uint8Array(slots),
       topicRunStarts: new Int32Array(0),
@@ -488,13 +475,7 @@ export class FlowColumnsFiller {
 
 /** One slot's offsets and flags from its partition object. */
 function fillSlot(columns: FlowColumns, slot: number, p: FlowPartition, toNumber: (value: bigint | null) => number): void {
-  columns.sourceLogStart[slot] = toNumber(p.sourceLogStart);
-  columns.sourceLogEnd[slot] = toNumber(p.sourceLogEnd);
-  columns.mm2Position[slot] = toNumber(p.mm2Position);
-  columns.committedPosition[slot] = toNumber(p.committedPosition);
-  columns.targetLogStart[slot] = toNumber(p.targetLogStart);
-  columns.targetLogEnd[slot] = toNumber(p.targetLogEnd);
-  columns.lag[slot] = toNumber(p.lag);
+  for (const field of offsetFields) columns[field][slot] = toNumber(p[field]);
   columns.flags[slot] = describeFlags(p);
 }
 

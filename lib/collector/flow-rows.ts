@@ -25,6 +25,11 @@ export const offsetFields = [
 
 export type OffsetField = (typeof offsetFields)[number];
 
+/** One column per offset field (in offsetFields' order), `length` values each, every value `fill`. */
+export function createOffsetColumns(length: number, fill: number): Record<OffsetField, Float64Array> {
+  return Object.fromEntries(offsetFields.map((field) => [field, new Float64Array(length).fill(fill)])) as Record<OffsetField, Float64Array>;
+}
+
 const positionSources = [null, "committed", "offset-sync"] as const;
 
 /** What one listed partition has besides its offsets (FlowRows.put). */
@@ -78,16 +83,7 @@ export class FlowRows {
   constructor(readonly length: number) {
     this.topicAt = new Int32Array(length);
     this.partition = new Float64Array(length);
-    const column = () => new Float64Array(length);
-    this.offsets = {
-      sourceLogStart: column(),
-      sourceLogEnd: column(),
-      mm2Position: column(),
-      committedPosition: column(),
-      targetLogStart: column(),
-      targetLogEnd: column(),
-      lag: column(),
-    };
+    this.offsets = createOffsetColumns(length, 0);
     this.leaderEpoch = new Float64Array(length);
     this.connectorAt = new Int32Array(length);
     this.positionSource = new Uint8Array(length);
