@@ -274,12 +274,16 @@ export class Collector {
     for (const key of steps.found) density.found.add(key);
     for (const e of [...source.errors, ...density.errors, ...steps.errors]) log.warn({ err: e }, "tail of a flow not read");
     // A derived position the target contradicts is rebuilt from Connect's committed position.
-    const flows = read.map(({ flow, build }) => (hasPartitionIn(flow, density.found) ? build(selectFlowDensityIssues(flow.id, this.untrustedTargets)) : flow));
+    const flows = read.map(({ flow, build }) =>
+      hasPartitionIn(flow, density.found) ? build(selectFlowDensityIssues(flow.id, this.untrustedTargets)) : flow,
+    );
     // A partition with a ledger showed markers before (perhaps before a restart): it stays transactional.
     if (this.ledgers.size > 0) {
       for (const f of flows) {
         const fields = readPartitionFields(f);
-        for (let i = 0; i < fields.count; i++) if (this.ledgers.has(ledgerKey(f.source, fields.topic(i), fields.partition(i)))) this.markerPartitions.add(fields.key(i));
+        for (let i = 0; i < fields.count; i++) {
+          if (this.ledgers.has(ledgerKey(f.source, fields.topic(i), fields.partition(i)))) this.markerPartitions.add(fields.key(i));
+        }
       }
     }
     const refined = applySourceTails(flows, source.tails, this.markerPartitions);

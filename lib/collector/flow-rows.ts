@@ -27,7 +27,8 @@ export type OffsetField = (typeof offsetFields)[number];
 
 /** One column per offset field (in offsetFields' order), `length` values each, every value `fill`. */
 export function createOffsetColumns(length: number, fill: number): Record<OffsetField, Float64Array> {
-  return Object.fromEntries(offsetFields.map((field) => [field, new Float64Array(length).fill(fill)])) as Record<OffsetField, Float64Array>;
+  const columns = offsetFields.map((field) => [field, new Float64Array(length).fill(fill)]);
+  return Object.fromEntries(columns) as Record<OffsetField, Float64Array>;
 }
 
 const positionSources = [null, "committed", "offset-sync"] as const;

@@ -30,7 +30,11 @@ export interface ExcessStep {
  * so the extra records are either MM2's second copies after a restart (MM2_REDELIVERY) or another producer's. A step
  * back (u2 < u1) is always MM2 resuming lower, never another writer. Null when there is none or it is not readable.
  */
-export function findExcessStep(history: SyncHistory, checkedTo: bigint | undefined, p: StepPartition): Omit<ExcessStep, "key"> | null {
+export function findExcessStep(
+  history: SyncHistory,
+  checkedTo: bigint | undefined,
+  p: StepPartition,
+): Omit<ExcessStep, "key"> | null {
   for (let i = history.length - 1; i > 0; i--) {
     const to = history.point(i);
     if (checkedTo !== undefined && to.downstream <= checkedTo) return null;

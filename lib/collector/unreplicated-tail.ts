@@ -104,7 +104,8 @@ export function applySourceTails(flows: readonly Flow[], tails: ReadonlyMap<stri
     const tailed = copyFlow(flow);
     tailed.totals = { ...flow.totals, lag: rows.sumLag(refined) };
     const columns = refillLagColumn(flow, tailed, refined.recordLag);
-    definePartitionsOnDemand(tailed, rows, (partitions) => (columns === null ? undefined : keepPartitionsColumns(partitions, columns)), refined);
+    const keepColumns = (partitions: FlowPartition[]) => (columns === null ? undefined : keepPartitionsColumns(partitions, columns));
+    definePartitionsOnDemand(tailed, rows, keepColumns, refined);
     return tailed;
   });
 }
