@@ -11,6 +11,7 @@ import { probeHiddenTopics } from "./hidden-topics";
 import { addKeptSourceConnector, defineRetainedFlow, discoverFlows } from "./flow-discovery";
 import { createFlowTailState, type FlowReadContext, type FlowTailState, readFlow } from "./flow-readings";
 import { advanceLeaderMarks, type LeaderMarks, leaderMarksStoreKey, parseLeaderMarks, routineWriteMs, serializeLeaderMarks } from "./leader-marks";
+import { hasPartitionIn, readPartitionFields } from "./partition-fields";
 import type { CollectorPersistence } from "./persistence";
 import type { ShardAssignment } from "./shards";
 import { type RecordSampleRead, readRecordSamples } from "./record-samples";
@@ -28,7 +29,7 @@ import { advanceTransactionLedgers } from "./transaction-ledger-read";
 import { type PartitionLedger, parseLedgers, serializeLedgers } from "./transaction-ledger";
 import { LedgerShards, ledgerStoreKey } from "./transaction-ledger-shards";
 import type { FlowDefinition } from "./flow-discovery";
-import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, flowPartitionKey, ledgerKey, type OffsetSyncPoint, type Snapshot, type TransactionLedgerView } from "./types";
+import { type ClusterSnapshot, type CollectorHistory, type ConnectClusterSnapshot, ledgerKey, type OffsetSyncPoint, type Snapshot, type TransactionLedgerView } from "./types";
 import { checkSyncStepWriters } from "./sync-step-writers";
 import { checkTargetDensity, selectFlowDensityIssues } from "./target-density";
 import { applySourceTails, fetchSourceTails } from "./unreplicated-tail";
@@ -273,13 +274,17 @@ export class Collector {
     for (const key of steps.found) density.found.add(key);
     for (const e of [...source.errors, ...density.errors, ...steps.errors]) log.warn({ err: e }, "tail of a flow not read");
     // A derived position the target contradicts is rebuilt from Connect's committed position.
-    const flows = read.map(({ flow, build }) => {
-      const changed = flow.partitions.some((p) => density.found.has(flowPartitionKey(flow.id, p.topic, p.partition)));
-      return changed ? build(selectFlowDensityIssues(flow.id, this.untrustedTargets)) : flow;
-    });
+    const flows = read.map(({ flow, build }) =>
+      hasPartitionIn(flow, density.found) ? build(selectFlowDensityIssues(flow.id, this.untrustedTargets)) : flow,
+    );
     // A partition with a ledger showed markers before (perhaps before a restart): it stays transactional.
-    for (const f of flows) {
-      for (const p of f.partitions) if (this.ledgers.has(ledgerKey(f.source, p.topic, p.partition))) this.markerPartitions.add(flowPartitionKey(f.id, p.topic, p.partition));
+    if (this.ledgers.size > 0) {
+      for (const f of flows) {
+        const fields = readPartitionFields(f);
+        for (let i = 0; i < fields.count; i++) {
+          if (this.ledgers.has(ledgerKey(f.source, fields.topic(i), fields.partition(i)))) this.markerPartitions.add(fields.key(i));
+        }
+      }
     }
     const refined = applySourceTails(flows, source.tails, this.markerPartitions);
     const ledgers = await advanceTransactionLedgers(this.ledgers, refined, byAlias, this.readers, now);

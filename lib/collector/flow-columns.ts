@@ -11,7 +11,7 @@
  * collector records and publishes, and a flow built any other way (a recording, a test) gets its columns on
  * first use from its partitions.
  */
-import { type FlowRows, offsetFields } from "./flow-rows";
+import { createOffsetColumns, type FlowRows, offsetFields } from "./flow-rows";
 import { type Flow, flowPartitionKey, type FlowPartition } from "./types";
 
 /** One flow's columns for one cycle. Columns are by slot; `slots` of them (slots not in this cycle hold NaN). */
@@ -134,13 +134,7 @@ export function fillFlowColumns(flowId: string, partitions: readonly FlowPartiti
     duplicates: false,
     knownPositionOf: new Int32Array(slots).fill(-1),
     keys: index.keys,
-    sourceLogStart: new Float64Array(slots).fill(Number.NaN),
-    sourceLogEnd: new Float64Array(slots).fill(Number.NaN),
-    mm2Position: new Float64Array(slots).fill(Number.NaN),
-    committedPosition: new Float64Array(slots).fill(Number.NaN),
-    targetLogStart: new Float64Array(slots).fill(Number.NaN),
-    targetLogEnd: new Float64Array(slots).fill(Number.NaN),
-    lag: new Float64Array(slots).fill(Number.NaN),
+    ...createOffsetColumns(slots, Number.NaN),
     sourceTopicId: new Int32Array(slots).fill(-1),
     flags: new Uint8Array(slots),
     topicRunStarts: listTopicRunStarts(partitions),
@@ -233,26 +227,38 @@ function throwBeyondExact(flowId: string, partitions: readonly FlowPartition[]):
 }
 
 /**
- * The columns of `to`, a copy of `from` (the same flow's partitions in the same order) whose partitions changed
- * only in `lag` (the source tail read, unreplicated-tail.ts): its other columns and slots are shared.
+ * Keeps the columns of `to`, a copy of `from` (the same flow's partitions in the same order) whose partitions changed
+ * only in `lag`, to the source tail's count of data records where `recordLag` (by position) is not NaN
+ * (unreplicated-tail.ts): its other columns and slots are shared. Returns them (the caller keeps them for the
+ * copy's partitions array, made on demand), or null when `from` has no current columns to copy.
  */
-export function refillLagColumn(from: Flow, to: Flow): void {
-  const flowId = from.id;
-  const fromPartitions = from.partitions;
-  const partitions = to.partitions;
-  const built = columnsByFlow.get(from);
-  const before = built !== undefined && isCurrent(built, flowId) ? built : columnsByPartitions.get(fromPartitions);
-  if (before === undefined || !isCurrent(before, flowId) || fromPartitions.length !== partitions.length) return;
+export function refillLagColumn(from: Flow, to: Flow, recordLag: Float64Array): FlowColumns | null {
+  const before = findKeptColumns(from);
+  if (before === undefined || before.slotAt.length !== recordLag.length) return null;
   const lag = before.lag.slice();
-  for (let i = 0; i < partitions.length; i++) {
-    const p = partitions[i]!;
-    if (p === fromPartitions[i]) continue;
-    if (p.lag !== null && !Number.isSafeInteger(Number(p.lag))) throwBeyondExact(flowId, [p]);
-    lag[before.slotAt[i]!] = p.lag === null ? Number.NaN : Number(p.lag);
+  // A slot listed twice holds the last position's lag, refined or not (a flow with duplicates has its array made).
+  const partitions = before.duplicates ? from.partitions : null;
+  for (let i = 0; i < recordLag.length; i++) {
+    const records = recordLag[i]!;
+    const slot = before.slotAt[i]!;
+    if (!Number.isNaN(records)) lag[slot] = records;
+    else if (partitions !== null) {
+      const p = partitions[i]!;
+      if (p.lag !== null && !Number.isSafeInteger(Number(p.lag))) throwBeyondExact(from.id, [p]);
+      lag[slot] = p.lag === null ? Number.NaN : Number(p.lag);
+    }
   }
   const columns = { ...before, lag };
   columnsByFlow.set(to, columns);
-  columnsByPartitions.set(partitions, columns);
+  return columns;
+}
+
+/** The flow's current columns kept by buildFlow or for its partitions array, without making the array. */
+function findKeptColumns(flow: Flow): FlowColumns | undefined {
+  const built = columnsByFlow.get(flow);
+  if (built !== undefined) return isCurrent(built, flow.id) ? built : undefined;
+  const known = columnsByPartitions.get(flow.partitions);
+  return known !== undefined && isCurrent(known, flow.id) ? known : undefined;
 }
 
 /**
@@ -423,7 +429,6 @@ export class FlowColumnsFiller {
   /** The columns once every position has its slot: one pass in sorted order over the rows' typed arrays. */
   private complete(rows: FlowRows, slotAt: Int32Array): FlowColumns {
     const slots = this.index.keys.length;
-    const column = () => new Float64Array(slots).fill(Number.NaN);
     const columns: FlowColumns = {
       flowId: this.flowId,
       generation: this.index.generation,
@@ -432,13 +437,7 @@ export class FlowColumnsFiller {
       duplicates: false,
       knownPositionOf: new Int32Array(slots).fill(-1),
       keys: this.index.keys,
-      sourceLogStart: column(),
-      sourceLogEnd: column(),
-      mm2Position: column(),
-      committedPosition: column(),
-      targetLogStart: column(),
-      targetLogEnd: column(),
-      lag: column(),
+      ...createOffsetColumns(slots, Number.NaN),
       sourceTopicId: new Int32Array(slots).fill(-1),
       flags: new Uint8Array(slots),
       topicRunStarts: new Int32Array(0),
@@ -476,13 +475,7 @@ export class FlowColumnsFiller {
 
 /** One slot's offsets and flags from its partition object. */
 function fillSlot(columns: FlowColumns, slot: number, p: FlowPartition, toNumber: (value: bigint | null) => number): void {
-  columns.sourceLogStart[slot] = toNumber(p.sourceLogStart);
-  columns.sourceLogEnd[slot] = toNumber(p.sourceLogEnd);
-  columns.mm2Position[slot] = toNumber(p.mm2Position);
-  columns.committedPosition[slot] = toNumber(p.committedPosition);
-  columns.targetLogStart[slot] = toNumber(p.targetLogStart);
-  columns.targetLogEnd[slot] = toNumber(p.targetLogEnd);
-  columns.lag[slot] = toNumber(p.lag);
+  for (const field of offsetFields) columns[field][slot] = toNumber(p[field]);
   columns.flags[slot] = describeFlags(p);
 }
 

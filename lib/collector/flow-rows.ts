@@ -4,7 +4,8 @@
  * bigints lived the whole cycle, were promoted, and made the full collections that cost most of a cycle (issue 32).
  * A flow buildFlow makes has its `partitions` array made from these rows the first time someone reads it
  * (definePartitionsOnDemand), field by field what buildFlow built before; the hot readers use the rows' accessors
- * and the flow's columns (flow-columns.ts) and never make it.
+ * and the flow's columns (flow-columns.ts) and never make it. The source tail read's refinement of a flow
+ * (unreplicated-tail.ts) is a PartitionTails kept beside the rows of its copy of the flow: the rows stay buildFlow's.
  */
 import type { CopierChange, Flow, FlowPartition, OffsetSyncPoint, UnknownData } from "./types";
 
@@ -23,6 +24,12 @@ export const offsetFields = [
 ] as const;
 
 export type OffsetField = (typeof offsetFields)[number];
+
+/** One column per offset field (in offsetFields' order), `length` values each, every value `fill`. */
+export function createOffsetColumns(length: number, fill: number): Record<OffsetField, Float64Array> {
+  const columns = offsetFields.map((field) => [field, new Float64Array(length).fill(fill)]);
+  return Object.fromEntries(columns) as Record<OffsetField, Float64Array>;
+}
 
 const positionSources = [null, "committed", "offset-sync"] as const;
 
@@ -77,16 +84,7 @@ export class FlowRows {
   constructor(readonly length: number) {
     this.topicAt = new Int32Array(length);
     this.partition = new Float64Array(length);
-    const column = () => new Float64Array(length);
-    this.offsets = {
-      sourceLogStart: column(),
-      sourceLogEnd: column(),
-      mm2Position: column(),
-      committedPosition: column(),
-      targetLogStart: column(),
-      targetLogEnd: column(),
-      lag: column(),
-    };
+    this.offsets = createOffsetColumns(length, 0);
     this.leaderEpoch = new Float64Array(length);
     this.connectorAt = new Int32Array(length);
     this.positionSource = new Uint8Array(length);
@@ -156,14 +154,16 @@ export class FlowRows {
     return this.partition[this.order[i]!]!;
   }
 
-  /** The partition at sorted position `i`, as buildFlow built it (a new object). */
-  makePartition(i: number): FlowPartition {
+  /** The partition at sorted position `i`, as buildFlow built it and `tails` refined it (a new object). */
+  makePartition(i: number, tails?: PartitionTails): FlowPartition {
     const at = this.order[i]!;
     const topic = this.topics[this.topicAt[at]!]!;
     const connector = this.connectorAt[at]!;
     const epoch = this.leaderEpoch[at]!;
     const rare = this.rare.get(at);
     const lag = this.readOffset(at, "lag");
+    const recordLag = tails === undefined ? Number.NaN : tails.recordLag[i]!;
+    const oldest = tails === undefined ? Number.NaN : tails.oldest[i]!;
     // A literal without a spread, in the field order of the JSON (recordings and digests compare it).
     const made: FlowPartition = {
       topic: topic.topic,
@@ -179,23 +179,73 @@ export class FlowRows {
       positionSource: positionSources[this.positionSource[at]!]!,
       targetLogStart: this.readOffset(at, "targetLogStart"),
       targetLogEnd: this.readOffset(at, "targetLogEnd"),
-      lag,
+      lag: Number.isNaN(recordLag) ? lag : BigInt(recordLag),
       offsetLag: lag,
-      lagBasis: "offsets",
-      transactionMarkersSeen: false,
+      lagBasis: Number.isNaN(recordLag) ? "offsets" : "records",
+      transactionMarkersSeen: tails?.markers[i] === 1,
       targetDensityIssue: rare?.targetDensityIssue ?? null,
       latestSync: this.latestSync[at]!,
-      oldestUnreplicatedTimestamp: null,
+      oldestUnreplicatedTimestamp: Number.isNaN(oldest) ? null : oldest,
       unknown: rare?.unknown ?? null,
     };
     return rare?.copierChange === undefined ? made : withCopierChange(made, rare.copierChange);
   }
 
   /** Every partition in sorted order (new objects). */
-  makePartitions(): FlowPartition[] {
+  makePartitions(tails?: PartitionTails): FlowPartition[] {
     const partitions: FlowPartition[] = [];
-    for (let i = 0; i < this.order.length; i++) partitions.push(this.makePartition(i));
+    for (let i = 0; i < this.order.length; i++) partitions.push(this.makePartition(i, tails));
     return partitions;
+  }
+
+  /** The offset `field` of the partition at sorted position `i` as a number (NaN: null; exact, `beyond` aside). */
+  offsetNumberOf(i: number, field: OffsetField): number {
+    return this.offsets[field][this.order[i]!]!;
+  }
+
+  /** The offset `field` of the partition at sorted position `i`. */
+  offsetOf(i: number, field: OffsetField): bigint | null {
+    return this.readOffset(this.order[i]!, field);
+  }
+
+  /** Which reading gave MM2's position of the partition at sorted position `i`. */
+  positionSourceOf(i: number): FlowPartition["positionSource"] {
+    return positionSources[this.positionSource[this.order[i]!]!]!;
+  }
+
+  /** The newest offset sync the partition at sorted position `i` was built with. */
+  latestSyncOf(i: number): OffsetSyncPoint | null {
+    return this.latestSync[this.order[i]!]!;
+  }
+
+  /** Whether the partition at sorted position `i` has known data (`unknown` null). */
+  isKnownAt(i: number): boolean {
+    return this.isKnown(this.order[i]!);
+  }
+
+  /**
+   * The partitions' lag summed (as summarizeFlowTotals sums the made partitions': numbers while every partial sum
+   * is exact, else bigints), with `tails`' record counts where they replace the offset lag.
+   */
+  sumLag(tails?: PartitionTails): bigint {
+    const lags = this.offsets.lag;
+    let sum = 0;
+    let exact = true;
+    for (let i = 0; i < this.order.length; i++) {
+      const recordLag = tails === undefined ? Number.NaN : tails.recordLag[i]!;
+      const lag = Number.isNaN(recordLag) ? lags[this.order[i]!]! : recordLag;
+      if (Number.isNaN(lag) || lag === 0) continue;
+      sum += lag;
+      exact &&= sum <= Number.MAX_SAFE_INTEGER && sum >= -Number.MAX_SAFE_INTEGER;
+    }
+    if (exact) return BigInt(sum);
+    let big = 0n;
+    for (let i = 0; i < this.order.length; i++) {
+      const recordLag = tails === undefined ? Number.NaN : tails.recordLag[i]!;
+      const lag = Number.isNaN(recordLag) ? this.offsetOf(i, "lag") : BigInt(recordLag);
+      if (lag !== null) big += lag;
+    }
+    return big;
   }
 
   private readOffset(at: number, field: OffsetField): bigint | null {
@@ -215,6 +265,34 @@ export class FlowRows {
   }
 }
 
+/**
+ * What the source tail read refined of one flow's partitions, by sorted position (unreplicated-tail.ts
+ * applySourceTails): the made partition's `lag`/`lagBasis`, `oldestUnreplicatedTimestamp` and
+ * `transactionMarkersSeen`. Kept beside the rows of the refined copy of the flow, which stay buildFlow's.
+ */
+export class PartitionTails {
+  /** Per position: 1 when transaction markers were seen (`transactionMarkersSeen`). */
+  readonly markers: Uint8Array;
+  /** Per position: the lag in data records (`lagBasis` "records"), or NaN where the offset lag stands. */
+  readonly recordLag: Float64Array;
+  /** Per position: `oldestUnreplicatedTimestamp` (epoch ms), or NaN for null. */
+  readonly oldest: Float64Array;
+
+  constructor(readonly length: number) {
+    this.markers = new Uint8Array(length);
+    this.recordLag = new Float64Array(length).fill(Number.NaN);
+    this.oldest = new Float64Array(length).fill(Number.NaN);
+  }
+
+  /** A copy whose markers are cleared (each refinement sets them anew) and whose record lags and timestamps stay. */
+  carry(): PartitionTails {
+    const copy = new PartitionTails(this.length);
+    copy.recordLag.set(this.recordLag);
+    copy.oldest.set(this.oldest);
+    return copy;
+  }
+}
+
 /** The partition with the connector change that moved it, listed after its connector (the field order of the JSON). */
 function withCopierChange(built: FlowPartition, copierChange: CopierChange): FlowPartition {
   const { topic, partition, targetTopic, sourceConnector, ...rest } = built;
@@ -223,21 +301,29 @@ function withCopierChange(built: FlowPartition, copierChange: CopierChange): Flo
 
 /** The rows of each flow whose `partitions` were not made yet. */
 const rowsByFlow = new WeakMap<Flow, FlowRows>();
+/** The source tail's refinement of those of them that are a refined copy (unreplicated-tail.ts). */
+const tailsByFlow = new WeakMap<Flow, PartitionTails>();
 let partitionArraysMade = 0;
 
 /**
- * Makes `flow.partitions` from `rows` when first read (then a plain array property, in the same place among the
- * flow's keys: JSON.stringify, a spread and structuredClone see the flow as before), then given to `onMade`. A write
- * replaces it.
+ * Makes `flow.partitions` from `rows` (refined by `tails`) when first read (then a plain array property, in the same
+ * place among the flow's keys: JSON.stringify, a spread and structuredClone see the flow as before), then given to
+ * `onMade`. A write replaces it.
  */
-export function definePartitionsOnDemand(flow: Flow, rows: FlowRows, onMade: (partitions: FlowPartition[]) => void): void {
+export function definePartitionsOnDemand(
+  flow: Flow,
+  rows: FlowRows,
+  onMade: (partitions: FlowPartition[]) => void,
+  tails?: PartitionTails,
+): void {
   rowsByFlow.set(flow, rows);
+  if (tails !== undefined) tailsByFlow.set(flow, tails);
   Object.defineProperty(flow, "partitions", {
     configurable: true,
     enumerable: true,
     get(this: Flow): FlowPartition[] {
       partitionArraysMade++;
-      const partitions = rows.makePartitions();
+      const partitions = rows.makePartitions(tails);
       settlePartitions(this, partitions);
       onMade(partitions);
       return partitions;
@@ -250,6 +336,7 @@ export function definePartitionsOnDemand(flow: Flow, rows: FlowRows, onMade: (pa
 
 function settlePartitions(flow: Flow, partitions: FlowPartition[]): void {
   rowsByFlow.delete(flow);
+  tailsByFlow.delete(flow);
   Object.defineProperty(flow, "partitions", { value: partitions, writable: true, enumerable: true, configurable: true });
 }
 
@@ -258,13 +345,18 @@ export function findFlowRows(flow: Flow): FlowRows | undefined {
   return rowsByFlow.get(flow);
 }
 
+/** The source tail's refinement of a flow with rows (findFlowRows), else undefined (none, or read `flow.partitions`). */
+export function findFlowTails(flow: Flow): PartitionTails | undefined {
+  return tailsByFlow.get(flow);
+}
+
 /**
  * The partition at position `i` of the flow: made from its rows when its array was not made (evidence for one
  * finding), else the array's.
  */
 export function readFlowPartition(flow: Flow, i: number): FlowPartition {
   const rows = rowsByFlow.get(flow);
-  return rows === undefined ? flow.partitions[i]! : rows.makePartition(i);
+  return rows === undefined ? flow.partitions[i]! : rows.makePartition(i, tailsByFlow.get(flow));
 }
 
 /** How many partitions the flow lists, without making its partitions array. */
@@ -294,11 +386,13 @@ export function readPartitionNumber(flow: Flow, i: number): number {
 }
 
 /**
- * The partition's `oldestUnreplicatedTimestamp`: null in buildFlow's rows (only the source tail read sets it, on a
- * copy of the flow with its partitions made, unreplicated-tail.ts), else the partition's.
+ * The partition's `oldestUnreplicatedTimestamp`: for a flow with rows, what the source tail read found (null in
+ * buildFlow's rows; unreplicated-tail.ts sets it on a refined copy), else the partition's.
  */
 export function readOldestUnreplicatedTimestamp(flow: Flow, i: number): number | null {
-  return rowsByFlow.has(flow) ? null : flow.partitions[i]!.oldestUnreplicatedTimestamp;
+  if (!rowsByFlow.has(flow)) return flow.partitions[i]!.oldestUnreplicatedTimestamp;
+  const oldest = tailsByFlow.get(flow)?.oldest[i] ?? Number.NaN;
+  return Number.isNaN(oldest) ? null : oldest;
 }
 
 /** How many partitions arrays were made from rows since the process started (tests count the hot path's). */

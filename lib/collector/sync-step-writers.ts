@@ -1,7 +1,8 @@
 import { type ClusterReader, type FetchedRecord, isItemError } from "@/lib/kafka";
 import type { SyncPoint } from "@/lib/mm2";
 import { readSyncHistories, type SyncHistories, type SyncHistory, type SyncHistorySource } from "./sync-history";
-import { type Flow, type FlowPartition, flowPartitionKey } from "./types";
+import { type PartitionFields, readPartitionFields } from "./partition-fields";
+import type { Flow, FlowPartition } from "./types";
 import { tailBatchBytes } from "./unreplicated-tail";
 
 /** Why a partition's target is not MM2's alone, shown in its row (lib/collector/target-density.ts shows it the same way). */
@@ -9,10 +10,13 @@ export const interleavedReason = (a: SyncPoint, b: SyncPoint, at: bigint) =>
   `the target holds records between MM2's offset syncs ${a.upstream}→${a.downstream} and ${b.upstream}→${b.downstream} ` +
   `that are not MM2's copies (offset ${at} is not MM2's copy of source offset ${b.upstream}): another producer writes to the target topic`;
 
+/** What an offset-sync step's check reads of its partition. */
+export type StepPartition = Pick<FlowPartition, "targetTopic" | "partition" | "targetLogStart" | "targetLogEnd">;
+
 /** One offset-sync step whose target holds more records than upstream offsets, and where to read it. */
 export interface ExcessStep {
   key: string;
-  partition: FlowPartition;
+  partition: StepPartition;
   from: SyncPoint;
   to: SyncPoint;
   /** Where MM2's first copy of `to.upstream` is if the records after `from` are MM2's copies alone. */
@@ -26,7 +30,11 @@ export interface ExcessStep {
  * so the extra records are either MM2's second copies after a restart (MM2_REDELIVERY) or another producer's. A step
  * back (u2 < u1) is always MM2 resuming lower, never another writer. Null when there is none or it is not readable.
  */
-export function findExcessStep(history: SyncHistory, checkedTo: bigint | undefined, p: FlowPartition): Omit<ExcessStep, "key"> | null {
+export function findExcessStep(
+  history: SyncHistory,
+  checkedTo: bigint | undefined,
+  p: StepPartition,
+): Omit<ExcessStep, "key"> | null {
   for (let i = history.length - 1; i > 0; i--) {
     const to = history.point(i);
     if (checkedTo !== undefined && to.downstream <= checkedTo) return null;
@@ -97,19 +105,30 @@ function listExcessSteps(
   untrustedTargets: ReadonlyMap<string, string>,
 ): ExcessStep[] {
   const steps: ExcessStep[] = [];
-  for (const p of flow.partitions) {
-    if (p.latestSync === null) continue;
-    const key = flowPartitionKey(flow.id, p.topic, p.partition);
+  const fields = readPartitionFields(flow);
+  for (let i = 0; i < fields.count; i++) {
+    const latestSync = fields.latestSync(i);
+    if (latestSync === null) continue;
+    const key = fields.key(i);
     // A newest sync below the last one looked at: the target was truncated or recreated; look at its whole history.
     const last = checkedTo.get(key);
-    const seen = last !== undefined && last > p.latestSync.downstream ? undefined : last;
-    if (seen === p.latestSync.downstream || untrustedTargets.has(key)) continue;
+    const seen = last !== undefined && last > latestSync.downstream ? undefined : last;
+    if (seen === latestSync.downstream || untrustedTargets.has(key)) continue;
     const history = syncHistory.get(key);
-    const step = history === undefined ? null : findExcessStep(history, seen, p);
-    checkedTo.set(key, p.latestSync.downstream);
+    const step = history === undefined ? null : findExcessStep(history, seen, readStepPartition(fields, i));
+    checkedTo.set(key, latestSync.downstream);
     if (step !== null) steps.push({ key, ...step });
   }
   return steps;
+}
+
+function readStepPartition(fields: PartitionFields, i: number): StepPartition {
+  return {
+    targetTopic: fields.targetTopic(i),
+    partition: fields.partition(i),
+    targetLogStart: fields.offset(i, "targetLogStart"),
+    targetLogEnd: fields.offset(i, "targetLogEnd"),
+  };
 }
 
 function isSameRecord(a: FetchedRecord, b: FetchedRecord): boolean {

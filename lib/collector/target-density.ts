@@ -1,7 +1,8 @@
 import { type ClusterReader, type FetchedRecord, isItemError } from "@/lib/kafka";
-import { type Flow, type FlowPartition, flowPartitionKey } from "./types";
+import { type PartitionFields, readPartitionFields } from "./partition-fields";
+import { internPartitionName } from "./partition-keys";
+import type { Flow } from "./types";
 import { type SourceTail, tailBatchBytes } from "./unreplicated-tail";
-
 
 /** Why a target partition is not dense, shown in its row. */
 export const densityReasons = {
@@ -40,24 +41,30 @@ export async function checkTargetDensity(
   const errors: string[] = [];
   for (const flow of flows) {
     const reader = readers.get(flow.target);
-    const checked = flow.partitions.filter((p) => shouldCheck(p, untrustedTargets.has(flowPartitionKey(flow.id, p.topic, p.partition))));
-    if (!reader || checked.length === 0) continue;
+    if (!reader) continue;
+    const fields = readPartitionFields(flow);
+    const checked: number[] = [];
+    for (let i = 0; i < fields.count; i++) if (shouldCheck(fields, i, untrustedTargets)) checked.push(i);
+    if (checked.length === 0) continue;
     try {
+      const lastOffset = (i: number) => fields.offset(i, "targetLogEnd")! - 1n;
       const fetched = await reader.fetchPartitions(
-        checked.map((p) => ({ topic: p.targetTopic, partition: p.partition, offset: p.targetLogEnd! - 1n })),
+        checked.map((i) => ({ topic: fields.targetTopic(i), partition: fields.partition(i), offset: lastOffset(i) })),
         { maxBytes: tailBatchBytes, maxWaitMs: 0 },
       );
-      for (const p of checked) {
-        const result = fetched.get(`${p.targetTopic}/${p.partition}`);
+      for (const i of checked) {
+        const result = fetched.get(internPartitionName(fields.targetTopic(i), fields.partition(i)));
         if (result === undefined || isItemError(result)) continue;
-        const key = flowPartitionKey(flow.id, p.topic, p.partition);
-        const last = result.records.find((r) => r.offset === p.targetLogEnd! - 1n);
+        const key = fields.key(i);
+        const at = lastOffset(i);
+        const last = result.records.find((r) => r.offset === at);
         if (result.controlBatches > 0 && last === undefined) {
           flag(key, densityReasons.markers);
           continue;
         }
-        if (p.positionSource !== "offset-sync") continue;
-        const copied = sourceTails.get(key)?.result.records.find((r) => r.offset === p.mm2Position! - 1n);
+        if (fields.positionSource(i) !== "offset-sync") continue;
+        const copiedAt = fields.offset(i, "mm2Position")! - 1n;
+        const copied = sourceTails.get(key)?.result.records.find((r) => r.offset === copiedAt);
         if (last !== undefined && copied !== undefined && !isSameRecord(last, copied)) flag(key, densityReasons.foreign(last.offset, copied.offset));
       }
     } catch (err) {
@@ -71,10 +78,14 @@ export async function checkTargetDensity(
  * Partitions not yet known to be untrusted whose position was derived, or whose target holds
  * records after the newest offset sync (what a derived position and MM2_REDELIVERY count).
  */
-function shouldCheck(p: FlowPartition, untrusted: boolean): boolean {
-  if (untrusted || p.targetLogEnd === null || p.targetLogEnd === 0n) return false;
-  if (p.positionSource === "offset-sync") return true;
-  return p.latestSync !== null && p.targetLogEnd - 1n > p.latestSync.downstream;
+function shouldCheck(fields: PartitionFields, i: number, untrustedTargets: ReadonlyMap<string, string>): boolean {
+  // A number against a bigint compares exactly (offsetNumber is exact for a flow's rows).
+  const targetLogEnd = fields.offsetNumber(i, "targetLogEnd");
+  if (Number.isNaN(targetLogEnd) || targetLogEnd === 0) return false;
+  if (untrustedTargets.size > 0 && untrustedTargets.has(fields.key(i))) return false;
+  if (fields.positionSource(i) === "offset-sync") return true;
+  const sync = fields.latestSync(i);
+  return sync !== null && targetLogEnd - 1 > sync.downstream;
 }
 
 /** The density issues of one flow's partitions for buildFlow, by source `topic/partition`. */

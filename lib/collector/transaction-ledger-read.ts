@@ -1,5 +1,6 @@
 import { type ClusterReader, isItemError } from "@/lib/kafka";
 import { alignPartitionLedger, applyLedgerRead, createPartitionLedger, type LedgerPartitionState, type PartitionLedger, pruneLedger, viewLedger } from "./transaction-ledger";
+import { readPartitionFields } from "./partition-fields";
 import { type ClusterSnapshot, type Flow, ledgerKey, type TransactionLedgerView } from "./types";
 
 /**
@@ -31,7 +32,8 @@ export async function advanceTransactionLedgers(
     ledgers.set(key, ledger === undefined ? createPartitionLedger(cluster, topic, partition, state) : alignPartitionLedger(ledger, state));
   }
   const errors = await readLedgers(ledgers, states, readers);
-  const positions = lowestPositions(flows);
+  // Only the partitions with a state are pruned: without any, no flow's partitions are read.
+  const positions = states.size === 0 ? new Map<string, bigint>() : lowestPositions(flows);
   for (const [key, { state }] of states) {
     const ledger = ledgers.get(key)!;
     ledgers.set(key, pruneLedger(ledger, state.logStart, positions.has(key) ? positions.get(key)! : null, now));
@@ -57,8 +59,12 @@ function collectPartitionStates(
 ): { states: Map<string, PartitionRef>; gone: string[] } {
   const wanted = new Map<string, { cluster: string; topic: string; partition: number }>();
   for (const flow of flows) {
-    for (const { topic, partition, transactionMarkersSeen } of flow.partitions) {
-      if (transactionMarkersSeen) wanted.set(ledgerKey(flow.source, topic, partition), { cluster: flow.source, topic, partition });
+    const fields = readPartitionFields(flow);
+    for (let i = 0; i < fields.count; i++) {
+      if (!fields.transactionMarkersSeen(i)) continue;
+      const topic = fields.topic(i);
+      const partition = fields.partition(i);
+      wanted.set(ledgerKey(flow.source, topic, partition), { cluster: flow.source, topic, partition });
     }
   }
   for (const [key, l] of ledgers) wanted.set(key, { cluster: l.cluster, topic: l.topic, partition: l.partition });
@@ -113,9 +119,10 @@ async function readLedgers(
 function lowestPositions(flows: readonly Flow[]): Map<string, bigint> {
   const lowest = new Map<string, bigint | null>();
   for (const flow of flows) {
-    for (const p of flow.partitions) {
-      const key = ledgerKey(flow.source, p.topic, p.partition);
-      const position = p.unknown === null ? p.mm2Position : null;
+    const fields = readPartitionFields(flow);
+    for (let i = 0; i < fields.count; i++) {
+      const key = ledgerKey(flow.source, fields.topic(i), fields.partition(i));
+      const position = fields.isKnown(i) ? fields.offset(i, "mm2Position") : null;
       const before = lowest.get(key);
       lowest.set(key, before === undefined ? position : before === null || position === null ? null : before < position ? before : position);
     }

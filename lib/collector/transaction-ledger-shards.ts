@@ -64,11 +64,14 @@ export class LedgerShards {
    * keeps a ledger while held, as the whole store kept it before); an upgrade's ledger no held flow copies is dropped.
    */
   claim(ledgers: Map<string, PartitionLedger>, flows: readonly FlowPartitions[]): void {
-    for (const flow of flows) {
-      const shard = this.assignment.shardOfOwner(flow.id);
-      for (const p of flow.partitions) {
-        const key = ledgerKey(flow.source, p.topic, p.partition);
-        if (ledgers.has(key)) this.shardsOf.set(key, (this.shardsOf.get(key) ?? new Set()).add(shard));
+    // Without ledgers no partition is looked up (a flow's partitions array is made only when read).
+    if (ledgers.size > 0) {
+      for (const flow of flows) {
+        const shard = this.assignment.shardOfOwner(flow.id);
+        for (const p of flow.partitions) {
+          const key = ledgerKey(flow.source, p.topic, p.partition);
+          if (ledgers.has(key)) this.shardsOf.set(key, (this.shardsOf.get(key) ?? new Set()).add(shard));
+        }
       }
     }
     for (const key of ledgers.keys()) if ((this.shardsOf.get(key)?.size ?? 0) === 0) this.forget(ledgers, key);

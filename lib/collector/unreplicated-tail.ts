@@ -1,7 +1,10 @@
-import { type ClusterReader, type FetchedPartition, isItemError } from "@/lib/kafka";
+import { type ClusterReader, type FetchedPartition, type FetchRequestItem, isItemError } from "@/lib/kafka";
 import { summarizeFlowTotals } from "./flow-builder";
-import { refillLagColumn } from "./flow-columns";
-import { type Flow, type FlowPartition, flowPartitionKey } from "./types";
+import { keepPartitionsColumns, refillLagColumn } from "./flow-columns";
+import { definePartitionsOnDemand, findFlowRows, findFlowTails, PartitionTails } from "./flow-rows";
+import { type PartitionFields, readPartitionFields } from "./partition-fields";
+import { internPartitionName } from "./partition-keys";
+import type { Flow, FlowPartition } from "./types";
 
 /**
  * Bytes read per partition: the batch holding MM2's position must come back whole. Kafka returns an
@@ -28,16 +31,23 @@ export async function fetchSourceTails(flows: readonly Flow[], readers: Readonly
   const errors: string[] = [];
   for (const flow of flows) {
     const reader = readers.get(flow.source);
-    const items = flow.partitions.flatMap((p) => {
-      const from = chooseTailOffset(p);
-      return from === null ? [] : [{ topic: p.topic, partition: p.partition, offset: from }];
-    });
-    if (!reader || items.length === 0) continue;
+    if (!reader) continue;
+    const fields = readPartitionFields(flow);
+    const items: FetchRequestItem[] = [];
+    const keys: string[] = [];
+    for (let i = 0; i < fields.count; i++) {
+      const from = chooseTailOffset(fields, i);
+      if (from === null) continue;
+      items.push({ topic: fields.topic(i), partition: fields.partition(i), offset: from });
+      keys.push(fields.key(i));
+    }
+    if (items.length === 0) continue;
     try {
       const fetched = await reader.fetchPartitions(items, { maxBytes: tailBatchBytes, maxWaitMs: 0 });
-      for (const item of items) {
-        const result = fetched.get(`${item.topic}/${item.partition}`);
-        if (result !== undefined && !isItemError(result)) tails.set(flowPartitionKey(flow.id, item.topic, item.partition), { from: item.offset, result });
+      for (let k = 0; k < items.length; k++) {
+        const item = items[k]!;
+        const result = fetched.get(internPartitionName(item.topic, item.partition));
+        if (result !== undefined && !isItemError(result)) tails.set(keys[k]!, { from: item.offset, result });
       }
     } catch (err) {
       errors.push(`reading the unreplicated tail of ${flow.id}: ${err instanceof Error ? err.message : String(err)}`);
@@ -46,10 +56,11 @@ export async function fetchSourceTails(flows: readonly Flow[], readers: Readonly
   return { tails, errors };
 }
 
-function chooseTailOffset(p: FlowPartition): bigint | null {
-  if (p.mm2Position === null) return null;
-  if (p.positionSource === "offset-sync" && p.mm2Position > 0n) return p.mm2Position - 1n;
-  return p.offsetLag !== null && p.offsetLag > 0n ? p.mm2Position : null;
+function chooseTailOffset(fields: PartitionFields, i: number): bigint | null {
+  const position = fields.offsetNumber(i, "mm2Position");
+  if (Number.isNaN(position)) return null;
+  if (fields.positionSource(i) === "offset-sync" && position > 0) return fields.offset(i, "mm2Position")! - 1n;
+  return fields.offsetNumber(i, "lag") > 0 ? fields.offset(i, "mm2Position") : null;
 }
 
 /**
@@ -62,28 +73,77 @@ function chooseTailOffset(p: FlowPartition): bigint | null {
  * - `transactionMarkersSeen`, remembered in `markerPartitions` across cycles.
  * A tail read from above the (final) position, e.g. after target-density.ts rejected a derived
  * position, says nothing about the records waiting: that partition keeps its offset lag.
+ * The refinement is written beside the flow's rows (flow-rows.ts PartitionTails) of a copy of the flow: its
+ * partitions are made only when read, its columns share all but the lag column. A flow without rows (made another
+ * way) gets a copy of its partitions refined.
  */
 export function applySourceTails(flows: readonly Flow[], tails: ReadonlyMap<string, SourceTail>, markerPartitions: Set<string>): Flow[] {
   return flows.map((flow) => {
-    const partitions = flow.partitions.map((p) => {
-      const key = flowPartitionKey(flow.id, p.topic, p.partition);
+    const fields = readPartitionFields(flow);
+    const rows = findFlowRows(flow);
+    const refined = findFlowTails(flow)?.carry() ?? new PartitionTails(fields.count);
+    const touched = new Uint8Array(fields.count);
+    for (let i = 0; i < fields.count; i++) {
+      const key = fields.key(i);
       const tail = tails.get(key);
       if (tail !== undefined && tail.result.controlBatches > 0) markerPartitions.add(key);
-      const refined = tail === undefined || p.mm2Position === null || tail.from > p.mm2Position ? p : refineFromTail(p, tail.result);
-      return { ...refined, transactionMarkersSeen: markerPartitions.has(key) };
-    });
-    const tailed = { ...flow, partitions, totals: summarizeFlowTotals(partitions) };
-    refillLagColumn(flow, tailed);
+      if (markerPartitions.size > 0 && markerPartitions.has(key)) refined.markers[i] = 1;
+      if (tail === undefined) continue;
+      const position = fields.offsetNumber(i, "mm2Position");
+      if (Number.isNaN(position) || tail.from > position) continue;
+      refineFromTail(refined, fields, i, tail.result);
+      touched[i] = 1;
+    }
+    if (rows === undefined) {
+      const partitions = flow.partitions.map((p, i) => refinePartition(p, refined, i, touched[i] === 1));
+      const tailed = { ...flow, partitions, totals: summarizeFlowTotals(partitions) };
+      const columns = refillLagColumn(flow, tailed, refined.recordLag);
+      if (columns !== null) keepPartitionsColumns(partitions, columns);
+      return tailed;
+    }
+    const tailed = copyFlow(flow);
+    tailed.totals = { ...flow.totals, lag: rows.sumLag(refined) };
+    const columns = refillLagColumn(flow, tailed, refined.recordLag);
+    const keepColumns = (partitions: FlowPartition[]) => (columns === null ? undefined : keepPartitionsColumns(partitions, columns));
+    definePartitionsOnDemand(tailed, rows, keepColumns, refined);
     return tailed;
   });
 }
 
-function refineFromTail(p: FlowPartition, tail: FetchedPartition): FlowPartition {
-  const position = p.mm2Position!;
-  const logEnd = p.sourceLogEnd;
-  const waiting = tail.records.filter((r) => r.offset >= position && (logEnd === null || r.offset < logEnd));
-  const oldest = waiting[0]?.timestamp ?? null;
+/**
+ * Counts the data records waiting in the tail of the partition at `i` into `refined` (its position is known and the
+ * tail was read from at most it).
+ */
+function refineFromTail(refined: PartitionTails, fields: PartitionFields, i: number, tail: FetchedPartition): void {
+  // Numbers compared with the records' bigint offsets: exact (offsetNumber).
+  const position = fields.offsetNumber(i, "mm2Position");
+  const logEnd = fields.offsetNumber(i, "sourceLogEnd");
+  const unknownEnd = Number.isNaN(logEnd);
+  let waiting = 0;
+  let oldest = Number.NaN;
+  for (const r of tail.records) {
+    if (r.offset < position || (!unknownEnd && r.offset >= logEnd)) continue;
+    if (waiting++ === 0) oldest = r.timestamp;
+  }
+  refined.oldest[i] = oldest;
   // Only a read that covered every offset up to the log end can count the data records exactly.
-  if (logEnd === null || tail.nextOffset < logEnd || (p.offsetLag ?? 0n) === 0n) return { ...p, oldestUnreplicatedTimestamp: oldest };
-  return { ...p, lag: BigInt(waiting.length), lagBasis: "records", oldestUnreplicatedTimestamp: oldest };
+  const offsetLag = fields.offsetNumber(i, "lag");
+  if (unknownEnd || tail.nextOffset < logEnd || Number.isNaN(offsetLag) || offsetLag === 0) return;
+  refined.recordLag[i] = waiting;
+}
+
+/** A partition of a flow without rows, refined as `refined` says (`touched`: its tail refined it this time). */
+function refinePartition(p: FlowPartition, refined: PartitionTails, i: number, touched: boolean): FlowPartition {
+  const transactionMarkersSeen = refined.markers[i] === 1;
+  if (!touched) return { ...p, transactionMarkersSeen };
+  const oldest = refined.oldest[i]!;
+  const oldestUnreplicatedTimestamp = Number.isNaN(oldest) ? null : oldest;
+  const recordLag = refined.recordLag[i]!;
+  if (Number.isNaN(recordLag)) return { ...p, oldestUnreplicatedTimestamp, transactionMarkersSeen };
+  return { ...p, lag: BigInt(recordLag), lagBasis: "records", oldestUnreplicatedTimestamp, transactionMarkersSeen };
+}
+
+/** A copy of the flow whose `partitions` are not read (a spread would make them: they are made on first read). */
+function copyFlow(flow: Flow): Flow {
+  return Object.defineProperties({}, Object.getOwnPropertyDescriptors(flow)) as Flow;
 }

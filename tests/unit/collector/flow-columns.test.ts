@@ -71,7 +71,7 @@ describe("flow columns", () => {
     const columns = fillFlowColumns(flowId, before, true);
     const after = [before[0]!, { ...before[1]!, lag: 3n, lagBasis: "records" as const }];
     const tailed = flowOf(flowId, after);
-    refillLagColumn(flowOf(flowId, before), tailed);
+    refillLagColumn(flowOf(flowId, before), tailed, Float64Array.from([Number.NaN, 3]));
     const refilled = readFlowColumns(tailed);
     expect(Array.from(refilled.lag)).toEqual([40, 3]);
     expect(refilled.slotAt).toBe(columns.slotAt);
