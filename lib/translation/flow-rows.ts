@@ -3,7 +3,8 @@
  * what the translation keeps of a flow between cycles to find each row's partition and model without building
  * anything per row: dense partition indexes (flow-partition-index.ts) and each group's row layout.
  */
-import type { FlowPartition, GroupOffset } from "@/lib/collector/types";
+import type { GroupOffset } from "@/lib/collector/types";
+import type { TopicPartition } from "@/lib/mm2";
 import { readPointHistory, type SyncHistories, type SyncHistory } from "@/lib/collector/sync-history";
 import { keepsHistories } from "@/lib/collector/sync-history-store";
 import { CheckpointIndex } from "./checkpoint-index";
@@ -138,13 +139,13 @@ export class FlowRowsState {
    * readModel for the numbers: whether the partition has a model, throwing (toSafeOffset's error) when one of its slots
    * holds an offset beyond 2^53.
    */
-  readExactModel(index: number, fp: FlowPartition, cache: SyncModelCache, syncHistory: SyncHistories): boolean {
+  readExactModel(index: number, tp: TopicPartition, cache: SyncModelCache, syncHistory: SyncHistories): boolean {
     if (!this.readModel(index, cache, syncHistory)) return false;
     if (this.modelKinds[index] === 2) {
       const unsafe = this.models.slots.findUnsafeRun(index)!;
       const slots = this.models.slots;
       const value = unsafe.what === "upstream" ? slots.upstreamAt(unsafe.at) : slots.downstreamAt(unsafe.at);
-      throwBeyondSafe(BigInt(value), this.flowId, fp, `offset sync ${unsafe.what}`);
+      throwBeyondSafe(BigInt(value), this.flowId, tp, `offset sync ${unsafe.what}`);
     }
     return true;
   }
@@ -323,7 +324,7 @@ export function setNumericRow(
   state: FlowRowsState,
   p: number,
   history: SyncHistory,
-  fp: FlowPartition,
+  tp: TopicPartition,
   dense: boolean,
   logEnd: number,
   read: bigint,
@@ -335,7 +336,7 @@ export function setNumericRow(
   const slots = models.slots;
   if (slots.countRuns(p) === 0 || history.length === 0) return false;
   const flow = state.flowId;
-  const committedRead = toSafeOffset(read, flow, fp, "committed offset");
+  const committedRead = toSafeOffset(read, flow, tp, "committed offset");
   const cp = position < 0 ? undefined : checkpoints.at(position);
   let checkpointUpstream = 0;
   let checkpointDownstream = 0;
@@ -343,8 +344,8 @@ export function setNumericRow(
     checkpointUpstream = checkpoints.upstreamAt(position);
     checkpointDownstream = checkpoints.downstreamAt(position);
     // NaN: beyond 2^53, which toSafeOffset reports (naming the partition).
-    if (Number.isNaN(checkpointUpstream)) toSafeOffset(cp.upstream, flow, fp, "checkpoint upstream offset");
-    if (Number.isNaN(checkpointDownstream)) toSafeOffset(cp.downstream, flow, fp, "checkpoint downstream offset");
+    if (Number.isNaN(checkpointUpstream)) toSafeOffset(cp.upstream, flow, tp, "checkpoint upstream offset");
+    if (Number.isNaN(checkpointDownstream)) toSafeOffset(cp.downstream, flow, tp, "checkpoint downstream offset");
   }
   // A checkpoint written after the group was read may be for a later commit (translatePartition).
   const newer = cp !== undefined && checkpointUpstream > committedRead && groupReadAt !== null && checkpoints.readAt(position) > groupReadAt;
@@ -373,7 +374,6 @@ export function setNumericRow(
   rows.checkpointDownstream[r] = checkpointDownstream;
   if (cp !== undefined) rows.checkpointReadAt[r] = checkpoints.readAt(position);
   rows.logEnd[r] = logEnd;
-  rows.partitions[r] = fp;
   return true;
 }
 
