@@ -62,6 +62,13 @@ export class FlowRowsState {
    */
   private newestUpstreams = new Float64Array(0);
   private newestDownstreams = new Float64Array(0);
+  /**
+   * Per dense index: the sync before the newest, when it is in the latest epoch and the epoch's upstream offsets are
+   * within ±2^52 (NaN otherwise). An offset at or past it and before the newest lies between the two: its ideal
+   * position reads no history either.
+   */
+  private previousUpstreams = new Float64Array(0);
+  private previousDownstreams = new Float64Array(0);
   private readonly histories: (SyncHistory | undefined)[] = [];
   /**
    * The sync histories of the last cycle, and whether they keep each key's history object (keepsHistories: the
@@ -130,6 +137,7 @@ export class FlowRowsState {
         this.modelKinds[index] = this.models.slots.findUnsafeRun(index) === null ? 1 : 2;
         this.newestUpstreams[index] = history.upstream(history.length - 1);
         this.newestDownstreams[index] = history.downstream(history.length - 1);
+        this.notePreviousSync(index, history);
       }
     }
     return this.modelKinds[index] !== 0;
@@ -158,6 +166,29 @@ export class FlowRowsState {
   /** The newest sync's downstream offset, as newestUpstream. */
   newestDownstream(index: number): number {
     return this.newestDownstreams[index]!;
+  }
+
+  /** The upstream offset of the sync before the newest (previousUpstreams; NaN: the history is searched). */
+  previousUpstream(index: number): number {
+    return this.previousUpstreams[index]!;
+  }
+
+  /** The downstream offset of the sync before the newest, as previousUpstream. */
+  previousDownstream(index: number): number {
+    return this.previousDownstreams[index]!;
+  }
+
+  /**
+   * Keeps the sync before the newest of partition `index`'s history when the latest epoch holds it. The epoch's upstream
+   * offsets never decrease, so with its first and this one within ±2^52 every one the search compares is too:
+   * the search would find this sync for any offset from it to the newest's.
+   */
+  private notePreviousSync(index: number, history: SyncHistory): void {
+    const before = history.length - 2;
+    const start = this.models.epochStart(index);
+    const kept = before >= start && isWithinLimit(history.upstream(start)) && isWithinLimit(history.upstream(before));
+    this.previousUpstreams[index] = kept ? history.upstream(before) : Number.NaN;
+    this.previousDownstreams[index] = kept ? history.downstream(before) : Number.NaN;
   }
 
   /**
@@ -262,6 +293,8 @@ export class FlowRowsState {
     this.modelKinds = growArray(this.modelKinds, size);
     this.newestUpstreams = growArray(this.newestUpstreams, size);
     this.newestDownstreams = growArray(this.newestDownstreams, size);
+    this.previousUpstreams = growArray(this.previousUpstreams, size);
+    this.previousDownstreams = growArray(this.previousDownstreams, size);
     while (this.histories.length < size) this.histories.push(undefined);
   }
 
@@ -356,12 +389,7 @@ export function setNumericRow(
   if (syncUpstream > committed) return false;
   const syncDownstream = slots.downstreamAt(at);
   const translated = committed === syncUpstream ? syncDownstream : syncDownstream + 1;
-  const newestUpstream = state.newestUpstream(p);
-  const located =
-    isWithinLimit(newestUpstream) && newestUpstream <= committed
-      ? locateFromNewest(rows, r, newestUpstream, state.newestDownstream(p), committed)
-      : locateIdeal(rows, r, history, models.epochStart(p), committed, dense);
-  if (!located) return false;
+  if (!locateRow(rows, r, state, p, history, committed, dense)) return false;
   const within = isWithinLimit(committed) && isWithinLimit(translated) && isWithinLimit(checkpointUpstream) && isWithinLimit(checkpointDownstream);
   if (!within || !(Number.isNaN(logEnd) || isWithinLimit(logEnd))) return false;
   rows.committed[r] = committed;
@@ -378,6 +406,21 @@ export function setNumericRow(
 }
 
 /**
+ * Sets row `r`'s ideal position of `committed` (locateIdeal) from the partition's two newest syncs where the offset is
+ * at or past the one before the newest (most rows), else from a search of its history.
+ */
+function locateRow(rows: TranslationRows, r: number, state: FlowRowsState, p: number, history: SyncHistory, committed: number, dense: boolean): boolean {
+  const newestUpstream = state.newestUpstream(p);
+  if (!isWithinLimit(newestUpstream)) return locateIdeal(rows, r, history, state.models.epochStart(p), committed, dense);
+  if (newestUpstream <= committed) return locateFromNewest(rows, r, newestUpstream, state.newestDownstream(p), committed);
+  // NaN (no such sync kept) compares false.
+  if (state.previousUpstream(p) <= committed) {
+    return locateBetween(rows, r, state.previousUpstream(p), state.previousDownstream(p), newestUpstream, state.newestDownstream(p), committed, dense);
+  }
+  return locateIdeal(rows, r, history, state.models.epochStart(p), committed, dense);
+}
+
+/**
  * mapIdealOffset on numbers: sets row `r`'s ideal position of `upstream` from the latest epoch, history[start, end)
  * (mapIdealOffsetFrom: a repeated sync is skipped by the search); false (the row is not numeric) when a sync or a
  * bound leaves ±2^52.
@@ -388,16 +431,18 @@ function locateIdeal(rows: TranslationRows, r: number, history: SyncHistory, sta
   if (i === -2) return false;
   const syncUp = history.upstream(i);
   const syncDown = history.downstream(i);
+  // Beyond the newest sync: bounded by one target record per source offset.
+  if (i + 1 === history.length) return isWithinLimit(syncUp) && locateFromNewest(rows, r, syncUp, syncDown, upstream);
+  return locateBetween(rows, r, syncUp, syncDown, history.upstream(i + 1), history.downstream(i + 1), upstream, dense);
+}
+
+/**
+ * locateIdeal where `upstream` lies from the sync (`syncUp`, `syncDown`) to before the next one of the epoch (`nextUp`,
+ * `nextDown`): mapBetweenSyncs on numbers.
+ */
+function locateBetween(rows: TranslationRows, r: number, syncUp: number, syncDown: number, nextUp: number, nextDown: number, upstream: number, dense: boolean): boolean {
   if (!isWithinLimit(syncUp) || !isWithinLimit(syncDown)) return false;
   if (syncUp === upstream) return setIdeal(rows, r, IdealCode.EXACT_SYNC, syncDown, syncDown);
-  if (i + 1 === history.length) {
-    // Beyond the newest sync: bounded by one target record per source offset.
-    const low = syncDown + 1;
-    const high = syncDown + (upstream - syncUp);
-    return setIdeal(rows, r, low === high ? IdealCode.EXACT_PINNED : IdealCode.BRACKET_BEYOND_NEWEST, low, high);
-  }
-  const nextUp = history.upstream(i + 1);
-  const nextDown = history.downstream(i + 1);
   if (!isWithinLimit(nextUp) || !isWithinLimit(nextDown)) return false;
   const upstreamAdvance = nextUp - syncUp;
   const downstreamAdvance = nextDown - syncDown;
