@@ -69,7 +69,8 @@ export class CheckpointIndex {
 
   /** Whether `group` gained a checkpoint at the list's end after the additionCount `count` was read. */
   addedSince(group: string, count: number): boolean {
-    return (this.groupAdditions.get(group) ?? 0) > count;
+    // No group gained one since `count` (a group's count is at most the index's): no lookup by group id.
+    return count < this.additions && (this.groupAdditions.get(group) ?? 0) > count;
   }
 
   /** The group partition's latest checkpoint, or undefined. */

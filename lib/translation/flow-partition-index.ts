@@ -50,6 +50,8 @@ export class FlowPartitionIndex {
 export interface CyclePartitions {
   /** The partition at a dense index (the same object each time), or undefined when none is there this cycle. */
   at(index: number): FlowPartition | undefined;
+  /** Whether a partition is at a dense index this cycle (at() would give one), without making it. */
+  has(index: number): boolean;
   topics: ReadonlySet<string>;
 }
 
@@ -84,12 +86,14 @@ export class FlowPartitionPlacer {
     const positionOf = new Int32Array(this.index.size).fill(-1);
     for (let i = 0; i < this.indexes.length; i++) positionOf[this.indexes[i]!] = i;
     const made = new Array<FlowPartition | undefined>(this.index.size);
+    const positionAt = (index: number) => (index >= 0 && index < positionOf.length ? positionOf[index]! : -1);
     return {
       at: (index) => {
-        const position = index >= 0 && index < positionOf.length ? positionOf[index]! : -1;
+        const position = positionAt(index);
         if (position < 0) return undefined;
         return (made[index] ??= readFlowPartition(flow, position));
       },
+      has: (index) => positionAt(index) >= 0,
       topics: this.topicSet,
     };
   }

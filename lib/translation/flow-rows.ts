@@ -3,7 +3,8 @@
  * what the translation keeps of a flow between cycles to find each row's partition and model without building
  * anything per row: dense partition indexes (flow-partition-index.ts) and each group's row layout.
  */
-import type { FlowPartition, GroupOffset } from "@/lib/collector/types";
+import type { GroupOffset } from "@/lib/collector/types";
+import type { TopicPartition } from "@/lib/mm2";
 import { readPointHistory, type SyncHistories, type SyncHistory } from "@/lib/collector/sync-history";
 import { keepsHistories } from "@/lib/collector/sync-history-store";
 import { CheckpointIndex } from "./checkpoint-index";
@@ -61,6 +62,13 @@ export class FlowRowsState {
    */
   private newestUpstreams = new Float64Array(0);
   private newestDownstreams = new Float64Array(0);
+  /**
+   * Per dense index: the sync before the newest, when it is in the latest epoch and the epoch's upstream offsets are
+   * within ±2^52 (NaN otherwise). An offset at or past it and before the newest lies between the two: its ideal
+   * position reads no history either.
+   */
+  private previousUpstreams = new Float64Array(0);
+  private previousDownstreams = new Float64Array(0);
   private readonly histories: (SyncHistory | undefined)[] = [];
   /**
    * The sync histories of the last cycle, and whether they keep each key's history object (keepsHistories: the
@@ -129,6 +137,7 @@ export class FlowRowsState {
         this.modelKinds[index] = this.models.slots.findUnsafeRun(index) === null ? 1 : 2;
         this.newestUpstreams[index] = history.upstream(history.length - 1);
         this.newestDownstreams[index] = history.downstream(history.length - 1);
+        this.notePreviousSync(index, history);
       }
     }
     return this.modelKinds[index] !== 0;
@@ -138,13 +147,13 @@ export class FlowRowsState {
    * readModel for the numbers: whether the partition has a model, throwing (toSafeOffset's error) when one of its slots
    * holds an offset beyond 2^53.
    */
-  readExactModel(index: number, fp: FlowPartition, cache: SyncModelCache, syncHistory: SyncHistories): boolean {
+  readExactModel(index: number, tp: TopicPartition, cache: SyncModelCache, syncHistory: SyncHistories): boolean {
     if (!this.readModel(index, cache, syncHistory)) return false;
     if (this.modelKinds[index] === 2) {
       const unsafe = this.models.slots.findUnsafeRun(index)!;
       const slots = this.models.slots;
       const value = unsafe.what === "upstream" ? slots.upstreamAt(unsafe.at) : slots.downstreamAt(unsafe.at);
-      throwBeyondSafe(BigInt(value), this.flowId, fp, `offset sync ${unsafe.what}`);
+      throwBeyondSafe(BigInt(value), this.flowId, tp, `offset sync ${unsafe.what}`);
     }
     return true;
   }
@@ -157,6 +166,29 @@ export class FlowRowsState {
   /** The newest sync's downstream offset, as newestUpstream. */
   newestDownstream(index: number): number {
     return this.newestDownstreams[index]!;
+  }
+
+  /** The upstream offset of the sync before the newest (previousUpstreams; NaN: the history is searched). */
+  previousUpstream(index: number): number {
+    return this.previousUpstreams[index]!;
+  }
+
+  /** The downstream offset of the sync before the newest, as previousUpstream. */
+  previousDownstream(index: number): number {
+    return this.previousDownstreams[index]!;
+  }
+
+  /**
+   * Keeps the sync before the newest of partition `index`'s history when the latest epoch holds it. The epoch's upstream
+   * offsets never decrease, so with its first and this one within ±2^52 every one the search compares is too:
+   * the search would find this sync for any offset from it to the newest's.
+   */
+  private notePreviousSync(index: number, history: SyncHistory): void {
+    const before = history.length - 2;
+    const start = this.models.epochStart(index);
+    const kept = before >= start && isWithinLimit(history.upstream(start)) && isWithinLimit(history.upstream(before));
+    this.previousUpstreams[index] = kept ? history.upstream(before) : Number.NaN;
+    this.previousDownstreams[index] = kept ? history.downstream(before) : Number.NaN;
   }
 
   /**
@@ -261,6 +293,8 @@ export class FlowRowsState {
     this.modelKinds = growArray(this.modelKinds, size);
     this.newestUpstreams = growArray(this.newestUpstreams, size);
     this.newestDownstreams = growArray(this.newestDownstreams, size);
+    this.previousUpstreams = growArray(this.previousUpstreams, size);
+    this.previousDownstreams = growArray(this.previousDownstreams, size);
     while (this.histories.length < size) this.histories.push(undefined);
   }
 
@@ -323,7 +357,7 @@ export function setNumericRow(
   state: FlowRowsState,
   p: number,
   history: SyncHistory,
-  fp: FlowPartition,
+  tp: TopicPartition,
   dense: boolean,
   logEnd: number,
   read: bigint,
@@ -335,7 +369,7 @@ export function setNumericRow(
   const slots = models.slots;
   if (slots.countRuns(p) === 0 || history.length === 0) return false;
   const flow = state.flowId;
-  const committedRead = toSafeOffset(read, flow, fp, "committed offset");
+  const committedRead = toSafeOffset(read, flow, tp, "committed offset");
   const cp = position < 0 ? undefined : checkpoints.at(position);
   let checkpointUpstream = 0;
   let checkpointDownstream = 0;
@@ -343,8 +377,8 @@ export function setNumericRow(
     checkpointUpstream = checkpoints.upstreamAt(position);
     checkpointDownstream = checkpoints.downstreamAt(position);
     // NaN: beyond 2^53, which toSafeOffset reports (naming the partition).
-    if (Number.isNaN(checkpointUpstream)) toSafeOffset(cp.upstream, flow, fp, "checkpoint upstream offset");
-    if (Number.isNaN(checkpointDownstream)) toSafeOffset(cp.downstream, flow, fp, "checkpoint downstream offset");
+    if (Number.isNaN(checkpointUpstream)) toSafeOffset(cp.upstream, flow, tp, "checkpoint upstream offset");
+    if (Number.isNaN(checkpointDownstream)) toSafeOffset(cp.downstream, flow, tp, "checkpoint downstream offset");
   }
   // A checkpoint written after the group was read may be for a later commit (translatePartition).
   const newer = cp !== undefined && checkpointUpstream > committedRead && groupReadAt !== null && checkpoints.readAt(position) > groupReadAt;
@@ -355,12 +389,7 @@ export function setNumericRow(
   if (syncUpstream > committed) return false;
   const syncDownstream = slots.downstreamAt(at);
   const translated = committed === syncUpstream ? syncDownstream : syncDownstream + 1;
-  const newestUpstream = state.newestUpstream(p);
-  const located =
-    isWithinLimit(newestUpstream) && newestUpstream <= committed
-      ? locateFromNewest(rows, r, newestUpstream, state.newestDownstream(p), committed)
-      : locateIdeal(rows, r, history, models.epochStart(p), committed, dense);
-  if (!located) return false;
+  if (!locateRow(rows, r, state, p, history, committed, dense)) return false;
   const within = isWithinLimit(committed) && isWithinLimit(translated) && isWithinLimit(checkpointUpstream) && isWithinLimit(checkpointDownstream);
   if (!within || !(Number.isNaN(logEnd) || isWithinLimit(logEnd))) return false;
   rows.committed[r] = committed;
@@ -373,8 +402,22 @@ export function setNumericRow(
   rows.checkpointDownstream[r] = checkpointDownstream;
   if (cp !== undefined) rows.checkpointReadAt[r] = checkpoints.readAt(position);
   rows.logEnd[r] = logEnd;
-  rows.partitions[r] = fp;
   return true;
+}
+
+/**
+ * Sets row `r`'s ideal position of `committed` (locateIdeal) from the partition's two newest syncs where the offset is
+ * at or past the one before the newest (most rows), else from a search of its history.
+ */
+function locateRow(rows: TranslationRows, r: number, state: FlowRowsState, p: number, history: SyncHistory, committed: number, dense: boolean): boolean {
+  const newestUpstream = state.newestUpstream(p);
+  if (!isWithinLimit(newestUpstream)) return locateIdeal(rows, r, history, state.models.epochStart(p), committed, dense);
+  if (newestUpstream <= committed) return locateFromNewest(rows, r, newestUpstream, state.newestDownstream(p), committed);
+  // NaN (no such sync kept) compares false.
+  if (state.previousUpstream(p) <= committed) {
+    return locateBetween(rows, r, state.previousUpstream(p), state.previousDownstream(p), newestUpstream, state.newestDownstream(p), committed, dense);
+  }
+  return locateIdeal(rows, r, history, state.models.epochStart(p), committed, dense);
 }
 
 /**
@@ -388,16 +431,18 @@ function locateIdeal(rows: TranslationRows, r: number, history: SyncHistory, sta
   if (i === -2) return false;
   const syncUp = history.upstream(i);
   const syncDown = history.downstream(i);
+  // Beyond the newest sync: bounded by one target record per source offset.
+  if (i + 1 === history.length) return isWithinLimit(syncUp) && locateFromNewest(rows, r, syncUp, syncDown, upstream);
+  return locateBetween(rows, r, syncUp, syncDown, history.upstream(i + 1), history.downstream(i + 1), upstream, dense);
+}
+
+/**
+ * locateIdeal where `upstream` lies from the sync (`syncUp`, `syncDown`) to before the next one of the epoch (`nextUp`,
+ * `nextDown`): mapBetweenSyncs on numbers.
+ */
+function locateBetween(rows: TranslationRows, r: number, syncUp: number, syncDown: number, nextUp: number, nextDown: number, upstream: number, dense: boolean): boolean {
   if (!isWithinLimit(syncUp) || !isWithinLimit(syncDown)) return false;
   if (syncUp === upstream) return setIdeal(rows, r, IdealCode.EXACT_SYNC, syncDown, syncDown);
-  if (i + 1 === history.length) {
-    // Beyond the newest sync: bounded by one target record per source offset.
-    const low = syncDown + 1;
-    const high = syncDown + (upstream - syncUp);
-    return setIdeal(rows, r, low === high ? IdealCode.EXACT_PINNED : IdealCode.BRACKET_BEYOND_NEWEST, low, high);
-  }
-  const nextUp = history.upstream(i + 1);
-  const nextDown = history.downstream(i + 1);
   if (!isWithinLimit(nextUp) || !isWithinLimit(nextDown)) return false;
   const upstreamAdvance = nextUp - syncUp;
   const downstreamAdvance = nextDown - syncDown;

@@ -83,6 +83,7 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
   let capacity = 0;
   for (const g of input.sourceGroups) capacity += g.offsets.length;
   const rows = state.takeRows(capacity, now, cache.reusesRows);
+  rows.readPartitionsFrom(partitions);
   let next = 0;
   const groups: GroupTranslation[] = [];
   const excludedGroups: string[] = [];
@@ -112,14 +113,16 @@ export function translateFlow(input: TranslateFlowInput): FlowTranslation {
       const o = offsets[layout.order[i]!]!;
       const index = layout.dense[i]!;
       const position = checkpointAt[i]!;
-      const fp = partitions.at(index);
       const r = next++;
-      const enabled = fp !== undefined && syncsLoaded && (syncsEnabled ?? readPartitionSettings(flow, fp).offsetSyncsEnabled);
-      if (enabled && state.readExactModel(index, fp, cache, histories)) {
+      // A numeric row reads no flow partition object (100,000 made a cycle otherwise): the offset names the partition.
+      const placed = partitions.has(index);
+      const enabled = placed && syncsLoaded && (syncsEnabled ?? readPartitionSettings(flow, partitions.at(index)!).offsetSyncsEnabled);
+      if (enabled && state.readExactModel(index, o, cache, histories)) {
         const dense = (flags[index]! & FlowFlag.TARGET_NOT_DENSE) === 0;
         const history = state.readHistory(index, histories);
-        if (setNumericRow(rows, r, state, index, history, fp, dense, logEnds[index]!, o.offset, checkpoints, position, g.dataAt)) continue;
+        if (setNumericRow(rows, r, state, index, history, o, dense, logEnds[index]!, o.offset, checkpoints, position, g.dataAt)) continue;
       }
+      const fp = partitions.at(index);
       const cp = position < 0 ? undefined : checkpoints.at(position);
       const indexed = fp === undefined ? undefined : { fp, index, state };
       ctx ??= { flow, group: g.groupId, groupReadAt: g.dataAt, syncsLoaded, cache, syncHistory: histories, now };

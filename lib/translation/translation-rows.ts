@@ -9,11 +9,15 @@
  * Rows MM2's offset syncs translate (the usual row) are held as numbers; any other row (not replicated, no sync, too
  * old, syncs not read or disabled, a result beyond 2^53) is held as the PartitionTranslation translate-flow.ts made.
  */
-import type { CheckpointPoint, FlowPartition } from "@/lib/collector/types";
+import type { CheckpointPoint } from "@/lib/collector/types";
+import type { CyclePartitions } from "./flow-partition-index";
 import { isSkipping } from "./reread";
 import type { SampleColumnsBuilder } from "./sample-columns";
 import type { GroupTranslation, IdealOffset, ModelTranslation, PartitionTranslation, RereadEstimate, TranslationTotals } from "./types";
 import { growArray, growCapacity } from "@/lib/collector/grown-array";
+
+/** No partition: the rows of a cycle not started yet. */
+const noPartitions: Pick<CyclePartitions, "at"> = { at: () => undefined };
 
 /** How a numeric row's ideal position reads (IdealOffset's kind with its basis or reason). */
 export const IdealCode = {
@@ -54,9 +58,13 @@ export class TranslationRows {
   readonly dense: Int32Array;
   readonly syncUpstream: Float64Array;
   readonly syncDownstream: Float64Array;
-  /** The latest checkpoint (undefined: none), the flow partition. */
+  /** The latest checkpoint (undefined: none). */
   readonly checkpoints: (CheckpointPoint | undefined)[];
-  readonly partitions: (FlowPartition | undefined)[];
+  /**
+   * The cycle's flow partitions by dense index, read only where a numeric row is made an object: a row holds no
+   * partition object (100,000 of them made every cycle were most of the translation's cost).
+   */
+  private partitionsByIndex: Pick<CyclePartitions, "at"> = noPartitions;
 
   /**
    * `capacity`: at least the rows that will be set; `now`: the cycle's time (a checkpoint's age); `shared`: the flow's
@@ -81,7 +89,11 @@ export class TranslationRows {
     this.syncUpstream = new Float64Array(capacity);
     this.syncDownstream = new Float64Array(capacity);
     this.checkpoints = new Array<CheckpointPoint | undefined>(capacity).fill(undefined);
-    this.partitions = new Array<FlowPartition | undefined>(capacity).fill(undefined);
+  }
+
+  /** Where this cycle's numeric rows find their flow partition by dense index (set before the rows are read). */
+  readPartitionsFrom(partitions: Pick<CyclePartitions, "at">): void {
+    this.partitionsByIndex = partitions;
   }
 
   /** The cycle's time (a checkpoint's age). */
@@ -104,7 +116,7 @@ export class TranslationRows {
     this.objects.clear();
     this.isObject.fill(0);
     this.checkpoints.fill(undefined);
-    this.partitions.fill(undefined);
+    this.partitionsByIndex = noPartitions;
   }
 
   /** Sets row `r` as a PartitionTranslation (a row the numbers do not describe). */
@@ -117,7 +129,7 @@ export class TranslationRows {
   materialize(r: number, topic: string, partition: number): PartitionTranslation {
     if (this.isObject[r] === 1) return this.objects.get(r)!;
     const cp = this.checkpoints[r];
-    const fp = this.partitions[r]!;
+    const fp = this.partitionsByIndex.at(this.dense[r]!)!;
     const committedNumber = this.committed[r]!;
     const translatedNumber = this.translated[r]!;
     const downstream = BigInt(translatedNumber);
