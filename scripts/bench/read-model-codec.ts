@@ -5,8 +5,13 @@
 // process's user + system time, which other work on a shared machine does not inflate as it does wall time). The
 // decode leaves long arrays to decode when first read (columnar-codec.ts): the first read of all of them (a walk of
 // the whole model, less a second walk's time) is printed beside it. The previous codec (tagged JSON lines,
-// read-model-codec.ts, which cycle recordings still use) is measured on the same model. Prints; asserts nothing.
-//   node_modules/.bin/tsx scripts/bench/read-model-codec.ts [--partitions 100000]   (100,000: ~2 min, ~4 GB)
+// read-model-codec.ts, which cycle recordings still use) is measured on the same model. Then the store's part: the
+// collector's `store.publishReadModel` of the body and a web instance's refresh (PublishedReadModels: the row read and
+// decoded), 5 publishes each on a throwaway SQLite file and, when a PostgreSQL is installed, a throwaway PostgreSQL
+// (lib/sandbox/postgres.ts; the server's own CPU is not in the figures, its time is in the wall time). Prints; asserts
+// nothing.
+//   node_modules/.bin/tsx scripts/bench/read-model-codec.ts [--partitions 100000] [--skip-previous] [--skip-stores]
+//   (100,000: ~3 min, ~4 GB)
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,11 +22,12 @@ import type { Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
 import type { ReadModel } from "@/lib/pipeline/read-model";
-import { decodeReadModel, encodeReadModel } from "@/lib/pipeline/published-read-models";
+import { decodeReadModel, encodeReadModel, PublishedReadModels } from "@/lib/pipeline/published-read-models";
 import { decodeTagged, encodeTagged } from "@/lib/pipeline/read-model-codec";
 import { encodeColumnar } from "@/lib/pipeline/columnar-codec";
 import { trimReadModel } from "@/lib/pipeline/served-read-model";
-import { createSqliteStore } from "@/lib/store";
+import { findPostgresBin, startPostgres } from "@/lib/sandbox/postgres";
+import { createPostgresStore, createSqliteStore, type Store } from "@/lib/store";
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
 import { summarize } from "./stats";
@@ -150,6 +156,55 @@ function measureParts(model: ReadModel): string {
     ` ms; of the whole body: base64 decode+encode ${cpuOf(() => Buffer.from(text.slice(text.lastIndexOf("\n") + 1), "base64").toString("base64"))} ms`;
 }
 
+/**
+ * The store's write of the published body (the collector, each cycle) and a web instance's refresh that reads and
+ * decodes it, medians of 5 publishes of successive cycles, on a store `open` opens empty.
+ */
+async function measureStore(name: string, open: () => Store, model: ReadModel): Promise<string> {
+  const store = open();
+  try {
+    const body = encodeReadModel(model);
+    const web = new PublishedReadModels(store);
+    const publishCpu: number[] = [];
+    const publishWall: number[] = [];
+    const readCpu: number[] = [];
+    const readWall: number[] = [];
+    for (let cycle = 1; cycle <= 5; cycle++) {
+      const published = await time(() => store.publishReadModel({ shard: "all", cycle, takenAt: Date.now(), body }));
+      publishCpu.push(published.cpuMs);
+      publishWall.push(published.wallMs);
+      const read = await time(() => web.refresh());
+      if (web.latest()?.snapshot.cycle !== model.snapshot.cycle) throw new Error(`${name}: the web side read no model`);
+      readCpu.push(read.cpuMs);
+      readWall.push(read.wallMs);
+    }
+    return `${name}: publishReadModel ${fixed(median(publishWall))} ms (${fixed(median(publishCpu))} ms CPU), ` +
+      `a web instance's refresh (row read + decoded) ${fixed(median(readWall))} ms (${fixed(median(readCpu))} ms CPU), ` +
+      `body ${mib(Buffer.byteLength(body))} MiB (medians of 5)`;
+  } finally {
+    await store.close();
+  }
+}
+
+/** measureStore on a throwaway SQLite file, and on a throwaway PostgreSQL when one is installed. */
+async function measureStores(model: ReadModel): Promise<string[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-codec-store-"));
+  const lines: string[] = [];
+  try {
+    lines.push(await measureStore("SQLite", () => createSqliteStore(path.join(dir, "gapwatch.db")), model));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (findPostgresBin() === null) return [...lines, "PostgreSQL: not installed, not measured"];
+  const server = await startPostgres();
+  try {
+    lines.push(await measureStore("PostgreSQL", () => createPostgresStore(server.url), model));
+  } finally {
+    await server.stop();
+  }
+  return lines;
+}
+
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
 const fixed = (ms: number) => ms.toFixed(1);
 
@@ -171,6 +226,7 @@ async function main(): Promise<void> {
     );
     process.stdout.write(`  ${measureParts(model)}\n`);
     if (!flags["skip-previous"]) process.stdout.write(`  ${await measureTagged(model)}\n`);
+    if (!flags["skip-stores"]) for (const line of await measureStores(model)) process.stdout.write(`  ${line}\n`);
   }
 }
 
