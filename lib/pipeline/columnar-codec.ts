@@ -389,7 +389,7 @@ class Decoder {
         return new Set(this.column(node[1]!));
       case "t": {
         const [type, offset, count] = node[1] as Segment;
-        // Its own buffer, as the encoded array had: a view could share Node's pool with unrelated bytes.
+        // Its own buffer, as the encoded array had: a view would share memory with other bytes (the body, Node's pool).
         return this.view(type, offset, count).slice();
       }
       default:
