@@ -105,7 +105,8 @@ function bytesRuns(body: Buffer, start: number): RunReader {
 function textRuns(body: Buffer, start: number): RunReader {
   return (offset, length) => {
     const from = start + (offset / 3) * 4;
-    return aligned(Buffer.from(body.toString("latin1", from, from + Math.ceil(length / 3) * 4), "base64").subarray(0, length));
+    const base64 = body.toString("latin1", from, from + Math.ceil(length / 3) * 4);
+    return aligned(Buffer.from(base64, "base64").subarray(0, length));
   };
 }
 

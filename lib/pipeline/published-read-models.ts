@@ -13,7 +13,7 @@ export async function publishReadModel(store: Store, shard: string, model: ReadM
   await store.publishReadModel({ shard, cycle: model.snapshot.cycle, takenAt: model.snapshot.takenAt, body: encodeReadModel(model) });
 }
 
-/** The bytes of a model as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts). */
+/** A model's bytes as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts). */
 export function encodeReadModel(model: ReadModel): Buffer {
   return encodeColumnar(trimReadModel(model));
 }
