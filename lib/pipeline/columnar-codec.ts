@@ -7,7 +7,8 @@
  * - a long array is written as columns, one per property of its objects (numbers as float64 or int32, bigints as
  *   int64, strings as indices into the column's distinct strings, booleans as bytes, a value shared by every row once,
  *   a column of mixed types as a byte of kind per row and one column per kind), nested arrays and objects the same way;
- * - the columns' bytes are one binary blob (base64 in the text: the store keeps text), the structure one JSON header;
+ * - the columns' bytes are one binary blob after one JSON header, the whole as bytes (the store keeps bytes, so a web
+ *   instance reads each column's typed array straight from them);
  * - decoding builds the small parts at once and leaves every long array, Map or Set (more than `lazyAbove` items) as a
  *   property that decodes itself when first read (and is then a plain property), so a web instance has a new model in
  *   milliseconds and a page pays only for the arrays it reads, once per model.
@@ -27,16 +28,20 @@ type ElementType = "f64" | "i32" | "i64" | "u32" | "u16" | "u8" | "i8" | "i16" |
 /** Where a run of the blob's bytes starts, and how long it is. */
 type Run = [offset: number, length: number];
 
-const magic = "gapwatch-columnar 1";
+/**
+ * The first line of a body. Version 2 is the bytes form (the blob as it is); version 1, the previous text form (the
+ * blob as base64, the store's column was text), is still decoded: a web instance may meet a row an older collector
+ * wrote (docs/read-model-format.md, "Upgrading"). The magic tells them apart, as both can reach a web instance as
+ * bytes (PostgreSQL keeps either, gzip-compressed, in one column).
+ */
+const magic = "gapwatch-columnar 2";
+const textMagic = "gapwatch-columnar 1";
 /** Arrays, Maps and Sets longer than this decode when first read; shorter ones at once. */
 const lazyAbove = 64;
 /** Arrays this short are written value by value in the header (columns of a few values cost more than they save). */
 const inlineUpTo = 8;
-/**
- * Runs of the blob start at multiples of 24 bytes: 8-byte aligned for any typed array, and a whole number of base64
- * groups (3 bytes, 4 characters), so each run's base64 decodes on its own, when its column is read.
- */
-const runAlign = 24;
+/** Runs of the blob, and the blob itself in the body, start at multiples of 8 bytes: aligned for any typed array. */
+const runAlign = 8;
 
 const arrayTypes = {
   f64: Float64Array, i32: Int32Array, i64: BigInt64Array, u32: Uint32Array, u16: Uint16Array, u8: Uint8Array,
@@ -49,26 +54,72 @@ type AnyTypedArray =
 const minInt64 = -(2n ** 63n);
 const maxInt64 = 2n ** 63n - 1n;
 
-/** Encodes `value` (see above) as the text a web instance decodes with decodeColumnar. */
-export function encodeColumnar(value: unknown): string {
+/**
+ * Encodes `value` (see above) as the bytes a web instance decodes with decodeColumnar: the magic and the JSON header
+ * as lines of UTF-8, zero bytes up to a multiple of 8, the blob.
+ */
+export function encodeColumnar(value: unknown): Buffer {
   const writer = new BlobWriter();
   const header = JSON.stringify(encodeNode(value, writer));
-  return `${magic}\n${header}\n${writer.finish().toString("base64")}`;
+  return writer.finish(Buffer.from(`${magic}\n${header}\n`));
 }
 
-/** Whether `text` was written by encodeColumnar (of this format version). */
-export function isColumnar(text: string): boolean {
-  return text.startsWith(`${magic}\n`);
+/** Whether `body` was written by encodeColumnar, as bytes (this version) or as text (the previous one). */
+export function isColumnar(body: Buffer): boolean {
+  return startsWithLine(body, magic) || startsWithLine(body, textMagic);
 }
 
-/** Decodes text written by encodeColumnar; long arrays, Maps and Sets decode when first read. */
-export function decodeColumnar(text: string): unknown {
-  const first = text.indexOf("\n");
-  const second = text.indexOf("\n", first + 1);
-  if (first < 0 || second < 0 || text.slice(0, first) !== magic) {
+/** Decodes a body written by encodeColumnar, of either form; long arrays, Maps and Sets decode when first read. */
+export function decodeColumnar(body: Buffer): unknown {
+  const first = body.indexOf(0x0a);
+  const second = body.indexOf(0x0a, first + 1);
+  const bytesForm = startsWithLine(body, magic);
+  if (first < 0 || second < 0 || (!bytesForm && !startsWithLine(body, textMagic))) {
     throw new Error(`not a columnar read model (it should start with "${magic}"): written by another version of Gapwatch`);
   }
-  return new Decoder(text, second + 1).node(JSON.parse(text.slice(first + 1, second)) as Node);
+  const header = JSON.parse(body.toString("utf8", first + 1, second)) as Node;
+  const runs = bytesForm ? bytesRuns(body, alignUp(second + 1, runAlign)) : textRuns(body, second + 1);
+  return new Decoder(runs).node(header);
+}
+
+function startsWithLine(body: Buffer, line: string): boolean {
+  return body.length > line.length && body[line.length] === 0x0a && body.toString("latin1", 0, line.length) === line;
+}
+
+function alignUp(n: number, to: number): number {
+  return Math.ceil(n / to) * to;
+}
+
+/** The bytes of one run of the blob: its offset and length in the blob. */
+type RunReader = (offset: number, length: number) => Buffer;
+
+/** Runs of the bytes form: views of the body, where the body's memory is 8-byte aligned (an unpooled Buffer is). */
+function bytesRuns(body: Buffer, start: number): RunReader {
+  return (offset, length) => aligned(body.subarray(start + offset, start + offset + length));
+}
+
+/**
+ * Runs of the text form (`body` holds the blob's base64 from `start` on), each decoded from its base64 alone: that
+ * form's runs start at multiples of 24 bytes, a whole number of base64 groups (3 bytes, 4 characters).
+ */
+function textRuns(body: Buffer, start: number): RunReader {
+  return (offset, length) => {
+    const from = start + (offset / 3) * 4;
+    const base64 = body.toString("latin1", from, from + Math.ceil(length / 3) * 4);
+    return aligned(Buffer.from(base64, "base64").subarray(0, length));
+  };
+}
+
+/**
+ * `bytes`, copied to a Buffer of its own if it does not start at a multiple of 8: typed arrays need their element
+ * size's alignment, and a small Buffer may sit anywhere in Node's shared pool (a Buffer.from copy too), where an
+ * unpooled one starts at its own ArrayBuffer's start.
+ */
+function aligned(bytes: Buffer): Buffer {
+  if (bytes.byteOffset % 8 === 0) return bytes;
+  const copy = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(copy);
+  return copy;
 }
 
 // ---------------------------------------------------------------------------------------------------------- encoding
@@ -97,8 +148,10 @@ class BlobWriter {
     return [offset, bytes.length];
   }
 
-  finish(): Buffer {
-    return Buffer.concat(this.parts, this.length);
+  /** The blob after `head` (the magic and the header), zero bytes between them up to a multiple of runAlign. */
+  finish(head: Buffer): Buffer {
+    const start = alignUp(head.length, runAlign);
+    return Buffer.concat([head, Buffer.alloc(start - head.length), ...this.parts], start + this.length);
   }
 }
 
@@ -311,24 +364,7 @@ type RowFactory = (columns: readonly (readonly unknown[])[], at: Int32Array | nu
 const rowFactories = new Map<string, RowFactory>();
 
 class Decoder {
-  /** `text` holds the blob's base64 from `start` on. */
-  constructor(
-    private readonly text: string,
-    private readonly start: number,
-  ) {}
-
-  /** The bytes of one run, decoded from its base64 alone. */
-  private bytes(offset: number, length: number): Buffer {
-    const from = this.start + (offset / 3) * 4;
-    const base64 = this.text.slice(from, from + Math.ceil(length / 3) * 4);
-    const bytes = Buffer.from(base64, "base64").subarray(0, length);
-    if (bytes.byteOffset % 8 === 0) return bytes;
-    // Typed arrays need their element size's alignment: a small Buffer may sit anywhere in Node's shared pool (and so
-    // may a Buffer.from copy): an unpooled one starts at its own ArrayBuffer's start.
-    const aligned = Buffer.allocUnsafeSlow(length);
-    bytes.copy(aligned);
-    return aligned;
-  }
+  constructor(private readonly bytes: RunReader) {}
 
   node(node: Node): unknown {
     if (node === null || typeof node !== "object") return node;
@@ -354,7 +390,7 @@ class Decoder {
         return new Set(this.column(node[1]!));
       case "t": {
         const [type, offset, count] = node[1] as Segment;
-        // Its own buffer, as the encoded array had: a view could share Node's pool with unrelated bytes.
+        // Its own buffer, as the encoded array had: a view would share memory with other bytes (the body, Node's pool).
         return this.view(type, offset, count).slice();
       }
       default:
@@ -376,7 +412,7 @@ class Decoder {
   private view(type: ElementType, offset: number, count: number): AnyTypedArray {
     const Ctor = arrayTypes[type];
     const bytes = this.bytes(offset, count * Ctor.BYTES_PER_ELEMENT);
-    // A Buffer decoded from base64 owns a plain ArrayBuffer (never a SharedArrayBuffer).
+    // A body from the store, and a Buffer decoded from base64, own a plain ArrayBuffer (never a SharedArrayBuffer).
     return new Ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, count);
   }
 

@@ -13,19 +13,20 @@ export async function publishReadModel(store: Store, shard: string, model: ReadM
   await store.publishReadModel({ shard, cycle: model.snapshot.cycle, takenAt: model.snapshot.takenAt, body: encodeReadModel(model) });
 }
 
-/** The text of a model as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts). */
-export function encodeReadModel(model: ReadModel): string {
+/** A model's bytes as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts). */
+export function encodeReadModel(model: ReadModel): Buffer {
   return encodeColumnar(trimReadModel(model));
 }
 
 /**
- * A published model from its text: its small parts at once, each long array, Map or Set when first read
+ * A published model from its body: its small parts at once, each long array, Map or Set when first read
  * (columnar-codec.ts), so a new model is served within milliseconds and a page pays only for what it reads. A
- * collector of the previous version publishes tagged JSON lines (read-model-codec.ts, decoded in slices): a web
- * instance upgraded before the collectors still reads them (docs/operations.md, "Upgrading").
+ * collector of an older version publishes the columns as text (columnar-codec.ts reads both forms) or, older still,
+ * tagged JSON lines (read-model-codec.ts, decoded in slices): a web instance upgraded before the collectors still
+ * reads them (docs/operations.md, "Upgrading").
  */
-export async function decodeReadModel(text: string): Promise<ReadModel> {
-  return (isColumnar(text) ? decodeColumnar(text) : await decodeTagged(text)) as ReadModel;
+export async function decodeReadModel(body: Buffer): Promise<ReadModel> {
+  return (isColumnar(body) ? decodeColumnar(body) : await decodeTagged(body.toString("utf8"))) as ReadModel;
 }
 
 /**

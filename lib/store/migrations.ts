@@ -210,4 +210,19 @@ export const migrations: { version: number; sql: string }[] = [
       ALTER TABLE notification_outbox ADD COLUMN lease_until INTEGER;
     `,
   },
+  {
+    // Published read models as bytes (columnar-codec.ts writes its blob as it is, no longer as base64 text): the body
+    // column is a BLOB, and a text body of the previous version becomes its UTF-8 bytes, which web instances still
+    // decode. SQLite cannot change a column's type in place, so the table is rebuilt (one row per shard).
+    version: 11,
+    sql: `
+      CREATE TABLE read_models_bytes (
+        shard TEXT PRIMARY KEY, cycle INTEGER NOT NULL, taken_at INTEGER NOT NULL, body BLOB NOT NULL
+      );
+      INSERT INTO read_models_bytes (shard, cycle, taken_at, body)
+        SELECT shard, cycle, taken_at, CAST(body AS BLOB) FROM read_models;
+      DROP TABLE read_models;
+      ALTER TABLE read_models_bytes RENAME TO read_models;
+    `,
+  },
 ];

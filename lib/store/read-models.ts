@@ -14,6 +14,7 @@ export function listReadModelVersions(db: SqliteDb): ReadModelVersion[] {
   return db.prepare("SELECT shard, cycle, taken_at AS takenAt FROM read_models ORDER BY shard").all() as ReadModelVersion[];
 }
 
+/** A shard's published model; its body a BLOB since migration 11 (text before it: the migration converted it). */
 export function readReadModel(db: SqliteDb, shard: string): PublishedReadModel | null {
   return (db.prepare("SELECT shard, cycle, taken_at AS takenAt, body FROM read_models WHERE shard = ?").get(shard) as PublishedReadModel | undefined) ?? null;
 }

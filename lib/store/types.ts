@@ -57,7 +57,7 @@ export interface DetectorMemoryEntryChange {
   value: string | null;
 }
 
-/** Which cycle of a shard's read model is published (lib/pipeline/read-model-codec.ts encodes its body). */
+/** Which cycle of a shard's read model is published (lib/pipeline/published-read-models.ts encodes its body). */
 export interface ReadModelVersion {
   /** The collector's shard key ("all" while one collector polls everything). */
   shard: string;
@@ -65,9 +65,12 @@ export interface ReadModelVersion {
   takenAt: number;
 }
 
-/** A shard's published read model: its version and its encoded body. */
+/**
+ * A shard's published read model: its version and its encoded body, bytes the store keeps as they are (a body an older
+ * collector stored as text is read back as that text's UTF-8 bytes).
+ */
 export interface PublishedReadModel extends ReadModelVersion {
-  body: string;
+  body: Buffer;
 }
 
 /** An acknowledgement made on a web instance, for the collector that holds the alert to apply. */

@@ -5,8 +5,13 @@
 // process's user + system time, which other work on a shared machine does not inflate as it does wall time). The
 // decode leaves long arrays to decode when first read (columnar-codec.ts): the first read of all of them (a walk of
 // the whole model, less a second walk's time) is printed beside it. The previous codec (tagged JSON lines,
-// read-model-codec.ts, which cycle recordings still use) is measured on the same model. Prints; asserts nothing.
-//   node_modules/.bin/tsx scripts/bench/read-model-codec.ts [--partitions 100000]   (100,000: ~2 min, ~4 GB)
+// read-model-codec.ts, which cycle recordings still use) is measured on the same model. Then the store's part: the
+// collector's `store.publishReadModel` of the body and a web instance's refresh (PublishedReadModels: the row read and
+// decoded), 5 publishes each on a throwaway SQLite file and, when a PostgreSQL is installed, a throwaway PostgreSQL
+// (lib/sandbox/postgres.ts; the server's own CPU is not in the figures, its time is in the wall time). Prints; asserts
+// nothing.
+//   node_modules/.bin/tsx scripts/bench/read-model-codec.ts [--partitions 100000] [--skip-previous] [--skip-stores]
+//   (100,000: ~3 min, ~4 GB)
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,11 +22,12 @@ import type { Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
 import type { ReadModel } from "@/lib/pipeline/read-model";
-import { decodeReadModel, encodeReadModel } from "@/lib/pipeline/published-read-models";
+import { decodeReadModel, encodeReadModel, PublishedReadModels } from "@/lib/pipeline/published-read-models";
 import { decodeTagged, encodeTagged } from "@/lib/pipeline/read-model-codec";
 import { encodeColumnar } from "@/lib/pipeline/columnar-codec";
 import { trimReadModel } from "@/lib/pipeline/served-read-model";
-import { createSqliteStore } from "@/lib/store";
+import { findPostgresBin, startPostgres } from "@/lib/sandbox/postgres";
+import { createPostgresStore, createSqliteStore, type Store } from "@/lib/store";
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
 import { summarize } from "./stats";
@@ -53,7 +59,7 @@ async function buildModel(partitions: number | null): Promise<{ model: ReadModel
   }
 }
 
-type Measured = { bytes: number; encodeMs: number; decodeMs: number; decodeCpuMs: number; firstReadCpuMs: number };
+type Measured = { bytes: number; encodeMs: number; encodeCpuMs: number; decodeMs: number; decodeCpuMs: number; firstReadCpuMs: number };
 
 /** CPU (user + system) and wall time of `run`, in ms. */
 async function time<T>(run: () => T | Promise<T>): Promise<{ value: T; cpuMs: number; wallMs: number }> {
@@ -80,23 +86,25 @@ const median = (values: number[]) => summarize(values).median;
 /** The published codec: median encode and decode, and the CPU of first reading everything it left undecoded. */
 async function measureColumnar(model: ReadModel): Promise<Measured> {
   const encodeMs: number[] = [];
+  const encodeCpuMs: number[] = [];
   const decodeMs: number[] = [];
   const decodeCpuMs: number[] = [];
   const firstReadCpuMs: number[] = [];
-  let text = "";
+  let body = Buffer.alloc(0);
   for (let i = 0; i < 5; i++) {
     const encoded = await time(() => encodeReadModel(model));
     encodeMs.push(encoded.wallMs);
-    // A flat copy, as the store hands a web instance the text (the encoder's is a concatenation).
-    text = Buffer.from(encoded.value).toString();
-    const decoded = await time(() => decodeReadModel(text));
+    encodeCpuMs.push(encoded.cpuMs);
+    // A copy, as the store hands a web instance bytes of their own.
+    body = Buffer.from(encoded.value);
+    const decoded = await time(() => decodeReadModel(body));
     decodeMs.push(decoded.wallMs);
     decodeCpuMs.push(decoded.cpuMs);
     const first = await time(() => readEverything(decoded.value));
     const again = await time(() => readEverything(decoded.value));
     firstReadCpuMs.push(Math.max(0, first.cpuMs - again.cpuMs));
   }
-  return { bytes: Buffer.byteLength(text), encodeMs: median(encodeMs), decodeMs: median(decodeMs), decodeCpuMs: median(decodeCpuMs), firstReadCpuMs: median(firstReadCpuMs) };
+  return { bytes: body.length, encodeMs: median(encodeMs), encodeCpuMs: median(encodeCpuMs), decodeMs: median(decodeMs), decodeCpuMs: median(decodeCpuMs), firstReadCpuMs: median(firstReadCpuMs) };
 }
 
 /** The previous codec on the same model (3 rounds: it is slow), or why it failed. */
@@ -122,7 +130,7 @@ async function measureTagged(model: ReadModel): Promise<string> {
 }
 
 /**
- * Where encoding's time goes: trimming, then each long part encoded alone (its columns, its base64 and its header),
+ * Where encoding's time goes: trimming, then each long part encoded alone (its columns and its header),
  * medians of 3 in ms of CPU.
  */
 function measureParts(model: ReadModel): string {
@@ -144,10 +152,57 @@ function measureParts(model: ReadModel): string {
     ["offset syncs", trimmed.history.offsetSyncs],
     ["everything else", { ...trimmed, snapshot: { ...trimmed.snapshot, flows: [], clusters: [] }, translations: [], history: [] }],
   ];
-  const text = encodeColumnar(trimmed);
   return `encode CPU by part: trim ${cpuOf(() => trimReadModel(model))} ms, ` +
-    parts.map(([name, part]) => `${name} ${cpuOf(() => encodeColumnar(part))}`).join(", ") +
-    ` ms; of the whole body: base64 decode+encode ${cpuOf(() => Buffer.from(text.slice(text.lastIndexOf("\n") + 1), "base64").toString("base64"))} ms`;
+    parts.map(([name, part]) => `${name} ${cpuOf(() => encodeColumnar(part))}`).join(", ") + " ms";
+}
+
+/**
+ * The store's write of the published body (the collector, each cycle) and a web instance's refresh that reads and
+ * decodes it, medians of 5 publishes of successive cycles, on a store `open` opens empty.
+ */
+async function measureStore(name: string, open: () => Store, model: ReadModel): Promise<string> {
+  const store = open();
+  try {
+    const body = encodeReadModel(model);
+    const web = new PublishedReadModels(store);
+    const publishCpu: number[] = [];
+    const publishWall: number[] = [];
+    const readCpu: number[] = [];
+    const readWall: number[] = [];
+    for (let cycle = 1; cycle <= 5; cycle++) {
+      const published = await time(() => store.publishReadModel({ shard: "all", cycle, takenAt: Date.now(), body }));
+      publishCpu.push(published.cpuMs);
+      publishWall.push(published.wallMs);
+      const read = await time(() => web.refresh());
+      if (web.latest()?.snapshot.cycle !== model.snapshot.cycle) throw new Error(`${name}: the web side read no model`);
+      readCpu.push(read.cpuMs);
+      readWall.push(read.wallMs);
+    }
+    return `${name}: publishReadModel ${fixed(median(publishWall))} ms (${fixed(median(publishCpu))} ms CPU), ` +
+      `a web instance's refresh (row read + decoded) ${fixed(median(readWall))} ms (${fixed(median(readCpu))} ms CPU), ` +
+      `body ${mib(body.length)} MiB (medians of 5)`;
+  } finally {
+    await store.close();
+  }
+}
+
+/** measureStore on a throwaway SQLite file, and on a throwaway PostgreSQL when one is installed. */
+async function measureStores(model: ReadModel): Promise<string[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-codec-store-"));
+  const lines: string[] = [];
+  try {
+    lines.push(await measureStore("SQLite", () => createSqliteStore(path.join(dir, "gapwatch.db")), model));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (findPostgresBin() === null) return [...lines, "PostgreSQL: not installed, not measured"];
+  const server = await startPostgres();
+  try {
+    lines.push(await measureStore("PostgreSQL", () => createPostgresStore(server.url), model));
+  } finally {
+    await server.stop();
+  }
+  return lines;
 }
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
@@ -166,11 +221,12 @@ async function main(): Promise<void> {
     const target = partitions >= 90_000 ? ` (target ≤ 100 ms: ${judge(m.decodeMs)} in wall time, ${judge(m.decodeCpuMs)} in CPU)` : "";
     process.stdout.write(
       `${partitions} flow partitions (${model.translations.get(flowId)?.groups.length ?? 0} groups, ${syncs} offset syncs, ${model.alerts.length} alerts): ` +
-        `body ${mib(m.bytes)} MiB, encode ${fixed(m.encodeMs)} ms, decode ${fixed(m.decodeMs)} ms (${fixed(m.decodeCpuMs)} ms CPU)${target}, ` +
+        `body ${mib(m.bytes)} MiB, encode ${fixed(m.encodeMs)} ms (${fixed(m.encodeCpuMs)} ms CPU), decode ${fixed(m.decodeMs)} ms (${fixed(m.decodeCpuMs)} ms CPU)${target}, ` +
         `first read of every long array ${fixed(m.firstReadCpuMs)} ms CPU (medians of 5)\n`,
     );
     process.stdout.write(`  ${measureParts(model)}\n`);
     if (!flags["skip-previous"]) process.stdout.write(`  ${await measureTagged(model)}\n`);
+    if (!flags["skip-stores"]) for (const line of await measureStores(model)) process.stdout.write(`  ${line}\n`);
   }
 }
 

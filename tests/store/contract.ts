@@ -896,25 +896,27 @@ export function describeStoreContract(harness: StoreHarness): void {
       const s = open();
       expect(await s.listReadModelVersions()).toEqual([]);
       expect(await s.readReadModel("all")).toBeNull();
-      await s.publishReadModel({ shard: "all", cycle: 1, takenAt: T0, body: '{"cycle":1}' });
-      await s.publishReadModel({ shard: "shard-2", cycle: 40, takenAt: T0 + 5 * SECOND, body: '{"cycle":40}' });
-      await s.publishReadModel({ shard: "all", cycle: 2, takenAt: T0 + 10 * SECOND, body: '{"cycle":2}' });
+      await s.publishReadModel({ shard: "all", cycle: 1, takenAt: T0, body: Buffer.from('{"cycle":1}') });
+      await s.publishReadModel({ shard: "shard-2", cycle: 40, takenAt: T0 + 5 * SECOND, body: Buffer.from('{"cycle":40}') });
+      await s.publishReadModel({ shard: "all", cycle: 2, takenAt: T0 + 10 * SECOND, body: Buffer.from('{"cycle":2}') });
       expect(await s.listReadModelVersions()).toEqual([
         { shard: "all", cycle: 2, takenAt: T0 + 10 * SECOND },
         { shard: "shard-2", cycle: 40, takenAt: T0 + 5 * SECOND },
       ]);
-      expect(await s.readReadModel("all")).toEqual({ shard: "all", cycle: 2, takenAt: T0 + 10 * SECOND, body: '{"cycle":2}' });
+      expect(await s.readReadModel("all")).toEqual({ shard: "all", cycle: 2, takenAt: T0 + 10 * SECOND, body: Buffer.from('{"cycle":2}') });
     });
 
-    it("stores a 2 MB body exactly and keeps it across close and reopen", async () => {
-      const body = JSON.stringify({ offsets: Array.from({ length: 100_000 }, (_, i) => `${ABOVE_2_53 + BigInt(i)}`) });
+    it("stores a 2 MB body of any bytes exactly and keeps it across close and reopen", async () => {
+      // Every byte value (zeros, and sequences that are not UTF-8), as the columnar blob holds them.
+      const offsets = JSON.stringify({ offsets: Array.from({ length: 100_000 }, (_, i) => `${ABOVE_2_53 + BigInt(i)}`) });
+      const body = Buffer.concat([Buffer.from(offsets), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256))]);
       const first = open();
       await first.publishReadModel({ shard: "all", cycle: 9, takenAt: T0, body });
       await first.close();
       opened.splice(opened.indexOf(first), 1);
       const again = open();
       const row = await again.readReadModel("all");
-      expect([row?.cycle, row?.body.length, row?.body === body]).toEqual([9, body.length, true]);
+      expect([row?.cycle, row?.body.length, row?.body.equals(body)]).toEqual([9, body.length, true]);
     });
 
     it("queues acknowledgements (the latest per alert wins), lists them oldest first, and deletes the applied ones", async () => {

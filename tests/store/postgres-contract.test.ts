@@ -162,11 +162,11 @@ describe("PostgreSQL store", () => {
     await Promise.all([first.close(), second.close(), reader.close()]);
   });
 
-  it("publishes read models gzip-compressed (migration 12) and still reads a text body of the previous version", async () => {
+  it("publishes read models gzip-compressed (migration 12) and still reads a text body of an older version as bytes", async () => {
     await admin.query("CREATE DATABASE packed_models");
     const store = createPostgresStore(databaseUrl("packed_models"));
     // A repetitive 2,000,000-character body, as a model is (names and offsets over and over).
-    const body = Array.from({ length: 20_000 }, (_, i) => `{"topic":"orders-${i % 50}","lag":"\u0001${i * 7}"}`).join(",").padEnd(2_000_000, " ");
+    const body = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `{"topic":"orders-${i % 50}","lag":"\u0001${i * 7}"}`).join(",").padEnd(2_000_000, " "));
     await store.publishReadModel({ shard: "s1", cycle: 7, takenAt: 1_000, body });
     const client = new pg.Client({ connectionString: databaseUrl("packed_models") });
     await client.connect();
@@ -178,17 +178,17 @@ describe("PostgreSQL store", () => {
     expect(stored.rows[0]!.packed).toBeLessThan(body.length / 20);
     expect(stored.rows[0]!.storage).toBe("e");
     expect(await store.readReadModel("s1")).toEqual({ shard: "s1", cycle: 7, takenAt: 1_000, body });
-    // A row as the previous version wrote it: read as it is until its collector publishes again.
-    await client.query("INSERT INTO read_models (shard, cycle, taken_at, body) VALUES ('s2', 3, 500, 'old text')");
-    expect(await store.readReadModel("s2")).toEqual({ shard: "s2", cycle: 3, takenAt: 500, body: "old text" });
-    await store.publishReadModel({ shard: "s2", cycle: 4, takenAt: 600, body: "new text" });
+    // A row as a version before migration 12 wrote it: read as its UTF-8 bytes until its collector publishes again.
+    await client.query("INSERT INTO read_models (shard, cycle, taken_at, body) VALUES ('s2', 3, 500, 'old text ✓')");
+    expect(await store.readReadModel("s2")).toEqual({ shard: "s2", cycle: 3, takenAt: 500, body: Buffer.from("old text ✓") });
+    await store.publishReadModel({ shard: "s2", cycle: 4, takenAt: 600, body: Buffer.from([0, 255, 10, 128]) });
     const replaced = await client.query<{ body: string | null }>("SELECT body FROM read_models WHERE shard = 's2'");
     expect(replaced.rows).toEqual([{ body: null }]);
-    expect(await store.readReadModel("s2")).toEqual({ shard: "s2", cycle: 4, takenAt: 600, body: "new text" });
+    expect(await store.readReadModel("s2")).toEqual({ shard: "s2", cycle: 4, takenAt: 600, body: Buffer.from([0, 255, 10, 128]) });
     // A collector of the previous version taking the shard over (a rolling upgrade) replaces only the text body.
     await client.query("UPDATE read_models SET cycle = 5, taken_at = 700, body = 'older collector' WHERE shard = 's2'");
     await client.end();
-    expect(await store.readReadModel("s2")).toEqual({ shard: "s2", cycle: 5, takenAt: 700, body: "older collector" });
+    expect(await store.readReadModel("s2")).toEqual({ shard: "s2", cycle: 5, takenAt: 700, body: Buffer.from("older collector") });
     await store.close();
   });
 

@@ -14,7 +14,7 @@ const maxBufferLength = bufferConstants.MAX_LENGTH;
 
 /** Replaces the shard's published read model (one row per shard), its body gzip-compressed (migration 12). */
 export async function publishReadModel(pool: pg.Pool, model: PublishedReadModel): Promise<void> {
-  const packed = await gzipAsync(Buffer.from(model.body), { level: gzipLevel });
+  const packed = await gzipAsync(model.body, { level: gzipLevel });
   await queryRows(
     pool,
     `INSERT INTO read_models (shard, cycle, taken_at, body, packed) VALUES ($1, $2, $3, NULL, $4)
@@ -40,8 +40,10 @@ export async function listReadModelVersions(pool: pg.Pool): Promise<ReadModelVer
 }
 
 /**
- * A shard's published model. A collector of the previous version writes the body as text and leaves `packed` as it
- * was, while this version writes `packed` and clears the text: a text body is always the newer one.
+ * A shard's published model. A collector of a version before migration 12 writes the body as text and leaves `packed`
+ * as it was, while later versions write `packed` and clear the text: a text body is always the newer one, read back
+ * as its UTF-8 bytes. `packed` holds whichever bytes the collector published (since 2026-12-07 the columnar bytes
+ * form, before it the UTF-8 of its text form): the decoder tells them apart by their first line.
  */
 export async function readReadModel(pool: pg.Pool, shard: string): Promise<PublishedReadModel | null> {
   const [row] = await queryRows<{ shard: string; cycle: string; taken_at: string; body: string | null; packed: Buffer | null }>(
@@ -50,9 +52,9 @@ export async function readReadModel(pool: pg.Pool, shard: string): Promise<Publi
     [shard],
   );
   if (!row) return null;
-  let body: string;
-  if (row.body !== null) body = row.body;
-  else if (row.packed !== null) body = (await gunzipAsync(row.packed, { chunkSize: readGzipSize(row.packed) + 1 })).toString("utf8");
+  let body: Buffer;
+  if (row.body !== null) body = Buffer.from(row.body);
+  else if (row.packed !== null) body = await gunzipAsync(row.packed, { chunkSize: readGzipSize(row.packed) + 1 });
   else throw new Error(`the published read model of shard ${shard} has no body`);
   return { shard: row.shard, cycle: Number(row.cycle), takenAt: Number(row.taken_at), body };
 }

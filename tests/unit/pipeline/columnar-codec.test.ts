@@ -1,7 +1,13 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeColumnar, encodeColumnar, isColumnar } from "@/lib/pipeline/columnar-codec";
 import { decodeReadModel } from "@/lib/pipeline/published-read-models";
 import { encodeTagged } from "@/lib/pipeline/read-model-codec";
+import { makeColumnarSample } from "./columnar-sample";
+
+/** makeColumnarSample() as the previous version published it (fixtures/make-columnar-text-v1.ts). */
+const previousTextForm = readFileSync(path.join(import.meta.dirname, "fixtures/columnar-text-v1.txt"));
 
 const ABOVE_2_53 = 9007199254740993n;
 const MAX_INT64 = 9223372036854775807n;
@@ -102,16 +108,48 @@ describe("columnar read-model codec", () => {
     expect(decoded.rows).toBe(decoded.rows);
   });
 
-  it("lets a web instance read a model published by a collector of the previous version (tagged JSON lines)", async () => {
+  it("lets a web instance read a model published by a collector of an older version (tagged JSON lines)", async () => {
     const model = { snapshot: { cycle: 3, rows: makeRows(300) }, byKey: new Map([["k", [1n, ABOVE_2_53]]]) };
-    const previous = encodeTagged(model);
+    const previous = Buffer.from(encodeTagged(model));
     expect(isColumnar(previous)).toBe(false);
     expect(isColumnar(encodeColumnar(model))).toBe(true);
     expect(await decodeReadModel(previous)).toEqual(model);
   });
 
-  it("says what is wrong with a text it did not write", () => {
-    expect(() => decodeColumnar('{"x":1}')).toThrow('not a columnar read model (it should start with "gapwatch-columnar 1")');
+  it("decodes the previous text form (the blob as base64) that an older collector wrote, to the same value", async () => {
+    expect(previousTextForm.subarray(0, 20).toString()).toBe("gapwatch-columnar 1\n");
+    expect(isColumnar(previousTextForm)).toBe(true);
+    const decoded = decodeColumnar(previousTextForm) as ReturnType<typeof makeColumnarSample>;
+    expect(decoded).toEqual(makeColumnarSample());
+    expect(Object.is((decoded.numbers as number[])[2], -0)).toBe(true);
+    expect(decoded.positions).toBeInstanceOf(BigInt64Array);
+    expect(await decodeReadModel(previousTextForm)).toEqual(makeColumnarSample());
+  });
+
+  it("writes the blob as bytes: one header line, then the blob 8-byte aligned, a quarter smaller than the text form", () => {
+    const bytes = encodeColumnar(makeColumnarSample());
+    const second = bytes.indexOf(10, bytes.indexOf(10) + 1);
+    expect(bytes.subarray(0, 20).toString()).toBe("gapwatch-columnar 2\n");
+    // The same header (the runs' offsets aside: the text form aligned them to 24 bytes, this one to 8).
+    const header = (body: Buffer) => body.toString("utf8", body.indexOf(10) + 1, body.indexOf(10, body.indexOf(10) + 1)).replace(/\d+/g, "#");
+    expect(header(bytes)).toBe(header(previousTextForm));
+    expect(bytes.subarray(second + 1, Math.ceil((second + 1) / 8) * 8).every((b) => b === 0)).toBe(true);
+    expect(bytes.length).toBeLessThan(previousTextForm.length * 0.8);
+  });
+
+  it("decodes a body at any byte offset of its memory (copying a run that is not aligned for its typed array)", () => {
+    const value = makeColumnarSample();
+    const bytes = encodeColumnar(value);
+    for (const shift of [0, 1, 3, 4, 7]) {
+      const memory = Buffer.alloc(bytes.length + 8, 0xff);
+      bytes.copy(memory, shift);
+      expect(decodeColumnar(memory.subarray(shift, shift + bytes.length)), `shifted by ${shift}`).toEqual(value);
+    }
+  });
+
+  it("says what is wrong with a body it did not write", () => {
+    expect(() => decodeColumnar(Buffer.from('{"x":1}'))).toThrow('not a columnar read model (it should start with "gapwatch-columnar 2")');
+    expect(() => decodeColumnar(Buffer.from("gapwatch-columnar 3\n{}\n"))).toThrow("not a columnar read model");
     expect(() => encodeColumnar({ when: new Date(0) })).toThrow("cannot encode a Date in a read model");
   });
 });

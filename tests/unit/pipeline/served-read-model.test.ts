@@ -127,10 +127,10 @@ describe("the published read model: what is served, trimmed", () => {
   it("publishes connector configs redacted as pages show them: no credential reaches the shared store", () => {
     expect(full.snapshot.connect[0]!.connectors[0]!.config).toEqual({ "tasks.max": "1", "source.cluster.sasl.jaas.config": jaas });
     expect(published.snapshot.connect[0]!.connectors[0]!.config).toEqual({ "tasks.max": "1", "source.cluster.sasl.jaas.config": "[redacted]" });
-    // The text as stored, its base64 blob decoded (strings are UTF-8 in it): the credential is nowhere in it.
-    const [magic, header, blob] = encodeReadModel(full).split("\n");
-    expect(`${magic}\n${header}\n${Buffer.from(blob!, "base64").toString("utf8")}`).toContain("[redacted]");
-    expect(`${magic}\n${header}\n${Buffer.from(blob!, "base64").toString("utf8")}`).not.toContain("s3cret-in-config");
+    // The bytes as stored (strings are UTF-8 in them): the credential is nowhere in them.
+    const stored = encodeReadModel(full);
+    expect(stored.includes("[redacted]")).toBe(true);
+    expect(stored.includes("s3cret-in-config")).toBe(false);
   });
 
   it("answers every route that reads the model exactly as the full model does", async () => {
