@@ -55,11 +55,12 @@ export class CheckpointWatchState {
     }
   }
 
-  /** The keys whose entry changed since the last call, each with its entry now (null: gone). */
-  takeChanges(): ReadonlyMap<string, WatchEntry | null> {
-    const changes = new Map<string, WatchEntry | null>();
-    for (const { slots } of this.flows.values()) slots.takeChanges(changes);
-    return changes;
+  /**
+   * Calls `visit` with each key whose entry changed since the last call, its flow's slots and its slot there (−1: the
+   * entry is gone): the persister reads the entry's numbers from the slots' columns (WatchSlots.takeChanges).
+   */
+  takeChanges(visit: (key: string, slots: WatchSlots, slot: number) => void): void {
+    for (const { slots } of this.flows.values()) slots.takeChanges(visit);
   }
 
   /** detectStaleCheckpoints(ft, this watch, now, thresholds): its findings; the watch becomes its watch. */
@@ -144,7 +145,7 @@ export class CheckpointWatchState {
 
   private flowOf(id: string): FlowWatch {
     let flow = this.flows.get(id);
-    if (flow === undefined) this.flows.set(id, (flow = { slots: new WatchSlots(), groups: new Map() }));
+    if (flow === undefined) this.flows.set(id, (flow = { slots: new WatchSlots(id), groups: new Map() }));
     return flow;
   }
 }

@@ -138,6 +138,8 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
   let kept = 0;
   let repeated = false;
   let last = -1;
+  let lastKeys: readonly (string | undefined)[] | undefined;
+  let lastSlots: Int32Array | undefined;
   return {
     slotOf(key) {
       let slot = index.keys[last + 1] === key ? last + 1 : index.byKey.get(key);
@@ -181,8 +183,11 @@ export function createMarkTableBuilder<T>(base: Section<T>, now: number, spec: M
       }
     },
     slotOfKeyAt(keys, at) {
-      let slots = slotMaps.get(keys);
+      // A flow's positions come together: its keys' slot map is looked up once per flow, not per position.
+      let slots = keys === lastKeys ? lastSlots : slotMaps.get(keys);
       if (slots === undefined || at >= slots.length) slotMaps.set(keys, (slots = growSlotMap(slots, keys.length)));
+      lastKeys = keys;
+      lastSlots = slots;
       let slot = slots[at]!;
       if (slot < 0) slots[at] = slot = this.slotOf(keys[at]!);
       return slot;

@@ -46,7 +46,8 @@ export class PackedMarks {
 
   /** Stores `key`'s entry as column values at `slot` of `columns` (its first `width`). */
   setFromColumns(key: string, columns: readonly Float64Array[], slot: number): void {
-    const [flow, at] = this.reserve(key);
+    const flow = this.reserveFlow(flowOf(key));
+    const at = reserveSlot(flow, key, this.width);
     const base = at * this.width;
     if (Number.isNaN(flow.values[base]!)) flow.live++;
     for (let k = 0; k < this.width; k++) flow.values[base + k] = columns[k]![slot]!;
@@ -54,17 +55,35 @@ export class PackedMarks {
   }
 
   /** Stores `key`'s entry as `numbers` (`width` of them, the first never NaN). */
-  setNumbers(key: string, numbers: readonly number[]): void {
-    const [flow, at] = this.reserve(key);
+  setNumbers(key: string, numbers: ArrayLike<number>): void {
+    const flow = this.reserveFlow(flowOf(key));
+    const at = reserveSlot(flow, key, this.width);
     const base = at * this.width;
     if (Number.isNaN(flow.values[base]!)) flow.live++;
     for (let k = 0; k < this.width; k++) flow.values[base + k] = numbers[k]!;
     flow.dirty.add(Math.floor(at / chunkSlots));
   }
 
-  /** Forgets `key`'s entry; whether it had one. */
-  delete(key: string): boolean {
-    const flow = this.flows.get(flowOf(key));
+  /**
+   * As setNumbers, unless `key`'s entry is `numbers` already (NaN equal to NaN): its chunk is then not rewritten.
+   * `flowName`: the flow `key` names, when the caller knows it (no slice of the key to look it up).
+   */
+  update(key: string, numbers: ArrayLike<number>, flowName = flowOf(key)): void {
+    const flow = this.reserveFlow(flowName);
+    const at = reserveSlot(flow, key, this.width);
+    const base = at * this.width;
+    const live = !Number.isNaN(flow.values[base]!);
+    let same = live;
+    for (let k = 0; same && k < this.width; k++) same = Object.is(flow.values[base + k], numbers[k]);
+    if (same) return;
+    if (!live) flow.live++;
+    for (let k = 0; k < this.width; k++) flow.values[base + k] = numbers[k]!;
+    flow.dirty.add(Math.floor(at / chunkSlots));
+  }
+
+  /** Forgets `key`'s entry (of flow `flowName`); whether it had one. */
+  delete(key: string, flowName = flowOf(key)): boolean {
+    const flow = this.flows.get(flowName);
     const at = flow?.slotOf.get(key);
     if (flow === undefined || at === undefined || Number.isNaN(flow.values[at * this.width]!)) return false;
     flow.values.fill(Number.NaN, at * this.width, (at + 1) * this.width);
@@ -78,15 +97,6 @@ export class PackedMarks {
     const flow = this.flows.get(flowOf(key));
     const at = flow?.slotOf.get(key);
     return flow !== undefined && at !== undefined && !Number.isNaN(flow.values[at * this.width]!);
-  }
-
-  /** Whether `key`'s entry is `numbers` (NaN equal to NaN). */
-  holds(key: string, numbers: readonly number[]): boolean {
-    const flow = this.flows.get(flowOf(key));
-    const at = flow?.slotOf.get(key);
-    if (flow === undefined || at === undefined || Number.isNaN(flow.values[at * this.width]!)) return false;
-    for (let k = 0; k < this.width; k++) if (!Object.is(flow.values[at * this.width + k], numbers[k])) return false;
-    return true;
   }
 
   /** The keys with an entry. */
@@ -153,20 +163,11 @@ export class PackedMarks {
     }
   }
 
-  /** The flow's slot of `key`, made when new (its chunk's keys then rewritten). */
-  private reserve(key: string): [FlowSlots, number] {
-    const name = flowOf(key);
+  /** The slots of flow `name` (made when new). */
+  private reserveFlow(name: string): FlowSlots {
     let flow = this.flows.get(name);
     if (flow === undefined) this.flows.set(name, (flow = createFlowSlots(0, this.width)));
-    let at = flow.slotOf.get(key);
-    if (at === undefined) {
-      at = flow.keys.length;
-      flow.keys.push(key);
-      flow.slotOf.set(key, at);
-      if ((at + 1) * this.width > flow.values.length) flow.values = growValues(flow.values, 2 * flow.values.length);
-      flow.dirtyKeys.add(Math.floor(at / chunkSlots));
-    }
-    return [flow, at];
+    return flow;
   }
 
   /** The flow with only its entries' slots, every chunk rewritten. */
@@ -258,6 +259,19 @@ export function forEachPackedEntry(
       visit(key, Array.from(flow.values.subarray(at * width, (at + 1) * width)));
     }
   }
+}
+
+/** The flow's slot of `key`, made when new (its chunk's keys then rewritten). */
+function reserveSlot(flow: FlowSlots, key: string, width: number): number {
+  let at = flow.slotOf.get(key);
+  if (at === undefined) {
+    at = flow.keys.length;
+    flow.keys.push(key);
+    flow.slotOf.set(key, at);
+    if ((at + 1) * width > flow.values.length) flow.values = growValues(flow.values, 2 * flow.values.length);
+    flow.dirtyKeys.add(Math.floor(at / chunkSlots));
+  }
+  return at;
 }
 
 function createFlowSlots(capacity: number, width: number): FlowSlots {

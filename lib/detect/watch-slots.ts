@@ -31,6 +31,9 @@ export interface WatchEntry {
 
 /** The slots of one flow. */
 export class WatchSlots {
+  /** `flow`: the flow the slots' keys name (`<flow>|…`). */
+  constructor(readonly flow: string) {}
+
   /** Slot → key ("" when free). */
   readonly keys: string[] = [];
   /** Key → slot, live and dormant. */
@@ -120,9 +123,12 @@ export class WatchSlots {
     this.free.push(slot);
   }
 
-  /** Adds the changed keys to `changes`, each with its entry now (null: gone), and forgets them. */
-  takeChanges(changes: Map<string, WatchEntry | null>): void {
-    for (const [key, slot] of this.changed) changes.set(key, this.keys[slot] === key && this.life[slot] === Life.LIVE ? this.entry(slot) : null);
+  /**
+   * Calls `visit` with each changed key and its live slot (−1: its entry is gone), and forgets them: the caller reads
+   * the entry's numbers from the columns, no entry made.
+   */
+  takeChanges(visit: (key: string, slots: WatchSlots, slot: number) => void): void {
+    for (const [key, slot] of this.changed) visit(key, this, this.keys[slot] === key && this.life[slot] === Life.LIVE ? slot : -1);
     this.changed.clear();
   }
 

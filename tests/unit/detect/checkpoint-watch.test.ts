@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CheckpointPoint, ConsumerGroupState } from "@/lib/collector/types";
 import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
+import { createDetectorMemory } from "@/lib/detect/memory";
+import { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange, type MemoryPersister } from "@/lib/detect/memory-persistence";
 import { type CheckpointWatch, detectStaleCheckpoints } from "@/lib/detect/translation-detectors";
 import { type FlowTranslation, translateFlow } from "@/lib/translation";
 import { FLOW, makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "../translation/fixtures";
@@ -62,6 +64,35 @@ function entriesOf(watch: CheckpointWatchState): CheckpointWatch {
   return Object.fromEntries(watch.entries());
 }
 
+/** The keys whose entry changed since the last take, each with its entry now (null: gone). */
+function takeChangedEntries(watch: CheckpointWatchState): Map<string, CheckpointWatch[string] | null> {
+  const changes = new Map<string, CheckpointWatch[string] | null>();
+  watch.takeChanges((key, slots, slot) => changes.set(key, slot < 0 ? null : slots.entry(slot)));
+  return changes;
+}
+
+/** Lists the persister's changes for `watch` at `now` into `store` (as the pipeline's store applies them). */
+function persist(persister: MemoryPersister, store: Map<string, string>, watch: CheckpointWatchState, now: number): void {
+  const changes: MemoryEntryChange[] = persister.listChanges({ ...createDetectorMemory(), checkpointWatch: watch }, now);
+  for (const { key, value } of changes) {
+    if (value === null) store.delete(key);
+    else store.set(key, value);
+  }
+}
+
+/** The JSON rows of a store's watch entries (those not exact as numbers). */
+function watchRows(store: Map<string, string>): [string, string][] {
+  return [...store].filter(([key]) => key.startsWith("watch|")).sort(([a], [b]) => a.localeCompare(b));
+}
+
+/** `ft` with group `group`'s checkpoints ahead of it beyond 2^53 (owed: offsets held as bigints). */
+function withHugeCheckpoints(ft: FlowTranslation, group: string, downstream: bigint, now: number): FlowTranslation {
+  const huge = (p: FlowTranslation["groups"][number]["partitions"][number]) => ({
+    ...p, checkpoint: { upstream: 2n ** 60n, downstream, at: now, ageMs: 0 },
+  });
+  return { ...ft, groups: ft.groups.map((g) => (g.group === group ? { ...g, partitions: g.partitions.map(huge) } : g)) };
+}
+
 describe("CheckpointWatchState", () => {
   it("answers as detectStaleCheckpoints, cycle after cycle: findings, entries and the changes between them", () => {
     const random = createRandom(7);
@@ -87,7 +118,7 @@ describe("CheckpointWatchState", () => {
         const [before, after] = [reference[key], expected.watch[key]];
         if (JSON.stringify(before) !== JSON.stringify(after)) diff.set(key, after ?? null);
       }
-      expect(new Map(watch.takeChanges())).toEqual(diff);
+      expect(takeChangedEntries(watch)).toEqual(diff);
       findings += expected.findings.length;
       changes += diff.size;
       reference = expected.watch;
@@ -117,7 +148,7 @@ describe("CheckpointWatchState", () => {
     expect(watch.judge(ft, T0, limits)).toEqual(expected.findings);
     expect(expected.findings.map((f) => f.partition)).toEqual([0]);
     expect(entriesOf(watch)).toEqual(expected.watch);
-    expect(new Map(watch.takeChanges())).toEqual(
+    expect(takeChangedEntries(watch)).toEqual(
       new Map([
         [`${FLOW}|app|orders|1`, { checkpoint: "2500:2500", dueSince: T0 }],
         [`${FLOW}|app|orders|2`, { checkpoint: "2500:2500", dueSince: T0 }],
@@ -151,5 +182,47 @@ describe("CheckpointWatchState", () => {
     expect(Number(huge)).toBe(Number(huge + 1n));
     expect(Object.values(reference).map((e) => e.checkpoint)).toContain(`${2n ** 60n}:${huge + 1n}`);
     expect(Object.values(reference).map((e) => e.dueSince)).toContain(T0 + 2 * MINUTE);
+  });
+  it("is stored from the changes it takes as from a whole comparison: read back the same, across a restart", () => {
+    const random = createRandom(11);
+    const world: World = { committed: new Map(), checkpoints: new Map() };
+    // Stored entries the judgements replace or drop: a text that names no checkpoint, offsets beyond 2^53, a group gone.
+    let watch = new CheckpointWatchState({
+      [`${FLOW}|app|orders|1`]: { checkpoint: "02500:2500", dueSince: T0 - MINUTE },
+      [`${FLOW}|billing|orders|2`]: { checkpoint: "9007199254740993:5", dueSince: T0 - MINUTE },
+      [`${FLOW}|gone|orders|0`]: { checkpoint: null, dueSince: T0 - MINUTE },
+    });
+    let incremental = createMemoryPersister();
+    const whole = createMemoryPersister();
+    const [byChanges, byWhole] = [new Map<string, string>(), new Map<string, string>()];
+    let withRows = 0;
+    for (let cycle = 0; cycle < 40; cycle++) {
+      const now = T0 + cycle * MINUTE;
+      moveGroups(world, random);
+      const present = groupIds.filter(() => random() > 0.1);
+      const unknown = present.filter(() => random() < 0.1);
+      let ft = translate(world, now, present, unknown);
+      // Now and then the audit group's checkpoints are beyond 2^53 (2^53 and 2^53 + 1 are one float64).
+      if (random() < 0.3) ft = withHugeCheckpoints(ft, "audit", 2n ** 53n + BigInt(cycle % 2), now);
+      watch.judge(ft, now, limits);
+      persist(incremental, byChanges, watch, now);
+      // A watch the persister has not seen is compared whole.
+      persist(whole, byWhole, new CheckpointWatchState(entriesOf(watch)), now);
+      const loaded = loadDetectorMemoryEntries(byChanges);
+      expect(loaded.error).toBeNull();
+      expect(loaded.watch).toEqual(entriesOf(watch));
+      expect(loaded.watch).toEqual(loadDetectorMemoryEntries(byWhole).watch);
+      expect(watchRows(byChanges)).toEqual(watchRows(byWhole));
+      withRows += Number(watchRows(byChanges).length > 0);
+      if (cycle === 20) {
+        // A restart: the watch and a persister read from the store.
+        incremental = createMemoryPersister([...byChanges]);
+        watch = new CheckpointWatchState(loaded.watch);
+      }
+      emitCheckpoints(world, ft, random, now);
+    }
+    // Entries not exact as numbers were stored as JSON rows, and deleted again.
+    expect(withRows).toBeGreaterThan(5);
+    expect(withRows).toBeLessThan(40);
   });
 });
