@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createAlertService } from "@/lib/alerts/alert-service";
-import { readSyncHistories } from "@/lib/collector/sync-history";
+import { listSyncHistories, readSyncHistories } from "@/lib/collector/sync-history";
 import type { Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
@@ -99,6 +99,11 @@ async function measureColumnar(model: ReadModel): Promise<Measured> {
   return { bytes: Buffer.byteLength(text), encodeMs: median(encodeMs), decodeMs: median(decodeMs), decodeCpuMs: median(decodeCpuMs), firstReadCpuMs: median(firstReadCpuMs) };
 }
 
+/** The trimmed model with its offset syncs as a Map of point arrays (the previous codec encodes no other history). */
+function listServedSyncs(trimmed: ReadModel): ReadModel {
+  return { ...trimmed, history: { offsetSyncs: new Map(listSyncHistories(trimmed.history.offsetSyncs)) } };
+}
+
 /** The previous codec on the same model (3 rounds: it is slow), or why it failed. */
 async function measureTagged(model: ReadModel): Promise<string> {
   const encodeMs: number[] = [];
@@ -107,7 +112,7 @@ async function measureTagged(model: ReadModel): Promise<string> {
   let bytes = 0;
   try {
     for (let i = 0; i < 3; i++) {
-      const encoded = await time(() => encodeTagged(trimReadModel(model)));
+      const encoded = await time(() => encodeTagged(listServedSyncs(trimReadModel(model))));
       encodeMs.push(encoded.wallMs);
       bytes = Buffer.byteLength(encoded.value);
       const decoded = await time(() => decodeTagged(encoded.value));
