@@ -26,6 +26,38 @@ export type ColumnInput =
   /** Arrays: the length of each, and all their items one after the other. */
   | { readonly kind: "arrays"; readonly lengths: Uint32Array; readonly items: ColumnInput };
 
+/**
+ * Where rows are written as the values of their properties instead of being made: `int64` takes a bigint held as the
+ * exact integer it is (|value| ≤ 2^53), `object` starts an object whose properties are `shape` (an array made once:
+ * the encoder knows a shape by it) and returns one sink per property, in order.
+ */
+export interface ColumnSink {
+  value(value: unknown): void;
+  int64(value: number): void;
+  object(shape: readonly string[]): readonly ColumnSink[];
+}
+
+/** Marks an array of objects held as columns (ColumnarRows). */
+export const columnarRows = Symbol("columnar-rows");
+
+/**
+ * An array of objects held as columns, where the encoder meets an array: written as the array `listRows` gives, each
+ * row by `writeRows` instead of made.
+ */
+export interface ColumnarRows {
+  readonly [columnarRows]: true;
+  readonly length: number;
+  /** Writes every row, in order. */
+  writeRows(sink: ColumnSink): void;
+  /** The rows as objects (an array of a few rows is written value by value). */
+  listRows(): readonly unknown[];
+}
+
+/** Whether `value` is an array of objects held as columns. */
+export function isColumnarRows(value: object): value is ColumnarRows {
+  return (value as Partial<ColumnarRows>)[columnarRows] === true;
+}
+
 /** A part of a read model that hands its columns over to the encoder. */
 export interface ColumnarSource {
   [encodeAsColumns](): ColumnarMap;

@@ -21,6 +21,8 @@ import { decodeReadModel, encodeReadModel } from "@/lib/pipeline/published-read-
 import { decodeTagged, encodeTagged } from "@/lib/pipeline/read-model-codec";
 import { encodeColumnar } from "@/lib/pipeline/columnar-codec";
 import { trimReadModel } from "@/lib/pipeline/served-read-model";
+import { serveTranslationRows } from "@/lib/pipeline/served-translations";
+import type { FlowTranslation } from "@/lib/translation";
 import { createSqliteStore } from "@/lib/store";
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
@@ -151,7 +153,7 @@ function measureParts(model: ReadModel): string {
   const parts: [string, unknown][] = [
     ["flow partitions", trimmed.snapshot.flows.map((f) => f.partitions)],
     ["cluster partition states", trimmed.snapshot.clusters.map((c) => c.topics)],
-    ["translation group rows", [...trimmed.translations.values()].map((t) => t.groups)],
+    ["translation group rows", [...serveTranslationRows(trimmed.translations).values()].map((t) => (t as FlowTranslation).groups)],
     ["offset syncs", trimmed.history.offsetSyncs],
     ["everything else", { ...trimmed, snapshot: { ...trimmed.snapshot, flows: [], clusters: [] }, translations: [], history: [] }],
   ];
