@@ -49,7 +49,7 @@ describe("a translation's rows published from their columns", () => {
     }
   });
 
-  it("publish the synthetic world's cycles as the model made as objects, no group's rows made", async () => {
+  it("publish the synthetic world's cycles as the model made as objects; no group's rows made in a cycle or its publication", async () => {
     const fixture = readSnapshotFixture();
     const world = createSyntheticWorld(fixture.snapshot, fixture.history.offsetSyncs, "east->west", 2_000);
     const store = createSqliteStore(path.join(dir, "gapwatch.db"));
@@ -65,8 +65,8 @@ describe("a translation's rows published from their columns", () => {
     try {
       for (let c = 1; c <= 4; c++) {
         const current = snapshotCycle(world, c, world.base.takenAt + c * cycleMs, previous);
-        const model = await pipeline.processCycle(current, previous, { offsetSyncs: world.syncs });
         listRows.mockClear();
+        const model = await pipeline.processCycle(current, previous, { offsetSyncs: world.syncs });
         const published = encodeReadModel(model);
         expect(listRows, `cycle ${c}`).not.toHaveBeenCalled();
         const trimmed = trimReadModel(model);
