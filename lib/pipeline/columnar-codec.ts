@@ -21,7 +21,9 @@
  * A long part held as columns (the collector's offset syncs, a translation's rows) hands them over (columnar-source.ts)
  * and is written from them, the same bytes as the value they stand for, without the objects being made.
  */
-import { type ColumnarRows, type ColumnInput, type ColumnSink, encodeAsColumns, isColumnarRows, isColumnarSource } from "./columnar-source";
+import {
+  type ColumnarRows, type ColumnInput, type ColumnSink, encodeAsColumns, isColumnarRows, isColumnarSource,
+} from "./columnar-source";
 
 /** A value in the header: a JSON primitive stands for itself, a JSON object for a plain object, an array is tagged. */
 type Node = null | boolean | number | string | { [key: string]: Node } | Node[];
@@ -232,7 +234,9 @@ function encodeColumn(values: readonly unknown[], w: BlobWriter): Node {
 /** Arrays: their lengths, then their items as one column (rows held as columns written from them). */
 function encodeArrays(arrays: readonly (readonly unknown[] | ColumnarRows)[], w: BlobWriter): Node {
   const lengths = w.write("u32", Uint32Array.from(arrays, (a) => a.length));
-  if (!arrays.some((a) => !Array.isArray(a))) return ["A", arrays.length, lengths, encodeColumn((arrays as unknown[][]).flat(), w)];
+  if (arrays.every((a) => Array.isArray(a))) {
+    return ["A", arrays.length, lengths, encodeColumn((arrays as unknown[][]).flat(), w)];
+  }
   const items = new ColumnBuilder();
   for (const a of arrays) {
     if (Array.isArray(a)) for (const item of a as readonly unknown[]) items.value(item);
@@ -489,7 +493,8 @@ class ObjectColumns {
   finish(w: BlobWriter): Node {
     const encoded: { [key: string]: Node } = {};
     for (const [k, column] of this.columns) setOwn(encoded, k, column.finish(w));
-    const shapeOf = this.shapes.length > 1 ? writeIndices(this.shapeOf.subarray(0, this.length), this.shapes.length, w) : null;
+    const shapes = this.shapes.length;
+    const shapeOf = shapes > 1 ? writeIndices(this.shapeOf.subarray(0, this.length), shapes, w) : null;
     return ["O", this.length, this.shapes, shapeOf, encoded];
   }
 

@@ -22,7 +22,10 @@ export type ColumnInput =
   /** bigints, held as the exact integers they are (|value| ≤ 2^53). */
   | { readonly kind: "int64"; readonly values: Float64Array }
   /** Objects that all have the properties `keys`, in that order, none undefined: one column per property. */
-  | { readonly kind: "objects"; readonly length: number; readonly keys: readonly string[]; readonly columns: readonly ColumnInput[] }
+  | {
+      readonly kind: "objects"; readonly length: number; readonly keys: readonly string[];
+      readonly columns: readonly ColumnInput[];
+    }
   /** Arrays: the length of each, and all their items one after the other. */
   | { readonly kind: "arrays"; readonly lengths: Uint32Array; readonly items: ColumnInput };
 

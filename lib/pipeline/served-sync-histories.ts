@@ -77,7 +77,8 @@ export class ServedSyncHistories implements SyncHistories, ColumnarSource {
       keys: ["upstream", "downstream"],
       columns: [{ kind: "int64", values: this.upstreams }, { kind: "int64", values: this.downstreams }],
     } as const;
-    return { kind: "map", keys: { kind: "values", values: this.keyList }, values: { kind: "arrays", lengths: this.lengths, items: points } };
+    const values = { kind: "arrays", lengths: this.lengths, items: points } as const;
+    return { kind: "map", keys: { kind: "values", values: this.keyList }, values };
   }
 
   private readSlot(slot: number): SyncHistory {
@@ -85,7 +86,10 @@ export class ServedSyncHistories implements SyncHistories, ColumnarSource {
     const length = this.lengths[slot]!;
     const upstreams = this.upstreams;
     const downstreams = this.downstreams;
-    const point = (i: number): OffsetSyncPoint => ({ upstream: BigInt(upstreams[first + i]!), downstream: BigInt(downstreams[first + i]!) });
+    const point = (i: number): OffsetSyncPoint => ({
+      upstream: BigInt(upstreams[first + i]!),
+      downstream: BigInt(downstreams[first + i]!),
+    });
     return {
       length,
       // A history of its own, as a new array of points was.

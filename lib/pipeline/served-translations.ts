@@ -10,7 +10,9 @@ import { type ColumnarRows, type ColumnSink, columnarRows } from "./columnar-sou
 /** `translations` with every group held as columns copied, its `partitions` the columns (for encodeColumnar only). */
 export function serveTranslationRows(translations: ReadonlyMap<string, FlowTranslation>): ReadonlyMap<string, unknown> {
   const served = new Map<string, unknown>();
-  for (const [flow, translation] of translations) served.set(flow, { ...translation, groups: translation.groups.map(serveGroup) });
+  for (const [flow, translation] of translations) {
+    served.set(flow, { ...translation, groups: translation.groups.map(serveGroup) });
+  }
   return served;
 }
 
@@ -20,7 +22,9 @@ function serveGroup(group: GroupTranslation): unknown {
   if (rows === undefined) return group;
   const served: Record<string, unknown> = {};
   // Reading `partitions` would make the rows: every other property is copied.
-  for (const key of Object.keys(group)) served[key] = key === "partitions" ? new GroupRows(rows) : group[key as keyof GroupTranslation];
+  for (const key of Object.keys(group)) {
+    served[key] = key === "partitions" ? new GroupRows(rows) : group[key as keyof GroupTranslation];
+  }
   return served;
 }
 

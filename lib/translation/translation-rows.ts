@@ -38,7 +38,10 @@ export interface RowSink {
 }
 
 /** The property names, in order, of the objects `materialize` makes (the encoder keys its shapes by these arrays). */
-const rowShape = ["topic", "partition", "targetTopic", "committed", "sourceLogEnd", "groupLag", "translation", "checkpoint", "ideal", "reread", "checkpointReread", "failoverReread"];
+const rowShape = [
+  "topic", "partition", "targetTopic", "committed", "sourceLogEnd", "groupLag", "translation", "checkpoint", "ideal",
+  "reread", "checkpointReread", "failoverReread",
+];
 const translatedShape = ["kind", "downstream", "syncUpstream", "syncDownstream"];
 const checkpointShape = ["upstream", "downstream", "at", "ageMs"];
 const exactShape = ["kind", "downstream", "basis"];
@@ -204,7 +207,8 @@ export class TranslationRows {
     this.writeIdeal(r, row[8]!);
     this.writeEstimate(r, translated, row[9]!);
     // As materialize: the checkpoint's estimate is the translation's where the checkpoint is at the translation.
-    const checkpointFrom = cp === undefined ? null : cp.downstream === BigInt(translated) ? translated : this.checkpointDownstream[r]!;
+    const checkpointFrom =
+      cp === undefined ? null : cp.downstream === BigInt(translated) ? translated : this.checkpointDownstream[r]!;
     if (checkpointFrom === null) row[10]!.value(null);
     else this.writeEstimate(r, checkpointFrom, row[10]!);
     this.writeEstimate(r, checkpointFrom ?? translated, row[11]!);
@@ -647,7 +651,9 @@ export class ColumnGroupRows implements GroupRowReader {
       for (const row of this.list) sink.value(row);
       return;
     }
-    for (let i = 0; i < this.topics.length; i++) this.rows.writeRow(this.start + i, this.topics[i]!, this.partitions[i]!, sink);
+    for (let i = 0; i < this.topics.length; i++) {
+      this.rows.writeRow(this.start + i, this.topics[i]!, this.partitions[i]!, sink);
+    }
   }
 
   /** Every row as a PartitionTranslation, made on the first call and kept (GroupTranslation.partitions). */
