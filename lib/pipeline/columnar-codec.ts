@@ -18,7 +18,13 @@
  * whose value is undefined is left out, as JSON does; bigints beyond int64 go as decimal text). Rows are built by a
  * function compiled once per set of property names (an object literal), tens of times faster than assigning
  * properties one by one.
+ *
+ * A long part held as columns (the collector's offset syncs, a translation's rows) hands them over (columnar-source.ts)
+ * and is written from them, the same bytes as the value they stand for, without the objects being made.
  */
+import {
+  type ColumnarRows, type ColumnInput, type ColumnSink, encodeAsColumns, isColumnarRows, isColumnarSource,
+} from "./columnar-source";
 
 /** A value in the header: a JSON primitive stands for itself, a JSON object for a plain object, an array is tagged. */
 type Node = null | boolean | number | string | { [key: string]: Node } | Node[];
@@ -168,6 +174,10 @@ function encodeNode(value: unknown, w: BlobWriter): Node {
       return ["u"];
     case "object":
       if (value === null) return null;
+      if (isColumnarSource(value)) {
+        const map = value[encodeAsColumns]();
+        return ["m", encodeInput(map.keys, w), encodeInput(map.values, w)];
+      }
       if (Array.isArray(value)) {
         return value.length <= inlineUpTo ? ["a", ...value.map((v) => encodeNode(v, w))] : ["c", encodeColumn(value, w)];
       }
@@ -178,6 +188,12 @@ function encodeNode(value: unknown, w: BlobWriter): Node {
         const out: { [key: string]: Node } = {};
         for (const [k, v] of Object.entries(value)) if (v !== undefined) setOwn(out, k, encodeNode(v, w));
         return out;
+      }
+      if (isColumnarRows(value)) {
+        if (value.length <= inlineUpTo) return encodeNode(value.listRows(), w);
+        const column = new ColumnBuilder();
+        value.writeRows(column);
+        return ["c", column.finish(w)];
       }
       throw new Error(`cannot encode a ${value.constructor?.name ?? "object"} in a read model`);
     default:
@@ -208,7 +224,8 @@ function kindOf(v: unknown): Kind {
     case "object":
       if (v === null) return "null";
       if (Array.isArray(v)) return "array";
-      return isPlainObject(v) ? "object" : "other";
+      if (isPlainObject(v)) return "object";
+      return isColumnarRows(v) ? "array" : "other";
     default:
       return "other";
   }
@@ -257,16 +274,75 @@ function encodeColumn(values: readonly unknown[], w: BlobWriter): Node {
     }
     case "object":
       return encodeObjects(values as Record<string, unknown>[], w);
-    case "array": {
-      const arrays = values as unknown[][];
-      return ["A", n, w.write("u32", Uint32Array.from(arrays, (a) => a.length)), encodeColumn(arrays.flat(), w)];
-    }
+    case "array":
+      return encodeArrays(values as (readonly unknown[] | ColumnarRows)[], w);
     case "null":
     case "undefined":
       return ["Z", n, encodeNode(values[0], w)];
     default:
       return ["G", n, values.map((v) => encodeNode(v, w))];
   }
+}
+
+/** Arrays: their lengths, then their items as one column (rows held as columns written from them). */
+function encodeArrays(arrays: readonly (readonly unknown[] | ColumnarRows)[], w: BlobWriter): Node {
+  const lengths = w.write("u32", Uint32Array.from(arrays, (a) => a.length));
+  if (arrays.every((a) => Array.isArray(a))) {
+    return ["A", arrays.length, lengths, encodeColumn((arrays as unknown[][]).flat(), w)];
+  }
+  const items = new ColumnBuilder();
+  for (const a of arrays) {
+    if (Array.isArray(a)) for (const item of a as readonly unknown[]) items.value(item);
+    else (a as ColumnarRows).writeRows(items);
+  }
+  return ["A", arrays.length, lengths, items.finish(w)];
+}
+
+/** A column handed over as columns: the node and runs encodeColumn writes for the values it stands for. */
+function encodeInput(input: ColumnInput, w: BlobWriter): Node {
+  switch (input.kind) {
+    case "values":
+      return encodeColumn(input.values, w);
+    case "int64":
+      return encodeInt64(input.values, w);
+    case "objects": {
+      if (input.length === 0) return encodeColumn([], w);
+      // One shape: encodeObjects writes no shape per row, and the columns in the shape's order.
+      const encoded: { [key: string]: Node } = {};
+      input.keys.forEach((k, j) => setOwn(encoded, k, encodeInput(input.columns[j]!, w)));
+      return ["O", input.length, [[...input.keys]], null, encoded];
+    }
+    case "arrays":
+      if (input.lengths.length === 0) return encodeColumn([], w);
+      return ["A", input.lengths.length, w.write("u32", input.lengths), encodeInput(input.items, w)];
+  }
+}
+
+/** Whether this machine stores an int64 as its low 32 bits first (typed arrays use the machine's byte order). */
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Exact integers as the column of bigints they stand for (written as encodeColumn writes bigints). */
+function encodeInt64(values: Float64Array, w: BlobWriter): Node {
+  const n = values.length;
+  if (n === 0) return encodeColumn([], w);
+  const first = values[0]!;
+  let same = true;
+  for (let i = 1; i < n && same; i++) same = values[i] === first;
+  if (same) return ["Z", n, encodeNode(BigInt(first), w)];
+  const array = new BigInt64Array(n);
+  if (littleEndian) {
+    // Two 32-bit words per value instead of a BigInt each (a million syncs are two million BigInts).
+    const words = new Uint32Array(array.buffer);
+    for (let i = 0; i < n; i++) {
+      const v = values[i]!;
+      const high = Math.floor(v / 0x1_0000_0000);
+      words[2 * i] = v - high * 0x1_0000_0000;
+      words[2 * i + 1] = high;
+    }
+  } else {
+    for (let i = 0; i < n; i++) array[i] = BigInt(values[i]!);
+  }
+  return ["B", n, w.write("i64", array)];
 }
 
 function encodeStrings(values: readonly string[], w: BlobWriter): Node {
@@ -354,6 +430,157 @@ function encodeMixed(values: readonly unknown[], w: BlobWriter): Node {
     byKind[k]!.push(values[i]);
   }
   return ["X", values.length, w.write("u8", kindOfRow), byKind.map((column) => encodeColumn(column, w))];
+}
+
+/**
+ * A column filled value by value (rows written from their columns, ColumnSink) that encodes as encodeColumn encodes the
+ * array of those values: the values of each kind (in the order kinds first appear) kept apart, a byte of kind per value,
+ * objects split into their own columns as they come (ObjectColumns), bigints held as numbers while they are exact.
+ */
+class ColumnBuilder implements ColumnSink {
+  private length = 0;
+  private readonly kinds: Kind[] = [];
+  private readonly parts: (ValuesPart | Int64Part | ObjectColumns)[] = [];
+  private kindOfRow: Uint8Array = new Uint8Array(16);
+
+  value(value: unknown): void {
+    const kind = kindOf(value);
+    const part = this.enter(kind);
+    if (kind === "object") (part as ObjectColumns).add(value as Record<string, unknown>);
+    else if (kind === "bigint") (part as Int64Part).addBigint(value as bigint);
+    else (part as ValuesPart).values.push(value);
+  }
+
+  int64(value: number): void {
+    (this.enter("bigint") as Int64Part).addNumber(value);
+  }
+
+  object(shape: readonly string[]): readonly ColumnSink[] {
+    return (this.enter("object") as ObjectColumns).begin(shape);
+  }
+
+  finish(w: BlobWriter): Node {
+    if (this.length === 0) return encodeColumn([], w);
+    if (this.parts.length === 1) return this.parts[0]!.finish(w);
+    const kinds = w.write("u8", this.kindOfRow.subarray(0, this.length));
+    return ["X", this.length, kinds, this.parts.map((part) => part.finish(w))];
+  }
+
+  /** The part of `kind` (made when it first appears), the value's kind noted. */
+  private enter(kind: Kind): ValuesPart | Int64Part | ObjectColumns {
+    let k = this.kinds.indexOf(kind);
+    if (k < 0) {
+      k = this.kinds.push(kind) - 1;
+      this.parts.push(kind === "object" ? new ObjectColumns() : kind === "bigint" ? new Int64Part() : new ValuesPart());
+    }
+    if (this.length === this.kindOfRow.length) this.kindOfRow = growBytes(this.kindOfRow);
+    this.kindOfRow[this.length++] = k;
+    return this.parts[k]!;
+  }
+}
+
+/** Values of one kind other than objects and bigints, encoded as encodeColumn does. */
+class ValuesPart {
+  readonly values: unknown[] = [];
+
+  finish(w: BlobWriter): Node {
+    return encodeColumn(this.values, w);
+  }
+}
+
+/** bigints: as numbers while every one is exact (|b| ≤ 2^53 − 1), else as bigints. */
+class Int64Part {
+  private numbers = new Float64Array(16);
+  private length = 0;
+  private bigints: bigint[] | null = null;
+
+  addBigint(value: bigint): void {
+    const number = Number(value);
+    if (this.bigints === null && Number.isSafeInteger(number)) this.addNumber(number);
+    else (this.bigints ??= Array.from(this.numbers.subarray(0, this.length), BigInt)).push(value);
+  }
+
+  addNumber(value: number): void {
+    if (this.bigints !== null) {
+      this.bigints.push(BigInt(value));
+      return;
+    }
+    if (this.length === this.numbers.length) {
+      const grown = new Float64Array(this.length * 2);
+      grown.set(this.numbers);
+      this.numbers = grown;
+    }
+    this.numbers[this.length++] = value;
+  }
+
+  finish(w: BlobWriter): Node {
+    return this.bigints === null ? encodeInt64(this.numbers.subarray(0, this.length), w) : encodeColumn(this.bigints, w);
+  }
+}
+
+/** Objects, as encodeObjects splits them: shapes in the order they first appear, one ColumnBuilder per property. */
+class ObjectColumns {
+  private length = 0;
+  private readonly shapes: string[][] = [];
+  private readonly shapeIds = new Map<string, number>();
+  /** The shapes `begin` was given, by identity (a row written from columns names its shape by one array). */
+  private readonly givenShapes = new Map<readonly string[], number>();
+  private readonly shapeColumns: ColumnBuilder[][] = [];
+  private readonly columns = new Map<string, ColumnBuilder>();
+  private shapeOf = new Uint32Array(16);
+
+  /** An object written property by property: its columns, in the shape's order. */
+  begin(shape: readonly string[]): readonly ColumnBuilder[] {
+    let id = this.givenShapes.get(shape);
+    if (id === undefined) this.givenShapes.set(shape, (id = this.identify(shape)));
+    return this.enter(id);
+  }
+
+  /** An object: its properties whose value is not undefined, in its order. */
+  add(row: Record<string, unknown>): void {
+    const keys = Object.keys(row).filter((k) => row[k] !== undefined);
+    const columns = this.enter(this.identify(keys));
+    for (let j = 0; j < keys.length; j++) columns[j]!.value(row[keys[j]!]);
+  }
+
+  finish(w: BlobWriter): Node {
+    const encoded: { [key: string]: Node } = {};
+    for (const [k, column] of this.columns) setOwn(encoded, k, column.finish(w));
+    const shapes = this.shapes.length;
+    const shapeOf = shapes > 1 ? writeIndices(this.shapeOf.subarray(0, this.length), shapes, w) : null;
+    return ["O", this.length, this.shapes, shapeOf, encoded];
+  }
+
+  private identify(keys: readonly string[]): number {
+    const name = keys.join("\u0000");
+    const known = this.shapeIds.get(name);
+    if (known !== undefined) return known;
+    const id = this.shapes.length;
+    this.shapeIds.set(name, id);
+    this.shapes.push([...keys]);
+    this.shapeColumns.push(keys.map((k) => {
+      let column = this.columns.get(k);
+      if (!column) this.columns.set(k, (column = new ColumnBuilder()));
+      return column;
+    }));
+    return id;
+  }
+
+  private enter(id: number): readonly ColumnBuilder[] {
+    if (this.length === this.shapeOf.length) {
+      const grown = new Uint32Array(this.length * 2);
+      grown.set(this.shapeOf);
+      this.shapeOf = grown;
+    }
+    this.shapeOf[this.length++] = id;
+    return this.shapeColumns[id]!;
+  }
+}
+
+function growBytes(bytes: Uint8Array): Uint8Array {
+  const grown = new Uint8Array(bytes.length * 2);
+  grown.set(bytes);
+  return grown;
 }
 
 // ---------------------------------------------------------------------------------------------------------- decoding

@@ -5,6 +5,7 @@ import type { ReadModel } from "./read-model";
 import { decodeTagged } from "./read-model-codec";
 import { decodeColumnar, encodeColumnar, isColumnar } from "./columnar-codec";
 import { trimReadModel } from "./served-read-model";
+import { serveTranslationRows } from "./served-translations";
 
 const log = getLogger("pipeline.published");
 
@@ -13,9 +14,13 @@ export async function publishReadModel(store: Store, shard: string, model: ReadM
   await store.publishReadModel({ shard, cycle: model.snapshot.cycle, takenAt: model.snapshot.takenAt, body: encodeReadModel(model) });
 }
 
-/** A model's bytes as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts). */
+/**
+ * A model's bytes as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts); the
+ * translations' rows written from their columns (served-translations.ts).
+ */
 export function encodeReadModel(model: ReadModel): Buffer {
-  return encodeColumnar(trimReadModel(model));
+  const trimmed = trimReadModel(model);
+  return encodeColumnar({ ...trimmed, translations: serveTranslationRows(trimmed.translations) });
 }
 
 /**

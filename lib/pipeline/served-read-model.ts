@@ -1,8 +1,10 @@
 import type { ClusterSnapshot, ConnectClusterSnapshot, ConsumerGroupState, Flow, OffsetSyncPoint } from "@/lib/collector/types";
 import { redactConnectorConfig } from "@/lib/connect/connector-config";
 import type { Connector } from "@/lib/connect";
-import { readSyncHistories } from "@/lib/collector/sync-history";
+import { readSyncHistories, type SyncHistories, type SyncHistorySource } from "@/lib/collector/sync-history";
+import { SyncHistoryStore } from "@/lib/collector/sync-history-store";
 import type { ReadModel } from "./read-model";
+import { ServedSyncHistories } from "./served-sync-histories";
 
 /** The newest offset syncs of a partition its page lists (the collector holds up to 20,000 per partition). */
 export const servedOffsetSyncs = 64;
@@ -16,16 +18,15 @@ export const servedOffsetSyncs = 64;
  * read, and credentials in a connector's config never need to.
  */
 export function trimReadModel(model: ReadModel): ReadModel {
-  const offsetSyncs = new Map<string, readonly OffsetSyncPoint[]>();
   const held = new Map(model.offsetSyncsHeld);
-  for (const [key, syncs] of readSyncHistories(model.history.offsetSyncs).entries()) {
-    if (syncs.length <= servedOffsetSyncs) {
-      offsetSyncs.set(key, syncs.list());
-      continue;
-    }
-    offsetSyncs.set(key, syncs.list(syncs.length - servedOffsetSyncs));
-    if (!held.has(key)) held.set(key, syncs.length);
-  }
+  const noteHeld = (key: string, length: number) => {
+    if (!held.has(key)) held.set(key, length);
+  };
+  const histories = readSyncHistories(model.history.offsetSyncs);
+  // The collector's store is copied as numbers, encoded as columns (served-sync-histories.ts); other sources are points.
+  const offsetSyncs = histories instanceof SyncHistoryStore
+    ? new ServedSyncHistories(histories, servedOffsetSyncs, noteHeld)
+    : listNewestSyncs(histories, noteHeld);
   return {
     ...model,
     snapshot: {
@@ -37,6 +38,16 @@ export function trimReadModel(model: ReadModel): ReadModel {
     history: { offsetSyncs },
     offsetSyncsHeld: held,
   };
+}
+
+/** Each key's newest `servedOffsetSyncs` syncs as points; `onTrimmed` hears of each key that holds more. */
+function listNewestSyncs(histories: SyncHistories, onTrimmed: (key: string, held: number) => void): SyncHistorySource {
+  const offsetSyncs = new Map<string, readonly OffsetSyncPoint[]>();
+  for (const [key, syncs] of histories.entries()) {
+    if (syncs.length > servedOffsetSyncs) onTrimmed(key, syncs.length);
+    offsetSyncs.set(key, syncs.list(Math.max(0, syncs.length - servedOffsetSyncs)));
+  }
+  return offsetSyncs;
 }
 
 function dropGroupOffsets(cluster: ClusterSnapshot): ClusterSnapshot {

@@ -52,6 +52,10 @@ export interface CyclePartitions {
   at(index: number): FlowPartition | undefined;
   /** Whether a partition is at a dense index this cycle (at() would give one), without making it. */
   has(index: number): boolean;
+  /** The remote topic of the partition at a dense index this cycle (at() must give one), without making it. */
+  targetTopicAt(index: number): string;
+  /** The source log end of the partition at a dense index this cycle (at() must give one), without making it. */
+  sourceLogEndAt(index: number): bigint | null;
   topics: ReadonlySet<string>;
 }
 
@@ -86,6 +90,7 @@ export class FlowPartitionPlacer {
     const positionOf = new Int32Array(this.index.size).fill(-1);
     for (let i = 0; i < this.indexes.length; i++) positionOf[this.indexes[i]!] = i;
     const made = new Array<FlowPartition | undefined>(this.index.size);
+    const rows = findFlowRows(flow);
     const positionAt = (index: number) => (index >= 0 && index < positionOf.length ? positionOf[index]! : -1);
     return {
       at: (index) => {
@@ -94,6 +99,14 @@ export class FlowPartitionPlacer {
         return (made[index] ??= readFlowPartition(flow, position));
       },
       has: (index) => positionAt(index) >= 0,
+      targetTopicAt: (index) => {
+        const position = positionAt(index);
+        return rows === undefined ? flow.partitions[position]!.targetTopic : rows.targetTopicOf(position);
+      },
+      sourceLogEndAt: (index) => {
+        const position = positionAt(index);
+        return rows === undefined ? flow.partitions[position]!.sourceLogEnd : rows.offsetOf(position, "sourceLogEnd");
+      },
       topics: this.topicSet,
     };
   }

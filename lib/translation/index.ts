@@ -8,7 +8,10 @@ export { mapIdealOffset, replaySyncHistory, SyncModelCache, type ReplayOptions }
 export { estimateReread, isSkipping, selectMirrorMakerOffset, sumTotals } from "./reread";
 export { translateFlow, translateSnapshotFlow, type TranslateFlowInput } from "./translate-flow";
 export { collectSampleColumns, type SampleColumn, type TranslationSampleColumns } from "./sample-columns";
-export { listSkippingRows, readGroupRows, readOwedDownstream, type GroupRowReader, type RowSample } from "./translation-rows";
+export {
+  findColumnGroupRows, listSkippingRows, readGroupRows, readOwedDownstream, type ColumnGroupRows, type GroupRowReader,
+  type RowSample,
+} from "./translation-rows";
 export {
   buildFailoverPlan,
   FailoverMode,

@@ -1,0 +1,72 @@
+/**
+ * A long part of a read model handed to the columnar encoder (columnar-codec.ts) as the columns it is held in, instead
+ * of as the millions of objects the encoder would otherwise have made for it only to split them into columns again.
+ * The encoder writes such a part byte for byte as it writes the value the columns stand for, so a web instance decodes
+ * it as that value (the decoder does not know the difference).
+ */
+
+/** The method by which a part hands over its columns (a symbol: JSON and object spreads do not see it). */
+export const encodeAsColumns = Symbol("encode-as-columns");
+
+/** A Map as columns: its keys and its values, in the Map's order. */
+export interface ColumnarMap {
+  readonly kind: "map";
+  readonly keys: ColumnInput;
+  readonly values: ColumnInput;
+}
+
+/** One column of values, given in the form they are held in. */
+export type ColumnInput =
+  /** Any values: written as the encoder writes an array of them. */
+  | { readonly kind: "values"; readonly values: readonly unknown[] }
+  /** bigints, held as the exact integers they are (|value| ≤ 2^53). */
+  | { readonly kind: "int64"; readonly values: Float64Array }
+  /** Objects that all have the properties `keys`, in that order, none undefined: one column per property. */
+  | {
+      readonly kind: "objects"; readonly length: number; readonly keys: readonly string[];
+      readonly columns: readonly ColumnInput[];
+    }
+  /** Arrays: the length of each, and all their items one after the other. */
+  | { readonly kind: "arrays"; readonly lengths: Uint32Array; readonly items: ColumnInput };
+
+/**
+ * Where rows are written as the values of their properties instead of being made: `int64` takes a bigint held as the
+ * exact integer it is (|value| ≤ 2^53), `object` starts an object whose properties are `shape` (an array made once:
+ * the encoder knows a shape by it) and returns one sink per property, in order.
+ */
+export interface ColumnSink {
+  value(value: unknown): void;
+  int64(value: number): void;
+  object(shape: readonly string[]): readonly ColumnSink[];
+}
+
+/** Marks an array of objects held as columns (ColumnarRows). */
+export const columnarRows = Symbol("columnar-rows");
+
+/**
+ * An array of objects held as columns, where the encoder meets an array: written as the array `listRows` gives, each
+ * row by `writeRows` instead of made.
+ */
+export interface ColumnarRows {
+  readonly [columnarRows]: true;
+  readonly length: number;
+  /** Writes every row, in order. */
+  writeRows(sink: ColumnSink): void;
+  /** The rows as objects (an array of a few rows is written value by value). */
+  listRows(): readonly unknown[];
+}
+
+/** Whether `value` is an array of objects held as columns. */
+export function isColumnarRows(value: object): value is ColumnarRows {
+  return (value as Partial<ColumnarRows>)[columnarRows] === true;
+}
+
+/** A part of a read model that hands its columns over to the encoder. */
+export interface ColumnarSource {
+  [encodeAsColumns](): ColumnarMap;
+}
+
+/** Whether `value` hands its columns over to the encoder. */
+export function isColumnarSource(value: object): value is ColumnarSource {
+  return typeof (value as Partial<ColumnarSource>)[encodeAsColumns] === "function";
+}

@@ -1,0 +1,83 @@
+/**
+ * A translation's rows written from their columns (served-translations.ts, TranslationRows.writeRow) encode byte for
+ * byte as the rows made as objects, and decode to the same translation: over the random translation world's cycles
+ * (rows reused two cycles later, rows held as objects, checkpoints, brackets) and over the synthetic world's cycles
+ * through the whole pipeline and publication.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { createAlertService } from "@/lib/alerts/alert-service";
+import { listSyncHistories } from "@/lib/collector/sync-history";
+import type { Snapshot } from "@/lib/collector/types";
+import { configSchema } from "@/lib/config/schema";
+import { decodeColumnar, encodeColumnar } from "@/lib/pipeline/columnar-codec";
+import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
+import { FlowTranslator } from "@/lib/pipeline/flow-translator";
+import { decodeReadModel, encodeReadModel } from "@/lib/pipeline/published-read-models";
+import { trimReadModel } from "@/lib/pipeline/served-read-model";
+import { serveTranslationRows } from "@/lib/pipeline/served-translations";
+import { ColumnGroupRows } from "@/lib/translation/translation-rows";
+import { createSqliteStore } from "@/lib/store";
+import { readSnapshotFixture } from "@/scripts/bench/snapshot-fixture";
+import { createSyntheticWorld, cycleMs, snapshotCycle } from "@/scripts/bench/synthetic-world";
+import { FLOW } from "../translation/fixtures";
+import { createWorld } from "./translation-world";
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-served-translations-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("a translation's rows published from their columns", () => {
+  it.each([1, 2, 3, 4])("encode as the rows made as objects, cycle after cycle of the random world (seed %i)", (seed) => {
+    const world = createWorld(seed);
+    const translator = new FlowTranslator();
+    for (let c = 1; c <= 40; c++) {
+      const translations = translator.translateCycle(world.advance(c), { offsetSyncs: world.history });
+      const served = serveTranslationRows(translations);
+      const groups = (served.get(FLOW) as { groups: unknown[] }).groups;
+      // More than 8 groups: their rows go as one column of every group's rows, each written from its columns.
+      const servedColumn = encodeColumnar({ groups: [...groups, ...groups, ...groups] });
+      const servedMap = encodeColumnar({ translations: served });
+      const made = translations.get(FLOW)!.groups;
+      expect(servedColumn, `cycle ${c}`).toBe(encodeColumnar({ groups: [...made, ...made, ...made] }));
+      expect(servedMap, `cycle ${c}`).toBe(encodeColumnar({ translations }));
+      expect((decodeColumnar(servedMap) as { translations: unknown }).translations).toEqual(translations);
+    }
+  });
+
+  it("publish the synthetic world's cycles as the model made as objects; no group's rows made in a cycle or its publication", async () => {
+    const fixture = readSnapshotFixture();
+    const world = createSyntheticWorld(fixture.snapshot, fixture.history.offsetSyncs, "east->west", 2_000);
+    const store = createSqliteStore(path.join(dir, "gapwatch.db"));
+    const config = configSchema.parse({
+      clusters: world.base.clusters.map((c, i) => ({ alias: c.alias, bootstrap: `127.0.0.1:${9092 + i}` })),
+      pollIntervalSeconds: cycleMs / 1000,
+      store: { kind: "sqlite" },
+    });
+    const alerts = createAlertService(store, config);
+    const pipeline = new CyclePipeline(config, store, alerts);
+    const listRows = vi.spyOn(ColumnGroupRows.prototype, "listRows");
+    let previous: Snapshot | null = null;
+    try {
+      for (let c = 1; c <= 4; c++) {
+        const current = snapshotCycle(world, c, world.base.takenAt + c * cycleMs, previous);
+        listRows.mockClear();
+        const model = await pipeline.processCycle(current, previous, { offsetSyncs: world.syncs });
+        const published = encodeReadModel(model);
+        expect(listRows, `cycle ${c}`).not.toHaveBeenCalled();
+        const trimmed = trimReadModel(model);
+        const made = encodeColumnar({ ...trimmed, history: { offsetSyncs: new Map(listSyncHistories(trimmed.history.offsetSyncs)) } });
+        expect(published === made, `cycle ${c}`).toBe(true);
+        expect((await decodeReadModel(published)).translations).toEqual(model.translations);
+        previous = current;
+      }
+    } finally {
+      alerts.stop();
+      await store.close();
+    }
+  }, 120_000);
+});
