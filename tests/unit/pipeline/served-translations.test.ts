@@ -43,8 +43,8 @@ describe("a translation's rows published from their columns", () => {
       const servedColumn = encodeColumnar({ groups: [...groups, ...groups, ...groups] });
       const servedMap = encodeColumnar({ translations: served });
       const made = translations.get(FLOW)!.groups;
-      expect(servedColumn, `cycle ${c}`).toBe(encodeColumnar({ groups: [...made, ...made, ...made] }));
-      expect(servedMap, `cycle ${c}`).toBe(encodeColumnar({ translations }));
+      expect(servedColumn.equals(encodeColumnar({ groups: [...made, ...made, ...made] })), `cycle ${c}`).toBe(true);
+      expect(servedMap.equals(encodeColumnar({ translations })), `cycle ${c}`).toBe(true);
       expect((decodeColumnar(servedMap) as { translations: unknown }).translations).toEqual(translations);
     }
   });
@@ -71,7 +71,7 @@ describe("a translation's rows published from their columns", () => {
         expect(listRows, `cycle ${c}`).not.toHaveBeenCalled();
         const trimmed = trimReadModel(model);
         const made = encodeColumnar({ ...trimmed, history: { offsetSyncs: new Map(listSyncHistories(trimmed.history.offsetSyncs)) } });
-        expect(published === made, `cycle ${c}`).toBe(true);
+        expect(published.equals(made), `cycle ${c}`).toBe(true);
         expect((await decodeReadModel(published)).translations).toEqual(model.translations);
         previous = current;
       }
