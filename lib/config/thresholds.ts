@@ -29,6 +29,7 @@ export const thresholdsSchema = z.object({
   /**
    * CHECKPOINT_STALE: by default the threshold comes from each flow's checkpoint connector
    * (lib/detect/translation-detectors.ts resolveCheckpointStaleMs); set this only to override it for every flow.
+   * For a group MM2 has never checkpointed it can only lengthen MM2's own time to discover the group.
    */
   checkpointStaleMs: z.number().int().positive().optional(),
   /**

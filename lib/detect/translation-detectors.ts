@@ -27,24 +27,28 @@ export const defaultTranslationThresholds: TranslationThresholds = {
   replayRecords: defaultThresholds.translationReplayRecords,
 };
 
-/** Never below this: a checkpoint is written, then read by Gapwatch's next poll. */
+/**
+ * Never below this: a checkpoint is written, then read by Gapwatch's next poll; a new group first waits for MM2's
+ * task reconfiguration (a Connect rebalance), which took over 30 s on a loaded sandbox with 5 s intervals.
+ */
 const minCheckpointStaleMs = 60_000;
 
 /**
  * How long a checkpoint may be owed before CHECKPOINT_STALE, from the checkpoint connector's timing
  * (MirrorCheckpointConnector / MirrorCheckpointTask):
- * | group                                  | threshold                                   |
- * | MM2 already checkpoints it             | max(3 × emit interval, 60 s)                |
- * | never checkpointed (MM2 may not know it) | refresh.groups interval + 3 × emit interval |
- * | emit (or, for a new group, refresh) disabled | null: MM2 owes nothing, never flagged   |
- * An operator's `thresholds.checkpointStaleMs` replaces both (emit disabled still wins).
- * A new group reaches a task only at MM2's next group refresh; the task then emits every interval.
+ * | group                                  | threshold                                               |
+ * | MM2 already checkpoints it             | max(3 × emit interval, 60 s), or the operator's override |
+ * | never checkpointed (MM2 may not know it) | max(refresh.groups interval + 3 × emit interval, 60 s, the override) |
+ * | emit (or, for a new group, refresh) disabled | null: MM2 owes nothing, never flagged               |
+ * An operator's `thresholds.checkpointStaleMs` sets the first; for a group never checkpointed it can only lengthen
+ * the wait: MM2 learns of a new group only at its next group refresh (MirrorCheckpointConnector.refreshConsumerGroups
+ * then reconfigures its tasks), so an alert sooner would fire on every new group. Emit disabled still wins.
  */
 export function resolveCheckpointStaleMs(timing: CheckpointTiming, checkpointedBefore: boolean, overrideMs?: number): number | null {
   if (timing.emitIntervalMs === null) return null;
-  if (overrideMs !== undefined) return overrideMs;
-  if (checkpointedBefore) return Math.max(3 * timing.emitIntervalMs, minCheckpointStaleMs);
-  return timing.refreshGroupsIntervalMs === null ? null : timing.refreshGroupsIntervalMs + 3 * timing.emitIntervalMs;
+  if (checkpointedBefore) return overrideMs ?? Math.max(3 * timing.emitIntervalMs, minCheckpointStaleMs);
+  if (timing.refreshGroupsIntervalMs === null) return overrideMs ?? null;
+  return Math.max(timing.refreshGroupsIntervalMs + 3 * timing.emitIntervalMs, minCheckpointStaleMs, overrideMs ?? 0);
 }
 
 /**

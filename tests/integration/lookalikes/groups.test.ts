@@ -33,7 +33,8 @@ const records = 300;
 const lagging = 250;
 /** Partition 0 is reset with --to-offset, partition 1 with --to-earliest. */
 const rewoundTo = new Map([[0, 120n], [1, 0n]]);
-// CHECKPOINT_STALE's own threshold is max(3 x emit, 60 s): 30 s lets the test outlast it after the rewind.
+// CHECKPOINT_STALE's own threshold is max(3 x emit, 60 s): 30 s lets the test outlast it after the rewind. A group
+// MM2 has never checkpointed still gets at least 60 s (its first checkpoint took over 30 s on a loaded CI machine).
 const checkpointStaleMs = 30_000;
 const runtime = createSandboxRuntime(state, 5, { checkpointStaleMs });
 const consumerGroupCommand = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand";

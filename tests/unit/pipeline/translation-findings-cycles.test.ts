@@ -14,6 +14,8 @@ const FLOWS = ["east->west", "east->south"];
 const cycleMs = 10_000;
 const thresholds = { ...defaultThresholds, checkpointStaleMs: 120_000 };
 const limits = { replayRecords: thresholds.translationReplayRecords, checkpointStaleMs: thresholds.checkpointStaleMs };
+/** MM2's intervals short enough that a group never checkpointed is owed within the run: max(30 + 3 × 5 s, 60 s, 120 s). */
+const checkpointTiming = { emitIntervalMs: 5_000, refreshGroupsIntervalMs: 30_000 };
 
 /**
  * Two flows over orders/0..3, 40 cycles 10 s apart. Syncs arrive every third cycle; "app" commits 30 more on every
@@ -40,7 +42,7 @@ function createWorld() {
       makeGroup("flaky", { "orders/1": committed - 100n }, c >= 20 && c < 24 ? { error: "OffsetFetch: COORDINATOR_NOT_AVAILABLE", dataAt: now - 60_000 } : {}),
     ];
     return FLOWS.map((id) => ({
-      flow: makeFlow({ id, target: id.split("->")[1]!, checkpoints: [...checkpoints.values()] }),
+      flow: makeFlow({ id, target: id.split("->")[1]!, checkpoints: [...checkpoints.values()], checkpointTiming }),
       sourceGroups: groups,
       syncHistory: histories.get(id)!,
       now,

@@ -91,11 +91,13 @@ describe("detectStaleCheckpoints", () => {
     expect(detectStaleCheckpoints(translateApp(9998n, [same], old), w2, old, threshold).findings).toEqual([]);
   });
 
-  it("reports a group MM2 never checkpointed, and forgets partitions that are no longer owed", () => {
+  it("reports a group MM2 never checkpointed past MM2's group discovery, and forgets partitions no longer owed", () => {
     const ft = translateFlow({ flow: makeFlow(), sourceGroups: [makeGroup("app", { "orders/0": 150n })], syncHistory: makeHistory({ 0: syncs([0, 0], [100, 100]) }), now: T0 });
     const first = detectStaleCheckpoints(ft, { "other->flow|x|t|0": { checkpoint: null, dueSince: 1 } }, T0, threshold);
     expect(Object.keys(first.watch).sort()).toEqual([`${FLOW}|app|orders|0`, "other->flow|x|t|0"]);
-    const later = T0 + 10 * MINUTE;
+    // MM2's default refresh (600 s) + 3 × emit (60 s): a 5-minute override does not shorten a new group's wait.
+    expect(detectStaleCheckpoints({ ...ft, at: T0 + 12 * MINUTE }, first.watch, T0 + 12 * MINUTE, threshold).findings).toEqual([]);
+    const later = T0 + 14 * MINUTE;
     const second = detectStaleCheckpoints({ ...ft, at: later }, first.watch, later, threshold);
     expect(second.findings[0]?.summary).toMatch(/never checkpointed app on orders\/0/);
     const caughtUp = translateFlow({ flow: makeFlow(), sourceGroups: [], syncHistory: new Map(), now: later });
@@ -113,13 +115,14 @@ describe("restateStaleCheckpoint: a CHECKPOINT_STALE finding kept time-free and 
 
   it("restated at the debt's start and back at a later cycle reads exactly as judged then: clocks, summary, time", () => {
     for (const checkpoints of [[{ ...makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0), at: T0 }], []]) {
-      const at6 = staleAt(T0 + 6 * MINUTE, checkpoints);
-      const pinned = restateStaleCheckpoint(at6, T0);
+      // Past both thresholds: 5 min (the override) for the checkpointed group, 13 min for the one never checkpointed.
+      const at14 = staleAt(T0 + 14 * MINUTE, checkpoints);
+      const pinned = restateStaleCheckpoint(at14, T0);
       expect([pinned.observedAt, pinned.evidence.owedForMs, pinned.summary.includes("0 min")]).toEqual([T0, 0, true]);
-      expect(restateStaleCheckpoint(pinned, T0 + 6 * MINUTE)).toEqual(at6);
-      expect(restateStaleCheckpoint(pinned, T0 + 11 * MINUTE + 40_000)).toEqual(staleAt(T0 + 11 * MINUTE + 40_000, checkpoints));
+      expect(restateStaleCheckpoint(pinned, T0 + 14 * MINUTE)).toEqual(at14);
+      expect(restateStaleCheckpoint(pinned, T0 + 19 * MINUTE + 40_000)).toEqual(staleAt(T0 + 19 * MINUTE + 40_000, checkpoints));
     }
-    const other = { ...staleAt(T0 + 6 * MINUTE, []), type: "TRANSLATION_ERROR" as const };
+    const other = { ...staleAt(T0 + 14 * MINUTE, []), type: "TRANSLATION_ERROR" as const };
     expect(restateStaleCheckpoint(other, T0)).toBe(other);
   });
 });
@@ -130,15 +133,26 @@ describe("resolveCheckpointStaleMs: CHECKPOINT_STALE's threshold from MM2's own 
     expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 }, true)).toBe(180_000);
   });
 
-  it("owed to a group never checkpointed: refresh interval + 3 × emit interval", () => {
+  it("owed to a group never checkpointed: max(refresh interval + 3 × emit interval, 60 s)", () => {
     expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 }, false)).toBe(780_000);
-    expect(resolveCheckpointStaleMs({ emitIntervalMs: 5_000, refreshGroupsIntervalMs: 30_000 }, false)).toBe(45_000);
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 5_000, refreshGroupsIntervalMs: 60_000 }, false)).toBe(75_000);
+    // The sandbox's 5 s intervals: 20 s would be shorter than MM2's task reconfiguration on a loaded machine.
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 5_000, refreshGroupsIntervalMs: 5_000 }, false)).toBe(60_000);
   });
 
-  it("takes the operator's thresholds.checkpointStaleMs for both, and never flags when MM2 emits no checkpoints", () => {
-    expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 }, false, 90_000)).toBe(90_000);
+  it("takes the operator's thresholds.checkpointStaleMs for a checkpointed group, and never flags when MM2 emits none", () => {
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 }, true, 90_000)).toBe(90_000);
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 5_000, refreshGroupsIntervalMs: 5_000 }, true, 30_000)).toBe(30_000);
     expect(resolveCheckpointStaleMs({ emitIntervalMs: null, refreshGroupsIntervalMs: 600_000 }, true, 90_000)).toBeNull();
     expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: null }, false)).toBeNull();
+  });
+
+  it("lets the override lengthen a new group's wait, never shorten it below MM2's group discovery", () => {
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 }, false, 90_000)).toBe(780_000);
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 5_000, refreshGroupsIntervalMs: 5_000 }, false, 30_000)).toBe(60_000);
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: 600_000 }, false, 3_600_000)).toBe(3_600_000);
+    // With group refresh off MM2 never discovers a new group; the override alone decides, as before.
+    expect(resolveCheckpointStaleMs({ emitIntervalMs: 60_000, refreshGroupsIntervalMs: null }, false, 90_000)).toBe(90_000);
   });
 });
 
