@@ -130,7 +130,10 @@ describe("a lagging group rewound upstream (Kafka's own MM2 test)", () => {
     } finally {
       await admin.disconnect();
     }
+    const committedAt = Date.now();
     await waitForRows((rows) => rows.length === 2 && rows.every((r) => r.checkpoint?.upstream === String(lagging)), `MM2's checkpoints of ${group} at ${lagging}`);
+    // What CHECKPOINT_STALE's floor for a new group (60 s) has to cover: MM2's group refresh and task reconfiguration.
+    process.stdout.write(`[lookalike-groups] MM2's first checkpoints of the new group seen ${((Date.now() - committedAt) / 1000).toFixed(1)} s after its commit\n`);
     // MM2 created the target group (absent there) with the translated offsets: wait until Kafka shows them.
     const deadline = Date.now() + 60_000;
     while ((synced = await describeGroup(west, remote)).size < 2) {
