@@ -89,8 +89,8 @@ const stuckAfterMs = 45_000;
 
 /**
  * Waits until the shared sandbox copies east -> west again after a file disturbed it (a broker or worker restart, a
- * paused or reconfigured connector): MM2's source and heartbeat connectors RUNNING, then a record produced now on
- * east present on west (the remote topic's log end reaches the source's). RUNNING alone is not enough: after
+ * paused or reconfigured connector): MM2's source, checkpoint and heartbeat connectors RUNNING, then a record produced
+ * now on east present on west (the remote topic's log end reaches the source's). RUNNING alone is not enough: after
  * collector/flow-model restarted west's broker, faults/detection timed out because MM2 had not resumed copying (CI,
  * 2026-12-02); a source task still stuck after 45 s is restarted once, and said so.
  */
@@ -98,8 +98,10 @@ export async function waitUntilReplicating(state: SandboxState, timeoutMs = 150_
   const started = Date.now();
   const deadline = started + timeoutMs;
   const endpoint = { url: state.connect.url };
-  const { source, heartbeat } = connectorNames("east", "west");
-  await waitForConnectorsRunning(endpoint, [source, heartbeat], timeoutMs);
+  const { source, checkpoint, heartbeat } = connectorNames("east", "west");
+  // The checkpoint connector too (it has no task while no group is there to checkpoint), so that the next file's new
+  // groups wait only for MM2's group refresh, not for the connector's own start.
+  await waitForConnectorsRunning(endpoint, [source, checkpoint, heartbeat], timeoutMs, [checkpoint]);
   const east = state.clusters.east!.bootstrap;
   const west = state.clusters.west!.bootstrap;
   await ensureTopics(east, [{ topic: replicationProbeTopic, partitions: 1 }]);
