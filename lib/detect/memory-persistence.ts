@@ -5,9 +5,10 @@
  * of JSON; rewriting it whole every cycle was most of a cycle's work. The store keeps rows (key → text); a cycle
  * writes the rows `listChanges` returns and deletes those whose value is null; `loadDetectorMemoryEntries` reads
  * them back (through parseDetectorMemory: an unreadable memory starts empty, with the reason). Most entries are a
- * row of JSON each; the two sections that change by the ten thousand a cycle at 100,000 partitions (the offset-sync
- * markers and the checkpoint watch) are stored as numbers, a flow's entries in chunk rows (packed-marks.ts): a JSON
- * string, a change object and a row per changed entry cost ~200 ms of CPU and ~46 MiB written a cycle there.
+ * row of JSON each; the sections that change by the ten thousand a cycle at 100,000 partitions (the offset-sync
+ * markers, the checkpoint watch, and MM2_POSITION_MOVED's marks once a minute) are stored as numbers, a flow's entries
+ * in chunk rows (packed-marks.ts): a JSON string, a change object and a row per changed entry cost ~200 ms of CPU and
+ * ~46 MiB written a cycle there.
  *
  * ENTRIES
  * - `cycle-at`: the `now` of the cycle the memory is of. Values equal to it are stored as null and
@@ -24,11 +25,15 @@
  *   every cycle on every busy partition. After a restart such a partition starts a new mark, so a
  *   stall that began just before Gapwatch stopped is reported up to that downtime later — never
  *   sooner (an older stored mark would count time the partition was moving, a false alarm).
- * - `committed|<flow partition key>`: MM2_POSITION_MOVED's mark. Written at once when it appears,
- *   changes topic, goes down or holds a pending forward move (committed > highest); while MM2 just
- *   advances, at most once per `advanceWriteMs`. After a restart the stored mark can trail by that
- *   much progress: a move back made during the downtime by less than that is missed, and the range
- *   of a forward move can start that much early. Nothing is reported that did not happen.
+ * - `committed-marks|<flow>|<chunk>`, `committed-marks-keys|…` and `committed-marks-texts|…`: MM2_POSITION_MOVED's
+ *   mark of each flow partition as numbers, [committed, highest, replacedCommitted, goneSince] (NaN: absent), and
+ *   texts, [topicId, connector]. Written at once when it appears, changes topic, goes down or holds a pending forward
+ *   move (committed > highest); while MM2 just advances, at most once per `advanceWriteMs`: the stored positions,
+ *   not a time, so they cannot be kept once per flow, and a busy partition's mark changes every cycle. After a restart
+ *   the stored mark can trail by that much progress: a move back made during the downtime by less than that is
+ *   missed, and the range of a forward move can start that much early. Nothing is reported that did not happen. A
+ *   mark whose offsets are not exact as numbers is a JSON row, `committed|<flow partition key>`, as every mark was in
+ *   the versions before (upgraded as `sync|`).
  * - `watches|<flow>|<chunk>` and `watches-keys|<flow>|<chunk>`: the translation rule's checkpoint watch entry of
  *   each `<flow>|<group>|<topic>|<partition>` (checkpoint-watch.ts) as numbers, [dueSince, upstream, downstream] of
  *   its checkpoint (NaN without one); an entry whose checkpoint is not two offsets exact as numbers is a JSON row,
@@ -57,7 +62,8 @@ import { Identity } from "./watch-slots";
 import { createDetectorMemory, parseDetectorMemory } from "./memory";
 import { createRoutineAdvanceTest, makeCommittedMark, readCommittedParts, readCommittedTable } from "./committed-marks";
 import {
-  findMarkSlot, findViewTable, type MarkColumnsSpec, type MarkTable, readExactOffset, readMark, readMarkTable, type Text,
+  findMarkSlot, findViewTable, type MarkColumnsSpec, type MarkTable, readExactOffset, readMark, readMarkTable,
+  type Text,
 } from "./mark-columns";
 import { decodePackedRows, forEachPackedEntry, PackedMarks } from "./packed-marks";
 import { readSectionChanges, type SectionChanges } from "./section-changes";
@@ -179,7 +185,8 @@ interface Section<T> {
 }
 
 function createSection<T>(form: StoredForm<T>): Section<T> {
-  const packed = form.packed === undefined ? null : new PackedMarks(form.packed.kind, form.packed.width, form.packed.textWidth);
+  const packing = form.packed;
+  const packed = packing === undefined ? null : new PackedMarks(packing.kind, packing.width, packing.textWidth);
   const section = { form, seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, written: null, text: new Map() };
   return { ...section, swept: false, packed, rows: new Set(), upgrades: [] };
 }
@@ -353,7 +360,6 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
   }
   // In key order, as the store lists JSON rows (a section's order is its slots' order).
   const syncMarkers = Object.fromEntries(syncs.sort(compareKeys));
-  const committedMarks = Object.fromEntries(committed.sort(compareKeys));
   const watch: CheckpointWatch = Object.fromEntries(watches.sort(compareKeys));
   const positions = Object.fromEntries(stalls.map(([key, mark]) => [key, { ...mark, seenAt: cycleAt }]));
   // Events in the order they were first seen (the store keeps no order), findings by key.
@@ -368,7 +374,9 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
       return { ...f, observedAt: typeof f.restatedAt === "number" ? f.restatedAt : at };
     })
     .sort((a, b) => String(a.key).localeCompare(String(b.key)));
-  const parsed = parseDetectorMemory({ version: 1, events, syncMarkers, positions, committed: committedMarks, lastFindings: findings });
+  const committedMarks = Object.fromEntries(committed.sort(compareKeys));
+  const stored = { version: 1, events, syncMarkers, positions, committed: committedMarks, lastFindings: findings };
+  const parsed = parseDetectorMemory(stored);
   if (parsed.error !== null || restated.size === 0 || at === undefined) return { ...parsed, watch: parsed.error === null ? watch : {}, watchStored };
   const memory = { ...parsed.memory, lastFindings: parsed.memory.lastFindings.map((f) => (restated.has(f.key) ? restateStaleCheckpoint(f, at) : f)) };
   return { memory, watch, watchStored, error: null };
@@ -391,10 +399,13 @@ function isPackedRow<T>(key: string, packing: PackedForm<T>): boolean {
 }
 
 /** Adds the entries a packed section's rows hold to `entries`. Throws when a row is not one. */
-function readPackedEntries<T>(rows: readonly [string, string][], packing: PackedForm<T>, entries: [string, unknown][]): void {
+function readPackedEntries<T>(
+  rows: readonly [string, string][], packing: PackedForm<T>, entries: [string, unknown][],
+): void {
   const { kind, width, textWidth } = packing;
   const flows = decodePackedRows(rows, kind, width, textWidth);
-  forEachPackedEntry(flows, width, (key, numbers, texts) => entries.push([key, packing.make(numbers, texts)]), textWidth);
+  const visit = (key: string, numbers: number[], texts: Text[]) => entries.push([key, packing.make(numbers, texts)]);
+  forEachPackedEntry(flows, width, visit, textWidth);
 }
 
 function firstSeenOf(event: unknown): number {
@@ -694,7 +705,9 @@ function readPackedParts<T>(packing: PackedForm<T>, json: string): PackedParts |
 /** A packed section's rows read from the store: its entries known by their numbers, and compared by their JSON. */
 function learnPacked<T>(section: Section<T>, rows: readonly [string, string][]): void {
   const packing = section.form.packed!;
-  section.packed!.learn(rows, (key, numbers, texts) => learnEntry(section, key, section.form.toJson(packing.make(numbers, texts))));
+  section.packed!.learn(rows, (key, numbers, texts) => {
+    learnEntry(section, key, section.form.toJson(packing.make(numbers, texts)));
+  });
 }
 
 /**

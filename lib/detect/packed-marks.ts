@@ -56,7 +56,9 @@ export class PackedMarks {
   }
 
   /** Stores `key`'s entry as column values at `slot` of `columns` (its first `width`) and of `texts` (every one). */
-  setFromColumns(key: string, columns: readonly Float64Array[], slot: number, texts: readonly (readonly Text[])[] = []): void {
+  setFromColumns(
+    key: string, columns: readonly Float64Array[], slot: number, texts: readonly (readonly Text[])[] = [],
+  ): void {
     const flow = this.reserveFlow(flowOf(key));
     const at = reserveSlot(flow, key, this.width);
     const base = at * this.width;
@@ -226,8 +228,8 @@ interface StoredFlow {
 export type PackedEntryVisitor = (key: string, numbers: number[], texts: (string | null)[]) => void;
 
 /**
- * The flows of a section's rows (`<kind>|…`, `<kind>-keys|…` and, with texts, `<kind>-texts|…`). Throws when a row is
- * not one (not base64 of whole slots, keys not a JSON array of strings, texts not one of strings or null).
+ * The flows of a section's rows (`<kind>|…`, `<kind>-keys|…` and, with texts, `<kind>-texts|…`). Throws when a row
+ * is not one (not base64 of whole slots, keys not a JSON array of strings, texts not one of strings or null).
  */
 export function decodePackedRows(
   rows: readonly (readonly [string, string])[],
@@ -260,7 +262,8 @@ export function decodePackedRows(
     }
     if (rowKind === `${kind}-texts`) {
       const texts: unknown = JSON.parse(value);
-      if (!Array.isArray(texts) || texts.length > chunkSlots * textWidth || !texts.every((t) => t === null || typeof t === "string")) {
+      const isText = (t: unknown) => t === null || typeof t === "string";
+      if (!Array.isArray(texts) || texts.length > chunkSlots * textWidth || !texts.every(isText)) {
         throw new Error(`stored entry ${key} is not a list of texts`);
       }
       (texts as (string | null)[]).forEach((t, i) => (flow.texts[chunk * chunkSlots * textWidth + i] = t));
@@ -286,7 +289,9 @@ export function decodePackedRows(
  * Calls `visit` with the key, numbers and texts of every entry of decoded rows (a slot with a key and numbers; a text
  * its rows lack is null).
  */
-export function forEachPackedEntry(flows: Map<string, StoredFlow>, width: number, visit: PackedEntryVisitor, textWidth = 0): void {
+export function forEachPackedEntry(
+  flows: Map<string, StoredFlow>, width: number, visit: PackedEntryVisitor, textWidth = 0,
+): void {
   for (const flow of flows.values()) {
     for (let at = 0; at < flow.keys.length; at++) {
       const key = flow.keys[at];
