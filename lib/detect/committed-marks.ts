@@ -23,22 +23,34 @@ const spec: MarkColumnsSpec<CommittedMark> = {
     if (committed === null || highest === null || replaced === null) return null;
     return { numbers: [committed, highest, replaced, mark.goneSince ?? Number.NaN], texts: [mark.topicId, mark.connector] };
   },
-  make(columns, slot, texts) {
-    // The fields in the order every way of making a mark gives them (position-moved.ts): its JSON is stored as is.
-    const mark: CommittedMark = {
-      committed: String(columns[CommittedColumn.committed]![slot]),
-      highest: String(columns[CommittedColumn.highest]![slot]),
-      topicId: texts[CommittedText.topicId]![slot] ?? null,
-    };
-    const replaced = columns[CommittedColumn.replacedCommitted]![slot]!;
-    if (!Number.isNaN(replaced)) mark.replacedCommitted = String(replaced);
-    const connector = texts[CommittedText.connector]![slot];
-    if (typeof connector === "string") mark.connector = connector;
-    const goneSince = columns[CommittedColumn.goneSince]![slot]!;
-    if (!Number.isNaN(goneSince)) mark.goneSince = goneSince;
-    return mark;
-  },
+  make: (columns, slot, texts) =>
+    makeCommittedMark(
+      columns[CommittedColumn.committed]![slot]!,
+      columns[CommittedColumn.highest]![slot]!,
+      columns[CommittedColumn.replacedCommitted]![slot]!,
+      columns[CommittedColumn.goneSince]![slot]!,
+      texts[CommittedText.topicId]![slot],
+      texts[CommittedText.connector]![slot],
+    ),
 };
+
+/** A mark's numbers in column order and its texts (CommittedText order), or null when its offsets are not exact. */
+export function readCommittedParts(mark: CommittedMark): { numbers: readonly number[]; texts: readonly Text[] } | null {
+  const parts = spec.read(mark);
+  return parts === null ? null : { numbers: parts.numbers, texts: parts.texts ?? [] };
+}
+
+/** The mark of the values given (NaN: absent), as the columns make it. */
+export function makeCommittedMark(
+  committed: number, highest: number, replacedCommitted: number, goneSince: number, topicId: Text, connector: Text,
+): CommittedMark {
+  // The fields in the order every way of making a mark gives them (position-moved.ts): its JSON is stored as is.
+  const mark: CommittedMark = { committed: String(committed), highest: String(highest), topicId: topicId ?? null };
+  if (!Number.isNaN(replacedCommitted)) mark.replacedCommitted = String(replacedCommitted);
+  if (typeof connector === "string") mark.connector = connector;
+  if (!Number.isNaN(goneSince)) mark.goneSince = goneSince;
+  return mark;
+}
 
 /** A connector text as a mark holds it (`make`: only a string). */
 export function asConnector(text: Text): string | undefined {

@@ -5,9 +5,10 @@
  * of JSON; rewriting it whole every cycle was most of a cycle's work. The store keeps rows (key → text); a cycle
  * writes the rows `listChanges` returns and deletes those whose value is null; `loadDetectorMemoryEntries` reads
  * them back (through parseDetectorMemory: an unreadable memory starts empty, with the reason). Most entries are a
- * row of JSON each; the two sections that change by the ten thousand a cycle at 100,000 partitions (the offset-sync
- * markers and the checkpoint watch) are stored as numbers, a flow's entries in chunk rows (packed-marks.ts): a JSON
- * string, a change object and a row per changed entry cost ~200 ms of CPU and ~46 MiB written a cycle there.
+ * row of JSON each; the sections that change by the ten thousand a cycle at 100,000 partitions (the offset-sync
+ * markers, the checkpoint watch, and MM2_POSITION_MOVED's marks once a minute) are stored as numbers, a flow's entries
+ * in chunk rows (packed-marks.ts): a JSON string, a change object and a row per changed entry cost ~200 ms of CPU and
+ * ~46 MiB written a cycle there.
  *
  * ENTRIES
  * - `cycle-at`: the `now` of the cycle the memory is of. Values equal to it are stored as null and
@@ -24,11 +25,15 @@
  *   every cycle on every busy partition. After a restart such a partition starts a new mark, so a
  *   stall that began just before Gapwatch stopped is reported up to that downtime later — never
  *   sooner (an older stored mark would count time the partition was moving, a false alarm).
- * - `committed|<flow partition key>`: MM2_POSITION_MOVED's mark. Written at once when it appears,
- *   changes topic, goes down or holds a pending forward move (committed > highest); while MM2 just
- *   advances, at most once per `advanceWriteMs`. After a restart the stored mark can trail by that
- *   much progress: a move back made during the downtime by less than that is missed, and the range
- *   of a forward move can start that much early. Nothing is reported that did not happen.
+ * - `committed-marks|<flow>|<chunk>`, `committed-marks-keys|…` and `committed-marks-texts|…`: MM2_POSITION_MOVED's
+ *   mark of each flow partition as numbers, [committed, highest, replacedCommitted, goneSince] (NaN: absent), and
+ *   texts, [topicId, connector]. Written at once when it appears, changes topic, goes down or holds a pending forward
+ *   move (committed > highest); while MM2 just advances, at most once per `advanceWriteMs`: the stored positions,
+ *   not a time, so they cannot be kept once per flow, and a busy partition's mark changes every cycle. After a restart
+ *   the stored mark can trail by that much progress: a move back made during the downtime by less than that is
+ *   missed, and the range of a forward move can start that much early. Nothing is reported that did not happen. A
+ *   mark whose offsets are not exact as numbers is a JSON row, `committed|<flow partition key>`, as every mark was in
+ *   the versions before (upgraded as `sync|`).
  * - `watches|<flow>|<chunk>` and `watches-keys|<flow>|<chunk>`: the translation rule's checkpoint watch entry of
  *   each `<flow>|<group>|<topic>|<partition>` (checkpoint-watch.ts) as numbers, [dueSince, upstream, downstream] of
  *   its checkpoint (NaN without one); an entry whose checkpoint is not two offsets exact as numbers is a JSON row,
@@ -55,9 +60,10 @@
 import type { CheckpointWatchState } from "./checkpoint-watch";
 import { Identity } from "./watch-slots";
 import { createDetectorMemory, parseDetectorMemory } from "./memory";
-import { createRoutineAdvanceTest, readCommittedTable } from "./committed-marks";
+import { createRoutineAdvanceTest, makeCommittedMark, readCommittedParts, readCommittedTable } from "./committed-marks";
 import {
   findMarkSlot, findViewTable, type MarkColumnsSpec, type MarkTable, readExactOffset, readMark, readMarkTable,
+  type Text,
 } from "./mark-columns";
 import { decodePackedRows, forEachPackedEntry, PackedMarks } from "./packed-marks";
 import { readSectionChanges, type SectionChanges } from "./section-changes";
@@ -128,12 +134,22 @@ interface StoredForm<T> {
   packed?: PackedForm<T>;
 }
 
-/** A section stored as numbers: its rows' kind, and an entry's numbers (null: not exact, stored as a JSON row). */
+/**
+ * A section stored as numbers: its rows' kind, an entry's numbers and texts (null: not exact, stored as a JSON row),
+ * and the entry they make.
+ */
 interface PackedForm<T> {
   kind: string;
   width: number;
-  read(entry: T): number[] | null;
-  make(numbers: readonly number[]): T;
+  textWidth: number;
+  read(entry: T): PackedParts | null;
+  make(numbers: readonly number[], texts: readonly Text[]): T;
+}
+
+/** An entry of a packed section as stored: its numbers and texts. */
+interface PackedParts {
+  numbers: readonly number[];
+  texts: readonly Text[];
 }
 
 /** The stored JSON of an entry, and when it was written (0: read from the store). */
@@ -169,7 +185,8 @@ interface Section<T> {
 }
 
 function createSection<T>(form: StoredForm<T>): Section<T> {
-  const packed = form.packed === undefined ? null : new PackedMarks(form.packed.kind, form.packed.width);
+  const packing = form.packed;
+  const packed = packing === undefined ? null : new PackedMarks(packing.kind, packing.width, packing.textWidth);
   const section = { form, seen: {}, seenSize: 0, seenNow: Number.NaN, seenId: 0, written: null, text: new Map() };
   return { ...section, swept: false, packed, rows: new Set(), upgrades: [] };
 }
@@ -179,10 +196,11 @@ type SyncMarker = DetectorMemory["syncMarkers"][string];
 const syncPacking: PackedForm<SyncMarker> = {
   kind: "syncs",
   width: 2,
+  textWidth: 0,
   read(marker) {
     const upstream = readExactOffset(marker.upstream);
     const downstream = readExactOffset(marker.downstream);
-    return upstream === null || downstream === null ? null : [upstream, downstream];
+    return upstream === null || downstream === null ? null : { numbers: [upstream, downstream], texts: [] };
   },
   // As sync-steps.ts makes a marker from its columns.
   make: (numbers) => ({ upstream: String(numbers[0]), downstream: String(numbers[1]) }),
@@ -195,11 +213,24 @@ const stallForm: StoredForm<PositionMark> = {
   isStoredAt: (table, slot, now) => table.columns[StallColumn.movedAt]![slot] !== now,
   width: StallColumn.seenAt,
 };
+/**
+ * MM2_POSITION_MOVED's marks as numbers: every busy partition's mark advances each cycle, and each is written once a
+ * minute (module comment) — at 100,000 partitions a cycle of 100,000 JSON rows. The topic ID and connector are texts.
+ */
+const committedPacking: PackedForm<CommittedMark> = {
+  kind: "committed-marks",
+  width: 4,
+  textWidth: 2,
+  read: readCommittedParts,
+  make: ([committed, highest, replaced, goneSince], [topicId, connector]) =>
+    makeCommittedMark(committed!, highest!, replaced!, goneSince!, topicId, connector),
+};
 const committedForm: StoredForm<CommittedMark> = {
   toJson: (mark) => JSON.stringify(mark),
   width: 4,
   routine: createRoutineAdvanceTest,
   readTable: readCommittedTable,
+  packed: committedPacking,
 };
 
 /**
@@ -214,17 +245,20 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
   const watch = createWatchSection();
   const learn = (stored: Iterable<readonly [string, string]>) => {
     const packedRows: [string, string][] = [];
+    const committedRows: [string, string][] = [];
     const watchRows: [string, string][] = [];
     for (const [key, value] of stored) {
       if (key.startsWith(prefix.watch)) watch.rows.set(key.slice(prefix.watch.length), value);
       else if (isWatchRow(key)) watchRows.push([key, value]);
-      else if (isSyncRow(key)) packedRows.push([key, value]);
+      else if (isPackedRow(key, syncPacking)) packedRows.push([key, value]);
+      else if (isPackedRow(key, committedPacking)) committedRows.push([key, value]);
       else if (key.startsWith(prefix.sync)) learnRow(syncs, key.slice(prefix.sync.length), value);
       else if (key.startsWith(prefix.stall)) learnEntry(stalls, key.slice(prefix.stall.length), value);
-      else if (key.startsWith(prefix.committed)) learnEntry(committed, key.slice(prefix.committed.length), value);
+      else if (key.startsWith(prefix.committed)) learnRow(committed, key.slice(prefix.committed.length), value);
       else text.set(key, value);
     }
     if (packedRows.length > 0) learnPacked(syncs, packedRows);
+    if (committedRows.length > 0) learnPacked(committed, committedRows);
     // A key with a JSON row too keeps it known: the next listing deletes it.
     if (watchRows.length > 0) watch.packed.learn(watchRows, () => {});
   };
@@ -245,7 +279,9 @@ export function createMemoryPersister(entries: Iterable<readonly [string, string
       listSectionChanges(syncs, memory.syncMarkers, changes, prefix.sync, now);
       syncs.packed!.flush(changes);
       listSectionChanges(stalls, memory.positions, changes, prefix.stall, now);
+      upgradeRows(committed, changes, prefix.committed);
       listSectionChanges(committed, memory.committed, changes, prefix.committed, now);
+      committed.packed!.flush(changes);
       if (memory.checkpointWatch !== undefined) listWatchChanges(watch, memory.checkpointWatch, changes);
       return changes;
     },
@@ -272,15 +308,20 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
   const syncs: [string, unknown][] = [];
   const syncRows: [string, string][] = [];
   const stalls: [string, Record<string, unknown>][] = [];
-  const committed: Record<string, unknown> = {};
+  const committed: [string, unknown][] = [];
+  const committedRows: [string, string][] = [];
   const watches: [string, CheckpointWatch[string]][] = [];
   const watchRows: [string, string][] = [];
   let watchStored = false;
   let cycleAt: number | undefined;
   const fail = (error: string): LoadedMemoryEntries => ({ memory: createDetectorMemory(), watch: {}, watchStored, error });
   for (const [key, value] of entries) {
-    if (isSyncRow(key)) {
+    if (isPackedRow(key, syncPacking)) {
       syncRows.push([key, value]);
+      continue;
+    }
+    if (isPackedRow(key, committedPacking)) {
+      committedRows.push([key, value]);
       continue;
     }
     if (isWatchRow(key)) {
@@ -303,11 +344,11 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
     else if (key.startsWith(prefix.finding)) lastFindings.push(parsed as Record<string, unknown>);
     else if (key.startsWith(prefix.sync)) syncs.push([key.slice(prefix.sync.length), parsed]);
     else if (key.startsWith(prefix.stall)) stalls.push([key.slice(prefix.stall.length), parsed as Record<string, unknown>]);
-    else if (key.startsWith(prefix.committed)) committed[key.slice(prefix.committed.length)] = parsed;
+    else if (key.startsWith(prefix.committed)) committed.push([key.slice(prefix.committed.length), parsed]);
   }
   try {
-    const { kind, width } = syncPacking;
-    forEachPackedEntry(decodePackedRows(syncRows, kind, width), width, (key, numbers) => syncs.push([key, syncPacking.make(numbers)]));
+    readPackedEntries(syncRows, syncPacking, syncs);
+    readPackedEntries(committedRows, committedPacking, committed);
     const watchFlows = decodePackedRows(watchRows, watchPacking.kind, watchPacking.width);
     forEachPackedEntry(watchFlows, watchPacking.width, (key, numbers) => {
       const entry = decodeWatchNumbers(numbers);
@@ -333,7 +374,9 @@ export function loadDetectorMemoryEntries(entries: Iterable<readonly [string, st
       return { ...f, observedAt: typeof f.restatedAt === "number" ? f.restatedAt : at };
     })
     .sort((a, b) => String(a.key).localeCompare(String(b.key)));
-  const parsed = parseDetectorMemory({ version: 1, events, syncMarkers, positions, committed, lastFindings: findings });
+  const committedMarks = Object.fromEntries(committed.sort(compareKeys));
+  const stored = { version: 1, events, syncMarkers, positions, committed: committedMarks, lastFindings: findings };
+  const parsed = parseDetectorMemory(stored);
   if (parsed.error !== null || restated.size === 0 || at === undefined) return { ...parsed, watch: parsed.error === null ? watch : {}, watchStored };
   const memory = { ...parsed.memory, lastFindings: parsed.memory.lastFindings.map((f) => (restated.has(f.key) ? restateStaleCheckpoint(f, at) : f)) };
   return { memory, watch, watchStored, error: null };
@@ -348,9 +391,21 @@ function isWatchRow(key: string): boolean {
   return key.startsWith(`${watchPacking.kind}|`) || key.startsWith(`${watchPacking.kind}-keys|`);
 }
 
-/** Whether a stored key is one of the sync markers' packed rows (packed-marks.ts). */
-function isSyncRow(key: string): boolean {
-  return key.startsWith(`${syncPacking.kind}|`) || key.startsWith(`${syncPacking.kind}-keys|`);
+/** Whether a stored key is one of a packed section's rows (packed-marks.ts). */
+function isPackedRow<T>(key: string, packing: PackedForm<T>): boolean {
+  const bar = key.indexOf("|");
+  const kind = key.slice(0, bar);
+  return bar > 0 && (kind === packing.kind || kind === `${packing.kind}-keys` || kind === `${packing.kind}-texts`);
+}
+
+/** Adds the entries a packed section's rows hold to `entries`. Throws when a row is not one. */
+function readPackedEntries<T>(
+  rows: readonly [string, string][], packing: PackedForm<T>, entries: [string, unknown][],
+): void {
+  const { kind, width, textWidth } = packing;
+  const flows = decodePackedRows(rows, kind, width, textWidth);
+  const visit = (key: string, numbers: number[], texts: Text[]) => entries.push([key, packing.make(numbers, texts)]);
+  forEachPackedEntry(flows, width, visit, textWidth);
 }
 
 function firstSeenOf(event: unknown): number {
@@ -609,7 +664,7 @@ function removeStored<T>(section: Section<T>, changes: MemoryEntryChange[], kind
 function writePackedColumns<T>(
   section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string, table: MarkTable, slot: number,
 ): void {
-  section.packed!.setFromColumns(key, table.columns, slot);
+  section.packed!.setFromColumns(key, table.columns, slot, table.texts);
   if (section.rows.delete(key)) changes.push({ key: kind + key, value: null });
 }
 
@@ -617,14 +672,14 @@ function writePackedColumns<T>(
 function writeStoredEntry<T>(
   section: Section<T>, changes: MemoryEntryChange[], kind: string, key: string, entry: T, json: string,
 ): void {
-  const numbers = section.packed === null ? null : section.form.packed!.read(entry);
-  if (numbers === null) {
+  const parts = section.packed === null ? null : section.form.packed!.read(entry);
+  if (parts === null) {
     section.packed?.delete(key);
     section.rows.add(key);
     changes.push({ key: kind + key, value: json });
     return;
   }
-  section.packed!.setNumbers(key, numbers);
+  section.packed!.setNumbers(key, parts.numbers, parts.texts);
   if (section.rows.delete(key)) changes.push({ key: kind + key, value: null });
 }
 
@@ -637,8 +692,8 @@ function learnRow<T>(section: Section<T>, key: string, json: string): void {
   section.upgrades.push(key);
 }
 
-/** The numbers of a packed section's entry stored as JSON, or null (not exact, or not an entry). */
-function readPackedNumbers<T>(packing: PackedForm<T>, json: string): number[] | null {
+/** The numbers and texts of a packed section's entry stored as JSON, or null (not exact, or not an entry). */
+function readPackedParts<T>(packing: PackedForm<T>, json: string): PackedParts | null {
   try {
     const entry: unknown = JSON.parse(json);
     return entry !== null && typeof entry === "object" ? packing.read(entry as T) : null;
@@ -650,7 +705,9 @@ function readPackedNumbers<T>(packing: PackedForm<T>, json: string): number[] | 
 /** A packed section's rows read from the store: its entries known by their numbers, and compared by their JSON. */
 function learnPacked<T>(section: Section<T>, rows: readonly [string, string][]): void {
   const packing = section.form.packed!;
-  section.packed!.learn(rows, (key, numbers) => learnEntry(section, key, section.form.toJson(packing.make(numbers))));
+  section.packed!.learn(rows, (key, numbers, texts) => {
+    learnEntry(section, key, section.form.toJson(packing.make(numbers, texts)));
+  });
 }
 
 /**
@@ -664,9 +721,9 @@ function upgradeRows<T>(section: Section<T>, changes: MemoryEntryChange[], kind:
     const stored = section.text.get(key);
     if (stored === undefined || !section.rows.has(key)) continue;
     // Stored as numbers too (as loaded): the row goes.
-    const numbers = section.packed!.has(key) ? [] : readPackedNumbers(packing, stored.json);
-    if (numbers === null) continue;
-    if (numbers.length > 0) section.packed!.setNumbers(key, numbers);
+    const parts = section.packed!.has(key) ? "stored" : readPackedParts(packing, stored.json);
+    if (parts === null) continue;
+    if (parts !== "stored") section.packed!.setNumbers(key, parts.numbers, parts.texts);
     section.rows.delete(key);
     changes.push({ key: kind + key, value: null });
   }

@@ -192,8 +192,9 @@ async function loadLegacyMemory(store: Store): Promise<DetectorMemory> {
 /**
  * The owner of a memory entry (lib/detect/memory-persistence.ts): `event|` and `finding|` hold a finding key, `sync|`,
  * `stall|` and `committed|` a flow partition key (`<flow>|<topic>|<partition>`), `watch|` a flow group partition key
- * (`<flow>|<group>|<topic>|<partition>`), the chunk rows of numbers (`syncs|`, `watches|`, their `-keys|`) a flow
- * (`<flow>|<chunk>`); `cycle-at` and `watch-entries` (no kind) belong to every shard, null.
+ * (`<flow>|<group>|<topic>|<partition>`), the chunk rows of numbers (`syncs|`, `watches|`, `committed-marks|`, their
+ * `-keys|` and `-texts|`) a flow (`<flow>|<chunk>`); `cycle-at` and `watch-entries` (no kind) belong to every shard,
+ * null.
  */
 export function ownerOfMemoryEntry(key: string): string | null {
   const bar = key.indexOf("|");

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CheckpointPoint, Flow, FlowPartition, OffsetSyncPoint } from "@/lib/collector/types";
+import { createMemoryPersister, loadDetectorMemoryEntries } from "@/lib/detect/memory-persistence";
 import type { NotificationDelivery, QueuedNotification, RevokedSession, Store, StoredAlert, TranslationSample } from "@/lib/store";
 
 /**
@@ -621,6 +622,35 @@ export function describeStoreContract(harness: StoreHarness): void {
         ["finding|k", "{}"],
         ["sync|east->west|orders|0", '{"upstream":"9007199254740993"}'],
       ]);
+    });
+
+    it("holds MM2_POSITION_MOVED's marks a version before stored as JSON rows, stored as numbers by the next cycle", async () => {
+      const marks = {
+        "east->west|orders|0": { committed: "100", highest: "120", topicId: "id-1" },
+        "east->west|orders|1": { committed: "90", highest: "120", topicId: null, replacedCommitted: "80", goneSince: T0 },
+        // Not exact as a number: kept as a JSON row.
+        "east->west|orders|2": { committed: ABOVE_2_53.toString(), highest: ABOVE_2_53.toString(), topicId: "id-1" },
+      };
+      const first = open();
+      await first.saveDetectorMemoryEntries([
+        { key: "cycle-at", value: String(T0) },
+        ...Object.entries(marks).map(([key, mark]) => ({ key: `committed|${key}`, value: JSON.stringify(mark) })),
+      ]);
+      const stored = await first.loadDetectorMemoryEntries();
+      const loaded = loadDetectorMemoryEntries(stored);
+      expect(loaded.memory.committed).toEqual(marks);
+      await first.saveDetectorMemoryEntries(createMemoryPersister(stored).listChanges(loaded.memory, T0 + MINUTE));
+      await first.close();
+      opened.splice(opened.indexOf(first), 1);
+      const upgraded = await open().loadDetectorMemoryEntries();
+      expect(upgraded.map(([key]) => key).sort()).toEqual([
+        "committed-marks-keys|east->west|0",
+        "committed-marks-texts|east->west|0",
+        "committed-marks|east->west|0",
+        "committed|east->west|orders|2",
+        "cycle-at",
+      ]);
+      expect(loadDetectorMemoryEntries(upgraded).memory.committed).toEqual(marks);
     });
 
     it("loads only the entries of one prefix (a collector's shard), % and _ taken literally", async () => {

@@ -11,6 +11,20 @@ const MOVING = "east->west|orders|3";
 /** The flow's offset-sync markers as numbers (packed-marks.ts): one chunk row of numbers, one of keys. */
 const SYNCS = "syncs|east->west|0";
 const SYNC_KEYS = "syncs-keys|east->west|0";
+/** MM2_POSITION_MOVED's marks as numbers: the flow's chunk rows of numbers, keys and texts. */
+const COMMITTED = "committed-marks|east->west|0";
+const COMMITTED_KEYS = "committed-marks-keys|east->west|0";
+const COMMITTED_TEXTS = "committed-marks-texts|east->west|0";
+
+/** The numbers of a chunk row (base64 little-endian float64s). */
+function readChunkNumbers(value: string): number[] {
+  return [...new Float64Array(new Uint8Array(Buffer.from(value, "base64")).buffer)];
+}
+
+/** The committed marks a store holds, as loaded. */
+function readStoredCommitted(store: Map<string, string>): Record<string, CommittedMark> {
+  return loadDetectorMemoryEntries(store).memory.committed;
+}
 
 /**
  * Two partitions, a minute apart: orders/2 stuck at 100 while its source grows (a stall mark from
@@ -53,17 +67,20 @@ describe("detector memory persistence", () => {
     const store = new Map<string, string>();
     const changes = persistAll(outputs, store);
     expect(changes.map((c) => c.map((e) => e.key))).toEqual([
-      ["cycle-at", SYNCS, SYNC_KEYS, `committed|${STUCK}`, `committed|${MOVING}`],
+      ["cycle-at", SYNCS, SYNC_KEYS, COMMITTED, COMMITTED_KEYS, COMMITTED_TEXTS],
       // orders/2 stood still for a cycle: its stall mark is stored; orders/3's committed mark only
-      // advanced (written again 60 s after its last write, not before).
-      ["cycle-at", SYNCS, `stall|${STUCK}`, `committed|${MOVING}`],
+      // advanced (written again 60 s after its last write, not before), its numbers alone.
+      ["cycle-at", SYNCS, `stall|${STUCK}`, COMMITTED],
       // Stuck for 120 s: TASK_STALLED is a level finding of this cycle.
-      ["cycle-at", "finding|TASK_STALLED|east->west", SYNCS, `committed|${MOVING}`],
+      ["cycle-at", "finding|TASK_STALLED|east->west", SYNCS, COMMITTED],
     ]);
     expect(store.get(`stall|${STUCK}`)).toBe(JSON.stringify({ position: "100", movedAt: T0, logEndAtMove: "200", notRunningMs: 0 }));
-    expect(store.get(`committed|${MOVING}`)).toBe(JSON.stringify({ committed: "1150", highest: "1200", topicId: "id-1" }));
+    expect(JSON.parse(store.get(COMMITTED_KEYS)!)).toEqual([STUCK, MOVING]);
+    // [committed, highest, replacedCommitted, goneSince] per slot, then [topicId, connector].
+    expect(readChunkNumbers(store.get(COMMITTED)!)).toEqual([100, 100, NaN, NaN, 1150, 1200, NaN, NaN]);
+    expect(JSON.parse(store.get(COMMITTED_TEXTS)!)).toEqual(["id-1", null, "id-1", null]);
     expect(JSON.parse(store.get(SYNC_KEYS)!)).toEqual([MOVING]);
-    expect([...new Float64Array(new Uint8Array(Buffer.from(store.get(SYNCS)!, "base64")).buffer)]).toEqual([1199, 1199]);
+    expect(readChunkNumbers(store.get(SYNCS)!)).toEqual([1199, 1199]);
 
     const last = outputs[2]!.memory;
     const { [MOVING]: moving, ...stored } = last.positions;
@@ -78,14 +95,19 @@ describe("detector memory persistence", () => {
     const outputs = runCycles(cycles.map((c, i) => ({ ...c, now: T0 + i * 20_000 })));
     expect(outputs[2]!.findings.filter((f) => f.type === "MM2_POSITION_MOVED").map((f) => [f.evidence.firstAffectedOffset, f.evidence.lastAffectedOffset])).toEqual([["900", "1099"]]);
     const persister = createMemoryPersister();
-    const written = outputs.map((o, i) => persister.listChanges(o.memory, T0 + i * 20_000).filter((c) => c.key === `committed|${MOVING}`));
-    expect(written.map((w) => w.map((c) => c.value))).toEqual([
-      [JSON.stringify({ committed: "950", highest: "1000", topicId: "id-1" })],
+    const store = new Map<string, string>();
+    const written = outputs.map((o, i) => {
+      const changes = persister.listChanges(o.memory, T0 + i * 20_000);
+      for (const { key, value } of changes) if (value !== null) store.set(key, value);
+      return [changes.some((c) => c.key === COMMITTED), readStoredCommitted(store)[MOVING]];
+    });
+    expect(written).toEqual([
+      [true, { committed: "950", highest: "1000", topicId: "id-1" }],
       // 1050/1100: MM2 advanced, 20 s after the last write.
-      [],
-      [JSON.stringify({ committed: "900", highest: "1200", topicId: "id-1" })],
+      [false, { committed: "950", highest: "1000", topicId: "id-1" }],
+      [true, { committed: "900", highest: "1200", topicId: "id-1" }],
       // 1250/1300: advanced again, 20 s after the last write.
-      [],
+      [false, { committed: "900", highest: "1200", topicId: "id-1" }],
     ]);
   });
 
@@ -95,13 +117,12 @@ describe("detector memory persistence", () => {
     const store = new Map(persister.listChanges(outputs[0]!.memory, T0).map((c) => [c.key, c.value!]));
     const gone = { ...outputs[1]!.memory, committed: {}, syncMarkers: {} };
     const changes = persister.listChanges(gone, T0 + 60_000);
-    expect(changes.filter((c) => c.value === null)).toEqual([
-      { key: `committed|${STUCK}`, value: null },
-      { key: `committed|${MOVING}`, value: null },
-    ]);
-    // The sync marker's slot is rewritten as holding nothing.
+    expect(changes.filter((c) => c.value === null)).toEqual([]);
+    // The sync marker's and the committed marks' slots are rewritten as holding nothing.
     for (const { key, value } of changes) if (value !== null) store.set(key, value);
+    expect(changes.map((c) => c.key)).toEqual(["cycle-at", SYNCS, `stall|${STUCK}`, COMMITTED]);
     expect(loadDetectorMemoryEntries(store).memory.syncMarkers).toEqual({});
+    expect(readStoredCommitted(store)).toEqual({});
   });
 
   it("lists a detector's sections from the keys it touched: the same changes as walking every key", () => {
@@ -126,10 +147,10 @@ describe("detector memory persistence", () => {
     // its not-running time, and deleted when it moved.
     const paused = JSON.stringify({ position: "100", movedAt: T0, logEndAtMove: "200", notRunningMs: 60_000 });
     expect(changes.slice(3)).toEqual([
-      [["cycle-at", "json"], ["finding|TASK_STALLED|east->west", null], [SYNCS, "json"], [`stall|${STUCK}`, paused], [`committed|${MOVING}`, "json"]],
-      [["cycle-at", "json"], [SYNCS, "json"], [`stall|${STUCK}`, null], [`committed|${STUCK}`, "json"], [`committed|${MOVING}`, "json"]],
+      [["cycle-at", "json"], ["finding|TASK_STALLED|east->west", null], [SYNCS, "json"], [`stall|${STUCK}`, paused], [COMMITTED, "json"]],
+      [["cycle-at", "json"], [SYNCS, "json"], [`stall|${STUCK}`, null], [COMMITTED, "json"]],
       // orders/3 left the flow: its committed mark is kept, marked gone (a recreated topic is judged against it).
-      [["cycle-at", "json"], [`committed|${STUCK}`, "json"], [`committed|${MOVING}`, "json"]],
+      [["cycle-at", "json"], [COMMITTED, "json"]],
     ]);
     expect(outputs[5]!.memory.committed[MOVING]?.goneSince).toBe(T0 + 5 * 60_000);
   });
@@ -154,6 +175,7 @@ describe("detector memory persistence", () => {
     ];
     const byNumbers = createMemoryPersister(stored);
     const byText = createMemoryPersister(stored);
+    const store = new Map(stored);
     let section: Record<string, CommittedMark> = {};
     const listed = cycles.map(({ now, marks }) => {
       const next = createCommittedMarksBuilder(section, now);
@@ -164,17 +186,28 @@ describe("detector memory persistence", () => {
       const changes = byNumbers.listChanges({ ...createDetectorMemory(), committed: section }, now);
       // A copy is a plain record: compared entry by entry by its JSON, as before the columns.
       expect(byText.listChanges({ ...createDetectorMemory(), committed: { ...section } }, now)).toEqual(changes);
-      return changes.filter((c) => c.key !== "cycle-at");
+      const stored0 = readStoredCommitted(store);
+      for (const { key: k, value } of changes) {
+        if (value === null) store.delete(k);
+        else store.set(k, value);
+      }
+      // The marks whose stored form changed (written, or deleted: null).
+      const after = readStoredCommitted(store);
+      const changed = [...new Set([...Object.keys(stored0), ...Object.keys(after)])].filter((k) => JSON.stringify(stored0[k]) !== JSON.stringify(after[k]));
+      return Object.fromEntries(changed.map((k) => [k, after[k] === undefined ? null : [after[k].committed, after[k].highest]]));
     });
-    const keys = (changes: MemoryEntryChange[]) => changes.map((c) => c.key);
-    expect(keys(listed[0]!)).toEqual([...Array.from({ length: 4999 }, (_, p) => `committed|${key(p + 1)}`), "committed|f|x|9"]);
-    expect(listed[0]![0]!.value).toBe(JSON.stringify({ committed: "100", highest: "120", topicId: "id-1" }));
+    const stored100 = Object.fromEntries(Array.from({ length: 4998 }, (_, p) => [key(p + 2), ["100", "120"]]));
+    // The rows read from the store are upgraded (deleted: their marks are in the chunk rows).
+    expect([...store.keys()].filter((k) => k.startsWith("committed|"))).toEqual([]);
+    // f|a|0 and f|a|1 read from the store are stored as they were (f|a|1's fields in another order: the same mark).
+    expect(listed[0]).toEqual({ ...stored100, "f|x|9": null });
     // Only the mark read from the store (written at 0) is written again within the minute.
-    expect(keys(listed[1]!)).toEqual([`committed|${key(0)}`]);
-    expect(listed[2]!.filter((c) => c.value !== null)).toEqual([{ key: `committed|${key(3)}`, value: JSON.stringify({ committed: "50", highest: "130", topicId: "id-1" }) }]);
-    expect(listed[2]!.filter((c) => c.value === null).length).toBe(4990);
+    expect(listed[1]).toEqual({ [key(0)]: ["110", "130"] });
+    const left = Object.keys(listed[2]!).filter((k) => listed[2]![k] === null);
+    expect(Object.entries(listed[2]!).filter(([, v]) => v !== null)).toEqual([[key(3), ["50", "130"]]]);
+    expect(left.length).toBe(4990);
     // A minute after their last write (f|a|3's in the cycle before, the others' in the first).
-    expect(keys(listed[3]!)).toEqual(Array.from({ length: 10 }, (_, p) => `committed|${key(p)}`));
+    expect(listed[3]).toEqual(Object.fromEntries(Array.from({ length: 10 }, (_, p) => [key(p), ["130", "150"]])));
   });
 
   it("starts from an empty memory, and says why, when a stored entry is not JSON", () => {

@@ -3,6 +3,7 @@ import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
 import { createMarkTableBuilder, type MarkColumnsSpec } from "@/lib/detect/mark-columns";
 import { createDetectorMemory } from "@/lib/detect/memory";
 import { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange, type MemoryPersister } from "@/lib/detect/memory-persistence";
+import { decodePackedRows, forEachPackedEntry, PackedMarks } from "@/lib/detect/packed-marks";
 import type { CheckpointWatch } from "@/lib/detect/translation-detectors";
 import type { DetectorMemory } from "@/lib/detect/types";
 import { T0 } from "./fixtures";
@@ -165,6 +166,41 @@ function persistWatches(persister: MemoryPersister, store: Map<string, string>, 
     return loadDetectorMemoryEntries(store).watch;
   });
 }
+
+describe("entries with texts stored as numbers and a texts row per chunk", () => {
+  /** Each stored entry of a section's rows: `key numbers… | texts…`. */
+  const decode = (rows: [string, string][]) => {
+    const entries: string[] = [];
+    forEachPackedEntry(decodePackedRows(rows, "k", 1, 2), 1, (key, numbers, texts) => entries.push(`${key} ${numbers.join()} | ${texts.join()}`), 2);
+    return entries;
+  };
+  const flushed = (marks: PackedMarks, rows: Map<string, string>) => {
+    const changes: MemoryEntryChange[] = [];
+    marks.flush(changes);
+    apply(rows, changes);
+    return changes.map((c) => c.key);
+  };
+
+  it("rewrites a chunk's texts only when one of them changes, and keeps them through a compaction", () => {
+    const marks = new PackedMarks("k", 1, 2);
+    const rows = new Map<string, string>();
+    const key = (p: number) => `f|t|${p}`;
+    for (let p = 0; p < 6000; p++) marks.setNumbers(key(p), [p], [`id-${p % 3}`, p === 7 ? "c-2" : undefined]);
+    expect(flushed(marks, rows).filter((k) => k.endsWith("|0"))).toEqual(["k|f|0", "k-keys|f|0", "k-texts|f|0"]);
+    expect(decode([...rows])[7]).toBe(`${key(7)} 7 | id-1,c-2`);
+    // Numbers changed: the numbers row alone; a text changed: its chunk's texts row too.
+    marks.setNumbers(key(1500), [1], ["id-0", null]);
+    expect(flushed(marks, rows)).toEqual(["k|f|1"]);
+    marks.setFromColumns(key(5), [Float64Array.of(0, 55)], 1, [[null, "id-new"], [null, null]]);
+    expect(flushed(marks, rows)).toEqual(["k|f|0", "k-texts|f|0"]);
+    expect(decode([...rows])[5]).toBe(`${key(5)} 55 | id-new,`);
+    // Ten left: the slots are compacted into one chunk, its texts with them, the chunks past it deleted.
+    for (let p = 10; p < 6000; p++) marks.delete(key(p));
+    flushed(marks, rows);
+    expect([...rows.keys()].sort()).toEqual(["k-keys|f|0", "k-texts|f|0", "k|f|0"]);
+    expect(decode([...rows])).toEqual(Array.from({ length: 10 }, (_, p) => `${key(p)} ${p === 5 ? 55 : p} | ${p === 5 ? "id-new" : `id-${p % 3}`},${p === 7 ? "c-2" : ""}`));
+  });
+});
 
 describe("the checkpoint watch stored as numbers", () => {
   it("loads back every cycle's watch, and writes after a restart what it writes without one", () => {

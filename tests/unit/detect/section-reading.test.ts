@@ -93,6 +93,7 @@ interface CycleResult {
   findings: Finding[];
   risks: Finding[];
   memory: DetectorMemory;
+  /** The cycle's stored changes, committed marks as the marks written (listCommittedWrites). */
   changes: MemoryEntryChange[];
 }
 
@@ -127,11 +128,14 @@ function runScenario(fresh: boolean): { results: CycleResult[]; restoredFrom: [s
     const output = runDetectors({ previous, current: snapshot, history, memory: fresh ? copyMemory(memory) : memory, now, thresholds: defaultThresholds });
     memory = output.memory;
     const changes = persister.listChanges(fresh ? copyMemory(memory) : memory, now);
+    const storedBefore = loadDetectorMemoryEntries(store).memory.committed;
     for (const { key, value } of changes) {
       if (value === null) store.delete(key);
       else store.set(key, value);
     }
-    results.push({ findings: output.findings, risks: detectPostureRisks(snapshot, now), memory, changes });
+    const marks = listCommittedWrites(storedBefore, loadDetectorMemoryEntries(store).memory.committed);
+    const rows = changes.filter((c) => !c.key.startsWith("committed-marks"));
+    results.push({ findings: output.findings, risks: detectPostureRisks(snapshot, now), memory, changes: [...rows, ...marks] });
     previous = snapshot;
   }
   return { results, restoredFrom };
@@ -140,6 +144,16 @@ function runScenario(fresh: boolean): { results: CycleResult[]; restoredFrom: [s
 /** A deep copy of plain objects: the per-partition sections are views over columns (mark-columns.ts), copied key by key first. */
 function copyMemory(memory: DetectorMemory): DetectorMemory {
   return structuredClone({ ...memory, positions: { ...memory.positions }, syncMarkers: { ...memory.syncMarkers }, committed: { ...memory.committed } });
+}
+
+/**
+ * The committed marks whose stored form a cycle changed, as the JSON rows the versions before wrote (`committed|<key>`):
+ * they are stored in chunk rows of numbers, which hold every mark of the chunk.
+ */
+function listCommittedWrites(before: DetectorMemory["committed"], after: DetectorMemory["committed"]): MemoryEntryChange[] {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  const json = (mark: DetectorMemory["committed"][string] | undefined) => (mark === undefined ? null : JSON.stringify(mark));
+  return keys.filter((k) => json(before[k]) !== json(after[k])).map((k) => ({ key: `committed|${k}`, value: json(after[k]) }));
 }
 
 /** Changes in `a` and not in `b` (same key and value), as `key value`. */

@@ -97,11 +97,11 @@ describe("CyclePipeline", () => {
     await pipeline.processCycle(first, null, history);
     await pipeline.processCycle(second, first, history);
     await pipeline.processCycle(third, second, history);
-    // Cycle 1 writes MM2's committed mark (and that the checkpoint watch, empty, is kept as entries); cycle 2 the loss event and the stall mark (the position stood still a
+    // Cycle 1 writes MM2's committed mark, as its flow's chunk rows of numbers, keys and texts (and that the checkpoint watch, empty, is kept as entries); cycle 2 the loss event and the stall mark (the position stood still a
     // cycle); cycle 3 only the event again (its last-seen time) — the unchanged marks are not rewritten.
     const key = "east->west|orders|2";
     expect(saved).toEqual([
-      ["cycle-at", `committed|${key}`, "watch-entries"],
+      ["cycle-at", "committed-marks|east->west|0", "committed-marks-keys|east->west|0", "committed-marks-texts|east->west|0", "watch-entries"],
       ["cycle-at", `event|DATA_LOSS|${key}|1200`, `stall|${key}`],
       ["cycle-at", `event|DATA_LOSS|${key}|1200`],
     ]);
