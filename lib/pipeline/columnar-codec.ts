@@ -23,7 +23,8 @@
  * and is written from them, the same bytes as the value they stand for, without the objects being made.
  */
 import {
-  type ColumnarRows, type ColumnInput, type ColumnSink, encodeAsColumns, isColumnarRows, isColumnarSource,
+  type ColumnarRows, type ColumnInput, type ColumnSink, type DistinctStrings, encodeAsColumns, isColumnarRows,
+  isColumnarSource,
 } from "./columnar-source";
 
 /** A value in the header: a JSON primitive stands for itself, a JSON object for a plain object, an array is tagged. */
@@ -143,6 +144,11 @@ class BlobWriter {
   /** Appends a JSON value's text (UTF-8) as a run of its own. */
   writeJson(value: unknown): Run {
     return this.append(Buffer.from(JSON.stringify(value)));
+  }
+
+  /** Appends bytes as a run of their own. */
+  writeBytes(bytes: Buffer): Run {
+    return this.append(bytes);
   }
 
   private append(bytes: Buffer): Run {
@@ -315,7 +321,21 @@ function encodeInput(input: ColumnInput, w: BlobWriter): Node {
     case "arrays":
       if (input.lengths.length === 0) return encodeColumn([], w);
       return ["A", input.lengths.length, w.write("u32", input.lengths), encodeInput(input.items, w)];
+    case "distinct strings":
+      return encodeDistinctStrings(input, w);
   }
+}
+
+/**
+ * Strings no two alike as encodeStrings writes them (their JSON text, then each one's index: its own place), the text
+ * made once by the part that keeps them. One string or none is a column of one value, as encodeColumn writes it.
+ */
+function encodeDistinctStrings(input: DistinctStrings, w: BlobWriter): Node {
+  const n = input.values.length;
+  if (n <= 1) return encodeColumn(input.values, w);
+  const indices = new Uint32Array(n);
+  for (let i = 0; i < n; i++) indices[i] = i;
+  return ["S", n, w.writeBytes(input.json), writeIndices(indices, n, w)];
 }
 
 /** Whether this machine stores an int64 as its low 32 bits first (typed arrays use the machine's byte order). */

@@ -27,7 +27,24 @@ export type ColumnInput =
       readonly columns: readonly ColumnInput[];
     }
   /** Arrays: the length of each, and all their items one after the other. */
-  | { readonly kind: "arrays"; readonly lengths: Uint32Array; readonly items: ColumnInput };
+  | { readonly kind: "arrays"; readonly lengths: Uint32Array; readonly items: ColumnInput }
+  /**
+   * Strings no two alike (a Map's keys) with their JSON text, made once by describeDistinctStrings: a column of keys a
+   * part keeps from one publication to the next is written without being looked up and stringified again.
+   */
+  | DistinctStrings;
+
+/** Strings no two alike and `JSON.stringify` of them as UTF-8 (describeDistinctStrings). */
+export interface DistinctStrings {
+  readonly kind: "distinct strings";
+  readonly values: readonly string[];
+  readonly json: Buffer;
+}
+
+/** `values` (no two alike: the caller's promise, as a Map's keys are) as a column input that keeps their JSON text. */
+export function describeDistinctStrings(values: readonly string[]): DistinctStrings {
+  return { kind: "distinct strings", values, json: Buffer.from(JSON.stringify(values)) };
+}
 
 /**
  * Where rows are written as the values of their properties instead of being made: `int64` takes a bigint held as the

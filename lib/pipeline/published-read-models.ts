@@ -4,6 +4,7 @@ import { mergeReadModels } from "./merge-read-models";
 import type { ReadModel } from "./read-model";
 import { decodeTagged } from "./read-model-codec";
 import { decodeColumnar, encodeColumnar, isColumnar } from "./columnar-codec";
+import { serveProgress } from "./served-progress";
 import { trimReadModel } from "./served-read-model";
 import { serveTranslationRows } from "./served-translations";
 
@@ -16,11 +17,14 @@ export async function publishReadModel(store: Store, shard: string, model: ReadM
 
 /**
  * A model's bytes as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts); the
- * translations' rows written from their columns (served-translations.ts).
+ * translations' rows written from their columns (served-translations.ts), the catch-up samples' indexes from columns
+ * kept with them (served-progress.ts).
  */
 export function encodeReadModel(model: ReadModel): Buffer {
   const trimmed = trimReadModel(model);
-  return encodeColumnar({ ...trimmed, translations: serveTranslationRows(trimmed.translations) });
+  return encodeColumnar({
+    ...trimmed, translations: serveTranslationRows(trimmed.translations), progress: serveProgress(trimmed.progress),
+  });
 }
 
 /**

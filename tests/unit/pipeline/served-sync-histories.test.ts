@@ -91,6 +91,28 @@ describe("the published offset syncs, copied from the collector's store as numbe
     }
   });
 
+  it("encode as the store's points publication after publication while keys are added, each copy keeping its own", () => {
+    const random = createRandom(11);
+    const store = makeStore(11);
+    const copies: [ServedSyncHistories, Map<string, readonly OffsetSyncPoint[]>][] = [];
+    for (let publication = 0; publication < 6; publication++) {
+      // Some publications add keys (the store's keys kept from the last publication no longer cover it), some not.
+      if (publication % 2 === 1) store.append(`added-${publication}|t|0`, [makePoint(random, false)]);
+      for (const key of store.keys()) if (random() < 0.3) store.append(key, [makePoint(random, false)]);
+      const points = listNewestPoints(store);
+      const served = new ServedSyncHistories(store, servedOffsetSyncs, () => undefined);
+      expect(encodeColumnar({ s: served }).equals(encodeColumnar({ s: points })), `publication ${publication}`).toBe(true);
+      copies.push([served, points]);
+    }
+    for (const [served, points] of copies) {
+      expect([...served.keys()]).toEqual([...points.keys()]);
+      for (const key of store.keys()) {
+        expect(served.has(key)).toBe(points.has(key));
+        expect(served.list(key)).toEqual(points.get(key) ?? []);
+      }
+    }
+  });
+
   it("read as SyncHistories: each key's newest syncs, unchanged by later appends to the store", () => {
     const store = makeStore(7);
     const points = listNewestPoints(store);
