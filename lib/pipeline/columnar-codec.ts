@@ -23,8 +23,7 @@
  * and is written from them, the same bytes as the value they stand for, without the objects being made.
  */
 import {
-  type ColumnarRows, type ColumnInput, type ColumnSink, encodeAsColumns, isColumnarArray, isColumnarRows,
-  isColumnarSource,
+  type ColumnarRows, type ColumnInput, type ColumnSink, encodeAsColumns, isColumnarRows, isColumnarSource,
 } from "./columnar-source";
 
 /** A value in the header: a JSON primitive stands for itself, a JSON object for a plain object, an array is tagged. */
@@ -46,7 +45,7 @@ const textMagic = "gapwatch-columnar 1";
 /** Arrays, Maps and Sets longer than this decode when first read; shorter ones at once. */
 const lazyAbove = 64;
 /** Arrays this short are written value by value in the header (columns of a few values cost more than they save). */
-export const inlineUpTo = 8;
+const inlineUpTo = 8;
 /** Runs of the blob, and the blob itself in the body, start at multiples of 8 bytes: aligned for any typed array. */
 const runAlign = 8;
 
@@ -178,9 +177,6 @@ function encodeNode(value: unknown, w: BlobWriter): Node {
       if (isColumnarSource(value)) {
         const map = value[encodeAsColumns]();
         return ["m", encodeInput(map.keys, w), encodeInput(map.values, w)];
-      }
-      if (isColumnarArray(value)) {
-        return value.length <= inlineUpTo ? encodeNode(value.list(), w) : ["c", encodeInput(value.column(), w)];
       }
       if (Array.isArray(value)) {
         return value.length <= inlineUpTo ? ["a", ...value.map((v) => encodeNode(v, w))] : ["c", encodeColumn(value, w)];
@@ -336,40 +332,7 @@ function encodeInput(input: ColumnInput, w: BlobWriter): Node {
     case "arrays":
       if (input.lengths.length === 0) return encodeColumn([], w);
       return ["A", input.lengths.length, w.write("u32", input.lengths), encodeInput(input.items, w)];
-    case "numbers":
-      return encodeNumbers(input.values, w);
-    case "strings": {
-      const n = input.indices.length;
-      if (n === 0) return encodeColumn([], w);
-      if (input.strings.length === 1) return ["Z", n, input.strings[0]!];
-      return ["S", n, w.writeJson(input.strings), writeIndices(input.indices, input.strings.length, w)];
-    }
-    case "shapes": {
-      if (input.length === 0) return encodeColumn([], w);
-      // As encodeObjects: the columns first, then (of several shapes) each row's shape.
-      const encoded: { [key: string]: Node } = {};
-      for (const [k, column] of input.columns) setOwn(encoded, k, encodeInput(column, w));
-      const shapes = input.shapes.map((keys) => [...keys]);
-      const shapeOf = shapes.length > 1 ? writeIndices(input.shapeOf, shapes.length, w) : null;
-      return ["O", input.length, shapes, shapeOf, encoded];
-    }
   }
-}
-
-/** Numbers as the column of them (written as encodeColumn writes numbers). */
-function encodeNumbers(values: Float64Array, w: BlobWriter): Node {
-  const n = values.length;
-  if (n === 0) return encodeColumn([], w);
-  const first = values[0]!;
-  let same = true;
-  let ints = true;
-  for (let i = 0; i < n; i++) {
-    const v = values[i]!;
-    if (same && !Object.is(v, first)) same = false;
-    if (ints && ((v | 0) !== v || Object.is(v, -0))) ints = false;
-  }
-  if (same) return ["Z", n, encodeNode(first, w)];
-  return ints ? ["I", n, w.write("i32", Int32Array.from(values))] : ["F", n, w.write("f64", values)];
 }
 
 /** Whether this machine stores an int64 as its low 32 bits first (typed arrays use the machine's byte order). */

@@ -27,19 +27,7 @@ export type ColumnInput =
       readonly columns: readonly ColumnInput[];
     }
   /** Arrays: the length of each, and all their items one after the other. */
-  | { readonly kind: "arrays"; readonly lengths: Uint32Array; readonly items: ColumnInput }
-  /** Numbers (−0 and NaN included). */
-  | { readonly kind: "numbers"; readonly values: Float64Array }
-  /** Strings: the distinct ones in the order they first appear, and each value's index among them. */
-  | { readonly kind: "strings"; readonly strings: readonly string[]; readonly indices: Uint32Array }
-  /**
-   * Objects of one or more shapes (their properties whose value is not undefined, in order): the shapes in the order
-   * they first appear, each object's shape, and one column per property in the order properties first appear.
-   */
-  | {
-      readonly kind: "shapes"; readonly length: number; readonly shapes: readonly (readonly string[])[];
-      readonly shapeOf: Uint32Array; readonly columns: ReadonlyMap<string, ColumnInput>;
-    };
+  | { readonly kind: "arrays"; readonly lengths: Uint32Array; readonly items: ColumnInput };
 
 /**
  * Where rows are written as the values of their properties instead of being made: `int64` takes a bigint held as the
@@ -81,25 +69,4 @@ export interface ColumnarSource {
 /** Whether `value` hands its columns over to the encoder. */
 export function isColumnarSource(value: object): value is ColumnarSource {
   return typeof (value as Partial<ColumnarSource>)[encodeAsColumns] === "function";
-}
-
-/** Marks an array held as one column (ColumnarArray). */
-export const columnarArray = Symbol("columnar-array");
-
-/**
- * An array, where the encoder meets one as a property of an object or as a whole (not as an item of a column): written
- * as the column `column` gives, the same bytes as the array `list` gives.
- */
-export interface ColumnarArray {
-  readonly [columnarArray]: true;
-  readonly length: number;
-  /** The array's values as one column. */
-  column(): ColumnInput;
-  /** The array itself (an array of a few values is written value by value). */
-  list(): readonly unknown[];
-}
-
-/** Whether `value` is an array held as one column. */
-export function isColumnarArray(value: object): value is ColumnarArray {
-  return (value as Partial<ColumnarArray>)[columnarArray] === true;
 }

@@ -4,7 +4,6 @@ import { mergeReadModels } from "./merge-read-models";
 import type { ReadModel } from "./read-model";
 import { decodeTagged } from "./read-model-codec";
 import { decodeColumnar, encodeColumnar, isColumnar } from "./columnar-codec";
-import { serveClusterTopics } from "./served-cluster-topics";
 import { trimReadModel } from "./served-read-model";
 import { serveTranslationRows } from "./served-translations";
 
@@ -17,16 +16,11 @@ export async function publishReadModel(store: Store, shard: string, model: ReadM
 
 /**
  * A model's bytes as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts); the
- * clusters' partition states gathered into columns in one pass (served-cluster-topics.ts), the translations' rows
- * written from their columns (served-translations.ts).
+ * translations' rows written from their columns (served-translations.ts).
  */
 export function encodeReadModel(model: ReadModel): Buffer {
   const trimmed = trimReadModel(model);
-  return encodeColumnar({
-    ...trimmed,
-    snapshot: { ...trimmed.snapshot, clusters: serveClusterTopics(trimmed.snapshot.clusters) },
-    translations: serveTranslationRows(trimmed.translations),
-  });
+  return encodeColumnar({ ...trimmed, translations: serveTranslationRows(trimmed.translations) });
 }
 
 /**
