@@ -48,7 +48,7 @@ export interface RowReadings {
 }
 
 /** Fields of a few partitions only, by listed position. */
-interface RareFields {
+export interface RareFields {
   copierChange?: CopierChange;
   targetDensityIssue?: string;
   unknown?: UnknownData;
@@ -201,6 +201,16 @@ export class FlowRows {
   /** The offset `field` of the partition at sorted position `i` as a number (NaN: null; exact, `beyond` aside). */
   offsetNumberOf(i: number, field: OffsetField): number {
     return this.offsets[field][this.order[i]!]!;
+  }
+
+  /** The source leader epoch of the partition at sorted position `i` (NaN: null). */
+  leaderEpochOf(i: number): number {
+    return this.leaderEpoch[this.order[i]!]!;
+  }
+
+  /** The copier change, target density issue and unknown data of the partition at sorted position `i`, if any. */
+  rareFieldsOf(i: number): Readonly<RareFields> | undefined {
+    return this.rare.get(this.order[i]!);
   }
 
   /** The offset `field` of the partition at sorted position `i`. */

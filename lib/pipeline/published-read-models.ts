@@ -5,6 +5,7 @@ import type { ReadModel } from "./read-model";
 import { decodeTagged } from "./read-model-codec";
 import { decodeColumnar, encodeColumnar, isColumnar } from "./columnar-codec";
 import { trimReadModel } from "./served-read-model";
+import { serveFlowRows } from "./served-flows";
 import { serveTranslationRows } from "./served-translations";
 
 const log = getLogger("pipeline.published");
@@ -16,11 +17,13 @@ export async function publishReadModel(store: Store, shard: string, model: ReadM
 
 /**
  * A model's bytes as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts); the
- * translations' rows written from their columns (served-translations.ts).
+ * flows' partitions written from their rows (served-flows.ts), the translations' rows from their columns
+ * (served-translations.ts).
  */
 export function encodeReadModel(model: ReadModel): Buffer {
   const trimmed = trimReadModel(model);
-  return encodeColumnar({ ...trimmed, translations: serveTranslationRows(trimmed.translations) });
+  const snapshot = { ...trimmed.snapshot, flows: serveFlowRows(trimmed.snapshot.flows) };
+  return encodeColumnar({ ...trimmed, snapshot, translations: serveTranslationRows(trimmed.translations) });
 }
 
 /**
