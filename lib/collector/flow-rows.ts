@@ -344,6 +344,17 @@ export function definePartitionsOnDemand(
   });
 }
 
+/**
+ * A copy of the flow, its keys in order, whose `partitions` (when the flow's were not made) are made on demand from
+ * the same rows and tails: a copy made to change another property (a spread would make them) leaves them unmade.
+ */
+export function copyFlowKeepingRows(flow: Flow): Flow {
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(flow)) as Flow;
+  const rows = rowsByFlow.get(flow);
+  if (rows !== undefined) definePartitionsOnDemand(copy, rows, () => undefined, tailsByFlow.get(flow));
+  return copy;
+}
+
 function settlePartitions(flow: Flow, partitions: FlowPartition[]): void {
   rowsByFlow.delete(flow);
   tailsByFlow.delete(flow);

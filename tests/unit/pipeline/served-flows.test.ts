@@ -18,6 +18,7 @@ import { configSchema } from "@/lib/config/schema";
 import { decodeColumnar, encodeColumnar } from "@/lib/pipeline/columnar-codec";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
 import { decodeReadModel, encodeReadModel } from "@/lib/pipeline/published-read-models";
+import type { ReadModel } from "@/lib/pipeline/read-model";
 import { trimReadModel } from "@/lib/pipeline/served-read-model";
 import { serveFlowRows } from "@/lib/pipeline/served-flows";
 import { createSqliteStore } from "@/lib/store";
@@ -125,6 +126,25 @@ describe("a flow's partitions published from its rows", () => {
     expect(findFlowRows(flows[4]!)).toBeUndefined();
     const served = encodeColumnar({ flows: serveFlowRows(flows) });
     expect(served.equals(encodeColumnar({ flows: cases.map((c, f) => createMadeFlow(`f${f}`, c)) }))).toBe(true);
+  });
+
+  it("stay unmade in a dedicated-mode flow, whose status the trim redacts", () => {
+    const random = createRandom(8);
+    const cases = Array.from({ length: 3 }, () => createRowsCase(random, 30));
+    const connector = { name: "mm2", type: "source", config: { "sasl.jaas.config": "secret", topics: ".*" } };
+    const dedicate = (flow: Flow) => Object.assign(flow, { dedicatedStatus: { topic: "mm2-status", connectors: [connector], error: null } });
+    const flows = cases.map((c, f) => dedicate(createFlow(`f${f}`, c)));
+    const model = { snapshot: { clusters: [], connect: [], flows }, history: { offsetSyncs: new Map() }, offsetSyncsHeld: new Map() };
+    const arrays = countPartitionArraysMade();
+    const trimmed = trimReadModel(model as unknown as ReadModel).snapshot.flows;
+    const served = encodeColumnar({ flows: serveFlowRows(trimmed) });
+    expect(countPartitionArraysMade()).toBe(arrays);
+    expect(trimmed.every((flow) => findFlowRows(flow) !== undefined)).toBe(true);
+    expect(trimmed[0]!.dedicatedStatus!.connectors[0]!.config["sasl.jaas.config"]).not.toBe("secret");
+    expect(flows[0]!.dedicatedStatus!.connectors[0]!.config["sasl.jaas.config"]).toBe("secret");
+    const made = cases.map((c, f) => createMadeFlow(`f${f}`, c)).map((flow) => ({ ...flow, dedicatedStatus: trimmed[0]!.dedicatedStatus }));
+    expect(served.equals(encodeColumnar({ flows: made }))).toBe(true);
+    expect(Object.keys(trimmed[0]!)).toEqual(Object.keys(flows[0]!));
   });
 
   it("publish the synthetic world's cycles as the model made as objects, making no flow's partitions", async () => {
