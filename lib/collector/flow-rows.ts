@@ -48,7 +48,7 @@ export interface RowReadings {
 }
 
 /** Fields of a few partitions only, by listed position. */
-interface RareFields {
+export interface RareFields {
   copierChange?: CopierChange;
   targetDensityIssue?: string;
   unknown?: UnknownData;
@@ -203,6 +203,16 @@ export class FlowRows {
     return this.offsets[field][this.order[i]!]!;
   }
 
+  /** The source leader epoch of the partition at sorted position `i` (NaN: null). */
+  leaderEpochOf(i: number): number {
+    return this.leaderEpoch[this.order[i]!]!;
+  }
+
+  /** The copier change, target density issue and unknown data of the partition at sorted position `i`, if any. */
+  rareFieldsOf(i: number): Readonly<RareFields> | undefined {
+    return this.rare.get(this.order[i]!);
+  }
+
   /** The offset `field` of the partition at sorted position `i`. */
   offsetOf(i: number, field: OffsetField): bigint | null {
     return this.readOffset(this.order[i]!, field);
@@ -332,6 +342,17 @@ export function definePartitionsOnDemand(
       settlePartitions(this, partitions);
     },
   });
+}
+
+/**
+ * A copy of the flow, its keys in order, whose `partitions` (when the flow's were not made) are made on demand from
+ * the same rows and tails: a copy made to change another property (a spread would make them) leaves them unmade.
+ */
+export function copyFlowKeepingRows(flow: Flow): Flow {
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(flow)) as Flow;
+  const rows = rowsByFlow.get(flow);
+  if (rows !== undefined) definePartitionsOnDemand(copy, rows, () => undefined, tailsByFlow.get(flow));
+  return copy;
 }
 
 function settlePartitions(flow: Flow, partitions: FlowPartition[]): void {

@@ -6,6 +6,7 @@ import { decodeTagged } from "./read-model-codec";
 import { decodeColumnar, encodeColumnar, isColumnar } from "./columnar-codec";
 import { serveProgress } from "./served-progress";
 import { trimReadModel } from "./served-read-model";
+import { serveFlowRows } from "./served-flows";
 import { serveTranslationRows } from "./served-translations";
 
 const log = getLogger("pipeline.published");
@@ -17,13 +18,14 @@ export async function publishReadModel(store: Store, shard: string, model: ReadM
 
 /**
  * A model's bytes as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts); the
- * translations' rows written from their columns (served-translations.ts), the catch-up samples' indexes from columns
- * kept with them (served-progress.ts).
+ * flows' partitions written from their rows (served-flows.ts), the translations' rows from their columns
+ * (served-translations.ts), the catch-up samples' indexes from columns kept with them (served-progress.ts).
  */
 export function encodeReadModel(model: ReadModel): Buffer {
   const trimmed = trimReadModel(model);
+  const snapshot = { ...trimmed.snapshot, flows: serveFlowRows(trimmed.snapshot.flows) };
   return encodeColumnar({
-    ...trimmed, translations: serveTranslationRows(trimmed.translations), progress: serveProgress(trimmed.progress),
+    ...trimmed, snapshot, translations: serveTranslationRows(trimmed.translations), progress: serveProgress(trimmed.progress),
   });
 }
 

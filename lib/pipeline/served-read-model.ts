@@ -1,4 +1,5 @@
 import type { ClusterSnapshot, ConnectClusterSnapshot, ConsumerGroupState, Flow, OffsetSyncPoint } from "@/lib/collector/types";
+import { copyFlowKeepingRows } from "@/lib/collector/flow-rows";
 import { redactConnectorConfig } from "@/lib/connect/connector-config";
 import type { Connector } from "@/lib/connect";
 import { readSyncHistories, type SyncHistories, type SyncHistorySource } from "@/lib/collector/sync-history";
@@ -66,7 +67,10 @@ function redactConnectCluster(cluster: ConnectClusterSnapshot): ConnectClusterSn
 
 function redactDedicatedStatus(flow: Flow): Flow {
   if (!flow.dedicatedStatus) return flow;
-  return { ...flow, dedicatedStatus: { ...flow.dedicatedStatus, connectors: flow.dedicatedStatus.connectors.map(redactConnector) } };
+  // Not a spread: it would make the partitions the publication writes from the flow's rows (served-flows.ts).
+  const redacted = copyFlowKeepingRows(flow);
+  redacted.dedicatedStatus = { ...flow.dedicatedStatus, connectors: flow.dedicatedStatus.connectors.map(redactConnector) };
+  return redacted;
 }
 
 function redactConnector(connector: Connector): Connector {

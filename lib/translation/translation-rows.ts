@@ -22,13 +22,13 @@ const noPartitions: RowPartitions = {
   targetTopicAt: () => {
     throw new Error("no partition: the rows' cycle has not started");
   },
-  sourceLogEndAt: () => {
+  sourceLogEndNumberAt: () => {
     throw new Error("no partition: the rows' cycle has not started");
   },
 };
 
 /** What rows read of the cycle's flow partitions. */
-type RowPartitions = Pick<CyclePartitions, "at" | "targetTopicAt" | "sourceLogEndAt">;
+type RowPartitions = Pick<CyclePartitions, "at" | "targetTopicAt" | "sourceLogEndNumberAt">;
 
 /** How a numeric row's ideal position reads (IdealOffset's kind with its basis or reason). */
 export const IdealCode = {
@@ -205,7 +205,6 @@ export class TranslationRows {
     }
     const cp = this.checkpoints[r];
     const index = this.dense[r]!;
-    const sourceLogEnd = this.partitionsByIndex.sourceLogEndAt(index);
     const committed = this.committed[r]!;
     const translated = this.translated[r]!;
     const row = sink.object(rowShape);
@@ -213,8 +212,7 @@ export class TranslationRows {
     row[1]!.value(partition);
     row[2]!.value(this.partitionsByIndex.targetTopicAt(index));
     row[3]!.int64(committed);
-    row[4]!.value(sourceLogEnd);
-    this.writeGroupLag(sourceLogEnd, committed, row[5]!);
+    this.writeLogEndAndLag(index, committed, row[4]!, row[5]!);
     const translation = row[6]!.object(translatedShape);
     translation[0]!.value("translated");
     translation[1]!.int64(translated);
@@ -379,15 +377,19 @@ export class TranslationRows {
     }
   }
 
-  /** The group's lag as materialize makes it (never negative; null without a log end), as numbers where exact. */
-  private writeGroupLag(logEnd: bigint | null, committed: number, sink: RowSink): void {
-    if (logEnd === null) {
-      sink.value(null);
-      return;
+  /**
+   * The partition's source log end and the group's lag as materialize makes them (the lag never negative; both null
+   * without a log end), from the log end as a number (exact: CyclePartitions.sourceLogEndNumberAt): no bigint a row.
+   */
+  private writeLogEndAndLag(index: number, committed: number, logEndSink: RowSink, lagSink: RowSink): void {
+    const end = this.partitionsByIndex.sourceLogEndNumberAt(index);
+    if (Number.isNaN(end)) {
+      logEndSink.value(null);
+      lagSink.value(null);
+    } else {
+      logEndSink.int64(end);
+      lagSink.int64(end > committed ? end - committed : 0);
     }
-    const end = Number(logEnd);
-    if (Number.isSafeInteger(end)) sink.int64(end > committed ? end - committed : 0);
-    else sink.value(logEnd > BigInt(committed) ? logEnd - BigInt(committed) : 0n);
   }
 
   /** estimate(r, from), written into `sink`. */
