@@ -54,8 +54,6 @@ export interface CyclePartitions {
   has(index: number): boolean;
   /** The remote topic of the partition at a dense index this cycle (at() must give one), without making it. */
   targetTopicAt(index: number): string;
-  /** The source log end of the partition at a dense index this cycle (at() must give one), without making it. */
-  sourceLogEndAt(index: number): bigint | null;
   topics: ReadonlySet<string>;
 }
 
@@ -102,10 +100,6 @@ export class FlowPartitionPlacer {
       targetTopicAt: (index) => {
         const position = positionAt(index);
         return rows === undefined ? flow.partitions[position]!.targetTopic : rows.targetTopicOf(position);
-      },
-      sourceLogEndAt: (index) => {
-        const position = positionAt(index);
-        return rows === undefined ? flow.partitions[position]!.sourceLogEnd : rows.offsetOf(position, "sourceLogEnd");
       },
       topics: this.topicSet,
     };
