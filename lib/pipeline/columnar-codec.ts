@@ -481,10 +481,13 @@ class ColumnBuilder implements ColumnBlockSink {
   }
 
   nullableInt64s(values: Float64Array, start: number, end: number): void {
-    for (let i = start; i < end; i++) {
-      const v = values[i]!;
-      if (Number.isNaN(v)) (this.enter("null") as ValuesPart).values.push(null);
-      else (this.enter("bigint") as Int64Part).addNumber(v);
+    for (let i = start; i < end; ) {
+      const isNull = Number.isNaN(values[i]!);
+      let j = i + 1;
+      while (j < end && Number.isNaN(values[j]!) === isNull) j++;
+      if (isNull) this.repeatNull(j - i);
+      else (this.enterRun("bigint", j - i) as Int64Part).addNumbers(values, i, j);
+      i = j;
     }
   }
 
@@ -507,10 +510,14 @@ class ColumnBuilder implements ColumnBlockSink {
   }
 
   objects(shapes: readonly (readonly string[])[], shapeOf: Uint8Array, start: number, end: number): readonly ColumnBlockSink[] {
-    for (let i = start; i < end; i++) {
-      const shape = shapes[shapeOf[i]!];
-      if (shape === undefined) (this.enter("null") as ValuesPart).values.push(null);
-      else (this.enter("object") as ObjectColumns).begin(shape);
+    for (let i = start; i < end; ) {
+      const s = shapeOf[i]!;
+      let j = i + 1;
+      while (j < end && shapeOf[j] === s) j++;
+      const shape = shapes[s];
+      if (shape === undefined) this.repeatNull(j - i);
+      else (this.enterRun("object", j - i) as ObjectColumns).beginRun(shape, j - i);
+      i = j;
     }
     const k = this.kinds.indexOf("object");
     return listShapeKeys(shapes).map((key) => (k < 0 ? null : (this.parts[k] as ObjectColumns).columnOf(key)) ?? new ColumnBuilder());
@@ -521,6 +528,11 @@ class ColumnBuilder implements ColumnBlockSink {
     if (this.parts.length === 1) return this.parts[0]!.finish(w);
     const kinds = w.write("u8", this.kindOfRow.subarray(0, this.length));
     return ["X", this.length, kinds, this.parts.map((part) => part.finish(w))];
+  }
+
+  private repeatNull(count: number): void {
+    const values = (this.enterRun("null", count) as ValuesPart).values;
+    for (let i = 0; i < count; i++) values.push(null);
   }
 
   /** The part of `kind` (made when it first appears), the value's kind noted. */
@@ -618,9 +630,14 @@ class ObjectColumns {
 
   /** An object written property by property: its columns, in the shape's order. */
   begin(shape: readonly string[]): readonly ColumnBuilder[] {
+    return this.beginRun(shape, 1);
+  }
+
+  /** `count` objects of `shape` written a column at a time: their columns, in the shape's order. */
+  beginRun(shape: readonly string[], count: number): readonly ColumnBuilder[] {
     let id = this.givenShapes.get(shape);
     if (id === undefined) this.givenShapes.set(shape, (id = this.identify(shape)));
-    return this.enter(id);
+    return this.enter(id, count);
   }
 
   /** The column of property `key`, if a shape has it. */
@@ -658,13 +675,16 @@ class ObjectColumns {
     return id;
   }
 
-  private enter(id: number): readonly ColumnBuilder[] {
-    if (this.length === this.shapeOf.length) {
-      const grown = new Uint32Array(this.length * 2);
+  private enter(id: number, count = 1): readonly ColumnBuilder[] {
+    const end = this.length + count;
+    if (end > this.shapeOf.length) {
+      const grown = new Uint32Array(Math.max(end, this.length * 2));
       grown.set(this.shapeOf);
       this.shapeOf = grown;
     }
-    this.shapeOf[this.length++] = id;
+    if (count === 1) this.shapeOf[this.length] = id;
+    else this.shapeOf.fill(id, this.length, end);
+    this.length = end;
     return this.shapeColumns[id]!;
   }
 }

@@ -70,50 +70,63 @@ export class NumericRowRun {
   private rows: TranslationRows | null = null;
   private start = 0;
   private end = 0;
-  private readonly topics: string[] = [];
-  private readonly partitions: number[] = [];
+  /** Each group's part of the run: its rows' topics and partitions, from `from[k]` on, `count[k]` of them. */
+  private readonly topics: (readonly string[])[] = [];
+  private readonly partitions: (readonly number[])[] = [];
+  private readonly from: number[] = [];
+  private readonly count: number[] = [];
 
-  /** Adds numeric row `r` of `rows` (of `topic`, `partition`); the run so far is written first if `r` does not follow it. */
-  add(rows: TranslationRows, r: number, topic: string, partition: number, sink: RowBlockSink): void {
-    if (rows !== this.rows || r !== this.end) {
+  /**
+   * Adds numeric rows [start, end) of `rows`, named by `topics` and `partitions` from `at` on; the run so far is
+   * written first if they do not follow it.
+   */
+  add(
+    rows: TranslationRows,
+    start: number,
+    end: number,
+    topics: readonly string[],
+    partitions: readonly number[],
+    at: number,
+    sink: RowBlockSink,
+  ): void {
+    if (rows !== this.rows || start !== this.end) {
       this.flush(sink);
       this.rows = rows;
-      this.start = r;
-      this.end = r;
+      this.start = start;
     }
-    this.end++;
-    this.topics.push(topic);
-    this.partitions.push(partition);
+    this.end = end;
+    this.topics.push(topics);
+    this.partitions.push(partitions);
+    this.from.push(at);
+    this.count.push(end - start);
   }
 
   /** Writes the run's rows into `sink` (before any other value is written into it) and empties the run. */
   flush(sink: RowBlockSink): void {
-    if (this.rows !== null && this.end > this.start) {
-      writeNumericRows(this.rows, this.start, this.end, this.topics, this.partitions, sink);
-    }
+    if (this.rows !== null) writeNumericRows(this.rows, this.start, this.end, this, sink);
     this.rows = null;
     this.topics.length = 0;
     this.partitions.length = 0;
+    this.from.length = 0;
+    this.count.length = 0;
+  }
+
+  /** Writes the run's topics or partitions into `sink`, a group's part at a time. */
+  writeNames(names: "topics" | "partitions", sink: RowBlockSink): void {
+    const all = this[names];
+    for (let k = 0; k < all.length; k++) sink.primitives(all[k]!, this.from[k]!, this.from[k]! + this.count[k]!);
   }
 }
 
 /**
- * Writes rows [start, end) of `rows`, all numeric (isObject 0), as materialize would make them; `topics` and
- * `partitions` name them.
+ * Writes rows [start, end) of `rows`, all numeric (isObject 0), as materialize would make them; `run` names them.
  */
-function writeNumericRows(
-  rows: TranslationRows,
-  start: number,
-  end: number,
-  topics: readonly string[],
-  partitions: readonly number[],
-  sink: RowBlockSink,
-): void {
+function writeNumericRows(rows: TranslationRows, start: number, end: number, run: NumericRowRun, sink: RowBlockSink): void {
   const n = end - start;
   scratch.reserve(n);
   const row = sink.objects(rowShapes, scratch.zeros, 0, n);
-  row[0]!.primitives(topics, 0, n);
-  row[1]!.primitives(partitions, 0, n);
+  run.writeNames("topics", row[0]!);
+  run.writeNames("partitions", row[1]!);
   const targets = scratch.texts;
   targets.length = n;
   for (let i = 0; i < n; i++) targets[i] = rows.targetTopicOf(start + i);

@@ -576,14 +576,18 @@ export class ColumnGroupRows implements GroupRowReader {
       return;
     }
     const { rows, start } = this;
-    for (let i = 0; i < this.topics.length; i++) {
-      const r = start + i;
-      if (rows.isObject[r] === 0) {
-        run.add(rows, r, this.topics[i]!, this.partitions[i]!, sink);
+    const n = this.topics.length;
+    for (let i = 0; i < n; ) {
+      if (rows.isObject[start + i] === 1) {
+        run.flush(sink);
+        sink.value(rows.materialize(start + i, this.topics[i]!, this.partitions[i]!));
+        i++;
         continue;
       }
-      run.flush(sink);
-      sink.value(rows.materialize(r, this.topics[i]!, this.partitions[i]!));
+      let end = i + 1;
+      while (end < n && rows.isObject[start + end] === 0) end++;
+      run.add(rows, start + i, start + end, this.topics, this.partitions, i, sink);
+      i = end;
     }
   }
 
