@@ -509,7 +509,12 @@ class ColumnBuilder implements ColumnBlockSink {
     for (let i = 0; i < count; i++) target.push(value);
   }
 
-  objects(shapes: readonly (readonly string[])[], shapeOf: Uint8Array, start: number, end: number): readonly ColumnBlockSink[] {
+  objects(
+    shapes: readonly (readonly string[])[],
+    shapeOf: Uint8Array,
+    start: number,
+    end: number,
+  ): readonly ColumnBlockSink[] {
     for (let i = start; i < end; ) {
       const s = shapeOf[i]!;
       let j = i + 1;
@@ -520,7 +525,9 @@ class ColumnBuilder implements ColumnBlockSink {
       i = j;
     }
     const k = this.kinds.indexOf("object");
-    return listShapeKeys(shapes).map((key) => (k < 0 ? null : (this.parts[k] as ObjectColumns).columnOf(key)) ?? new ColumnBuilder());
+    const objects = k < 0 ? null : (this.parts[k] as ObjectColumns);
+    // A name no object has had takes no value: a column of its own, never encoded.
+    return listShapeKeys(shapes).map((key) => objects?.columnOf(key) ?? new ColumnBuilder());
   }
 
   finish(w: BlobWriter): Node {

@@ -55,7 +55,9 @@ export interface ColumnBlockSink extends ColumnSink {
   primitives(values: ArrayLike<string> | ArrayLike<number>, start: number, end: number): void;
   strings(names: readonly string[], codes: Uint8Array, start: number, end: number): void;
   repeat(value: string | number | boolean, count: number): void;
-  objects(shapes: readonly (readonly string[])[], shapeOf: Uint8Array, start: number, end: number): readonly ColumnBlockSink[];
+  objects(
+    shapes: readonly (readonly string[])[], shapeOf: Uint8Array, start: number, end: number,
+  ): readonly ColumnBlockSink[];
 }
 
 /** Marks an array of objects held as columns (ColumnarRows). */

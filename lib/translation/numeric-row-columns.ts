@@ -19,7 +19,9 @@ export interface RowBlockSink {
   primitives(values: ArrayLike<string> | ArrayLike<number>, start: number, end: number): void;
   strings(names: readonly string[], codes: Uint8Array, start: number, end: number): void;
   repeat(value: string | number | boolean, count: number): void;
-  objects(shapes: readonly (readonly string[])[], shapeOf: Uint8Array, start: number, end: number): readonly RowBlockSink[];
+  objects(
+    shapes: readonly (readonly string[])[], shapeOf: Uint8Array, start: number, end: number,
+  ): readonly RowBlockSink[];
 }
 
 /** The property names, in order, of the objects materialize makes (the encoder keys its shapes by these arrays). */
@@ -29,7 +31,7 @@ const rowShapes = [[
 ]];
 const translatedShapes = [["kind", "downstream", "syncUpstream", "syncDownstream"]];
 const checkpointShapes = [["upstream", "downstream", "at", "ageMs"]];
-/** An ideal position's shapes: exact, bracket, unknown; their names in order: kind, downstream, basis, low, high, reason. */
+/** An ideal's shapes: exact, bracket, unknown (their names in order: kind, downstream, basis, low, high, reason). */
 const idealShapes = [["kind", "downstream", "basis"], ["kind", "low", "high", "reason"], ["kind", "reason"]];
 const idealKinds = ["exact", "bracket", "unknown"];
 const estimateShapes = [["min", "max", "records", "skip"]];
@@ -37,7 +39,10 @@ const skipNames = ["none", "possible", "certain"];
 
 /** Per IdealCode: the ideal's shape (index in idealShapes), and its basis (exact) or reason (bracket, unknown). */
 const idealShapeOf = [0, 0, 0, 1, 1, 1, 2];
-const idealWhy = ["sync", "one-to-one-run", "pinned-by-bounds", "upstream-gap", "downstream-gap", "beyond-newest-sync", "before-first-sync"];
+const idealWhy = [
+  "sync", "one-to-one-run", "pinned-by-bounds", "upstream-gap", "downstream-gap", "beyond-newest-sync",
+  "before-first-sync",
+];
 
 /** A shapeOf that is no shape's index: the value is null. */
 const none = 0xff;
@@ -121,7 +126,13 @@ export class NumericRowRun {
 /**
  * Writes rows [start, end) of `rows`, all numeric (isObject 0), as materialize would make them; `run` names them.
  */
-function writeNumericRows(rows: TranslationRows, start: number, end: number, run: NumericRowRun, sink: RowBlockSink): void {
+function writeNumericRows(
+  rows: TranslationRows,
+  start: number,
+  end: number,
+  run: NumericRowRun,
+  sink: RowBlockSink,
+): void {
   const n = end - start;
   scratch.reserve(n);
   const row = sink.objects(rowShapes, scratch.zeros, 0, n);
@@ -213,7 +224,13 @@ function writeIdeals(rows: TranslationRows, start: number, n: number, sink: RowB
  * without one), or from where a failover would start (the checkpoint, else the translation); null where the ideal
  * position is unknown.
  */
-function writeEstimates(rows: TranslationRows, start: number, n: number, from: "translation" | "checkpoint" | "failover", sink: RowBlockSink): void {
+function writeEstimates(
+  rows: TranslationRows,
+  start: number,
+  n: number,
+  from: "translation" | "checkpoint" | "failover",
+  sink: RowBlockSink,
+): void {
   const { shapeOf, codes } = scratch;
   const [min, max] = scratch.numbers as [Float64Array, Float64Array];
   let present = 0;
