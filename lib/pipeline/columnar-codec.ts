@@ -23,8 +23,8 @@
  * and is written from them, the same bytes as the value they stand for, without the objects being made.
  */
 import {
-  type ColumnarRows, type ColumnInput, type ColumnSink, type DistinctStrings, encodeAsColumns, isColumnarRows,
-  isColumnarSource,
+  type ColumnarRows, type ColumnBlockSink, type ColumnInput, type ColumnSink, type DistinctStrings, encodeAsColumns,
+  isColumnarRows, isColumnarSource,
 } from "./columnar-source";
 
 /** A value in the header: a JSON primitive stands for itself, a JSON object for a plain object, an array is tagged. */
@@ -304,9 +304,24 @@ function encodeArrays(arrays: readonly (readonly unknown[] | ColumnarRows)[], w:
   // partition states (18,000 arrays of them, then each state's replica lists) cost about a third of its encoding.
   if (plain) return ["A", arrays.length, segment, encodeColumn(concatArrays(arrays as readonly (readonly unknown[])[]), w)];
   const items = new ColumnBuilder();
-  for (const a of arrays) {
-    if (Array.isArray(a)) for (const item of a as readonly unknown[]) items.value(item);
-    else (a as ColumnarRows).writeRows(items);
+  for (let i = 0; i < arrays.length; ) {
+    const a = arrays[i]!;
+    if (Array.isArray(a)) {
+      for (const item of a as readonly unknown[]) items.value(item);
+      i++;
+      continue;
+    }
+    const rows = a as ColumnarRows;
+    const writeRowsOf = rows.writeRowsOf;
+    if (writeRowsOf === undefined) {
+      rows.writeRows(items);
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < arrays.length && (arrays[end] as Partial<ColumnarRows>).writeRowsOf === writeRowsOf) end++;
+    writeRowsOf.call(rows, arrays.slice(i, end) as ColumnarRows[], items);
+    i = end;
   }
   return ["A", arrays.length, segment, items.finish(w)];
 }
@@ -470,11 +485,13 @@ function encodeMixed(values: readonly unknown[], w: BlobWriter): Node {
 }
 
 /**
- * A column filled value by value (rows written from their columns, ColumnSink) that encodes as encodeColumn encodes the
- * array of those values: the values of each kind (in the order kinds first appear) kept apart, a byte of kind per value,
- * objects split into their own columns as they come (ObjectColumns), bigints held as numbers while they are exact.
+ * A column filled value by value, or a run of values at a time (rows written from their columns, ColumnBlockSink),
+ * that encodes as encodeColumn encodes the array of those values: the values of each kind (in the order kinds first
+ * appear) kept apart, a byte of kind per value, objects split into their own columns as they come (ObjectColumns),
+ * bigints held as numbers while they are exact. A run's values are appended as the same values one by one would be,
+ * so the bytes do not depend on how the values came.
  */
-class ColumnBuilder implements ColumnSink {
+class ColumnBuilder implements ColumnBlockSink {
   private length = 0;
   private readonly kinds: Kind[] = [];
   private readonly parts: (ValuesPart | Int64Part | ObjectColumns)[] = [];
@@ -492,8 +509,62 @@ class ColumnBuilder implements ColumnSink {
     (this.enter("bigint") as Int64Part).addNumber(value);
   }
 
-  object(shape: readonly string[]): readonly ColumnSink[] {
+  object(shape: readonly string[]): readonly ColumnBlockSink[] {
     return (this.enter("object") as ObjectColumns).begin(shape);
+  }
+
+  int64s(values: Float64Array, start: number, end: number): void {
+    if (end > start) (this.enterRun("bigint", end - start) as Int64Part).addNumbers(values, start, end);
+  }
+
+  nullableInt64s(values: Float64Array, start: number, end: number): void {
+    for (let i = start; i < end; ) {
+      const isNull = Number.isNaN(values[i]!);
+      let j = i + 1;
+      while (j < end && Number.isNaN(values[j]!) === isNull) j++;
+      if (isNull) this.repeatNull(j - i);
+      else (this.enterRun("bigint", j - i) as Int64Part).addNumbers(values, i, j);
+      i = j;
+    }
+  }
+
+  primitives(values: ArrayLike<string> | ArrayLike<number>, start: number, end: number): void {
+    if (end <= start) return;
+    const target = (this.enterRun(kindOf(values[start]), end - start) as ValuesPart).values;
+    for (let i = start; i < end; i++) target.push(values[i]);
+  }
+
+  strings(names: readonly string[], codes: Uint8Array, start: number, end: number): void {
+    if (end <= start) return;
+    const target = (this.enterRun("string", end - start) as ValuesPart).values;
+    for (let i = start; i < end; i++) target.push(names[codes[i]!]);
+  }
+
+  repeat(value: string | number | boolean, count: number): void {
+    if (count <= 0) return;
+    const target = (this.enterRun(kindOf(value), count) as ValuesPart).values;
+    for (let i = 0; i < count; i++) target.push(value);
+  }
+
+  objects(
+    shapes: readonly (readonly string[])[],
+    shapeOf: Uint8Array,
+    start: number,
+    end: number,
+  ): readonly ColumnBlockSink[] {
+    for (let i = start; i < end; ) {
+      const s = shapeOf[i]!;
+      let j = i + 1;
+      while (j < end && shapeOf[j] === s) j++;
+      const shape = shapes[s];
+      if (shape === undefined) this.repeatNull(j - i);
+      else (this.enterRun("object", j - i) as ObjectColumns).beginRun(shape, j - i);
+      i = j;
+    }
+    const k = this.kinds.indexOf("object");
+    const objects = k < 0 ? null : (this.parts[k] as ObjectColumns);
+    // A name no object has had takes no value: a column of its own, never encoded.
+    return listShapeKeys(shapes).map((key) => objects?.columnOf(key) ?? new ColumnBuilder());
   }
 
   finish(w: BlobWriter): Node {
@@ -503,17 +574,37 @@ class ColumnBuilder implements ColumnSink {
     return ["X", this.length, kinds, this.parts.map((part) => part.finish(w))];
   }
 
+  private repeatNull(count: number): void {
+    const values = (this.enterRun("null", count) as ValuesPart).values;
+    for (let i = 0; i < count; i++) values.push(null);
+  }
+
   /** The part of `kind` (made when it first appears), the value's kind noted. */
   private enter(kind: Kind): ValuesPart | Int64Part | ObjectColumns {
+    return this.enterRun(kind, 1);
+  }
+
+  /** enter for `count` (> 0) values of `kind` in a row. */
+  private enterRun(kind: Kind, count: number): ValuesPart | Int64Part | ObjectColumns {
     let k = this.kinds.indexOf(kind);
     if (k < 0) {
       k = this.kinds.push(kind) - 1;
       this.parts.push(kind === "object" ? new ObjectColumns() : kind === "bigint" ? new Int64Part() : new ValuesPart());
     }
-    if (this.length === this.kindOfRow.length) this.kindOfRow = growBytes(this.kindOfRow);
-    this.kindOfRow[this.length++] = k;
+    const end = this.length + count;
+    if (end > this.kindOfRow.length) this.kindOfRow = growBytes(this.kindOfRow, end);
+    if (count === 1) this.kindOfRow[this.length] = k;
+    else this.kindOfRow.fill(k, this.length, end);
+    this.length = end;
     return this.parts[k]!;
   }
+}
+
+/** The property names of `shapes`, in the order they first appear (ColumnBlockSink.objects' sinks). */
+function listShapeKeys(shapes: readonly (readonly string[])[]): string[] {
+  const keys: string[] = [];
+  for (const shape of shapes) for (const key of shape) if (!keys.includes(key)) keys.push(key);
+  return keys;
 }
 
 /** Values of one kind other than objects and bigints, encoded as encodeColumn does. */
@@ -542,16 +633,31 @@ class Int64Part {
       this.bigints.push(BigInt(value));
       return;
     }
-    if (this.length === this.numbers.length) {
-      const grown = new Float64Array(this.length * 2);
-      grown.set(this.numbers);
-      this.numbers = grown;
-    }
+    if (this.length === this.numbers.length) this.grow(this.length + 1);
     this.numbers[this.length++] = value;
+  }
+
+  /** addNumber of values[start], …, values[end − 1]. */
+  addNumbers(values: Float64Array, start: number, end: number): void {
+    if (this.bigints !== null) {
+      for (let i = start; i < end; i++) this.bigints.push(BigInt(values[i]!));
+      return;
+    }
+    const length = this.length + end - start;
+    if (length > this.numbers.length) this.grow(length);
+    this.numbers.set(values.subarray(start, end), this.length);
+    this.length = length;
   }
 
   finish(w: BlobWriter): Node {
     return this.bigints === null ? encodeInt64(this.numbers.subarray(0, this.length), w) : encodeColumn(this.bigints, w);
+  }
+
+  /** Room for at least `length` numbers (doubling, so appends cost amortized constant time). */
+  private grow(length: number): void {
+    const grown = new Float64Array(Math.max(length, this.numbers.length * 2));
+    grown.set(this.numbers.subarray(0, this.length));
+    this.numbers = grown;
   }
 }
 
@@ -568,9 +674,19 @@ class ObjectColumns {
 
   /** An object written property by property: its columns, in the shape's order. */
   begin(shape: readonly string[]): readonly ColumnBuilder[] {
+    return this.beginRun(shape, 1);
+  }
+
+  /** `count` objects of `shape` written a column at a time: their columns, in the shape's order. */
+  beginRun(shape: readonly string[], count: number): readonly ColumnBuilder[] {
     let id = this.givenShapes.get(shape);
     if (id === undefined) this.givenShapes.set(shape, (id = this.identify(shape)));
-    return this.enter(id);
+    return this.enter(id, count);
+  }
+
+  /** The column of property `key`, if a shape has it. */
+  columnOf(key: string): ColumnBuilder | undefined {
+    return this.columns.get(key);
   }
 
   /** An object: its properties whose value is not undefined, in its order. */
@@ -603,19 +719,23 @@ class ObjectColumns {
     return id;
   }
 
-  private enter(id: number): readonly ColumnBuilder[] {
-    if (this.length === this.shapeOf.length) {
-      const grown = new Uint32Array(this.length * 2);
+  private enter(id: number, count = 1): readonly ColumnBuilder[] {
+    const end = this.length + count;
+    if (end > this.shapeOf.length) {
+      const grown = new Uint32Array(Math.max(end, this.length * 2));
       grown.set(this.shapeOf);
       this.shapeOf = grown;
     }
-    this.shapeOf[this.length++] = id;
+    if (count === 1) this.shapeOf[this.length] = id;
+    else this.shapeOf.fill(id, this.length, end);
+    this.length = end;
     return this.shapeColumns[id]!;
   }
 }
 
-function growBytes(bytes: Uint8Array): Uint8Array {
-  const grown = new Uint8Array(bytes.length * 2);
+/** `bytes` copied into an array of at least `length` bytes (doubling, so appends cost amortized constant time). */
+function growBytes(bytes: Uint8Array, length: number): Uint8Array {
+  const grown = new Uint8Array(Math.max(length, bytes.length * 2));
   grown.set(bytes);
   return grown;
 }

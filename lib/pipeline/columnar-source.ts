@@ -57,6 +57,26 @@ export interface ColumnSink {
   object(shape: readonly string[]): readonly ColumnSink[];
 }
 
+/**
+ * A ColumnSink that also takes a run of rows' values at once, each method the values of rows [start, end) in order
+ * (rows held as columns written a column at a time): `int64s` bigints held as the exact integers they are
+ * (|value| ≤ 2^53), `nullableInt64s` the same with NaN for null, `primitives` strings or numbers (all of one kind),
+ * `strings` the string `names[codes[i]]` for each row i, `repeat` one string, number or boolean `count` times.
+ * `objects` starts one value per row: an object of shape `shapes[shapeOf[i]]` (each shape an array made once), or
+ * null where shapeOf[i] is no shape's index; it returns one sink per property name of the shapes, in the order the
+ * names first appear in `shapes`, and each then takes the values of the rows whose shape has that name, in order.
+ */
+export interface ColumnBlockSink extends ColumnSink {
+  int64s(values: Float64Array, start: number, end: number): void;
+  nullableInt64s(values: Float64Array, start: number, end: number): void;
+  primitives(values: ArrayLike<string> | ArrayLike<number>, start: number, end: number): void;
+  strings(names: readonly string[], codes: Uint8Array, start: number, end: number): void;
+  repeat(value: string | number | boolean, count: number): void;
+  objects(
+    shapes: readonly (readonly string[])[], shapeOf: Uint8Array, start: number, end: number,
+  ): readonly ColumnBlockSink[];
+}
+
 /** Marks an array of objects held as columns (ColumnarRows). */
 export const columnarRows = Symbol("columnar-rows");
 
@@ -67,8 +87,14 @@ export const columnarRows = Symbol("columnar-rows");
 export interface ColumnarRows {
   readonly [columnarRows]: true;
   readonly length: number;
-  /** Writes every row, in order. */
-  writeRows(sink: ColumnSink): void;
+  /** Writes every row, in order (a column at a time where it can: ColumnBlockSink). */
+  writeRows(sink: ColumnBlockSink): void;
+  /**
+   * Optional: writes the rows of every one of `all` (consecutive arrays of one column, this the first, every one
+   * of them with this very `writeRowsOf`), in order, as writeRows of each would: the runs of columns they share
+   * written as one (a flow's 9,000 groups of rows are one run of its columns).
+   */
+  writeRowsOf?(all: readonly ColumnarRows[], sink: ColumnBlockSink): void;
   /** The rows as objects (an array of a few rows is written value by value). */
   listRows(): readonly unknown[];
 }

@@ -1,11 +1,12 @@
 /**
  * A model's translations as the encoder takes them: each group whose rows translate-flow.ts holds as columns hands
- * them over as ColumnarRows (columnar-source.ts), written from the columns (TranslationRows.writeRow) byte for byte as
- * the group's `partitions` would be, without a PartitionTranslation being made (190,000 rows of 8 objects and their
- * bigints at 100,000 partitions, kept with the model until the next cycle once made). Only the encoder reads these.
+ * them over as ColumnarRows (columnar-source.ts), written from the columns a column at a time (numeric-row-columns.ts)
+ * byte for byte as the group's `partitions` would be, without a PartitionTranslation being made (190,000 rows of 8
+ * objects and their bigints at 100,000 partitions, kept with the model until the next cycle once made). Only the
+ * encoder reads these.
  */
-import { type ColumnGroupRows, findColumnGroupRows, type FlowTranslation, type GroupTranslation } from "@/lib/translation";
-import { type ColumnarRows, type ColumnSink, columnarRows } from "./columnar-source";
+import { ColumnGroupRows, findColumnGroupRows, type FlowTranslation, type GroupTranslation } from "@/lib/translation";
+import { type ColumnarRows, type ColumnBlockSink, columnarRows } from "./columnar-source";
 
 /** `translations` with every group held as columns copied, its `partitions` the columns (for encodeColumnar only). */
 export function serveTranslationRows(translations: ReadonlyMap<string, FlowTranslation>): ReadonlyMap<string, unknown> {
@@ -38,8 +39,12 @@ class GroupRows implements ColumnarRows {
     return this.rows.length;
   }
 
-  writeRows(sink: ColumnSink): void {
+  writeRows(sink: ColumnBlockSink): void {
     this.rows.writeRows(sink);
+  }
+
+  writeRowsOf(all: readonly ColumnarRows[], sink: ColumnBlockSink): void {
+    ColumnGroupRows.writeRowsOf(all.map((rows) => (rows as GroupRows).rows), sink);
   }
 
   listRows(): readonly unknown[] {

@@ -54,12 +54,6 @@ export interface CyclePartitions {
   has(index: number): boolean;
   /** The remote topic of the partition at a dense index this cycle (at() must give one), without making it. */
   targetTopicAt(index: number): string;
-  /**
-   * The source log end of the partition at a dense index this cycle (at() must give one) as a number (NaN: null),
-   * without making it or a bigint: exact, as a flow is translated only while its offsets are below 2^53
-   * (readFlowColumns checks them).
-   */
-  sourceLogEndNumberAt(index: number): number;
   topics: ReadonlySet<string>;
 }
 
@@ -106,12 +100,6 @@ export class FlowPartitionPlacer {
       targetTopicAt: (index) => {
         const position = positionAt(index);
         return rows === undefined ? flow.partitions[position]!.targetTopic : rows.targetTopicOf(position);
-      },
-      sourceLogEndNumberAt: (index) => {
-        const position = positionAt(index);
-        if (rows !== undefined) return rows.offsetNumberOf(position, "sourceLogEnd");
-        const end = flow.partitions[position]!.sourceLogEnd;
-        return end === null ? Number.NaN : Number(end);
       },
       topics: this.topicSet,
     };

@@ -9,7 +9,7 @@ export { estimateReread, isSkipping, selectMirrorMakerOffset, sumTotals } from "
 export { translateFlow, translateSnapshotFlow, type TranslateFlowInput } from "./translate-flow";
 export { collectSampleColumns, type SampleColumn, type TranslationSampleColumns } from "./sample-columns";
 export {
-  findColumnGroupRows, listSkippingRows, readGroupRows, readOwedDownstream, type ColumnGroupRows, type GroupRowReader,
+  findColumnGroupRows, listSkippingRows, readGroupRows, readOwedDownstream, ColumnGroupRows, type GroupRowReader,
   type RowSample,
 } from "./translation-rows";
 export {

@@ -15,6 +15,7 @@ import { isSkipping } from "./reread";
 import type { SampleColumnsBuilder } from "./sample-columns";
 import type { GroupTranslation, IdealOffset, ModelTranslation, PartitionTranslation, RereadEstimate, TranslationTotals } from "./types";
 import { growArray, growCapacity } from "@/lib/collector/grown-array";
+import { NumericRowRun, type RowBlockSink } from "./numeric-row-columns";
 
 /** No partition: the rows of a cycle not started yet. */
 const noPartitions: RowPartitions = {
@@ -22,13 +23,10 @@ const noPartitions: RowPartitions = {
   targetTopicAt: () => {
     throw new Error("no partition: the rows' cycle has not started");
   },
-  sourceLogEndNumberAt: () => {
-    throw new Error("no partition: the rows' cycle has not started");
-  },
 };
 
 /** What rows read of the cycle's flow partitions. */
-type RowPartitions = Pick<CyclePartitions, "at" | "targetTopicAt" | "sourceLogEndNumberAt">;
+type RowPartitions = Pick<CyclePartitions, "at" | "targetTopicAt">;
 
 /** How a numeric row's ideal position reads (IdealOffset's kind with its basis or reason). */
 export const IdealCode = {
@@ -40,34 +38,6 @@ export const IdealCode = {
   BRACKET_BEYOND_NEWEST: 5,
   UNKNOWN_BEFORE_FIRST_SYNC: 6,
 } as const;
-
-/**
- * Where rows are written as the values of their properties instead of being made (the read model's encoder,
- * lib/pipeline columnar-codec.ts, implements it): `int64` takes a bigint held as the exact integer it is, `object`
- * starts an object whose properties are `shape` (an array made once) and returns one sink per property, in order.
- */
-export interface RowSink {
-  value(value: unknown): void;
-  int64(value: number): void;
-  object(shape: readonly string[]): readonly RowSink[];
-}
-
-/** The property names, in order, of the objects `materialize` makes (the encoder keys its shapes by these arrays). */
-const rowShape = [
-  "topic", "partition", "targetTopic", "committed", "sourceLogEnd", "groupLag", "translation", "checkpoint", "ideal",
-  "reread", "checkpointReread", "failoverReread",
-];
-const translatedShape = ["kind", "downstream", "syncUpstream", "syncDownstream"];
-const checkpointShape = ["upstream", "downstream", "at", "ageMs"];
-const exactShape = ["kind", "downstream", "basis"];
-const bracketShape = ["kind", "low", "high", "reason"];
-const unknownShape = ["kind", "reason"];
-const estimateShape = ["min", "max", "records", "skip"];
-/** Per IdealCode: the ideal's kind and its basis or reason. */
-const idealNames: readonly (readonly [string, string])[] = [
-  ["exact", "sync"], ["exact", "one-to-one-run"], ["exact", "pinned-by-bounds"], ["bracket", "upstream-gap"],
-  ["bracket", "downstream-gap"], ["bracket", "beyond-newest-sync"], ["unknown", "before-first-sync"],
-];
 
 /**
  * The columns of every row of one flow and cycle. translate-flow.ts sets each row once, in order (a numeric row's
@@ -194,46 +164,9 @@ export class TranslationRows {
     };
   }
 
-  /**
-   * Writes row `r` into `sink` as `materialize` would make it, property by property, without making its objects and
-   * bigints (the read model's text at 100,000 partitions was 190,000 rows of 8 objects and 14 bigints each).
-   */
-  writeRow(r: number, topic: string, partition: number, sink: RowSink): void {
-    if (this.isObject[r] === 1) {
-      sink.value(this.objects.get(r)!);
-      return;
-    }
-    const cp = this.checkpoints[r];
-    const index = this.dense[r]!;
-    const committed = this.committed[r]!;
-    const translated = this.translated[r]!;
-    const row = sink.object(rowShape);
-    row[0]!.value(topic);
-    row[1]!.value(partition);
-    row[2]!.value(this.partitionsByIndex.targetTopicAt(index));
-    row[3]!.int64(committed);
-    this.writeLogEndAndLag(index, committed, row[4]!, row[5]!);
-    const translation = row[6]!.object(translatedShape);
-    translation[0]!.value("translated");
-    translation[1]!.int64(translated);
-    translation[2]!.int64(this.syncUpstream[r]!);
-    translation[3]!.int64(this.syncDownstream[r]!);
-    if (cp === undefined) row[7]!.value(null);
-    else {
-      const checkpoint = row[7]!.object(checkpointShape);
-      checkpoint[0]!.value(cp.upstream);
-      checkpoint[1]!.value(cp.downstream);
-      checkpoint[2]!.value(cp.at);
-      checkpoint[3]!.value(Math.max(0, this.now - cp.at));
-    }
-    this.writeIdeal(r, row[8]!);
-    this.writeEstimate(r, translated, row[9]!);
-    // As materialize: the checkpoint's estimate is the translation's where the checkpoint is at the translation.
-    const checkpointFrom =
-      cp === undefined ? null : cp.downstream === BigInt(translated) ? translated : this.checkpointDownstream[r]!;
-    if (checkpointFrom === null) row[10]!.value(null);
-    else this.writeEstimate(r, checkpointFrom, row[10]!);
-    this.writeEstimate(r, checkpointFrom ?? translated, row[11]!);
+  /** The target topic of numeric row `r` (its flow partition's). */
+  targetTopicOf(r: number): string {
+    return this.partitionsByIndex.targetTopicAt(this.dense[r]!);
   }
 
   /** The latest checkpoint of row `r` (upstream, downstream, when read), or null. */
@@ -354,57 +287,6 @@ export class TranslationRows {
 
   private skipsFrom(r: number, from: number): boolean {
     return this.low[r]! - from < 0 || this.high[r]! - from < 0;
-  }
-
-  private writeIdeal(r: number, sink: RowSink): void {
-    const code = this.ideal[r]!;
-    const [kind, why] = idealNames[code]!;
-    if (code === IdealCode.UNKNOWN_BEFORE_FIRST_SYNC) {
-      const ideal = sink.object(unknownShape);
-      ideal[0]!.value(kind);
-      ideal[1]!.value(why);
-    } else if (kind === "exact") {
-      const ideal = sink.object(exactShape);
-      ideal[0]!.value(kind);
-      ideal[1]!.int64(this.low[r]!);
-      ideal[2]!.value(why);
-    } else {
-      const ideal = sink.object(bracketShape);
-      ideal[0]!.value(kind);
-      ideal[1]!.int64(this.low[r]!);
-      ideal[2]!.int64(this.high[r]!);
-      ideal[3]!.value(why);
-    }
-  }
-
-  /**
-   * The partition's source log end and the group's lag as materialize makes them (the lag never negative; both null
-   * without a log end), from the log end as a number (exact: CyclePartitions.sourceLogEndNumberAt): no bigint a row.
-   */
-  private writeLogEndAndLag(index: number, committed: number, logEndSink: RowSink, lagSink: RowSink): void {
-    const end = this.partitionsByIndex.sourceLogEndNumberAt(index);
-    if (Number.isNaN(end)) {
-      logEndSink.value(null);
-      lagSink.value(null);
-    } else {
-      logEndSink.int64(end);
-      lagSink.int64(end > committed ? end - committed : 0);
-    }
-  }
-
-  /** estimate(r, from), written into `sink`. */
-  private writeEstimate(r: number, from: number, sink: RowSink): void {
-    if (this.ideal[r] === IdealCode.UNKNOWN_BEFORE_FIRST_SYNC) {
-      sink.value(null);
-      return;
-    }
-    const min = this.low[r]! - from;
-    const max = this.high[r]! - from;
-    const estimate = sink.object(estimateShape);
-    estimate[0]!.int64(min);
-    estimate[1]!.int64(max);
-    estimate[2]!.int64(max);
-    estimate[3]!.value(max < 0 ? "certain" : min < 0 ? "possible" : "none");
   }
 
   private readIdeal(r: number): IdealOffset {
@@ -671,14 +553,41 @@ export class ColumnGroupRows implements GroupRowReader {
     return this.rows.sample(this.start + i, group, this.topics[i]!, this.partitions[i]!);
   }
 
-  /** Writes every row into `sink` (the rows made already, else from the columns, without making them). */
-  writeRows(sink: RowSink): void {
+  /** Writes every row into `sink` (writeRowsOf of this group alone). */
+  writeRows(sink: RowBlockSink): void {
+    ColumnGroupRows.writeRowsOf([this], sink);
+  }
+
+  /**
+   * Writes every row of `groups`, in order, into `sink`: rows made already as they are, else each run of numeric rows
+   * (across groups) a column at a time without making them, and each row held as an object as it is.
+   */
+  static writeRowsOf(groups: readonly ColumnGroupRows[], sink: RowBlockSink): void {
+    const run = new NumericRowRun();
+    for (const group of groups) group.addRows(run, sink);
+    run.flush(sink);
+  }
+
+  /** Adds each numeric row to `run`; writes any other into `sink`, after the run so far. */
+  private addRows(run: NumericRowRun, sink: RowBlockSink): void {
     if (this.list !== null) {
+      run.flush(sink);
       for (const row of this.list) sink.value(row);
       return;
     }
-    for (let i = 0; i < this.topics.length; i++) {
-      this.rows.writeRow(this.start + i, this.topics[i]!, this.partitions[i]!, sink);
+    const { rows, start } = this;
+    const n = this.topics.length;
+    for (let i = 0; i < n; ) {
+      if (rows.isObject[start + i] === 1) {
+        run.flush(sink);
+        sink.value(rows.materialize(start + i, this.topics[i]!, this.partitions[i]!));
+        i++;
+        continue;
+      }
+      let end = i + 1;
+      while (end < n && rows.isObject[start + end] === 0) end++;
+      run.add(rows, start + i, start + end, this.topics, this.partitions, i, sink);
+      i = end;
     }
   }
 
