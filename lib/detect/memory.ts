@@ -48,6 +48,9 @@ const memorySchema = z.object({
       committed: offsetString,
       highest: offsetString,
       topicId: z.string().nullable(),
+      // Flows split over several source connectors: without it a restart started every mark anew (a move made while
+      // Gapwatch was down went unseen). Marks stored before it was kept have none, as they had then.
+      connector: z.string().optional(),
       replacedCommitted: offsetString.optional(),
       goneSince: z.number().int().nonnegative().optional(),
     }))
