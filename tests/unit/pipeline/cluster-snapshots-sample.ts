@@ -5,18 +5,7 @@
  * unreachable cluster, topic configs not read yet. The same on every call for a seed.
  */
 import type { ClusterSnapshot, PartitionState, TopicState } from "@/lib/collector/types";
-
-/** A small deterministic PRNG (mulberry32): the sample must not change between runs. */
-function randomOf(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRandom } from "../seeded-random";
 
 function makeState(random: () => number, topic: string, partition: number): PartitionState {
   const brokers = [1, 2, 3, 4].slice(0, Math.floor(random() * 5));
@@ -56,7 +45,7 @@ function makeTopic(random: () => number, cluster: string, t: number): TopicState
 
 /** `clusters` clusters of up to `maxTopics` topics each; the last one stale and unreachable. */
 export function makeClusterSnapshots(seed: number, clusters: number, maxTopics: number): ClusterSnapshot[] {
-  const random = randomOf(seed);
+  const random = createRandom(seed);
   return Array.from({ length: clusters }, (_, c) => {
     const alias = `cluster-${c}`;
     const stale = c === clusters - 1;

@@ -24,21 +24,10 @@ import { serveFlowRows } from "@/lib/pipeline/served-flows";
 import { createSqliteStore } from "@/lib/store";
 import { readSnapshotFixture } from "@/scripts/bench/snapshot-fixture";
 import { createSyntheticWorld, cycleMs, snapshotCycle } from "@/scripts/bench/synthetic-world";
+import { createRandom } from "../seeded-random";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-served-flows-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A deterministic generator (mulberry32), so a failing seed can be rerun. */
-function createRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface RowsCase {
   rows: FlowRows;
