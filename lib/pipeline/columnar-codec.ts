@@ -23,7 +23,7 @@
  * and is written from them, the same bytes as the value they stand for, without the objects being made.
  */
 import {
-  type ColumnarRows, type ColumnBlockSink, type ColumnInput, type ColumnSink, type DistinctStrings, encodeAsColumns,
+  type ColumnarRows, type ColumnBlockSink, type ColumnInput, type DistinctStrings, encodeAsColumns,
   isColumnarRows, isColumnarSource,
 } from "./columnar-source";
 
