@@ -74,6 +74,8 @@ export class TranslationRows {
    * partition object (100,000 of them made every cycle were most of the translation's cost).
    */
   private partitionsByIndex: RowPartitions = noPartitions;
+  /** How many cycles these columns have been reused for: a group's rows of an earlier cycle no longer read them. */
+  generation = 0;
 
   /**
    * `capacity`: at least the rows that will be set; `now`: the cycle's time (a checkpoint's age); `shared`: the flow's
@@ -121,6 +123,7 @@ export class TranslationRows {
    * let go.
    */
   reuse(now: number): void {
+    this.generation++;
     this.cycleNow = now;
     this.objects.clear();
     this.isObject.fill(0);
@@ -485,13 +488,17 @@ export interface GroupRowReader {
 /** A group's slice [start, start + length) of a flow's columns, its rows' topics and partitions in order. */
 export class ColumnGroupRows implements GroupRowReader {
   private list: PartitionTranslation[] | null = null;
+  /** The columns' generation these rows were written in (TranslationRows.generation). */
+  private readonly generation: number;
 
   constructor(
     private readonly rows: TranslationRows,
     private readonly start: number,
     private readonly topics: readonly string[],
     private readonly partitions: readonly number[],
-  ) {}
+  ) {
+    this.generation = rows.generation;
+  }
 
   get length(): number {
     return this.topics.length;
@@ -511,46 +518,46 @@ export class ColumnGroupRows implements GroupRowReader {
   }
 
   checkpoint(i: number): { upstream: bigint; downstream: bigint; at: number } | null {
-    return this.rows.checkpointAt(this.start + i);
+    return this.rows.checkpointAt(this.at(i));
   }
 
   isCheckpointOwed(i: number): boolean {
-    return this.rows.isCheckpointOwed(this.start + i);
+    return this.rows.isCheckpointOwed(this.at(i));
   }
 
   checkpointUpstream(i: number): number {
-    const r = this.start + i;
+    const r = this.at(i);
     if (this.rows.isObject[r] === 1) return readNumber(this.rows.checkpointAt(r)?.upstream);
     return this.rows.checkpoints[r] === undefined ? Number.NaN : this.rows.checkpointUpstream[r]!;
   }
 
   checkpointDownstream(i: number): number {
-    const r = this.start + i;
+    const r = this.at(i);
     if (this.rows.isObject[r] === 1) return readNumber(this.rows.checkpointAt(r)?.downstream);
     return this.rows.checkpoints[r] === undefined ? Number.NaN : this.rows.checkpointDownstream[r]!;
   }
 
   checkpointReadAt(i: number): number {
-    const r = this.start + i;
+    const r = this.at(i);
     if (this.rows.isObject[r] === 1) return this.rows.checkpointAt(r)?.at ?? Number.NaN;
     return this.rows.checkpoints[r] === undefined ? Number.NaN : this.rows.checkpointReadAt[r]!;
   }
 
   isSkipping(i: number): boolean {
-    return this.rows.isSkipping(this.start + i);
+    return this.rows.isSkipping(this.at(i));
   }
 
   hasCheckpoint(): boolean {
-    for (let i = 0; i < this.topics.length; i++) if (this.rows.checkpointAt(this.start + i) !== null) return true;
+    for (let i = 0; i < this.topics.length; i++) if (this.rows.checkpointAt(this.at(i)) !== null) return true;
     return false;
   }
 
   row(i: number): PartitionTranslation {
-    return this.list?.[i] ?? this.rows.materialize(this.start + i, this.topics[i]!, this.partitions[i]!);
+    return this.list?.[i] ?? this.rows.materialize(this.at(i), this.topics[i]!, this.partitions[i]!);
   }
 
   sample(i: number, group: string): RowSample {
-    return this.rows.sample(this.start + i, group, this.topics[i]!, this.partitions[i]!);
+    return this.rows.sample(this.at(i), group, this.topics[i]!, this.partitions[i]!);
   }
 
   /** Writes every row into `sink` (writeRowsOf of this group alone). */
@@ -575,6 +582,7 @@ export class ColumnGroupRows implements GroupRowReader {
       for (const row of this.list) sink.value(row);
       return;
     }
+    this.at(0);
     const { rows, start } = this;
     const n = this.topics.length;
     for (let i = 0; i < n; ) {
@@ -593,8 +601,26 @@ export class ColumnGroupRows implements GroupRowReader {
 
   /** Every row as a PartitionTranslation, made on the first call and kept (GroupTranslation.partitions). */
   listRows(): PartitionTranslation[] {
-    if (this.list === null) this.list = this.topics.map((topic, i) => this.rows.materialize(this.start + i, topic, this.partitions[i]!));
+    if (this.list === null) this.list = this.topics.map((topic, i) => this.rows.materialize(this.at(i), topic, this.partitions[i]!));
     return this.list;
+  }
+
+  /**
+   * Row `i`'s place in the flow's columns. The columns are reused two cycles later (FlowRowsState.takeRows): a reader
+   * holding a model that long (a request of role collector outliving two poll intervals) gets this error, not another
+   * cycle's numbers.
+   */
+  private at(i: number): number {
+    if (this.rows.generation !== this.generation) throw new ReusedRowsError();
+    return this.start + i;
+  }
+}
+
+/** A group's rows read after a later cycle reused their columns. */
+export class ReusedRowsError extends Error {
+  constructor() {
+    super("this translation's rows were reused by a later cycle (the model read is over a cycle old): read the latest model");
+    this.name = "ReusedRowsError";
   }
 }
 
