@@ -12,7 +12,8 @@ import { FlowPartitionPlacer } from "./flow-partition-index";
 import { throwBeyondSafe, toSafeOffset } from "./sync-columns";
 import type { SampleKeys } from "./sample-columns";
 import { FlowSyncModels, type ReplayOptions, type SyncModelCache } from "./sync-model";
-import { IdealCode, SharedTranslations, TranslationRows } from "./translation-rows";
+import { IdealCode } from "./ideal-codes";
+import { SharedTranslations, TranslationRows } from "./translation-rows";
 import { growArray, growCapacity } from "@/lib/collector/grown-array";
 
 /**

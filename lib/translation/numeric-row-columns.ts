@@ -5,7 +5,8 @@
  * (190,000 rows at 100,000 partitions). The encoder lays the values out as it would the rows made as objects
  * (TranslationRows.materialize), so the bytes are the same (tests/unit/pipeline/served-translations.test.ts).
  */
-import { IdealCode, type TranslationRows } from "./translation-rows";
+import { IdealCode, idealReadings } from "./ideal-codes";
+import type { TranslationRows } from "./translation-rows";
 
 /**
  * Where rows are written as the values of their properties instead of being made (the read model's encoder,
@@ -38,11 +39,8 @@ const estimateShapes = [["min", "max", "records", "skip"]];
 const skipNames = ["none", "possible", "certain"];
 
 /** Per IdealCode: the ideal's shape (index in idealShapes), and its basis (exact) or reason (bracket, unknown). */
-const idealShapeOf = [0, 0, 0, 1, 1, 1, 2];
-const idealWhy = [
-  "sync", "one-to-one-run", "pinned-by-bounds", "upstream-gap", "downstream-gap", "beyond-newest-sync",
-  "before-first-sync",
-];
+const idealShapeOf = idealReadings.map((reading) => idealKinds.indexOf(reading.kind));
+const idealWhy = idealReadings.map((reading) => reading.why);
 
 /** A shapeOf that is no shape's index: the value is null. */
 const none = 0xff;

@@ -16,6 +16,7 @@ import type { SampleColumnsBuilder } from "./sample-columns";
 import type { GroupTranslation, IdealOffset, ModelTranslation, PartitionTranslation, RereadEstimate, TranslationTotals } from "./types";
 import { growArray, growCapacity } from "@/lib/collector/grown-array";
 import { NumericRowRun, type RowBlockSink } from "./numeric-row-columns";
+import { IdealCode, idealReadings } from "./ideal-codes";
 
 /** No partition: the rows of a cycle not started yet. */
 const noPartitions: RowPartitions = {
@@ -27,17 +28,6 @@ const noPartitions: RowPartitions = {
 
 /** What rows read of the cycle's flow partitions. */
 type RowPartitions = Pick<CyclePartitions, "at" | "targetTopicAt">;
-
-/** How a numeric row's ideal position reads (IdealOffset's kind with its basis or reason). */
-export const IdealCode = {
-  EXACT_SYNC: 0,
-  EXACT_ONE_TO_ONE: 1,
-  EXACT_PINNED: 2,
-  BRACKET_UPSTREAM_GAP: 3,
-  BRACKET_DOWNSTREAM_GAP: 4,
-  BRACKET_BEYOND_NEWEST: 5,
-  UNKNOWN_BEFORE_FIRST_SYNC: 6,
-} as const;
 
 /**
  * The columns of every row of one flow and cycle. translate-flow.ts sets each row once, in order (a numeric row's
@@ -293,24 +283,14 @@ export class TranslationRows {
   }
 
   private readIdeal(r: number): IdealOffset {
-    const code = this.ideal[r]!;
-    const low = this.low[r]!;
-    const high = this.high[r]!;
-    switch (code) {
-      case IdealCode.EXACT_SYNC:
-        return { kind: "exact", downstream: BigInt(low), basis: "sync" };
-      case IdealCode.EXACT_ONE_TO_ONE:
-        return { kind: "exact", downstream: BigInt(low), basis: "one-to-one-run" };
-      case IdealCode.EXACT_PINNED:
-        return { kind: "exact", downstream: BigInt(low), basis: "pinned-by-bounds" };
-      case IdealCode.BRACKET_UPSTREAM_GAP:
-        return { kind: "bracket", low: BigInt(low), high: BigInt(high), reason: "upstream-gap" };
-      case IdealCode.BRACKET_DOWNSTREAM_GAP:
-        return { kind: "bracket", low: BigInt(low), high: BigInt(high), reason: "downstream-gap" };
-      case IdealCode.BRACKET_BEYOND_NEWEST:
-        return { kind: "bracket", low: BigInt(low), high: BigInt(high), reason: "beyond-newest-sync" };
+    const reading = idealReadings[this.ideal[r]!]!;
+    switch (reading.kind) {
+      case "exact":
+        return { kind: "exact", downstream: BigInt(this.low[r]!), basis: reading.why };
+      case "bracket":
+        return { kind: "bracket", low: BigInt(this.low[r]!), high: BigInt(this.high[r]!), reason: reading.why };
       default:
-        return { kind: "unknown", reason: "before-first-sync" };
+        return { kind: "unknown", reason: reading.why };
     }
   }
 
