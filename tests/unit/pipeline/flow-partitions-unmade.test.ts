@@ -5,52 +5,25 @@
  * production; a reader that needs one partition's object (evidence for a finding, a mark judged off the routine path)
  * makes that one (readFlowPartition).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
-import { createAlertService } from "@/lib/alerts/alert-service";
+import { describe, expect, it, vi } from "vitest";
 import { buildFlow } from "@/lib/collector/flow-builder";
 import { countPartitionArraysMade, findFlowRows, FlowRows } from "@/lib/collector/flow-rows";
 import type { Snapshot } from "@/lib/collector/types";
-import { configSchema } from "@/lib/config/schema";
-import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
 import { FlowTranslator } from "@/lib/pipeline/flow-translator";
-import { createSqliteStore } from "@/lib/store";
 import { readSnapshotFixture } from "@/scripts/bench/snapshot-fixture";
-import { createSyntheticWorld, cycleMs, snapshotCycle } from "@/scripts/bench/synthetic-world";
-
-const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-unmade-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+import { createSyntheticWorld, cycleMs } from "@/scripts/bench/synthetic-world";
+import { runSyntheticPipeline } from "./synthetic-pipeline";
 
 describe("the cycle pipeline over flows buildFlow made", () => {
   it("makes no flow's partitions array in six cycles of 2,000 partitions (lagging, stalled, syncing)", async () => {
-    const fixture = readSnapshotFixture();
-    const world = createSyntheticWorld(fixture.snapshot, fixture.history.offsetSyncs, "east->west", 2_000);
-    const store = createSqliteStore(path.join(dir, "gapwatch.db"));
-    const config = configSchema.parse({
-      clusters: world.base.clusters.map((c, i) => ({ alias: c.alias, bootstrap: `127.0.0.1:${9092 + i}` })),
-      pollIntervalSeconds: cycleMs / 1000,
-      store: { kind: "sqlite" },
-    });
-    const alerts = createAlertService(store, config);
-    const pipeline = new CyclePipeline(config, store, alerts);
-    let previous: Snapshot | null = null;
     let alerted = 0;
-    try {
-      for (let c = 1; c <= 6; c++) {
-        const current = snapshotCycle(world, c, world.base.takenAt + c * cycleMs, previous);
-        expect(current.flows.every((flow) => findFlowRows(flow) !== undefined)).toBe(true);
-        const made = countPartitionArraysMade();
-        const model = await pipeline.processCycle(current, previous, { offsetSyncs: world.syncs });
-        expect(countPartitionArraysMade(), `cycle ${c}`).toBe(made);
-        alerted = Math.max(alerted, model.alerts.length);
-        previous = current;
-      }
-    } finally {
-      alerts.stop();
-      await store.close();
-    }
+    await runSyntheticPipeline(6, async ({ cycle, current, process }) => {
+      expect(current.flows.every((flow) => findFlowRows(flow) !== undefined)).toBe(true);
+      const made = countPartitionArraysMade();
+      const model = await process();
+      expect(countPartitionArraysMade(), `cycle ${cycle}`).toBe(made);
+      alerted = Math.max(alerted, model.alerts.length);
+    });
     // The cycles judged something: the readers ran over lagging partitions and fired (REPLICATION_LAG at least).
     expect(alerted).toBeGreaterThan(0);
   }, 120_000);

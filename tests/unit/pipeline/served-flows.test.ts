@@ -4,30 +4,19 @@
  * data, copier changes, tails present or absent, several topics, no partitions, an offset beyond 2^53) and over the
  * synthetic world's cycles through the whole pipeline and publication.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { createAlertService } from "@/lib/alerts/alert-service";
+import { describe, expect, it } from "vitest";
 import {
   countPartitionArraysMade, definePartitionsOnDemand, findFlowRows, FlowRows, offsetFields, PartitionTails,
 } from "@/lib/collector/flow-rows";
 import { listSyncHistories } from "@/lib/collector/sync-history";
-import type { Flow, OffsetSyncPoint, Snapshot } from "@/lib/collector/types";
-import { configSchema } from "@/lib/config/schema";
+import type { Flow, OffsetSyncPoint } from "@/lib/collector/types";
 import { decodeColumnar, encodeColumnar } from "@/lib/pipeline/columnar-codec";
-import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
 import { decodeReadModel, encodeReadModel } from "@/lib/pipeline/published-read-models";
 import type { ReadModel } from "@/lib/pipeline/read-model";
 import { trimReadModel } from "@/lib/pipeline/served-read-model";
 import { serveFlowRows } from "@/lib/pipeline/served-flows";
-import { createSqliteStore } from "@/lib/store";
-import { readSnapshotFixture } from "@/scripts/bench/snapshot-fixture";
-import { createSyntheticWorld, cycleMs, snapshotCycle } from "@/scripts/bench/synthetic-world";
 import { createRandom } from "../seeded-random";
-
-const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-served-flows-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+import { runSyntheticPipeline } from "./synthetic-pipeline";
 
 interface RowsCase {
   rows: FlowRows;
@@ -137,35 +126,17 @@ describe("a flow's partitions published from its rows", () => {
   });
 
   it("publish the synthetic world's cycles as the model made as objects, making no flow's partitions", async () => {
-    const fixture = readSnapshotFixture();
-    const world = createSyntheticWorld(fixture.snapshot, fixture.history.offsetSyncs, "east->west", 2_000);
-    const store = createSqliteStore(path.join(dir, "gapwatch.db"));
-    const config = configSchema.parse({
-      clusters: world.base.clusters.map((c, i) => ({ alias: c.alias, bootstrap: `127.0.0.1:${9092 + i}` })),
-      pollIntervalSeconds: cycleMs / 1000,
-      store: { kind: "sqlite" },
+    await runSyntheticPipeline(4, async ({ cycle, process }) => {
+      const model = await process();
+      expect(model.snapshot.flows.every((flow) => findFlowRows(flow) !== undefined), `cycle ${cycle}`).toBe(true);
+      const arrays = countPartitionArraysMade();
+      const published = encodeReadModel(model);
+      expect(countPartitionArraysMade(), `cycle ${cycle}`).toBe(arrays);
+      const trimmed = trimReadModel(model);
+      const made = encodeColumnar({ ...trimmed, history: { offsetSyncs: new Map(listSyncHistories(trimmed.history.offsetSyncs)) } });
+      expect(countPartitionArraysMade(), `cycle ${cycle}`).toBeGreaterThan(arrays);
+      expect(published.equals(made), `cycle ${cycle}`).toBe(true);
+      expect((await decodeReadModel(published)).snapshot.flows).toEqual(model.snapshot.flows);
     });
-    const alerts = createAlertService(store, config);
-    const pipeline = new CyclePipeline(config, store, alerts);
-    let previous: Snapshot | null = null;
-    try {
-      for (let c = 1; c <= 4; c++) {
-        const current = snapshotCycle(world, c, world.base.takenAt + c * cycleMs, previous);
-        const model = await pipeline.processCycle(current, previous, { offsetSyncs: world.syncs });
-        expect(model.snapshot.flows.every((flow) => findFlowRows(flow) !== undefined), `cycle ${c}`).toBe(true);
-        const arrays = countPartitionArraysMade();
-        const published = encodeReadModel(model);
-        expect(countPartitionArraysMade(), `cycle ${c}`).toBe(arrays);
-        const trimmed = trimReadModel(model);
-        const made = encodeColumnar({ ...trimmed, history: { offsetSyncs: new Map(listSyncHistories(trimmed.history.offsetSyncs)) } });
-        expect(countPartitionArraysMade(), `cycle ${c}`).toBeGreaterThan(arrays);
-        expect(published.equals(made), `cycle ${c}`).toBe(true);
-        expect((await decodeReadModel(published)).snapshot.flows).toEqual(model.snapshot.flows);
-        previous = current;
-      }
-    } finally {
-      alerts.stop();
-      await store.close();
-    }
   }, 120_000);
 });

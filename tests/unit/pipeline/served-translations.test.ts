@@ -5,31 +5,20 @@
  * among groups whose rows were made already, empty groups and plain ones, and over the synthetic world's cycles
  * through the whole pipeline and publication.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { createAlertService } from "@/lib/alerts/alert-service";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { listSyncHistories } from "@/lib/collector/sync-history";
-import type { Snapshot } from "@/lib/collector/types";
-import { configSchema } from "@/lib/config/schema";
 import { decodeColumnar, encodeColumnar } from "@/lib/pipeline/columnar-codec";
-import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
 import { FlowTranslator } from "@/lib/pipeline/flow-translator";
 import { decodeReadModel, encodeReadModel } from "@/lib/pipeline/published-read-models";
 import { trimReadModel } from "@/lib/pipeline/served-read-model";
 import { serveTranslationRows } from "@/lib/pipeline/served-translations";
 import type { GroupTranslation } from "@/lib/translation";
 import { ColumnGroupRows } from "@/lib/translation/translation-rows";
-import { createSqliteStore } from "@/lib/store";
-import { readSnapshotFixture } from "@/scripts/bench/snapshot-fixture";
-import { createSyntheticWorld, cycleMs, snapshotCycle } from "@/scripts/bench/synthetic-world";
 import { createRandom } from "../seeded-random";
 import { FLOW } from "../translation/fixtures";
 import { createWorld } from "./translation-world";
+import { runSyntheticPipeline } from "./synthetic-pipeline";
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-served-translations-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -107,34 +96,16 @@ describe("a translation's rows published from their columns", () => {
   );
 
   it("publish the synthetic world's cycles as the model made as objects; no group's rows made in a cycle or its publication", async () => {
-    const fixture = readSnapshotFixture();
-    const world = createSyntheticWorld(fixture.snapshot, fixture.history.offsetSyncs, "east->west", 2_000);
-    const store = createSqliteStore(path.join(dir, "gapwatch.db"));
-    const config = configSchema.parse({
-      clusters: world.base.clusters.map((c, i) => ({ alias: c.alias, bootstrap: `127.0.0.1:${9092 + i}` })),
-      pollIntervalSeconds: cycleMs / 1000,
-      store: { kind: "sqlite" },
-    });
-    const alerts = createAlertService(store, config);
-    const pipeline = new CyclePipeline(config, store, alerts);
     const listRows = vi.spyOn(ColumnGroupRows.prototype, "listRows");
-    let previous: Snapshot | null = null;
-    try {
-      for (let c = 1; c <= 4; c++) {
-        const current = snapshotCycle(world, c, world.base.takenAt + c * cycleMs, previous);
-        listRows.mockClear();
-        const model = await pipeline.processCycle(current, previous, { offsetSyncs: world.syncs });
-        const published = encodeReadModel(model);
-        expect(listRows, `cycle ${c}`).not.toHaveBeenCalled();
-        const trimmed = trimReadModel(model);
-        const made = encodeColumnar({ ...trimmed, history: { offsetSyncs: new Map(listSyncHistories(trimmed.history.offsetSyncs)) } });
-        expect(published.equals(made), `cycle ${c}`).toBe(true);
-        expect((await decodeReadModel(published)).translations).toEqual(model.translations);
-        previous = current;
-      }
-    } finally {
-      alerts.stop();
-      await store.close();
-    }
+    await runSyntheticPipeline(4, async ({ cycle, process }) => {
+      listRows.mockClear();
+      const model = await process();
+      const published = encodeReadModel(model);
+      expect(listRows, `cycle ${cycle}`).not.toHaveBeenCalled();
+      const trimmed = trimReadModel(model);
+      const made = encodeColumnar({ ...trimmed, history: { offsetSyncs: new Map(listSyncHistories(trimmed.history.offsetSyncs)) } });
+      expect(published.equals(made), `cycle ${cycle}`).toBe(true);
+      expect((await decodeReadModel(published)).translations).toEqual(model.translations);
+    });
   }, 120_000);
 });
