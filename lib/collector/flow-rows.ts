@@ -304,6 +304,19 @@ export class PartitionTails {
 }
 
 /** The partition with the connector change that moved it, listed after its connector (the field order of the JSON). */
+/**
+ * The property names, in order, of a partition makePartition makes (its literal's order), for writers of the same
+ * shape without the object (the publication's encoder keys shapes by these arrays).
+ */
+export const partitionKeys: readonly string[] = [
+  "topic", "partition", "targetTopic", "sourceConnector", "sourceTopicId", "sourceLogStart", "sourceLogEnd",
+  "sourceLeaderEpoch", "mm2Position", "committedPosition", "positionSource", "targetLogStart", "targetLogEnd", "lag",
+  "offsetLag", "lagBasis", "transactionMarkersSeen", "targetDensityIssue", "latestSync", "oldestUnreplicatedTimestamp",
+  "unknown",
+];
+/** A partition a connector change moved (withCopierChange): `copierChange` after its connector. */
+export const changedPartitionKeys: readonly string[] = [...partitionKeys.slice(0, 4), "copierChange", ...partitionKeys.slice(4)];
+
 function withCopierChange(built: FlowPartition, copierChange: CopierChange): FlowPartition {
   const { topic, partition, targetTopic, sourceConnector, ...rest } = built;
   return { topic, partition, targetTopic, sourceConnector, copierChange, ...rest };

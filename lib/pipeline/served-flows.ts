@@ -5,7 +5,9 @@
  * FlowPartition or its bigints being made: at 100,000 partitions that was 100,000 objects and 700,000 bigints a
  * cycle, made only to be split into columns again. Only the encoder reads these.
  */
-import { findFlowRows, findFlowTails, type FlowRows, type OffsetField, type PartitionTails } from "@/lib/collector/flow-rows";
+import {
+  changedPartitionKeys, findFlowRows, findFlowTails, partitionKeys, type FlowRows, type OffsetField, type PartitionTails,
+} from "@/lib/collector/flow-rows";
 import type { Flow } from "@/lib/collector/types";
 import { type ColumnarRows, type ColumnSink, columnarRows } from "./columnar-source";
 
@@ -24,16 +26,6 @@ function serveFlow(flow: Flow): unknown {
   for (const key of Object.keys(flow)) served[key] = key === "partitions" ? partitions : flow[key as keyof Flow];
   return served;
 }
-
-/** The property names, in order, of a partition FlowRows.makePartition makes (the encoder keys shapes by these arrays). */
-const partitionShape = [
-  "topic", "partition", "targetTopic", "sourceConnector", "sourceTopicId", "sourceLogStart", "sourceLogEnd",
-  "sourceLeaderEpoch", "mm2Position", "committedPosition", "positionSource", "targetLogStart", "targetLogEnd", "lag",
-  "offsetLag", "lagBasis", "transactionMarkersSeen", "targetDensityIssue", "latestSync", "oldestUnreplicatedTimestamp",
-  "unknown",
-];
-/** A partition a connector change moved: `copierChange` after its connector (FlowRows' withCopierChange). */
-const changedShape = [...partitionShape.slice(0, 4), "copierChange", ...partitionShape.slice(4)];
 
 /** A flow's partitions held as rows, as the encoder takes them. */
 class PartitionRows implements ColumnarRows {
@@ -66,7 +58,7 @@ function writePartition(rows: FlowRows, tails: PartitionTails | undefined, i: nu
   const topic = rows.rowTopicOf(i);
   const rare = rows.rareFieldsOf(i);
   const changed = rare?.copierChange !== undefined;
-  const columns = sink.object(changed ? changedShape : partitionShape);
+  const columns = sink.object(changed ? changedPartitionKeys : partitionKeys);
   columns[0]!.value(topic.topic);
   columns[1]!.value(rows.partitionOf(i));
   columns[2]!.value(topic.targetTopic);
