@@ -1,5 +1,6 @@
+import { cutBodyChunks } from "./body-chunks";
 import type { SqliteDb } from "./db";
-import type { AcknowledgementRequest, PublishedReadModel, ReadModelVersion } from "./types";
+import type { AcknowledgementRequest, PublishedReadModel, ReadModelPublication, ReadModelVersion } from "./types";
 
 /**
  * The size of a published body's chunks, each a row of `read_model_chunks` (migration 12): SQLite copies a bound BLOB
@@ -8,8 +9,11 @@ import type { AcknowledgementRequest, PublishedReadModel, ReadModelVersion } fro
  */
 export const readModelChunkBytes = 1 << 20;
 
-/** Replaces the shard's published read model (one version row per shard, the body in chunks after it). */
-export function publishReadModel(db: SqliteDb, model: PublishedReadModel): void {
+/**
+ * Replaces the shard's published read model (one version row per shard, the body in chunks after it); a body in
+ * pieces is cut into the same chunks as the whole, never joined.
+ */
+export function publishReadModel(db: SqliteDb, model: ReadModelPublication): void {
   const writeChunk = db.prepare(
     `INSERT INTO read_model_chunks (shard, seq, bytes) VALUES (?, ?, ?)
      ON CONFLICT (shard, seq) DO UPDATE SET bytes = excluded.bytes`,
@@ -20,9 +24,7 @@ export function publishReadModel(db: SqliteDb, model: PublishedReadModel): void 
        ON CONFLICT (shard) DO UPDATE SET cycle = excluded.cycle, taken_at = excluded.taken_at`,
     ).run(model.shard, model.cycle, model.takenAt);
     let seq = 0;
-    for (let start = 0; start < model.body.length; start += readModelChunkBytes) {
-      writeChunk.run(model.shard, seq++, model.body.subarray(start, start + readModelChunkBytes));
-    }
+    for (const chunk of cutBodyChunks(model.body, readModelChunkBytes)) writeChunk.run(model.shard, seq++, chunk);
     db.prepare("DELETE FROM read_model_chunks WHERE shard = ? AND seq >= ?").run(model.shard, seq);
   })();
 }
