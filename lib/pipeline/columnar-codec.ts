@@ -66,6 +66,15 @@ const maxInt64 = 2n ** 63n - 1n;
  * as lines of UTF-8, zero bytes up to a multiple of 8, the blob.
  */
 export function encodeColumnar(value: unknown): Buffer {
+  return Buffer.concat(encodeColumnarPieces(value));
+}
+
+/**
+ * encodeColumnar's bytes as the pieces they are made of, in order (views of the columns, not copies): a store that
+ * writes them in pieces never holds the body whole (85 MiB at 100,000 partitions). Read before anything changes the
+ * encoded value: a piece may be a view of a typed array it holds.
+ */
+export function encodeColumnarPieces(value: unknown): Buffer[] {
   const writer = new BlobWriter();
   const header = JSON.stringify(encodeNode(value, writer));
   return writer.finish(Buffer.from(`${magic}\n${header}\n`));
@@ -160,10 +169,9 @@ class BlobWriter {
     return [offset, bytes.length];
   }
 
-  /** The blob after `head` (the magic and the header), zero bytes between them up to a multiple of runAlign. */
-  finish(head: Buffer): Buffer {
-    const start = alignUp(head.length, runAlign);
-    return Buffer.concat([head, Buffer.alloc(start - head.length), ...this.parts], start + this.length);
+  /** The pieces of `head` (the magic and the header), zero bytes up to a multiple of runAlign, then the blob. */
+  finish(head: Buffer): Buffer[] {
+    return [head, Buffer.alloc(alignUp(head.length, runAlign) - head.length), ...this.parts];
   }
 }
 

@@ -3,7 +3,7 @@ import type { ReadModelVersion, Store } from "@/lib/store";
 import { mergeReadModels } from "./merge-read-models";
 import type { ReadModel } from "./read-model";
 import { decodeTagged } from "./read-model-codec";
-import { decodeColumnar, encodeColumnar, isColumnar } from "./columnar-codec";
+import { decodeColumnar, encodeColumnarPieces, isColumnar } from "./columnar-codec";
 import { serveProgress } from "./served-progress";
 import { trimReadModel } from "./served-read-model";
 import { serveFlowRows } from "./served-flows";
@@ -13,18 +13,26 @@ const log = getLogger("pipeline.published");
 
 /** Writes a collector's read model as its shard's row (replacing the previous cycle's): what pages read of it. */
 export async function publishReadModel(store: Store, shard: string, model: ReadModel): Promise<void> {
-  await store.publishReadModel({ shard, cycle: model.snapshot.cycle, takenAt: model.snapshot.takenAt, body: encodeReadModel(model) });
+  // In pieces: the store writes them as they are (SQLite in chunks), without an 85 MiB body made each cycle to hold them.
+  const body = encodeReadModelPieces(model);
+  await store.publishReadModel({ shard, cycle: model.snapshot.cycle, takenAt: model.snapshot.takenAt, body });
+}
+
+/** A model's bytes as published (encodeReadModelPieces), joined. */
+export function encodeReadModel(model: ReadModel): Buffer {
+  return Buffer.concat(encodeReadModelPieces(model));
 }
 
 /**
- * A model's bytes as published (trimmed to what is served: served-read-model.ts), in columns (columnar-codec.ts); the
- * flows' partitions written from their rows (served-flows.ts), the translations' rows from their columns
- * (served-translations.ts), the catch-up samples' indexes from columns kept with them (served-progress.ts).
+ * A model's bytes as published, as the pieces they are made of (encodeColumnarPieces: read them before the model
+ * changes): trimmed to what is served (served-read-model.ts), in columns (columnar-codec.ts); the flows' partitions
+ * written from their rows (served-flows.ts), the translations' rows from their columns (served-translations.ts), the
+ * catch-up samples' indexes from columns kept with them (served-progress.ts).
  */
-export function encodeReadModel(model: ReadModel): Buffer {
+export function encodeReadModelPieces(model: ReadModel): Buffer[] {
   const trimmed = trimReadModel(model);
   const snapshot = { ...trimmed.snapshot, flows: serveFlowRows(trimmed.snapshot.flows) };
-  return encodeColumnar({
+  return encodeColumnarPieces({
     ...trimmed, snapshot, translations: serveTranslationRows(trimmed.translations), progress: serveProgress(trimmed.progress),
   });
 }

@@ -15,7 +15,7 @@ import type { Store } from "./types";
 
 export type { NotificationClaim, NotificationDelivery, NotificationLease, QueuedNotification, RevokedSession, PartitionSample, Store, StoredAlert, StoredEvent, TopicLagPoint } from "./types";
 export type { DetectorMemoryEntryChange, TranslationSample, TranslationSeriesPoint } from "./types";
-export type { AcknowledgementRequest, PublishedReadModel, ReadModelVersion } from "./types";
+export type { AcknowledgementRequest, PublishedReadModel, ReadModelPublication, ReadModelVersion } from "./types";
 export { createPostgresStore } from "./postgres";
 
 /**

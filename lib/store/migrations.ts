@@ -225,4 +225,17 @@ export const migrations: { version: number; sql: string }[] = [
       ALTER TABLE read_models_bytes RENAME TO read_models;
     `,
   },
+  {
+    // A published body as chunks of `readModelChunkBytes` (read-models.ts) in rows of their own: one 85 MiB BLOB was
+    // copied twice by SQLite as it was written (the bound value, then the record), 170 MiB at the collector's peak
+    // RSS; a chunk of the same size as the previous cycle's is overwritten in place. A body becomes its first chunk.
+    version: 12,
+    sql: `
+      CREATE TABLE read_model_chunks (
+        shard TEXT NOT NULL, seq INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (shard, seq)
+      );
+      INSERT INTO read_model_chunks (shard, seq, bytes) SELECT shard, 0, body FROM read_models;
+      ALTER TABLE read_models DROP COLUMN body;
+    `,
+  },
 ];

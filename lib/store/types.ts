@@ -73,6 +73,15 @@ export interface PublishedReadModel extends ReadModelVersion {
   body: Buffer;
 }
 
+/**
+ * A read model to publish: its body whole, or the pieces it is made of in order (encodeColumnarPieces), which the
+ * store writes without joining them where it can (SQLite's chunks: read-models.ts). The store reads the pieces before
+ * its call returns and keeps none of them.
+ */
+export interface ReadModelPublication extends ReadModelVersion {
+  body: Buffer | readonly Buffer[];
+}
+
 /** An acknowledgement made on a web instance, for the collector that holds the alert to apply. */
 export interface AcknowledgementRequest {
   alertId: string;
@@ -167,7 +176,7 @@ export interface Store {
    */
   loadDetectorMemoryEntries(prefix?: string): Promise<[string, string][]>;
   /** Replaces the shard's published read model (roles: a collector after each cycle). */
-  publishReadModel(model: PublishedReadModel): Promise<void>;
+  publishReadModel(model: ReadModelPublication): Promise<void>;
   /** Each shard's published version, by shard, without bodies: cheap enough to poll every second or two. */
   listReadModelVersions(): Promise<ReadModelVersion[]>;
   readReadModel(shard: string): Promise<PublishedReadModel | null>;

@@ -949,6 +949,13 @@ export function describeStoreContract(harness: StoreHarness): void {
       expect([row?.cycle, row?.body.length, row?.body.equals(body)]).toEqual([9, body.length, true]);
     });
 
+    it("stores a body given in pieces as the pieces joined", async () => {
+      const s = open();
+      const pieces = [Buffer.from("gapwatch-columnar 2\n{}\n"), Buffer.alloc(0), Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 256))];
+      await s.publishReadModel({ shard: "all", cycle: 3, takenAt: T0, body: pieces });
+      expect(await s.readReadModel("all")).toEqual({ shard: "all", cycle: 3, takenAt: T0, body: Buffer.concat(pieces) });
+    });
+
     it("queues acknowledgements (the latest per alert wins), lists them oldest first, and deletes the applied ones", async () => {
       const s = open();
       await s.requestAcknowledgement({ alertId: "00000000000000b2", by: "admin", at: T0 + 2 * SECOND });

@@ -2,7 +2,7 @@ import { promisify } from "node:util";
 import { constants as bufferConstants } from "node:buffer";
 import { constants as zlibConstants, gunzip, gzip } from "node:zlib";
 import type pg from "pg";
-import type { AcknowledgementRequest, PublishedReadModel, ReadModelVersion } from "../types";
+import type { AcknowledgementRequest, PublishedReadModel, ReadModelPublication, ReadModelVersion } from "../types";
 import { queryRows } from "./connection";
 
 /** zlib on libuv's thread pool: neither the collector's nor a web instance's event loop compresses. */
@@ -12,9 +12,13 @@ const gunzipAsync = promisify(gunzip);
 const gzipLevel = 1;
 const maxBufferLength = bufferConstants.MAX_LENGTH;
 
-/** Replaces the shard's published read model (one row per shard), its body gzip-compressed (migration 12). */
-export async function publishReadModel(pool: pg.Pool, model: PublishedReadModel): Promise<void> {
-  const packed = await gzipAsync(model.body, { level: gzipLevel });
+/**
+ * Replaces the shard's published read model (one row per shard), its body gzip-compressed (migration 12); a body in
+ * pieces is joined first (zlib compresses one buffer).
+ */
+export async function publishReadModel(pool: pg.Pool, model: ReadModelPublication): Promise<void> {
+  const body = Buffer.isBuffer(model.body) ? model.body : Buffer.concat(model.body);
+  const packed = await gzipAsync(body, { level: gzipLevel });
   await queryRows(
     pool,
     `INSERT INTO read_models (shard, cycle, taken_at, body, packed) VALUES ($1, $2, $3, NULL, $4)

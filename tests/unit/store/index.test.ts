@@ -32,7 +32,7 @@ describe("SQLite migrations", () => {
     const db = new Database(file, { readonly: true });
     try {
       const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[];
-      expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+      expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     } finally {
       db.close();
     }
