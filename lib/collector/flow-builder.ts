@@ -387,13 +387,17 @@ function readCoverage(
 ): FlowCoverageReading {
   const before = previous?.flow.coverage?.missingOnTarget ?? [];
   const targetKnown = target !== undefined && target.reachable && !target.stale;
-  const missing = [...matched]
-    .filter(([, targetTopic]) => !targetByName.has(targetTopic))
-    .map(([topic, targetTopic]) => ({ topic, targetTopic, since: before.find((m) => m.topic === topic)?.since ?? now }));
+  // One pass over the topics, no pair array per topic (181,820 topics at 1,000,000 partitions).
+  const missing: FlowCoverageReading["missingOnTarget"] = [];
+  let matchedByFilter = 0;
+  for (const [topic, targetTopic] of matched) {
+    if (!targetByName.has(targetTopic)) missing.push({ topic, targetTopic, since: before.find((m) => m.topic === topic)?.since ?? now });
+    if (!def.policy.isHeartbeatsTopic(topic)) matchedByFilter++;
+  }
   const partitionsMissing = tally.targetUnread === 0 ? [] : listPartitionsMissing(rows, targetByName, previous?.flow.coverage?.partitionsMissingOnTarget ?? [], now);
   return {
     filterKnown: def.configReadError === null && def.topicFilters.length > 0 && def.topicFilters.every((f) => f.spec.kind === "default") && source !== undefined,
-    matchedByFilter: [...matched.keys()].filter((t) => !def.policy.isHeartbeatsTopic(t)).length,
+    matchedByFilter,
     unmatched: excluded.map(({ topic, reason }) => ({ topic: topic.name, reason, internal: topic.internal || def.policy.isInternalTopic(topic.name) })),
     missingOnTarget: targetKnown ? missing : before,
     partitionsMissingOnTarget: targetKnown ? partitionsMissing : (previous?.flow.coverage?.partitionsMissingOnTarget ?? []),
