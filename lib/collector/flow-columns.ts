@@ -447,10 +447,12 @@ export class FlowColumnsFiller {
     let lastTopic = -1;
     let lastTopicId: string | null = null;
     let lastTopicIdNumber = -1;
+    // Each column copied in a pass of its own: one pair of arrays at a time in the caches. All seven at once, read at
+    // scattered listed positions, cost 2.4 s of CPU a cycle at 1,000,000 partitions, 36 times their cost at 100,000.
+    for (const field of offsetFields) copyBySlot(offsets[field], columns[field], order, slotAt);
     for (let i = 0; i < order.length; i++) {
       const at = order[i]!;
       const slot = slotAt[i]!;
-      for (const field of offsetFields) columns[field][slot] = offsets[field][at]!;
       columns.flags[slot] = flags[at]!;
       if (rows.isKnown(at)) columns.knownPositionOf[slot] = i;
       // Each member topic is one run (buildFlow interns a topic's remote name: equal names, one member).
@@ -471,6 +473,11 @@ export class FlowColumnsFiller {
     columns.topicRunStarts = Int32Array.from(runStarts);
     return columns;
   }
+}
+
+/** `to[slotAt[i]] = from[order[i]]` for every sorted position `i`. */
+function copyBySlot(from: Float64Array, to: Float64Array, order: Int32Array, slotAt: Int32Array): void {
+  for (let i = 0; i < order.length; i++) to[slotAt[i]!] = from[order[i]!]!;
 }
 
 /** One slot's offsets and flags from its partition object. */

@@ -7,8 +7,8 @@ export type MembershipVerdict = { member: true; connector: string | null } | { m
 
 /** What the cycle read that membership depends on. */
 export interface MembershipContext {
-  /** Topic names on the target cluster. */
-  targetTopics: ReadonlySet<string>;
+  /** Topic names on the target cluster (a set, or the keys of a map of the target's topics). */
+  targetTopics: Pick<ReadonlySet<string>, "has">;
   /** Source topics for which Connect holds MM2's positions (any connector of the flow). */
   positionTopics: ReadonlySet<string>;
 }

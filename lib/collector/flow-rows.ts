@@ -123,6 +123,11 @@ export class FlowRows {
     this.offsets[field][at] = n;
   }
 
+  /** Records one offset of the partition listed at `at` as a number within ±2^53 (NaN: null; partition-position.ts). */
+  putExactOffset(at: number, field: OffsetField, value: number): void {
+    this.offsets[field][at] = value;
+  }
+
   /** Whether the partition listed at `at` has known data (`unknown` null). */
   isKnown(at: number): boolean {
     return this.rare.get(at)?.unknown === undefined;
