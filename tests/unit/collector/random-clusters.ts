@@ -42,10 +42,10 @@ export function makeRandomCluster(seed: number): RandomCluster {
   const marks = new Map<string, LeaderMark>();
   const ends = new Map<string, EpochEndOffset | ItemError>();
   const elr = new Map<string, number[]>();
-  const topicCount = r(8);
+  const topicCount = r(14);
   for (let t = 0; t < topicCount; t++) {
     const name = r(6) === 0 && t > 0 ? topics[t - 1]!.name : `topic-${t}`;
-    const count = pick([0, 1, 2, 3, 7]);
+    const count = pick([0, 1, 2, 3, 7, 12, 20]);
     const order = Array.from({ length: count }, (_, i) => i);
     if (r(4) === 0) order.reverse();
     const partitions = order.map((partition) => {
