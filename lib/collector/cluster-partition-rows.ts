@@ -240,3 +240,64 @@ export function findTopicRows(topic: TopicState): TopicRows | undefined {
 export function countClusterPartitionArraysMade(): number {
   return partitionArraysMade;
 }
+
+/** How many partitions the topic has, without making its array. */
+export function countTopicPartitions(topic: TopicState): number {
+  const found = rowsByTopic.get(topic);
+  return found === undefined ? topic.partitions.length : found.to - found.from;
+}
+
+/** What buildFlow and its unknown judge read of a partition state. */
+export type StateReading = Pick<PartitionState, "topic" | "partition" | "leaderEpoch" | "logStart" | "logEnd" | "error">;
+
+/**
+ * Reads one topic's partition states at a time, by position: a topic with rows into one object refilled by every read
+ * (a reading is used before the next read of the same reader), else its array's states.
+ */
+export class PartitionStateReader {
+  private readonly reading: StateReading = { topic: "", partition: 0, leaderEpoch: 0, logStart: null, logEnd: null, error: null };
+  private found: TopicRows | undefined;
+  private array: readonly PartitionState[] | undefined;
+  private length = 0;
+
+  /** Reads `topic` from now on (undefined: a topic with no partition); returns how many partitions it has. */
+  open(topic: TopicState | undefined): number {
+    this.found = topic === undefined ? undefined : rowsByTopic.get(topic);
+    this.array = topic === undefined || this.found !== undefined ? undefined : topic.partitions;
+    this.length = this.found === undefined ? (this.array?.length ?? 0) : this.found.to - this.found.from;
+    return this.length;
+  }
+
+  /** The partition number of the state at position `i`. */
+  partitionAt(i: number): number {
+    return this.found === undefined ? this.array![i]!.partition : this.found.rows.partition[this.found.from + i]!;
+  }
+
+  /** The state at position `i`. */
+  read(i: number): StateReading {
+    if (this.found === undefined) return this.array![i]!;
+    const { rows, topic, from } = this.found;
+    const at = from + i;
+    const r = this.reading;
+    r.topic = rows.topicNames[topic]!;
+    r.partition = rows.partition[at]!;
+    r.leaderEpoch = rows.leaderEpoch[at]!;
+    r.logStart = rows.logStartOf(at);
+    r.logEnd = rows.logEndOf(at);
+    r.error = rows.errorOf(at);
+    return r;
+  }
+
+  /** The state of partition `partition`, looked for first at position `at` (where a topic listed in order has it). */
+  find(at: number, partition: number): StateReading | undefined {
+    const i = this.locate(at, partition);
+    return i < 0 ? undefined : this.read(i);
+  }
+
+  /** The position of partition `partition`, looked for first at position `at`; −1 when the topic has none. */
+  locate(at: number, partition: number): number {
+    if (at < this.length && this.partitionAt(at) === partition) return at;
+    for (let i = 0; i < this.length; i++) if (this.partitionAt(i) === partition) return i;
+    return -1;
+  }
+}

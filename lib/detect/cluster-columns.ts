@@ -1,5 +1,5 @@
-import { findTopicRows, type TopicRows } from "@/lib/collector/cluster-partition-rows";
-import type { ClusterSnapshot, PartitionState, TopicState } from "@/lib/collector/types";
+import { countTopicPartitions, findTopicRows, type TopicRows } from "@/lib/collector/cluster-partition-rows";
+import type { ClusterSnapshot, PartitionState } from "@/lib/collector/types";
 
 /**
  * What a cluster rule asks of a topic before it reads the topic's partitions: one bit per question, set when at
@@ -157,12 +157,6 @@ function buildClusterColumns(cluster: ClusterSnapshot, logs: boolean): ClusterCo
   }
   topicStart[topics.length] = at;
   return { topicFlags, topicStart, logStart, logEnd, logs };
-}
-
-/** How many partitions the topic has, without making its array. */
-function countTopicPartitions(topic: TopicState): number {
-  const found = findTopicRows(topic);
-  return found === undefined ? topic.partitions.length : found.to - found.from;
 }
 
 /**

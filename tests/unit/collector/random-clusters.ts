@@ -31,20 +31,22 @@ export interface RandomCluster {
 
 const bigOffsets = [0n, 1n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, -1n];
 
-export function makeRandomCluster(seed: number): RandomCluster {
+/** A random cluster; its topics are named `<prefix>topic-<n>`; `exact`: no offset beyond 2^53 − 1. */
+export function makeRandomCluster(seed: number, prefix = "", exact = false): RandomCluster {
   const r = createRandom(seed);
   const pick = <T,>(values: readonly T[]): T => values[r(values.length)]!;
   const brokers = [1, 2, 3, 4, 5];
   const list = () => brokers.slice(0, r(5));
-  const offset = () => (r(10) === 0 ? pick(bigOffsets) : BigInt(r(1_000_000)));
+  const offsets = exact ? bigOffsets.filter((o) => o <= 2n ** 53n - 1n) : bigOffsets;
+  const offset = () => (r(10) === 0 ? pick(offsets) : BigInt(r(1_000_000)));
   const topics: TopicMetadata[] = [];
-  const offsets = new Map<string, PartitionOffsets | ItemError>();
+  const answers = new Map<string, PartitionOffsets | ItemError>();
   const marks = new Map<string, LeaderMark>();
   const ends = new Map<string, EpochEndOffset | ItemError>();
   const elr = new Map<string, number[]>();
   const topicCount = r(14);
   for (let t = 0; t < topicCount; t++) {
-    const name = r(6) === 0 && t > 0 ? topics[t - 1]!.name : `topic-${t}`;
+    const name = r(6) === 0 && t > 0 ? topics[t - 1]!.name : `${prefix}topic-${t}`;
     const count = pick([0, 1, 2, 3, 7, 12, 20]);
     const order = Array.from({ length: count }, (_, i) => i);
     if (r(4) === 0) order.reverse();
@@ -55,8 +57,8 @@ export function makeRandomCluster(seed: number): RandomCluster {
       const leaderEpoch = r(20);
       const key = `${name}/${partition}`;
       const answer = r(8);
-      if (answer === 0) offsets.set(key, { error: pick(["NOT_LEADER_OR_FOLLOWER", "TOPIC_AUTHORIZATION_FAILED"]) });
-      else if (answer > 1) offsets.set(key, { logStart: offset(), logEnd: offset(), leaderEpoch: r(20) });
+      if (answer === 0) answers.set(key, { error: pick(["NOT_LEADER_OR_FOLLOWER", "TOPIC_AUTHORIZATION_FAILED"]) });
+      else if (answer > 1) answers.set(key, { logStart: offset(), logEnd: offset(), leaderEpoch: r(20) });
       if (r(3) === 0) marks.set(key, { epoch: r(20), logEnd: offset(), topicId: pick([null, `id-${t}`, "other"]), seenAt: T0 - r(1000) });
       if (r(2) === 0) ends.set(key, r(5) === 0 ? { error: "FENCED_LEADER_EPOCH" } : { leaderEpoch: r(20), endOffset: offset() });
       if (r(2) === 0) elr.set(key, brokers.slice(0, r(3)));
@@ -68,7 +70,7 @@ export function makeRandomCluster(seed: number): RandomCluster {
   const failing = r(6);
   return {
     metadata,
-    offsets: failing === 0 ? new Error("broker down") : offsets,
+    offsets: failing === 0 ? new Error("broker down") : answers,
     marks,
     ends: failing === 1 ? new Error("timed out") : ends,
     elr: failing === 2 ? new Error("timed out") : failing === 3 ? null : elr,
@@ -127,6 +129,6 @@ export function makeExpectedTopics(cluster: RandomCluster): TopicState[] {
 }
 
 /** The cluster as the poll makes it now (its topics' partitions in rows, unmade). */
-export function pollRandomCluster(cluster: RandomCluster, marks: ReadonlyMap<string, LeaderMark> = cluster.marks, now = T0): Promise<ClusterSnapshot> {
-  return pollCluster(makeReader(cluster), { alias: "east", bootstrap: [] }, null, { refreshConfigs: false, now, leaderMarks: marks });
+export function pollRandomCluster(cluster: RandomCluster, marks: ReadonlyMap<string, LeaderMark> = cluster.marks, now = T0, alias = "east"): Promise<ClusterSnapshot> {
+  return pollCluster(makeReader(cluster), { alias, bootstrap: [] }, null, { refreshConfigs: false, now, leaderMarks: marks });
 }
