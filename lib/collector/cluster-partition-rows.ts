@@ -70,7 +70,7 @@ export class ClusterPartitionRows {
     this.ids = new Int32Array(idCount);
   }
 
-  /** Starts topic `t` (named `name`) at position `at`; the topics are started in order, the last at `length`. */
+  /** Starts topic `t` (named `name`) at position `at`; the topics are started in order, the last ends at `length`. */
   startTopic(t: number, name: string, at: number): void {
     this.topicNames[t] = name;
     this.topicStart[t] = at;
@@ -205,6 +205,7 @@ let partitionArraysMade = 0;
 /**
  * Makes `topic.partitions` from topic `t` of `rows` when first read (then a plain array property in the same place
  * among the topic's keys: JSON.stringify, a spread and structuredClone see the topic as before). A write replaces it.
+ * Only once every topic of `rows` is started (where topic `t` ends is known then).
  */
 export function definePartitionsFromRows(topic: TopicState, rows: ClusterPartitionRows, t: number): void {
   rowsByTopic.set(topic, { rows, topic: t, from: rows.topicStart[t]!, to: rows.topicStart[t + 1]! });
