@@ -120,7 +120,11 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
  * The partition states of the Metadata and ListOffsets answers as rows (cluster-partition-rows.ts): the leader epoch is
  * the newer of the two answers', and a partition without offsets carries why (its own error first).
  */
-function writePartitionRows(topics: readonly TopicMetadata[], offsets: ReadonlyMap<string, PartitionOffsets | ItemError>, offsetsError: string): ClusterPartitionRows {
+function writePartitionRows(
+  topics: readonly TopicMetadata[],
+  offsets: ReadonlyMap<string, PartitionOffsets | ItemError>,
+  offsetsError: string,
+): ClusterPartitionRows {
   let length = 0;
   let ids = 0;
   for (const t of topics) {

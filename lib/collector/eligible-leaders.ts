@@ -48,14 +48,17 @@ export async function readEligibleLeaderReplicas(
     elr = new Map();
   }
   // No DescribeTopicPartitions (null): the brokers predate KIP-966, no replica is eligible.
-  const elrOf = (topic: string, partition: number) => (elr === null ? [] : (elr.get(partitionKey(topic, partition)) ?? null));
-  const attach = (p: PartitionState): PartitionState => (hasLeaderAloneInSync(p) ? { ...p, eligibleLeaderReplicas: elrOf(p.topic, p.partition) } : p);
+  const elrOf = (topic: string, partition: number) =>
+    elr === null ? [] : (elr.get(partitionKey(topic, partition)) ?? null);
+  const attach = (p: PartitionState): PartitionState =>
+    hasLeaderAloneInSync(p) ? { ...p, eligibleLeaderReplicas: elrOf(p.topic, p.partition) } : p;
   return topics.map((t) => {
     if (!wanted.includes(t.name)) return t;
     const rows = findTopicRows(t);
     if (rows === undefined) return { ...t, partitions: t.partitions.map(attach) };
     for (let at = rows.from; at < rows.to; at++) {
-      if (hasLeaderAloneInSyncAt(rows.rows, at)) rows.rows.addRare(at, { eligibleLeaderReplicas: elrOf(t.name, rows.rows.partition[at]!) });
+      if (!hasLeaderAloneInSyncAt(rows.rows, at)) continue;
+      rows.rows.addRare(at, { eligibleLeaderReplicas: elrOf(t.name, rows.rows.partition[at]!) });
     }
     return t;
   });

@@ -131,7 +131,10 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
   const tally = { lag: 0, exact: true, unknownPositions: 0, targetUnread: 0 };
   const rows = new FlowRows(count);
   const states = { sourceStates: new PartitionStateReader(), targetStates: new PartitionStateReader() };
-  const ctx = { flowId: def.id, readings, syncHistory, densityIssues, targetByName, judgeUnknown, columns, rows, ...states, historyBySlot, tally };
+  const ctx = {
+    flowId: def.id, readings, syncHistory, densityIssues, targetByName, judgeUnknown, columns, rows, ...states,
+    historyBySlot, tally,
+  };
   // Read in the order the source lists its topics, the order their states were read in and sit in memory
   // (read in sorted order, the reads jumped around the heap: about 20 % slower at 100,000 partitions), then sorted.
   let listed = 0;

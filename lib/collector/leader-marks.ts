@@ -68,7 +68,8 @@ export function advanceLeaderMarks(marks: LeaderMarks, cluster: ClusterSnapshot,
       state.epoch = rows.leaderEpoch[at]!;
       state.unanswered = rows.rare.size === 0 || rows.rare.get(at)?.previousEpochEnd?.endOffset == null;
       state.logEnd = rows.logEnd[at]!;
-      advanceMark(pass, topic.topicId, partitionKey(topic.name, rows.partition[at]!), state, rows.isInexact(at) ? rows.logEndOf(at) : null);
+      const key = partitionKey(topic.name, rows.partition[at]!);
+      advanceMark(pass, topic.topicId, key, state, rows.isInexact(at) ? rows.logEndOf(at) : null);
     }
   }
   // Partitions of deleted topics.

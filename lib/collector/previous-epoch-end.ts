@@ -51,7 +51,8 @@ export async function readPreviousEpochEnds(
     const rise = rises.get(key);
     return rise === undefined ? p : { ...p, previousEpochEnd: describeEnd(key, rise.mark) };
   };
-  const touched = (t: TopicState) => findTopicRows(t) === undefined && t.partitions.some((p) => rises.has(partitionKey(p.topic, p.partition)));
+  const touched = (t: TopicState) =>
+    findTopicRows(t) === undefined && t.partitions.some((p) => rises.has(partitionKey(p.topic, p.partition)));
   return topics.map((t) => (touched(t) ? { ...t, partitions: t.partitions.map(attach) } : t));
 }
 

@@ -163,7 +163,10 @@ function buildClusterColumns(cluster: ClusterSnapshot, logs: boolean): ClusterCo
  * The TopicFlag bits of a topic the cluster poll made, from its rows (as the loop over objects judges them), its log
  * offsets written into `logs` from position `at` when given.
  */
-function judgeTopicRows({ rows, from, to }: TopicRows, logs: { logStart: Float64Array; logEnd: Float64Array; at: number } | null): number {
+function judgeTopicRows(
+  { rows, from, to }: TopicRows,
+  logs: { logStart: Float64Array; logEnd: Float64Array; at: number } | null,
+): number {
   let flags = 0;
   for (let i = from; i < to; i++) {
     if (rows.partition[i] !== i - from) flags |= TopicFlag.NOT_DENSE;

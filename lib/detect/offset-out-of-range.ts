@@ -49,7 +49,10 @@ export function detectOffsetsOutOfRange(ctx: DetectorContext): Finding[] {
     // The cluster findTopic would search (the first of its alias), as numbers.
     const logs = findCluster(ctx.current, cluster.alias);
     if (logs === undefined) continue;
-    const lookup: OffsetLookup = { cluster: logs, columns: readClusterLogs(logs), topics: readTopicPositions(logs).byName, topic: null, at: -1, states: new PartitionStateReader() };
+    const lookup: OffsetLookup = {
+      cluster: logs, columns: readClusterLogs(logs), topics: readTopicPositions(logs).byName, topic: null, at: -1,
+      states: new PartitionStateReader(),
+    };
     for (const group of listKnownGroups(cluster)) {
       // Made only for a group with an offset out of range (nearly none of 9,000 groups at 100,000 partitions).
       let below: OutOfRange[] | undefined;

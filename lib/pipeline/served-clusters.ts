@@ -11,7 +11,9 @@ import { type ColumnarRows, type ColumnSink, columnarRows } from "./columnar-sou
 
 /** `clusters`, each one with a topic with rows copied with its topics' `partitions` (in their place) the rows. */
 export function serveClusterRows(clusters: readonly ClusterSnapshot[]): readonly unknown[] {
-  return clusters.map((cluster) => (cluster.topics.some((t) => findTopicRows(t) !== undefined) ? { ...cluster, topics: cluster.topics.map(serveTopic) } : cluster));
+  return clusters.map((cluster) =>
+    cluster.topics.some((t) => findTopicRows(t) !== undefined) ? { ...cluster, topics: cluster.topics.map(serveTopic) } : cluster,
+  );
 }
 
 /** The topic, or a copy whose `partitions` is its rows. */
@@ -20,12 +22,16 @@ function serveTopic(topic: TopicState): unknown {
   if (found === undefined) return topic;
   const served: Record<string, unknown> = {};
   // Reading `partitions` would make them: every other property is copied.
-  for (const key of Object.keys(topic)) served[key] = key === "partitions" ? new TopicPartitionRows(found) : topic[key as keyof TopicState];
+  for (const key of Object.keys(topic)) {
+    served[key] = key === "partitions" ? new TopicPartitionRows(found) : topic[key as keyof TopicState];
+  }
   return served;
 }
 
-/** The property names, in order, of a state ClusterPartitionRows.makePartition makes (the encoder keys shapes by them). */
-const stateShape = ["topic", "partition", "leader", "leaderEpoch", "replicas", "isr", "offlineReplicas", "logStart", "logEnd", "error"];
+/** The property names, in order, of a state ClusterPartitionRows.makePartition makes (the encoder's shape keys). */
+const stateShape = [
+  "topic", "partition", "leader", "leaderEpoch", "replicas", "isr", "offlineReplicas", "logStart", "logEnd", "error",
+];
 /** The same with the rare fields, in the order makePartition adds them: none, the epoch end, the ELR, both. */
 const shapes = [
   stateShape,

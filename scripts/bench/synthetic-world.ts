@@ -255,7 +255,13 @@ function countReplicaIds(state: PartitionState): number {
 }
 
 /** Writes `state` with the cycle's log start and end into `rows` at `at`. */
-function putState(rows: ClusterPartitionRows, at: number, state: PartitionState, logStart: bigint | null, logEnd: bigint | null): void {
+function putState(
+  rows: ClusterPartitionRows,
+  at: number,
+  state: PartitionState,
+  logStart: bigint | null,
+  logEnd: bigint | null,
+): void {
   const { partition, leader, leaderEpoch, replicas, isr, offlineReplicas, error } = state;
   rows.put(at, { partition, leader, leaderEpoch, replicas, isr, offlineReplicas, logStart, logEnd, error });
   if (state.previousEpochEnd !== undefined) rows.addRare(at, { previousEpochEnd: state.previousEpochEnd });

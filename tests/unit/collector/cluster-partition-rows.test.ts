@@ -16,7 +16,8 @@ describe("the cluster poll's partition rows", () => {
       const reader = makeReader(cluster);
       const errors: string[] = [];
       // The object path of previous-epoch-end.ts and eligible-leaders.ts is the one they had before rows.
-      const expected = await readEligibleLeaderReplicas(reader, await readPreviousEpochEnds(reader, cluster.marks, makeExpectedTopics(cluster), errors), errors);
+      const withEnds = await readPreviousEpochEnds(reader, cluster.marks, makeExpectedTopics(cluster), errors);
+      const expected = await readEligibleLeaderReplicas(reader, withEnds, errors);
       const polled = await pollRandomCluster(cluster);
       expect(polled.topics.every((t) => findTopicRows(t) !== undefined), `seed ${seed}`).toBe(true);
       expect(stringify(polled.topics), `seed ${seed}`).toBe(stringify(expected));

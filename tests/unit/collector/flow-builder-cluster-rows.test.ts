@@ -34,7 +34,11 @@ describe("buildFlow over the cluster poll's rows", () => {
       const [target, targetArrays] = await pollTwice(seed + 10_000, "east.", "west");
       // MM2's committed positions for about half of the partitions.
       const positions = new Map<string, bigint>();
-      for (const t of sourceArrays.topics) for (const p of t.partitions) if ((p.partition + seed) % 2 === 0) positions.set(`${t.name}/${p.partition}`, BigInt(seed * 7 + p.partition));
+      for (const t of sourceArrays.topics) {
+        for (const p of t.partitions) {
+          if ((p.partition + seed) % 2 === 0) positions.set(`${t.name}/${p.partition}`, BigInt(seed * 7 + p.partition));
+        }
+      }
       const failures = { positionsError: seed % 5 === 0 ? "Connect down" : null, syncsError: null };
       const readings = () => makeReadings({ positions, failures });
       const made = countClusterPartitionArraysMade();

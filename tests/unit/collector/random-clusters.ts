@@ -62,7 +62,8 @@ export function makeRandomCluster(seed: number, prefix = "", exact = false): Ran
       if (r(3) === 0) marks.set(key, { epoch: r(20), logEnd: offset(), topicId: pick([null, `id-${t}`, "other"]), seenAt: T0 - r(1000) });
       if (r(2) === 0) ends.set(key, r(5) === 0 ? { error: "FENCED_LEADER_EPOCH" } : { leaderEpoch: r(20), endOffset: offset() });
       if (r(2) === 0) elr.set(key, brokers.slice(0, r(3)));
-      return { partition, leader, leaderEpoch, replicas, isr, offlineReplicas: r(5) === 0 ? [pick(brokers)] : [], error: r(10) === 0 ? "LEADER_NOT_AVAILABLE" : null };
+      const offlineReplicas = r(5) === 0 ? [pick(brokers)] : [];
+      return { partition, leader, leaderEpoch, replicas, isr, offlineReplicas, error: r(10) === 0 ? "LEADER_NOT_AVAILABLE" : null };
     });
     topics.push({ name, topicId: r(4) === 0 ? null : `id-${t}`, isInternal: r(10) === 0, error: null, partitions });
   }
@@ -129,6 +130,12 @@ export function makeExpectedTopics(cluster: RandomCluster): TopicState[] {
 }
 
 /** The cluster as the poll makes it now (its topics' partitions in rows, unmade). */
-export function pollRandomCluster(cluster: RandomCluster, marks: ReadonlyMap<string, LeaderMark> = cluster.marks, now = T0, alias = "east"): Promise<ClusterSnapshot> {
-  return pollCluster(makeReader(cluster), { alias, bootstrap: [] }, null, { refreshConfigs: false, now, leaderMarks: marks });
+export function pollRandomCluster(
+  cluster: RandomCluster,
+  marks: ReadonlyMap<string, LeaderMark> = cluster.marks,
+  now = T0,
+  alias = "east",
+): Promise<ClusterSnapshot> {
+  const options = { refreshConfigs: false, now, leaderMarks: marks };
+  return pollCluster(makeReader(cluster), { alias, bootstrap: [] }, null, options);
 }
