@@ -8,7 +8,9 @@ import {
   type PartitionOffsets,
   type ShareGroupOffsetRow,
   type TopicConfigValues,
+  type TopicMetadata,
 } from "@/lib/kafka";
+import { ClusterPartitionRows, definePartitionsFromRows } from "./cluster-partition-rows";
 import { readEligibleLeaderReplicas } from "./eligible-leaders";
 import type { LeaderMark } from "./leader-marks";
 import { readPreviousEpochEnds } from "./previous-epoch-end";
@@ -80,30 +82,18 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
   for (const [key, o] of offsets) if (isItemError(o)) deny("ListOffsets", "topic", key.slice(0, key.lastIndexOf("/")), o.error);
   for (const g of groups) if (g.error !== null) deny("OffsetFetch", "group", g.groupId, g.error);
 
-  const readTopics: TopicState[] = metadata.topics.map((t) => {
+  const rows = writePartitionRows(metadata.topics, offsets, offsetsError);
+  const readTopics = metadata.topics.map((t, i): TopicState => {
     const raw = configs.get(t.name);
-    return {
+    const topic: TopicState = {
       name: t.name,
       topicId: t.topicId,
       internal: t.isInternal,
       configs: raw && !isItemError(raw) ? reshapeTopicConfigs(raw) : (previousConfigs.get(t.name) ?? null),
-      partitions: t.partitions.map((p) => {
-        const o = offsets.get(`${t.name}/${p.partition}`);
-        const failed = o === undefined ? offsetsError : isItemError(o) ? `ListOffsets: ${o.error}` : null;
-        return {
-          topic: t.name,
-          partition: p.partition,
-          leader: p.leader,
-          leaderEpoch: o && !isItemError(o) ? Math.max(o.leaderEpoch, p.leaderEpoch) : p.leaderEpoch,
-          replicas: p.replicas,
-          isr: p.isr,
-          offlineReplicas: p.offlineReplicas,
-          logStart: o && !isItemError(o) ? o.logStart : null,
-          logEnd: o && !isItemError(o) ? o.logEnd : null,
-          error: p.error ?? failed,
-        };
-      }),
+      partitions: [],
     };
+    definePartitionsFromRows(topic, rows, i);
+    return topic;
   });
 
   // Only where a leader epoch rose above the last known one (UNCLEAN_TRUNCATION's exact range),
@@ -124,6 +114,46 @@ export async function pollCluster(reader: ClusterReader, config: ClusterConfig, 
     uncleanLeaderElectionDefault: uncleanDefault,
     ...(denied.length === 0 ? {} : { denied: dedupeDenied(denied) }),
   };
+}
+
+/**
+ * The partition states of the Metadata and ListOffsets answers as rows (cluster-partition-rows.ts): the leader epoch is
+ * the newer of the two answers', and a partition without offsets carries why (its own error first).
+ */
+function writePartitionRows(
+  topics: readonly TopicMetadata[],
+  offsets: ReadonlyMap<string, PartitionOffsets | ItemError>,
+  offsetsError: string,
+): ClusterPartitionRows {
+  let length = 0;
+  let ids = 0;
+  for (const t of topics) {
+    length += t.partitions.length;
+    for (const p of t.partitions) ids += p.replicas.length + p.isr.length + p.offlineReplicas.length;
+  }
+  const rows = new ClusterPartitionRows(topics.length, length, ids);
+  let at = 0;
+  for (let i = 0; i < topics.length; i++) {
+    const t = topics[i]!;
+    rows.startTopic(i, t.name, at);
+    for (const p of t.partitions) {
+      const o = offsets.get(`${t.name}/${p.partition}`);
+      const failed = o === undefined ? offsetsError : isItemError(o) ? `ListOffsets: ${o.error}` : null;
+      const read = o === undefined || isItemError(o) ? null : o;
+      rows.put(at++, {
+        partition: p.partition,
+        leader: p.leader,
+        leaderEpoch: read === null ? p.leaderEpoch : Math.max(read.leaderEpoch, p.leaderEpoch),
+        replicas: p.replicas,
+        isr: p.isr,
+        offlineReplicas: p.offlineReplicas,
+        logStart: read === null ? null : read.logStart,
+        logEnd: read === null ? null : read.logEnd,
+        error: p.error ?? failed,
+      });
+    }
+  }
+  return rows;
 }
 
 /** One entry per api and resource (ListOffsets fails per partition). */

@@ -1,4 +1,5 @@
 import type { SyncPoint } from "@/lib/mm2";
+import { countTopicPartitions, PartitionStateReader, type StateReading } from "./cluster-partition-rows";
 import type { FlowDefinition } from "./flow-discovery";
 import { describeFlags, FlowColumnsFiller, keepFlowColumns, keepPartitionsColumns } from "./flow-columns";
 import { definePartitionsOnDemand, FlowRows } from "./flow-rows";
@@ -16,7 +17,6 @@ import {
   type Flow,
   type FlowCoverageReading,
   type FlowPartition,
-  type PartitionState,
   type TopicState,
 } from "./types";
 
@@ -66,6 +66,9 @@ interface PartitionContext {
   judgeUnknown: UnknownJudge;
   columns: FlowColumnsFiller;
   rows: FlowRows;
+  /** Readers of a member topic's source states and of its remote topic's target states. */
+  sourceStates: PartitionStateReader;
+  targetStates: PartitionStateReader;
   /** The sync history of each slot found so far (only the collector's store: its histories are stable), or null. */
   historyBySlot: (SyncHistory | undefined)[] | null;
   tally: PartitionTally;
@@ -122,13 +125,17 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
   const judgeUnknown = createUnknownJudge(source, target, readings.failures, previous);
   // The detectors' columns, filled once per cycle against the flow's stable slots as the partitions are built.
   let count = 0;
-  for (const member of listing) count += member.topic.partitions.length;
+  for (const member of listing) count += countTopicPartitions(member.topic);
   const columns = new FlowColumnsFiller(def.id, count);
   const syncHistory = readSyncHistories(readings.syncHistory);
   const historyBySlot = historiesOf(def.id, syncHistory, columns.generation);
   const tally = { lag: 0, exact: true, unknownPositions: 0, targetUnread: 0 };
   const rows = new FlowRows(count);
-  const ctx = { flowId: def.id, readings, syncHistory, densityIssues, targetByName, judgeUnknown, columns, rows, historyBySlot, tally };
+  const states = { sourceStates: new PartitionStateReader(), targetStates: new PartitionStateReader() };
+  const ctx = {
+    flowId: def.id, readings, syncHistory, densityIssues, targetByName, judgeUnknown, columns, rows, ...states,
+    historyBySlot, tally,
+  };
   // Read in the order the source lists its topics, the order their states were read in and sit in memory
   // (read in sorted order, the reads jumped around the heap: about 20 % slower at 100,000 partitions), then sorted.
   let listed = 0;
@@ -137,7 +144,7 @@ export function buildFlow(def: FlowDefinition, source: ClusterSnapshot | undefin
     rows.topics.push({ topic: member.topic.name, targetTopic: member.targetTopic, sourceTopicId: member.topic.topicId });
     member.from = listed;
     member.ordered = appendTopicPartitions(member, ctx, listed);
-    listed = member.to = listed + member.topic.partitions.length;
+    listed = member.to = listed + countTopicPartitions(member.topic);
   }
   rows.order = sortByTopicAndPartition(def.id, members, rows);
   const { columns: filled, partitions: made } = columns.finish(rows);
@@ -196,7 +203,7 @@ function listMemberTopics(def: FlowDefinition, source: ClusterSnapshot | undefin
       excluded.push({ topic, reason: verdict.reason });
       continue;
     }
-    if (topic.partitions.length === 0) continue;
+    if (countTopicPartitions(topic) === 0) continue;
     const formatted = def.policy.formatRemoteTopic(def.source, topic.name);
     const known = lastRemoteNames?.get(topic.name);
     const targetTopic = known === formatted ? known : formatted;
@@ -277,19 +284,22 @@ function sortTopicNames(flowId: string, topics: ReadonlyMap<string, unknown>): {
  */
 function appendTopicPartitions({ topic, targetTopic, connector, index }: MemberTopic, ctx: PartitionContext, from: number): boolean {
   const { readings, densityIssues, judgeUnknown, columns, rows, historyBySlot, tally } = ctx;
-  const remote = ctx.targetByName.get(targetTopic)?.partitions;
+  // The cluster poll's rows are read without making the states (cluster-partition-rows.ts).
+  const { sourceStates, targetStates } = ctx;
+  const count = sourceStates.open(topic);
+  targetStates.open(ctx.targetByName.get(targetTopic));
   // Interned: the same strings every cycle, found in the readings' maps without hashing them again.
   const nameOf = createPartitionNamer(topic.name);
   const keyOf = createFlowPartitionKeyer(ctx.flowId, topic.name);
   const slots = columns.findTopicSlots(topic.name);
   let ordered = true;
-  for (let i = 0; i < topic.partitions.length; i++) {
-    const p = topic.partitions[i]!;
-    if (i > 0 && topic.partitions[i - 1]!.partition > p.partition) ordered = false;
+  for (let i = 0; i < count; i++) {
+    const p = sourceStates.read(i);
+    if (i > 0 && sourceStates.partitionAt(i - 1) > p.partition) ordered = false;
     const name = nameOf(p.partition);
     const copier = readings.copiers?.get(name);
     const lastReplicated = readings.positions?.get(name);
-    const t = findPartition(remote, i, p.partition);
+    const t = targetStates.find(i, p.partition);
     const slot = columns.findSlot(slots, p.partition);
     let history = slot < 0 || historyBySlot === null ? undefined : historyBySlot[slot];
     if (history === undefined) {
@@ -354,8 +364,8 @@ function putSmallOffsets(rows: FlowRows, at: number, n: PartitionNumbers, densit
 function putOffsets(
   rows: FlowRows,
   at: number,
-  p: PartitionState,
-  t: PartitionState | undefined,
+  p: StateReading,
+  t: StateReading | undefined,
   lastReplicated: bigint | undefined,
   latestSync: SyncPoint | null,
   densityIssue: string | null,
@@ -418,12 +428,15 @@ function listPartitionsMissing(
 ): { topic: string; targetTopic: string; partitions: number[]; since: number }[] {
   const byTopic = new Map<string, { topic: string; targetTopic: string; partitions: number[]; since: number }>();
   const targetLogEnd = rows.offsets.targetLogEnd;
+  const targetStates = new PartitionStateReader();
   for (let i = 0; i < rows.order.length; i++) {
     if (!Number.isNaN(targetLogEnd[rows.order[i]!]!)) continue;
     const { topic, targetTopic } = rows.rowTopicOf(i);
     const partition = rows.partitionOf(i);
     const remote = targetByName.get(targetTopic);
-    if (remote === undefined || findPartition(remote.partitions, partition, partition) !== undefined) continue;
+    if (remote === undefined) continue;
+    targetStates.open(remote);
+    if (targetStates.locate(partition, partition) >= 0) continue;
     let entry = byTopic.get(topic);
     if (entry === undefined) {
       entry = { topic, targetTopic, partitions: [], since: before.find((m) => m.topic === topic)?.since ?? now };
@@ -493,13 +506,6 @@ function sumLag(partitions: readonly FlowPartition[]): bigint {
   return lag;
 }
 
-/** The partition numbered `partition` of a topic, looked for first where it is listed in order. */
-function findPartition(partitions: readonly PartitionState[] | undefined, at: number, partition: number): PartitionState | undefined {
-  if (partitions === undefined) return undefined;
-  const candidate = partitions[at];
-  return candidate?.partition === partition ? candidate : partitions.find((x) => x.partition === partition);
-}
-
 /**
  * The position the newest offset sync proves. MM2 writes a sync at once whenever upstream offsets
  * are not consecutive (OffsetSyncWriter, 3.5+), so after the newest sync (u, d) every replicated
@@ -519,7 +525,7 @@ export function derivePosition(sync: SyncPoint | null, targetLogEnd: bigint | nu
  * never negative (a log end below the position is a topic reset, which the detectors report). An empty partition MM2 never
  * touched has nothing to replicate; otherwise an unknown position gives an unknown lag.
  */
-function computeLag(p: PartitionState, mm2Position: bigint | null): bigint | null {
+function computeLag(p: StateReading, mm2Position: bigint | null): bigint | null {
   if (p.logEnd === null) return null;
   if (mm2Position === null) return p.logStart !== null && p.logStart === p.logEnd ? 0n : null;
   // Records below the log start no longer exist: they are lost (DATA_LOSS), not waiting.

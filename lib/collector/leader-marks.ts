@@ -16,6 +16,7 @@
  */
 import { z } from "zod";
 import { partitionKey } from "@/lib/kafka";
+import { findTopicRows } from "./cluster-partition-rows";
 import type { ClusterSnapshot } from "./types";
 
 /** What the last cycle that read a partition led knew of it. */
@@ -45,43 +46,91 @@ export function advanceLeaderMarks(marks: LeaderMarks, cluster: ClusterSnapshot,
   let held = marks.get(cluster.alias);
   if (held === undefined) marks.set(cluster.alias, (held = new Map()));
   if (!cluster.reachable || cluster.stale) return hasUnwrittenMark(held, writtenAt);
-  let urgent = false;
-  const present = new Set<string>();
+  // Reused for every partition (no object per partition).
+  const state: MarkedState = { leader: null, epoch: 0, unanswered: true, logEnd: Number.NaN };
+  const pass: MarkPass = { held, present: new Set<string>(), writtenAt, seenAt: cluster.dataAt ?? 0, urgent: false };
   for (const topic of cluster.topics) {
-    for (const p of topic.partitions) {
-      const key = partitionKey(p.topic, p.partition);
-      present.add(key);
-      const mark = held.get(key);
-      const sameTopic = mark === undefined || mark.topicId === null || topic.topicId === null || mark.topicId === topic.topicId;
-      if (p.leader === null || p.logEnd === null) {
-        if (mark !== undefined && !sameTopic) {
-          held.delete(key);
-          urgent = true;
-        } else if (mark !== undefined && mark.seenAt > writtenAt) urgent = true;
-        continue;
+    const found = findTopicRows(topic);
+    if (found === undefined) {
+      for (const p of topic.partitions) {
+        state.leader = p.leader;
+        state.epoch = p.leaderEpoch;
+        state.unanswered = p.previousEpochEnd?.endOffset == null;
+        state.logEnd = p.logEnd === null ? Number.NaN : Number(p.logEnd);
+        advanceMark(pass, topic.topicId, partitionKey(p.topic, p.partition), state, p.logEnd);
       }
-      // An epoch rise not answered yet (OffsetForLeaderEpoch failed): asked again next cycle against the same mark.
-      if (mark !== undefined && sameTopic && p.leaderEpoch > mark.epoch && p.previousEpochEnd?.endOffset == null) continue;
-      const seenAt = cluster.dataAt ?? 0;
-      if (mark !== undefined && sameTopic && mark.epoch === p.leaderEpoch) {
-        // The common case, every cycle on every partition: advanced in place (no allocation).
-        mark.logEnd = p.logEnd;
-        mark.seenAt = seenAt;
-        mark.topicId ??= topic.topicId;
-        continue;
-      }
-      urgent = true;
-      held.set(key, { epoch: p.leaderEpoch, logEnd: p.logEnd, topicId: topic.topicId, seenAt });
+      continue;
+    }
+    // The cluster poll's rows: read as numbers, a log end made a bigint only where a mark takes a new one.
+    const { rows, from, to } = found;
+    for (let at = from; at < to; at++) {
+      state.leader = rows.leaderOf(at);
+      state.epoch = rows.leaderEpoch[at]!;
+      state.unanswered = rows.rare.size === 0 || rows.rare.get(at)?.previousEpochEnd?.endOffset == null;
+      state.logEnd = rows.logEnd[at]!;
+      const key = partitionKey(topic.name, rows.partition[at]!);
+      advanceMark(pass, topic.topicId, key, state, rows.isInexact(at) ? rows.logEndOf(at) : null);
     }
   }
   // Partitions of deleted topics.
   for (const key of held.keys()) {
-    if (!present.has(key)) {
+    if (!pass.present.has(key)) {
       held.delete(key);
-      urgent = true;
+      pass.urgent = true;
     }
   }
-  return urgent;
+  return pass.urgent;
+}
+
+/** One cluster's marks being advanced from its snapshot. */
+interface MarkPass {
+  held: Map<string, LeaderMark>;
+  /** The partitions the snapshot lists. */
+  present: Set<string>;
+  writtenAt: number;
+  seenAt: number;
+  urgent: boolean;
+}
+
+/** What a mark reads of a partition's state. */
+interface MarkedState {
+  leader: number | null;
+  epoch: number;
+  /** No previous epoch end was read (none asked, or the read failed). */
+  unanswered: boolean;
+  /** The log end as a number; NaN when not read. */
+  logEnd: number;
+}
+
+/**
+ * Advances the mark of the partition `key` of a topic whose ID is `topicId` from its state `p`, whose log end is
+ * `exactLogEnd` when given (else its number is exact).
+ */
+function advanceMark(pass: MarkPass, topicId: string | null, key: string, p: MarkedState, exactLogEnd: bigint | null): void {
+  const { logEnd } = p;
+  const { held } = pass;
+  pass.present.add(key);
+  const mark = held.get(key);
+  const sameTopic = mark === undefined || mark.topicId === null || topicId === null || mark.topicId === topicId;
+  if (p.leader === null || Number.isNaN(logEnd)) {
+    if (mark !== undefined && !sameTopic) {
+      held.delete(key);
+      pass.urgent = true;
+    } else if (mark !== undefined && mark.seenAt > pass.writtenAt) pass.urgent = true;
+    return;
+  }
+  // An epoch rise not answered yet (OffsetForLeaderEpoch failed): asked again next cycle against the same mark.
+  if (mark !== undefined && sameTopic && p.epoch > mark.epoch && p.unanswered) return;
+  if (mark !== undefined && sameTopic && mark.epoch === p.epoch) {
+    // The common case, every cycle on every partition: advanced in place (no allocation but a log end that moved).
+    if (exactLogEnd !== null) mark.logEnd = exactLogEnd;
+    else if (Number(mark.logEnd) !== logEnd) mark.logEnd = BigInt(logEnd);
+    mark.seenAt = pass.seenAt;
+    mark.topicId ??= topicId;
+    return;
+  }
+  pass.urgent = true;
+  held.set(key, { epoch: p.epoch, logEnd: exactLogEnd ?? BigInt(logEnd), topicId, seenAt: pass.seenAt });
 }
 
 function hasUnwrittenMark(held: ReadonlyMap<string, LeaderMark>, writtenAt: number): boolean {

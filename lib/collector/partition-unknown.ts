@@ -3,7 +3,8 @@
  * failed marks exactly the partitions it covers, with the reason and when the partition was last
  * known. Detectors skip unknown partitions and carry their findings (unknown is not healthy).
  */
-import type { ClusterSnapshot, Flow, FlowPartition, PartitionState, UnknownData } from "./types";
+import type { StateReading } from "./cluster-partition-rows";
+import type { ClusterSnapshot, Flow, FlowPartition, UnknownData } from "./types";
 
 /** The previous cycle's flow and when that cycle read it: how long a partition has been unknown. */
 export interface PreviousFlow {
@@ -26,8 +27,8 @@ export interface FlowReadFailures {
 
 /** Decides one partition; `positionSource` is where its MM2 position came from (or would have). */
 export type UnknownJudge = (
-  source: PartitionState,
-  target: PartitionState | undefined,
+  source: StateReading,
+  target: StateReading | undefined,
   positionSource: "committed" | "offset-sync",
   connector?: string | null,
 ) => UnknownData | null;
@@ -53,7 +54,7 @@ export function createUnknownJudge(
   // Built only when some partition is unknown: most cycles have none, and a flow has 100,000 partitions.
   let before: Map<string, FlowPartition> | null = null;
   const clusterReasons = [describeClusterFailure(source), describeClusterFailure(target)].filter((r): r is string => r !== null);
-  const isRead = (p: PartitionState | undefined) => p === undefined || (p.logStart !== null && p.logEnd !== null);
+  const isRead = (p: StateReading | undefined) => p === undefined || (p.logStart !== null && p.logEnd !== null);
   return (sourcePartition, targetPartition, positionSource, connector = null) => {
     const positionsError = (connector === null ? undefined : failures.positionsErrorsByConnector?.get(connector)) ?? failures.positionsError;
     // The common case, without building anything: every read of this partition succeeded.
@@ -79,7 +80,7 @@ function describeClusterFailure(cluster: ClusterSnapshot | undefined): string | 
   return `${cluster.alias} unreachable: ${cluster.error ?? "no data read yet"}`;
 }
 
-function describeOffsetsFailure(cluster: ClusterSnapshot | undefined, partition: PartitionState | undefined): string[] {
+function describeOffsetsFailure(cluster: ClusterSnapshot | undefined, partition: StateReading | undefined): string[] {
   if (cluster === undefined || partition === undefined || (partition.logStart !== null && partition.logEnd !== null)) return [];
   return [`${cluster.alias} ${partition.topic}/${partition.partition}: ${partition.error ?? "offsets not read"}`];
 }

@@ -1,6 +1,7 @@
 import { type ClusterReader, type EpochEndRequest, isItemError, partitionKey } from "@/lib/kafka";
+import { findTopicRows } from "./cluster-partition-rows";
 import type { LeaderMark } from "./leader-marks";
-import type { PartitionState, TopicState } from "./types";
+import type { PartitionState, PreviousEpochEnd, TopicState } from "./types";
 
 /**
  * For the partitions whose leader epoch is above the one of their last known high watermark
@@ -8,7 +9,8 @@ import type { PartitionState, TopicState } from "./types";
  * each current leader for its end offset of that epoch, as a follower does before it truncates
  * (Kafka's AbstractFetcherThread, KIP-101/KIP-279): that offset is where the new leader's log
  * diverges from the one the previous leader wrote. Every other cycle sends nothing. The mark is
- * attached with the answer; a failed read attaches it with `endOffset` null and is named in `errors`.
+ * attached with the answer; a failed read attaches it with `endOffset` null and is named in `errors`. A topic with
+ * rows (the cluster poll's) gains it in its rows and is kept; a topic with a partitions array is copied.
  */
 export async function readPreviousEpochEnds(
   reader: ClusterReader,
@@ -29,16 +31,28 @@ export async function readPreviousEpochEnds(
   const failed: string[] = [];
   for (const [key, end] of ends) if (isItemError(end)) failed.push(`${key}: ${end.error}`);
   if (failed.length > 0) errors.push(`OffsetForLeaderEpoch: ${failed.join(", ")}`);
+  const describeEnd = (key: string, mark: LeaderMark): PreviousEpochEnd => {
+    const end = ends.get(key);
+    const endOffset = end === undefined || isItemError(end) ? null : end.endOffset;
+    return { epoch: mark.epoch, endOffset, knownLogEnd: mark.logEnd, knownAt: mark.seenAt };
+  };
+  const risen = new Set(requests.map((r) => r.topic));
+  for (const topic of topics) {
+    const rows = findTopicRows(topic);
+    if (rows === undefined || !risen.has(topic.name)) continue;
+    for (let at = rows.from; at < rows.to; at++) {
+      const key = partitionKey(topic.name, rows.rows.partition[at]!);
+      const rise = rises.get(key);
+      if (rise !== undefined) rows.rows.addRare(at, { previousEpochEnd: describeEnd(key, rise.mark) });
+    }
+  }
   const attach = (p: PartitionState): PartitionState => {
     const key = partitionKey(p.topic, p.partition);
     const rise = rises.get(key);
-    if (rise === undefined) return p;
-    const end = ends.get(key);
-    const endOffset = end === undefined || isItemError(end) ? null : end.endOffset;
-    const { epoch, logEnd: knownLogEnd, seenAt: knownAt } = rise.mark;
-    return { ...p, previousEpochEnd: { epoch, endOffset, knownLogEnd, knownAt } };
+    return rise === undefined ? p : { ...p, previousEpochEnd: describeEnd(key, rise.mark) };
   };
-  const touched = (t: TopicState) => t.partitions.some((p) => rises.has(partitionKey(p.topic, p.partition)));
+  const touched = (t: TopicState) =>
+    findTopicRows(t) === undefined && t.partitions.some((p) => rises.has(partitionKey(p.topic, p.partition)));
   return topics.map((t) => (touched(t) ? { ...t, partitions: t.partitions.map(attach) } : t));
 }
 
@@ -51,14 +65,23 @@ interface EpochRise {
 function listEpochRises(marks: ReadonlyMap<string, LeaderMark> | undefined, topics: readonly TopicState[]): Map<string, EpochRise> {
   const rises = new Map<string, EpochRise>();
   if (marks === undefined || marks.size === 0) return rises;
+  const consider = (topic: TopicState, partition: number, leader: number | null, leaderEpoch: number) => {
+    const key = partitionKey(topic.name, partition);
+    const mark = marks.get(key);
+    if (mark === undefined || leader === null || leaderEpoch <= mark.epoch) return;
+    if (mark.topicId !== null && topic.topicId !== null && mark.topicId !== topic.topicId) return;
+    const request = { topic: topic.name, partition, leader, currentLeaderEpoch: leaderEpoch, leaderEpoch: mark.epoch };
+    rises.set(key, { request, mark });
+  };
   for (const topic of topics) {
-    for (const p of topic.partitions) {
-      const key = partitionKey(p.topic, p.partition);
-      const mark = marks.get(key);
-      if (mark === undefined || p.leader === null || p.leaderEpoch <= mark.epoch) continue;
-      if (mark.topicId !== null && topic.topicId !== null && mark.topicId !== topic.topicId) continue;
-      const { topic: name, partition, leader, leaderEpoch } = p;
-      rises.set(key, { request: { topic: name, partition, leader, currentLeaderEpoch: leaderEpoch, leaderEpoch: mark.epoch }, mark });
+    const rows = findTopicRows(topic);
+    if (rows === undefined) {
+      for (const p of topic.partitions) consider(topic, p.partition, p.leader, p.leaderEpoch);
+      continue;
+    }
+    const { partition, leaderEpoch } = rows.rows;
+    for (let at = rows.from; at < rows.to; at++) {
+      consider(topic, partition[at]!, rows.rows.leaderOf(at), leaderEpoch[at]!);
     }
   }
   return rises;

@@ -1,3 +1,4 @@
+import { countTopicPartitions, findTopicRows, type TopicRows } from "@/lib/collector/cluster-partition-rows";
 import type { ClusterSnapshot, PartitionState } from "@/lib/collector/types";
 
 /**
@@ -124,7 +125,7 @@ export function locatePartition(columns: ClusterColumns, topic: number, partitio
 function buildClusterColumns(cluster: ClusterSnapshot, logs: boolean): ClusterColumns {
   const topics = cluster.topics;
   let total = 0;
-  if (logs) for (const t of topics) total += t.partitions.length;
+  if (logs) for (const t of topics) total += countTopicPartitions(t);
   const topicFlags = new Uint8Array(topics.length);
   const topicStart = new Int32Array(topics.length + 1);
   const logStart = new Float64Array(total);
@@ -133,6 +134,12 @@ function buildClusterColumns(cluster: ClusterSnapshot, logs: boolean): ClusterCo
   for (let t = 0; t < topics.length; t++) {
     const topic = topics[t]!;
     topicStart[t] = at;
+    const found = findTopicRows(topic);
+    if (found !== undefined) {
+      topicFlags[t] = judgeTopicRows(found, logs ? { logStart, logEnd, at } : null);
+      at += found.to - found.from;
+      continue;
+    }
     let flags = 0;
     const partitions = topic.partitions;
     for (let i = 0; i < partitions.length; i++, at++) {
@@ -150,6 +157,39 @@ function buildClusterColumns(cluster: ClusterSnapshot, logs: boolean): ClusterCo
   }
   topicStart[topics.length] = at;
   return { topicFlags, topicStart, logStart, logEnd, logs };
+}
+
+/**
+ * The TopicFlag bits of a topic the cluster poll made, from its rows (as the loop over objects judges them), its log
+ * offsets written into `logs` from position `at` when given.
+ */
+function judgeTopicRows(
+  { rows, from, to }: TopicRows,
+  logs: { logStart: Float64Array; logEnd: Float64Array; at: number } | null,
+): number {
+  let flags = 0;
+  for (let i = from; i < to; i++) {
+    if (rows.partition[i] !== i - from) flags |= TopicFlag.NOT_DENSE;
+    const replicas = rows.countList(i, 0);
+    flags |= replicas === 1 ? TopicFlag.SINGLE_REPLICA : replicas > 1 ? TopicFlag.MULTI_REPLICA : 0;
+    const leader = rows.leader[i]!;
+    if (leader < 0) flags |= TopicFlag.OFFLINE;
+    else if (rows.countList(i, 1) < replicas) flags |= TopicFlag.UNDER_REPLICATED;
+    const rare = rows.rare.size === 0 ? undefined : rows.rare.get(i);
+    if (rare !== undefined) {
+      if (rare.eligibleLeaderReplicas != null && leader >= 0 && replicas > 1) flags |= TopicFlag.LEADER_ALONE;
+      if (rare.previousEpochEnd !== undefined) flags |= TopicFlag.EPOCH_END;
+    }
+    if (logs === null) continue;
+    const start = rows.logStart[i]!;
+    const end = rows.logEnd[i]!;
+    const startInexact = start > Number.MAX_SAFE_INTEGER || start < -Number.MAX_SAFE_INTEGER;
+    const endInexact = end > Number.MAX_SAFE_INTEGER || end < -Number.MAX_SAFE_INTEGER;
+    if (startInexact || endInexact) flags |= TopicFlag.INEXACT;
+    logs.logStart[logs.at + i - from] = startInexact ? Number.NaN : start;
+    logs.logEnd[logs.at + i - from] = endInexact ? Number.NaN : end;
+  }
+  return flags;
 }
 
 /** An offset that a number cannot hold exactly (its column then holds NaN, and its topic is INEXACT). */

@@ -1,3 +1,4 @@
+import { PartitionStateReader } from "@/lib/collector/cluster-partition-rows";
 import type { ClusterSnapshot, ConsumerGroupState, GroupOffset, PartitionState, Snapshot } from "@/lib/collector/types";
 import { type ClusterColumns, locatePartition, readClusterLogs, readTopicPositions, TopicFlag } from "./cluster-columns";
 import { countOf, findCluster, findTopic, formatCount, isClusterFresh, listKnownGroups, namePartition, type DetectorContext } from "./snapshot-views";
@@ -48,7 +49,10 @@ export function detectOffsetsOutOfRange(ctx: DetectorContext): Finding[] {
     // The cluster findTopic would search (the first of its alias), as numbers.
     const logs = findCluster(ctx.current, cluster.alias);
     if (logs === undefined) continue;
-    const lookup: OffsetLookup = { cluster: logs, columns: readClusterLogs(logs), topics: readTopicPositions(logs).byName, topic: null, at: -1 };
+    const lookup: OffsetLookup = {
+      cluster: logs, columns: readClusterLogs(logs), topics: readTopicPositions(logs).byName, topic: null, at: -1,
+      states: new PartitionStateReader(),
+    };
     for (const group of listKnownGroups(cluster)) {
       // Made only for a group with an offset out of range (nearly none of 9,000 groups at 100,000 partitions).
       let below: OutOfRange[] | undefined;
@@ -77,6 +81,8 @@ interface OffsetLookup {
   topic: string | null;
   /** Its position in the cluster's topics, −1 when it has none. */
   at: number;
+  /** Reads the states of a topic whose columns cannot answer. */
+  states: PartitionStateReader;
 }
 
 /**
@@ -93,8 +99,15 @@ function findOutsideLog(lookup: OffsetLookup, offset: GroupOffset): KnownPartiti
   if (t < 0) return null;
   const { columns } = lookup;
   if ((columns.topicFlags[t]! & (TopicFlag.NOT_DENSE | TopicFlag.INEXACT)) !== 0) {
-    const p = findPartitionIn(lookup.cluster.topics[t]!.partitions, offset.partition);
-    return p !== null && (offset.offset < p.logStart || offset.offset > p.logEnd) ? p : null;
+    // Read from the cluster poll's rows where the topic has them; its states are made only for an offset outside.
+    const topic = lookup.cluster.topics[t]!;
+    const states = lookup.states;
+    states.open(topic);
+    const i = states.locate(offset.partition, offset.partition);
+    if (i < 0) return null;
+    const { logStart, logEnd } = states.read(i);
+    if (logStart === null || logEnd === null || (offset.offset >= logStart && offset.offset <= logEnd)) return null;
+    return topic.partitions[i] as KnownPartition;
   }
   const at = locatePartition(columns, t, offset.partition);
   if (at < 0) return null;

@@ -1,3 +1,4 @@
+import { countTopicPartitions } from "@/lib/collector/cluster-partition-rows";
 import { readFlowColumns } from "@/lib/collector/flow-columns";
 import { readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { Flow, Snapshot, TopicConfigs, TopicState } from "@/lib/collector/types";
@@ -68,7 +69,7 @@ function compareSettingsOnce(source: TopicState, target: TopicState): readonly S
   let byCounts = byTarget.get(to);
   if (byCounts === undefined) byTarget.set(to, (byCounts = new Map()));
   // Both counts in one number: partition counts stay far below 2^26.
-  const counts = source.partitions.length * 2 ** 26 + target.partitions.length;
+  const counts = countTopicPartitions(source) * 2 ** 26 + countTopicPartitions(target);
   let settings = byCounts.get(counts);
   if (settings === undefined) byCounts.set(counts, (settings = compareTopicSettings(source, target)));
   return settings;
@@ -82,8 +83,10 @@ function compareSettingsOnce(source: TopicState, target: TopicState): readonly S
  * lower min.insync.replicas or unclean election on the target may lose acknowledged copies.
  */
 export function compareTopicSettings(source: TopicState, target: TopicState): SettingDiff[] {
+  const sourceCount = countTopicPartitions(source);
+  const targetCount = countTopicPartitions(target);
   const diffs: SettingDiff[] = [
-    { setting: "partitions", source: String(source.partitions.length), target: String(target.partitions.length), weaker: source.partitions.length !== target.partitions.length },
+    { setting: "partitions", source: String(sourceCount), target: String(targetCount), weaker: sourceCount !== targetCount },
   ];
   const from = source.configs;
   const to = target.configs;

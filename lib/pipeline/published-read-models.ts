@@ -6,6 +6,7 @@ import { decodeTagged } from "./read-model-codec";
 import { decodeColumnar, encodeColumnarPieces, isColumnar } from "./columnar-codec";
 import { serveProgress } from "./served-progress";
 import { trimReadModel } from "./served-read-model";
+import { serveClusterRows } from "./served-clusters";
 import { serveFlowRows } from "./served-flows";
 import { serveTranslationRows } from "./served-translations";
 
@@ -26,12 +27,15 @@ export function encodeReadModel(model: ReadModel): Buffer {
 /**
  * A model's bytes as published, as the pieces they are made of (encodeColumnarPieces: read them before the model
  * changes): trimmed to what is served (served-read-model.ts), in columns (columnar-codec.ts); the flows' partitions
- * written from their rows (served-flows.ts), the translations' rows from their columns (served-translations.ts), the
- * catch-up samples' indexes from columns kept with them (served-progress.ts).
+ * written from their rows (served-flows.ts), the clusters' partition states from theirs (served-clusters.ts), the
+ * translations' rows from their columns (served-translations.ts), the catch-up samples' indexes from columns kept
+ * with them (served-progress.ts).
  */
 export function encodeReadModelPieces(model: ReadModel): Buffer[] {
   const trimmed = trimReadModel(model);
-  const snapshot = { ...trimmed.snapshot, flows: serveFlowRows(trimmed.snapshot.flows) };
+  const snapshot = {
+    ...trimmed.snapshot, clusters: serveClusterRows(trimmed.snapshot.clusters), flows: serveFlowRows(trimmed.snapshot.flows),
+  };
   return encodeColumnarPieces({
     ...trimmed, snapshot, translations: serveTranslationRows(trimmed.translations), progress: serveProgress(trimmed.progress),
   });

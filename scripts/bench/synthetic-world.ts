@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { ClusterPartitionRows, definePartitionsFromRows } from "@/lib/collector/cluster-partition-rows";
 import { buildFlow, type FlowReadings } from "@/lib/collector/flow-builder";
 import { discoverFlows, type FlowDefinition } from "@/lib/collector/flow-discovery";
 import { maxSyncsInMemory } from "@/lib/collector/flow-readings";
@@ -172,6 +173,14 @@ export function createSyntheticWorld(base: Snapshot, history: ReadonlyMap<string
     }
   }
 
+  let sourceIds = 0;
+  let targetIds = 0;
+  for (const { parts } of sourceTopics) {
+    for (const wp of parts) {
+      sourceIds += countReplicaIds(wp.source);
+      targetIds += countReplicaIds(wp.target);
+    }
+  }
   const others = (cluster: ClusterSnapshot, names: ReadonlySet<string>) => cluster.topics.filter((t) => !names.has(t.name));
   const sourceOthers = others(sourceBase, flowTopics);
   const targetOthers = others(targetBase, new Set([...flowTopics].map(remote)));
@@ -189,23 +198,30 @@ export function createSyntheticWorld(base: Snapshot, history: ReadonlyMap<string
       const positions = new Map<string, bigint>();
       const sourceOut: TopicState[] = [...sourceOthers];
       const targetOut: TopicState[] = [...targetOthers];
+      // Held as the cluster poll holds them (cluster-partition-rows.ts): rows, a topic's array made when first read.
+      const sourceRows = new ClusterPartitionRows(sourceTopics.length, index, sourceIds);
+      const targetRows = new ClusterPartitionRows(targetTopics.length, index, targetIds);
+      let at = 0;
       for (let i = 0; i < sourceTopics.length; i++) {
         const s = sourceTopics[i]!;
-        const sourceParts: PartitionState[] = [];
-        const targetParts: PartitionState[] = [];
+        sourceRows.startTopic(i, s.topic.name, at);
+        targetRows.startTopic(i, targetTopics[i]!.topic.name, at);
         for (const wp of s.parts) {
-          const at = stateAt(wp, c);
-          sourceParts.push({ ...wp.source, logStart: at.logStart, logEnd: at.logEnd });
-          targetParts.push({ ...wp.target, logEnd: at.position + wp.delta });
+          const state = stateAt(wp, c);
+          putState(sourceRows, at, wp.source, state.logStart, state.logEnd);
+          putState(targetRows, at, wp.target, wp.target.logStart, state.position + wp.delta);
+          at++;
           // Keyed as the collector keys MM2's positions (flow-readings.ts): the same interned string every cycle.
-          positions.set(internPartitionName(wp.topic, wp.partition), at.position - (wp.kind === "stalled" ? 1n : committedBehind + 1n));
+          positions.set(internPartitionName(wp.topic, wp.partition), state.position - (wp.kind === "stalled" ? 1n : committedBehind + 1n));
           const h = wp.history;
-          if ((cycle + wp.partition + i) % syncEveryCycles === 0 && (h.length === 0 || h.upstream(h.length - 1) < Number(at.position - 1n))) {
-            syncs.append(wp.key, [{ upstream: at.position - 1n, downstream: at.position + wp.delta - 1n }]);
+          if ((cycle + wp.partition + i) % syncEveryCycles === 0 && (h.length === 0 || h.upstream(h.length - 1) < Number(state.position - 1n))) {
+            syncs.append(wp.key, [{ upstream: state.position - 1n, downstream: state.position + wp.delta - 1n }]);
           }
         }
-        sourceOut.push({ ...s.topic, partitions: sourceParts });
-        targetOut.push({ ...targetTopics[i]!.topic, partitions: targetParts });
+      }
+      for (let i = 0; i < sourceTopics.length; i++) {
+        sourceOut.push(holdTopic(sourceTopics[i]!.topic, sourceRows, i));
+        targetOut.push(holdTopic(targetTopics[i]!.topic, targetRows, i));
       }
       const groups = groupTemplates.map(({ group, commits: own }) => ({
         ...group,
@@ -231,6 +247,32 @@ export function createSyntheticWorld(base: Snapshot, history: ReadonlyMap<string
       return { clusters: [source, target], readings };
     },
   };
+}
+
+/** How many broker ids the state's replica lists hold. */
+function countReplicaIds(state: PartitionState): number {
+  return state.replicas.length + state.isr.length + state.offlineReplicas.length;
+}
+
+/** Writes `state` with the cycle's log start and end into `rows` at `at`. */
+function putState(
+  rows: ClusterPartitionRows,
+  at: number,
+  state: PartitionState,
+  logStart: bigint | null,
+  logEnd: bigint | null,
+): void {
+  const { partition, leader, leaderEpoch, replicas, isr, offlineReplicas, error } = state;
+  rows.put(at, { partition, leader, leaderEpoch, replicas, isr, offlineReplicas, logStart, logEnd, error });
+  if (state.previousEpochEnd !== undefined) rows.addRare(at, { previousEpochEnd: state.previousEpochEnd });
+  if (state.eligibleLeaderReplicas !== undefined) rows.addRare(at, { eligibleLeaderReplicas: state.eligibleLeaderReplicas });
+}
+
+/** A copy of `topic` whose partitions are topic `t` of `rows`. */
+function holdTopic(topic: TopicState, rows: ClusterPartitionRows, t: number): TopicState {
+  const held = { ...topic };
+  definePartitionsFromRows(held, rows, t);
+  return held;
 }
 
 /** Source log start and end, and MM2's position, of a partition at cycle `c`. */

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { advanceLeaderMarks, type LeaderMarks, parseLeaderMarks, serializeLeaderMarks } from "@/lib/collector/leader-marks";
 import type { PartitionState } from "@/lib/collector/types";
+import { countClusterPartitionArraysMade } from "@/lib/collector/cluster-partition-rows";
 import { makeCluster, makeTopic } from "../detect/fixtures";
+import { T0 } from "./fixtures";
+import { makeRandomCluster, pollRandomCluster } from "./random-clusters";
 
 /** South at `now` with `ledger` p0 as given (led by 2, epoch 7, high watermark 50 unless overridden). */
 const south = (now: number, p: Partial<PartitionState> = {}, topicId = "id-ledger", overrides = {}) =>
@@ -53,5 +56,28 @@ describe("serializeLeaderMarks / parseLeaderMarks", () => {
     expect(parseLeaderMarks(null)).toEqual({ marks: new Map(), error: null });
     expect(parseLeaderMarks("{").error).toMatch(/^stored leader marks are not JSON/);
     expect(parseLeaderMarks('{"south":{"t":{"id":null,"p":{"0":[1,"-5",0]}}}}').error).not.toBeNull();
+  });
+});
+
+describe("advanceLeaderMarks over the cluster poll's rows", () => {
+  it("advances the marks as over the made partition arrays (random clusters, cycle after cycle)", async () => {
+    const before = countClusterPartitionArraysMade();
+    for (let run = 0; run < 40; run++) {
+      const fromRows: LeaderMarks = new Map();
+      const fromArrays: LeaderMarks = new Map();
+      for (let cycle = 0; cycle < 6; cycle++) {
+        const cluster = makeRandomCluster(run * 100 + cycle + 1);
+        const now = T0 + cycle * 10_000;
+        const rows = await pollRandomCluster(cluster, fromRows.get("east") ?? cluster.marks, now);
+        const arrays = await pollRandomCluster(cluster, fromArrays.get("east") ?? cluster.marks, now);
+        for (const t of arrays.topics) expect(t.partitions).toBeDefined();
+        const made = countClusterPartitionArraysMade();
+        const writtenAt = now - 20_000;
+        expect(advanceLeaderMarks(fromRows, rows, writtenAt), `run ${run} cycle ${cycle}`).toBe(advanceLeaderMarks(fromArrays, arrays, writtenAt));
+        expect(countClusterPartitionArraysMade()).toBe(made);
+        expect(fromRows, `run ${run} cycle ${cycle}`).toStrictEqual(fromArrays);
+      }
+    }
+    expect(countClusterPartitionArraysMade()).toBeGreaterThan(before);
   });
 });
