@@ -65,13 +65,30 @@ export class StringValues {
     this.indices[this.length++] = value === this.last ? this.lastId : this.identify(value);
   }
 
-  /** add of values[start], …, values[end − 1]. */
+  /** add of values[start], …, values[end − 1] (in locals: a long column of distinct strings is this loop's). */
   addRun(values: ArrayLike<string>, start: number, end: number): void {
     this.reserve(this.length + end - start);
+    const { indices, ids, distinct } = this;
+    let at = this.length;
+    let last = this.last;
+    let lastId = this.lastId;
     for (let i = start; i < end; i++) {
       const value = values[i]!;
-      this.indices[this.length++] = value === this.last ? this.lastId : this.identify(value);
+      if (value !== last) {
+        let id = ids.get(value);
+        if (id === undefined) {
+          id = distinct.length;
+          ids.set(value, id);
+          distinct.push(value);
+        }
+        last = value;
+        lastId = id;
+      }
+      indices[at++] = lastId;
     }
+    this.length = at;
+    this.last = last;
+    this.lastId = lastId;
   }
 
   /** add of names[codes[i]] for i in [start, end): each name looked up once, when it first appears. */

@@ -411,14 +411,48 @@ function writeIndices(indices: Uint32Array, bound: number, w: BlobWriter): Segme
   return w.write("u32", indices);
 }
 
-/**
- * Objects: their sets of property names in order (shapes), which shape each row has, one column per property (each
- * column's values kept as they will be written as they come: ColumnBuilder).
- */
+/** Objects: their sets of property names in order (shapes), which shape each row has, one column per property. */
 function encodeObjects(rows: readonly Record<string, unknown>[], w: BlobWriter): Node {
-  const objects = new ObjectColumns();
-  for (let i = 0; i < rows.length; i++) objects.add(rows[i]!);
-  return objects.finish(w);
+  const shapeIds = new Map<string, number>();
+  const shapes: string[][] = [];
+  /** Per shape, the column of each of its keys, in its order (rows of one shape append without a lookup a value). */
+  const shapeColumns: unknown[][][] = [];
+  const shapeOf = new Uint32Array(rows.length);
+  const columns = new Map<string, unknown[]>();
+  let previousKeys: string[] | null = null;
+  let previousId = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    let keys = Object.keys(row);
+    for (const k of keys) {
+      if (row[k] === undefined) {
+        keys = keys.filter((key) => row[key] !== undefined);
+        break;
+      }
+    }
+    let id = previousId;
+    if (previousKeys === null || !sameKeys(keys, previousKeys)) {
+      const name = keys.join("\u0000");
+      const known = shapeIds.get(name);
+      if (known === undefined) {
+        shapeIds.set(name, (id = shapes.length));
+        shapes.push(keys);
+        shapeColumns.push(keys.map((k) => {
+          let column = columns.get(k);
+          if (!column) columns.set(k, (column = []));
+          return column;
+        }));
+      } else id = known;
+    }
+    shapeOf[i] = id;
+    previousKeys = keys;
+    previousId = id;
+    const target = shapeColumns[id]!;
+    for (let j = 0; j < keys.length; j++) target[j]!.push(row[keys[j]!]);
+  }
+  const encoded: { [key: string]: Node } = {};
+  for (const [k, column] of columns) setOwn(encoded, k, encodeColumn(column, w));
+  return ["O", rows.length, shapes, shapes.length > 1 ? writeIndices(shapeOf, shapes.length, w) : null, encoded];
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
