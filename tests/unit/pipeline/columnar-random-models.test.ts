@@ -1,11 +1,11 @@
 /**
  * Random models of every kind the columnar encoder writes encode byte for byte as the encoder of main 9c97d18 wrote
- * them (before its column builders kept numbers, strings and booleans in typed arrays as they come, and before plain
- * objects were split into those builders instead of into JS arrays): the SHA-256 of each seed's body was taken with
- * that encoder. The models mix what the builders' paths tell apart: runs of one value and of repeated strings, more
- * than 256 distinct strings (16-bit indices), int32 and float64 columns, −0, NaN and infinities, bigints within 2^53,
- * beyond it and beyond int64, nulls, optional (undefined) properties, several shapes, nested objects and arrays, empty
- * arrays, columns of mixed kinds, Maps and Sets. A web instance of that version must read these bytes.
+ * them (before its column builders kept numbers, strings and booleans in typed arrays as they come, and its string
+ * columns reused the last string's index): the SHA-256 of each seed's body was taken with that encoder. The models
+ * mix what the builders' paths tell apart: runs of one value and of repeated strings, more than 256 distinct strings
+ * (16-bit indices), int32 and float64 columns, −0, NaN and infinities, bigints within 2^53, beyond it and beyond
+ * int64, nulls, optional (undefined) properties, several shapes, nested objects and arrays, empty arrays, columns of
+ * mixed kinds, Maps and Sets. A web instance of that version must read these bytes.
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
