@@ -399,9 +399,15 @@ function encodeInt64(values: Float64Array, w: BlobWriter): Node {
 }
 
 function encodeStrings(values: readonly string[], w: BlobWriter): Node {
-  const strings = new StringsPart();
-  strings.addRun(values, 0, values.length);
-  return strings.finish(w);
+  const ids = new Map<string, number>();
+  const indices = new Uint32Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const s = values[i]!;
+    let id = ids.get(s);
+    if (id === undefined) ids.set(s, (id = ids.size));
+    indices[i] = id;
+  }
+  return ["S", values.length, w.writeJson([...ids.keys()]), writeIndices(indices, ids.size, w)];
 }
 
 /** Indices below `bound` in the narrowest unsigned type (a typed array's constructor converts a typed array natively). */
