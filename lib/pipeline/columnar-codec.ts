@@ -26,6 +26,7 @@ import {
   type ColumnarRows, type ColumnBlockSink, type ColumnInput, type DistinctStrings, encodeAsColumns,
   isColumnarRows, isColumnarSource,
 } from "./columnar-source";
+import { BooleanValues, growUint8, NumberValues, StringValues } from "./column-accumulators";
 
 /** A value in the header: a JSON primitive stands for itself, a JSON object for a plain object, an array is tagged. */
 type Node = null | boolean | number | string | { [key: string]: Node } | Node[];
@@ -267,7 +268,7 @@ function encodeColumn(values: readonly unknown[], w: BlobWriter): Node {
         array[i] = v;
         if (ints && ((v | 0) !== v || Object.is(v, -0))) ints = false;
       }
-      return ints ? ["I", n, w.write("i32", Int32Array.from(array))] : ["F", n, w.write("f64", array)];
+      return ints ? ["I", n, w.write("i32", new Int32Array(array))] : ["F", n, w.write("f64", array)];
     }
     case "bigint": {
       const all = values as bigint[];
@@ -417,10 +418,10 @@ function encodeStrings(values: readonly string[], w: BlobWriter): Node {
   return ["S", values.length, w.writeJson([...ids.keys()]), writeIndices(indices, ids.size, w)];
 }
 
-/** Indices below `bound` in the narrowest unsigned type. */
+/** Indices below `bound` in the narrowest unsigned type (a typed array's constructor converts a typed array natively). */
 function writeIndices(indices: Uint32Array, bound: number, w: BlobWriter): Segment {
-  if (bound <= 0x100) return w.write("u8", Uint8Array.from(indices));
-  if (bound <= 0x10000) return w.write("u16", Uint16Array.from(indices));
+  if (bound <= 0x100) return w.write("u8", new Uint8Array(indices));
+  if (bound <= 0x10000) return w.write("u16", new Uint16Array(indices));
   return w.write("u32", indices);
 }
 
@@ -502,15 +503,37 @@ function encodeMixed(values: readonly unknown[], w: BlobWriter): Node {
 class ColumnBuilder implements ColumnBlockSink {
   private length = 0;
   private readonly kinds: Kind[] = [];
-  private readonly parts: (ValuesPart | Int64Part | ObjectColumns)[] = [];
+  private readonly parts: Part[] = [];
   private kindOfRow: Uint8Array = new Uint8Array(16);
+  /** The index of the kind entered last: a column's values are mostly of one kind, found without a search. */
+  private lastKind = -1;
 
   value(value: unknown): void {
     const kind = kindOf(value);
     const part = this.enter(kind);
-    if (kind === "object") (part as ObjectColumns).add(value as Record<string, unknown>);
-    else if (kind === "bigint") (part as Int64Part).addBigint(value as bigint);
-    else (part as ValuesPart).values.push(value);
+    switch (kind) {
+      case "number":
+        (part as NumbersPart).add(value as number);
+        return;
+      case "string":
+        (part as StringsPart).add(value as string);
+        return;
+      case "boolean":
+        (part as BooleansPart).add(value as boolean);
+        return;
+      case "null":
+      case "undefined":
+        (part as RepeatedPart).length++;
+        return;
+      case "object":
+        (part as ObjectColumns).add(value as Record<string, unknown>);
+        return;
+      case "bigint":
+        (part as Int64Part).addBigint(value as bigint);
+        return;
+      default:
+        (part as ValuesPart).values.push(value);
+    }
   }
 
   int64(value: number): void {
@@ -538,20 +561,22 @@ class ColumnBuilder implements ColumnBlockSink {
 
   primitives(values: ArrayLike<string> | ArrayLike<number>, start: number, end: number): void {
     if (end <= start) return;
-    const target = (this.enterRun(kindOf(values[start]), end - start) as ValuesPart).values;
-    for (let i = start; i < end; i++) target.push(values[i]);
+    const kind = kindOf(values[start]);
+    const part = this.enterRun(kind, end - start);
+    if (kind === "string") (part as StringsPart).addRun(values as ArrayLike<string>, start, end);
+    else (part as NumbersPart).addRun(values as ArrayLike<number>, start, end);
   }
 
   strings(names: readonly string[], codes: Uint8Array, start: number, end: number): void {
-    if (end <= start) return;
-    const target = (this.enterRun("string", end - start) as ValuesPart).values;
-    for (let i = start; i < end; i++) target.push(names[codes[i]!]);
+    if (end > start) (this.enterRun("string", end - start) as StringsPart).addCoded(names, codes, start, end);
   }
 
   repeat(value: string | number | boolean, count: number): void {
     if (count <= 0) return;
-    const target = (this.enterRun(kindOf(value), count) as ValuesPart).values;
-    for (let i = 0; i < count; i++) target.push(value);
+    const part = this.enterRun(kindOf(value), count);
+    if (typeof value === "string") (part as StringsPart).repeat(value, count);
+    else if (typeof value === "number") (part as NumbersPart).repeat(value, count);
+    else (part as BooleansPart).repeat(value, count);
   }
 
   objects(
@@ -583,24 +608,27 @@ class ColumnBuilder implements ColumnBlockSink {
   }
 
   private repeatNull(count: number): void {
-    const values = (this.enterRun("null", count) as ValuesPart).values;
-    for (let i = 0; i < count; i++) values.push(null);
+    (this.enterRun("null", count) as RepeatedPart).length += count;
   }
 
   /** The part of `kind` (made when it first appears), the value's kind noted. */
-  private enter(kind: Kind): ValuesPart | Int64Part | ObjectColumns {
+  private enter(kind: Kind): Part {
     return this.enterRun(kind, 1);
   }
 
   /** enter for `count` (> 0) values of `kind` in a row. */
-  private enterRun(kind: Kind, count: number): ValuesPart | Int64Part | ObjectColumns {
-    let k = this.kinds.indexOf(kind);
-    if (k < 0) {
-      k = this.kinds.push(kind) - 1;
-      this.parts.push(kind === "object" ? new ObjectColumns() : kind === "bigint" ? new Int64Part() : new ValuesPart());
+  private enterRun(kind: Kind, count: number): Part {
+    let k = this.lastKind;
+    if (k < 0 || this.kinds[k] !== kind) {
+      k = this.kinds.indexOf(kind);
+      if (k < 0) {
+        k = this.kinds.push(kind) - 1;
+        this.parts.push(makePart(kind));
+      }
+      this.lastKind = k;
     }
     const end = this.length + count;
-    if (end > this.kindOfRow.length) this.kindOfRow = growBytes(this.kindOfRow, end);
+    if (end > this.kindOfRow.length) this.kindOfRow = growUint8(this.kindOfRow, end);
     if (count === 1) this.kindOfRow[this.length] = k;
     else this.kindOfRow.fill(k, this.length, end);
     this.length = end;
@@ -615,12 +643,80 @@ function listShapeKeys(shapes: readonly (readonly string[])[]): string[] {
   return keys;
 }
 
-/** Values of one kind other than objects and bigints, encoded as encodeColumn does. */
+/** The values of one kind a ColumnBuilder keeps apart. */
+type Part = ValuesPart | NumbersPart | StringsPart | BooleansPart | RepeatedPart | Int64Part | ObjectColumns;
+
+function makePart(kind: Kind): Part {
+  switch (kind) {
+    case "object":
+      return new ObjectColumns();
+    case "bigint":
+      return new Int64Part();
+    case "number":
+      return new NumbersPart();
+    case "string":
+      return new StringsPart();
+    case "boolean":
+      return new BooleansPart();
+    case "null":
+      return new RepeatedPart(null);
+    case "undefined":
+      return new RepeatedPart(undefined);
+    default:
+      return new ValuesPart();
+  }
+}
+
+/** Values of a kind kept as they come (arrays, and what no other part takes), encoded as encodeColumn does. */
 class ValuesPart {
   readonly values: unknown[] = [];
 
   finish(w: BlobWriter): Node {
     return encodeColumn(this.values, w);
+  }
+}
+
+/** Numbers, encoded as encodeColumn does: one value, or int32 where every one is, else float64. */
+class NumbersPart extends NumberValues {
+  finish(w: BlobWriter): Node {
+    const values = this.view();
+    const n = values.length;
+    const first = values[0]!;
+    let i = 1;
+    while (i < n && Object.is(values[i], first)) i++;
+    if (i === n) return ["Z", n, encodeNode(first, w)];
+    return this.ints ? ["I", n, w.write("i32", new Int32Array(values))] : ["F", n, w.write("f64", values)];
+  }
+}
+
+/** Strings, encoded as encodeColumn does: one value, or the distinct strings' JSON and each one's index. */
+class StringsPart extends StringValues {
+  finish(w: BlobWriter): Node {
+    const distinct = this.distinct;
+    if (distinct.length === 1) return ["Z", this.length, distinct[0]!];
+    return ["S", this.length, w.writeJson(distinct), writeIndices(this.view(), distinct.length, w)];
+  }
+}
+
+/** Booleans, encoded as encodeColumn does: one value, or a byte each. */
+class BooleansPart extends BooleanValues {
+  finish(w: BlobWriter): Node {
+    const bytes = this.view();
+    const first = bytes[0]!;
+    let i = 1;
+    while (i < bytes.length && bytes[i] === first) i++;
+    return i === bytes.length ? ["Z", bytes.length, first === 1] : ["T", bytes.length, w.write("u8", bytes)];
+  }
+}
+
+/** null or undefined, `length` times. */
+class RepeatedPart {
+  length = 0;
+
+  constructor(private readonly value: null | undefined) {}
+
+  finish(w: BlobWriter): Node {
+    return ["Z", this.length, encodeNode(this.value, w)];
   }
 }
 
@@ -679,6 +775,9 @@ class ObjectColumns {
   private readonly shapeColumns: ColumnBuilder[][] = [];
   private readonly columns = new Map<string, ColumnBuilder>();
   private shapeOf = new Uint32Array(16);
+  /** The property names of the last object `add` took, and their shape. */
+  private previousKeys: readonly string[] | null = null;
+  private previousId = 0;
 
   /** An object written property by property: its columns, in the shape's order. */
   begin(shape: readonly string[]): readonly ColumnBuilder[] {
@@ -699,8 +798,19 @@ class ObjectColumns {
 
   /** An object: its properties whose value is not undefined, in its order. */
   add(row: Record<string, unknown>): void {
-    const keys = Object.keys(row).filter((k) => row[k] !== undefined);
-    const columns = this.enter(this.identify(keys));
+    let keys = Object.keys(row);
+    for (let j = 0; j < keys.length; j++) {
+      if (row[keys[j]!] === undefined) {
+        keys = keys.filter((k) => row[k] !== undefined);
+        break;
+      }
+    }
+    // Rows alike come in runs: the previous row's shape is found by comparing names, not by joining and looking up.
+    if (this.previousKeys === null || !sameKeys(keys, this.previousKeys)) {
+      this.previousId = this.identify(keys);
+      this.previousKeys = keys;
+    }
+    const columns = this.enter(this.previousId);
     for (let j = 0; j < keys.length; j++) columns[j]!.value(row[keys[j]!]);
   }
 
@@ -739,13 +849,6 @@ class ObjectColumns {
     this.length = end;
     return this.shapeColumns[id]!;
   }
-}
-
-/** `bytes` copied into an array of at least `length` bytes (doubling, so appends cost amortized constant time). */
-function growBytes(bytes: Uint8Array, length: number): Uint8Array {
-  const grown = new Uint8Array(Math.max(length, bytes.length * 2));
-  grown.set(bytes);
-  return grown;
 }
 
 // ---------------------------------------------------------------------------------------------------------- decoding
