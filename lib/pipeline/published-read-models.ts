@@ -26,19 +26,24 @@ export function encodeReadModel(model: ReadModel): Buffer {
 
 /**
  * A model's bytes as published, as the pieces they are made of (encodeColumnarPieces: read them before the model
- * changes): trimmed to what is served (served-read-model.ts), in columns (columnar-codec.ts); the flows' partitions
+ * changes): the model as served (serveReadModel), in columns (columnar-codec.ts).
+ */
+export function encodeReadModelPieces(model: ReadModel): Buffer[] {
+  return encodeColumnarPieces(serveReadModel(model));
+}
+
+/**
+ * What the encoder is handed: the model trimmed to what is served (served-read-model.ts), the flows' partitions
  * written from their rows (served-flows.ts), the clusters' partition states from theirs (served-clusters.ts), the
  * translations' rows from their columns (served-translations.ts), the catch-up samples' indexes from columns kept
  * with them (served-progress.ts).
  */
-export function encodeReadModelPieces(model: ReadModel): Buffer[] {
+export function serveReadModel(model: ReadModel) {
   const trimmed = trimReadModel(model);
   const snapshot = {
     ...trimmed.snapshot, clusters: serveClusterRows(trimmed.snapshot.clusters), flows: serveFlowRows(trimmed.snapshot.flows),
   };
-  return encodeColumnarPieces({
-    ...trimmed, snapshot, translations: serveTranslationRows(trimmed.translations), progress: serveProgress(trimmed.progress),
-  });
+  return { ...trimmed, snapshot, translations: serveTranslationRows(trimmed.translations), progress: serveProgress(trimmed.progress) };
 }
 
 /**

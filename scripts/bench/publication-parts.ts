@@ -1,5 +1,5 @@
 // What each part of the published read model costs to encode: the cycle pipeline runs over the synthetic world (as
-// pipeline-cycle.ts), then each part of the trimmed model (lib/pipeline/served-read-model.ts) is encoded alone
+// pipeline-cycle.ts), then each part of the model as served (serveReadModel: trimmed, rows handed over) is encoded alone
 // (lib/pipeline/columnar-codec.ts), as encodeReadModel hands it over. Per part: CPU median (GC included) and bytes;
 // and the whole publication's encode. Tells where a publication's time goes; the parts' sum is near the whole's.
 //   node --max-old-space-size=8000 --import tsx scripts/bench/publication-parts.ts --partitions 100000 --cycles 6
@@ -12,10 +12,8 @@ import type { Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
 import { encodeColumnar } from "@/lib/pipeline/columnar-codec";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
-import { encodeReadModel } from "@/lib/pipeline/published-read-models";
+import { encodeReadModel, serveReadModel } from "@/lib/pipeline/published-read-models";
 import type { ReadModel } from "@/lib/pipeline/read-model";
-import { trimReadModel } from "@/lib/pipeline/served-read-model";
-import { serveTranslationRows } from "@/lib/pipeline/served-translations";
 import { createSqliteStore } from "@/lib/store";
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
@@ -24,14 +22,14 @@ import { createSyntheticWorld, cycleMs, snapshotCycle } from "./synthetic-world"
 
 const flowId = "east->west";
 
-/** The parts of a trimmed model, each as encodeReadModel hands it to the encoder. */
+/** The parts of a model as encodeReadModel hands them to the encoder (serveReadModel). */
 function listParts(model: ReadModel): Record<string, unknown> {
-  const m = trimReadModel(model);
+  const m = serveReadModel(model);
   return {
     "snapshot.flows": m.snapshot.flows,
     "snapshot.clusters": m.snapshot.clusters,
     "snapshot.connect": m.snapshot.connect,
-    translations: serveTranslationRows(m.translations),
+    translations: m.translations,
     "history.offsetSyncs": m.history,
     progress: m.progress,
     alerts: m.alerts,
@@ -79,7 +77,7 @@ async function main(): Promise<void> {
       note("whole publication (encodeReadModel)", cpuMsSince(t), whole.length);
       t = process.cpuUsage();
       const parts = listParts(model);
-      note("trimReadModel + serveTranslationRows", cpuMsSince(t));
+      note("serveReadModel (trim, rows handed over)", cpuMsSince(t));
       for (const [part, value] of Object.entries(parts)) {
         t = process.cpuUsage();
         const body = encodeColumnar(value);
