@@ -164,6 +164,7 @@ export interface KillBeforeSendReport {
   deliveredAfterRestart: Record<string, number>;
   /** Anything the receiver got more than once. */
   duplicated: string[];
+  /** Rows pending at the kill still in the outbox after the restart (a later transition may wait for its send). */
   pendingAfterRestart: string[];
 }
 
@@ -191,7 +192,8 @@ export async function runKillBeforeSend(state: SandboxState, log: (line: string)
       deliveredBeforeKill,
       deliveredAfterRestart: Object.fromEntries(pendingAtKill.map((k) => [k, receiver.deliveries.get(k) ?? 0])),
       duplicated: [...receiver.deliveries].filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`),
-      pendingAfterRestart: readPendingOutbox(dbFile),
+      // Only what the killed process owed: a transition of a cycle after the restart may be stored and not yet sent.
+      pendingAfterRestart: readPendingOutbox(dbFile).filter((k) => pendingAtKill.includes(k)),
     };
   } finally {
     child.process.kill("SIGTERM");
