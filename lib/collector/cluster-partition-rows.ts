@@ -248,6 +248,14 @@ export function countTopicPartitions(topic: TopicState): number {
   return found === undefined ? topic.partitions.length : found.to - found.from;
 }
 
+/**
+ * The property names, in order, of a state makePartition makes (its literal's order), for writers of the same shape
+ * without the object (the publication's encoder keys shapes by these arrays).
+ */
+export const partitionStateKeys: readonly string[] = [
+  "topic", "partition", "leader", "leaderEpoch", "replicas", "isr", "offlineReplicas", "logStart", "logEnd", "error",
+];
+
 /** What buildFlow and its unknown judge read of a partition state. */
 export type StateReading = Pick<PartitionState, "topic" | "partition" | "leaderEpoch" | "logStart" | "logEnd" | "error">;
 

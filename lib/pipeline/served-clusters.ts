@@ -5,7 +5,9 @@
  * or its bigints being made: at 100,000 flow partitions that was about 200,000 objects a cycle, made only to be split
  * into columns again. Only the encoder reads these.
  */
-import { type ClusterPartitionRows, findTopicRows, type TopicRows } from "@/lib/collector/cluster-partition-rows";
+import {
+  type ClusterPartitionRows, findTopicRows, partitionStateKeys, type TopicRows,
+} from "@/lib/collector/cluster-partition-rows";
 import type { ClusterSnapshot, TopicState } from "@/lib/collector/types";
 import { type ColumnarRows, type ColumnSink, columnarRows } from "./columnar-source";
 
@@ -30,16 +32,12 @@ function serveTopicRows(topic: TopicState, lists: ReplicaLists): unknown {
   return served;
 }
 
-/** The property names, in order, of a state ClusterPartitionRows.makePartition makes (the encoder's shape keys). */
-const stateShape = [
-  "topic", "partition", "leader", "leaderEpoch", "replicas", "isr", "offlineReplicas", "logStart", "logEnd", "error",
-];
-/** The same with the rare fields, in the order makePartition adds them: none, the epoch end, the ELR, both. */
+/** A state's shapes: makePartition's keys, then with the rare fields in the order it adds them (epoch end, ELR, both). */
 const shapes = [
-  stateShape,
-  [...stateShape, "previousEpochEnd"],
-  [...stateShape, "eligibleLeaderReplicas"],
-  [...stateShape, "previousEpochEnd", "eligibleLeaderReplicas"],
+  partitionStateKeys,
+  [...partitionStateKeys, "previousEpochEnd"],
+  [...partitionStateKeys, "eligibleLeaderReplicas"],
+  [...partitionStateKeys, "previousEpochEnd", "eligibleLeaderReplicas"],
 ];
 
 /** One topic's partition states held as rows, as the encoder takes them. */
