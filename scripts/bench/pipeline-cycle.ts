@@ -14,7 +14,7 @@ import { countFlowPartitions } from "@/lib/collector/flow-rows";
 import type { Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
-import { publishReadModel } from "@/lib/pipeline/published-read-models";
+import { decodeReadModel, publishReadModel } from "@/lib/pipeline/published-read-models";
 import { startPostgres } from "@/lib/sandbox/postgres";
 import { createPostgresStore, createSqliteStore, type Store } from "@/lib/store";
 import { parseFlags } from "../args";
@@ -52,6 +52,13 @@ export interface CycleSizeResult {
    * the row web instances read), timed apart from processCycle. Absent from versions whose bench did not time it.
    */
   publishCpuMs?: Distribution;
+  /**
+   * What a web instance does with each published row (PublishedReadModels): the store's read of it, then its decode
+   * (decodeReadModel: the small parts at once, each long array when first read). Absent from older versions' runs.
+   */
+  webReadCpuMs?: Distribution;
+  webDecodeCpuMs?: Distribution;
+  webDecodeWallMs?: Distribution;
   peakRssMiB: number;
   /** SQLite: the file plus its WAL; PostgreSQL: pg_database_size. */
   storeSizeMiB: number;
@@ -160,6 +167,7 @@ async function measurePipelineCycle(kind: StoreKind, url: string | null, partiti
     const calls: number[] = [];
     const rows: number[] = [];
     const publishCpu: number[] = [];
+    const web = { readCpu: [] as number[], decodeCpu: [] as number[], decodeWall: [] as number[] };
     let previous: Snapshot | null = null;
     let alertCount = 0;
     log(`${world.flowPartitions} flow partitions, ${world.groups} groups on ${world.groupPartitions} group partitions, store ${kind}`);
@@ -185,6 +193,7 @@ async function measurePipelineCycle(kind: StoreKind, url: string | null, partiti
         calls.push(tally.calls);
         rows.push(tally.rows);
         publishCpu.push(publishMs);
+        await timeWebDecode(store, web);
       }
       log(
         `${measured ? "cycle" : "warm-up"} ${c}: ${fmt(cpuMs)} ms CPU, ${fmt(wallMs)} ms wall (store ${fmt(tally.wallMs)} ms, ` +
@@ -205,6 +214,9 @@ async function measurePipelineCycle(kind: StoreKind, url: string | null, partiti
       storeErrors: tally.errors,
       alerts: alertCount,
       publishCpuMs: summarize(publishCpu),
+      webReadCpuMs: summarize(web.readCpu),
+      webDecodeCpuMs: summarize(web.decodeCpu),
+      webDecodeWallMs: summarize(web.decodeWall),
       peakRssMiB: process.resourceUsage().maxRSS / 1024,
       storeSizeMiB: toMiB(await opened.sizeBytes()),
     };
@@ -315,4 +327,17 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === path.reso
       process.exit(1);
     },
   );
+}
+
+/** A web instance's part of a publication: the row read from the store, then decoded (as PublishedReadModels does). */
+async function timeWebDecode(store: Store, into: { readCpu: number[]; decodeCpu: number[]; decodeWall: number[] }): Promise<void> {
+  const r = process.cpuUsage();
+  const row = await store.readReadModel("bench");
+  into.readCpu.push(cpuMsSince(r));
+  if (row === null) throw new Error("the published read model was not found right after its publication");
+  const d = process.cpuUsage();
+  const start = performance.now();
+  await decodeReadModel(row.body);
+  into.decodeWall.push(performance.now() - start);
+  into.decodeCpu.push(cpuMsSince(d));
 }

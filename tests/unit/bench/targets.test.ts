@@ -31,7 +31,7 @@ const cycleAt = (partitions: number, cpuMs: number[], peakRssMiB: number): Cycle
 describe("judgeTargets", () => {
   it("says not measured, never met, for every phase that did not run", () => {
     const verdicts = judgeTargets(createReport());
-    expect(verdicts.length).toBe(18);
+    expect(verdicts.length).toBe(19);
     expect(new Set(verdicts.map((v) => v.verdict))).toEqual(new Set(["not measured"]));
   });
 
@@ -49,6 +49,17 @@ describe("judgeTargets", () => {
     expect(find(judgeTargets(report), "read model publication")).toMatchObject({
       what: "read model publication (encode + store write) CPU per cycle, median, 100,012 partitions", measured: "4000 ms", verdict: "reported",
     });
+    // A web instance's decode of the published row, judged on its wall time; the store's read of the row beside it.
+    expect(find(judgeTargets(report), "published read model decoded")).toMatchObject({ verdict: "not measured" });
+    Object.assign(report.cycle.sizes[0]!, {
+      webReadCpuMs: summarize([180, 200, 220]), webDecodeCpuMs: summarize([70, 80, 90]), webDecodeWallMs: summarize([40, 101, 50]),
+    });
+    expect(find(judgeTargets(report), "published read model decoded")).toMatchObject({
+      what: "published read model decoded by a web instance, median, 100,012 partitions", target: "≤ 100 ms",
+      measured: "50 ms (80 ms CPU; the row's read from SQLite 200 ms CPU more)", verdict: "met",
+    });
+    report.cycle.sizes[0]!.webDecodeWallMs = summarize([101, 120, 40]);
+    expect(find(judgeTargets(report), "published read model decoded")).toMatchObject({ verdict: "NOT met" });
     report.synthetic = { fixture: "f", sizes: [], growth: { cpu: 12.5, heap: 9.5 } };
     expect(find(judgeTargets(report), "1,000,000 partitions")).toMatchObject({ measured: "×12.5 CPU, ×9.5 heap", verdict: "NOT met" });
     report.synthetic = { fixture: "f", sizes: [], growth: { cpu: 11.9, heap: 9.5 } };
