@@ -27,11 +27,16 @@ export async function runIntegrationShards(shardCount: number, say: (line: strin
   if (!Number.isInteger(shardCount) || shardCount < 1) throw new Error(`--integration-shards must be a whole number ≥ 1, not ${shardCount}`);
   const since = Date.now();
   const runs: Promise<void>[] = [];
+  const seconds = () => Math.round((Date.now() - since) / 1000);
+  const spans: string[] = [];
   for (let index = 1; index <= shardCount; index++) {
     if (index > 1) await waitForFreshFile(path.join(shardHome(index - 1), "sandbox", "state.json"), since, 180_000, () => false);
-    runs.push(runShard(index, shardCount, say));
+    const startedAt = seconds();
+    // When each shard started and ended: what tests/integration/alphabetical-sequencer.ts's split is tuned by.
+    runs.push(runShard(index, shardCount, say).finally(() => spans.push(`shard ${index} ${startedAt}–${seconds()} s`)));
   }
   const results = await Promise.allSettled(runs);
+  if (shardCount > 1) say(`integration shards, from the stage's start: ${spans.join(", ")}`);
   const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`shard ${i + 1}: ${String(r.reason)}`] : []));
   if (failed.length > 0) throw new Error(failed.join("; "));
 }

@@ -84,11 +84,18 @@ export class AlphabeticalSequencer extends BaseSequencer {
   }
 }
 
+/**
+ * About how long a shard's sandbox takes to start (29 s for the clusters and Connect alone, plus vitest's own start;
+ * 2026-12-07). `npm test` starts the shards' sandboxes one after the other (scripts/integration-shards.ts), so shard
+ * i's first file starts about i of these later than shard 0's: the split counts that wait as time already spent.
+ */
+const sandboxStartSeconds = 40;
+
 /** Longest file first into the least loaded shard (ties by name, so every shard process computes the same split). */
 function splitByMeasuredTime(files: TestSpecification[], count: number): TestSpecification[][] {
   const seconds = (f: TestSpecification) => measuredSeconds[fileKey(f.moduleId)] ?? unmeasuredSeconds;
   const ordered = [...files].sort((a, b) => seconds(b) - seconds(a) || a.moduleId.localeCompare(b.moduleId));
-  const shards = Array.from({ length: count }, () => ({ files: [] as TestSpecification[], seconds: 0 }));
+  const shards = Array.from({ length: count }, (_, i) => ({ files: [] as TestSpecification[], seconds: i * sandboxStartSeconds }));
   for (const file of ordered) {
     const lightest = shards.reduce((min, s) => (s.seconds < min.seconds ? s : min));
     lightest.files.push(file);
