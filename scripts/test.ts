@@ -57,7 +57,7 @@ const stages: Stage[] = [
   },
   // Mostly Maven's downloads: beside the unit stage, done before the integration stage needs the jars.
   { name: "kafka-jars", alongside: "unit", run: () => ensureKafkaJars(getKafkaVersion()) },
-  { name: "unit", run: () => runCommand(bin("vitest"), ["run", "--project", "unit"]) },
+  { name: "unit", run: () => runCommand(bin("vitest"), ["run", "--project", "unit", "--project", "unit-isolated"]) },
   {
     // The Helm chart through the real helm CLI (lint, template, rendered manifests asserted): a few seconds of CPU
     // beside the integration stage, which mostly waits on Kafka (the first run also builds helm with Go).
