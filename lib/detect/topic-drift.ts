@@ -47,7 +47,8 @@ function listTopicDrifts(snapshot: Snapshot, flow: Flow, weakerOnly: boolean): T
   for (let r = 0; r < topics.length; r++) {
     if (repeated[r] === 1 || from[r]! < 0 || to[r]! < 0) continue;
     const settings = compareSettingsOnce(source.topics[from[r]!]!, target.topics[to[r]!]!);
-    if (!weakerOnly || settings.some((s) => s.weaker)) drifts.push({ topic: topics[r]!, targetTopic: targetTopics[r]!, settings });
+    if (weakerOnly && !settings.some((s) => s.weaker)) continue;
+    drifts.push({ topic: topics[r]!, targetTopic: targetTopics[r]!, settings });
   }
   return drifts;
 }
