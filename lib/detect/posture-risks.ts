@@ -1,9 +1,8 @@
-import { readFlowColumns } from "@/lib/collector/flow-columns";
-import { readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { ClusterSnapshot, Flow, Snapshot } from "@/lib/collector/types";
 import { readClusterColumns, readTopicPositions, TopicFlag } from "./cluster-columns";
 import { countOf, summarizeNames } from "./snapshot-views";
 import { listWeakerTopicDrifts, type SettingDiff, type TopicDrift } from "./topic-drift";
+import { locateTopicRuns, readTopicRuns } from "./topic-runs";
 import { FindingType, Severity, type Finding } from "./types";
 
 /**
@@ -46,21 +45,23 @@ export function detectPostureRisks(snapshot: Snapshot, now: number): Finding[] {
  */
 function markReplicatedTopics(snapshot: Snapshot, cluster: ClusterSnapshot): Uint8Array | null {
   let byName: Uint8Array | null = null;
-  const { byName: topicIndex, firstOfName } = readTopicPositions(cluster);
+  const positions = readTopicPositions(cluster);
+  const { firstOfName } = positions;
   for (const flow of snapshot.flows) {
     const source = flow.source === cluster.alias;
     const target = flow.target === cluster.alias;
     if (!source && !target) continue;
     byName ??= new Uint8Array(firstOfName.length);
     const heartbeats = `${flow.replicationPolicy.separator}heartbeats`;
-    // A topic's partitions are listed together: the first of each run names both topics (flow-columns.ts).
-    for (const at of readFlowColumns(flow).topicRunStarts) {
-      const p = readPartitionTopic(flow, at);
-      if (p.topic === "heartbeats" || p.topic.endsWith(heartbeats)) continue;
-      const s = source ? topicIndex.get(p.topic) : undefined;
-      if (s !== undefined) byName[s] = 1;
-      const t = target ? topicIndex.get(p.targetTopic) : undefined;
-      if (t !== undefined) byName[t] = 1;
+    // A topic's partitions are listed together: each run's topics, located in the cluster once (topic-runs.ts).
+    const { topics } = readTopicRuns(flow);
+    const from = source ? locateTopicRuns(flow, positions, "source") : null;
+    const to = target ? locateTopicRuns(flow, positions, "target") : null;
+    for (let r = 0; r < topics.length; r++) {
+      const topic = topics[r]!;
+      if (topic === "heartbeats" || topic.endsWith(heartbeats)) continue;
+      if (from !== null && from[r]! >= 0) byName[from[r]!] = 1;
+      if (to !== null && to[r]! >= 0) byName[to[r]!] = 1;
     }
   }
   // A repeated name was marked at its first topic, which comes before the others.

@@ -1,8 +1,8 @@
 import { countTopicPartitions } from "@/lib/collector/cluster-partition-rows";
-import { readFlowColumns } from "@/lib/collector/flow-columns";
-import { readPartitionTopic } from "@/lib/collector/flow-rows";
 import type { Flow, Snapshot, TopicConfigs, TopicState } from "@/lib/collector/types";
-import { findCluster, findTopic } from "./snapshot-views";
+import { readTopicPositions } from "./cluster-columns";
+import { findCluster } from "./snapshot-views";
+import { locateTopicRuns, readTopicRuns } from "./topic-runs";
 
 /** One setting of a replicated topic, source against target. */
 export interface SettingDiff {
@@ -36,19 +36,19 @@ export function listWeakerTopicDrifts(snapshot: Snapshot, flow: Flow): TopicDrif
 }
 
 function listTopicDrifts(snapshot: Snapshot, flow: Flow, weakerOnly: boolean): TopicDrift[] {
-  if (findCluster(snapshot, flow.source) === undefined || findCluster(snapshot, flow.target) === undefined) return [];
+  const source = findCluster(snapshot, flow.source);
+  const target = findCluster(snapshot, flow.target);
+  if (source === undefined || target === undefined) return [];
   const drifts: TopicDrift[] = [];
-  const seen = new Set<string>();
-  // A topic's partitions are listed together: only the first of each run of them is read (flow-columns.ts).
-  for (const at of readFlowColumns(flow).topicRunStarts) {
-    const p = readPartitionTopic(flow, at);
-    if (seen.has(p.topic)) continue;
-    seen.add(p.topic);
-    const from = findTopic(snapshot, flow.source, p.topic);
-    const to = findTopic(snapshot, flow.target, p.targetTopic);
-    if (from === undefined || to === undefined) continue;
-    const settings = compareSettingsOnce(from, to);
-    if (!weakerOnly || settings.some((s) => s.weaker)) drifts.push({ topic: p.topic, targetTopic: p.targetTopic, settings });
+  // A topic's partitions are listed together: each topic is judged at the first of its runs (topic-runs.ts).
+  const { topics, targetTopics, repeated } = readTopicRuns(flow);
+  const from = locateTopicRuns(flow, readTopicPositions(source), "source");
+  const to = locateTopicRuns(flow, readTopicPositions(target), "target");
+  for (let r = 0; r < topics.length; r++) {
+    if (repeated[r] === 1 || from[r]! < 0 || to[r]! < 0) continue;
+    const settings = compareSettingsOnce(source.topics[from[r]!]!, target.topics[to[r]!]!);
+    if (weakerOnly && !settings.some((s) => s.weaker)) continue;
+    drifts.push({ topic: topics[r]!, targetTopic: targetTopics[r]!, settings });
   }
   return drifts;
 }

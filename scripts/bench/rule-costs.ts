@@ -1,10 +1,10 @@
-// CPU of each snapshot rule (lib/detect/rules.ts) and of what the engine derives for them, at --partitions (default
-// 100,000): the bench's synthetic world (scripts/bench/synthetic-world.ts) runs --cycles cycles of buildFlow and the
-// rules as pipeline-compute.ts runs them; the last cycle's inputs are then kept and each part is run again alone
-// --repeats times (rules are pure: each run gets the same inputs), its median and least CPU printed. Tells which rule
-// a cycle's detectors time goes to, and which grows faster than the partitions (run it at two sizes). GC that a part
-// triggers lands in its figure: the least run is the part alone. Prints a table; asserts nothing. Not part of
-// `npm run bench` or `npm test`.
+// CPU of each snapshot rule (lib/detect/rules.ts), of the posture rule and of what the engine derives for them, at
+// --partitions (default 100,000): the bench's synthetic world (scripts/bench/synthetic-world.ts) runs --cycles cycles
+// of buildFlow and the rules as pipeline-compute.ts runs them; the last cycle's inputs are then kept and each part is
+// run again alone --repeats times (rules are pure: each run gets the same inputs), its median and least CPU printed.
+// Tells which rule a cycle's detectors time goes to, and which grows faster than the partitions (run it at two
+// sizes). GC that a part triggers lands in its figure: the least run is the part alone. Prints a table; asserts
+// nothing. Not part of `npm run bench` or `npm test`.
 //   node --max-old-space-size=8000 --import tsx scripts/bench/rule-costs.ts [--partitions 100000] [--cycles 5] [--repeats 15]
 import { buildFlow } from "@/lib/collector/flow-builder";
 import type { Snapshot } from "@/lib/collector/types";
@@ -13,6 +13,7 @@ import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
 import { runRules } from "@/lib/detect/engine";
 import type { Rule, RuleCycle, RuleMemory } from "@/lib/detect/rule";
 import { snapshotRules } from "@/lib/detect/rules";
+import { detectPostureRisks } from "@/lib/detect/posture-risks";
 import { createFreshKeyTest, listJudgedFlows } from "@/lib/detect/snapshot-views";
 import { stepSyncs } from "@/lib/detect/sync-steps";
 import { findTruncation, indexTruncations } from "@/lib/detect/truncation-index";
@@ -88,6 +89,8 @@ function main(): void {
     const run = rule.run as (cycle: RuleCycle, section: unknown) => unknown;
     costs.push(measure(rule.id, repeats, () => run(cycle, section)));
   }
+  // Not a snapshot rule (rules.ts runs it beside them, without memory): its inputs are the snapshot alone.
+  costs.push(measure("posture-risks", repeats, () => detectPostureRisks(snapshot, now)));
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const sum = (pick: (c: PartCost) => number) => costs.reduce((total, c) => total + pick(c), 0);
   say(`${world.flowPartitions} flow partitions, the last of ${cycles} cycles, each part run ${repeats} times alone (CPU ms)`);
