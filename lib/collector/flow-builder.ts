@@ -294,12 +294,15 @@ function appendTopicPartitions({ topic, targetTopic, connector, index }: MemberT
   const slots = columns.findTopicSlots(topic.name);
   let ordered = true;
   for (let i = 0; i < count; i++) {
-    const p = sourceStates.read(i);
+    // The offsets as numbers, as the rows hold them (cluster-partition-rows.ts): read as bigints only for a partition
+    // with an offset beyond ±2^51 (putOffsets).
+    const p = sourceStates.readNumbers(i);
     if (i > 0 && sourceStates.partitionAt(i - 1) > p.partition) ordered = false;
     const name = nameOf(p.partition);
     const copier = readings.copiers?.get(name);
     const lastReplicated = readings.positions?.get(name);
-    const t = targetStates.find(i, p.partition);
+    const targetAt = targetStates.locate(i, p.partition);
+    const t = targetAt < 0 ? undefined : targetStates.readNumbers(targetAt);
     const slot = columns.findSlot(slots, p.partition);
     let history = slot < 0 || historyBySlot === null ? undefined : historyBySlot[slot];
     if (history === undefined) {
@@ -309,8 +312,10 @@ function appendTopicPartitions({ topic, targetTopic, connector, index }: MemberT
     const latestSync = history === undefined || history.length === 0 ? null : history.point(history.length - 1);
     const densityIssue = densityIssues?.get(name) ?? null;
     const at = from + i;
-    const n = numbers.read(p.logStart, p.logEnd, t?.logStart ?? null, t?.logEnd ?? null, lastReplicated, latestSync);
-    const positionSource = n.small ? putSmallOffsets(rows, at, n, densityIssue) : putOffsets(rows, at, p, t, lastReplicated, latestSync, densityIssue);
+    const n = numbers.readNumbers(p.logStart, p.logEnd, t?.logStart ?? Number.NaN, t?.logEnd ?? Number.NaN, lastReplicated, latestSync);
+    const positionSource = n.small
+      ? putSmallOffsets(rows, at, n, densityIssue)
+      : putOffsets(rows, at, sourceStates.read(i), targetAt < 0 ? undefined : targetStates.read(targetAt), lastReplicated, latestSync, densityIssue);
     const sourceConnector = copier?.connector ?? connector;
     const copierChange = copier?.change ?? undefined;
     const fromSync = positionSource === "offset-sync";
@@ -332,7 +337,7 @@ function appendTopicPartitions({ topic, targetTopic, connector, index }: MemberT
       tally.lag += offsetLag;
       tally.exact &&= tally.lag <= Number.MAX_SAFE_INTEGER;
     }
-    if ((t?.logEnd ?? null) === null) tally.targetUnread++;
+    if (t === undefined || Number.isNaN(t.logEnd)) tally.targetUnread++;
     columns.put(at, slot);
   }
   return ordered;

@@ -30,10 +30,26 @@ export class PartitionNumbers {
     lastReplicated: bigint | undefined,
     sync: { upstream: bigint; downstream: bigint } | null,
   ): this {
-    this.sourceLogStart = toNumber(sourceLogStart);
-    this.sourceLogEnd = toNumber(sourceLogEnd);
-    this.targetLogStart = toNumber(targetLogStart);
-    this.targetLogEnd = toNumber(targetLogEnd);
+    const cluster = [toNumber(sourceLogStart), toNumber(sourceLogEnd), toNumber(targetLogStart), toNumber(targetLogEnd)] as const;
+    return this.readNumbers(...cluster, lastReplicated, sync);
+  }
+
+  /**
+   * read, with the clusters' four log offsets given as numbers (NaN: null), as the cluster poll's rows hold them
+   * (cluster-partition-rows.ts): no bigint made per state read. An offset beyond ±2^51 is not small either way.
+   */
+  readNumbers(
+    sourceLogStart: number,
+    sourceLogEnd: number,
+    targetLogStart: number,
+    targetLogEnd: number,
+    lastReplicated: bigint | undefined,
+    sync: { upstream: bigint; downstream: bigint } | null,
+  ): this {
+    this.sourceLogStart = sourceLogStart;
+    this.sourceLogEnd = sourceLogEnd;
+    this.targetLogStart = targetLogStart;
+    this.targetLogEnd = targetLogEnd;
     this.lastReplicated = toNumber(lastReplicated ?? null);
     this.syncUpstream = sync === null ? Number.NaN : Number(sync.upstream);
     this.syncDownstream = sync === null ? Number.NaN : Number(sync.downstream);

@@ -3,7 +3,7 @@
  * failed marks exactly the partitions it covers, with the reason and when the partition was last
  * known. Detectors skip unknown partitions and carry their findings (unknown is not healthy).
  */
-import type { StateReading } from "./cluster-partition-rows";
+import type { StateNumbers, StateReading } from "./cluster-partition-rows";
 import type { ClusterSnapshot, Flow, FlowPartition, UnknownData } from "./types";
 
 /** The previous cycle's flow and when that cycle read it: how long a partition has been unknown. */
@@ -25,10 +25,13 @@ export interface FlowReadFailures {
   positionsErrorsByConnector?: ReadonlyMap<string, string>;
 }
 
+/** A partition state as the judge reads it: its log offsets as bigints (null: not read) or as numbers (NaN). */
+type JudgedState = StateReading | StateNumbers;
+
 /** Decides one partition; `positionSource` is where its MM2 position came from (or would have). */
 export type UnknownJudge = (
-  source: StateReading,
-  target: StateReading | undefined,
+  source: JudgedState,
+  target: JudgedState | undefined,
   positionSource: "committed" | "offset-sync",
   connector?: string | null,
 ) => UnknownData | null;
@@ -54,7 +57,7 @@ export function createUnknownJudge(
   // Built only when some partition is unknown: most cycles have none, and a flow has 100,000 partitions.
   let before: Map<string, FlowPartition> | null = null;
   const clusterReasons = [describeClusterFailure(source), describeClusterFailure(target)].filter((r): r is string => r !== null);
-  const isRead = (p: StateReading | undefined) => p === undefined || (p.logStart !== null && p.logEnd !== null);
+  const isRead = (p: JudgedState | undefined) => p === undefined || hasLogOffsets(p);
   return (sourcePartition, targetPartition, positionSource, connector = null) => {
     const positionsError = (connector === null ? undefined : failures.positionsErrorsByConnector?.get(connector)) ?? failures.positionsError;
     // The common case, without building anything: every read of this partition succeeded.
@@ -80,9 +83,18 @@ function describeClusterFailure(cluster: ClusterSnapshot | undefined): string | 
   return `${cluster.alias} unreachable: ${cluster.error ?? "no data read yet"}`;
 }
 
-function describeOffsetsFailure(cluster: ClusterSnapshot | undefined, partition: StateReading | undefined): string[] {
-  if (cluster === undefined || partition === undefined || (partition.logStart !== null && partition.logEnd !== null)) return [];
+function describeOffsetsFailure(cluster: ClusterSnapshot | undefined, partition: JudgedState | undefined): string[] {
+  if (cluster === undefined || partition === undefined || hasLogOffsets(partition)) return [];
   return [`${cluster.alias} ${partition.topic}/${partition.partition}: ${partition.error ?? "offsets not read"}`];
+}
+
+/** Whether both log offsets were read (neither null nor NaN). */
+function hasLogOffsets(p: JudgedState): boolean {
+  return isReadOffset(p.logStart) && isReadOffset(p.logEnd);
+}
+
+function isReadOffset(offset: bigint | number | null): boolean {
+  return offset !== null && !(typeof offset === "number" && Number.isNaN(offset));
 }
 
 /** Counts unknown partitions (metrics, health, flow cards). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countClusterPartitionArraysMade, findTopicRows } from "@/lib/collector/cluster-partition-rows";
+import { countClusterPartitionArraysMade, findTopicRows, PartitionStateReader } from "@/lib/collector/cluster-partition-rows";
 import { readEligibleLeaderReplicas } from "@/lib/collector/eligible-leaders";
 import { readPreviousEpochEnds } from "@/lib/collector/previous-epoch-end";
 import { makeExpectedTopics, makeRandomCluster, makeReader, pollRandomCluster } from "./random-clusters";
@@ -33,6 +33,41 @@ describe("the cluster poll's partition rows", () => {
     // The random clusters reach the rare fields.
     expect(epochEnds).toBeGreaterThan(50);
     expect(eligible).toBeGreaterThan(50);
+  });
+
+  it("are read as numbers (NaN: null) by readNumbers, from the rows and from a made array alike", async () => {
+    let nulls = 0;
+    let inexact = 0;
+    for (let seed = 1; seed <= 200; seed++) {
+      const cluster = makeRandomCluster(seed);
+      const polled = await pollRandomCluster(cluster);
+      const expected = makeExpectedTopics(cluster);
+      const made = countClusterPartitionArraysMade();
+      const fromRows = new PartitionStateReader();
+      const fromArray = new PartitionStateReader();
+      for (let t = 0; t < expected.length; t++) {
+        const states = expected[t]!.partitions;
+        expect(fromRows.open(polled.topics[t]!), `seed ${seed}`).toBe(states.length);
+        fromArray.open(expected[t]!);
+        for (let i = 0; i < states.length; i++) {
+          const state = states[i]!;
+          const want = {
+            topic: state.topic, partition: state.partition, leaderEpoch: state.leaderEpoch,
+            logStart: state.logStart === null ? Number.NaN : Number(state.logStart),
+            logEnd: state.logEnd === null ? Number.NaN : Number(state.logEnd), error: state.error,
+          };
+          expect({ ...fromRows.readNumbers(i) }, `seed ${seed} ${state.topic}/${state.partition}`).toEqual(want);
+          expect({ ...fromArray.readNumbers(i) }, `seed ${seed} ${state.topic}/${state.partition}`).toEqual(want);
+          // The bigints stay exact where the numbers are not.
+          expect(fromRows.read(i).logEnd, `seed ${seed}`).toBe(state.logEnd);
+          if (state.logStart === null || state.logEnd === null) nulls++;
+          if (state.logEnd !== null && !Number.isSafeInteger(Number(state.logEnd))) inexact++;
+        }
+      }
+      expect(countClusterPartitionArraysMade(), `seed ${seed}`).toBe(made);
+    }
+    expect(nulls).toBeGreaterThan(20);
+    expect(inexact).toBeGreaterThan(0);
   });
 
   it("make a topic's array once, when first read, and keep it", async () => {
