@@ -77,7 +77,8 @@ function writeTopics(topics: readonly TopicRows[], sink: ColumnBlockSink): void 
 function writeSpan(topics: readonly TopicRows[], sink: ColumnBlockSink): void {
   const rows = topics[0]!.rows;
   let start = topics[0]!.from;
-  for (const topic of topics) {
+  // A pass over every position only where some state has such an offset (a cluster's few).
+  for (const topic of rows.hasInexact() ? topics : []) {
     for (let at = topic.from; at < topic.to; at++) {
       // Such an offset is held apart as a bigint: a rare state, made.
       if (!rows.isInexact(at)) continue;
