@@ -39,11 +39,9 @@ function countCases(cluster: ClusterSnapshot, seen: Map<string, number>): void {
       note("null log end", Number.isNaN(rows.logEnd[at]!));
       note("error", rows.errorOf(at) !== null);
       note("no leader", rows.leaderOf(at) === null);
-      for (let k = 0; k < 3; k++) {
-        const list = rows.makeList(at, k);
-        note("list of more than 3 ids", list.length > 3);
-        note("id of 1,024 or more", list.some((id) => id >= 1024));
-      }
+      for (let k = 0; k < 3; k++) note("list of more than 3 ids", rows.countList(at, k) > 3);
+      const ids = rows.ids.subarray(rows.listStart[at * 3]!, rows.listStart[at * 3 + 3]!);
+      note("id of 1,024 or more", ids.some((id) => id >= 1024));
     }
   }
 }
@@ -64,7 +62,7 @@ describe("serveClusterRows", () => {
     }
     // Brokers 1 to 5 make no id of 1,024 or more.
     for (const [name, count] of seen) if (brokers !== undefined || !name.includes("1,024")) expect(count, name).toBeGreaterThan(0);
-  });
+  }, 30_000);
 
   it("encodes many clusters in one column as their made states, with topics of either kind mixed", async () => {
     const rows: ClusterSnapshot[] = [];
