@@ -132,6 +132,11 @@ export class ClusterPartitionRows {
     return n < 0 ? null : this.errors[n]!;
   }
 
+  /** Whether any offset of these rows is beyond ±(2^53 − 1) (else isInexact is false at every position). */
+  hasInexact(): boolean {
+    return this.exact.size > 0;
+  }
+
   /** Whether an offset of the partition at `at` is beyond ±(2^53 − 1), its number not exact. */
   isInexact(at: number): boolean {
     return this.exact.size > 0 && (this.exact.has(at * 2) || this.exact.has(at * 2 + 1));

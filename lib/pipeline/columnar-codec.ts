@@ -313,6 +313,12 @@ function encodeArrays(arrays: readonly (readonly unknown[] | ColumnarRows)[], w:
   // partition states (18,000 arrays of them, then each state's replica lists) cost about a third of its encoding.
   if (plain) return ["A", arrays.length, segment, encodeColumn(concatArrays(arrays as readonly (readonly unknown[])[]), w)];
   const items = new ColumnBuilder();
+  writeItems(arrays, items);
+  return ["A", arrays.length, segment, items.finish(w)];
+}
+
+/** The items of `arrays` into `items`, in order: consecutive rows held as columns alike written as one (writeRowsOf). */
+function writeItems(arrays: readonly (readonly unknown[] | ColumnarRows)[], items: ColumnBuilder): void {
   for (let i = 0; i < arrays.length; ) {
     const a = arrays[i]!;
     if (Array.isArray(a)) {
@@ -332,7 +338,6 @@ function encodeArrays(arrays: readonly (readonly unknown[] | ColumnarRows)[], w:
     writeRowsOf.call(rows, arrays.slice(i, end) as ColumnarRows[], items);
     i = end;
   }
-  return ["A", arrays.length, segment, items.finish(w)];
 }
 
 /** The items of `arrays`, one array after the other. */
@@ -531,6 +536,9 @@ class ColumnBuilder implements ColumnBlockSink {
       case "bigint":
         (part as Int64Part).addBigint(value as bigint);
         return;
+      case "array":
+        (part as ArraysPart).add(value as readonly unknown[] | ColumnarRows);
+        return;
       default:
         (part as ValuesPart).values.push(value);
     }
@@ -571,12 +579,21 @@ class ColumnBuilder implements ColumnBlockSink {
     if (end > start) (this.enterRun("string", end - start) as StringsPart).addCoded(names, codes, start, end);
   }
 
-  repeat(value: string | number | boolean, count: number): void {
+  repeat(value: string | number | boolean | null, count: number): void {
     if (count <= 0) return;
+    if (value === null) {
+      this.repeatNull(count);
+      return;
+    }
     const part = this.enterRun(kindOf(value), count);
     if (typeof value === "string") (part as StringsPart).repeat(value, count);
     else if (typeof value === "number") (part as NumbersPart).repeat(value, count);
     else (part as BooleansPart).repeat(value, count);
+  }
+
+  arrays(lengths: Uint32Array, start: number, end: number): ColumnBlockSink {
+    if (end <= start) return new ColumnBuilder();
+    return (this.enterRun("array", end - start) as ArraysPart).addLengths(lengths, start, end);
   }
 
   objects(
@@ -644,7 +661,7 @@ function listShapeKeys(shapes: readonly (readonly string[])[]): string[] {
 }
 
 /** The values of one kind a ColumnBuilder keeps apart. */
-type Part = ValuesPart | NumbersPart | StringsPart | BooleansPart | RepeatedPart | Int64Part | ObjectColumns;
+type Part = ValuesPart | NumbersPart | StringsPart | BooleansPart | RepeatedPart | Int64Part | ObjectColumns | ArraysPart;
 
 function makePart(kind: Kind): Part {
   switch (kind) {
@@ -662,12 +679,62 @@ function makePart(kind: Kind): Part {
       return new RepeatedPart(null);
     case "undefined":
       return new RepeatedPart(undefined);
+    case "array":
+      return new ArraysPart();
     default:
       return new ValuesPart();
   }
 }
 
-/** Values of a kind kept as they come (arrays, and what no other part takes), encoded as encodeColumn does. */
+/**
+ * Arrays, encoded as encodeArrays does: their lengths, then their items as one column, each item entered as it comes
+ * (an array given, or a run of arrays whose lengths are given and whose items are written into `addLengths`' sink) —
+ * a cluster's 300,000 replica lists need not be made. Rows held as columns wait for the next ones (writeRowsOf).
+ */
+class ArraysPart {
+  private lengths = new Uint32Array(16);
+  private length = 0;
+  private readonly items = new ColumnBuilder();
+  private readonly waiting: ColumnarRows[] = [];
+
+  add(array: readonly unknown[] | ColumnarRows): void {
+    this.reserve(this.length + 1);
+    this.lengths[this.length++] = array.length;
+    if (Array.isArray(array)) {
+      this.writeWaiting();
+      for (const item of array as readonly unknown[]) this.items.value(item);
+    } else this.waiting.push(array as ColumnarRows);
+  }
+
+  /** Arrays of lengths[start], …, lengths[end − 1]: the sink their items are then written into, all in order. */
+  addLengths(lengths: Uint32Array, start: number, end: number): ColumnBuilder {
+    this.writeWaiting();
+    this.reserve(this.length + end - start);
+    this.lengths.set(lengths.subarray(start, end), this.length);
+    this.length += end - start;
+    return this.items;
+  }
+
+  finish(w: BlobWriter): Node {
+    this.writeWaiting();
+    return ["A", this.length, w.write("u32", this.lengths.subarray(0, this.length)), this.items.finish(w)];
+  }
+
+  private writeWaiting(): void {
+    if (this.waiting.length === 0) return;
+    writeItems(this.waiting, this.items);
+    this.waiting.length = 0;
+  }
+
+  private reserve(length: number): void {
+    if (length <= this.lengths.length) return;
+    const grown = new Uint32Array(Math.max(length, this.lengths.length * 2));
+    grown.set(this.lengths.subarray(0, this.length));
+    this.lengths = grown;
+  }
+}
+
+/** Values of a kind kept as they come (what no other part takes), encoded as encodeColumn does. */
 class ValuesPart {
   readonly values: unknown[] = [];
 

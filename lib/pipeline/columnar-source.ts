@@ -61,8 +61,9 @@ export interface ColumnSink {
  * A ColumnSink that also takes a run of rows' values at once, each method the values of rows [start, end) in order
  * (rows held as columns written a column at a time): `int64s` bigints held as the exact integers they are
  * (|value| ≤ 2^53), `nullableInt64s` the same with NaN for null, `primitives` strings or numbers (all of one kind),
- * `strings` the string `names[codes[i]]` for each row i, `repeat` one string, number or boolean `count` times.
- * `objects` starts one value per row: an object of shape `shapes[shapeOf[i]]` (each shape an array made once), or
+ * `strings` the string `names[codes[i]]` for each row i, `repeat` one string, number, boolean or null `count` times.
+ * `arrays` starts one array per row, of `lengths[i]` items: it returns the sink that then takes all their items, in
+ * order (one array after the other). `objects` starts one value per row: an object of shape `shapes[shapeOf[i]]` (each shape an array made once), or
  * null where shapeOf[i] is no shape's index; it returns one sink per property name of the shapes, in the order the
  * names first appear in `shapes`, and each then takes the values of the rows whose shape has that name, in order.
  */
@@ -71,7 +72,8 @@ export interface ColumnBlockSink extends ColumnSink {
   nullableInt64s(values: Float64Array, start: number, end: number): void;
   primitives(values: ArrayLike<string> | ArrayLike<number>, start: number, end: number): void;
   strings(names: readonly string[], codes: Uint8Array, start: number, end: number): void;
-  repeat(value: string | number | boolean, count: number): void;
+  repeat(value: string | number | boolean | null, count: number): void;
+  arrays(lengths: Uint32Array, start: number, end: number): ColumnBlockSink;
   objects(
     shapes: readonly (readonly string[])[], shapeOf: Uint8Array, start: number, end: number,
   ): readonly ColumnBlockSink[];

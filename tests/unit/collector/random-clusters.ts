@@ -31,12 +31,16 @@ export interface RandomCluster {
 
 const bigOffsets = [0n, 1n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, -1n];
 
-/** A random cluster; its topics are named `<prefix>topic-<n>`; `exact`: no offset beyond 2^53 − 1. */
-export function makeRandomCluster(seed: number, prefix = "", exact = false): RandomCluster {
+/**
+ * A random cluster; its topics are named `<prefix>topic-<n>`; `exact`: no offset beyond 2^53 − 1; a partition's
+ * replicas are the first few of `brokers` (up to all but one).
+ */
+export function makeRandomCluster(
+  seed: number, prefix = "", exact = false, brokers: readonly number[] = [1, 2, 3, 4, 5],
+): RandomCluster {
   const r = createRandom(seed);
   const pick = <T,>(values: readonly T[]): T => values[r(values.length)]!;
-  const brokers = [1, 2, 3, 4, 5];
-  const list = () => brokers.slice(0, r(5));
+  const list = () => brokers.slice(0, r(brokers.length));
   const offsets = exact ? bigOffsets.filter((o) => o <= 2n ** 53n - 1n) : bigOffsets;
   const offset = () => (r(10) === 0 ? pick(offsets) : BigInt(r(1_000_000)));
   const topics: TopicMetadata[] = [];

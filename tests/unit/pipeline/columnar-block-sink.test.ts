@@ -1,6 +1,6 @@
 /**
  * Rows written into the encoder a run of values at a time (ColumnBlockSink: int64s, nullableInt64s, primitives,
- * strings, repeat, objects of several shapes or null, nested) encode byte for byte as the array of the values they
+ * strings, repeat, arrays, objects of several shapes or null, nested) encode byte for byte as the array of the values they
  * stand for, written one by one where the encoder is given made objects: over random plans of runs mixed with single
  * values of every kind (bigints beyond 2^53 and 2^63 included), as one ColumnarRows, and as consecutive ones of an
  * arrays column written together (writeRowsOf) among plain arrays and empty ones.
@@ -30,20 +30,21 @@ function makeInteger(random: Random): number {
 
 /** A single value of any kind, written with `value` (or `int64`). */
 function makeSingle(random: Random): Plan {
-  const pick = Math.floor(random() * 8);
+  const pick = Math.floor(random() * 11);
   if (pick === 0) {
     const v = makeInteger(random);
     return { values: [BigInt(v)], play: (sink) => sink.int64(v) };
   }
   const value = [
-    null, "orders", 42, 1.5, 2n ** 60n + 1n, 2n ** 64n, { kind: "untranslatable", reason: "no-sync" },
+    null, "orders", 42, 1.5, 2n ** 60n + 1n, 2n ** 64n, { kind: "untranslatable", reason: "no-sync" }, [3, 1024, 5],
+    [], [2, "x", null],
   ][pick - 1];
   return { values: [value], play: (sink) => sink.value(value) };
 }
 
-/** A run of `n` values written with one block method, the objects' properties by plans of their own. */
+/** A run of `n` values written with one block method, the objects' properties and arrays' items by plans of their own. */
 function makeRun(random: Random, n: number, depth: number): Plan {
-  const pick = Math.floor(random() * (depth < 2 ? 6 : 5));
+  const pick = Math.floor(random() * (depth < 2 ? 7 : 5));
   switch (pick) {
     case 0: {
       const numbers = Float64Array.from({ length: n + 2 }, () => makeInteger(random));
@@ -64,12 +65,25 @@ function makeRun(random: Random, n: number, depth: number): Plan {
       return { values: [...codes].map((c) => names[c]), play: (sink) => sink.strings(names, codes, 0, n) };
     }
     case 4: {
-      const value = random() < 0.5 ? "translated" : 7;
+      const value = [null, "translated", 7][Math.floor(random() * 3)]!;
       return { values: new Array<unknown>(n).fill(value), play: (sink) => sink.repeat(value, n) };
     }
+    case 5:
+      return makeArrays(random, n, depth);
     default:
       return makeObjects(random, n, depth);
   }
+}
+
+/** `n` arrays of 0 to 6 items (empty ones in runs too), their items by a plan of their own. */
+function makeArrays(random: Random, n: number, depth: number): Plan {
+  const empty = random() < 0.3;
+  const lengths = Uint32Array.from({ length: n + 1 }, () => (empty && random() < 0.8 ? 0 : Math.floor(random() * 7)));
+  const counts = [...lengths.subarray(1)];
+  const items = makeColumn(random, counts.reduce((a, b) => a + b, 0), depth + 1);
+  let at = 0;
+  const values = counts.map((count) => items.values.slice(at, (at += count)));
+  return { values, play: (sink) => items.play(sink.arrays(lengths, 1, n + 1)) };
 }
 
 /** `n` objects of a few shapes, or null, their properties' values by plans of their own. */
