@@ -2,69 +2,59 @@ import path from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Seconds each file took in the clean-clone CI run of 2026-12-02 (1321444, integration stage beside the soak and the
- * build); files added since, as measured on a loaded machine. `npm test` splits the files into two
- * shards of about equal time, each on its own sandbox; a file not listed counts as a minute. Kept from the quiet
- * machine on purpose: a two-shard pass at load 20–24 (2026-12-02) ran files 1.0× (fixed-length clean runs) to 3.4×
- * (kafka/cluster-reader) longer, which would unbalance the split CI sees.
+ * Seconds each file took in the clean-clone CI run ci24b of 2026-12-07 (4d1c843: three shards, each beside the
+ * soak, the build, e2e and the image on this 2-core machine). `npm test` splits the files into shards of about equal
+ * time, each on its own sandbox; a file not listed counts as a minute. Refresh the table from a CI run's per-file
+ * times (vitest's report per shard) when files are added or change their length.
  */
 const measuredSeconds: Record<string, number> = {
-  // Measured on a loaded machine (2026-12-06, h64): 165 s of tests, its own two authorizer clusters included.
-  "acls/least-privilege": 170,
-  // Measured on a loaded machine (2026-12-06): h62 57-66 s, h63 140-170 s, h68 (+45-60 s to unclean-election),
-  // h69 (connector-missing, stuck-task, +30 s to operator-actions), h70 (offset-syncs-off, reset-latest).
-  "audit/content-audit": 78,
-  "auth/oauthbearer": 65,
-  "clean-run/no-false-positives": 97,
-  "collector/flow-model": 30,
-  "dedicated-mode/dedicated": 65,
-  "faults/connect-without-rest": 150,
-  "faults/detection": 107,
-  "hardening/crash-restart": 100,
-  "hardening/kill-before-send": 32,
-  "kafka/cluster-reader-failures": 26,
-  "kafka/cluster-reader": 51,
-  "kafka/group-types": 39,
-  // Measured on a loaded machine (2026-12-06): exactly-once 32-132 s with its two worker restarts, groups 84 s.
-  "lookalikes/exactly-once": 90,
-  "lookalikes/groups": 84,
-  // Measured on a loaded machine (2026-12-06, h75, load 10-20): 81-129 s for the file in three runs.
-  "lookalikes/identity-replication": 105,
-  // Measured on a loaded machine (2026-12-06, h73, three runs): 95-106 s and 116-133 s of tests, each file with its own
-  // MirrorSourceConnector.
-  "lookalikes/topology": 110,
-  "lookalikes/topology-partitions": 135,
-  "production/aborted-transactions": 31,
-  // Measured on a loaded machine (2026-12-06, h76): 49-110 s over three runs, waiting for the log cleaner and flushes.
-  "production/compact-delete": 90,
-  "production/connector-missing": 30,
-  "production/coverage-drift": 6,
-  // Measured on a loaded machine (2026-12-06, h76): 58-60 s with the two purges with offset syncs off (+15-21 s).
-  "production/offset-syncs-off": 62,
-  "production/operator-actions": 95,
-  "production/readiness-reasons": 60,
-  "production/replicate-from-latest": 50,
-  "production/reset-latest": 35,
-  "production/second-writer": 24,
-  // Measured on a loaded machine (2026-12-06, h77): 57-68 s, its one extra Connect worker's start included.
-  "production/split-connectors": 70,
-  "production/topic-filter": 35,
-  "production/transactions": 70,
-  "real-clusters/broker-loss": 110,
-  "real-clusters/hostile-records": 60,
-  "real-clusters/unclean-election": 105,
-  "receivers/alertmanager": 89,
-  "receivers/prometheus": 7,
-  "sandbox/replication": 30,
-  "sandbox/scenarios": 42,
-  "scale-out/handover": 61,
-  "scale-out/roles": 17,
-  "scale-out/shard-membership": 21,
-  "security/init-java-stores": 5,
-  "security/tls-transport": 40,
-  "translation/translation": 101,
-  "worker-restarts/crash-and-offsets": 92,
-  "worker-restarts/stuck-task": 120,
+  "acls/least-privilege": 132,
+  "audit/content-audit": 38,
+  "auth/oauthbearer": 64,
+  "clean-run/no-false-positives": 93,
+  "collector/flow-model": 44,
+  "dedicated-mode/dedicated": 144,
+  "faults/connect-without-rest": 118,
+  "faults/detection": 167,
+  "hardening/crash-restart": 46,
+  "hardening/kill-before-send": 20,
+  "kafka/cluster-reader": 68,
+  "kafka/cluster-reader-failures": 21,
+  "kafka/group-types": 44,
+  "lookalikes/exactly-once": 57,
+  "lookalikes/groups": 89,
+  "lookalikes/identity-replication": 82,
+  "lookalikes/topology": 99,
+  "lookalikes/topology-partitions": 108,
+  "production/aborted-transactions": 44,
+  "production/compact-delete": 54,
+  "production/connector-missing": 17,
+  "production/coverage-drift": 9,
+  "production/offset-syncs-off": 67,
+  "production/operator-actions": 99,
+  "production/readiness-reasons": 24,
+  "production/replicate-from-latest": 70,
+  "production/reset-latest": 47,
+  "production/second-writer": 23,
+  "production/split-connectors": 73,
+  "production/split-flow": 67,
+  "production/topic-filter": 36,
+  "production/transactions": 74,
+  "real-clusters/broker-loss": 112,
+  "real-clusters/hostile-records": 95,
+  "real-clusters/unclean-election": 116,
+  "receivers/alertmanager": 102,
+  "receivers/prometheus": 6,
+  "sandbox/replication": 27,
+  "sandbox/scenarios": 57,
+  "scale-out/handover": 89,
+  "scale-out/roles": 18,
+  "scale-out/shard-membership": 12,
+  "security/init-java-stores": 2,
+  "security/tls-transport": 31,
+  "translation/translation": 142,
+  "worker-restarts/crash-and-offsets": 112,
+  "worker-restarts/stuck-task": 105,
 };
 const unmeasuredSeconds = 60;
 
@@ -85,11 +75,11 @@ export class AlphabeticalSequencer extends BaseSequencer {
 }
 
 /**
- * About how long a shard's sandbox takes to start (29 s for the clusters and Connect alone, plus vitest's own start;
- * 2026-12-07). `npm test` starts the shards' sandboxes one after the other (scripts/integration-shards.ts), so shard
+ * About how long a shard's sandbox takes to start after the previous shard's (ci24c, 2026-12-07: shards' sandboxes up
+ * 26 and 75 s after the stage's start). `npm test` starts the shards' sandboxes one after the other (scripts/integration-shards.ts), so shard
  * i's first file starts about i of these later than shard 0's: the split counts that wait as time already spent.
  */
-const sandboxStartSeconds = 40;
+const sandboxStartSeconds = 25;
 
 /** Longest file first into the least loaded shard (ties by name, so every shard process computes the same split). */
 function splitByMeasuredTime(files: TestSpecification[], count: number): TestSpecification[][] {
