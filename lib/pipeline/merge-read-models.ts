@@ -6,10 +6,11 @@ import type { ReadModel } from "./read-model";
 /**
  * One read model from the models several collectors published, one per collector. What it assumes: each flow, alert
  * and risk is in one collector's model (its shard's owner's); clusters and Connect clusters are in every collector's
- * (each reads them all to find the flows). When two models hold the same one (a shard moved and its old owner's row
- * is not stale yet, or a cluster read by both), the newer model's (later `snapshot.takenAt`) wins. Lists are concatenated in shard order; the merged snapshot is as old as its
- * oldest part (its `takenAt`, and `builtAt`, are the minimum: no shard looks fresher than it is) and its cycle
- * is the highest shard cycle.
+ * (each reads them all to find the flows). When two models hold the same one (a cluster read by both; a shard moved
+ * and the old owner's model was not restricted: shard-coverage.ts), the newer model's (later `snapshot.takenAt`)
+ * wins. Lists are concatenated in shard order; the merged snapshot is as old as its oldest part (its `takenAt`, and
+ * `builtAt`, are the minimum: no shard looks fresher than it is, a dead collector's flows included) and its cycle is
+ * the highest shard cycle.
  */
 export function mergeReadModels(models: readonly ReadModel[]): ReadModel | null {
   if (models.length <= 1) return models[0] ?? null;

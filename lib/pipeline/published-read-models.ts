@@ -1,6 +1,7 @@
 import { getLogger } from "@/lib/logger";
-import type { ReadModelVersion, Store } from "@/lib/store";
+import type { Store } from "@/lib/store";
 import { mergeReadModels } from "./merge-read-models";
+import { PublishedParts } from "./published-parts";
 import type { ReadModel } from "./read-model";
 import { decodeTagged } from "./read-model-codec";
 import { decodeColumnar, encodeColumnarPieces, isColumnar } from "./columnar-codec";
@@ -58,25 +59,22 @@ export async function decodeReadModel(body: Buffer): Promise<ReadModel> {
 }
 
 /**
- * The read model a web instance serves: every live collector's published model, merged (merge-read-models.ts). Each
- * refresh reads only the (shard, cycle, taken-at) rows; a body is read and decoded only when its shard's version
- * changed, and the decoded models are cached, so a request never waits for the store. With `staleAfterMs` (collectors
- * sharing the work), a row whose cycle is older than that is a dead collector's and is left out.
+ * The read model a web instance serves: the collectors' published models, merged (merge-read-models.ts), each
+ * restricted to what no newer model's shards cover (published-parts.ts: a dead collector's flows stay served until
+ * another publishes them). Each refresh reads only the (shard, cycle, taken-at) rows; a body is read and decoded only
+ * when its shard's version changed, and the decoded models are cached, so a request never waits for the store.
  */
 export class PublishedReadModels {
-  private readonly shards = new Map<string, { version: ReadModelVersion; model: ReadModel }>();
+  private readonly parts: PublishedParts;
+  private served = "";
   private merged: ReadModel | null = null;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
   private readonly intervalMs: number;
-  private readonly staleAfterMs: number;
 
-  constructor(
-    private readonly store: Store,
-    options: { intervalMs?: number; staleAfterMs?: number | undefined } = {},
-  ) {
+  constructor(store: Store, options: { intervalMs?: number; staleAfterMs?: number | undefined } = {}) {
     this.intervalMs = options.intervalMs ?? 1500;
-    this.staleAfterMs = options.staleAfterMs ?? Number.POSITIVE_INFINITY;
+    this.parts = new PublishedParts(store, options.staleAfterMs ?? Number.POSITIVE_INFINITY, decodeReadModel);
   }
 
   /** The merged model of the latest refresh, or null before any collector published. */
@@ -103,7 +101,7 @@ export class PublishedReadModels {
     await this.refreshing?.catch(() => undefined);
   }
 
-  /** Reads which shards published what, loads the changed ones, drops the shards whose row is gone. */
+  /** Reads which shards published what, loads the changed ones, merges again when what is served changed. */
   refresh(): Promise<void> {
     this.refreshing ??= this.load().finally(() => {
       this.refreshing = null;
@@ -112,20 +110,9 @@ export class PublishedReadModels {
   }
 
   private async load(): Promise<void> {
-    const now = Date.now();
-    const versions = (await this.store.listReadModelVersions()).filter((v) => now - v.takenAt <= this.staleAfterMs);
-    let changed = versions.length !== this.shards.size;
-    const live = new Set(versions.map((v) => v.shard));
-    for (const shard of this.shards.keys()) if (!live.has(shard)) this.shards.delete(shard);
-    for (const version of versions) {
-      const cached = this.shards.get(version.shard)?.version;
-      if (cached?.cycle === version.cycle && cached.takenAt === version.takenAt) continue;
-      const row = await this.store.readReadModel(version.shard);
-      if (row === null) continue;
-      const model = Object.freeze(await decodeReadModel(row.body));
-      this.shards.set(row.shard, { version: { shard: row.shard, cycle: row.cycle, takenAt: row.takenAt }, model });
-      changed = true;
-    }
-    if (changed) this.merged = mergeReadModels([...this.shards.values()].map((s) => s.model));
+    const { models, key } = await this.parts.select(Date.now());
+    if (key === this.served) return;
+    this.served = key;
+    this.merged = mergeReadModels(models);
   }
 }

@@ -29,4 +29,15 @@ export interface ReadModel {
    * the collector holds, per key where it holds more than were kept.
    */
   offsetSyncsHeld?: ReadonlyMap<string, number>;
+  /**
+   * A published model of a collector sharing the work (config `scaleOut`): the shards its cycle held. A web instance
+   * serves a dead collector's flows until a newer model holds their shards (shard-coverage.ts). Absent otherwise.
+   */
+  shardHolding?: ShardHolding;
+}
+
+/** The shards (of `count`) whose flows, clusters in no flow and alerts a collector's cycle polled and judged. */
+export interface ShardHolding {
+  readonly count: number;
+  readonly held: readonly number[];
 }

@@ -105,9 +105,15 @@ export function createCollectingRuntime(
   collector.onCycle(async (current, previous, history) => {
     recorder?.record(current, previous, history);
     const model = await pipeline.runCycle(current, previous, history);
-    if (role === "collector" || options.publish === true) await publishReadModel(store, shardKey, model);
+    if (role === "collector" || options.publish === true) await publishReadModel(store, shardKey, withShardHolding(model, sharding));
   });
   return { role, collector, store, alerts, pipeline, models: pipeline, sharding };
+}
+
+/** The model as published: a sharing collector's names the shards its cycle held (the web serves by them). */
+function withShardHolding(model: ReadModel, sharding: Runtime["sharding"]): ReadModel {
+  if (sharding === null) return model;
+  return { ...model, shardHolding: { count: sharding.assignment.shards, held: [...sharding.assignment.held()] } };
 }
 
 /**
@@ -137,9 +143,10 @@ function createSharding(config: GapwatchConfig, scaleOut: NonNullable<GapwatchCo
 }
 
 /**
- * How old a published read model may be and still be served: a live collector publishes every poll interval (plus
- * its cycle's time); one silent for a session timeout plus three intervals is dead, and its shards are another's.
- * Without scaleOut, none is ever too old (one collector: its last model is all there is).
+ * How old a published model that does not name its shards (a collector of an older version) may be and still be
+ * served: a live collector publishes every poll interval (plus its cycle's time); one silent for a session timeout
+ * plus three intervals is dead, and its shards are another's. Models that name their shards are served until newer
+ * ones cover them (published-read-models.ts). Without scaleOut, none is ever too old (one collector's is all there is).
  */
 function readStaleAfterMs(config: GapwatchConfig): number | undefined {
   return config.scaleOut === undefined ? undefined : config.scaleOut.sessionTimeoutMs + 3 * config.pollIntervalSeconds * 1000;

@@ -1,0 +1,130 @@
+import type { ReadModelVersion, Store } from "@/lib/store";
+import type { ReadModel, ShardHolding } from "./read-model";
+import { type Coverage, coversEveryShard, judgeCoverage, restrictToUncovered } from "./shard-coverage";
+
+/** A published model as a web instance holds it: the version it came from, the shards it held, its body decoded. */
+interface Part {
+  readonly version: ReadModelVersion;
+  readonly holding: ShardHolding | undefined;
+  readonly model: ReadModel;
+}
+
+/**
+ * A collector's row: its newest version, its model (null while it serves nothing: read again when it would), and the
+ * ghosts: earlier models of the row whose shards its newer ones no longer hold and no other model covers yet.
+ */
+interface Row {
+  version: ReadModelVersion;
+  holding: ShardHolding | undefined;
+  model: ReadModel | null;
+  ghosts: Part[];
+}
+
+type Candidate = { row: Row | null; version: ReadModelVersion; ghost: Part | null };
+
+/**
+ * Which part of each collector's published model a web instance serves. Newest first, each model serves only what no
+ * newer model's shards cover (shard-coverage.ts): a SIGKILLed collector's flows and alerts stay served, as old as they
+ * are, until the collector that gains its shards publishes them; a model wholly covered is left out, its decoded body
+ * dropped, and a web instance's start reads no row older than models that hold every shard. A collector that gives up
+ * shards (a rebalance, its home cluster unreachable) publishes a model without their flows: its previous model stays
+ * as a ghost for those shards until another collector's model holds them. A model that does not name its shards (a
+ * collector of an older version) is served, newer-wins by key, until older than `staleAfterMs`.
+ */
+export class PublishedParts {
+  private readonly rows = new Map<string, Row>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly staleAfterMs: number,
+    /** decodeReadModel (published-read-models.ts, which holds this class's user). */
+    private readonly decode: (body: Buffer) => Promise<ReadModel>,
+  ) {}
+
+  /** The models to merge now, each restricted to what it alone serves, and a key that changes when they do. */
+  async select(now: number): Promise<{ models: ReadModel[]; key: string }> {
+    const versions = await this.store.listReadModelVersions();
+    const listed = new Set(versions.map((v) => v.shard));
+    for (const shard of this.rows.keys()) if (!listed.has(shard)) this.rows.delete(shard);
+    for (const version of versions) await this.followServedRow(version);
+    const candidates: Candidate[] = versions.map((version) => ({ row: this.rows.get(version.shard) ?? null, version, ghost: null }));
+    for (const row of this.rows.values()) for (const ghost of row.ghosts) candidates.push({ row, version: ghost.version, ghost });
+    candidates.sort((a, b) => b.version.takenAt - a.version.takenAt || a.version.shard.localeCompare(b.version.shard));
+
+    const newer: ShardHolding[] = [];
+    const served: { part: Part; newer: readonly ShardHolding[]; coverage: Coverage }[] = [];
+    for (const candidate of candidates) {
+      const part = coversEveryShard(newer) ? null : (candidate.ghost ?? (await this.readRow(candidate.version, newer, now)));
+      if (part === null || !this.serves(part, newer, now)) {
+        this.release(candidate);
+        continue;
+      }
+      served.push({ part, newer: [...newer], coverage: judgeCoverage(part.holding, newer) });
+      if (part.holding !== undefined) newer.push(part.holding);
+    }
+    return {
+      models: served.map((s) => (s.coverage === "partial" ? restrictToUncovered(s.part.model, s.newer) : s.part.model)),
+      key: JSON.stringify(served.map((s) => [s.part.version, s.coverage, s.part.holding ?? null])),
+    };
+  }
+
+  /** Whether a model serves something: not wholly covered by newer ones, nor a stale model without a holding. */
+  private serves(part: Pick<Part, "version" | "holding">, newer: readonly ShardHolding[], now: number): boolean {
+    if (part.holding === undefined) return now - part.version.takenAt <= this.staleAfterMs;
+    return judgeCoverage(part.holding, newer) !== "all";
+  }
+
+  /**
+   * A row served last refresh (or with ghosts) that published again is read now, before the order is decided: what
+   * its previous model held and the new one does not becomes a ghost.
+   */
+  private async followServedRow(version: ReadModelVersion): Promise<void> {
+    const row = this.rows.get(version.shard);
+    if (row === undefined || isSameVersion(row.version, version) || (row.model === null && row.ghosts.length === 0)) return;
+    const next = await this.read(version.shard);
+    if (next === null) return;
+    const previous = row.model === null ? null : { version: row.version, holding: row.holding, model: row.model };
+    const ghosts = previous !== null && leavesShards(previous.holding, next.holding) ? [...row.ghosts, previous] : row.ghosts;
+    this.rows.set(version.shard, { ...next, ghosts });
+  }
+
+  /** A row's model, read and decoded when its version changed or its body was dropped; null when the row is gone. */
+  private async readRow(version: ReadModelVersion, newer: readonly ShardHolding[], now: number): Promise<Part | null> {
+    const row = this.rows.get(version.shard);
+    if (row !== undefined && isSameVersion(row.version, version)) {
+      if (row.model !== null) return { version: row.version, holding: row.holding, model: row.model };
+      if (!this.serves(row, newer, now)) return null;
+    }
+    const next = await this.read(version.shard);
+    if (next === null) return null;
+    this.rows.set(version.shard, { ...next, ghosts: row?.ghosts ?? [] });
+    return next;
+  }
+
+  private async read(shard: string): Promise<Part | null> {
+    const stored = await this.store.readReadModel(shard);
+    if (stored === null) return null;
+    const model = Object.freeze(await this.decode(stored.body));
+    return { version: { shard: stored.shard, cycle: stored.cycle, takenAt: stored.takenAt }, holding: model.shardHolding, model };
+  }
+
+  /** Drops what a candidate left out holds: a row's decoded body (kept: its version and holding), or the ghost. */
+  private release(candidate: Candidate): void {
+    if (candidate.row === null) return;
+    if (candidate.ghost === null) {
+      if (isSameVersion(candidate.row.version, candidate.version)) candidate.row.model = null;
+    } else {
+      candidate.row.ghosts = candidate.row.ghosts.filter((g) => g !== candidate.ghost);
+    }
+  }
+}
+
+/** Whether a row's next model gives up a shard its previous one held (same shard count; a legacy model leaves none). */
+function leavesShards(previous: ShardHolding | undefined, next: ShardHolding | undefined): boolean {
+  if (previous === undefined || next === undefined || previous.count !== next.count) return false;
+  return previous.held.some((s) => !next.held.includes(s));
+}
+
+function isSameVersion(a: ReadModelVersion, b: ReadModelVersion): boolean {
+  return a.shard === b.shard && a.cycle === b.cycle && a.takenAt === b.takenAt;
+}
