@@ -40,24 +40,34 @@ export async function buildAppIfChanged(log: (line: string) => void): Promise<"b
  * `npm run image`'s build: as buildAppIfChanged, and also Next.js's standalone output (.next/standalone, next.config.ts)
  * of this very build; a build without it is made again with it. `next start` serves either.
  */
-export async function buildStandaloneIfChanged(log: (line: string) => void): Promise<"built" | "up to date"> {
+export async function buildStandaloneIfChanged(log: (line: string) => void, options: BuildOptions = {}): Promise<"built" | "up to date"> {
   const standaloneId = path.join(repoRoot, ".next", "standalone", ".next", "BUILD_ID");
   const current = existsSync(hashFile) && readFileSync(hashFile, "utf8") === hashSources() && hasCollectorBundle();
   if (current && existsSync(standaloneId) && readFileSync(standaloneId, "utf8") === readFileSync(buildIdFile, "utf8")) return "up to date";
-  await buildApp(log, { standalone: true });
+  await buildApp(log, { ...options, standalone: true });
   return "built";
 }
 
 /**
- * `npm run build` and buildAppIfChanged: `next build`, then role all's collector process bundled with the same
- * build (scripts/collector-bundle.ts); the source hash is recorded last, for buildAppIfChanged. `standalone`: with
- * Next.js's standalone output too (GAPWATCH_STANDALONE=1, read by next.config.ts).
+ * `standalone`: with Next.js's standalone output too (GAPWATCH_STANDALONE=1, read by next.config.ts). `typesChecked`:
+ * the caller ran `tsc --noEmit` over these sources (npm test's typecheck stage), so next build skips its own pass.
  */
-export async function buildApp(log: (line: string) => void, options: { standalone?: boolean } = {}): Promise<void> {
+export interface BuildOptions {
+  standalone?: boolean;
+  typesChecked?: boolean;
+}
+
+/**
+ * `npm run build` and buildAppIfChanged: `next build`, then role all's collector process bundled with the same
+ * build (scripts/collector-bundle.ts); the source hash is recorded last, for buildAppIfChanged.
+ */
+export async function buildApp(log: (line: string) => void, options: BuildOptions = {}): Promise<void> {
   // Hashed first: a source edited during the build makes the next buildAppIfChanged build again.
   const hash = hashSources();
   log(`Building the dashboard (next build${options.standalone ? ", standalone output" : ""}) and its collector process (esbuild)…`);
-  const env: Record<string, string> = { NEXT_TELEMETRY_DISABLED: "1", GAPWATCH_STANDALONE: options.standalone ? "1" : "0" };
+  const env: Record<string, string> = {
+    NEXT_TELEMETRY_DISABLED: "1", GAPWATCH_STANDALONE: options.standalone ? "1" : "0", GAPWATCH_TYPES_CHECKED: options.typesChecked ? "1" : "0",
+  };
   await runCommand(path.join(repoRoot, "node_modules", ".bin", "next"), ["build"], env);
   await bundleCollectorProcess();
   writeFileSync(hashFile, hash);

@@ -3,7 +3,7 @@
 // with short thresholds; replays benign events and real faults at random (seeded), and matches
 // every alert raised against what each event must raise. Prints a table, writes JSON to
 // <home>/soak/, exits non-zero on any false or missed alert. `--ci` runs the stall, checkpoint and
-// retention events first (npm test's soak stage: scripts/soak/ci-stage.ts).
+// retention events first, so that a 5-minute run meets each of them (docs/development.md).
 import path from "node:path";
 
 // lib/sandbox/paths.ts reads GAPWATCH_HOME at import time: set it before anything imports it, so

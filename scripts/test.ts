@@ -1,7 +1,7 @@
-// `npm test`: typecheck beside lint, unit, store (the Store contract on a throwaway PostgreSQL), integration (real Kafka + MM2) with the 5-minute chaos
-// soak, the Helm chart (helm CLI), the Next.js build and then e2e (Debian Chromium) and the image (podman) beside it.
-// Prints how long each stage took.
-// `npm test -- --only unit,integration,soak` runs a subset; `--integration-shards N` splits the integration files
+// `npm test`: typecheck beside lint, unit, store (the Store contract on a throwaway PostgreSQL), integration (real Kafka +
+// MM2), the Helm chart (helm CLI), the Next.js build and then e2e (Debian Chromium) and the image (podman) beside it.
+// Prints how long each stage took. The chaos soak is a command of its own (`npm run soak`, docs/development.md).
+// `npm test -- --only unit,integration` runs a subset; `--integration-shards N` splits the integration files
 // over N sandboxes side by side (scripts/integration-shards.ts; 3 by default, 1 runs them all on one sandbox).
 import { ensureKafkaJars } from "@/lib/sandbox/jars";
 import { getKafkaVersion } from "@/lib/sandbox/kafka-version";
@@ -14,13 +14,11 @@ import { ensureChromium } from "./chromium";
 import { runIntegrationShards, stopIntegrationShards } from "./integration-shards";
 import { ensureMonitoringPackages } from "./monitoring-packages";
 import { ensurePostgres } from "./postgres-package";
-import { startCiSoak, type CiSoak } from "./soak/ci-stage";
 import { startStack, type Stack } from "./stack";
 
 const bin = (name: string) => `node_modules/.bin/${name}`;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 let stack: Stack | null = null;
-let soak: CiSoak | null = null;
 /**
  * Integration shards (`--integration-shards N`), each on a sandbox of its own: two took the stage from 1,257 s to
  * 845 s (2026-12-02); three since the files grew to ~2,400 s of measured time (2026-12-06: two shards took 1,450 s on
@@ -69,33 +67,21 @@ const stages: Stage[] = [
     },
   },
   {
-    name: "soak",
-    // The integration stage mostly waits on Kafka: a soak beside it slowed it by ~1% (measured).
-    alongside: "integration",
-    run: async (selected) => {
-      soak = startCiSoak(say, selected.includes("integration") ? integrationShards : 0);
-      try {
-        await soak.done;
-      } finally {
-        soak = null;
-      }
-    },
-  },
-  {
     name: "build",
     // CPU-bound for ~80 s, while the integration stage mostly starts JVMs and waits on Kafka; done
     // long before the tests with short timing windows run. e2e, after both, needs it.
     alongside: "integration",
     // With Next.js's standalone output, which the image stage packs; `next start` (e2e) serves the same build.
-    run: () => buildStandaloneIfChanged(say),
+    // Types: the typecheck stage, which ran before, checked them (next build's own pass is skipped).
+    run: (selected) => buildStandaloneIfChanged(say, { typesChecked: selected.includes("typecheck") }),
   },
   {
     name: "e2e",
-    // Beside the integration shards once the soak and the build are done: never more than three sandboxes at once,
-    // and the stage's ~170 s hidden in the integration stage's tail. Its stack uses the default home's sandbox; the
-    // shards use homes below it (scripts/integration-shards.ts).
+    // Beside the integration shards once the build is done: one sandbox beside theirs, the stage hidden in the
+    // integration stage's time. Its stack uses the default home's sandbox; the shards use homes below it
+    // (scripts/integration-shards.ts).
     alongside: "integration",
-    after: ["soak", "build"],
+    after: ["build"],
     run: async () => {
       ensureChromium(say);
       const port = Number(process.env.GAPWATCH_E2E_PORT ?? 3100);
@@ -162,7 +148,7 @@ async function main(): Promise<void> {
       const note = `alongside ${stage.alongside}${awaited.length > 0 ? `, after ${awaited.map((c) => c.stage.name).join(" and ")}` : ""}`;
       const running = (async (): Promise<void> => {
         await Promise.all(awaited.map((c) => c.running));
-        // Nothing new starts once a stage failed (the loop below stops the soak then).
+        // Nothing new starts once a stage failed.
         if (failures.length > 0) {
           say(`\n(${stage.name} not started: ${failures.join("; ")})`);
           return;
@@ -176,7 +162,6 @@ async function main(): Promise<void> {
     say(`\n=== ${stage.name} ===`);
     await runTimed(stage);
     for (const companion of beside.get(stage.name) ?? []) {
-      if (failures.length > 0) soak?.stop();
       say(`\n(waiting for ${companion.stage.name}, running alongside ${stage.name})`);
       await companion.running;
     }
@@ -192,8 +177,7 @@ async function main(): Promise<void> {
 }
 
 const interrupt = async () => {
-  (soak as CiSoak | null)?.stop();
-  await Promise.allSettled([(stack as Stack | null)?.stop(), (soak as CiSoak | null)?.done, stopIntegrationShards()]);
+  await Promise.allSettled([(stack as Stack | null)?.stop(), stopIntegrationShards()]);
   process.exit(130);
 };
 process.on("SIGINT", () => void interrupt());
