@@ -1,6 +1,6 @@
 import type { ReadModelVersion, Store } from "@/lib/store";
 import type { ReadModel, ShardHolding } from "./read-model";
-import { type Coverage, coversEveryShard, judgeCoverage, restrictToUncovered } from "./shard-coverage";
+import { type Coverage, coversEveryShard, hasUncoveredOwner, judgeCoverage, restrictToUncovered } from "./shard-coverage";
 
 /** A published model as a web instance holds it: the version it came from, the shards it held, its body decoded. */
 interface Part {
@@ -59,7 +59,9 @@ export class PublishedParts {
         this.release(candidate);
         continue;
       }
-      served.push({ part, newer: [...newer], coverage: judgeCoverage(part.holding, newer) });
+      const coverage = judgeCoverage(part.holding, newer);
+      // Partly covered with nothing of its own left (its flows all moved): its age would only make the merge look old.
+      if (coverage !== "partial" || hasUncoveredOwner(part.model, newer)) served.push({ part, newer: [...newer], coverage });
       if (part.holding !== undefined) newer.push(part.holding);
     }
     return {

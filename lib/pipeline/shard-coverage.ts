@@ -29,6 +29,13 @@ export function isCoveredOwner(owner: string, newer: readonly ShardHolding[]): b
   return newer.some((h) => h.held.includes(shardOf(owner, h.count)));
 }
 
+/** Whether `model` has a flow, alert or risk whose owner newer models did not cover (else it serves nothing of its own). */
+export function hasUncoveredOwner(model: ReadModel, newer: readonly ShardHolding[]): boolean {
+  const uncovered = (owner: string) => !isCoveredOwner(owner, newer);
+  return model.snapshot.flows.some((f) => uncovered(f.id)) || model.alerts.some((a) => uncovered(ownerOfFindingKey(a.key))) ||
+    model.risks.some((r) => uncovered(ownerOfFindingKey(r.key)));
+}
+
 /**
  * The part of `model` whose owners newer models did not cover: its flows, their alerts and risks (by the owner in
  * their key), translations, audits, catch-up samples and offset syncs. Clusters, Connect clusters and transaction

@@ -116,12 +116,13 @@ describe("a web instance serving collectors that share the work, one of them dea
     expect(describeServed(web.latest())).toEqual({
       flows: [flowA, flowB].sort(), alerts: [`alert-${flowA}`, `alert-${flowB}`].sort(), risks: [flowA, flowB].sort(), takenAt: now - 4_000,
     });
-    // c-two gains shard 0 only: flowA is its; the ghost still serves shard 1 (no flow there), so it stays.
+    // c-two gains shard 0 only: flowA is its. The ghost still holds shard 1, where it has no flow: it serves nothing,
+    // and its age no longer ages the merge (nor does c-one's model of no shard, older than c-two's).
     await publishReadModel(store, "c-two", makeCollectorModel({ flows: [flowA, flowB], held: [0, 2, 3], takenAt: now - 1_000, cycle: 2 }));
     await web.refresh();
     expect(describeServed(web.latest()).flows).toEqual([flowA, flowB].sort());
     expect(web.latest()!.snapshot.flows.map((f) => f.partitions[0]!.sourceLogEnd)).toEqual([200n, 200n]);
-    expect(web.latest()!.snapshot.takenAt).toBe(now - 4_000);
+    expect(web.latest()!.snapshot.takenAt).toBe(now - 1_000);
     // c-one holds shard 1 again: nothing of the ghost is left, and the merge is as fresh as its parts.
     await publishReadModel(store, "c-one", makeCollectorModel({ flows: [], held: [1], takenAt: now, cycle: 3 }));
     await web.refresh();

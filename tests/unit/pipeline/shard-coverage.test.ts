@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { listSyncHistories } from "@/lib/collector/sync-history";
 import { shardOf } from "@/lib/collector/shards";
-import { coversEveryShard, isCoveredOwner, judgeCoverage, restrictToUncovered } from "@/lib/pipeline/shard-coverage";
+import { coversEveryShard, hasUncoveredOwner, isCoveredOwner, judgeCoverage, restrictToUncovered } from "@/lib/pipeline/shard-coverage";
 import { makeCollectorModel, ownerOfShard } from "./shard-models";
 
 describe("judgeCoverage", () => {
@@ -59,5 +59,18 @@ describe("restrictToUncovered", () => {
     expect([restricted.snapshot.takenAt, restricted.shardHolding]).toEqual([1_000, { count: 4, held: [0, 1] }]);
     // The model itself is unchanged.
     expect(model.snapshot.flows.map((f) => f.id)).toEqual([kept, dropped]);
+  });
+});
+
+describe("hasUncoveredOwner", () => {
+  it("is true while one flow, alert or risk of the model is not covered", () => {
+    const [a, b] = [ownerOfShard(0, 4), ownerOfShard(1, 4)];
+    const model = makeCollectorModel({ flows: [a, b], held: [0, 1], takenAt: 1_000 });
+    expect(hasUncoveredOwner(model, [{ count: 4, held: [0] }])).toBe(true);
+    expect(hasUncoveredOwner(model, [{ count: 4, held: [0] }, { count: 4, held: [1] }])).toBe(false);
+    // Only an alert left uncovered (its flow already gone from the model) still counts.
+    const alertOnly = { ...model, snapshot: { ...model.snapshot, flows: [] }, risks: [] };
+    expect(hasUncoveredOwner(alertOnly, [{ count: 4, held: [0] }])).toBe(true);
+    expect(hasUncoveredOwner({ ...alertOnly, alerts: [] }, [{ count: 4, held: [0] }])).toBe(false);
   });
 });
