@@ -41,8 +41,11 @@ export class PublishedParts {
     private readonly decode: (body: Buffer) => Promise<ReadModel>,
   ) {}
 
-  /** The models to merge now, each restricted to what it alone serves, and a key that changes when they do. */
-  async select(now: number): Promise<{ models: ReadModel[]; key: string }> {
+  /**
+   * What to merge now: `models()` (each restricted to what it alone serves), and a key that changes when they would;
+   * a caller whose key did not change need not make them.
+   */
+  async select(now: number): Promise<{ key: string; models: () => ReadModel[] }> {
     const versions = await this.store.listReadModelVersions();
     const listed = new Set(versions.map((v) => v.shard));
     for (const shard of this.rows.keys()) if (!listed.has(shard)) this.rows.delete(shard);
@@ -53,6 +56,7 @@ export class PublishedParts {
 
     const newer: ShardHolding[] = [];
     const served: { part: Part; newer: readonly ShardHolding[]; coverage: Coverage }[] = [];
+    const judged: unknown[] = [];
     for (const candidate of candidates) {
       const part = coversEveryShard(newer) ? null : (candidate.ghost ?? (await this.readRow(candidate.version, newer, now)));
       if (part === null || !this.serves(part, newer, now)) {
@@ -61,12 +65,14 @@ export class PublishedParts {
       }
       const coverage = judgeCoverage(part.holding, newer);
       // Partly covered with nothing of its own left (its flows all moved): its age would only make the merge look old.
-      if (coverage !== "partial" || hasUncoveredOwner(part.model, newer)) served.push({ part, newer: [...newer], coverage });
+      const serving = coverage !== "partial" || hasUncoveredOwner(part.model, newer);
+      if (serving) served.push({ part, newer: [...newer], coverage });
+      judged.push([part.version, part.holding ?? null, coverage, serving]);
       if (part.holding !== undefined) newer.push(part.holding);
     }
     return {
-      models: served.map((s) => (s.coverage === "partial" ? restrictToUncovered(s.part.model, s.newer) : s.part.model)),
-      key: JSON.stringify(served.map((s) => [s.part.version, s.coverage, s.part.holding ?? null])),
+      key: JSON.stringify(judged),
+      models: () => served.map((s) => (s.coverage === "partial" ? restrictToUncovered(s.part.model, s.newer) : s.part.model)),
     };
   }
 

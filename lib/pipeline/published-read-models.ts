@@ -113,6 +113,6 @@ export class PublishedReadModels {
     const { models, key } = await this.parts.select(Date.now());
     if (key === this.served) return;
     this.served = key;
-    this.merged = mergeReadModels(models);
+    this.merged = mergeReadModels(models());
   }
 }
