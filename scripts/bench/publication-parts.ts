@@ -3,7 +3,9 @@
 // (lib/pipeline/columnar-codec.ts), as encodeReadModel hands it over. Per part: CPU median (GC included) and bytes;
 // and the whole publication's encode. Tells where a publication's time goes; the parts' sum is near the whole's.
 //   node --max-old-space-size=8000 --import tsx scripts/bench/publication-parts.ts --partitions 100000 --cycles 6
+// `--digests` also prints each part's sha256 per cycle (two versions that should write the same bytes compare them).
 // Not part of `npm test` or `npm run bench`.
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -85,6 +87,8 @@ async function main(): Promise<void> {
         t = process.cpuUsage();
         const body = encodeColumnar(value);
         note(part, cpuMsSince(t), body.length);
+        // Outside the timing: a digest per part and cycle, for comparing two versions' bytes (`builtAt` is in none).
+        if (flags.digests !== undefined) say(`cycle ${c} ${part} sha256 ${createHash("sha256").update(body).digest("hex")}`);
       }
     }
     for (const [part, samples] of cpu) {
