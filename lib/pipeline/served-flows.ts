@@ -11,7 +11,7 @@ import {
   changedPartitionKeys, findFlowRows, findFlowTails, partitionKeys, type FlowRows, type OffsetField,
   type PartitionTails, type RareFields,
 } from "@/lib/collector/flow-rows";
-import type { Flow } from "@/lib/collector/types";
+import type { Flow, OffsetSyncPoint } from "@/lib/collector/types";
 import { type ColumnarRows, type ColumnBlockSink, columnarRows } from "./columnar-source";
 
 /** `flows`, each one with rows copied with its `partitions` (in its place among the keys) the rows (for encodeColumnar). */
@@ -63,7 +63,7 @@ const column = Object.fromEntries(partitionKeys.map((key, k) => [key, k])) as Re
 
 /** Scratch columns, grown to the longest flow: the encoder copies what it is handed. */
 const scratch = {
-  shapeOf: new Uint8Array(0), numbers: new Float64Array(0), topicOf: new Int32Array(0),
+  shapeOf: new Uint8Array(0), numbers: new Float64Array(0), second: new Float64Array(0), topicOf: new Int32Array(0),
   texts: [] as (string | null)[], rare: [] as (RareFields | undefined)[],
 };
 
@@ -133,6 +133,7 @@ function grow(n: number): void {
   const length = Math.max(n, scratch.shapeOf.length * 2);
   scratch.shapeOf = new Uint8Array(length);
   scratch.numbers = new Float64Array(length);
+  scratch.second = new Float64Array(length);
   scratch.topicOf = new Int32Array(length);
 }
 
@@ -186,8 +187,51 @@ function writeMarkers(tails: PartitionTails | undefined, n: number, sink: Column
   }
 }
 
-/** Writes each partition's newest offset sync (an object, or null): each run of nulls at once. */
+/** An offset sync point's keys as the sync store makes it, and its one shape (ColumnBlockSink.objects). */
+const syncShapes = [["upstream", "downstream"]] as const;
+/** A shapeOf value no shape has: the row is null. */
+const noShape = 255;
+
+/**
+ * Writes each partition's newest offset sync (null, or a point of two bigints) as two columns of numbers; a point of
+ * other keys, or with an offset beyond 2^53 (none the sync store makes), sends the flow's syncs value by value.
+ */
 function writeSyncs(rows: FlowRows, n: number, sink: ColumnBlockSink): void {
+  const { order, latestSync } = rows;
+  const { shapeOf, numbers: upstream, second: downstream } = scratch;
+  let points = 0;
+  for (let i = 0; i < n; i++) {
+    const sync = latestSync[order[i]!]!;
+    if (sync === null) {
+      shapeOf[i] = noShape;
+      continue;
+    }
+    if (!isPlainPoint(sync)) {
+      writeSyncValues(rows, n, sink);
+      return;
+    }
+    upstream[points] = Number(sync.upstream);
+    downstream[points++] = Number(sync.downstream);
+    shapeOf[i] = 0;
+  }
+  const [upstreams, downstreams] = sink.objects(syncShapes, shapeOf, 0, n);
+  upstreams!.int64s(upstream, 0, points);
+  downstreams!.int64s(downstream, 0, points);
+}
+
+/** Whether `sync` is written as a plain object of its two keys, both bigints within ±(2^53 − 1), would be. */
+function isPlainPoint(sync: OffsetSyncPoint): boolean {
+  if (Object.getPrototypeOf(sync) !== Object.prototype) return false;
+  const keys = Object.keys(sync);
+  const [upstream, downstream] = syncShapes[0];
+  if (keys.length !== 2 || keys[0] !== upstream || keys[1] !== downstream) return false;
+  const { upstream: up, downstream: down } = sync as { upstream: unknown; downstream: unknown };
+  return typeof up === "bigint" && typeof down === "bigint" && Number.isSafeInteger(Number(up)) &&
+    Number.isSafeInteger(Number(down));
+}
+
+/** writeSyncs value by value: each point as the encoder takes any object, each run of nulls at once. */
+function writeSyncValues(rows: FlowRows, n: number, sink: ColumnBlockSink): void {
   const { order, latestSync } = rows;
   for (let i = 0; i < n; ) {
     const sync = latestSync[order[i]!]!;

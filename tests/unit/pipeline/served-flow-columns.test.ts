@@ -3,6 +3,7 @@
  * value by value into the encoder's sink (each made by FlowRows.makePartition and handed over whole, the path a
  * partition took before), and as the made partitions' array: over rows whose columns are all null, never null or
  * mixed, listed in sorted runs or shuffled, copier changes (first, none, all), rare fields, tails present or absent,
+ * sync points of other keys or beyond 2^53 among plain ones,
  * many flows sharing one column (written one after the other into the same sink) and flows beyond 2^53 among them.
  */
 import { describe, expect, it } from "vitest";
@@ -21,6 +22,8 @@ interface Odds {
   sorted: boolean;
   tails: "none" | "some" | "all";
   beyond: boolean;
+  /** Sync points not as the sync store makes them (other keys, an offset beyond 2^53) among the plain ones. */
+  oddSyncs: boolean;
 }
 
 interface RowsCase {
@@ -30,10 +33,16 @@ interface RowsCase {
 
 const change: CopierChange = { from: "mm2-a", fromPosition: 4n, logStartAtChange: 0n, logEndAtChange: 9n, at: 5 };
 const syncs: OffsetSyncPoint[] = [{ upstream: 10n, downstream: 7n }, { upstream: 2n ** 40n, downstream: 5n }];
+const oddSyncs = [
+  { downstream: 1n, upstream: 2n }, { upstream: 2n ** 60n + 3n, downstream: 1n }, { upstream: 3n, downstream: 4n, note: "x" },
+  { upstream: 3n, downstream: undefined }, Object.assign(Object.create(null) as object, { upstream: 5n, downstream: 6n }),
+] as OffsetSyncPoint[];
 
 function createRowsCase(random: () => number, length: number, odds: Odds, first: { changed: boolean }): RowsCase {
   const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
   const isNull = () => random() < odds.nulls;
+  // One kind of odd point a case: each sends the flow's syncs value by value for its own reason.
+  const odd = pick(oddSyncs);
   const rows = new FlowRows(length);
   const topics = 1 + Math.floor(random() * 5);
   for (let t = 0; t < topics; t++) {
@@ -46,7 +55,7 @@ function createRowsCase(random: () => number, length: number, odds: Odds, first:
       sourceConnector: isNull() ? null : pick(["mm2-a", "mm2-b"]),
       sourceLeaderEpoch: isNull() ? null : Math.floor(random() * 9),
       positionSource: isNull() ? null : pick(["committed", "offset-sync"] as const),
-      latestSync: isNull() ? null : pick(syncs),
+      latestSync: isNull() ? null : odds.oddSyncs && random() < 0.1 ? odd : pick(syncs),
       copierChange: changed ? { ...change, fromPosition: pick([null, 4n]) } : pick([undefined, null]),
       targetDensityIssue: random() < odds.rare ? "gaps below the position" : null,
       unknown: random() < odds.rare ? { reason: "west ListOffsets: NOT_LEADER", dataAt: pick([null, 1_000]) } : null,
@@ -121,6 +130,7 @@ function randomOdds(random: () => number): Odds {
     sorted: random() < 0.5,
     tails: pick(["none", "some", "all"] as const),
     beyond: random() < 0.15,
+    oddSyncs: random() < 0.3,
   };
 }
 
@@ -146,7 +156,7 @@ describe("a flow's partitions written a column at a time", () => {
     for (const nulls of [0, 1]) {
       for (const changes of [0, 1]) {
         for (const tails of ["none", "all"] as const) {
-          const odds: Odds = { nulls, changes, rare: changes, sorted: true, tails, beyond: false };
+          const odds: Odds = { nulls, changes, rare: changes, sorted: true, tails, beyond: false, oddSyncs: false };
           const cases = [
             createRowsCase(random, 150, odds, { changed: changes === 1 }),
             createRowsCase(random, 90, odds, { changed: false }),
