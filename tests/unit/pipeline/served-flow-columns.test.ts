@@ -34,8 +34,11 @@ interface RowsCase {
 const change: CopierChange = { from: "mm2-a", fromPosition: 4n, logStartAtChange: 0n, logEndAtChange: 9n, at: 5 };
 const syncs: OffsetSyncPoint[] = [{ upstream: 10n, downstream: 7n }, { upstream: 2n ** 40n, downstream: 5n }];
 const oddSyncs = [
-  { downstream: 1n, upstream: 2n }, { upstream: 2n ** 60n + 3n, downstream: 1n }, { upstream: 3n, downstream: 4n, note: "x" },
-  { upstream: 3n, downstream: undefined }, Object.assign(Object.create(null) as object, { upstream: 5n, downstream: 6n }),
+  { downstream: 1n, upstream: 2n },
+  { upstream: 2n ** 60n + 3n, downstream: 1n },
+  { upstream: 3n, downstream: 4n, note: "x" },
+  { upstream: 3n, downstream: undefined },
+  Object.assign(Object.create(null) as object, { upstream: 5n, downstream: 6n }),
 ] as OffsetSyncPoint[];
 
 function createRowsCase(random: () => number, length: number, odds: Odds, first: { changed: boolean }): RowsCase {
