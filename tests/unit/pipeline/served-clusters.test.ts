@@ -90,7 +90,8 @@ describe("serveClusterRows", () => {
         if (i % 2 === 0) return topic;
         const { name, topicId, internal, configs, partitions } = topic;
         if (i % 3 === 0) return { partitions, name, topicId, internal, configs };
-        return { name, topicId, internal, configs, partitions, ...(i % 5 === 0 ? { note: undefined } : { note: "kept" }) };
+        const note = i % 5 === 0 ? { note: undefined } : { note: "kept" };
+        return { name, topicId, internal, configs, partitions, ...note };
       };
       const reshaped: TopicState[] = rows.topics.map((topic, i) => {
         const found = findTopicRows(topic);
