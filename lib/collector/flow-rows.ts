@@ -213,6 +213,11 @@ export class FlowRows {
     return this.leaderEpoch[this.order[i]!]!;
   }
 
+  /** Whether some partition has a copier change, a target density issue or unknown data (rareFieldsOf). */
+  hasRareFields(): boolean {
+    return this.rare.size > 0;
+  }
+
   /** The copier change, target density issue and unknown data of the partition at sorted position `i`, if any. */
   rareFieldsOf(i: number): Readonly<RareFields> | undefined {
     return this.rare.get(this.order[i]!);

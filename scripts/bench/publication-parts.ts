@@ -3,12 +3,14 @@
 // (lib/pipeline/columnar-codec.ts), as encodeReadModel hands it over. Per part: CPU median (GC included) and bytes;
 // and the whole publication's encode. Tells where a publication's time goes; the parts' sum is near the whole's.
 //   node --max-old-space-size=8000 --import tsx scripts/bench/publication-parts.ts --partitions 100000 --cycles 6
+// `--digests` also prints each part's sha256 per cycle (two versions that should write the same bytes compare them).
 // Not part of `npm test` or `npm run bench`.
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createAlertService } from "@/lib/alerts/alert-service";
-import type { Snapshot } from "@/lib/collector/types";
+import type { Flow, Snapshot } from "@/lib/collector/types";
 import { configSchema } from "@/lib/config/schema";
 import { encodeColumnar } from "@/lib/pipeline/columnar-codec";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
@@ -27,6 +29,9 @@ function listParts(model: ReadModel): Record<string, unknown> {
   const m = serveReadModel(model);
   return {
     "snapshot.flows": m.snapshot.flows,
+    // The flows' two long arrays alone: their partitions (written from their rows) and their checkpoints.
+    "snapshot.flows: partitions": m.snapshot.flows.map((flow) => (flow as Flow).partitions),
+    "snapshot.flows: checkpoints": m.snapshot.flows.map((flow) => (flow as Flow).checkpoints),
     "snapshot.clusters": m.snapshot.clusters,
     "snapshot.connect": m.snapshot.connect,
     translations: m.translations,
@@ -82,6 +87,8 @@ async function main(): Promise<void> {
         t = process.cpuUsage();
         const body = encodeColumnar(value);
         note(part, cpuMsSince(t), body.length);
+        // Outside the timing: a digest per part and cycle, for comparing two versions' bytes (`builtAt` is in none).
+        if (flags.digests !== undefined) say(`cycle ${c} ${part} sha256 ${createHash("sha256").update(body).digest("hex")}`);
       }
     }
     for (const [part, samples] of cpu) {

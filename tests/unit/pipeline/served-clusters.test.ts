@@ -5,8 +5,10 @@
  * of 1,024 and more, with topics enough to be a column (every topic of a cluster one run) and clusters mixed.
  */
 import { describe, expect, it } from "vitest";
-import { countClusterPartitionArraysMade, findTopicRows } from "@/lib/collector/cluster-partition-rows";
-import type { ClusterSnapshot } from "@/lib/collector/types";
+import {
+  countClusterPartitionArraysMade, definePartitionsFromRows, findTopicRows,
+} from "@/lib/collector/cluster-partition-rows";
+import type { ClusterSnapshot, TopicState } from "@/lib/collector/types";
 import { decodeColumnar, encodeColumnar } from "@/lib/pipeline/columnar-codec";
 import { serveClusterRows } from "@/lib/pipeline/served-clusters";
 import { makeRandomCluster, pollRandomCluster } from "../collector/random-clusters";
@@ -78,5 +80,28 @@ describe("serveClusterRows", () => {
     const expected = encodeColumnar({ clusters: arrays });
     expect(served.equals(expected)).toBe(true);
     expect(decodeColumnar(served)).toStrictEqual(decodeColumnar(expected));
+  });
+
+  it("copies a topic whose keys are not the poll's (other order, one more, one undefined) key by key", async () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const { rows, arrays } = await pollTwice(seed);
+      // The poll's topics (one literal each), and every other one with its keys in another order, or more of them.
+      const reshape = (topic: TopicState, i: number): TopicState => {
+        if (i % 2 === 0) return topic;
+        const { name, topicId, internal, configs, partitions } = topic;
+        if (i % 3 === 0) return { partitions, name, topicId, internal, configs };
+        const note = i % 5 === 0 ? { note: undefined } : { note: "kept" };
+        return { name, topicId, internal, configs, partitions, ...note };
+      };
+      const reshaped: TopicState[] = rows.topics.map((topic, i) => {
+        const found = findTopicRows(topic);
+        const copy = reshape({ ...topic, partitions: [] }, i);
+        if (found !== undefined) definePartitionsFromRows(copy, found.rows, found.topic);
+        return copy;
+      });
+      const served = encodeColumnar({ clusters: serveClusterRows([{ ...rows, topics: reshaped }]) });
+      const expected = encodeColumnar({ clusters: [{ ...arrays, topics: arrays.topics.map(reshape) }] });
+      expect(served.equals(expected), `seed ${seed}`).toBe(true);
+    }
   });
 });
