@@ -21,7 +21,7 @@ import { findTruncation, indexTruncations } from "@/lib/detect/truncation-index"
 import { detectUncleanTruncation } from "@/lib/detect/unclean-truncation";
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
-import { round, summarize } from "./stats";
+import { cpuMsSince, round, summarize } from "./stats";
 import { createSyntheticWorld, cycleMs, snapshotCycle } from "./synthetic-world";
 
 const flowId = "east->west";
@@ -50,11 +50,6 @@ const parts: Record<string, Part> = {
 
 /** Parts that make what the rules share (timed apart: whichever rule asks first pays for them in the pipeline). */
 const shared = new Set(["topicPositions", "clusterColumns", "truncationIndex"]);
-
-function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const d = process.cpuUsage(start);
-  return (d.user + d.system) / 1000;
-}
 
 function main(): void {
   const { flags } = parseFlags(process.argv.slice(2));

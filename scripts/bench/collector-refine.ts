@@ -18,7 +18,7 @@ import { applySourceTails, fetchSourceTails } from "@/lib/collector/unreplicated
 import type { ClusterReader, FetchRequestItem, FetchResult } from "@/lib/kafka";
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
-import { round, summarize, toMiB } from "./stats";
+import { cpuMsSince, round, summarize, toMiB } from "./stats";
 import { createSyntheticWorld, cycleMs } from "./synthetic-world";
 
 const flowId = "east->west";
@@ -139,11 +139,6 @@ async function main(): Promise<void> {
   const [p, a] = [summarize(cpu), summarize(allocated)];
   say(`median of ${cycles}: ${fmt(p.median)} ms CPU (p95 ${fmt(p.p95)}), ${fmt(a.median)} MiB allocated, ${summarize(made).median} partitions arrays made a cycle`);
   say(`peak RSS ${fmt(process.resourceUsage().maxRSS / 1024)} MiB`);
-}
-
-function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const d = process.cpuUsage(start);
-  return (d.user + d.system) / 1000;
 }
 
 function fmt(value: number): string {

@@ -10,7 +10,7 @@ import type { Snapshot } from "@/lib/collector/types";
 import { parseFlags } from "../args";
 import { renderMetricsScrape } from "./report";
 import { readSnapshotFixture } from "./snapshot-fixture";
-import { type Distribution, summarize } from "./stats";
+import { cpuMsSince, type Distribution, summarize } from "./stats";
 import { createSyntheticWorld, cycleMs } from "./synthetic-world";
 
 const flowId = "east->west";
@@ -125,11 +125,6 @@ export async function measureMetricsScrapeSizes(sizes: readonly number[], cycles
   const results: ScrapeSizeResult[] = [];
   for (const partitions of sizes) results.push(await measureMetricsScrape(partitions, cycles));
   return results;
-}
-
-function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const d = process.cpuUsage(start);
-  return (d.user + d.system) / 1000;
 }
 
 async function main(): Promise<void> {

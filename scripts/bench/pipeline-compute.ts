@@ -16,7 +16,7 @@ import { parseFlags } from "../args";
 import { collectGarbage } from "./gc";
 import { resultPrefix, runResultChild } from "./result-child";
 import { readSnapshotFixture, sandboxFixturePath } from "./snapshot-fixture";
-import { type Distribution, round, summarize, toMiB } from "./stats";
+import { cpuMsSince, type Distribution, round, summarize, toMiB } from "./stats";
 import { createSyntheticWorld, cycleMs } from "./synthetic-world";
 
 const flowId = "east->west";
@@ -235,11 +235,6 @@ function countByType(findings: readonly { type: FindingTypeName }[]): Partial<Re
   const counts: Partial<Record<FindingTypeName, number>> = {};
   for (const f of findings) counts[f.type] = (counts[f.type] ?? 0) + 1;
   return counts;
-}
-
-function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const d = process.cpuUsage(start);
-  return (d.user + d.system) / 1000;
 }
 
 function fmt(value: number): string {

@@ -20,7 +20,7 @@ import { createPostgresStore, createSqliteStore, type Store } from "@/lib/store"
 import { parseFlags } from "../args";
 import { resultPrefix, runResultChild } from "./result-child";
 import { readSnapshotFixture } from "./snapshot-fixture";
-import { type Distribution, round, summarize, toMiB } from "./stats";
+import { cpuMsSince, type Distribution, round, summarize, toMiB } from "./stats";
 import { createSyntheticWorld, cycleMs, snapshotCycle } from "./synthetic-world";
 
 const flowId = "east->west";
@@ -290,11 +290,6 @@ export function renderPipelineCycle(report: PipelineCycleReport): string {
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
   const table = cells.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")).join("\n");
   return `${table}\nTargets at 100,000 partitions: < ${cycleTargets.cpuMsPerCycle} ms CPU per cycle, < ${cycleTargets.rssMiB} MiB RSS (issue 12 item 3); a web instance's decode of the published model < 100 ms (issue 32).`;
-}
-
-function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const d = process.cpuUsage(start);
-  return (d.user + d.system) / 1000;
 }
 
 function fmt(value: number): string {

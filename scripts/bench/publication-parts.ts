@@ -19,7 +19,7 @@ import type { ReadModel } from "@/lib/pipeline/read-model";
 import { createSqliteStore } from "@/lib/store";
 import { parseFlags } from "../args";
 import { readSnapshotFixture } from "./snapshot-fixture";
-import { round, summarize, toMiB } from "./stats";
+import { cpuMsSince, round, summarize, toMiB } from "./stats";
 import { createSyntheticWorld, cycleMs, snapshotCycle } from "./synthetic-world";
 
 const flowId = "east->west";
@@ -41,11 +41,6 @@ function listParts(model: ReadModel): Record<string, unknown> {
     risks: m.risks,
     audit: m.audit,
   };
-}
-
-function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const u = process.cpuUsage(start);
-  return (u.user + u.system) / 1000;
 }
 
 async function main(): Promise<void> {

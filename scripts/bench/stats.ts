@@ -42,3 +42,9 @@ export function round(value: number | null): number | null {
   if (value === null || !Number.isFinite(value)) return null;
   return Math.abs(value) >= 100 ? Math.round(value) : Math.round(value * 10) / 10;
 }
+
+/** CPU milliseconds (user + system) this process spent since `start` (a `process.cpuUsage()` reading). */
+export function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
