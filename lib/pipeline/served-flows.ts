@@ -4,8 +4,8 @@
  * source tail's refinement byte for byte as the made partitions would be (FlowRows.makePartition), without a
  * FlowPartition or its bigints being made: at 100,000 partitions that was 100,000 objects and 700,000 bigints a
  * cycle, made only to be split into columns again. The rows are written a column at a time (ColumnBlockSink), as the
- * clusters' are (served-clusters.ts): value by value, a partition cost about 20 calls into the encoder. Only the
- * encoder reads these.
+ * clusters' are (served-clusters.ts): value by value, a partition cost about 20 calls into the encoder. A flow's
+ * checkpoints are handed over as columns too (served-checkpoints.ts). Only the encoder reads these.
  */
 import {
   changedPartitionKeys, findFlowRows, findFlowTails, partitionKeys, type FlowRows, type OffsetField,
@@ -13,20 +13,29 @@ import {
 } from "@/lib/collector/flow-rows";
 import type { Flow, OffsetSyncPoint } from "@/lib/collector/types";
 import { type ColumnarRows, type ColumnBlockSink, columnarRows } from "./columnar-source";
+import { CheckpointRows } from "./served-checkpoints";
 
-/** `flows`, each one with rows copied with its `partitions` (in its place among the keys) the rows (for encodeColumnar). */
+/**
+ * `flows`, each one with rows or checkpoints copied with its `partitions` the rows and its `checkpoints` handed over
+ * as columns (CheckpointRows), each in its place among the keys (for encodeColumnar).
+ */
 export function serveFlowRows(flows: readonly Flow[]): readonly unknown[] {
   return flows.map(serveFlow);
 }
 
-/** The flow, or a copy whose `partitions` is its rows. */
+/** The flow, or a copy whose `partitions` is its rows and whose `checkpoints` are written a column at a time. */
 function serveFlow(flow: Flow): unknown {
   const rows = findFlowRows(flow);
-  if (rows === undefined) return flow;
+  // Read only where no rows are: reading `partitions` would make them.
+  const checkpoints = Array.isArray(flow.checkpoints) ? flow.checkpoints : undefined;
+  if (rows === undefined && (checkpoints === undefined || checkpoints.length === 0)) return flow;
   const served: Record<string, unknown> = {};
-  const partitions = new PartitionRows(rows, findFlowTails(flow));
-  // Reading `partitions` would make them: every other property is copied.
-  for (const key of Object.keys(flow)) served[key] = key === "partitions" ? partitions : flow[key as keyof Flow];
+  const partitions = rows === undefined ? undefined : new PartitionRows(rows, findFlowTails(flow));
+  for (const key of Object.keys(flow)) {
+    if (key === "partitions" && partitions !== undefined) served[key] = partitions;
+    else if (key === "checkpoints" && checkpoints !== undefined) served[key] = new CheckpointRows(checkpoints);
+    else served[key] = flow[key as keyof Flow];
+  }
   return served;
 }
 
