@@ -57,8 +57,10 @@ export class PublishedParts {
     const newer: ShardHolding[] = [];
     const served: { part: Part; newer: readonly ShardHolding[]; coverage: Coverage }[] = [];
     const judged: unknown[] = [];
+    // Once the newer models hold every shard, every older one is wholly covered (and not read at all).
+    let everyShardHeld = false;
     for (const candidate of candidates) {
-      const part = coversEveryShard(newer) ? null : (candidate.ghost ?? (await this.readRow(candidate.version, newer, now)));
+      const part = everyShardHeld ? null : (candidate.ghost ?? (await this.readRow(candidate.version, newer, now)));
       if (part === null || !this.serves(part, newer, now)) {
         this.release(candidate);
         continue;
@@ -68,7 +70,9 @@ export class PublishedParts {
       const serving = coverage !== "partial" || hasUncoveredOwner(part.model, newer);
       if (serving) served.push({ part, newer: [...newer], coverage });
       judged.push([part.version, part.holding ?? null, coverage, serving]);
-      if (part.holding !== undefined) newer.push(part.holding);
+      if (part.holding === undefined) continue;
+      newer.push(part.holding);
+      everyShardHeld = coversEveryShard(newer);
     }
     return {
       key: JSON.stringify(judged),

@@ -7,6 +7,7 @@
  */
 import type { CheckpointPoint } from "@/lib/collector/types";
 import { type ColumnarRows, type ColumnBlockSink, columnarRows } from "./columnar-source";
+import { isExactBigint, isPlainObjectOf } from "./plain-shapes";
 
 /** A flow's checkpoints as rows the encoder writes a column at a time (each point as it is where it cannot). */
 export class CheckpointRows implements ColumnarRows {
@@ -78,17 +79,10 @@ function writeCheckpoints(points: readonly CheckpointPoint[], sink: ColumnBlockS
  * as numbers (the encoder writes a column of bigints as numbers while every one is, writeCheckpoints' int64s).
  */
 function isPlainPoint(point: CheckpointPoint): boolean {
-  if (typeof point !== "object" || point === null || Object.getPrototypeOf(point) !== Object.prototype) return false;
-  const keys = Object.keys(point);
-  if (keys.length !== pointKeys.length) return false;
-  for (let k = 0; k < pointKeys.length; k++) if (keys[k] !== pointKeys[k]) return false;
+  if (!isPlainObjectOf(point, pointKeys)) return false;
   const { group, topic, partition, upstream, downstream, at } = point as Record<keyof CheckpointPoint, unknown>;
   return typeof group === "string" && typeof topic === "string" && typeof partition === "number" &&
     typeof at === "number" && isExactBigint(upstream) && isExactBigint(downstream);
-}
-
-function isExactBigint(value: unknown): boolean {
-  return typeof value === "bigint" && Number.isSafeInteger(Number(value));
 }
 
 /** Grows the scratch columns to at least `n` rows. */

@@ -12,6 +12,7 @@ import {
 } from "@/lib/collector/cluster-partition-rows";
 import type { ClusterSnapshot, TopicState } from "@/lib/collector/types";
 import { type ColumnarRows, type ColumnBlockSink, columnarRows } from "./columnar-source";
+import { hasKeysInOrder } from "./plain-shapes";
 
 /** `clusters`, each one with a topic with rows copied with its topics' `partitions` (in their place) the rows. */
 export function serveClusterRows(clusters: readonly ClusterSnapshot[]): readonly unknown[] {
@@ -30,19 +31,13 @@ function serveTopicRows(topic: TopicState): unknown {
   const partitions = new TopicPartitionRows(found);
   const keys = Object.keys(topic);
   // One literal where the keys are the poll's (every topic, ~36,000 at 100,000 partitions), not a store per key.
-  if (isSameKeys(keys, polledTopicKeys)) {
+  if (hasKeysInOrder(keys, polledTopicKeys)) {
     return { name: topic.name, topicId: topic.topicId, internal: topic.internal, configs: topic.configs, partitions };
   }
   const served: Record<string, unknown> = {};
   // Reading `partitions` would make them: every other property is copied.
   for (const key of keys) served[key] = key === "partitions" ? partitions : topic[key as keyof TopicState];
   return served;
-}
-
-function isSameKeys(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** A state's shapes: makePartition's keys, then with the rare fields in the order it adds them (epoch end, ELR, both). */

@@ -13,6 +13,7 @@ import {
 } from "@/lib/collector/flow-rows";
 import type { Flow, OffsetSyncPoint } from "@/lib/collector/types";
 import { type ColumnarRows, type ColumnBlockSink, columnarRows } from "./columnar-source";
+import { isExactBigint, isPlainObjectOf } from "./plain-shapes";
 import { CheckpointRows } from "./served-checkpoints";
 
 /**
@@ -230,13 +231,7 @@ function writeSyncs(rows: FlowRows, n: number, sink: ColumnBlockSink): void {
 
 /** Whether `sync` is written as a plain object of its two keys, both bigints within ±(2^53 − 1), would be. */
 function isPlainPoint(sync: OffsetSyncPoint): boolean {
-  if (Object.getPrototypeOf(sync) !== Object.prototype) return false;
-  const keys = Object.keys(sync);
-  const [upstream, downstream] = syncShapes[0];
-  if (keys.length !== 2 || keys[0] !== upstream || keys[1] !== downstream) return false;
-  const { upstream: up, downstream: down } = sync as { upstream: unknown; downstream: unknown };
-  return typeof up === "bigint" && typeof down === "bigint" && Number.isSafeInteger(Number(up)) &&
-    Number.isSafeInteger(Number(down));
+  return isPlainObjectOf(sync, syncShapes[0]) && isExactBigint(sync.upstream) && isExactBigint(sync.downstream);
 }
 
 /** writeSyncs value by value: each point as the encoder takes any object, each run of nulls at once. */
