@@ -14,9 +14,12 @@ export async function readOffsets(state: SandboxState, bootstrap: string, topic:
   return offsets;
 }
 
-/** Produces `counts[p]` records to each partition p (acks=all), values `<tag>-<partition>-<i>`. */
+/**
+ * Produces exactly `counts[p]` records to each partition p (acks=all), values `<tag>-<partition>-<i>`: idempotent, so
+ * a retried batch the broker had already appended is not appended twice.
+ */
 export async function produceCounts(bootstrap: string, topic: string, counts: readonly number[], tag: string): Promise<void> {
-  const producer = sandboxKafka(bootstrap).producer();
+  const producer = sandboxKafka(bootstrap).producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   try {
     const messages = counts.flatMap((n, partition) => Array.from({ length: n }, (_, i) => ({ partition, value: `${tag}-${partition}-${i}` })));
