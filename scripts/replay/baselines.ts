@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { type GapwatchConfig, loadConfigFile } from "@/lib/config";
+import { loadConfigFile } from "@/lib/config";
 import { readCycleRecording } from "@/lib/pipeline/cycle-recording";
 import { repoRoot } from "@/lib/sandbox/paths";
 import { type ReplayedCycle, replayPipeline } from "./replay-pipeline";
-import { recordSyntheticCycles } from "./synthetic-recording";
+import { synthesizeCycles } from "./synthetic-recording";
 
 /** Where the recordings, their configs and the digests today's pipeline gave for them are committed. */
 export const baselinesDir = path.join(repoRoot, "tests", "recordings");
@@ -63,23 +62,20 @@ export function writeBaselineDigests(baseline: ReplayBaseline, replayed: readonl
   writeFileSync(digestsFile(baseline), `${[head, ...lines].join("\n")}\n`);
 }
 
-/** Replays one baseline through today's pipeline. */
+/**
+ * Replays one baseline through today's pipeline: a recording as read back from its file (plain objects), a synthetic
+ * world as the collector hands its cycles over (flows built by buildFlow, read through their rows), so the baselines
+ * cover both readers' paths.
+ */
 export async function replayBaseline(baseline: ReplayBaseline): Promise<ReplayedCycle[]> {
-  const scratch = mkdtempSync(path.join(os.tmpdir(), "gapwatch-baseline-"));
-  try {
-    let file: string;
-    let config: GapwatchConfig;
-    if (baseline.recording !== undefined) {
-      file = path.join(baselinesDir, baseline.recording.file);
-      config = loadConfigFile(path.join(baselinesDir, baseline.recording.config));
-    } else {
-      file = path.join(scratch, "synthetic.jsonl");
-      config = recordSyntheticCycles(file, baseline.synthetic!.partitions, baseline.synthetic!.cycles);
-    }
-    return await replayPipeline(readCycleRecording(file), { config, restartBefore: new Set(baseline.restartBefore) });
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
+  const restartBefore = new Set(baseline.restartBefore);
+  if (baseline.synthetic !== undefined) {
+    const { config, cycles } = synthesizeCycles(baseline.synthetic.partitions, baseline.synthetic.cycles);
+    return replayPipeline(cycles, { config, restartBefore });
   }
+  const recording = baseline.recording!;
+  const config = loadConfigFile(path.join(baselinesDir, recording.config));
+  return replayPipeline(readCycleRecording(path.join(baselinesDir, recording.file)), { config, restartBefore });
 }
 
 /** The first cycle whose digest differs from the baseline's, said for a reader; null when every cycle matches. */
@@ -93,6 +89,10 @@ export function findDigestDifference(expected: ReadonlyMap<number, BaselineDiges
     }
     if (want.answers !== c.answers) {
       return `cycle ${c.cycle}: the same outputs, but the API's answers differ (digest ${c.answers}, the baseline's ${want.answers})`;
+    }
+    if (want.answers !== c.publishedAnswers) {
+      return `cycle ${c.cycle}: the API's answers from the published model differ from the baseline's (digest ` +
+        `${c.publishedAnswers}, the baseline's ${want.answers}): what pages serve is not what the pipeline made`;
     }
   }
   return null;

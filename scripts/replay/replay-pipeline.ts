@@ -4,6 +4,7 @@ import path from "node:path";
 import { createAlertService } from "@/lib/alerts/alert-service";
 import type { GapwatchConfig } from "@/lib/config";
 import { CyclePipeline } from "@/lib/pipeline/cycle-pipeline";
+import { decodeReadModel, encodeReadModel } from "@/lib/pipeline/published-read-models";
 import type { RecordedCycle } from "@/lib/pipeline/cycle-recording";
 import type { ReadModel } from "@/lib/pipeline/read-model";
 import { createSqliteStore } from "@/lib/store";
@@ -17,6 +18,11 @@ export interface ReplayedCycle {
   digestWithoutProgress: string;
   /** The digest of what the API answers from the cycle's read model (pages' default lists, readiness, groups). */
   answers: string;
+  /**
+   * The same answers from the model as published and decoded (what every page serves: role web, and role all's server
+   * process, read the published model).
+   */
+  publishedAnswers: string;
   alerts: number;
   firing: string[];
 }
@@ -32,7 +38,8 @@ export interface ReplayOptions {
 /**
  * Runs the cycles through today's pipeline (CyclePipeline.processCycle: translation, every detector, the alert
  * service, store writes, metrics) on a fresh SQLite store in a temporary directory, as the collector would have
- * handed them over, and returns each cycle's digest. The content audit does not run: it reads live clusters.
+ * handed them over, and returns each cycle's digests, its answers' also from the model as published and decoded. The
+ * content audit does not run: it reads live clusters.
  */
 export async function replayPipeline(cycles: AsyncIterable<RecordedCycle> | Iterable<RecordedCycle>, options: ReplayOptions): Promise<ReplayedCycle[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gapwatch-replay-"));
@@ -53,12 +60,14 @@ export async function replayPipeline(cycles: AsyncIterable<RecordedCycle> | Iter
       }
       const model = await pipeline.processCycle(current, restart ? null : previous, history);
       options.onModel?.(model);
+      const published = await decodeReadModel(encodeReadModel(model));
       const firing = model.alerts.filter((a) => a.state === "firing").map((a) => a.key).sort();
       replayed.push({
         cycle: current.cycle,
         digest: digestOutputs(model),
         digestWithoutProgress: digestOutputs(model, ["progress"]),
         answers: digestAnswers(model, options.config),
+        publishedAnswers: digestAnswers(published, options.config),
         alerts: model.alerts.length,
         firing,
       });
