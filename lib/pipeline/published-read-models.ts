@@ -70,6 +70,7 @@ export class PublishedReadModels {
   private merged: ReadModel | null = null;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
+  private lastReadAt: number | null = null;
   private readonly intervalMs: number;
 
   constructor(store: Store, options: { intervalMs?: number; staleAfterMs?: number | undefined } = {}) {
@@ -80,6 +81,14 @@ export class PublishedReadModels {
   /** The merged model of the latest refresh, or null before any collector published. */
   latest(): ReadModel | null {
     return this.merged;
+  }
+
+  /**
+   * When a refresh last read and decoded what the store holds without error (null before any): readiness judges this
+   * process's reads (a body of a newer format it cannot decode counts as a failed read).
+   */
+  readAt(): number | null {
+    return this.lastReadAt;
   }
 
   /** Refreshes now, then every `intervalMs` (a failed refresh is logged and the cached model kept). */
@@ -110,9 +119,12 @@ export class PublishedReadModels {
   }
 
   private async load(): Promise<void> {
-    const { models, key } = await this.parts.select(Date.now());
-    if (key === this.served) return;
-    this.served = key;
-    this.merged = mergeReadModels(models());
+    const now = Date.now();
+    const { models, key } = await this.parts.select(now);
+    if (key !== this.served) {
+      this.merged = mergeReadModels(models());
+      this.served = key;
+    }
+    this.lastReadAt = now;
   }
 }

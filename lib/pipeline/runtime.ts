@@ -31,6 +31,8 @@ export interface ServingRuntime {
   alerts: AlertReader;
   /** Role all's server: the metrics of its collector process (the cycle time, lag, alerts live there). */
   collectorMetrics?: () => Promise<string>;
+  /** Roles all (its server) and web: when this process last read the published models (null before any read). */
+  storeReadAt?: () => number | null;
 }
 
 /** A process that polls (roles all and collector): its collector, pipeline and alert service. */
@@ -164,6 +166,7 @@ export function createWebRuntime(store: Store, staleAfterMs?: number): WebRuntim
     store,
     published,
     models: published,
+    storeReadAt: () => published.readAt(),
     alerts: {
       list: (filter = {}) =>
         alertsOf()

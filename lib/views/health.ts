@@ -3,12 +3,18 @@ import { type BlindSpot, deriveBlindSpots } from "@/lib/acls/blind-spots";
 import type { Snapshot } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
 import { describePartialData, type PartialData } from "./flows";
+import { readyWithinIntervals } from "./probes";
 import { readLatestSnapshot } from "./runtime-data";
 
 export interface HealthView {
   status: "starting" | "ok" | "degraded";
   cycle: number | null;
   lastCycleAt: number | null;
+  /**
+   * Why the data is stale (its cycle started more than 3 poll intervals ago: the collector is stuck or stopped), or
+   * null. Every figure below is as old.
+   */
+  stale: string | null;
   clusters: { alias: string; reachable: boolean; stale: boolean; dataAgeMs: number | null; error: string | null; unknownGroups: number }[];
   connect: { name: string; reachable: boolean; error: string | null }[];
   /** Flows with partitions whose data could not be read this cycle ("partial"). */
@@ -18,13 +24,13 @@ export interface HealthView {
 }
 
 /**
- * Liveness and reachability: `starting` before the first cycle, `degraded` when anything is unreachable or unknown,
- * or a read is denied (a blind spot).
+ * Liveness and reachability: `starting` before the first cycle, `degraded` when the data is stale, anything is
+ * unreachable or unknown, or a read is denied (a blind spot).
  */
 export function readHealth(now: number): HealthView {
   const snapshot = readLatestSnapshot();
-  if (!snapshot) return { status: "starting", cycle: null, lastCycleAt: null, clusters: [], connect: [], flows: [], blindSpots: [] };
-  return assessHealth(snapshot, now, readPrincipals());
+  if (!snapshot) return { status: "starting", cycle: null, lastCycleAt: null, stale: null, clusters: [], connect: [], flows: [], blindSpots: [] };
+  return assessHealth(snapshot, now, readPrincipals(), readyWithinIntervals * getConfig().pollIntervalSeconds * 1000);
 }
 
 /** Gapwatch's principal per cluster alias, for the blind spots' fix commands. */
@@ -33,10 +39,16 @@ export function readPrincipals(): Record<string, string> {
 }
 
 /**
- * The health of one snapshot: unreachable clusters or Connect, unknown partitions or groups, or blind spots make it
- * `degraded`. `principals` name Gapwatch's principal per cluster in the blind spots' fixes.
+ * The health of one snapshot: stale data (started more than `maxAgeMs` before `now`), unreachable clusters or
+ * Connect, unknown partitions or groups, or blind spots make it `degraded`. `principals` name Gapwatch's principal
+ * per cluster in the blind spots' fixes.
  */
-export function assessHealth(snapshot: Snapshot, now: number, principals: Readonly<Record<string, string>> = {}): HealthView {
+export function assessHealth(
+  snapshot: Snapshot,
+  now: number,
+  principals: Readonly<Record<string, string>> = {},
+  maxAgeMs = Number.POSITIVE_INFINITY,
+): HealthView {
   const clusters = snapshot.clusters.map((c) => ({
     alias: c.alias,
     reachable: c.reachable,
@@ -48,7 +60,14 @@ export function assessHealth(snapshot: Snapshot, now: number, principals: Readon
   const connect = snapshot.connect.map((c) => ({ name: c.name, reachable: c.reachable, error: c.error }));
   const flows = snapshot.flows.map((f) => ({ id: f.id, partitions: f.partitions.length, partial: describePartialData(f.partitions, snapshot.takenAt) }));
   const blindSpots = deriveBlindSpots(snapshot, principals);
+  const ageMs = now - snapshot.takenAt;
+  const stale =
+    ageMs > maxAgeMs
+      ? `cycle ${snapshot.cycle} started ${Math.round(ageMs / 1000)} s ago, more than ${readyWithinIntervals} poll intervals ` +
+        `(${Math.round(maxAgeMs / 1000)} s): the collector is stuck or stopped; every figure here is that old; see its log`
+      : null;
   const degraded =
+    stale !== null ||
     clusters.some((c) => !c.reachable || c.unknownGroups > 0) || connect.some((c) => !c.reachable) || flows.some((f) => f.partial !== null) || blindSpots.length > 0;
-  return { status: degraded ? "degraded" : "ok", cycle: snapshot.cycle, lastCycleAt: snapshot.takenAt, clusters, connect, flows, blindSpots };
+  return { status: degraded ? "degraded" : "ok", cycle: snapshot.cycle, lastCycleAt: snapshot.takenAt, stale, clusters, connect, flows, blindSpots };
 }

@@ -16,8 +16,9 @@ import { buildImage, type ImageBuild, imageUid } from "@/scripts/image/build-ima
 /**
  * The image `npm run image` builds, run by Debian's podman against this project's sandbox: role all (read-only root,
  * the /data volume, config and a secret from mounted files) serves the overview, a flow, a partition and the exact
- * DATA_LOSS of a real purge; its readiness turns 503 while its collector process is SIGSTOPped and 200 after
- * SIGCONT, liveness 200 throughout; SIGTERM stops it within seconds. Then roles collector and web from the same image
+ * DATA_LOSS of a real purge; while its collector process is SIGSTOPped it stays ready (the pages are how an operator
+ * sees the outage) and says the data is stale, in readiness, /api/health and a banner on every page, until SIGCONT;
+ * liveness 200 throughout; SIGTERM stops it within seconds. Then roles collector and web from the same image
  * share a real PostgreSQL. The figures (build time, size, start to first cycle) are printed for the report.
  */
 const state = readSandboxState();
@@ -154,7 +155,7 @@ describe("the OCI image, run with podman against the sandbox", () => {
     ]);
   });
 
-  it("role all: overview, flow, partition and the exact DATA_LOSS of a purge; readiness follows a SIGSTOPped collector", async () => {
+  it("role all: overview, flow, partition and the exact DATA_LOSS of a purge; a SIGSTOPped collector's stale data is named", async () => {
     await ensureTopics(east, [{ topic, partitions: 2 }]);
     const producer = sandboxKafka(east).producer();
     await producer.connect();
@@ -184,9 +185,11 @@ describe("the OCI image, run with podman against the sandbox", () => {
       [0, report.firstLostOffset, report.lastLostOffset, report.lostCount],
     ]);
 
-    // The collector process stopped (SIGSTOP by its host PID): readiness 503 with the reason, 200 again after SIGCONT;
-    // liveness, asked every 500 ms from before the SIGSTOP until readiness is back, answers 200 each time.
-    await waitFor("readiness 200 before the SIGSTOP", `${url}/api/health/ready`, (r) => r.status === 200, container, 60_000);
+    // The collector process stopped (SIGSTOP by its host PID): readiness stays 200 and names the stale data, as
+    // /api/health (degraded) and the pages' banner do; all clear again after SIGCONT. Liveness, asked every 500 ms from
+    // before the SIGSTOP until the data is fresh again, answers 200 each time.
+    const isStale = (r: { status: number; text: string }) => r.status === 200 && (JSON.parse(r.text) as { staleData: string | null }).staleData !== null;
+    await waitFor("fresh data before the SIGSTOP", `${url}/api/health/ready`, (r) => r.status === 200 && !isStale(r), container, 60_000);
     const serverPid = await container.hostPid();
     const collectorPid = readCollectorPid(serverPid);
     // Both processes run as the image's user, not root.
@@ -194,17 +197,19 @@ describe("the OCI image, run with podman against the sandbox", () => {
     const live = watchLiveness(url);
     process.kill(collectorPid, "SIGSTOP");
     let stopped: { status: number; text: string };
+    let health: { status: number; text: string };
     try {
-      stopped = await waitFor("readiness 503", `${url}/api/health/ready`, (r) => r.status === 503, container, 60_000);
-      await sleep(3000);
-      expect((await get(`${url}/api/health/ready`)).status).toBe(503);
+      stopped = await waitFor("readiness naming stale data", `${url}/api/health/ready`, isStale, container, 60_000);
+      health = await waitFor("/api/health degraded", `${url}/api/health`, (r) => r.text.includes('"stale":"cycle'), container, 30_000);
+      await waitFor("the overview's stale data banner", `${url}/`, (r) => r.status === 200 && r.text.includes("data-testid=\"stale-data-banner\""), container, 60_000);
     } finally {
       process.kill(collectorPid, "SIGCONT");
     }
-    const body = JSON.parse(stopped.text) as { status: string; reason: string; ageMs: number; maxAgeMs: number };
-    expect([body.status, body.maxAgeMs, body.ageMs > body.maxAgeMs]).toEqual(["stale", 3 * pollIntervalSeconds * 1000, true]);
-    expect(body.reason).toMatch(/^the last poll cycle \(\d+\) finished \d+(\.\d)? s ago, more than 3 poll intervals \(6\.0 s\): the collector is stuck or stopped/);
-    await waitFor("readiness 200 after SIGCONT", `${url}/api/health/ready`, (r) => r.status === 200, container, 60_000);
+    const body = JSON.parse(stopped.text) as { status: string; reason: string | null; ageMs: number; maxAgeMs: number; staleData: string };
+    expect([body.status, body.reason, body.maxAgeMs, body.ageMs > body.maxAgeMs]).toEqual(["ready", null, 3 * pollIntervalSeconds * 1000, true]);
+    expect(body.staleData).toMatch(/^the last poll cycle \(cycle \d+\) finished \d+(\.\d)? s ago, more than 3 poll intervals \(6\.0 s\): a collector is stuck or stopped/);
+    expect((JSON.parse(health.text) as { status: string }).status).toBe("degraded");
+    await waitFor("fresh data after SIGCONT", `${url}/api/health/ready`, (r) => r.status === 200 && !isStale(r), container, 60_000);
     const liveStatuses = await live.stop();
     expect(liveStatuses.length).toBeGreaterThan(10);
     expect(new Set(liveStatuses)).toEqual(new Set([200]));
@@ -236,12 +241,13 @@ describe("the OCI image, run with podman against the sandbox", () => {
     expect((JSON.parse(flows.text) as { flows: { id: string }[] }).flows.map((f) => f.id)).toContain("east->west");
     await waitFor(`the web instance's flow page listing ${topic}`, `${web.url}${flowPath}`, (r) => r.status === 200 && r.text.includes(topic), web.container, 60_000);
 
-    // The collector stopped: the web instance keeps serving, and its readiness says the model is stale.
+    // The collector stopped: the web instance stays ready and keeps serving, saying the model is stale.
     const { exitCode } = await collector.container.stop(10);
     containers.delete(collector.container);
     expect(exitCode).toBe(0);
-    const stale = await waitFor("the web instance's readiness 503", `${web.url}/api/health/ready`, (r) => r.status === 503, web.container, 60_000);
-    expect(JSON.parse(stale.text)).toMatchObject({ status: "stale", role: "web" });
+    const stale = await waitFor("the web instance naming stale data", `${web.url}/api/health/ready`, (r) => r.text.includes('"staleData":"the newest'), web.container, 60_000);
+    expect([stale.status, JSON.parse(stale.text)]).toMatchObject([200, { status: "ready", role: "web", reason: null }]);
+    await waitFor("the flow page's stale data banner", `${web.url}${flowPath}`, (r) => r.status === 200 && r.text.includes("The collectors stopped publishing"), web.container, 30_000);
     expect((await get(`${web.url}/api/health/live`)).status).toBe(200);
   }, 600_000);
 });

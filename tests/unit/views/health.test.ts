@@ -10,6 +10,14 @@ describe("assessHealth", () => {
     expect([health.status, health.flows, health.clusters.map((c) => c.unknownGroups)]).toEqual(["ok", [{ id: "east->west", partitions: 1, partial: null }], [0, 0]]);
   });
 
+  it("is degraded when its cycle started more than the allowed age ago, and says so", () => {
+    const at = (ms: number) => assessHealth(makeSnapshot(), T0 + ms, {}, 30_000);
+    expect([at(30_000).status, at(30_000).stale, at(30_001).status]).toEqual(["ok", null, "degraded"]);
+    expect(at(45_000).stale).toBe(
+      "cycle 1 started 45 s ago, more than 3 poll intervals (30 s): the collector is stuck or stopped; every figure here is that old; see its log",
+    );
+  });
+
   it("is degraded and says which partitions are unknown, why, and since when", () => {
     const reason = "west east.orders/2: ListOffsets: broker 2: connect ECONNREFUSED";
     const snapshot = makeSnapshot({ flows: [makeFlow({ partitions: [makeFlowPartition({ targetLogEnd: null, unknown: { reason, dataAt: T0 - 20_000 } })] })] });
