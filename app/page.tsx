@@ -7,6 +7,7 @@ import { readPrincipals } from "@/lib/views/health";
 import { readFlowHealth } from "@/lib/views/flow-health";
 import { listFlowSummaries } from "@/lib/views/flows";
 import { readRequestTime } from "@/lib/views/clock";
+import { ageFlowHealth, ageFlowReadiness, readDataAge } from "@/lib/views/data-age";
 import { listFlowReadiness } from "@/lib/views/readiness-data";
 import { readLatestModel } from "@/lib/views/runtime-data";
 
@@ -27,7 +28,8 @@ export default function OverviewPage() {
   const flows = listFlowSummaries(snapshot);
   const clusters = listClusterViews(snapshot, now);
   const blindSpots = deriveBlindSpots(snapshot, readPrincipals());
-  const readiness = new Map(listFlowReadiness(model).map((r) => [r.flow, r]));
+  const age = readDataAge(model, now);
+  const readiness = new Map(listFlowReadiness(model).map((r) => [r.flow, ageFlowReadiness(r, age)]));
   return (
     <>
       <PageHeader title="Overview" subtitle={`${flows.length} MirrorMaker 2 flow${flows.length === 1 ? "" : "s"} · ${clusters.length} clusters`} updatedAt={snapshot.takenAt} now={now} />
@@ -42,7 +44,7 @@ export default function OverviewPage() {
             (a direction whose MirrorSourceConnector is disabled is no flow).
           </p>
         ) : (
-          <div className="grid grid-cols-1 gap-4">{flows.map((f, i) => <FlowCard key={f.id} flow={f} health={readFlowHealth(model, snapshot.flows[i]!, f)} readiness={readiness.get(f.id)!} />)}</div>
+          <div className="grid grid-cols-1 gap-4">{flows.map((f, i) => <FlowCard key={f.id} flow={f} health={ageFlowHealth(readFlowHealth(model, snapshot.flows[i]!, f), age)} readiness={readiness.get(f.id)!} />)}</div>
         )}
       </section>
       <section aria-labelledby="clusters-heading">

@@ -1,4 +1,5 @@
 import { getLogger } from "@/lib/logger";
+import { readRequestTime } from "@/lib/views/clock";
 import { describeStalePages, readReadiness } from "@/lib/views/probes";
 
 /**
@@ -8,7 +9,7 @@ import { describeStalePages, readReadiness } from "@/lib/views/probes";
 export function StaleDataBanner() {
   let text: string | null;
   try {
-    text = describeStalePages(readReadiness(Date.now()));
+    text = describeStalePages(readReadiness(readRequestTime()));
   } catch (err) {
     getLogger("ui").warn({ err: err instanceof Error ? err.message : String(err) }, "stale data banner unavailable");
     return null;

@@ -22,7 +22,9 @@ export type ReadinessCheckId =
   | "alerts"
   | "groups"
   | "heartbeats"
-  | "content";
+  | "content"
+  // Not a rule's: the pages and the API add it when the data they serve is stale (lib/views/data-age.ts).
+  | "freshness";
 
 /**
  * An alert as the checks read it: the facts of lib/alerts' record they need, the lifecycle already applied by the

@@ -1,16 +1,20 @@
 import type { Flow } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
 import type { ReadModel } from "@/lib/pipeline/read-model";
+import { ageFlowReadiness, readDataAge } from "./data-age";
 import { type FlowReadiness, judgeFlowReadiness } from "./readiness";
 import { requireFlow, requireReadModel } from "./runtime-data";
 
 /** Verdicts per read model and flow: assessed once per cycle, when a page or a scrape first asks. */
 const assessed = new WeakMap<ReadModel, Map<string, FlowReadiness>>();
 
-/** The readiness of one flow in the latest cycle (503 before the first cycle, 404 for an unknown flow). */
-export function readFlowReadiness(flowId: string): FlowReadiness {
+/**
+ * The readiness of one flow in the latest cycle as served at `now` (unknown on stale data: data-age.ts); 503 before the
+ * first cycle, 404 for an unknown flow.
+ */
+export function readFlowReadiness(flowId: string, now: number): FlowReadiness {
   const model = requireReadModel();
-  return readReadinessOf(model, requireFlow(model.snapshot, flowId));
+  return ageFlowReadiness(readReadinessOf(model, requireFlow(model.snapshot, flowId)), readDataAge(model, now));
 }
 
 /** The readiness of every flow of a cycle (overview, metrics). */

@@ -29,6 +29,7 @@ import { readCycleFlowRereads } from "@/lib/views/flow-rereads";
 import { decodePathSegment, lookupFlow, shapeFlowTopicRows } from "@/lib/views/flow-page";
 import { parseTopicTableView, selectTopicTableRows } from "@/lib/views/flow-topic-table";
 import { readFlowSummary, readFlowTopicRows } from "@/lib/views/flow-lists";
+import { ageFlowHealth, ageFlowReadiness, readDataAge } from "@/lib/views/data-age";
 import { readReadinessOf } from "@/lib/views/readiness-data";
 import { readLatestModel } from "@/lib/views/runtime-data";
 import { parseTimeRange, timeRanges } from "@/lib/views/time-range";
@@ -67,6 +68,7 @@ export default async function FlowPage({ params, searchParams }: Props) {
   if (!lookup.found) notFound();
   const flow = lookup.flow;
   const summary = readFlowSummary(snapshot, flow);
+  const age = readDataAge(model, now);
   const catchUp = readFlowCatchUp(model.progress, flow);
   // Everything below is computed once per cycle (flow-lists.ts, topic-sparklines.ts): a request shapes, it does not sum.
   const rangeMs = timeRanges[range.key].ms;
@@ -93,8 +95,8 @@ export default async function FlowPage({ params, searchParams }: Props) {
           canAct={isAdmin(await headers(), await cookies())}
         />
       ) : null}
-      <ReadinessPanel readiness={readReadinessOf(model, flow)} />
-      <FlowSummaryCard flow={summary} health={readFlowHealth(model, flow, summary)} />
+      <ReadinessPanel readiness={ageFlowReadiness(readReadinessOf(model, flow), age)} />
+      <FlowSummaryCard flow={summary} health={ageFlowHealth(readFlowHealth(model, flow, summary), age)} />
       <div className="mb-4">
         <CatchUpLine estimate={catchUp} windowSeconds={catchUp.windowSeconds} />
       </div>

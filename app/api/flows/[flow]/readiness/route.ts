@@ -4,7 +4,10 @@ import { readFlowReadiness } from "@/lib/views/readiness-data";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/flows/{flow}/readiness — the failover verdict, every check with its evidence, what failing over now costs. */
+/**
+ * GET /api/flows/{flow}/readiness — the failover verdict, every check with its evidence, what failing over now costs;
+ * unknown, with a freshness check first, while the data is stale.
+ */
 export async function GET(_request: Request, ctx: { params: Promise<{ flow: string }> }) {
-  return handleRoute(async () => jsonResponse(readFlowReadiness(decodeFlowParam((await ctx.params).flow))));
+  return handleRoute(async () => jsonResponse(readFlowReadiness(decodeFlowParam((await ctx.params).flow), Date.now())));
 }
