@@ -30,10 +30,12 @@ const engineExceptVocabulary = { regex: "^@/lib/detect(?!/types$)(/.*)?$" };
 
 /**
  * Only the engine (lib/detect) makes findings and readiness checks: elsewhere, importing the runtime `Severity` or
+ * what a rule is made of (`Rule`, `StatelessRule`, `StatefulRule`, `RuleOutput`, `RuleCycle`, `UnknownTest`), or
  * building an object with both `severity` and `observedAt` (a Finding) is a rule outside the engine, and importing
  * what a readiness check is made of (`ReadinessRule`, `ReadinessOutcome`, readiness/outcome.ts) or building an object
  * with both `title` and `check` (a ReadinessRule) is a readiness check outside it (docs/development.md "Add an alert",
- * "Add a readiness check").
+ * "Add a readiness check"). Only the cycle pipeline runs the rules (`runRules`, or `runDetectors`, the snapshot rules
+ * alone): a second runner elsewhere would judge a cycle the pipeline did not, with memory it does not keep.
  */
 const engineFolder = "lib/detect";
 const ruleOutsideEngine =
@@ -41,12 +43,18 @@ const ruleOutsideEngine =
 const readinessOutsideEngine =
   "readiness checks live in lib/detect/readiness and are registered in lib/detect/rules.ts readinessRules " +
   "(docs/development.md \"Add a readiness check\")";
-const engineOnlyImports = [
-  ...["@/lib/detect", "@/lib/detect/types"].map((name) => ({
-    name,
-    importNames: ["Severity"],
-    message: `Severity is for making findings: ${ruleOutsideEngine}`,
-  })),
+const ruleRunner = "lib/pipeline/cycle-pipeline.ts";
+const findingImports = ["@/lib/detect", "@/lib/detect/types"].map((name) => ({
+  name,
+  importNames: ["Severity"],
+  message: `Severity is for making findings: ${ruleOutsideEngine}`,
+}));
+const ruleInterfaceImports = ["@/lib/detect", "@/lib/detect/rule"].map((name) => ({
+  name,
+  importNames: ["Rule", "StatelessRule", "StatefulRule", "RuleOutput", "RuleCycle", "UnknownTest"],
+  message: `This is what a rule is made of: ${ruleOutsideEngine}`,
+}));
+const readinessImports = [
   {
     name: "@/lib/detect/readiness-rule",
     importNames: ["ReadinessRule", "ReadinessOutcome"],
@@ -54,9 +62,23 @@ const engineOnlyImports = [
   },
   { name: "@/lib/detect/readiness/outcome", message: `This is for making readiness checks: ${readinessOutsideEngine}` },
 ];
+const engineOnlyImports = [...findingImports, ...ruleInterfaceImports, ...readinessImports];
+const runnerImports = ["@/lib/detect", "@/lib/detect/engine"].map((name) => ({
+  name,
+  importNames: ["runRules", "runDetectors"],
+  message: `The rules run once per cycle, in ${ruleRunner} (docs/development.md "Add an alert")`,
+}));
 
-/** One no-restricted-imports config per layer, naming every layer above it. */
-const layerRules = layers.map((own, index) => {
+/** One no-restricted-imports config: `paths` (names restricted by module) and `patterns` (modules restricted). */
+function restrictImports(files, paths, patterns) {
+  return { files, rules: { "no-restricted-imports": ["error", { paths, patterns }] } };
+}
+
+/**
+ * One no-restricted-imports config per layer, naming every layer above it and the engine's own imports; the layer
+ * holding the rule runner gets one more for that file, the same less the runner.
+ */
+const layerRules = layers.flatMap((own, index) => {
   const above = layers.slice(index + 1).flat();
   const importNames = above.filter((dir) => dir !== engineFolder).flatMap((dir) => {
     const name = `@/${dir.replace(/\.ts$/, "")}`;
@@ -65,14 +87,21 @@ const layerRules = layers.map((own, index) => {
   const message = `${own.join(", ")} must not import a higher layer (ARCHITECTURE.md: layers import downward only)`;
   const patterns = above.length === 0 ? [] : [{ group: importNames, message }];
   if (above.includes(engineFolder)) patterns.push({ ...engineExceptVocabulary, message });
-  const paths = own.includes(engineFolder) ? [] : engineOnlyImports;
-  return {
-    files: own.map((dir) => (dir.endsWith(".ts") ? dir : `${dir}/**`)),
-    rules: {
-      "no-restricted-imports": ["error", { paths, patterns }],
-    },
-  };
+  const files = own.map((dir) => (dir.endsWith(".ts") ? dir : `${dir}/**`));
+  if (own.includes(engineFolder)) return [restrictImports(files, [], patterns)];
+  const layer = restrictImports(files, [...engineOnlyImports, ...runnerImports], patterns);
+  const runsRules = own.some((dir) => ruleRunner.startsWith(`${dir}/`));
+  return runsRules ? [layer, restrictImports([ruleRunner], engineOnlyImports, patterns)] : [layer];
 });
+
+/**
+ * Scripts belong to no layer, but make no rule and run none either; the engine's benchmarks (scripts/bench) run and
+ * wrap the registered rules to time them.
+ */
+const scriptRules = [
+  { ...restrictImports(["scripts/**"], [...engineOnlyImports, ...runnerImports], []), ignores: ["scripts/bench/**"] },
+  restrictImports(["scripts/bench/**"], [...findingImports, ...readinessImports], []),
+];
 
 /** Building a finding or a readiness check outside the engine (see ruleOutsideEngine, readinessOutsideEngine). */
 const ruleConstruction = {
@@ -103,6 +132,7 @@ const config = [
     },
   },
   ...layerRules,
+  ...scriptRules,
   ruleConstruction,
 ];
 

@@ -21,6 +21,7 @@ const isolatedUnitFiles = [
   "tests/unit/collector/leader-marks.test.ts",
   "tests/unit/collector/source-tails-rows.test.ts",
   "tests/unit/detect/cluster-columns-rows.test.ts",
+  "tests/unit/detect/example-rule.test.ts",
   "tests/unit/pipeline/flow-partitions-unmade.test.ts",
   "tests/unit/pipeline/served-clusters.test.ts",
   "tests/unit/pipeline/served-flows.test.ts",

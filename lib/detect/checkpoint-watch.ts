@@ -30,7 +30,8 @@ interface FlowWatch {
 }
 
 /**
- * The checkpoint watch kept in place between cycles: detectStaleCheckpoints' answers (same findings, same entries)
+ * The checkpoint watch kept in place between cycles: the answers of the per-object judgement it replaced (same
+ * findings, same entries; kept for the tests in tests/unit/detect/reference-stale-checkpoints.ts)
  * without a record of every entry (190,000 keys at 100,000 partitions), and with the keys whose entry changed since the
  * last `takeChanges`, so the caller writes those alone. The entries are columns of numbers (watch-slots.ts), judged from
  * the translation's row columns (GroupRowReader): a row still owed since the same checkpoint costs no object, no
@@ -63,7 +64,19 @@ export class CheckpointWatchState {
     for (const { slots } of this.flows.values()) slots.takeChanges(visit);
   }
 
-  /** detectStaleCheckpoints(ft, this watch, now, thresholds): its findings; the watch becomes its watch. */
+  /**
+   * CHECKPOINT_STALE, one finding per group/partition (warning). MM2 owes a checkpoint when its
+   * translation is ≥ 0 and (a) there is no checkpoint yet, or (b) the committed offset moved away
+   * from the checkpoint's upstream offset AND MirrorCheckpointTask would emit it
+   * (checkpointIsMoreRecent: committed < checkpoint upstream [rewind], or translation > checkpoint
+   * downstream). A moving group whose translation stays put legitimately gets no new checkpoint.
+   * The finding fires once the checkpoint has been owed for longer than the group's threshold
+   * (resolveCheckpointStaleMs; tracked in this watch, which the caller persists between cycles and
+   * restarts) and the latest checkpoint is older than it too. Groups outside MM2's group filter are
+   * not in `ft.groups` and are never flagged. While the offset syncs are unreadable
+   * (`ft.syncsLoaded` false) nothing is judged and the flow's entries are kept as they were; so for a group
+   * whose offsets are unknown this cycle (`unknown`).
+   */
   judge(ft: FlowTranslation, now: number, thresholds: TranslationThresholds = defaultTranslationThresholds): Finding[] {
     if (!ft.syncsLoaded) return [];
     const mark = ++this.marks;
@@ -186,7 +199,7 @@ function owe(slots: WatchSlots, slot: number, rows: GroupRowReader, i: number, n
     slots.setNumbers(slot, upstream, downstream, now);
     return true;
   }
-  // Beyond 2^53: compared as bigints (as detectors.ts's isSameCheckpoint).
+  // Beyond 2^53: compared as bigints (as the reference's isSameCheckpoint).
   const checkpoint = rows.checkpoint(i)!;
   const held = slots.identity[slot] === Identity.BIGINTS ? slots.bigs.get(slot) : undefined;
   if (live && held !== undefined && held.upstream === checkpoint.upstream && held.downstream === checkpoint.downstream) return false;

@@ -3,10 +3,11 @@ import type { CheckpointPoint, ConsumerGroupState } from "@/lib/collector/types"
 import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
 import { createDetectorMemory } from "@/lib/detect/memory";
 import { createMemoryPersister, loadDetectorMemoryEntries, type MemoryEntryChange, type MemoryPersister } from "@/lib/detect/memory-persistence";
-import { type CheckpointWatch, detectStaleCheckpoints } from "@/lib/detect/translation-detectors";
+import { type CheckpointWatch } from "@/lib/detect/translation-detectors";
 import { type FlowTranslation, translateFlow } from "@/lib/translation";
 import { FLOW, makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "../translation/fixtures";
 import { createRandom } from "../seeded-random";
+import { detectReferenceStaleCheckpoints } from "./reference-stale-checkpoints";
 
 const MINUTE = 60_000;
 const limits = { replayRecords: 1000, checkpointStaleMs: 3 * MINUTE };
@@ -94,7 +95,7 @@ function withHugeCheckpoints(ft: FlowTranslation, group: string, downstream: big
 }
 
 describe("CheckpointWatchState", () => {
-  it("answers as detectStaleCheckpoints, cycle after cycle: findings, entries and the changes between them", () => {
+  it("answers as detectReferenceStaleCheckpoints, cycle after cycle: findings, entries and the changes between them", () => {
     const random = createRandom(7);
     const world: World = { committed: new Map(), checkpoints: new Map() };
     const watch = new CheckpointWatchState();
@@ -109,7 +110,7 @@ describe("CheckpointWatchState", () => {
       const unknown = present.filter(() => random() < 0.1);
       if (random() < 0.2) present.reverse();
       const ft = translate(world, now, present, unknown);
-      const expected = detectStaleCheckpoints(ft, reference, now, limits);
+      const expected = detectReferenceStaleCheckpoints(ft, reference, now, limits);
       expect(watch.judge(ft, now, limits)).toEqual(expected.findings);
       expect(entriesOf(watch)).toEqual(expected.watch);
       // The changes taken are exactly the difference between the two watches.
@@ -144,7 +145,7 @@ describe("CheckpointWatchState", () => {
     };
     const ft = translate(world, T0, ["app"], []);
     const watch = new CheckpointWatchState(stored);
-    const expected = detectStaleCheckpoints(ft, stored, T0, limits);
+    const expected = detectReferenceStaleCheckpoints(ft, stored, T0, limits);
     expect(watch.judge(ft, T0, limits)).toEqual(expected.findings);
     expect(expected.findings.map((f) => f.partition)).toEqual([0]);
     expect(entriesOf(watch)).toEqual(expected.watch);
@@ -174,7 +175,7 @@ describe("CheckpointWatchState", () => {
     let reference: CheckpointWatch = {};
     for (const [offset, now] of [[huge, T0], [huge, T0 + MINUTE], [huge + 1n, T0 + 2 * MINUTE], [huge + 1n, T0 + 6 * MINUTE]] as const) {
       const ft = withCheckpoint(offset, T0);
-      const expected = detectStaleCheckpoints(ft, reference, now, limits);
+      const expected = detectReferenceStaleCheckpoints(ft, reference, now, limits);
       expect(watch.judge(ft, now, limits)).toEqual(expected.findings);
       expect(entriesOf(watch)).toEqual(expected.watch);
       reference = expected.watch;

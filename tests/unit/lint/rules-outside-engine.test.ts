@@ -54,6 +54,43 @@ export const partitionsCheck = {
 };
 `;
 
+/** A rule object written outside the engine: what a rule is made of, from the module and from the engine's index. */
+const ruleObjectElsewhere = `import type { Rule, StatefulRule } from "@/lib/detect";
+import type { RuleCycle, RuleOutput, StatelessRule, UnknownTest } from "@/lib/detect/rule";
+import { FindingType } from "@/lib/detect/types";
+
+const carried: UnknownTest = "snapshot";
+
+/** Emits nothing, yet is a rule. */
+export const quietRule: StatelessRule = {
+  id: "quiet",
+  types: [FindingType.FLOW_CONFIG_WARNING],
+  unknown: carried,
+  run: (cycle: RuleCycle): RuleOutput => ({ findings: cycle.now < 0 ? [] : undefined }),
+};
+export type Any = Rule | StatefulRule<"committed">;
+`;
+
+/** A second runner of the rules, from the engine's module and its index. */
+const runnerElsewhere = `import { runDetectors } from "@/lib/detect";
+import { runRules } from "@/lib/detect/engine";
+
+export const runners = [runRules, runDetectors];
+`;
+
+/** The messages no-restricted-imports gives for each name of `names` imported from `from`. */
+function restricted(names: readonly string[], from: string, why: string): string[] {
+  return names.map((name) => `no-restricted-imports: '${name}' import from '${from}' is restricted. ${why}`);
+}
+
+const ruleMadeOf = 'This is what a rule is made of: rules live in lib/detect and are registered in lib/detect/rules.ts (docs/development.md "Add an alert")';
+const runOnce = 'The rules run once per cycle, in lib/pipeline/cycle-pipeline.ts (docs/development.md "Add an alert")';
+const ruleInterfaceMessages = [
+  ...restricted(["Rule", "StatefulRule"], "@/lib/detect", ruleMadeOf),
+  ...restricted(["RuleCycle", "RuleOutput", "StatelessRule", "UnknownTest"], "@/lib/detect/rule", ruleMadeOf),
+];
+const runnerMessages = [...restricted(["runDetectors"], "@/lib/detect", runOnce), ...restricted(["runRules"], "@/lib/detect/engine", runOnce)];
+
 describe("rules live in lib/detect only (eslint.config.mjs)", () => {
   it("fails a rule written in lib/views, lib/pipeline or lib/alerts: its Severity import and the finding it builds", { timeout: 120_000 }, async () => {
     for (const file of ["lib/views/empty-flows.ts", "lib/pipeline/empty-flows.ts", "lib/alerts/empty-flows.ts"]) {
@@ -95,5 +132,32 @@ describe("rules live in lib/detect only (eslint.config.mjs)", () => {
     const results = await eslint.lintFiles(["lib/detect/readiness", "lib/detect/readiness-rule.ts", "lib/views/readiness.ts"]);
     expect(results.length).toBeGreaterThan(10);
     expect(results.flatMap((r) => r.messages.map((m) => `${r.filePath}: ${m.ruleId}: ${m.message}`))).toEqual([]);
+  });
+
+  it("fails what a rule is made of (Rule, StatelessRule, StatefulRule, RuleOutput, RuleCycle, UnknownTest) outside lib/detect", { timeout: 120_000 }, async () => {
+    const files = ["lib/views/quiet.ts", "lib/pipeline/quiet.ts", "lib/pipeline/cycle-pipeline.ts", "lib/alerts/quiet.ts", "app/quiet.ts", "scripts/quiet.ts"];
+    for (const file of files) expect(await lintAt(file, ruleObjectElsewhere), file).toEqual(ruleInterfaceMessages);
+    // The engine, and its benchmarks, which wrap the registered rules to time them (scripts/bench/rule-costs.ts).
+    for (const file of ["lib/detect/quiet.ts", "scripts/bench/quiet.ts"]) expect(await lintAt(file, ruleObjectElsewhere), file).toEqual([]);
+  });
+
+  it("fails runRules and runDetectors anywhere but the cycle pipeline (and the engine's benchmarks)", { timeout: 120_000 }, async () => {
+    for (const file of ["lib/views/runners.ts", "lib/pipeline/runners.ts", "lib/alerts/runners.ts", "app/runners.ts", "scripts/runners.ts"]) {
+      expect(await lintAt(file, runnerElsewhere), file).toEqual(runnerMessages);
+    }
+    for (const file of ["lib/pipeline/cycle-pipeline.ts", "lib/detect/runners.ts", "scripts/bench/runners.ts"]) {
+      expect(await lintAt(file, runnerElsewhere), file).toEqual([]);
+    }
+  });
+
+  it("passes today's importers of the runner and the rule interface; the cycle pipeline keeps its layer rule", { timeout: 120_000 }, async () => {
+    const importers = ["lib/pipeline/cycle-pipeline.ts", "lib/pipeline/rule-memory.ts", "lib/detect/index.ts", "lib/detect/rules.ts", "scripts/bench/rule-costs.ts", "scripts/bench/pipeline-compute.ts", "scripts/bench/heap-attribution.ts"];
+    const results = await eslint.lintFiles(importers);
+    expect(results).toHaveLength(importers.length);
+    expect(results.flatMap((r) => r.messages.map((m) => `${r.filePath}: ${m.ruleId}: ${m.message}`))).toEqual([]);
+    const above = 'import { healthView } from "@/lib/views/health";\nexport const view = healthView;\n';
+    expect(await lintAt("lib/pipeline/cycle-pipeline.ts", above)).toEqual([
+      "no-restricted-imports: '@/lib/views/health' import is restricted from being used by a pattern. lib/pipeline must not import a higher layer (ARCHITECTURE.md: layers import downward only)",
+    ]);
   });
 });

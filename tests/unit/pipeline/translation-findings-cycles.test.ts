@@ -6,9 +6,10 @@ import { createTranslationFindingSource } from "./translation-finding-source";
 import type { Store } from "@/lib/store";
 import { CheckpointIndex, type FlowTranslation, SyncModelCache, translateFlow } from "@/lib/translation";
 import { loadDetectorMemoryEntries } from "@/lib/detect/memory-persistence";
-import { type CheckpointWatch, detectStaleCheckpoints, detectTranslationErrors } from "@/lib/detect/translation-detectors";
+import { type CheckpointWatch, detectTranslationErrors } from "@/lib/detect/translation-detectors";
 import { makeFlow, makeGroup, steadySyncs, T0 } from "../translation/fixtures";
 import { createTempSqliteStores } from "./temp-sqlite-stores";
+import { detectReferenceStaleCheckpoints } from "../detect/reference-stale-checkpoints";
 
 const FLOWS = ["east->west", "east->south"];
 const cycleMs = 10_000;
@@ -52,7 +53,7 @@ function createWorld() {
 }
 
 
-/** The reference: every row translated from scratch, judged by detectStaleCheckpoints with the whole watch. */
+/** The reference: every row translated from scratch, judged by detectReferenceStaleCheckpoints with the whole watch. */
 function createReference() {
   let watch: CheckpointWatch = {};
   let last: Finding[] = [];
@@ -62,7 +63,7 @@ function createReference() {
     const carriedAll: Finding[] = [];
     for (const ft of translations) {
       const produced = detectTranslationErrors(ft, now, limits);
-      const stale = detectStaleCheckpoints(ft, watch, now, limits);
+      const stale = detectReferenceStaleCheckpoints(ft, watch, now, limits);
       watch = stale.watch;
       produced.push(...stale.findings);
       // Last cycle's findings of the flow not judged now stay (syncs unreadable, or the group's offsets unknown).
