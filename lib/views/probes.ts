@@ -106,7 +106,7 @@ export function describeStalePages(view: ReadinessView): string | null {
   if (view.status !== "ready") {
     return `Stale data: this page shows ${age}. This server cannot read the store, so ${hides}. Check its log for the store's error.`;
   }
-  const who = view.role === "web" ? "The collectors stopped publishing" : "The collector is stuck or stopped";
+  const who = view.role === "web" ? "A collector stopped publishing (the oldest part of this page counts)" : "The collector is stuck or stopped";
   return `Stale data: this page shows ${age}. ${who}, so ${hides}. Check /api/health and the collector's log.`;
 }
 

@@ -247,7 +247,7 @@ describe("the OCI image, run with podman against the sandbox", () => {
     expect(exitCode).toBe(0);
     const stale = await waitFor("the web instance naming stale data", `${web.url}/api/health/ready`, (r) => r.text.includes('"staleData":"the newest'), web.container, 60_000);
     expect([stale.status, JSON.parse(stale.text)]).toMatchObject([200, { status: "ready", role: "web", reason: null }]);
-    await waitFor("the flow page's stale data banner", `${web.url}${flowPath}`, (r) => r.status === 200 && r.text.includes("The collectors stopped publishing"), web.container, 30_000);
+    await waitFor("the flow page's stale data banner", `${web.url}${flowPath}`, (r) => r.status === 200 && r.text.includes("A collector stopped publishing"), web.container, 30_000);
     expect((await get(`${web.url}/api/health/live`)).status).toBe(200);
   }, 600_000);
 });

@@ -90,7 +90,7 @@ describe("describeStalePages", () => {
       "Stale data: this page shows cycle 7, which finished 4 min ago (fresh data is at most 30 s old). The collector is stuck or stopped, " +
         "so figures, alerts and failover readiness since then are not shown. Check /api/health and the collector's log.",
     );
-    expect(describeStalePages(view("web", 45_000))).toMatch(/^Stale data: this page shows cycle 7, which finished 45 s ago .*\. The collectors stopped publishing, so /);
+    expect(describeStalePages(view("web", 45_000))).toMatch(/^Stale data: this page shows cycle 7, which finished 45 s ago .*\. A collector stopped publishing \(the oldest part of this page counts\), so /);
     expect(describeStalePages(view("web", 45_000, T0))).toBe(
       "Stale data: this page shows cycle 7, which finished 45 s ago (fresh data is at most 30 s old). This server cannot read the store, " +
         "so figures, alerts and failover readiness since then are not shown. Check its log for the store's error.",
