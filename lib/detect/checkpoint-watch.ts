@@ -31,7 +31,7 @@ interface FlowWatch {
 
 /**
  * The checkpoint watch kept in place between cycles: the answers of the per-object judgement it replaced (same
- * findings, same entries; kept for the tests in tests/unit/detect/reference-stale-checkpoints.ts)
+ * findings, same entries; kept for the differential tests in tests/unit/detect/reference-stale-checkpoints.ts)
  * without a record of every entry (190,000 keys at 100,000 partitions), and with the keys whose entry changed since the
  * last `takeChanges`, so the caller writes those alone. The entries are columns of numbers (watch-slots.ts), judged from
  * the translation's row columns (GroupRowReader): a row still owed since the same checkpoint costs no object, no

@@ -1,7 +1,8 @@
 /**
  * CHECKPOINT_STALE as it was judged before the watch was kept in place between cycles (lib/detect/checkpoint-watch.ts
- * CheckpointWatchState): over a whole watch object, a new watch per call. The differential tests
- * (checkpoint-watch.test.ts, translation-findings-cycles.test.ts) require the same findings and entries from both.
+ * CheckpointWatchState): over a whole watch object, a new watch per call. Used only by the differential tests
+ * (checkpoint-watch.test.ts, translation-findings-cycles.test.ts), which require the same findings and entries from
+ * both over many cycles; tests of CHECKPOINT_STALE's behaviour assert CheckpointWatchState itself, never this.
  */
 import { internPrefixedPartitionKey } from "@/lib/collector/partition-keys";
 import {

@@ -53,7 +53,10 @@ function createWorld() {
 }
 
 
-/** The reference: every row translated from scratch, judged by detectReferenceStaleCheckpoints with the whole watch. */
+/**
+ * The differential test's reference: every row translated from scratch, judged by the per-object CHECKPOINT_STALE
+ * judgement the watch kept in place replaced (detectReferenceStaleCheckpoints, a new whole watch each cycle).
+ */
 function createReference() {
   let watch: CheckpointWatch = {};
   let last: Finding[] = [];
@@ -87,7 +90,12 @@ async function readStoredWatch(store: Store): Promise<CheckpointWatch> {
 const stores = createTempSqliteStores("gapwatch-watch-cycles-");
 const openStore = () => stores.open();
 
-describe("the checkpoint watch kept from cycle to cycle (the watch stored per change) give a from-scratch run's answers", () => {
+/**
+ * A differential test: the production path (translations kept from cycle to cycle, the translation rule run by the
+ * engine with its CheckpointWatchState stored per change) against the from-scratch reference, 40 cycles of two flows.
+ * What CHECKPOINT_STALE does in them is asserted on the production findings.
+ */
+describe("differential: the checkpoint watch kept from cycle to cycle (stored per change) against a from-scratch run", () => {
   it("every cycle: same translations, same findings, same watch stored, across a restart", { timeout: 30_000 }, async () => {
     const world = createWorld();
     const reference = createReference();

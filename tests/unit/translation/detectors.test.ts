@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { type CheckpointPoint } from "@/lib/collector/types";
+import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
 import { translateFlow, type FlowTranslation } from "@/lib/translation";
 import { detectTranslationErrors, type CheckpointWatch } from "@/lib/detect/translation-detectors";
 import { resolveCheckpointStaleMs, restateStaleCheckpoint } from "@/lib/detect/translation-detectors";
 import { FLOW, makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, syncs, T0 } from "./fixtures";
-import { detectReferenceStaleCheckpoints } from "../detect/reference-stale-checkpoints";
 
 const MINUTE = 60_000;
+
+/** The watch's entries by key (CheckpointWatchState keeps them as columns). */
+const entriesOf = (watch: CheckpointWatchState): CheckpointWatch => Object.fromEntries(watch.entries());
 
 /** Group "app" on orders/0 with a sync every 10 offsets up to 10,000, at `now`. */
 function translateApp(committed: bigint, checkpoints: CheckpointPoint[], now = T0): FlowTranslation {
@@ -49,20 +52,19 @@ describe("detectTranslationErrors", () => {
   });
 });
 
-describe("detectReferenceStaleCheckpoints", () => {
+/** CHECKPOINT_STALE as the translation rule judges it: one CheckpointWatchState, judged cycle after cycle. */
+describe("CheckpointWatchState.judge", () => {
   const threshold = { replayRecords: 1000, checkpointStaleMs: 5 * MINUTE };
 
   it("fires once MM2 has owed a newer checkpoint for longer than the threshold while the group moved", () => {
     const checkpoint = makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0);
-    let watch: CheckpointWatch = {};
+    const watch = new CheckpointWatchState();
     // At T0 the group is at 9995: MM2 translates it to 9991 > 9000, so a checkpoint is owed.
-    const first = detectReferenceStaleCheckpoints(translateApp(9995n, [checkpoint], T0), watch, T0, threshold);
-    expect(first.findings).toEqual([]);
-    watch = first.watch;
+    expect(watch.judge(translateApp(9995n, [checkpoint], T0), T0, threshold)).toEqual([]);
     const later = T0 + 6 * MINUTE;
-    const second = detectReferenceStaleCheckpoints(translateApp(9995n, [checkpoint], later), watch, later, threshold);
-    expect(second.findings).toHaveLength(1);
-    expect(second.findings[0]).toMatchObject({
+    const findings = watch.judge(translateApp(9995n, [checkpoint], later), later, threshold);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({
       key: `CHECKPOINT_STALE|${FLOW}|app|orders|0`,
       type: "CHECKPOINT_STALE",
       severity: "warning",
@@ -75,43 +77,48 @@ describe("detectReferenceStaleCheckpoints", () => {
   });
 
   it("restarts the clock when a new checkpoint arrives", () => {
-    const watch = detectReferenceStaleCheckpoints(translateApp(9995n, [makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0)]), {}, T0, threshold).watch;
+    const watch = new CheckpointWatchState();
+    watch.judge(translateApp(9995n, [makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0)]), T0, threshold);
     const later = T0 + 6 * MINUTE;
     const fresh = makeCheckpoint("app", "orders", 0, 9500n, 9500n, -6 * MINUTE + 1000);
-    expect(detectReferenceStaleCheckpoints(translateApp(9995n, [fresh], later), watch, later, threshold).findings).toEqual([]);
+    expect(watch.judge(translateApp(9995n, [fresh], later), later, threshold)).toEqual([]);
   });
 
   it("stays quiet when the group did not move, or moved without changing MM2's translation", () => {
     const old = T0 + 60 * MINUTE;
     const still = makeCheckpoint("app", "orders", 0, 9995n, 9991n, 0);
-    const w1 = detectReferenceStaleCheckpoints(translateApp(9995n, [still]), {}, T0, threshold).watch;
-    expect(detectReferenceStaleCheckpoints(translateApp(9995n, [still], old), w1, old, threshold).findings).toEqual([]);
+    const w1 = new CheckpointWatchState();
+    w1.judge(translateApp(9995n, [still]), T0, threshold);
+    expect(w1.judge(translateApp(9995n, [still], old), old, threshold)).toEqual([]);
     // 9992 → 9998 all translate to 9991 (sync 9990 + 1): MM2 legitimately emits nothing new.
     const same = makeCheckpoint("app", "orders", 0, 9992n, 9991n, 0);
-    const w2 = detectReferenceStaleCheckpoints(translateApp(9998n, [same]), {}, T0, threshold).watch;
-    expect(detectReferenceStaleCheckpoints(translateApp(9998n, [same], old), w2, old, threshold).findings).toEqual([]);
+    const w2 = new CheckpointWatchState();
+    w2.judge(translateApp(9998n, [same]), T0, threshold);
+    expect(w2.judge(translateApp(9998n, [same], old), old, threshold)).toEqual([]);
   });
 
   it("reports a group MM2 never checkpointed past MM2's group discovery, and forgets partitions no longer owed", () => {
     const ft = translateFlow({ flow: makeFlow(), sourceGroups: [makeGroup("app", { "orders/0": 150n })], syncHistory: makeHistory({ 0: syncs([0, 0], [100, 100]) }), now: T0 });
-    const first = detectReferenceStaleCheckpoints(ft, { "other->flow|x|t|0": { checkpoint: null, dueSince: 1 } }, T0, threshold);
-    expect(Object.keys(first.watch).sort()).toEqual([`${FLOW}|app|orders|0`, "other->flow|x|t|0"]);
+    const watch = new CheckpointWatchState({ "other->flow|x|t|0": { checkpoint: null, dueSince: 1 } });
+    watch.judge(ft, T0, threshold);
+    expect(Object.keys(entriesOf(watch)).sort()).toEqual([`${FLOW}|app|orders|0`, "other->flow|x|t|0"]);
     // MM2's default refresh (600 s) + 3 × emit (60 s): a 5-minute override does not shorten a new group's wait.
-    expect(detectReferenceStaleCheckpoints({ ...ft, at: T0 + 12 * MINUTE }, first.watch, T0 + 12 * MINUTE, threshold).findings).toEqual([]);
+    expect(watch.judge({ ...ft, at: T0 + 12 * MINUTE }, T0 + 12 * MINUTE, threshold)).toEqual([]);
     const later = T0 + 14 * MINUTE;
-    const second = detectReferenceStaleCheckpoints({ ...ft, at: later }, first.watch, later, threshold);
-    expect(second.findings[0]?.summary).toMatch(/never checkpointed app on orders\/0/);
+    expect(watch.judge({ ...ft, at: later }, later, threshold)[0]?.summary).toMatch(/never checkpointed app on orders\/0/);
     const caughtUp = translateFlow({ flow: makeFlow(), sourceGroups: [], syncHistory: new Map(), now: later });
-    expect(detectReferenceStaleCheckpoints(caughtUp, second.watch, later, threshold).watch).toEqual({ "other->flow|x|t|0": { checkpoint: null, dueSince: 1 } });
+    watch.judge(caughtUp, later, threshold);
+    expect(entriesOf(watch)).toEqual({ "other->flow|x|t|0": { checkpoint: null, dueSince: 1 } });
   });
 });
 
 describe("restateStaleCheckpoint: a CHECKPOINT_STALE finding kept time-free and read at a later cycle", () => {
   const threshold = { replayRecords: 1000, checkpointStaleMs: 5 * MINUTE };
-  /** The finding detectReferenceStaleCheckpoints gives at `now` for a checkpoint owed since T0 (checkpointed at T0, or never). */
+  /** The finding CheckpointWatchState gives at `now` for a checkpoint owed since T0 (checkpointed at T0, or never). */
   const staleAt = (now: number, checkpoints: CheckpointPoint[]) => {
-    const watch = detectReferenceStaleCheckpoints(translateApp(9995n, checkpoints, T0), {}, T0, threshold).watch;
-    return detectReferenceStaleCheckpoints(translateApp(9995n, checkpoints, now), watch, now, threshold).findings[0]!;
+    const watch = new CheckpointWatchState();
+    watch.judge(translateApp(9995n, checkpoints, T0), T0, threshold);
+    return watch.judge(translateApp(9995n, checkpoints, now), now, threshold)[0]!;
   };
 
   it("restated at the debt's start and back at a later cycle reads exactly as judged then: clocks, summary, time", () => {
@@ -157,22 +164,24 @@ describe("resolveCheckpointStaleMs: CHECKPOINT_STALE's threshold from MM2's own 
   });
 });
 
-describe("detectReferenceStaleCheckpoints with MM2's default timing (emit 60 s, refresh 600 s)", () => {
+describe("CheckpointWatchState.judge with MM2's default timing (emit 60 s, refresh 600 s)", () => {
   const limits = { replayRecords: 1000 };
 
   it("flags a checkpoint owed to a checkpointed group after 180 s, not before", () => {
     const checkpoint = makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0);
-    const watch = detectReferenceStaleCheckpoints(translateApp(9995n, [checkpoint], T0), {}, T0, limits).watch;
-    const at = (ms: number) => detectReferenceStaleCheckpoints(translateApp(9995n, [checkpoint], T0 + ms), watch, T0 + ms, limits).findings;
+    const watch = new CheckpointWatchState();
+    watch.judge(translateApp(9995n, [checkpoint], T0), T0, limits);
+    const at = (ms: number) => watch.judge(translateApp(9995n, [checkpoint], T0 + ms), T0 + ms, limits);
     expect(at(180_000)).toEqual([]);
     expect(at(180_001).map((f) => [f.key, f.evidence.thresholdMs, f.evidence.owedForMs])).toEqual([[`CHECKPOINT_STALE|${FLOW}|app|orders|0`, 180_000, 180_001]]);
   });
 
   it("gives a group MM2 never checkpointed until its next group refresh: 780 s", () => {
     const ft = (now: number) => translateFlow({ flow: makeFlow(), sourceGroups: [makeGroup("new-app", { "orders/0": 150n })], syncHistory: makeHistory({ 0: syncs([0, 0], [100, 100]) }), now });
-    const watch = detectReferenceStaleCheckpoints(ft(T0), {}, T0, limits).watch;
-    expect(detectReferenceStaleCheckpoints(ft(T0 + 780_000), watch, T0 + 780_000, limits).findings).toEqual([]);
-    const late = detectReferenceStaleCheckpoints(ft(T0 + 780_001), watch, T0 + 780_001, limits).findings;
+    const watch = new CheckpointWatchState();
+    watch.judge(ft(T0), T0, limits);
+    expect(watch.judge(ft(T0 + 780_000), T0 + 780_000, limits)).toEqual([]);
+    const late = watch.judge(ft(T0 + 780_001), T0 + 780_001, limits);
     expect(late.map((f) => [f.group, f.evidence.thresholdMs, f.evidence.emitIntervalMs, f.evidence.refreshGroupsIntervalMs])).toEqual([["new-app", 780_000, 60_000, 600_000]]);
   });
 
@@ -180,13 +189,20 @@ describe("detectReferenceStaleCheckpoints with MM2's default timing (emit 60 s, 
     const flow = makeFlow({ groupsExclude: "batch-.*" });
     const ft = (now: number) => translateFlow({ flow, sourceGroups: [makeGroup("batch-nightly", { "orders/0": 150n })], syncHistory: makeHistory({ 0: syncs([0, 0], [100, 100]) }), now });
     expect(ft(T0).excludedGroups).toEqual(["batch-nightly"]);
-    const watch = detectReferenceStaleCheckpoints(ft(T0), {}, T0, limits).watch;
-    expect(detectReferenceStaleCheckpoints(ft(T0 + 3_600_000), watch, T0 + 3_600_000, limits).findings).toEqual([]);
+    const watch = new CheckpointWatchState();
+    watch.judge(ft(T0), T0, limits);
+    expect(watch.judge(ft(T0 + 3_600_000), T0 + 3_600_000, limits)).toEqual([]);
   });
 
   it("keeps the flow's watch untouched and judges nothing while the offset syncs cannot be read", () => {
-    const watch: CheckpointWatch = { [`${FLOW}|app|orders|0`]: { checkpoint: "9000:9000", dueSince: T0 } };
+    const stored: CheckpointWatch = { [`${FLOW}|app|orders|0`]: { checkpoint: "9000:9000", dueSince: T0 } };
+    const watch = new CheckpointWatchState(stored);
     const ft = { ...translateApp(9995n, [makeCheckpoint("app", "orders", 0, 9000n, 9000n, 0)], T0 + 3_600_000), syncsLoaded: false };
-    expect(detectReferenceStaleCheckpoints(ft, watch, T0 + 3_600_000, limits)).toEqual({ findings: [], watch });
+    expect(watch.judge(ft, T0 + 3_600_000, limits)).toEqual([]);
+    expect(entriesOf(watch)).toEqual(stored);
+    // Nothing for the persister to write either.
+    const changed: string[] = [];
+    watch.takeChanges((key) => changed.push(key));
+    expect(changed).toEqual([]);
   });
 });

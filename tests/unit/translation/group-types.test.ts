@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
 import { translateFlow } from "@/lib/translation";
 import { detectTranslationErrors } from "@/lib/detect/translation-detectors";
 import { listGroupSummaries, requireGroup } from "@/lib/views/groups";
 import { FLOW, makeCheckpoint, makeFlow, makeGroup, makeHistory, steadySyncs, T0 } from "./fixtures";
-import { detectReferenceStaleCheckpoints } from "../detect/reference-stale-checkpoints";
 
 const MINUTE = 60_000;
 
@@ -82,9 +82,10 @@ describe("groups MM2 does not checkpoint (streams, share)", () => {
     const limits = { replayRecords: 1000, checkpointStaleMs: 5 * MINUTE };
     // "app" is owed a newer checkpoint than 9000 for 60 minutes; "kip848" and the streams group (both at
     // 5000, never checkpointed) would replay 1159 records with MM2's translation (detectors.test.ts).
-    const first = detectReferenceStaleCheckpoints(translate(T0), {}, T0, limits);
+    const watch = new CheckpointWatchState();
+    expect(watch.judge(translate(T0), T0, limits)).toEqual([]);
     const later = T0 + 60 * MINUTE;
-    const stale = detectReferenceStaleCheckpoints(translate(later), first.watch, later, limits).findings;
+    const stale = watch.judge(translate(later), later, limits);
     expect(stale.map((f) => f.group)).toEqual(["app", "kip848"]);
     expect(detectTranslationErrors(translate(later), later, limits).map((f) => f.group)).toEqual(["kip848"]);
   });

@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CheckpointPoint, ConsumerGroupState } from "@/lib/collector/types";
+import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
 import { translateFlow } from "@/lib/translation";
 import { detectTranslationErrors } from "@/lib/detect/translation-detectors";
 import { FLOW, makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, steadySyncs, T0 } from "./fixtures";
 import { flowPartitionKey } from "@/lib/collector/types";
 import type { SyncPoint } from "@/lib/mm2";
-import { detectReferenceStaleCheckpoints } from "../detect/reference-stale-checkpoints";
 
 const topicName = (t: number) => `t${String(t).padStart(4, "0")}`;
 const PARTITIONS = [0, 1, 2, 3, 4];
@@ -77,12 +77,12 @@ describe("translateFlow at 5,000 partitions", () => {
       ["TRANSLATION_ERROR|east->west|skipper", "critical", "0", "1000"],
     ]);
 
-    const first = detectReferenceStaleCheckpoints(ft, {}, T0);
-    expect(first.findings).toEqual([]);
+    const watch = new CheckpointWatchState();
+    expect(watch.judge(ft, T0)).toEqual([]);
     // Owed: g0500's and replayer's newer checkpoints, and one for skipper's rewind (committed below it).
-    expect(Object.keys(first.watch)).toHaveLength(11);
+    expect([...watch.entries()]).toHaveLength(11);
     const later = T0 + 181_000;
-    const stale = detectReferenceStaleCheckpoints(makeLargeFlow(later), first.watch, later).findings;
+    const stale = watch.judge(makeLargeFlow(later), later);
     expect(stale.map((f) => f.key)).toEqual([
       ...PARTITIONS.map((p) => `CHECKPOINT_STALE|east->west|g0500|t0500|${p}`),
       ...PARTITIONS.map((p) => `CHECKPOINT_STALE|east->west|replayer|t0100|${p}`),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SyncModelCache, translateFlow, type PartitionTranslation, type TranslateFlowInput } from "@/lib/translation";
+import { CheckpointWatchState } from "@/lib/detect/checkpoint-watch";
 import { detectTranslationErrors } from "@/lib/detect/translation-detectors";
 import { FLOW, makeCheckpoint, makeFlow, makeFlowPartition, makeGroup, makeHistory, syncs, T0 } from "./fixtures";
-import { detectReferenceStaleCheckpoints } from "../detect/reference-stale-checkpoints";
 
 /** Translates one group "app" with the given committed offsets and options; returns its rows by "topic/partition". */
 function translateApp(offsets: Record<string, bigint>, input: Partial<TranslateFlowInput> = {}): Map<string, PartitionTranslation> {
@@ -223,7 +223,8 @@ describe("translateFlow on a flow with emit.offset-syncs.enabled=false", () => {
     expect(ft.totals).toMatchObject({ translated: 0, untranslatable: 1, rereadRecords: 0n, failoverReplayRecords: 0n, skippingPartitions: 0 });
     // No TRANSLATION_ERROR even at a threshold of 0 records, and no CHECKPOINT_STALE however long MM2 writes none.
     expect(detectTranslationErrors(ft, T0, { replayRecords: 0 })).toEqual([]);
-    const first = detectReferenceStaleCheckpoints(ft, {}, T0, { replayRecords: 0, checkpointStaleMs: 1 });
-    expect(detectReferenceStaleCheckpoints(ft, first.watch, T0 + 3_600_000, { replayRecords: 0, checkpointStaleMs: 1 }).findings).toEqual([]);
+    const watch = new CheckpointWatchState();
+    expect(watch.judge(ft, T0, { replayRecords: 0, checkpointStaleMs: 1 })).toEqual([]);
+    expect(watch.judge(ft, T0 + 3_600_000, { replayRecords: 0, checkpointStaleMs: 1 })).toEqual([]);
   });
 });
