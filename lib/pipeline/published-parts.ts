@@ -1,6 +1,9 @@
+import { getLogger } from "@/lib/logger";
 import type { ReadModelVersion, Store } from "@/lib/store";
 import type { ReadModel, ShardHolding } from "./read-model";
 import { type Coverage, coversEveryShard, hasUncoveredOwner, judgeCoverage, restrictToUncovered } from "./shard-coverage";
+
+const log = getLogger("pipeline.published");
 
 /** A published model as a web instance holds it: the version it came from, the shards it held, its body decoded. */
 interface Part {
@@ -23,22 +26,31 @@ interface Row {
 type Candidate = { row: Row | null; version: ReadModelVersion; ghost: Part | null };
 
 /**
+ * How long after its last publication a row that serves nothing is deleted from the store: a dead collector's (each
+ * collector process publishes under an id of its own, so every restart leaves one, up to a whole body each).
+ */
+export const retireAfterMs = 15 * 60_000;
+
+/**
  * Which part of each collector's published model a web instance serves. Newest first, each model serves only what no
  * newer model's shards cover (shard-coverage.ts): a SIGKILLed collector's flows and alerts stay served, as old as they
  * are, until the collector that gains its shards publishes them; a model wholly covered is left out, its decoded body
  * dropped, and a web instance's start reads no row older than models that hold every shard. A collector that gives up
  * shards (a rebalance, its home cluster unreachable) publishes a model without their flows: its previous model stays
  * as a ghost for those shards until another collector's model holds them. A model that does not name its shards (a
- * collector of an older version) is served, newer-wins by key, until older than `staleAfterMs`.
+ * collector of an older version) is served, newer-wins by key, until older than `staleAfterMs`. A row that serves nothing
+ * (wholly covered, or such a stale model), has no ghost and was last published more than `retireAfterMs` ago is
+ * deleted from the store if it is still that version (several web instances may try; one does it).
  */
 export class PublishedParts {
   private readonly rows = new Map<string, Row>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, "listReadModelVersions" | "readReadModel" | "retireReadModel">,
     private readonly staleAfterMs: number,
     /** decodeReadModel (published-read-models.ts, which holds this class's user). */
     private readonly decode: (body: Buffer) => Promise<ReadModel>,
+    private readonly retireAfter = retireAfterMs,
   ) {}
 
   /**
@@ -63,6 +75,8 @@ export class PublishedParts {
       const part = everyShardHeld ? null : (candidate.ghost ?? (await this.readRow(candidate.version, newer, now)));
       if (part === null || !this.serves(part, newer, now)) {
         this.release(candidate);
+        // Serving nothing (read now or before), or never read because newer models hold every shard; not a row gone.
+        if (everyShardHeld || part !== null || this.holdsVersion(candidate.version)) await this.retireIfOld(candidate, now);
         continue;
       }
       const coverage = judgeCoverage(part.holding, newer);
@@ -118,6 +132,22 @@ export class PublishedParts {
     if (stored === null) return null;
     const model = Object.freeze(await this.decode(stored.body));
     return { version: { shard: stored.shard, cycle: stored.cycle, takenAt: stored.takenAt }, holding: model.shardHolding, model };
+  }
+
+  private holdsVersion(version: ReadModelVersion): boolean {
+    const row = this.rows.get(version.shard);
+    return row !== undefined && isSameVersion(row.version, version);
+  }
+
+  /** Deletes a row's model that serves nothing from the store once it is old enough (a failure waits for the next try). */
+  private async retireIfOld(candidate: Candidate, now: number): Promise<void> {
+    if (candidate.ghost !== null || (candidate.row?.ghosts.length ?? 0) > 0 || now - candidate.version.takenAt <= this.retireAfter) return;
+    try {
+      await this.store.retireReadModel(candidate.version);
+      this.rows.delete(candidate.version.shard);
+    } catch (err) {
+      log.warn({ shard: candidate.version.shard, err: err instanceof Error ? err.message : String(err) }, "retiring a superseded read model failed");
+    }
   }
 
   /** Drops what a candidate left out holds: a row's decoded body (kept: its version and holding), or the ghost. */

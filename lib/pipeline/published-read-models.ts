@@ -73,9 +73,9 @@ export class PublishedReadModels {
   private lastReadAt: number | null = null;
   private readonly intervalMs: number;
 
-  constructor(store: Store, options: { intervalMs?: number; staleAfterMs?: number | undefined } = {}) {
+  constructor(store: Store, options: { intervalMs?: number; staleAfterMs?: number | undefined; retireAfterMs?: number } = {}) {
     this.intervalMs = options.intervalMs ?? 1500;
-    this.parts = new PublishedParts(store, options.staleAfterMs ?? Number.POSITIVE_INFINITY, decodeReadModel);
+    this.parts = new PublishedParts(store, options.staleAfterMs ?? Number.POSITIVE_INFINITY, decodeReadModel, options.retireAfterMs);
   }
 
   /** The merged model of the latest refresh, or null before any collector published. */

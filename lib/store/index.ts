@@ -9,7 +9,15 @@ import { createEngineTables } from "./engine-tables";
 import { finishNotifications, leaseNotifications, listQueuedNotifications, queueNotifications } from "./notification-outbox";
 import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, readCheckpointHistory } from "./history";
 import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "./detector-memory";
-import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
+import {
+  deleteAcknowledgementRequests,
+  listAcknowledgementRequests,
+  listReadModelVersions,
+  publishReadModel,
+  readReadModel,
+  requestAcknowledgement,
+  retireReadModel,
+} from "./read-models";
 import { listRevokedSessions, revokeSession } from "./revoked-sessions";
 import type { Store } from "./types";
 
@@ -62,6 +70,7 @@ export function createSqliteStore(file: string): Store {
     publishReadModel: async (model) => publishReadModel(db, model),
     listReadModelVersions: async () => listReadModelVersions(db),
     readReadModel: async (shard) => readReadModel(db, shard),
+    retireReadModel: async (version) => retireReadModel(db, version),
     requestAcknowledgement: async (request) => requestAcknowledgement(db, request),
     listAcknowledgementRequests: async () => listAcknowledgementRequests(db),
     deleteAcknowledgementRequests: async (alertIds) => deleteAcknowledgementRequests(db, alertIds),

@@ -54,6 +54,17 @@ export function readReadModel(db: SqliteDb, shard: string): PublishedReadModel |
   })();
 }
 
+/** Deletes the shard's version row and its chunks if the row is still `version` (Store.retireReadModel). */
+export function retireReadModel(db: SqliteDb, version: ReadModelVersion): boolean {
+  return db.transaction(() => {
+    const { changes } = db
+      .prepare("DELETE FROM read_models WHERE shard = ? AND cycle = ? AND taken_at = ?")
+      .run(version.shard, version.cycle, version.takenAt);
+    if (changes > 0) db.prepare("DELETE FROM read_model_chunks WHERE shard = ?").run(version.shard);
+    return changes > 0;
+  })();
+}
+
 /** Records an acknowledgement for the collector that owns the alert; a second request for the alert replaces the first. */
 export function requestAcknowledgement(db: SqliteDb, request: AcknowledgementRequest): void {
   db.prepare(

@@ -180,6 +180,11 @@ export interface Store {
   /** Each shard's published version, by shard, without bodies: cheap enough to poll every second or two. */
   listReadModelVersions(): Promise<ReadModelVersion[]>;
   readReadModel(shard: string): Promise<PublishedReadModel | null>;
+  /**
+   * Deletes a shard's published model if it is still this version (a dead collector's row, wholly superseded); a newer
+   * publication of the shard is kept. True when it deleted it.
+   */
+  retireReadModel(version: ReadModelVersion): Promise<boolean>;
   /** Queues an acknowledgement (web role); one per alert, the latest wins. */
   requestAcknowledgement(request: AcknowledgementRequest): Promise<void>;
   /** Queued acknowledgements, oldest first. */

@@ -956,6 +956,23 @@ export function describeStoreContract(harness: StoreHarness): void {
       expect(await s.readReadModel("all")).toEqual({ shard: "all", cycle: 3, takenAt: T0, body: Buffer.concat(pieces) });
     });
 
+    it("retires a shard's model only while it is the version named, body and all; a newer publication stays", async () => {
+      const s = open();
+      const body = Buffer.from(Array.from({ length: 3 << 20 }, (_, i) => i % 251)); // several SQLite chunks
+      await s.publishReadModel({ shard: "collector-a", cycle: 7, takenAt: T0, body });
+      await s.publishReadModel({ shard: "collector-b", cycle: 3, takenAt: T0 + SECOND, body: Buffer.from("b") });
+      // Another version of the shard (a newer cycle, or the same cycle taken at another time) is not retired.
+      expect(await s.retireReadModel({ shard: "collector-a", cycle: 6, takenAt: T0 })).toBe(false);
+      expect(await s.retireReadModel({ shard: "collector-a", cycle: 7, takenAt: T0 - 1 })).toBe(false);
+      expect((await s.readReadModel("collector-a"))?.body.equals(body)).toBe(true);
+      expect(await s.retireReadModel({ shard: "collector-a", cycle: 7, takenAt: T0 })).toBe(true);
+      expect([await s.readReadModel("collector-a"), await s.retireReadModel({ shard: "collector-a", cycle: 7, takenAt: T0 })]).toEqual([null, false]);
+      expect(await s.listReadModelVersions()).toEqual([{ shard: "collector-b", cycle: 3, takenAt: T0 + SECOND }]);
+      // Published again after it was retired: a row like any other, its body whole.
+      await s.publishReadModel({ shard: "collector-a", cycle: 8, takenAt: T0 + 2 * SECOND, body: Buffer.from("again") });
+      expect(await s.readReadModel("collector-a")).toEqual({ shard: "collector-a", cycle: 8, takenAt: T0 + 2 * SECOND, body: Buffer.from("again") });
+    });
+
     it("queues acknowledgements (the latest per alert wins), lists them oldest first, and deletes the applied ones", async () => {
       const s = open();
       await s.requestAcknowledgement({ alertId: "00000000000000b2", by: "admin", at: T0 + 2 * SECOND });

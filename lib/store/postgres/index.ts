@@ -10,7 +10,15 @@ import { createEngineTables } from "../engine-tables";
 import { appendCheckpoints, appendOffsetSyncs, loadOffsetSyncHistory, readCheckpointHistory } from "../history";
 import { finishNotifications, leaseNotifications, listQueuedNotifications, queueNotifications } from "../notification-outbox";
 import { applyMigrations } from "./migrations";
-import { deleteAcknowledgementRequests, listAcknowledgementRequests, listReadModelVersions, publishReadModel, readReadModel, requestAcknowledgement } from "./read-models";
+import {
+  deleteAcknowledgementRequests,
+  listAcknowledgementRequests,
+  listReadModelVersions,
+  publishReadModel,
+  readReadModel,
+  requestAcknowledgement,
+  retireReadModel,
+} from "./read-models";
 import { loadDetectorMemoryEntries, saveDetectorMemoryEntries } from "../detector-memory";
 import { listRevokedSessions, revokeSession } from "../revoked-sessions";
 
@@ -65,6 +73,7 @@ export function createPostgresStore(url: string): Store {
     publishReadModel: async (model) => publishReadModel(await db(), model),
     listReadModelVersions: async () => listReadModelVersions(await db()),
     readReadModel: async (shard) => readReadModel(await db(), shard),
+    retireReadModel: async (version) => retireReadModel(await db(), version),
     requestAcknowledgement: async (request) => requestAcknowledgement(await db(), request),
     listAcknowledgementRequests: async () => listAcknowledgementRequests(await db()),
     deleteAcknowledgementRequests: async (alertIds) => deleteAcknowledgementRequests(await db(), alertIds),

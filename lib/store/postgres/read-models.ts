@@ -63,6 +63,16 @@ export async function readReadModel(pool: pg.Pool, shard: string): Promise<Publi
   return { shard: row.shard, cycle: Number(row.cycle), takenAt: Number(row.taken_at), body };
 }
 
+/** Deletes the shard's row if it is still `version` (Store.retireReadModel). */
+export async function retireReadModel(pool: pg.Pool, version: ReadModelVersion): Promise<boolean> {
+  const rows = await queryRows<{ shard: string }>(
+    pool,
+    "DELETE FROM read_models WHERE shard = $1 AND cycle = $2 AND taken_at = $3 RETURNING shard",
+    [version.shard, version.cycle, version.takenAt],
+  );
+  return rows.length > 0;
+}
+
 /** Records an acknowledgement for the collector that owns the alert; a second request for the alert replaces the first. */
 export async function requestAcknowledgement(pool: pg.Pool, request: AcknowledgementRequest): Promise<void> {
   await queryRows(

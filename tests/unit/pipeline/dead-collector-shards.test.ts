@@ -131,4 +131,57 @@ describe("a web instance serving collectors that share the work, one of them dea
     });
     expect(reads).toEqual(["c-two", "c-one", "c-one", "c-two", "c-one"]);
   });
+
+  it("deletes a dead collector's row from the store once wholly superseded and 15 minutes old, and no other", async () => {
+    const now = Date.now();
+    const store = stores.open();
+    const minutes = (n: number) => now - n * 60_000;
+    // Every restart leaves a row: two dead ones wholly covered by the live collectors' holdings, one younger than the
+    // grace, one dead collector still the only source of shard 1's flow (c-two holds only 2 and 3), and an old model
+    // without a holding (a collector of an older version).
+    await publishReadModel(store, "c-dead-old", makeCollectorModel({ flows: [flowA], held: [0, 1], takenAt: minutes(40) }));
+    await publishReadModel(store, "c-dead-older", makeCollectorModel({ flows: [flowA], held: [0], takenAt: minutes(90) }));
+    await publishReadModel(store, "c-dead-young", makeCollectorModel({ flows: [flowA], held: [0], takenAt: minutes(14) }));
+    await publishReadModel(store, "c-only-source", makeCollectorModel({ flows: [flowC], held: [1], takenAt: minutes(30) }));
+    await publishReadModel(store, "c-legacy", { ...makeCollectorModel({ flows: [flowB], held: [3], takenAt: minutes(20) }), shardHolding: undefined });
+    await publishReadModel(store, "c-one", makeCollectorModel({ flows: [flowA], held: [0], takenAt: now - 500 }));
+    await publishReadModel(store, "c-two", makeCollectorModel({ flows: [flowB], held: [2, 3], takenAt: now - 700 }));
+    const web = new PublishedReadModels(store, { staleAfterMs });
+    await web.refresh();
+    const shards = async () => (await store.listReadModelVersions()).map((v) => v.shard);
+    expect(await shards()).toEqual(["c-dead-young", "c-one", "c-only-source", "c-two"]);
+    expect(describeServed(web.latest()).flows).toEqual([flowA, flowB, flowC].sort());
+    // Once a live model holds shard 1 too, the last dead row serves nothing: deleted at the next refresh.
+    await publishReadModel(store, "c-one", makeCollectorModel({ flows: [flowA, flowC], held: [0, 1], takenAt: now, cycle: 2 }));
+    await web.refresh();
+    expect(await shards()).toEqual(["c-dead-young", "c-one", "c-two"]);
+    expect(describeServed(web.latest())).toEqual({
+      flows: [flowA, flowB, flowC].sort(), alerts: [flowA, flowB, flowC].map((f) => `alert-${f}`).sort(), risks: [flowA, flowB, flowC].sort(),
+      takenAt: now - 700,
+    });
+  });
+
+  it("never deletes the one collector's model (no scale-out), however old: a stuck collector's data stays served", async () => {
+    const now = Date.now();
+    const store = stores.open();
+    await publishReadModel(store, "all", { ...makeCollectorModel({ flows: [flowA], held: [0], takenAt: now - 6 * 3_600_000 }), shardHolding: undefined });
+    const web = new PublishedReadModels(store); // role all's server and role web without scaleOut: nothing is stale
+    await web.refresh();
+    await web.refresh();
+    expect([(await store.listReadModelVersions()).map((v) => v.shard), describeServed(web.latest()).flows]).toEqual([["all"], [flowA]]);
+  });
+
+  it("keeps a row whose earlier model is a ghost still served, however old its newest model is", async () => {
+    const now = Date.now();
+    const store = stores.open();
+    const web = new PublishedReadModels(store, { staleAfterMs, retireAfterMs: 1_000 });
+    await publishReadModel(store, "c-one", makeCollectorModel({ flows: [flowA], held: [0, 1], takenAt: now - 20_000, cycle: 1 }));
+    await publishReadModel(store, "c-two", makeCollectorModel({ flows: [flowB], held: [2, 3], takenAt: now - 19_000, cycle: 1 }));
+    await web.refresh();
+    // c-one gave up its shards (a rebalance) and died: its newest model holds nothing, its previous one is a ghost.
+    await publishReadModel(store, "c-one", makeCollectorModel({ flows: [], held: [], takenAt: now - 18_000, cycle: 2 }));
+    await publishReadModel(store, "c-two", makeCollectorModel({ flows: [flowB], held: [2, 3], takenAt: now - 1_000, cycle: 2 }));
+    await web.refresh();
+    expect([(await store.listReadModelVersions()).map((v) => v.shard), describeServed(web.latest()).flows]).toEqual([["c-one", "c-two"], [flowA, flowB].sort()]);
+  });
 });
