@@ -141,12 +141,14 @@ export class PublishedParts {
 
   /** Deletes a row's model that serves nothing from the store once it is old enough (a failure waits for the next try). */
   private async retireIfOld(candidate: Candidate, now: number): Promise<void> {
-    if (candidate.ghost !== null || (candidate.row?.ghosts.length ?? 0) > 0 || now - candidate.version.takenAt <= this.retireAfter) return;
+    const hasGhosts = candidate.ghost !== null || (candidate.row?.ghosts.length ?? 0) > 0;
+    if (hasGhosts || now - candidate.version.takenAt <= this.retireAfter) return;
     try {
       await this.store.retireReadModel(candidate.version);
       this.rows.delete(candidate.version.shard);
     } catch (err) {
-      log.warn({ shard: candidate.version.shard, err: err instanceof Error ? err.message : String(err) }, "retiring a superseded read model failed");
+      const message = err instanceof Error ? err.message : String(err);
+      log.warn({ shard: candidate.version.shard, err: message }, "retiring a superseded read model failed");
     }
   }
 

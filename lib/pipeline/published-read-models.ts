@@ -75,7 +75,8 @@ export class PublishedReadModels {
 
   constructor(store: Store, options: { intervalMs?: number; staleAfterMs?: number | undefined; retireAfterMs?: number } = {}) {
     this.intervalMs = options.intervalMs ?? 1500;
-    this.parts = new PublishedParts(store, options.staleAfterMs ?? Number.POSITIVE_INFINITY, decodeReadModel, options.retireAfterMs);
+    const staleAfterMs = options.staleAfterMs ?? Number.POSITIVE_INFINITY;
+    this.parts = new PublishedParts(store, staleAfterMs, decodeReadModel, options.retireAfterMs);
   }
 
   /** The merged model of the latest refresh, or null before any collector published. */

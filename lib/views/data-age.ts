@@ -27,7 +27,8 @@ export function readDataAge(model: ReadModel, now: number): DataAge {
  */
 export function ageFlowHealth(health: FlowHealth, age: DataAge): FlowHealth {
   if (!age.stale) return health;
-  return { tone: "warn", label: "Stale data", reason: `as of cycle ${age.cycle}, ${formatAge(age.ageMs)} ago: ${health.label}` };
+  const reason = `as of cycle ${age.cycle}, ${formatAge(age.ageMs)} ago: ${health.label}`;
+  return { tone: "warn", label: "Stale data", reason };
 }
 
 /**
@@ -41,8 +42,9 @@ export function ageFlowReadiness(readiness: FlowReadiness, age: DataAge): FlowRe
     title: "Data is current",
     status: "unknown" as const,
     message:
-      `The newest data is cycle ${age.cycle}'s, ${formatAge(age.ageMs)} old (fresh data is at most ${formatAge(age.maxAgeMs)} ` +
-      `old): the collector is stuck or stopped. As of that cycle the verdict was "${readiness.verdict}".`,
+      `The newest data is cycle ${age.cycle}'s, ${formatAge(age.ageMs)} old ` +
+      `(fresh data is at most ${formatAge(age.maxAgeMs)} old): the collector is stuck or stopped. ` +
+      `As of that cycle the verdict was "${readiness.verdict}".`,
     items: [],
   };
   return { ...readiness, verdict: "unknown", checks: [freshness, ...readiness.checks] };

@@ -29,7 +29,9 @@ export interface HealthView {
  */
 export function readHealth(now: number): HealthView {
   const snapshot = readLatestSnapshot();
-  if (!snapshot) return { status: "starting", cycle: null, lastCycleAt: null, stale: null, clusters: [], connect: [], flows: [], blindSpots: [] };
+  if (!snapshot) {
+    return { status: "starting", cycle: null, lastCycleAt: null, stale: null, clusters: [], connect: [], flows: [], blindSpots: [] };
+  }
   return assessHealth(snapshot, now, readPrincipals(), readyWithinIntervals * getConfig().pollIntervalSeconds * 1000);
 }
 

@@ -43,7 +43,7 @@ export interface ReadinessInput {
   /** When this process started, epoch ms. */
   startedAt: number;
   pollIntervalMs: number;
-  /** Roles all and web: when this process last read the published models from the store (null before any read). */
+  /** Role web: when this process last read the published models from the store (null before any read). */
   storeReadAt?: number | null;
 }
 
@@ -71,7 +71,7 @@ export function readReadiness(now: number): ReadinessView {
  * and web serve pages: ready once they hold a read model, however old, while they can read the store. Taking them out
  * of a Service for a stuck collector would make the dashboard unreachable when it matters; the pages show the data's
  * age instead (`staleData` says so here), and Prometheus's GapwatchCollectorStalled pages for it. A web instance whose
- * own reads of the store fail for as long is not ready: another replica may read it. Before the first model a process
+ * own reads of the store fail for as long is not ready: another replica may read it (role all has none). Before the first model a process
  * is `starting` for the same allowance after its start (the first cycle also reads the internal topics from their
  * start), then `stale`: never ready without data.
  */
@@ -89,7 +89,9 @@ export function assessReadiness(input: ReadinessInput): ReadinessView {
   if (input.role === "collector") {
     return { ...served, status: fresh ? "ready" : "stale", reason: fresh ? null : describeStuckCollector(input.model.cycle, ageMs, maxAgeMs) };
   }
-  const unreadFor = input.storeReadAt === undefined || input.storeReadAt === null ? 0 : input.now - input.storeReadAt;
+  // Role web only: role all is one process, with no other replica to send its traffic to.
+  const judgesReads = input.role === "web" && input.storeReadAt !== undefined && input.storeReadAt !== null;
+  const unreadFor = judgesReads ? input.now - input.storeReadAt! : 0;
   if (unreadFor > maxAgeMs) return { ...served, status: "stale", reason: describeUnreadStore(input.model.cycle, ageMs, unreadFor, maxAgeMs) };
   return { ...served, status: "ready", reason: null, staleData: fresh ? null : describeStaleData(input.role, input.model.cycle, ageMs, maxAgeMs) };
 }

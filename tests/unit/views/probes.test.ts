@@ -46,6 +46,9 @@ describe("assessReadiness", () => {
     const model = { cycle: 7, builtAt: T0 - 2_000 };
     const at = (unreadMs: number) => assessReadiness({ role: "web", model, now: T0, startedAt: T0 - 600_000, pollIntervalMs, storeReadAt: T0 - unreadMs });
     expect([at(30_000).status, at(30_001).status]).toEqual(["ready", "stale"]);
+    // Role all is one process: no other replica to send traffic to, so its own failed reads never make it unready.
+    const all = assessReadiness({ role: "all", model, now: T0, startedAt: T0 - 600_000, pollIntervalMs, storeReadAt: T0 - 40_000 });
+    expect([all.status, all.reason, all.staleData]).toEqual(["ready", null, null]);
     expect(at(40_000).reason).toBe(
       "this process has not read the store for 40 s, more than 3 poll intervals (30 s) (it serves cycle 7, built 2.0 s ago): another replica may read it; " +
         "see this process's log for the store's error",
