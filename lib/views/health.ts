@@ -4,7 +4,7 @@ import type { Snapshot } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
 import { describePartialData, type PartialData } from "./flows";
 import { readyWithinIntervals } from "./probes";
-import { readLatestSnapshot } from "./runtime-data";
+import { readLatestModel } from "./runtime-data";
 
 export interface HealthView {
   status: "starting" | "ok" | "degraded";
@@ -28,11 +28,12 @@ export interface HealthView {
  * unreachable or unknown, or a read is denied (a blind spot).
  */
 export function readHealth(now: number): HealthView {
-  const snapshot = readLatestSnapshot();
-  if (!snapshot) {
+  const model = readLatestModel();
+  if (!model) {
     return { status: "starting", cycle: null, lastCycleAt: null, stale: null, clusters: [], connect: [], flows: [], blindSpots: [] };
   }
-  return assessHealth(snapshot, now, readPrincipals(), readyWithinIntervals * getConfig().pollIntervalSeconds * 1000);
+  const maxAgeMs = readyWithinIntervals * getConfig().pollIntervalSeconds * 1000;
+  return assessHealth(model.snapshot, now, readPrincipals(), { maxAgeMs, finishedAt: model.builtAt });
 }
 
 /** Gapwatch's principal per cluster alias, for the blind spots' fix commands. */
@@ -41,15 +42,15 @@ export function readPrincipals(): Record<string, string> {
 }
 
 /**
- * The health of one snapshot: stale data (started more than `maxAgeMs` before `now`), unreachable clusters or
- * Connect, unknown partitions or groups, or blind spots make it `degraded`. `principals` name Gapwatch's principal
- * per cluster in the blind spots' fixes.
+ * The health of one snapshot: stale data (its cycle finished more than `freshness.maxAgeMs` before `now`, as readiness
+ * measures it), unreachable clusters or Connect, unknown partitions or groups, or blind spots make it `degraded`.
+ * `principals` name Gapwatch's principal per cluster in the blind spots' fixes.
  */
 export function assessHealth(
   snapshot: Snapshot,
   now: number,
   principals: Readonly<Record<string, string>> = {},
-  maxAgeMs = Number.POSITIVE_INFINITY,
+  freshness: { maxAgeMs: number; finishedAt: number } | null = null,
 ): HealthView {
   const clusters = snapshot.clusters.map((c) => ({
     alias: c.alias,
@@ -62,14 +63,17 @@ export function assessHealth(
   const connect = snapshot.connect.map((c) => ({ name: c.name, reachable: c.reachable, error: c.error }));
   const flows = snapshot.flows.map((f) => ({ id: f.id, partitions: f.partitions.length, partial: describePartialData(f.partitions, snapshot.takenAt) }));
   const blindSpots = deriveBlindSpots(snapshot, principals);
-  const ageMs = now - snapshot.takenAt;
-  const stale =
-    ageMs > maxAgeMs
-      ? `cycle ${snapshot.cycle} started ${Math.round(ageMs / 1000)} s ago, more than ${readyWithinIntervals} poll intervals ` +
-        `(${Math.round(maxAgeMs / 1000)} s): the collector is stuck or stopped; every figure here is that old; see its log`
-      : null;
+  const stale = freshness === null ? null : describeStaleHealth(snapshot.cycle, now - freshness.finishedAt, freshness.maxAgeMs);
   const degraded =
     stale !== null ||
     clusters.some((c) => !c.reachable || c.unknownGroups > 0) || connect.some((c) => !c.reachable) || flows.some((f) => f.partial !== null) || blindSpots.length > 0;
   return { status: degraded ? "degraded" : "ok", cycle: snapshot.cycle, lastCycleAt: snapshot.takenAt, stale, clusters, connect, flows, blindSpots };
+}
+
+function describeStaleHealth(cycle: number, ageMs: number, maxAgeMs: number): string | null {
+  if (ageMs <= maxAgeMs) return null;
+  return (
+    `cycle ${cycle} finished ${Math.round(ageMs / 1000)} s ago, more than ${readyWithinIntervals} poll intervals ` +
+    `(${Math.round(maxAgeMs / 1000)} s): the collector is stuck or stopped; every figure here is that old; see its log`
+  );
 }

@@ -10,11 +10,12 @@ describe("assessHealth", () => {
     expect([health.status, health.flows, health.clusters.map((c) => c.unknownGroups)]).toEqual(["ok", [{ id: "east->west", partitions: 1, partial: null }], [0, 0]]);
   });
 
-  it("is degraded when its cycle started more than the allowed age ago, and says so", () => {
-    const at = (ms: number) => assessHealth(makeSnapshot(), T0 + ms, {}, 30_000);
+  it("is degraded when its cycle finished more than the allowed age ago, and says so", () => {
+    // The cycle started at T0 and finished 2 s later: the age counts from its end, as readiness counts it.
+    const at = (ms: number) => assessHealth(makeSnapshot(), T0 + 2_000 + ms, {}, { maxAgeMs: 30_000, finishedAt: T0 + 2_000 });
     expect([at(30_000).status, at(30_000).stale, at(30_001).status]).toEqual(["ok", null, "degraded"]);
     expect(at(45_000).stale).toBe(
-      "cycle 1 started 45 s ago, more than 3 poll intervals (30 s): the collector is stuck or stopped; every figure here is that old; see its log",
+      "cycle 1 finished 45 s ago, more than 3 poll intervals (30 s): the collector is stuck or stopped; every figure here is that old; see its log",
     );
   });
 
