@@ -26,6 +26,7 @@ const isolatedUnitFiles = [
   "tests/unit/pipeline/served-clusters.test.ts",
   "tests/unit/pipeline/served-flows.test.ts",
   "tests/unit/pipeline/served-read-model.test.ts",
+  "tests/unit/views/served-metrics.test.ts",
 ];
 
 export default defineConfig({
