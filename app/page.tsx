@@ -7,8 +7,8 @@ import { readPrincipals } from "@/lib/views/health";
 import { readFlowHealth } from "@/lib/views/flow-health";
 import { listFlowSummaries } from "@/lib/views/flows";
 import { readRequestTime } from "@/lib/views/clock";
-import { ageFlowHealth, ageFlowReadiness, readDataAge } from "@/lib/views/data-age";
-import { listFlowReadiness } from "@/lib/views/readiness-data";
+import { ageFlowHealth, readDataAge } from "@/lib/views/data-age";
+import { listServedReadiness } from "@/lib/views/readiness-data";
 import { readLatestModel } from "@/lib/views/runtime-data";
 
 export const dynamic = "force-dynamic";
@@ -29,7 +29,7 @@ export default function OverviewPage() {
   const clusters = listClusterViews(snapshot, now);
   const blindSpots = deriveBlindSpots(snapshot, readPrincipals());
   const age = readDataAge(model, now);
-  const readiness = new Map(listFlowReadiness(model).map((r) => [r.flow, ageFlowReadiness(r, age)]));
+  const readiness = new Map(listServedReadiness(model, now).map((r) => [r.flow, r]));
   return (
     <>
       <PageHeader title="Overview" subtitle={`${flows.length} MirrorMaker 2 flow${flows.length === 1 ? "" : "s"} · ${clusters.length} clusters`} updatedAt={snapshot.takenAt} now={now} />

@@ -1,8 +1,7 @@
-import { getConfig } from "@/lib/config";
 import type { ReadModel } from "@/lib/pipeline/read-model";
 import { formatAge } from "@/lib/format";
 import type { FlowHealth } from "./flow-health";
-import { readyWithinIntervals } from "./probes";
+import { readFreshForMs } from "./probes";
 import type { FlowReadiness } from "./readiness";
 
 /** How old the served data is when a page or the API answers: older than `maxAgeMs` is stale. */
@@ -16,7 +15,7 @@ export interface DataAge {
 
 /** The age of a served model's data at `now` (from when its cycle finished, as readiness measures it). */
 export function readDataAge(model: ReadModel, now: number): DataAge {
-  const maxAgeMs = readyWithinIntervals * getConfig().pollIntervalSeconds * 1000;
+  const maxAgeMs = readFreshForMs();
   const ageMs = Math.max(0, now - model.builtAt);
   return { cycle: model.snapshot.cycle, ageMs, maxAgeMs, stale: ageMs > maxAgeMs };
 }

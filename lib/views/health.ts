@@ -3,7 +3,7 @@ import { type BlindSpot, deriveBlindSpots } from "@/lib/acls/blind-spots";
 import type { Snapshot } from "@/lib/collector/types";
 import { getConfig } from "@/lib/config";
 import { describePartialData, type PartialData } from "./flows";
-import { readyWithinIntervals } from "./probes";
+import { readFreshForMs, readyWithinIntervals } from "./probes";
 import { readLatestModel } from "./runtime-data";
 
 export interface HealthView {
@@ -32,8 +32,7 @@ export function readHealth(now: number): HealthView {
   if (!model) {
     return { status: "starting", cycle: null, lastCycleAt: null, stale: null, clusters: [], connect: [], flows: [], blindSpots: [] };
   }
-  const maxAgeMs = readyWithinIntervals * getConfig().pollIntervalSeconds * 1000;
-  return assessHealth(model.snapshot, now, readPrincipals(), { maxAgeMs, finishedAt: model.builtAt });
+  return assessHealth(model.snapshot, now, readPrincipals(), { maxAgeMs: readFreshForMs(), finishedAt: model.builtAt });
 }
 
 /** Gapwatch's principal per cluster alias, for the blind spots' fix commands. */

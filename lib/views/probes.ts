@@ -9,6 +9,11 @@ import { getServingRuntime } from "@/lib/pipeline/runtime";
  */
 export const readyWithinIntervals = 3;
 
+/** How long data stays fresh with this config's poll interval: `readyWithinIntervals` intervals, ms. */
+export function readFreshForMs(): number {
+  return readyWithinIntervals * getConfig().pollIntervalSeconds * 1000;
+}
+
 export interface LivenessView {
   status: "live";
   pid: number;

@@ -14,7 +14,18 @@ const assessed = new WeakMap<ReadModel, Map<string, FlowReadiness>>();
  */
 export function readFlowReadiness(flowId: string, now: number): FlowReadiness {
   const model = requireReadModel();
-  return ageFlowReadiness(readReadinessOf(model, requireFlow(model.snapshot, flowId)), readDataAge(model, now));
+  return readServedReadiness(model, requireFlow(model.snapshot, flowId), now);
+}
+
+/** A flow's readiness as pages, the API and the metrics serve it at `now`: unknown on stale data (data-age.ts). */
+export function readServedReadiness(model: ReadModel, flow: Flow, now: number): FlowReadiness {
+  return ageFlowReadiness(readReadinessOf(model, flow), readDataAge(model, now));
+}
+
+/** Every flow's readiness as served at `now` (overview, metrics). */
+export function listServedReadiness(model: ReadModel, now: number): FlowReadiness[] {
+  const age = readDataAge(model, now);
+  return listFlowReadiness(model).map((r) => ageFlowReadiness(r, age));
 }
 
 /** The readiness of every flow of a cycle (overview, metrics). */

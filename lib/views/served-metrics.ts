@@ -1,7 +1,6 @@
 import { renderMetrics, updateReadinessMetrics } from "@/lib/alerts/metrics";
 import { getServingRuntime } from "@/lib/pipeline/runtime";
-import { ageFlowReadiness, readDataAge } from "./data-age";
-import { listFlowReadiness } from "./readiness-data";
+import { listServedReadiness } from "./readiness-data";
 import { readLatestModel } from "./runtime-data";
 
 /**
@@ -13,10 +12,7 @@ export function renderServedMetrics(): Promise<string> {
   const { collectorMetrics } = getServingRuntime();
   if (collectorMetrics !== undefined) return collectorMetrics();
   const model = readLatestModel();
-  if (model !== null) {
-    // As the pages show it: unknown on stale data (a stuck collector's last verdict is not today's).
-    const age = readDataAge(model, Date.now());
-    updateReadinessMetrics(listFlowReadiness(model).map((r) => ageFlowReadiness(r, age)));
-  }
+  // As the pages show it: unknown on stale data (a stuck collector's last verdict is not today's).
+  if (model !== null) updateReadinessMetrics(listServedReadiness(model, Date.now()));
   return renderMetrics();
 }

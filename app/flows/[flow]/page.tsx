@@ -29,8 +29,8 @@ import { readCycleFlowRereads } from "@/lib/views/flow-rereads";
 import { decodePathSegment, lookupFlow, shapeFlowTopicRows } from "@/lib/views/flow-page";
 import { parseTopicTableView, selectTopicTableRows } from "@/lib/views/flow-topic-table";
 import { readFlowSummary, readFlowTopicRows } from "@/lib/views/flow-lists";
-import { ageFlowHealth, ageFlowReadiness, readDataAge } from "@/lib/views/data-age";
-import { readReadinessOf } from "@/lib/views/readiness-data";
+import { ageFlowHealth, readDataAge } from "@/lib/views/data-age";
+import { readServedReadiness } from "@/lib/views/readiness-data";
 import { readLatestModel } from "@/lib/views/runtime-data";
 import { parseTimeRange, timeRanges } from "@/lib/views/time-range";
 import { readTopicSparklines, sparkBucketMs } from "@/lib/views/topic-sparklines";
@@ -95,7 +95,7 @@ export default async function FlowPage({ params, searchParams }: Props) {
           canAct={isAdmin(await headers(), await cookies())}
         />
       ) : null}
-      <ReadinessPanel readiness={ageFlowReadiness(readReadinessOf(model, flow), age)} />
+      <ReadinessPanel readiness={readServedReadiness(model, flow, now)} />
       <FlowSummaryCard flow={summary} health={ageFlowHealth(readFlowHealth(model, flow, summary), age)} />
       <div className="mb-4">
         <CatchUpLine estimate={catchUp} windowSeconds={catchUp.windowSeconds} />
